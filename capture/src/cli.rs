@@ -1,0 +1,168 @@
+//! Command-line flags, parsed by clap. Raw flags only: each command resolves them into its
+//! own configuration before any work starts.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Roofline and Nsight Compute capture: run the kernel suite on a GPU host, or turn any ncu
+/// CSV export into an artifact the viewer opens.
+#[derive(Debug, Parser)]
+#[command(name = "capture", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the GPUs with their attributes and theoretical peaks.
+    Devices(DevicesArgs),
+    /// Run the kernel suite: ceilings, checks, event timings, then an ncu pass; write an artifact.
+    Run(RunArgs),
+    /// Join a timings artifact (capture run --no-profile) with ncu exports of the suite.
+    Merge(MergeArgs),
+    /// Turn ncu CSV exports (raw and/or details page) of any program into an artifact.
+    Import(ImportArgs),
+    /// Run your own program under ncu with every metric the views need; write an artifact.
+    Profile(ProfileArgs),
+    /// Print the exact ncu command lines for the profile half of capture run.
+    NcuCommand(NcuCommandArgs),
+    /// Print the asked-for vs measured bytes table of an artifact.
+    Table(TableArgs),
+}
+
+/// `capture devices`.
+#[derive(Debug, Args)]
+pub struct DevicesArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Cache state(s) to collect counters under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CacheArg {
+    /// Flush caches before each replay pass (`--cache-control all`).
+    Cold,
+    /// Keep caches as the previous launch left them (`--cache-control none`, application replay).
+    Warm,
+    /// Both, one ncu pass each.
+    Both,
+}
+
+/// `capture run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Where to write the artifact.
+    #[arg(short, long, default_value = "roofline.json")]
+    pub output: PathBuf,
+    /// Run only these kernels (suite ids, comma separated).
+    #[arg(long, value_delimiter = ',')]
+    pub kernels: Vec<String>,
+    /// Event-timed repetitions per kernel (after warm-ups).
+    #[arg(long, default_value_t = 20)]
+    pub reps: u32,
+    /// Cache state(s) for the ncu pass.
+    #[arg(long, value_enum, default_value_t = CacheArg::Cold)]
+    pub cache: CacheArg,
+    /// Skip the ncu pass: timings, ceilings and checks only.
+    #[arg(long)]
+    pub no_profile: bool,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: u32,
+    /// Elements of the streaming arrays (default: scaled from the device's L2 size).
+    #[arg(long)]
+    pub size: Option<u64>,
+    /// Path to ncu (default: `ncu` on PATH, then /usr/local/cuda/bin/ncu).
+    #[arg(long)]
+    pub ncu: Option<PathBuf>,
+    /// Internal: launch each kernel exactly once for the profiler, no timing loops.
+    #[arg(long, hide = true)]
+    pub profile_mode: bool,
+}
+
+/// `capture merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Timings artifact from `capture run --no-profile`.
+    #[arg(long)]
+    pub timings: PathBuf,
+    /// ncu CSV export with caches flushed (raw page; a details page may follow).
+    #[arg(long, required = true, num_args = 1..)]
+    pub ncu: Vec<PathBuf>,
+    /// ncu CSV export with warm caches.
+    #[arg(long, num_args = 1..)]
+    pub ncu_warm: Vec<PathBuf>,
+    /// Where to write the merged artifact.
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// `capture import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// ncu CSV exports of one run (raw page, details page, or both).
+    #[arg(required = true)]
+    pub exports: Vec<PathBuf>,
+    /// Where to write the artifact.
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// `capture profile`.
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// Where to write the artifact.
+    #[arg(short, long, default_value = "profile.json")]
+    pub output: PathBuf,
+    /// Profile only kernels whose name matches this regular expression.
+    #[arg(long)]
+    pub kernel_name: Option<String>,
+    /// Profile at most this many launches.
+    #[arg(long)]
+    pub launch_count: Option<u64>,
+    /// Cache state for the collection.
+    #[arg(long, value_enum, default_value_t = CacheArg::Cold)]
+    pub cache: CacheArg,
+    /// Path to ncu (default: `ncu` on PATH, then /usr/local/cuda/bin/ncu).
+    #[arg(long)]
+    pub ncu: Option<PathBuf>,
+    /// The program and its arguments.
+    #[arg(last = true, required = true)]
+    pub program: Vec<String>,
+}
+
+/// `capture ncu-command`.
+#[derive(Debug, Args)]
+pub struct NcuCommandArgs {
+    /// Cache state(s) to print commands for.
+    #[arg(long, value_enum, default_value_t = CacheArg::Both)]
+    pub cache: CacheArg,
+}
+
+/// Output format of `capture table`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    /// Aligned text for a terminal.
+    Table,
+    /// Comma-separated values.
+    Csv,
+    /// A GitHub-flavoured Markdown table.
+    Markdown,
+    /// The stable JSON contract documented in the README.
+    Json,
+}
+
+/// `capture table`.
+#[derive(Debug, Args)]
+pub struct TableArgs {
+    /// The artifact to read.
+    pub artifact: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    pub format: TableFormat,
+}

@@ -1,0 +1,65 @@
+//! Exit codes and the typed fault that carries one. `main` is the only place an error turns
+//! into a code; everything else returns `anyhow::Error`, wrapping a [`Fault`] where the
+//! cause deserves its own documented code.
+
+use std::fmt;
+
+/// Documented exit codes (README, "Exit codes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Code {
+    /// Bad input, I/O failure, or any other error.
+    Failure = 1,
+    /// Command-line usage error (clap's own code).
+    Usage = 2,
+    /// No NVIDIA driver, or no CUDA device.
+    NoGpu = 3,
+    /// NVRTC library missing, or a kernel failed to compile.
+    Nvrtc = 4,
+    /// `ncu` not found.
+    NoNcu = 5,
+    /// ncu could not read counters (ERR_NVGPUCTRPERM); a timings-only artifact was written.
+    CounterPermission = 6,
+    /// A kernel's output did not match its CPU reference.
+    CheckFailed = 7,
+    /// ncu was killed, crashed or timed out.
+    NcuFailed = 8,
+    /// `capture merge`: a kernel of the timings has no DRAM byte metric in the export.
+    MissingKernel = 9,
+}
+
+/// An error with its own exit code. Wrap it in `anyhow::Error`; `main` finds it with
+/// `downcast_ref`.
+#[derive(Debug)]
+pub struct Fault {
+    /// Exit code for this fault.
+    pub code: Code,
+    /// The message shown to the user (may span lines: cause, then remedy).
+    pub message: String,
+}
+
+impl Fault {
+    /// A fault with the given code and message.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Fault {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// The exit code for an error: the [`Fault`]'s code anywhere in its chain, else
+/// [`Code::Failure`].
+pub fn code_of(err: &anyhow::Error) -> Code {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<Fault>())
+        .map_or(Code::Failure, |f| f.code)
+}

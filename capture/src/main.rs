@@ -1,0 +1,40 @@
+//! `capture`: the native CLI. `main` only calls [`run`], the one place an error becomes an
+//! exit code; each subcommand lives in its own module.
+
+mod cli;
+mod exit;
+mod files;
+mod gpu_commands;
+mod import;
+mod table;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(err) => {
+            let code = exit::code_of(&err);
+            eprintln!("error: {err:#}");
+            ExitCode::from(code as u8)
+        }
+    }
+}
+
+/// Parses the command line and runs one subcommand.
+fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Devices(args) => gpu_commands::devices(&args),
+        Command::Run(args) => gpu_commands::run(&args),
+        Command::Profile(args) => gpu_commands::profile(&args),
+        Command::NcuCommand(args) => gpu_commands::ncu_command(&args),
+        Command::Merge(args) => import::merge(&args),
+        Command::Import(args) => import::import(&args),
+        Command::Table(args) => table::table(&args),
+    }
+}

@@ -1,0 +1,494 @@
+//! The artifact: the one JSON document that `capture` writes and the viewer reads.
+//!
+//! Every type of the public format lives in this module, so the format has one definition.
+//! Field names carry their units (`_bytes`, `_ms`, `_gbyte_per_s`, ...). Any field that an
+//! imported export cannot fill is an `Option` or an empty list, and every consumer must
+//! handle its absence. A change to these types bumps [`SCHEMA_VERSION`], regenerates
+//! `schema/artifact.schema.json` and adds a line to `CHANGELOG.md`.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ArtifactError;
+
+/// Version of the artifact format written by this build. Readers refuse newer versions.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One capture, import or merge: device, ceilings and per-kernel measurements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Artifact {
+    /// Format version; see [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// Where the numbers came from.
+    pub provenance: Provenance,
+    /// The GPU the kernels ran on, when known.
+    #[serde(default)]
+    pub device: Option<DeviceInfo>,
+    /// Ceilings measured on the device by `capture run` (absent for imports).
+    #[serde(default)]
+    pub ceilings: Option<MeasuredCeilings>,
+    /// Kernels in launch order (suite order for `capture run`).
+    pub kernels: Vec<KernelRecord>,
+    /// Things a reader of this artifact should know: skipped rows, failed checks, missing
+    /// counters.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// How an artifact came to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// `capture run`: the kernel suite, timed and (usually) profiled.
+    Run,
+    /// `capture merge`: a timings artifact joined with ncu exports.
+    Merge,
+    /// `capture import`: ncu exports of any application, no timings.
+    Import,
+    /// `capture profile`: the user's program run under ncu by capture.
+    Profile,
+}
+
+/// Cache state of an ncu collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheControl {
+    /// `--cache-control all`: caches flushed before every replay pass.
+    Cold,
+    /// `--cache-control none --replay-mode application`: caches as the previous launch left
+    /// them.
+    Warm,
+}
+
+/// Provenance: tool versions, host, and the exact profiler command lines.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Provenance {
+    /// How the artifact was made.
+    pub origin: Option<Origin>,
+    /// Name of the writing tool (`capture`).
+    pub tool: String,
+    /// Version of the writing tool.
+    pub tool_version: String,
+    /// Creation time, RFC 3339 in UTC.
+    #[serde(default)]
+    pub created_utc: Option<String>,
+    /// Host name of the GPU machine (or of the ncu export).
+    #[serde(default)]
+    pub host: Option<String>,
+    /// NVIDIA driver version.
+    #[serde(default)]
+    pub driver_version: Option<String>,
+    /// CUDA driver API version, as `major.minor`.
+    #[serde(default)]
+    pub cuda_version: Option<String>,
+    /// NVRTC version used to compile the suite, as `major.minor`.
+    #[serde(default)]
+    pub nvrtc_version: Option<String>,
+    /// Nsight Compute version (`ncu --version`).
+    #[serde(default)]
+    pub ncu_version: Option<String>,
+    /// The exact ncu command lines that produced the counters.
+    #[serde(default)]
+    pub ncu_commands: Vec<String>,
+    /// ncu `--clock-control` used for the counters (`none` or `base`), when known.
+    #[serde(default)]
+    pub clock_control: Option<String>,
+    /// The command line of the writing tool.
+    #[serde(default)]
+    pub command_line: Option<String>,
+    /// Files this artifact was built from (exports, timings), by name.
+    #[serde(default)]
+    pub inputs: Vec<String>,
+}
+
+/// Compute capability, `major.minor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ComputeCapability {
+    /// Major version (9 for Hopper).
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+}
+
+impl std::fmt::Display for ComputeCapability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// Device attributes and the theoretical peaks worked from them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DeviceInfo {
+    /// CUDA device ordinal.
+    #[serde(default)]
+    pub index: Option<u32>,
+    /// Marketing name (`NVIDIA H200`).
+    pub name: String,
+    /// Compute capability.
+    #[serde(default)]
+    pub compute_capability: Option<ComputeCapability>,
+    /// Number of streaming multiprocessors.
+    #[serde(default)]
+    pub sm_count: Option<u32>,
+    /// SM clock attribute, kHz (the boost clock the vendor quotes).
+    #[serde(default)]
+    pub sm_clock_khz: Option<u64>,
+    /// Memory clock attribute, kHz.
+    #[serde(default)]
+    pub mem_clock_khz: Option<u64>,
+    /// Global memory bus width, bits.
+    #[serde(default)]
+    pub bus_width_bits: Option<u32>,
+    /// L2 cache size, bytes.
+    #[serde(default)]
+    pub l2_bytes: Option<u64>,
+    /// Total device memory, bytes.
+    #[serde(default)]
+    pub total_mem_bytes: Option<u64>,
+    /// Peaks worked from the attributes above.
+    pub peaks: TheoreticalPeaks,
+}
+
+/// Theoretical peaks from device attributes (SPEC section 3). `None` where an input is
+/// unknown, never a guess.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TheoreticalPeaks {
+    /// FP32 lanes per SM for this compute capability.
+    #[serde(default)]
+    pub fp32_lanes_per_sm: Option<u32>,
+    /// 2 x SMs x lanes x SM clock, GFLOP/s.
+    #[serde(default)]
+    pub fp32_gflop_per_s: Option<f64>,
+    /// 2 x memory clock x bus width / 8, GB/s (10^9 bytes per second).
+    #[serde(default)]
+    pub dram_gbyte_per_s: Option<f64>,
+    /// FP32 peak over DRAM bandwidth, FLOP per byte.
+    #[serde(default)]
+    pub ridge_flop_per_byte: Option<f64>,
+}
+
+/// Ceilings measured on the device by `capture run`, all event-timed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MeasuredCeilings {
+    /// Vectorized copy kernel, bytes read plus written per second, GB/s.
+    #[serde(default)]
+    pub copy_gbyte_per_s: Option<f64>,
+    /// Read-only streaming kernel, GB/s.
+    #[serde(default)]
+    pub read_gbyte_per_s: Option<f64>,
+    /// Driver device-to-device memcpy of the same size, read plus write, GB/s.
+    #[serde(default)]
+    pub memcpy_gbyte_per_s: Option<f64>,
+    /// Copy of an L2-resident buffer, read plus write, GB/s (the L2 roof).
+    #[serde(default)]
+    pub l2_copy_gbyte_per_s: Option<f64>,
+    /// FP32 FMA kernel, GFLOP/s.
+    #[serde(default)]
+    pub fma_gflop_per_s: Option<f64>,
+    /// SM clock the GPU actually held, measured by a cycle-counter spin timed with events,
+    /// MHz.
+    #[serde(default)]
+    pub held_sm_clock_mhz: Option<f64>,
+    /// Measured FMA ceiling over measured copy ceiling, FLOP per byte.
+    #[serde(default)]
+    pub ridge_flop_per_byte: Option<f64>,
+    /// The individual measurements behind the figures above.
+    #[serde(default)]
+    pub measurements: Vec<CeilingMeasurement>,
+}
+
+/// One ceiling measurement: what was moved or computed, and how long it took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CeilingMeasurement {
+    /// Which ceiling (`copy`, `read`, `memcpy`, `l2_copy`, `fma`, `clock`).
+    pub name: String,
+    /// Bytes moved per launch (read plus written).
+    pub bytes: f64,
+    /// FLOPs per launch.
+    pub flops: f64,
+    /// Event timings of the launches.
+    pub timing: Timing,
+}
+
+/// Launch configuration of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LaunchShape {
+    /// Grid dimensions, blocks.
+    pub grid: [u32; 3],
+    /// Block dimensions, threads.
+    pub block: [u32; 3],
+    /// Dynamic shared memory per block, bytes.
+    #[serde(default)]
+    pub shared_mem_bytes: u32,
+}
+
+/// Work the kernel asks of global memory and the FPUs, counted by hand from its source, for
+/// one launch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AskedWork {
+    /// Compulsory global-memory bytes (read plus written), per launch.
+    pub bytes: f64,
+    /// Floating-point operations (an FMA counts two), per launch.
+    pub flops: f64,
+    /// Precision of those FLOPs.
+    pub precision: Precision,
+    /// How the counts were worked out, in one line (`3 x n x 4 bytes`).
+    #[serde(default)]
+    pub formula: String,
+}
+
+/// Floating-point precision of a FLOP count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    /// Half precision.
+    Fp16,
+    /// Single precision.
+    Fp32,
+    /// Double precision.
+    Fp64,
+}
+
+/// Event timings of repeated launches, after warm-ups.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Timing {
+    /// Untimed warm-up launches before the samples.
+    pub warmups: u32,
+    /// Fastest sample, ms.
+    pub min_ms: f64,
+    /// Median sample, ms.
+    pub median_ms: f64,
+    /// Slowest sample, ms.
+    pub max_ms: f64,
+    /// Every sample in launch order, ms.
+    pub samples_ms: Vec<f64>,
+}
+
+/// Result of comparing a kernel's output with a CPU reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Check {
+    /// Whether the output matched. A failed kernel gets no roofline point.
+    pub passed: bool,
+    /// What was compared and what was found, in one line.
+    pub detail: String,
+    /// Largest absolute difference from the reference, when numeric.
+    #[serde(default)]
+    pub max_abs_error: Option<f64>,
+}
+
+/// One kernel: what it asks for, how long it took, whether it was right, what the counters
+/// saw.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct KernelRecord {
+    /// Display name (`vector add, stride 32`), or the function name for imports.
+    pub name: String,
+    /// The CUDA function name as ncu reports it (`Kernel Name`), used to join counters.
+    pub function: String,
+    /// Source file under `kernels/`, for suite kernels.
+    #[serde(default)]
+    pub source_file: Option<String>,
+    /// Launch configuration used by both the timed and the profiled path.
+    #[serde(default)]
+    pub launch: Option<LaunchShape>,
+    /// Hand-counted bytes and FLOPs of one launch.
+    #[serde(default)]
+    pub asked: Option<AskedWork>,
+    /// Event timings (absent for imports).
+    #[serde(default)]
+    pub timing: Option<Timing>,
+    /// CPU reference check (absent for imports).
+    #[serde(default)]
+    pub check: Option<Check>,
+    /// Counters with caches flushed (the default ncu collection).
+    #[serde(default)]
+    pub cold: Option<CounterSet>,
+    /// Counters with warm caches, when captured.
+    #[serde(default)]
+    pub warm: Option<CounterSet>,
+}
+
+/// The ncu launches of one kernel under one cache state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CounterSet {
+    /// Cache control of the collection, when known.
+    #[serde(default)]
+    pub cache_control: Option<CacheControl>,
+    /// Every profiled launch of the kernel, in launch order.
+    pub launches: Vec<LaunchCounters>,
+}
+
+/// Everything ncu reported about one kernel launch, in base units.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LaunchCounters {
+    /// ncu's launch `ID` (unique per process).
+    pub id: u64,
+    /// Process ID.
+    #[serde(default)]
+    pub process_id: Option<u64>,
+    /// Process name.
+    #[serde(default)]
+    pub process_name: Option<String>,
+    /// Host name.
+    #[serde(default)]
+    pub host: Option<String>,
+    /// Device ordinal.
+    #[serde(default)]
+    pub device: Option<u32>,
+    /// Compute capability as ncu prints it (`9.0`).
+    #[serde(default)]
+    pub cc: Option<String>,
+    /// CUDA context ID.
+    #[serde(default)]
+    pub context: Option<u64>,
+    /// CUDA stream ID.
+    #[serde(default)]
+    pub stream: Option<u64>,
+    /// Kernel name as ncu printed it (mangled or demangled, possibly very long).
+    pub function: String,
+    /// Demangled name, when the export has one besides `function`.
+    #[serde(default)]
+    pub demangled: Option<String>,
+    /// Grid size, blocks.
+    #[serde(default)]
+    pub grid: Option<[u32; 3]>,
+    /// Block size, threads.
+    #[serde(default)]
+    pub block: Option<[u32; 3]>,
+    /// Raw-page metrics by full metric name, in base units.
+    #[serde(default)]
+    pub metrics: BTreeMap<String, Metric>,
+    /// Details-page rows (section metrics), in export order, in base units.
+    #[serde(default)]
+    pub sections: Vec<SectionMetric>,
+    /// Details-page rule results.
+    #[serde(default)]
+    pub rules: Vec<RuleResult>,
+}
+
+/// A metric value with its unit. Numbers are normalized to base units on load (ns, byte,
+/// hz, byte/s, %); the unit says which.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Metric {
+    /// Unit after normalization (`byte`, `ns`, `hz`, `%`, `inst`, or empty).
+    pub unit: String,
+    /// The value.
+    pub value: MetricValue,
+}
+
+/// A metric value: a number, a piece of text (`PolicySpread`, `(256, 1, 1)`) or nothing
+/// (`n/a`, `no data`, an empty cell).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum MetricValue {
+    /// A finite number in base units.
+    Number(f64),
+    /// Text that is not a number.
+    Text(String),
+    /// No value (`n/a`, `no data`, empty).
+    Missing,
+}
+
+impl MetricValue {
+    /// The number, if this value is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            MetricValue::Number(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// One row of the details page: a section's metric.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SectionMetric {
+    /// Section name (`GPU Speed Of Light Throughput`).
+    pub section: String,
+    /// Metric name (`DRAM Throughput`).
+    pub name: String,
+    /// Unit after normalization.
+    pub unit: String,
+    /// The value.
+    pub value: MetricValue,
+}
+
+/// One rule result of the details page (ncu's guided analysis).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RuleResult {
+    /// Section identifier the rule belongs to (`SpeedOfLight`).
+    pub section: String,
+    /// Rule name (`SOLBottleneck`).
+    pub name: String,
+    /// Rule type (`OPT`, `WRN`, `INF`).
+    pub kind: String,
+    /// The rule's text, as ncu wrote it.
+    pub description: String,
+    /// Kind of estimated speedup (`local`, `global`), when given.
+    #[serde(default)]
+    pub speedup_type: Option<String>,
+    /// Estimated speedup, percent, when given.
+    #[serde(default)]
+    pub speedup_pct: Option<f64>,
+}
+
+impl Artifact {
+    /// An empty artifact of the current schema with the given provenance.
+    pub fn new(provenance: Provenance) -> Self {
+        Artifact {
+            schema: SCHEMA_VERSION,
+            provenance,
+            device: None,
+            ceilings: None,
+            kernels: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Parses an artifact from JSON text, refusing future schema versions plainly.
+    ///
+    /// The version is read first, so a newer file is reported as such rather than as a
+    /// confusing field error.
+    pub fn from_json(text: &str) -> Result<Self, ArtifactError> {
+        #[derive(Deserialize)]
+        struct Probe {
+            schema: Option<serde_json::Value>,
+        }
+        let probe: Probe = serde_json::from_str(text).map_err(|e| ArtifactError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        let version = match probe.schema {
+            None => return Err(ArtifactError::NoSchema),
+            Some(v) => v.as_u64().ok_or(ArtifactError::NoSchema)?,
+        };
+        if version > u64::from(SCHEMA_VERSION) {
+            return Err(ArtifactError::FutureSchema {
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        serde_json::from_str(text).map_err(|e| ArtifactError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Serializes the artifact as pretty JSON with a trailing newline.
+    pub fn to_json(&self) -> String {
+        // Serialization of these types cannot fail: all map keys are strings.
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The JSON Schema of the artifact format, as pretty JSON.
+    pub fn json_schema() -> String {
+        let schema = schemars::schema_for!(Artifact);
+        let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}

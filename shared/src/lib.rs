@@ -1,0 +1,15 @@
+//! The shared core of the roofline tool: the artifact data model, the Nsight Compute CSV
+//! reader, roofline math and derived metrics, merge and import, the bytes table, and chart
+//! drawing generic over a plotters backend.
+//!
+//! Architecture invariant: this crate does no I/O. It reads from any `std::io::Read` handed
+//! to it, never opens files, spawns processes, reads clocks or touches CUDA, so it builds for
+//! `wasm32-unknown-unknown` and the CLI and the viewer compute every number the same way.
+
+pub mod artifact;
+pub mod error;
+pub mod metrics;
+pub mod ncu;
+pub mod roofline;
+
+pub use artifact::Artifact;

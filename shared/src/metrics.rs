@@ -1,0 +1,1 @@
+//! Derived metrics from ncu counters.

@@ -1,0 +1,1 @@
+//! Roofline math: theoretical peaks from device attributes, attainable performance, bound.

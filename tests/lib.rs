@@ -1,0 +1,1 @@
+//! Workspace-level tests live under `tests/tests/`; this library only gives them a crate.
