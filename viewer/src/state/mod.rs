@@ -1,0 +1,1 @@
+//! The viewer's state: plain structs holding `shared` types, with methods, tested natively.
