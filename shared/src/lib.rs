@@ -8,8 +8,10 @@
 
 pub mod artifact;
 pub mod error;
+pub mod merge;
 pub mod metrics;
 pub mod ncu;
 pub mod roofline;
+pub mod table;
 
 pub use artifact::Artifact;

@@ -1,0 +1,351 @@
+//! Turning ncu launches into artifacts: `import` (any application's export becomes one
+//! kernel record per function name) and `merge` (counters joined to the kernel records of a
+//! timings artifact by function name).
+
+use std::collections::HashMap;
+
+use thiserror::Error;
+
+use crate::artifact::{
+    Artifact, CacheControl, ComputeCapability, CounterSet, DeviceInfo, KernelRecord,
+    LaunchCounters, Origin, Provenance,
+};
+use crate::metrics::{self, metric};
+use crate::ncu::Warning;
+use crate::roofline;
+
+/// Why counters could not be merged into a timings artifact.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum MergeError {
+    /// A kernel of the timings has no launch with a DRAM byte metric in the export: the
+    /// profiler never saw that launch, or the export lacks the DRAM counters.
+    #[error(
+        "kernel '{kernel}' (function {function}) has no DRAM byte metric in the {cache} export: \
+         the profiler did not capture that launch, or dram__bytes_read.sum/dram__bytes_write.sum \
+         were not collected"
+    )]
+    MissingKernel {
+        /// Display name of the kernel.
+        kernel: String,
+        /// CUDA function name searched for.
+        function: String,
+        /// Which export (`cold` or `warm`).
+        cache: String,
+    },
+}
+
+/// Whether an ncu kernel name denotes the function `function`: equal, or a demangled
+/// signature `function(...)`, or a templated `function<...>(...)`.
+pub fn names_function(ncu_name: &str, function: &str) -> bool {
+    match ncu_name.strip_prefix(function) {
+        Some("") => true,
+        Some(rest) => rest.starts_with('(') || rest.starts_with('<'),
+        None => false,
+    }
+}
+
+/// Device attributes as ncu's raw page reports them (`device__attribute_*`), from the first
+/// launch that has a display name.
+pub fn device_from_launches(launches: &[LaunchCounters]) -> Option<DeviceInfo> {
+    let l = launches.iter().find(|l| {
+        l.metrics
+            .get("device__attribute_display_name")
+            .is_some_and(|m| matches!(m.value, crate::artifact::MetricValue::Text(_)))
+    })?;
+    let name = match &l.metrics.get("device__attribute_display_name")?.value {
+        crate::artifact::MetricValue::Text(t) => t.clone(),
+        _ => return None,
+    };
+    let int = |n: &str| {
+        metric(l, n)
+            .filter(|v| *v >= 0.0 && v.is_finite())
+            .map(|v| v as u64)
+    };
+    let cc = match (
+        int("device__attribute_compute_capability_major"),
+        int("device__attribute_compute_capability_minor"),
+    ) {
+        (Some(major), Some(minor)) => Some(ComputeCapability {
+            major: major as u32,
+            minor: minor as u32,
+        }),
+        _ => None,
+    };
+    let sm_count = int("device__attribute_multiprocessor_count").map(|v| v as u32);
+    // ncu prints these clock attributes in kHz, like the CUDA attributes they mirror.
+    let sm_clock_khz = int("device__attribute_clock_rate");
+    let mem_clock_khz = int("device__attribute_memory_clock_rate");
+    let bus_width_bits = int("device__attribute_global_memory_bus_width").map(|v| v as u32);
+    let lanes = cc.and_then(|c| roofline::fp32_lanes_per_sm(c.major, c.minor));
+    Some(DeviceInfo {
+        index: l.device,
+        name,
+        compute_capability: cc,
+        sm_count,
+        sm_clock_khz,
+        mem_clock_khz,
+        bus_width_bits,
+        l2_bytes: int("device__attribute_l2_cache_size"),
+        total_mem_bytes: int("device__attribute_total_memory"),
+        peaks: roofline::theoretical_peaks(
+            sm_count,
+            sm_clock_khz,
+            mem_clock_khz,
+            bus_width_bits,
+            lanes,
+        ),
+    })
+}
+
+/// Warnings about counters a kernel's figures need but its launches lack.
+fn counter_warnings(kernel: &KernelRecord) -> Vec<String> {
+    let Some(set) = &kernel.cold else {
+        return Vec::new();
+    };
+    let totals = metrics::totals(&set.launches);
+    let mut out = Vec::new();
+    if totals.dram_bytes.is_none() {
+        out.push(format!(
+            "{}: no DRAM byte counters (dram__bytes_read.sum + dram__bytes_write.sum); no \
+             measured-intensity point",
+            kernel.name
+        ));
+    }
+    match &totals.flops_fp32 {
+        Some(f) if !f.missing.is_empty() => out.push(format!(
+            "{}: FP32 FLOP counters not collected: {}; FLOP figures are lower bounds",
+            kernel.name,
+            f.missing.join(", ")
+        )),
+        _ => {}
+    }
+    out
+}
+
+/// An artifact from the launches of one or more exports of any program: one kernel record
+/// per function name, in order of first launch, all launches kept in order.
+pub fn import_launches(
+    launches: Vec<LaunchCounters>,
+    warnings: Vec<Warning>,
+    provenance: Provenance,
+) -> Artifact {
+    let mut artifact = Artifact::new(Provenance {
+        origin: provenance.origin.or(Some(Origin::Import)),
+        ..provenance
+    });
+    artifact.device = device_from_launches(&launches);
+    if artifact.provenance.host.is_none() {
+        artifact.provenance.host = launches.iter().find_map(|l| l.host.clone());
+    }
+    artifact
+        .warnings
+        .extend(warnings.iter().map(|w| w.to_string()));
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for launch in launches {
+        let i = *index.entry(launch.function.clone()).or_insert_with(|| {
+            artifact.kernels.push(KernelRecord {
+                name: launch.function.clone(),
+                function: launch.function.clone(),
+                source_file: None,
+                launch: None,
+                asked: None,
+                timing: None,
+                check: None,
+                cold: Some(CounterSet {
+                    cache_control: None,
+                    launches: Vec::new(),
+                }),
+                warm: None,
+            });
+            artifact.kernels.len() - 1
+        });
+        if let Some(set) = artifact.kernels.get_mut(i).and_then(|k| k.cold.as_mut()) {
+            set.launches.push(launch);
+        }
+    }
+    let extra: Vec<String> = artifact.kernels.iter().flat_map(counter_warnings).collect();
+    artifact.warnings.extend(extra);
+    artifact
+}
+
+/// Joins ncu launches to the kernel records of `artifact` by function name, under one cache
+/// state. Every kernel must get at least one launch with DRAM bytes, else
+/// [`MergeError::MissingKernel`] names the first that did not; the artifact is unchanged
+/// then. Launches of functions the artifact does not know become a warning.
+pub fn attach_counters(
+    artifact: &mut Artifact,
+    launches: Vec<LaunchCounters>,
+    cache: CacheControl,
+) -> Result<(), MergeError> {
+    let cache_name = match cache {
+        CacheControl::Cold => "cold",
+        CacheControl::Warm => "warm",
+    };
+    let mut sets: Vec<Vec<LaunchCounters>> = vec![Vec::new(); artifact.kernels.len()];
+    let mut unknown: Vec<String> = Vec::new();
+    for launch in launches {
+        match artifact
+            .kernels
+            .iter()
+            .position(|k| names_function(&launch.function, &k.function))
+        {
+            Some(i) => {
+                if let Some(set) = sets.get_mut(i) {
+                    set.push(launch);
+                }
+            }
+            None => {
+                if !unknown.contains(&launch.function) {
+                    unknown.push(launch.function);
+                }
+            }
+        }
+    }
+    for (kernel, set) in artifact.kernels.iter().zip(&sets) {
+        if !set.iter().any(|l| metrics::dram_bytes(l).is_some()) {
+            return Err(MergeError::MissingKernel {
+                kernel: kernel.name.clone(),
+                function: kernel.function.clone(),
+                cache: cache_name.to_string(),
+            });
+        }
+    }
+    if artifact.device.is_none() {
+        let all: Vec<LaunchCounters> = sets.iter().flatten().take(1).cloned().collect();
+        artifact.device = device_from_launches(&all);
+    }
+    for (kernel, set) in artifact.kernels.iter_mut().zip(sets) {
+        let counters = Some(CounterSet {
+            cache_control: Some(cache),
+            launches: set,
+        });
+        match cache {
+            CacheControl::Cold => kernel.cold = counters,
+            CacheControl::Warm => kernel.warm = counters,
+        }
+    }
+    if !unknown.is_empty() {
+        artifact.warnings.push(format!(
+            "{cache_name} export has launches of functions outside the timings, ignored: {}",
+            unknown.join(", ")
+        ));
+    }
+    if cache == CacheControl::Cold {
+        let extra: Vec<String> = artifact.kernels.iter().flat_map(counter_warnings).collect();
+        artifact.warnings.extend(extra);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::{Metric, MetricValue};
+
+    fn launch(id: u64, function: &str, dram: Option<f64>) -> LaunchCounters {
+        let mut l = LaunchCounters {
+            id,
+            function: function.into(),
+            ..Default::default()
+        };
+        if let Some(d) = dram {
+            l.metrics.insert(
+                "dram__bytes.sum".into(),
+                Metric {
+                    unit: "byte".into(),
+                    value: MetricValue::Number(d),
+                },
+            );
+        }
+        l
+    }
+
+    fn record(name: &str, function: &str) -> KernelRecord {
+        KernelRecord {
+            name: name.into(),
+            function: function.into(),
+            source_file: None,
+            launch: None,
+            asked: None,
+            timing: None,
+            check: None,
+            cold: None,
+            warm: None,
+        }
+    }
+
+    #[test]
+    fn function_names_match_plain_demangled_and_templated() {
+        assert!(names_function("vec_add", "vec_add"));
+        assert!(names_function("vec_add(const float *, int)", "vec_add"));
+        assert!(names_function("vec_add<float>(float *)", "vec_add"));
+        assert!(!names_function("vec_add_strided", "vec_add"));
+        assert!(!names_function("vec", "vec_add"));
+    }
+
+    #[test]
+    fn import_groups_launches_by_function_in_first_seen_order() {
+        let a = import_launches(
+            vec![
+                launch(0, "b", Some(1.0)),
+                launch(1, "a", Some(2.0)),
+                launch(2, "b", Some(3.0)),
+            ],
+            Vec::new(),
+            Provenance::default(),
+        );
+        let names: Vec<&str> = a.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["b", "a"]);
+        let ids: Vec<u64> = a.kernels[0]
+            .cold
+            .as_ref()
+            .map(|c| c.launches.iter().map(|l| l.id).collect())
+            .unwrap_or_default();
+        assert_eq!(ids, [0, 2]);
+        assert_eq!(a.provenance.origin, Some(Origin::Import));
+    }
+
+    #[test]
+    fn merge_names_the_kernel_without_dram_bytes_and_leaves_artifact_alone() {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(record("copy", "copy_f4"));
+        a.kernels.push(record("vector add", "vec_add"));
+        let before = a.clone();
+        let err = attach_counters(
+            &mut a,
+            vec![launch(0, "copy_f4", Some(8.0)), launch(1, "vec_add", None)],
+            CacheControl::Cold,
+        )
+        .expect_err("vec_add has no DRAM bytes");
+        assert!(err.to_string().contains("'vector add'"), "{err}");
+        assert_eq!(a, before);
+    }
+
+    #[test]
+    fn merge_attaches_cold_and_warm_and_warns_about_strangers() {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(record("copy", "copy_f4"));
+        attach_counters(
+            &mut a,
+            vec![
+                launch(0, "copy_f4", Some(8.0)),
+                launch(1, "memset_kernel", Some(1.0)),
+            ],
+            CacheControl::Cold,
+        )
+        .expect("cold merges");
+        attach_counters(
+            &mut a,
+            vec![launch(0, "copy_f4", Some(4.0))],
+            CacheControl::Warm,
+        )
+        .expect("warm merges");
+        let k = &a.kernels[0];
+        assert_eq!(k.cold.as_ref().map(|c| c.launches.len()), Some(1));
+        assert_eq!(
+            k.warm.as_ref().and_then(|c| c.cache_control),
+            Some(CacheControl::Warm)
+        );
+        assert!(a.warnings.iter().any(|w| w.contains("memset_kernel")));
+    }
+}

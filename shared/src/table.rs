@@ -1,0 +1,436 @@
+//! The asked-for vs measured bytes table: one row per kernel, for people (text, Markdown),
+//! spreadsheets (CSV) and scripts (JSON, a stable contract documented in the README).
+//!
+//! Every figure is a sum over the kernel's launches. Counts come from the cold counters;
+//! time is the event median when the artifact has timings (times the number of launches),
+//! otherwise ncu's `gpu__time_duration.sum`, and `time_source` says which. Rates divide
+//! clock-independent counts by that time, so no ncu locked-clock rate is mixed in.
+
+use serde::{Deserialize, Serialize};
+
+use crate::artifact::{Artifact, KernelRecord};
+use crate::metrics::{self, LaunchTotals};
+
+/// The whole table: device, ceilings and one row per kernel in artifact order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BytesTable {
+    /// Device name, when known.
+    pub device: Option<String>,
+    /// Ceilings the percentages refer to.
+    pub ceilings: TableCeilings,
+    /// One row per kernel, in artifact order.
+    pub kernels: Vec<TableRow>,
+}
+
+/// Measured and theoretical ceilings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableCeilings {
+    /// Measured copy ceiling (read plus write), GB/s.
+    pub copy_gbs: Option<f64>,
+    /// Measured FP32 FMA ceiling, GFLOP/s.
+    pub fma_gflops: Option<f64>,
+    /// Theoretical DRAM bandwidth from attributes, GB/s.
+    pub theoretical_gbs: Option<f64>,
+    /// Theoretical FP32 peak from attributes, GFLOP/s.
+    pub theoretical_gflops: Option<f64>,
+}
+
+/// Where a row's time came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeSource {
+    /// Median of CUDA-event-timed launches.
+    EventMedian,
+    /// ncu's `gpu__time_duration.sum` (replayed, possibly at locked clocks).
+    NcuDuration,
+}
+
+/// One kernel's row. Every field is `null` in JSON where unknown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableRow {
+    /// Kernel display name.
+    pub name: String,
+    /// Profiled launches summed into this row (1 when there are no counters).
+    pub launches: usize,
+    /// Time, ms (see `time_source`).
+    pub time_ms: Option<f64>,
+    /// Where `time_ms` came from.
+    pub time_source: Option<TimeSource>,
+    /// Hand-counted bytes.
+    pub ask_bytes: Option<f64>,
+    /// Hand-counted FLOPs.
+    pub ask_flops: Option<f64>,
+    /// L1/TEX bytes.
+    pub l1_bytes: Option<f64>,
+    /// L2 bytes.
+    pub l2_bytes: Option<f64>,
+    /// DRAM bytes, read plus written.
+    pub dram_bytes: Option<f64>,
+    /// Counted FP32 FLOPs (fadd + fmul + 2 x ffma, of those collected).
+    pub flops: Option<f64>,
+    /// FP32 FLOP counters the export lacked; non-empty means `flops` is a lower bound.
+    pub flops_missing: Vec<String>,
+    /// Measured DRAM bytes over asked bytes.
+    pub dram_per_ask: Option<f64>,
+    /// DRAM GB/s: `dram_bytes / time`.
+    pub gbs: Option<f64>,
+    /// Percent of the measured copy ceiling.
+    pub pct_of_copy: Option<f64>,
+    /// FP32 GFLOP/s: `flops / time`.
+    pub gflops: Option<f64>,
+    /// Speed-of-Light verdict (`memory-bound`, ...).
+    pub verdict: Option<String>,
+    /// CPU reference check: `pass` or `fail`.
+    pub check: Option<String>,
+}
+
+impl TableRow {
+    /// The row of one kernel record.
+    pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
+        let launches = kernel
+            .cold
+            .as_ref()
+            .map(|c| c.launches.as_slice())
+            .unwrap_or_default();
+        let totals: LaunchTotals = metrics::totals(launches);
+        let n = totals.launches.max(1);
+        let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
+            (Some(t), _) => (Some(t.median_ms * n as f64), Some(TimeSource::EventMedian)),
+            (None, Some(ns)) => (Some(ns / 1e6), Some(TimeSource::NcuDuration)),
+            (None, None) => (None, None),
+        };
+        let ask_bytes = kernel.asked.as_ref().map(|a| a.bytes * n as f64);
+        let ask_flops = kernel.asked.as_ref().map(|a| a.flops * n as f64);
+        let flops = totals.flops_fp32.as_ref().map(|f| f.flops);
+        let time_s = time_ms.filter(|t| *t > 0.0).map(|t| t / 1e3);
+        let gbs = totals.dram_bytes.zip(time_s).map(|(b, t)| b / t / 1e9);
+        TableRow {
+            name: kernel.name.clone(),
+            launches: n,
+            time_ms,
+            time_source,
+            ask_bytes,
+            ask_flops,
+            l1_bytes: totals.l1_bytes,
+            l2_bytes: totals.l2_bytes,
+            dram_bytes: totals.dram_bytes,
+            flops,
+            flops_missing: totals
+                .flops_fp32
+                .as_ref()
+                .map(|f| f.missing.clone())
+                .unwrap_or_default(),
+            dram_per_ask: totals
+                .dram_bytes
+                .zip(ask_bytes)
+                .and_then(|(d, a)| (a > 0.0).then(|| d / a)),
+            gbs,
+            pct_of_copy: gbs
+                .zip(copy_gbs)
+                .and_then(|(g, c)| (c > 0.0).then(|| 100.0 * g / c)),
+            gflops: flops.zip(time_s).map(|(f, t)| f / t / 1e9),
+            verdict: metrics::verdict(&totals.sol).map(|v| v.kind.as_str().to_string()),
+            check: kernel
+                .check
+                .as_ref()
+                .map(|c| if c.passed { "pass" } else { "fail" }.to_string()),
+        }
+    }
+}
+
+/// The bytes table of an artifact.
+pub fn bytes_table(artifact: &Artifact) -> BytesTable {
+    let ceilings = TableCeilings {
+        copy_gbs: artifact.ceilings.as_ref().and_then(|c| c.copy_gbyte_per_s),
+        fma_gflops: artifact.ceilings.as_ref().and_then(|c| c.fma_gflop_per_s),
+        theoretical_gbs: artifact
+            .device
+            .as_ref()
+            .and_then(|d| d.peaks.dram_gbyte_per_s),
+        theoretical_gflops: artifact
+            .device
+            .as_ref()
+            .and_then(|d| d.peaks.fp32_gflop_per_s),
+    };
+    BytesTable {
+        device: artifact.device.as_ref().map(|d| d.name.clone()),
+        kernels: artifact
+            .kernels
+            .iter()
+            .map(|k| TableRow::of(k, ceilings.copy_gbs))
+            .collect(),
+        ceilings,
+    }
+}
+
+const MB: f64 = 1e6;
+
+fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
+    v.map_or_else(
+        || "-".to_string(),
+        |x| format!("{:.*}", decimals, x / scale),
+    )
+}
+
+/// The column headers of the human and CSV forms.
+pub const COLUMNS: [&str; 13] = [
+    "kernel", "launches", "time ms", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask", "GB/s",
+    "%ceil", "GFLOP/s", "verdict", "check",
+];
+
+impl TableRow {
+    /// The row's cells, formatted for people: MB to 1 decimal, DRAM/ask to 4 (a ratio of
+    /// 0.0039 is a real answer, not rounding noise).
+    pub fn cells(&self) -> [String; 13] {
+        let flops = match (self.gflops, self.flops_missing.is_empty()) {
+            (Some(g), false) => format!(">={g:.1}"),
+            (g, _) => fixed(g, 1.0, 1),
+        };
+        [
+            self.name.clone(),
+            self.launches.to_string(),
+            fixed(self.time_ms, 1.0, 4),
+            fixed(self.ask_bytes, MB, 1),
+            fixed(self.l1_bytes, MB, 1),
+            fixed(self.l2_bytes, MB, 1),
+            fixed(self.dram_bytes, MB, 1),
+            fixed(self.dram_per_ask, 1.0, 4),
+            fixed(self.gbs, 1.0, 1),
+            fixed(self.pct_of_copy, 1.0, 1),
+            flops,
+            self.verdict.clone().unwrap_or_else(|| "-".into()),
+            self.check.clone().unwrap_or_else(|| "-".into()),
+        ]
+    }
+}
+
+impl BytesTable {
+    /// The header lines above the table (device and ceilings).
+    fn preamble(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some(d) = &self.device {
+            lines.push(format!("device {d}"));
+        }
+        let c = &self.ceilings;
+        let mut parts = Vec::new();
+        if let Some(v) = c.copy_gbs {
+            parts.push(format!("copy ceiling {v:.1} GB/s"));
+        }
+        if let Some(v) = c.fma_gflops {
+            parts.push(format!("FMA ceiling {v:.1} GFLOP/s"));
+        }
+        if let (Some(f), Some(b)) = (c.fma_gflops, c.copy_gbs) {
+            if b > 0.0 {
+                parts.push(format!("ridge {:.2} FLOP/byte", f / b));
+            }
+        }
+        if let Some(v) = c.theoretical_gbs {
+            parts.push(format!("theoretical {v:.0} GB/s"));
+        }
+        if let Some(v) = c.theoretical_gflops {
+            parts.push(format!("{v:.0} GFLOP/s"));
+        }
+        if !parts.is_empty() {
+            lines.push(parts.join(", "));
+        }
+        lines
+    }
+
+    /// Aligned text for a terminal.
+    pub fn to_text(&self) -> String {
+        let rows: Vec<[String; 13]> = self.kernels.iter().map(TableRow::cells).collect();
+        let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
+        for r in &rows {
+            for (w, cell) in widths.iter_mut().zip(r) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let line = |cells: &[String]| {
+            cells
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(i, (c, w))| {
+                    if i == 0 || i >= 11 {
+                        format!("{c:<w$}")
+                    } else {
+                        format!("{c:>w$}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_string()
+        };
+        let mut out = String::new();
+        for p in self.preamble() {
+            out.push_str(&p);
+            out.push('\n');
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let header: Vec<String> = COLUMNS.iter().map(|s| s.to_string()).collect();
+        out.push_str(&line(&header));
+        out.push('\n');
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        out.push_str(&line(&rule));
+        out.push('\n');
+        for r in &rows {
+            out.push_str(&line(r));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Comma-separated values with a header row; raw numbers, not rounded for display.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+        let header = [
+            "name",
+            "launches",
+            "time_ms",
+            "time_source",
+            "ask_bytes",
+            "ask_flops",
+            "l1_bytes",
+            "l2_bytes",
+            "dram_bytes",
+            "flops",
+            "flops_missing",
+            "dram_per_ask",
+            "gbs",
+            "pct_of_copy",
+            "gflops",
+            "verdict",
+            "check",
+        ];
+        let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        // Writing to a Vec cannot fail.
+        let _ = w.write_record(header);
+        for r in &self.kernels {
+            let _ = w.write_record([
+                r.name.clone(),
+                r.launches.to_string(),
+                num(r.time_ms),
+                match r.time_source {
+                    Some(TimeSource::EventMedian) => "event_median".into(),
+                    Some(TimeSource::NcuDuration) => "ncu_duration".into(),
+                    None => String::new(),
+                },
+                num(r.ask_bytes),
+                num(r.ask_flops),
+                num(r.l1_bytes),
+                num(r.l2_bytes),
+                num(r.dram_bytes),
+                num(r.flops),
+                r.flops_missing.join(" "),
+                num(r.dram_per_ask),
+                num(r.gbs),
+                num(r.pct_of_copy),
+                num(r.gflops),
+                r.verdict.clone().unwrap_or_default(),
+                r.check.clone().unwrap_or_default(),
+            ]);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// A GitHub-flavoured Markdown table (pipes in names escaped).
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        for p in self.preamble() {
+            out.push_str(&p);
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!("| {} |\n", COLUMNS.join(" | ")));
+        out.push_str(&format!(
+            "|{}\n",
+            COLUMNS
+                .iter()
+                .enumerate()
+                .map(|(i, _)| if i == 0 || i >= 11 {
+                    " --- |"
+                } else {
+                    " ---: |"
+                })
+                .collect::<String>()
+        ));
+        for r in &self.kernels {
+            let cells: Vec<String> = r.cells().iter().map(|c| c.replace('|', "\\|")).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out
+    }
+
+    /// Pretty JSON: the stable contract.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::{
+        AskedWork, CounterSet, LaunchCounters, Metric, MetricValue, Precision, Provenance,
+    };
+
+    fn kernel(name: &str, ask_bytes: f64, dram: f64) -> KernelRecord {
+        let mut l = LaunchCounters {
+            function: name.into(),
+            ..Default::default()
+        };
+        l.metrics.insert(
+            "dram__bytes.sum".into(),
+            Metric {
+                unit: "byte".into(),
+                value: MetricValue::Number(dram),
+            },
+        );
+        KernelRecord {
+            name: name.into(),
+            function: name.into(),
+            source_file: None,
+            launch: None,
+            asked: Some(AskedWork {
+                bytes: ask_bytes,
+                flops: 0.0,
+                precision: Precision::Fp32,
+                formula: String::new(),
+            }),
+            timing: None,
+            check: None,
+            cold: Some(CounterSet {
+                cache_control: None,
+                launches: vec![l],
+            }),
+            warm: None,
+        }
+    }
+
+    #[test]
+    fn naive_matmul_dram_per_ask_from_the_seed() {
+        // Seed table: 4.2 MB over 1,074.8 MB is 0.0039, printed to four decimals.
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(kernel("matmul, naive", 1_074.8e6, 4.2e6));
+        let t = bytes_table(&a);
+        let row = &t.kernels[0];
+        assert_eq!(format!("{:.4}", row.dram_per_ask.expect("ratio")), "0.0039");
+        assert_eq!(row.cells()[7], "0.0039");
+        assert_eq!(row.cells()[3], "1074.8");
+        assert_eq!(row.time_ms, None, "no timing and no duration");
+        assert!(t.to_text().contains("0.0039"));
+    }
+
+    #[test]
+    fn markdown_escapes_pipes_and_csv_quotes_commas() {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(kernel("a|b, c", 1.0, 1.0));
+        let t = bytes_table(&a);
+        assert!(t.to_markdown().contains("a\\|b, c"));
+        assert!(t.to_csv().contains("\"a|b, c\""));
+    }
+}
