@@ -32,6 +32,8 @@ pub enum Command {
     NcuCommand(NcuCommandArgs),
     /// Print the asked-for vs measured bytes table of an artifact.
     Table(TableArgs),
+    /// Print the JSON Schema of the artifact format.
+    Schema,
 }
 
 /// `capture devices`.

@@ -1,8 +1,117 @@
-//! `capture import` and `capture merge`.
+//! `capture import` and `capture merge`: ncu CSV exports into artifacts, with no GPU.
+//!
+//! Both read exports through the shared reader and build the artifact with the shared
+//! merge code, so the viewer, which does the same in the browser, gets the same result.
+
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
 use anyhow::Result;
+use shared::artifact::{CacheControl, LaunchCounters, Origin, Provenance};
+use shared::merge;
+use shared::ncu::{self, Warning};
+
 use crate::cli::{ImportArgs, MergeArgs};
+use crate::exit::{Code, Fault};
+use crate::files;
+
+/// Provenance common to everything capture writes.
+pub fn provenance(origin: Origin, inputs: &[PathBuf]) -> Provenance {
+    Provenance {
+        origin: Some(origin),
+        tool: "capture".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        created_utc: Some(crate::clock::now_rfc3339()),
+        command_line: Some(std::env::args().collect::<Vec<_>>().join(" ")),
+        inputs: inputs.iter().map(|p| display_name(p)).collect(),
+        ..Provenance::default()
+    }
+}
+
+/// A file's name for provenance: the final component, so artifacts carry no local paths.
+fn display_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// Reads and joins several exports of one run; warnings are prefixed with their file.
+pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warning>)> {
+    let mut exports = Vec::with_capacity(paths.len());
+    for path in paths {
+        let mut export = files::read_export(path)?;
+        for w in &mut export.warnings {
+            w.message = format!("{}: {}", display_name(path), w.message);
+        }
+        exports.push(export);
+    }
+    Ok(ncu::combine(exports))
+}
+
 /// `capture import`.
-pub fn import(_args: &ImportArgs) -> Result<ExitCode> { anyhow::bail!("not built yet") }
+pub fn import(args: &ImportArgs) -> Result<ExitCode> {
+    let (launches, warnings) = read_exports(&args.exports)?;
+    let n_launches = launches.len();
+    let n_warnings = warnings.len();
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let artifact = merge::import_launches(
+        launches,
+        warnings,
+        provenance(Origin::Import, &args.exports),
+    );
+    files::write_artifact(&args.output, &artifact)?;
+    let skipped = if n_warnings == 0 {
+        "nothing skipped".to_string()
+    } else {
+        format!("{n_warnings} warning(s), see above")
+    };
+    println!(
+        "imported {n_launches} launch(es) of {} kernel(s) from {} file(s) into {}; {skipped}",
+        artifact.kernels.len(),
+        args.exports.len(),
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `capture merge`.
-pub fn merge(_args: &MergeArgs) -> Result<ExitCode> { anyhow::bail!("not built yet") }
+pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    let mut artifact = files::read_artifact(&args.timings)?;
+    let mut inputs = vec![args.timings.clone()];
+    let mut attach = |paths: &[PathBuf], cache: CacheControl| -> Result<()> {
+        let (launches, warnings) = read_exports(paths)?;
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+        artifact
+            .warnings
+            .extend(warnings.iter().map(ToString::to_string));
+        merge::attach_counters(&mut artifact, launches, cache).map_err(|e| {
+            let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            Fault::new(Code::MissingKernel, format!("{}: {e}", files.join(", ")))
+        })?;
+        inputs.extend(paths.iter().cloned());
+        Ok(())
+    };
+    attach(&args.ncu, CacheControl::Cold)?;
+    if !args.ncu_warm.is_empty() {
+        attach(&args.ncu_warm, CacheControl::Warm)?;
+    }
+    let base = provenance(Origin::Merge, &inputs);
+    let p = &mut artifact.provenance;
+    p.origin = base.origin;
+    p.created_utc = base.created_utc;
+    p.command_line = base.command_line;
+    p.inputs = base.inputs;
+    p.tool_version = base.tool_version;
+    files::write_artifact(&args.output, &artifact)?;
+    println!(
+        "merged counters of {} kernel(s) into {}",
+        artifact.kernels.len(),
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

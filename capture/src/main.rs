@@ -2,6 +2,7 @@
 //! exit code; each subcommand lives in its own module.
 
 mod cli;
+mod clock;
 mod exit;
 mod files;
 mod gpu_commands;
@@ -36,5 +37,9 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Merge(args) => import::merge(&args),
         Command::Import(args) => import::import(&args),
         Command::Table(args) => table::table(&args),
+        Command::Schema => {
+            print!("{}", shared::Artifact::json_schema());
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

@@ -22,6 +22,7 @@ pub struct Artifact {
     /// Format version; see [`SCHEMA_VERSION`].
     pub schema: u32,
     /// Where the numbers came from.
+    #[serde(default)]
     pub provenance: Provenance,
     /// The GPU the kernels ran on, when known.
     #[serde(default)]
@@ -66,10 +67,13 @@ pub enum CacheControl {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Provenance {
     /// How the artifact was made.
+    #[serde(default)]
     pub origin: Option<Origin>,
     /// Name of the writing tool (`capture`).
+    #[serde(default)]
     pub tool: String,
     /// Version of the writing tool.
+    #[serde(default)]
     pub tool_version: String,
     /// Creation time, RFC 3339 in UTC.
     #[serde(default)]
@@ -490,5 +494,73 @@ impl Artifact {
         let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
         s.push('\n');
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn committed_schema_is_current() {
+        let committed = include_str!("../schema/artifact.schema.json");
+        assert!(
+            committed == Artifact::json_schema(),
+            "shared/schema/artifact.schema.json is stale: regenerate it with \
+             `cargo run -p capture -- schema > shared/schema/artifact.schema.json`, bump \
+             SCHEMA_VERSION if the format changed, and add a CHANGELOG line"
+        );
+    }
+
+    #[test]
+    fn future_schema_is_refused_plainly() {
+        let err = Artifact::from_json(r#"{"schema": 99, "kernels": []}"#).expect_err("future");
+        assert_eq!(
+            err,
+            ArtifactError::FutureSchema {
+                found: 99,
+                supported: SCHEMA_VERSION
+            }
+        );
+        assert!(err.to_string().contains("newer"));
+    }
+
+    #[test]
+    fn non_artifacts_are_refused_with_a_position() {
+        let cases = [
+            ("", "line 1"),
+            ("{\"kernels\": []}", "no numeric \"schema\""),
+            ("[1, 2]", "not a valid artifact"),
+            ("{\"schema\": 1,\n \"kernels\": 5}", "line 2"),
+            ("\u{0}\u{1}binary", "not a valid artifact"),
+        ];
+        for (text, want) in cases {
+            let err = Artifact::from_json(text).expect_err(text).to_string();
+            assert!(err.contains(want), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn minimal_artifact_with_absent_optional_fields_loads_and_round_trips() {
+        let text = r#"{"schema": 1, "provenance": {"tool": "x", "tool_version": "0", "origin": null},
+                       "kernels": [{"name": "k", "function": "k"}]}"#;
+        let a = Artifact::from_json(text).expect("optional fields may be absent");
+        assert_eq!(a.kernels.len(), 1);
+        assert!(a.kernels[0].cold.is_none() && a.device.is_none());
+        let again = Artifact::from_json(&a.to_json()).expect("round trip");
+        assert_eq!(a, again);
+    }
+
+    #[test]
+    fn metric_values_serialize_as_number_text_or_null() {
+        let v = serde_json::to_string(&[
+            MetricValue::Number(1.5),
+            MetricValue::Text("all".into()),
+            MetricValue::Missing,
+        ])
+        .expect("serializes");
+        assert_eq!(v, r#"[1.5,"all",null]"#);
+        let back: Vec<MetricValue> = serde_json::from_str(&v).expect("parses");
+        assert_eq!(back[2], MetricValue::Missing);
     }
 }
