@@ -7,6 +7,7 @@
 //! `wasm32-unknown-unknown` and the CLI and the viewer compute every number the same way.
 
 pub mod artifact;
+pub mod chart;
 pub mod error;
 pub mod merge;
 pub mod metrics;

@@ -1,0 +1,424 @@
+//! The memory chart of one kernel: kernel, shared memory, L1/TEX, L2 and DRAM boxes, with
+//! arrows labelled by the bytes, requests and sectors that crossed them, and hit rates in
+//! the cache boxes. Given a second set of flows ("after"), every label shows both values and
+//! their ratio, so a comparison keeps the chart instead of reducing it to a table.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::format::{fmt_pct, fmt_ratio, fmt_si};
+use super::ChartError;
+
+/// Traffic of one kernel through the memory hierarchy, as counted by ncu. Every field is
+/// optional: an export has what its sections collected.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemoryFlows {
+    /// Label of the kernel box.
+    pub kernel_label: String,
+    /// Global load and store requests the kernel issued to L1/TEX.
+    pub global_requests: Option<f64>,
+    /// Sectors L1/TEX moved for those requests.
+    pub l1_sectors: Option<f64>,
+    /// Bytes L1/TEX moved for global memory.
+    pub l1_bytes: Option<f64>,
+    /// Shared-memory load and store requests (instructions, no sectors fetched).
+    pub shared_requests: Option<f64>,
+    /// Bytes read and written in shared memory, when known.
+    pub shared_bytes: Option<f64>,
+    /// L1/TEX sector hit rate, percent.
+    pub l1_hit_pct: Option<f64>,
+    /// Bytes that went between L1 and L2.
+    pub l2_bytes: Option<f64>,
+    /// Sectors that went between L1 and L2.
+    pub l2_sectors: Option<f64>,
+    /// L2 sector hit rate, percent.
+    pub l2_hit_pct: Option<f64>,
+    /// Bytes read from DRAM.
+    pub dram_read_bytes: Option<f64>,
+    /// Bytes written to DRAM.
+    pub dram_write_bytes: Option<f64>,
+}
+
+impl MemoryFlows {
+    /// DRAM bytes read plus written, when either is known.
+    pub fn dram_bytes(&self) -> Option<f64> {
+        match (self.dram_read_bytes, self.dram_write_bytes) {
+            (None, None) => None,
+            (r, w) => Some(r.unwrap_or(0.0) + w.unwrap_or(0.0)),
+        }
+    }
+
+    /// Whether any counter is present (an artifact without counters has none).
+    pub fn has_any(&self) -> bool {
+        [
+            self.global_requests,
+            self.l1_sectors,
+            self.l1_bytes,
+            self.shared_requests,
+            self.l1_hit_pct,
+            self.l2_bytes,
+            self.l2_hit_pct,
+            self.dram_read_bytes,
+            self.dram_write_bytes,
+        ]
+        .iter()
+        .any(Option::is_some)
+    }
+}
+
+/// The chart: one kernel's flows, and optionally a second to compare against.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemoryChart {
+    /// Caption.
+    pub title: String,
+    /// The flows (the "before" in a comparison).
+    pub flows: MemoryFlows,
+    /// The "after" flows of a comparison.
+    pub compare: Option<MemoryFlows>,
+}
+
+/// One value, or "before → after (ratio)" in a comparison.
+fn value_text(
+    before: Option<f64>,
+    after: Option<Option<f64>>,
+    format: impl Fn(f64) -> String,
+) -> Option<String> {
+    match after {
+        None => before.map(&format),
+        Some(after) => match (before, after) {
+            (None, None) => None,
+            (Some(b), Some(a)) => Some(format!(
+                "{} → {} ({})",
+                format(b),
+                format(a),
+                fmt_ratio(a, b)
+            )),
+            (b, a) => Some(format!(
+                "{} → {}",
+                b.map_or("n/a".into(), &format),
+                a.map_or("n/a".into(), &format)
+            )),
+        },
+    }
+}
+
+/// The text lines of each arrow and box, in drawing order, so tests can check the numbers
+/// without parsing SVG. Keys: `kernel-l1`, `kernel-shared`, `l1-l2`, `l2-dram`, `l1-box`,
+/// `l2-box`, `dram-box`.
+pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
+    let f = &chart.flows;
+    let c = chart.compare.as_ref();
+    let bytes = |v: f64| fmt_si(v, "B");
+    let count = |v: f64| fmt_si(v, "");
+    let pct = fmt_pct;
+    let mut out = Vec::new();
+    let pick = |sel: fn(&MemoryFlows) -> Option<f64>| (sel(f), c.map(sel));
+    let line =
+        |(b, a): (Option<f64>, Option<Option<f64>>), fmt: &dyn Fn(f64) -> String, suffix: &str| {
+            value_text(b, a, fmt).map(|t| {
+                if suffix.is_empty() {
+                    t
+                } else {
+                    format!("{t} {suffix}")
+                }
+            })
+        };
+    let arrow =
+        |parts: Vec<Option<String>>| -> Vec<String> { parts.into_iter().flatten().collect() };
+    out.push((
+        "kernel-l1",
+        arrow(vec![
+            line(pick(|m| m.l1_bytes), &bytes, ""),
+            line(pick(|m| m.global_requests), &count, "requests"),
+            line(pick(|m| m.l1_sectors), &count, "sectors"),
+            sectors_per_request(f, c),
+        ]),
+    ));
+    out.push((
+        "kernel-shared",
+        arrow(vec![
+            line(pick(|m| m.shared_bytes), &bytes, ""),
+            line(pick(|m| m.shared_requests), &count, "requests"),
+        ]),
+    ));
+    out.push((
+        "l1-l2",
+        arrow(vec![
+            line(pick(|m| m.l2_bytes), &bytes, ""),
+            line(pick(|m| m.l2_sectors), &count, "sectors"),
+        ]),
+    ));
+    out.push((
+        "l2-dram",
+        arrow(vec![
+            line(pick(MemoryFlows::dram_bytes), &bytes, ""),
+            line(pick(|m| m.dram_read_bytes), &bytes, "read"),
+            line(pick(|m| m.dram_write_bytes), &bytes, "written"),
+        ]),
+    ));
+    out.push((
+        "l1-box",
+        arrow(vec![line(pick(|m| m.l1_hit_pct), &pct, "hit")]),
+    ));
+    out.push((
+        "l2-box",
+        arrow(vec![line(pick(|m| m.l2_hit_pct), &pct, "hit")]),
+    ));
+    out.push(("dram-box", Vec::new()));
+    out
+}
+
+fn sectors_per_request(f: &MemoryFlows, c: Option<&MemoryFlows>) -> Option<String> {
+    let spr = |m: &MemoryFlows| match (m.l1_sectors, m.global_requests) {
+        (Some(s), Some(r)) if r > 0.0 => Some(s / r),
+        _ => None,
+    };
+    value_text(spr(f), c.map(spr), |v| format!("{v:.2}")).map(|t| format!("{t} sectors/request"))
+}
+
+/// Draws the memory chart onto `root`, sizes multiplied by `scale`.
+pub fn draw_memory<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &MemoryChart,
+    scale: f64,
+) -> Result<(), ChartError> {
+    root.fill(&WHITE).map_err(ChartError::from_draw)?;
+    let (w, h) = root.dim_in_pixel();
+    let (w, h) = (f64::from(w), f64::from(h));
+    let s = |v: f64| (v * scale).round() as i32;
+    let font = |size: f64| ("sans-serif", (size * scale).round().max(1.0) as u32).into_font();
+    let ink = RGBColor(30, 30, 30);
+    if !chart.title.is_empty() {
+        root.draw(&Text::new(
+            chart.title.clone(),
+            (s(10.0), s(8.0)),
+            font(15.0).color(&ink),
+        ))
+        .map_err(ChartError::from_draw)?;
+    }
+    // Four columns (kernel, L1/TEX, L2, DRAM); shared memory sits under L1/TEX.
+    let box_w = w * 0.14;
+    let box_h = h * 0.22;
+    let top = h * 0.22;
+    let col = |i: f64| w * 0.04 + i * (w * 0.92 - box_w) / 3.0;
+    let boxes = [
+        (
+            "kernel-box",
+            chart.flows.kernel_label.as_str(),
+            col(0.0),
+            top,
+            RGBColor(225, 236, 250),
+        ),
+        ("l1-box", "L1/TEX", col(1.0), top, RGBColor(236, 228, 246)),
+        ("l2-box", "L2", col(2.0), top, RGBColor(225, 243, 236)),
+        ("dram-box", "DRAM", col(3.0), top, RGBColor(246, 236, 222)),
+        (
+            "shared-box",
+            "shared",
+            col(1.0),
+            top + box_h * 2.0,
+            RGBColor(240, 240, 240),
+        ),
+    ];
+    let labels = memory_labels(chart);
+    let label_of = |key: &str| -> Vec<String> {
+        labels
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    for (key, name, x, y, fill) in &boxes {
+        let (x, y) = (*x as i32, *y as i32);
+        let (bw, bh) = (box_w as i32, box_h as i32);
+        root.draw(&Rectangle::new([(x, y), (x + bw, y + bh)], fill.filled()))
+            .map_err(ChartError::from_draw)?;
+        root.draw(&Rectangle::new(
+            [(x, y), (x + bw, y + bh)],
+            ShapeStyle::from(&RGBColor(120, 120, 120)).stroke_width(s(1.0).max(1) as u32),
+        ))
+        .map_err(ChartError::from_draw)?;
+        let name: String = if name.chars().count() > 18 {
+            let mut t: String = name.chars().take(17).collect();
+            t.push('…');
+            t
+        } else {
+            (*name).to_string()
+        };
+        root.draw(&Text::new(
+            name,
+            (x + s(6.0), y + s(6.0)),
+            font(13.0).color(&ink),
+        ))
+        .map_err(ChartError::from_draw)?;
+        for (i, line) in label_of(key).iter().enumerate() {
+            root.draw(&Text::new(
+                line.clone(),
+                (x + s(6.0), y + s(26.0) + s(14.0) * i as i32),
+                font(11.0).color(&RGBColor(60, 60, 60)),
+            ))
+            .map_err(ChartError::from_draw)?;
+        }
+    }
+    let mid = (top + box_h / 2.0) as i32;
+    let arrows = [
+        ("kernel-l1", col(0.0) + box_w, mid, col(1.0), mid),
+        ("l1-l2", col(1.0) + box_w, mid, col(2.0), mid),
+        ("l2-dram", col(2.0) + box_w, mid, col(3.0), mid),
+    ];
+    for (key, x0, y0, x1, y1) in arrows {
+        draw_arrow(root, (x0 as i32, y0), (x1 as i32, y1), scale)?;
+        for (i, line) in label_of(key).iter().enumerate() {
+            root.draw(&Text::new(
+                line.clone(),
+                (x0 as i32 + s(4.0), y0 + s(8.0) + s(13.0) * i as i32),
+                font(11.0).color(&ink),
+            ))
+            .map_err(ChartError::from_draw)?;
+        }
+    }
+    // Kernel to shared: down from the kernel box, then right into the shared box.
+    let kx = (col(0.0) + box_w / 2.0) as i32;
+    let ky = (top + box_h) as i32;
+    let sy = (top + box_h * 2.5) as i32;
+    let sx = col(1.0) as i32;
+    let style = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(s(2.0).max(1) as u32);
+    root.draw(&PathElement::new(vec![(kx, ky), (kx, sy)], style))
+        .map_err(ChartError::from_draw)?;
+    draw_arrow(root, (kx, sy), (sx, sy), scale)?;
+    for (i, line) in label_of("kernel-shared").iter().enumerate() {
+        root.draw(&Text::new(
+            line.clone(),
+            (kx + s(6.0), sy + s(6.0) + s(13.0) * i as i32),
+            font(11.0).color(&ink),
+        ))
+        .map_err(ChartError::from_draw)?;
+    }
+    if !chart.flows.has_any() && chart.compare.as_ref().is_none_or(|c| !c.has_any()) {
+        root.draw(&Text::new(
+            "no memory counters in this data".to_string(),
+            (s(10.0), (h * 0.85) as i32),
+            font(13.0).color(&RGBColor(150, 40, 40)),
+        ))
+        .map_err(ChartError::from_draw)?;
+    }
+    root.present().map_err(ChartError::from_draw)?;
+    Ok(())
+}
+
+fn draw_arrow<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    from: (i32, i32),
+    to: (i32, i32),
+    scale: f64,
+) -> Result<(), ChartError> {
+    let s = |v: f64| (v * scale).round() as i32;
+    let style = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(s(2.0).max(1) as u32);
+    root.draw(&PathElement::new(vec![from, to], style))
+        .map_err(ChartError::from_draw)?;
+    let head = vec![
+        (to.0, to.1),
+        (to.0 - s(9.0), to.1 - s(5.0)),
+        (to.0 - s(9.0), to.1 + s(5.0)),
+    ];
+    root.draw(&Polygon::new(head, RGBColor(90, 90, 90).filled()))
+        .map_err(ChartError::from_draw)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive and tiled matmul rows of the Nsight Compute seed (Tesla T4).
+    fn naive() -> MemoryFlows {
+        MemoryFlows {
+            kernel_label: "naive".into(),
+            global_requests: Some(8_388_608.0),
+            l1_sectors: Some(16_777_077.0),
+            l1_hit_pct: Some(87.58),
+            l2_hit_pct: Some(97.93),
+            dram_read_bytes: Some(4_741_440.0),
+            ..MemoryFlows::default()
+        }
+    }
+
+    fn tiled() -> MemoryFlows {
+        MemoryFlows {
+            kernel_label: "tiled".into(),
+            global_requests: Some(524_288.0),
+            l1_sectors: Some(2_083_878.0),
+            l1_hit_pct: Some(5.13),
+            l2_hit_pct: Some(97.05),
+            dram_read_bytes: Some(4_641_024.0),
+            ..MemoryFlows::default()
+        }
+    }
+
+    #[test]
+    fn labels_carry_requests_sectors_and_hit_rates() {
+        let chart = MemoryChart {
+            title: String::new(),
+            flows: naive(),
+            compare: None,
+        };
+        let labels = memory_labels(&chart);
+        let get = |k: &str| {
+            labels
+                .iter()
+                .find(|(key, _)| *key == k)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(
+            get("kernel-l1"),
+            Some(vec![
+                "8.39 M requests".to_string(),
+                "16.8 M sectors".to_string(),
+                "2.00 sectors/request".to_string()
+            ])
+        );
+        assert_eq!(get("l1-box"), Some(vec!["87.6 % hit".to_string()]));
+        assert_eq!(
+            get("l2-dram").and_then(|v| v.first().cloned()),
+            Some("4.74 MB".to_string())
+        );
+    }
+
+    #[test]
+    fn comparison_labels_show_both_values_and_the_ratio() {
+        let chart = MemoryChart {
+            title: String::new(),
+            flows: naive(),
+            compare: Some(tiled()),
+        };
+        let labels = memory_labels(&chart);
+        let kernel_l1 = labels
+            .iter()
+            .find(|(k, _)| *k == "kernel-l1")
+            .map(|(_, v)| v.clone());
+        let kernel_l1 = kernel_l1.unwrap_or_default();
+        assert!(
+            kernel_l1.contains(&"16.8 M → 2.08 M (x0.124) sectors".to_string()),
+            "{kernel_l1:?}"
+        );
+        assert!(
+            kernel_l1.contains(&"2.00 → 3.97 (x1.99) sectors/request".to_string()),
+            "{kernel_l1:?}"
+        );
+    }
+
+    #[test]
+    fn draws_to_svg_with_the_numbers() {
+        let chart = MemoryChart {
+            title: "matmul".into(),
+            flows: naive(),
+            compare: Some(tiled()),
+        };
+        let svg = super::super::memory_svg(&chart, 900, 360);
+        let svg = svg.unwrap_or_default();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+        for needle in ["L1/TEX", "DRAM", "4.74 MB → 4.64 MB", "97.9 % → 97.0 %"] {
+            assert!(svg.contains(needle), "missing {needle}");
+        }
+    }
+}

@@ -1,0 +1,654 @@
+//! The roofline chart: log-log axes, bandwidth and compute roofs, and each kernel's points
+//! at several intensities (asked-for, DRAM, L2, L1) joined by a line.
+//!
+//! The input is plain numbers ([`RooflineChart`]); which counters and formulas made them is
+//! the caller's business (the viewer's state layer). Drawing is generic over the plotters
+//! backend, so the browser draws to a canvas and tests draw to SVG. Points that sit above a
+//! roof they cannot exceed are flagged by [`RooflineChart::flag_points_above_roofs`] and drawn
+//! with a red ring, never silently.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::format::{fmt_si, sig3};
+use super::{palette, ChartError};
+
+/// Which bytes a point's intensity is computed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Hand-counted bytes the kernel asks for (compulsory traffic).
+    Asked,
+    /// Bytes ncu measured at DRAM.
+    Dram,
+    /// Bytes ncu measured at L2.
+    L2,
+    /// Bytes ncu measured at L1/TEX.
+    L1,
+}
+
+impl Level {
+    /// Short name for legends and tooltips.
+    pub fn label(self) -> &'static str {
+        match self {
+            Level::Asked => "asked",
+            Level::Dram => "DRAM",
+            Level::L2 => "L2",
+            Level::L1 => "L1",
+        }
+    }
+}
+
+/// A roof: a bandwidth slope, a compute ceiling, or both (drawn as min of the two).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Roof {
+    /// Legend text (`measured copy 4.28 TB/s`).
+    pub label: String,
+    /// Measured on the device (solid) or worked from attributes (dashed).
+    pub measured: bool,
+    /// Memory level whose bandwidth this is; points of that level (and asked points, for
+    /// DRAM) may not rise above it.
+    pub level: Level,
+    /// Bandwidth, GB/s (10^9 bytes per second), when this roof has a slope.
+    pub gbyte_per_s: Option<f64>,
+    /// Compute ceiling, GFLOP/s, when this roof has a flat part.
+    pub gflop_per_s: Option<f64>,
+}
+
+impl Roof {
+    /// Attainable GFLOP/s under this roof at `flop_per_byte`, or `None` for a roof with
+    /// neither part.
+    pub fn attainable(&self, flop_per_byte: f64) -> Option<f64> {
+        match (self.gbyte_per_s, self.gflop_per_s) {
+            (Some(bw), Some(peak)) => Some((flop_per_byte * bw).min(peak)),
+            (Some(bw), None) => Some(flop_per_byte * bw),
+            (None, Some(peak)) => Some(peak),
+            (None, None) => None,
+        }
+    }
+
+    /// Ridge point (FLOP per byte) where the slope meets the ceiling, when both exist.
+    pub fn ridge_flop_per_byte(&self) -> Option<f64> {
+        match (self.gbyte_per_s, self.gflop_per_s) {
+            (Some(bw), Some(peak)) if bw > 0.0 => Some(peak / bw),
+            _ => None,
+        }
+    }
+}
+
+/// One point of a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartPoint {
+    /// Which bytes the intensity uses.
+    pub level: Level,
+    /// Operational intensity, FLOP per byte.
+    pub flop_per_byte: f64,
+    /// Achieved performance, GFLOP/s.
+    pub gflop_per_s: f64,
+    /// Set by [`RooflineChart::flag_points_above_roofs`]: the point is above a roof it
+    /// cannot exceed, so a count or a time is wrong (often bytes that caches served).
+    pub above_roof: bool,
+}
+
+/// One kernel's points, joined by a line in the order given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelSeries {
+    /// Short label drawn beside the points (see [`super::names::shorten_kernel_name`]).
+    pub label: String,
+    /// Palette index for the colour.
+    pub color: usize,
+    /// Which run (file) the kernel comes from: 0 draws circles, 1 triangles, and so on.
+    pub run: usize,
+    /// Drawn larger, labelled always.
+    pub selected: bool,
+    /// The points, usually asked then DRAM then L2 then L1.
+    pub points: Vec<ChartPoint>,
+}
+
+/// A before/after link between two series (comparison of runs or kernels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeriesLink {
+    /// Index of the "before" series.
+    pub from: usize,
+    /// Index of the "after" series.
+    pub to: usize,
+}
+
+/// Everything the roofline drawing needs, in plain numbers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RooflineChart {
+    /// Caption above the plot.
+    pub title: String,
+    /// Caption under the title: precision, time source, analytic or measured.
+    pub subtitle: String,
+    /// Roofs to draw.
+    pub roofs: Vec<Roof>,
+    /// Kernels.
+    pub series: Vec<KernelSeries>,
+    /// Before/after joins between series.
+    pub links: Vec<SeriesLink>,
+}
+
+/// Where a drawn point landed, in backend pixels, for tooltips and clicks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HitPoint {
+    /// Index into [`RooflineChart::series`].
+    pub series: usize,
+    /// Index into that series' points.
+    pub point: usize,
+    /// Backend x, pixels.
+    pub x: i32,
+    /// Backend y, pixels.
+    pub y: i32,
+}
+
+/// Relative tolerance before a point counts as above a roof: counters and clocks jitter by
+/// a percent or so, and a point exactly on a measured ceiling is normal.
+pub const ROOF_TOLERANCE: f64 = 0.02;
+
+impl RooflineChart {
+    /// Marks every point that sits above the highest roof that bounds it: asked and DRAM
+    /// points by the DRAM bandwidth roofs, L2 and L1 points by their own level's roofs (when
+    /// any), and all points by the compute ceilings. Returns how many were flagged.
+    pub fn flag_points_above_roofs(&mut self) -> usize {
+        let mut flagged = 0;
+        let roofs = &self.roofs;
+        let peak = roofs
+            .iter()
+            .filter_map(|r| r.gflop_per_s)
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        for series in &mut self.series {
+            for p in &mut series.points {
+                let level = if p.level == Level::Asked {
+                    Level::Dram
+                } else {
+                    p.level
+                };
+                let bandwidth = roofs
+                    .iter()
+                    .filter(|r| r.level == level)
+                    .filter_map(|r| r.gbyte_per_s)
+                    .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+                let limit = match (bandwidth, peak) {
+                    (Some(bw), Some(pk)) => Some((p.flop_per_byte * bw).min(pk)),
+                    (Some(bw), None) => Some(p.flop_per_byte * bw),
+                    (None, Some(pk)) => Some(pk),
+                    (None, None) => None,
+                };
+                p.above_roof = limit.is_some_and(|l| p.gflop_per_s > l * (1.0 + ROOF_TOLERANCE));
+                if p.above_roof {
+                    flagged += 1;
+                }
+            }
+        }
+        flagged
+    }
+
+    /// Axis ranges (x FLOP/B, y GFLOP/s) that hold every point, ridge and roof with some air.
+    pub fn ranges(&self) -> ((f64, f64), (f64, f64)) {
+        let mut xs: Vec<f64> = Vec::new();
+        let mut ys: Vec<f64> = Vec::new();
+        for s in &self.series {
+            for p in &s.points {
+                if valid(p.flop_per_byte) && valid(p.gflop_per_s) {
+                    xs.push(p.flop_per_byte);
+                    ys.push(p.gflop_per_s);
+                }
+            }
+        }
+        for r in &self.roofs {
+            if let Some(ridge) = r.ridge_flop_per_byte().filter(|v| valid(*v)) {
+                xs.push(ridge);
+            }
+            if let Some(peak) = r.gflop_per_s.filter(|v| valid(*v)) {
+                ys.push(peak);
+            }
+        }
+        let (x0, x1) = span(&xs, (0.01, 100.0));
+        let (y0, y1) = span(&ys, (1.0, 1e5));
+        // Widen to at least two decades each way so a lone point still shows its roofs.
+        let x = widen(x0 / 3.0, x1 * 3.0, 100.0);
+        let y = widen(y0 / 3.0, y1 * 2.0, 100.0);
+        (x, y)
+    }
+}
+
+fn valid(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+fn span(values: &[f64], default: (f64, f64)) -> (f64, f64) {
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if lo.is_finite() && hi.is_finite() {
+        (lo, hi)
+    } else {
+        default
+    }
+}
+
+fn widen(lo: f64, hi: f64, min_ratio: f64) -> (f64, f64) {
+    if hi / lo >= min_ratio {
+        return (lo, hi);
+    }
+    let centre = (lo * hi).sqrt();
+    let half = min_ratio.sqrt();
+    (centre / half, centre * half)
+}
+
+/// Draws `chart` onto `root`, with sizes (fonts, strokes, margins) multiplied by `scale`
+/// (the device pixel ratio on a canvas, 1 for SVG). Returns where each point landed.
+pub fn draw_roofline<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &RooflineChart,
+    scale: f64,
+) -> Result<Vec<HitPoint>, ChartError> {
+    let px = |v: f64| (v * scale).round().max(1.0) as u32;
+    let pxi = |v: f64| (v * scale).round() as i32;
+    root.fill(&WHITE).map_err(ChartError::from_draw)?;
+    let ((x0, x1), (y0, y1)) = chart.ranges();
+
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .margin(px(12.0))
+        .x_label_area_size(px(44.0))
+        .y_label_area_size(px(64.0));
+    if !chart.title.is_empty() {
+        builder.caption(&chart.title, ("sans-serif", px(16.0)));
+    }
+    let mut ctx = builder
+        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+        .map_err(ChartError::from_draw)?;
+    ctx.configure_mesh()
+        .x_desc("operational intensity (FLOP/byte)")
+        .y_desc("performance (GFLOP/s)")
+        .x_label_formatter(&|v| sig3(*v))
+        .y_label_formatter(&|v| fmt_si(*v * 1e9, ""))
+        .label_style(("sans-serif", px(12.0)))
+        .axis_desc_style(("sans-serif", px(13.0)))
+        .light_line_style(RGBColor(238, 238, 238))
+        .bold_line_style(RGBColor(215, 215, 215))
+        .draw()
+        .map_err(ChartError::from_draw)?;
+
+    if !chart.subtitle.is_empty() {
+        let area = ctx.plotting_area();
+        let (ax, ay) = area.get_pixel_range();
+        root.draw(&Text::new(
+            chart.subtitle.clone(),
+            (ax.start + pxi(6.0), ay.start + pxi(4.0)),
+            ("sans-serif", px(12.0))
+                .into_font()
+                .color(&RGBColor(90, 90, 90)),
+        ))
+        .map_err(ChartError::from_draw)?;
+    }
+
+    // Roofs: sample the x range in log steps so the knee is drawn exactly.
+    for (i, roof) in chart.roofs.iter().enumerate() {
+        let mut xs: Vec<f64> = (0..=64)
+            .map(|k| x0 * (x1 / x0).powf(f64::from(k) / 64.0))
+            .collect();
+        if let Some(r) = roof.ridge_flop_per_byte().filter(|r| *r > x0 && *r < x1) {
+            xs.push(r);
+            xs.sort_by(f64::total_cmp);
+        }
+        let line: Vec<(f64, f64)> = xs
+            .iter()
+            .filter_map(|&x| roof.attainable(x).map(|y| (x, y)))
+            .filter(|&(_, y)| y >= y0 && y <= y1)
+            .collect();
+        let color = roof_color(roof, i);
+        let style =
+            ShapeStyle::from(&color).stroke_width(px(if roof.measured { 2.0 } else { 1.0 }));
+        if roof.measured {
+            ctx.draw_series(LineSeries::new(line.clone(), style))
+                .map_err(ChartError::from_draw)?;
+        } else {
+            ctx.draw_series(dashed(&line, &ctx, style, pxi(6.0)))
+                .map_err(ChartError::from_draw)?;
+        }
+        if let Some(&(lx, ly)) = line.last() {
+            let (bx, by) = ctx.backend_coord(&(lx, ly));
+            root.draw(&Text::new(
+                roof.label.clone(),
+                (
+                    bx - pxi(4.0 + 6.2 * roof.label.chars().count() as f64),
+                    by - pxi(15.0),
+                ),
+                ("sans-serif", px(11.0)).into_font().color(&color),
+            ))
+            .map_err(ChartError::from_draw)?;
+        }
+    }
+
+    // Before/after links, under the points.
+    for link in &chart.links {
+        let (Some(a), Some(b)) = (chart.series.get(link.from), chart.series.get(link.to)) else {
+            continue;
+        };
+        if let (Some(pa), Some(pb)) = (main_point(a), main_point(b)) {
+            let style = ShapeStyle::from(&RGBColor(60, 60, 60)).stroke_width(px(1.5));
+            ctx.draw_series(dashed(
+                &[
+                    (pa.flop_per_byte, pa.gflop_per_s),
+                    (pb.flop_per_byte, pb.gflop_per_s),
+                ],
+                &ctx,
+                style,
+                pxi(4.0),
+            ))
+            .map_err(ChartError::from_draw)?;
+        }
+    }
+
+    let mut hits = Vec::new();
+    let label_all = chart.series.len() <= 16;
+    for (si, series) in chart.series.iter().enumerate() {
+        let color = palette(series.color);
+        let pts: Vec<(f64, f64)> = series
+            .points
+            .iter()
+            .filter(|p| valid(p.flop_per_byte) && valid(p.gflop_per_s))
+            .map(|p| (p.flop_per_byte, p.gflop_per_s))
+            .collect();
+        let width = if series.selected { 2.5 } else { 1.2 };
+        if pts.len() > 1 {
+            ctx.draw_series(LineSeries::new(
+                pts.clone(),
+                ShapeStyle::from(&color.mix(0.8)).stroke_width(px(width)),
+            ))
+            .map_err(ChartError::from_draw)?;
+        }
+        let radius = if series.selected { 6.0 } else { 4.0 };
+        for (pi, p) in series.points.iter().enumerate() {
+            if !(valid(p.flop_per_byte) && valid(p.gflop_per_s)) {
+                continue;
+            }
+            let at = (p.flop_per_byte, p.gflop_per_s);
+            let (bx, by) = ctx.backend_coord(&at);
+            if bx < 0 || by < 0 {
+                continue;
+            }
+            hits.push(HitPoint {
+                series: si,
+                point: pi,
+                x: bx,
+                y: by,
+            });
+            let r = pxi(radius);
+            let elem = marker(p.level, series.run, (bx, by), r, &color, px(1.5));
+            root.draw(&elem).map_err(ChartError::from_draw)?;
+            if p.above_roof {
+                root.draw(&Circle::new(
+                    (bx, by),
+                    r + pxi(4.0),
+                    ShapeStyle::from(&RED).stroke_width(px(2.0)),
+                ))
+                .map_err(ChartError::from_draw)?;
+                root.draw(&Text::new(
+                    "!".to_string(),
+                    (bx + r + pxi(5.0), by - r - pxi(10.0)),
+                    ("sans-serif", px(13.0)).into_font().color(&RED),
+                ))
+                .map_err(ChartError::from_draw)?;
+            }
+        }
+        if series.selected || label_all {
+            if let Some(p) = main_point(series) {
+                let (bx, by) = ctx.backend_coord(&(p.flop_per_byte, p.gflop_per_s));
+                root.draw(&Text::new(
+                    series.label.clone(),
+                    (bx + pxi(8.0), by + pxi(4.0)),
+                    ("sans-serif", px(if series.selected { 13.0 } else { 11.0 }))
+                        .into_font()
+                        .color(&RGBColor(30, 30, 30)),
+                ))
+                .map_err(ChartError::from_draw)?;
+            }
+        }
+    }
+    draw_key(root, chart, scale)?;
+    root.present().map_err(ChartError::from_draw)?;
+    Ok(hits)
+}
+
+/// The point a label or a link attaches to: DRAM when present, else the first.
+fn main_point(series: &KernelSeries) -> Option<&ChartPoint> {
+    series
+        .points
+        .iter()
+        .find(|p| p.level == Level::Dram && valid(p.flop_per_byte) && valid(p.gflop_per_s))
+        .or_else(|| {
+            series
+                .points
+                .iter()
+                .find(|p| valid(p.flop_per_byte) && valid(p.gflop_per_s))
+        })
+}
+
+fn roof_color(roof: &Roof, index: usize) -> RGBColor {
+    match (roof.level, roof.measured) {
+        (Level::Dram | Level::Asked, true) => RGBColor(20, 20, 20),
+        (Level::Dram | Level::Asked, false) => RGBColor(110, 110, 110),
+        (Level::L2, _) => RGBColor(0, 120, 90),
+        (Level::L1, _) => RGBColor(120, 60, 160),
+    }
+    .mix_index(index)
+}
+
+trait MixIndex {
+    fn mix_index(self, index: usize) -> Self;
+}
+
+impl MixIndex for RGBColor {
+    /// Keeps colours of equal kind apart slightly when several roofs share a level.
+    fn mix_index(self, index: usize) -> Self {
+        let d = (index % 3) as u8 * 12;
+        RGBColor(self.0.saturating_add(d), self.1, self.2.saturating_add(d))
+    }
+}
+
+/// A marker whose shape tells the level (hollow circle for asked, filled circle for DRAM,
+/// square for L2, diamond for L1) and, in comparisons, a triangle for the second run.
+fn marker<DB: DrawingBackend>(
+    level: Level,
+    run: usize,
+    at: (i32, i32),
+    r: i32,
+    color: &RGBColor,
+    stroke: u32,
+) -> DynElement<'static, DB, (i32, i32)> {
+    let (x, y) = at;
+    let filled = ShapeStyle::from(color).filled();
+    let hollow = ShapeStyle::from(color).stroke_width(stroke);
+    if run % 2 == 1 && level != Level::Asked {
+        let pts = vec![
+            (x, y - r - 1),
+            (x - r - 1, y + r),
+            (x + r + 1, y + r),
+            (x, y - r - 1),
+        ];
+        return Polygon::new(pts, filled).into_dyn();
+    }
+    match level {
+        Level::Asked => Circle::new((x, y), r, hollow).into_dyn(),
+        Level::Dram => Circle::new((x, y), r, filled).into_dyn(),
+        Level::L2 => Rectangle::new([(x - r, y - r), (x + r, y + r)], filled).into_dyn(),
+        Level::L1 => Polygon::new(
+            vec![
+                (x, y - r - 1),
+                (x + r + 1, y),
+                (x, y + r + 1),
+                (x - r - 1, y),
+            ],
+            filled,
+        )
+        .into_dyn(),
+    }
+}
+
+/// A dashed polyline (plotters 0.3.7 has no dash style for line series), in data
+/// coordinates, with dashes of `dash` backend pixels.
+fn dashed<DB: DrawingBackend>(
+    line: &[(f64, f64)],
+    ctx: &ChartContext<'_, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>,
+    style: ShapeStyle,
+    dash: i32,
+) -> Vec<PathElement<(f64, f64)>> {
+    let mut out = Vec::new();
+    let dash = f64::from(dash.max(2));
+    for pair in line.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let (ax, ay) = ctx.backend_coord(&a);
+        let (bx, by) = ctx.backend_coord(&b);
+        let len = f64::from(bx - ax).hypot(f64::from(by - ay));
+        let steps = (len / dash).ceil().max(1.0) as usize;
+        for k in (0..steps).step_by(2) {
+            let t0 = k as f64 / steps as f64;
+            let t1 = ((k + 1) as f64 / steps as f64).min(1.0);
+            // Interpolate in log space so dashes are even on the log-log axes.
+            let lerp = |t: f64| {
+                (
+                    (a.0.ln() + (b.0.ln() - a.0.ln()) * t).exp(),
+                    (a.1.ln() + (b.1.ln() - a.1.ln()) * t).exp(),
+                )
+            };
+            out.push(PathElement::new(vec![lerp(t0), lerp(t1)], style));
+        }
+    }
+    out
+}
+
+/// A small key for the marker shapes, top left inside the plot.
+fn draw_key<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &RooflineChart,
+    scale: f64,
+) -> Result<(), ChartError> {
+    let mut levels: Vec<Level> = chart
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.level))
+        .collect();
+    levels.sort();
+    levels.dedup();
+    if levels.is_empty() {
+        return Ok(());
+    }
+    let pxi = |v: f64| (v * scale).round() as i32;
+    let (w, _) = root.dim_in_pixel();
+    let x = w as i32 - pxi(110.0);
+    let mut y = pxi(40.0);
+    let grey = RGBColor(70, 70, 70);
+    for level in levels {
+        let elem: DynElement<'static, DB, (i32, i32)> = marker(
+            level,
+            0,
+            (x, y),
+            pxi(4.0),
+            &grey,
+            (1.5 * scale).round().max(1.0) as u32,
+        );
+        root.draw(&elem).map_err(ChartError::from_draw)?;
+        root.draw(&Text::new(
+            format!("{} bytes", level.label()),
+            (x + pxi(10.0), y - pxi(6.0)),
+            ("sans-serif", (11.0 * scale).round().max(1.0) as u32)
+                .into_font()
+                .color(&grey),
+        ))
+        .map_err(ChartError::from_draw)?;
+        y += pxi(16.0);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roofs() -> Vec<Roof> {
+        vec![
+            Roof {
+                label: "theoretical".into(),
+                measured: false,
+                level: Level::Dram,
+                gbyte_per_s: Some(320.0),
+                gflop_per_s: Some(8141.0),
+            },
+            Roof {
+                label: "measured".into(),
+                measured: true,
+                level: Level::Dram,
+                gbyte_per_s: Some(257.0),
+                gflop_per_s: Some(8054.0),
+            },
+        ]
+    }
+
+    fn point(level: Level, oi: f64, gflops: f64) -> ChartPoint {
+        ChartPoint {
+            level,
+            flop_per_byte: oi,
+            gflop_per_s: gflops,
+            above_roof: false,
+        }
+    }
+
+    #[test]
+    fn roof_attainable_and_ridge_match_the_t4_seed() {
+        let t4 = &roofs()[0];
+        assert_eq!(t4.attainable(1.0 / 12.0).map(|v| v.round()), Some(27.0));
+        assert_eq!(t4.attainable(4096.0), Some(8141.0));
+        let ridge = t4.ridge_flop_per_byte().unwrap_or_default();
+        assert!((ridge - 25.44).abs() < 0.01, "{ridge}");
+    }
+
+    #[test]
+    fn points_above_their_roof_are_flagged() {
+        let mut chart = RooflineChart {
+            roofs: roofs(),
+            series: vec![KernelSeries {
+                label: "vecadd".into(),
+                color: 0,
+                run: 0,
+                selected: false,
+                points: vec![
+                    // 21.4 GFLOP/s at 1/12 FLOP/B is 257 GB/s: under the 320 GB/s roof.
+                    point(Level::Asked, 1.0 / 12.0, 21.4),
+                    // 1,000 % of the copy ceiling: the hand count included cache hits.
+                    point(Level::Asked, 0.01, 30.0),
+                    // L2 points have no L2 roof here, only the compute ceiling.
+                    point(Level::L2, 0.01, 30.0),
+                    point(Level::Dram, 100.0, 9000.0),
+                ],
+            }],
+            ..RooflineChart::default()
+        };
+        assert_eq!(chart.flag_points_above_roofs(), 2);
+        let flags: Vec<bool> = chart.series[0]
+            .points
+            .iter()
+            .map(|p| p.above_roof)
+            .collect();
+        assert_eq!(flags, vec![false, true, false, true]);
+    }
+
+    #[test]
+    fn ranges_hold_points_and_ridges() {
+        let chart = RooflineChart {
+            roofs: roofs(),
+            series: vec![KernelSeries {
+                label: "k".into(),
+                color: 0,
+                run: 0,
+                selected: true,
+                points: vec![point(Level::Dram, 0.05, 10.0)],
+            }],
+            ..RooflineChart::default()
+        };
+        let ((x0, x1), (y0, y1)) = chart.ranges();
+        assert!(x0 < 0.05 && x1 > 25.4, "{x0} {x1}");
+        assert!(y0 < 10.0 && y1 > 8141.0, "{y0} {y1}");
+    }
+}
