@@ -1,0 +1,135 @@
+//! `capture import` on every real fixture.
+
+use crate::util::*;
+use serde_json::Value;
+
+#[test]
+fn probe_metrics_export_gives_copy_and_fma_figures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let art = import(
+        dir.path(),
+        &[fixture("ncu-h200/probe_metrics_raw_with_stdout.csv")],
+    );
+    let o = capture(&["table", s(&art), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t: Value = serde_json::from_str(&stdout(&o)).expect("table json");
+    assert_eq!(t["device"], "NVIDIA H200");
+    let kernels = t["kernels"].as_array().expect("kernels");
+    assert_eq!(kernels.len(), 2);
+    let copy = &kernels[0];
+    assert_eq!(copy["name"], "copy");
+    assert_eq!(copy["dram_bytes"].as_f64(), Some(8_570_888_192.0));
+    assert_eq!(copy["time_ms"].as_f64(), Some(2.854816));
+    let gbs = copy["gbs"].as_f64().expect("gbs");
+    assert!((gbs - 3002.3).abs() < 0.1, "copy GB/s {gbs}");
+    let fma = &kernels[1];
+    assert_eq!(fma["name"], "fma_loop");
+    assert_eq!(fma["flops"].as_f64(), Some(70_866_960_384.0));
+    let missing: Vec<&str> = fma["flops_missing"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"
+        ]
+    );
+    // The artifact itself records the missing FLOP counters.
+    let a: Value =
+        serde_json::from_str(&std::fs::read_to_string(&art).expect("artifact")).expect("json");
+    let warnings = a["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains("fma_loop") && w.contains("lower bound"))),
+        "{warnings:?}"
+    );
+    // The theoretical ceilings come from the export's device attributes.
+    assert_eq!(t["ceilings"]["theoretical_gbs"].as_f64().map(f64::round), Some(4814.0));
+}
+
+#[test]
+fn import_prints_a_one_line_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("a.json");
+    let o = capture(&[
+        "import",
+        s(&fixture("ncu-h200/probe_metrics_raw_with_stdout.csv")),
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("2 launch(es) of 2 kernel(s)"), "{text}");
+}
+
+#[test]
+fn details_page_gives_speed_of_light_rows_and_verdict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let art = import(
+        dir.path(),
+        &[fixture("ncu-h200/probe_sections_details_base_units_with_stdout.csv")],
+    );
+    let a: Value =
+        serde_json::from_str(&std::fs::read_to_string(&art).expect("artifact")).expect("json");
+    let sections = a["kernels"][0]["cold"]["launches"][0]["sections"]
+        .as_array()
+        .expect("sections");
+    let row = |name: &str| {
+        sections
+            .iter()
+            .find(|r| r["section"] == "GPU Speed Of Light Throughput" && r["name"] == name)
+            .and_then(|r| r["value"].as_f64())
+    };
+    assert_eq!(row("Memory Throughput"), Some(62.40));
+    assert_eq!(row("DRAM Throughput"), Some(62.40));
+    assert_eq!(row("Compute (SM) Throughput"), Some(18.00));
+    let o = capture(&["table", s(&art), "--format", "json"]);
+    let t: Value = serde_json::from_str(&stdout(&o)).expect("table json");
+    assert_eq!(t["kernels"][0]["verdict"], "memory-bound");
+}
+
+#[test]
+fn raw_and_details_pages_of_one_run_join() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let art = import(
+        dir.path(),
+        &[
+            fixture("ncu-h200/probe_full_raw.csv"),
+            fixture("ncu-h200/probe_full_details.csv"),
+        ],
+    );
+    let a: Value =
+        serde_json::from_str(&std::fs::read_to_string(&art).expect("artifact")).expect("json");
+    let kernels = a["kernels"].as_array().expect("kernels");
+    assert_eq!(kernels.len(), 1);
+    let launch = &kernels[0]["cold"]["launches"][0];
+    assert!(launch["metrics"].as_object().expect("metrics").len() > 2000);
+    assert!(!launch["sections"].as_array().expect("sections").is_empty());
+    // Scaled units are normalized: 4.295008 Gbyte read, 2.852960 ms.
+    assert_eq!(
+        launch["metrics"]["dram__bytes_read.sum"]["value"].as_f64(),
+        Some(4_295_008_000.0)
+    );
+    assert_eq!(launch["metrics"]["dram__bytes_read.sum"]["unit"], "byte");
+}
+
+#[test]
+fn every_fixture_imports() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for entry in std::fs::read_dir(fixture("ncu-h200")).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("csv") {
+            continue;
+        }
+        let art = import(dir.path(), std::slice::from_ref(&path));
+        let o = capture(&["table", s(&art)]);
+        assert!(o.status.success(), "{}: {}", path.display(), stderr(&o));
+        assert!(stdout(&o).contains("DRAM/ask"), "{}", path.display());
+    }
+}

@@ -1,0 +1,8 @@
+//! Integration tests of the `capture` binary on real fixtures: one binary, one module per
+//! topic, helpers in `util`.
+
+mod bad_input;
+mod import;
+mod merge;
+mod table;
+mod util;

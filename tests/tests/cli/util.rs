@@ -1,0 +1,69 @@
+//! Helpers: locate the workspace, build and run the `capture` binary, scratch folders.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// A fixture under tests/fixtures/.
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("tests/fixtures").join(rel)
+}
+
+/// Path to the `capture` binary, built once per test run.
+pub fn capture_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-q", "-p", "capture"])
+            .current_dir(root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building capture failed");
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join("target"));
+        target.join("debug/capture")
+    })
+}
+
+/// Runs `capture` with `args`.
+pub fn capture(args: &[&str]) -> Output {
+    Command::new(capture_bin())
+        .args(args)
+        .output()
+        .expect("capture starts")
+}
+
+/// Stdout as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Stderr as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A path as &str (test paths are UTF-8).
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Imports `exports` into an artifact in `dir`, asserting success; returns its path.
+pub fn import(dir: &Path, exports: &[PathBuf]) -> PathBuf {
+    let out = dir.join("a.json");
+    let mut args = vec!["import"];
+    args.extend(exports.iter().map(|p| s(p)));
+    args.extend(["-o", s(&out)]);
+    let o = capture(&args);
+    assert!(o.status.success(), "import failed: {}", stderr(&o));
+    out
+}
