@@ -1,1 +1,15 @@
 //! The viewer's state: plain structs holding `shared` types, with methods, tested natively.
+//!
+//! - [`load`]: files (artifact JSON, ncu CSV) into runs, with errors that name the file.
+//! - [`model`]: the loaded runs with their derived figures; sorting and searching.
+//! - [`kernel`]: per-kernel figures worked with `shared::metrics`.
+//! - [`roofline`]: the roofline chart's numbers and its CSV.
+//! - [`view`]: which view, kernel and precision; the URL query string.
+//! - [`explain`]: the explanation behind every number.
+
+pub mod explain;
+pub mod kernel;
+pub mod load;
+pub mod model;
+pub mod roofline;
+pub mod view;

@@ -1,0 +1,256 @@
+//! Turning the bytes of dropped, picked or fetched files into runs.
+//!
+//! An artifact JSON file is one run. Nsight Compute CSV exports picked together are pages of
+//! one run (a raw page and a details page, say) and are read and joined exactly as
+//! `capture import` does, through [`shared::ncu`] and [`shared::merge::import_launches`].
+//! Every failure names the file it came from; the caller keeps whatever was loaded before.
+
+use shared::artifact::{Artifact, Origin, Provenance};
+use shared::ncu::{self, Export};
+
+/// One file handed to the viewer: its name (for messages) and its text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputFile {
+    /// File name or sample path, shown in messages and provenance.
+    pub name: String,
+    /// The file's text.
+    pub text: String,
+}
+
+/// What kind of file a run was made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// An artifact JSON document.
+    Artifact,
+    /// One or more Nsight Compute CSV exports, imported in the browser.
+    NcuExport,
+}
+
+/// A loaded run: an artifact and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// Display name: the file name, or the CSV names joined with " + ".
+    pub name: String,
+    /// Path the run was fetched from (`samples/h200.json`), when it came by URL, so a link
+    /// can reopen it.
+    pub src: Option<String>,
+    /// Artifact or imported export.
+    pub kind: SourceKind,
+    /// The data.
+    pub artifact: Artifact,
+}
+
+/// A file that could not be loaded, with the reason, for the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file's name.
+    pub file: String,
+    /// What was wrong, in words.
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.message)
+    }
+}
+
+/// Whether a file's text looks like JSON (an artifact) rather than a CSV export.
+fn looks_like_json(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('{')
+}
+
+/// Parses one artifact JSON file.
+pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
+    let text = file.text.trim_start_matches('\u{feff}');
+    Artifact::from_json(text)
+        .map(|artifact| Run {
+            name: file.name.clone(),
+            src: None,
+            kind: SourceKind::Artifact,
+            artifact,
+        })
+        .map_err(|e| LoadError {
+            file: file.name.clone(),
+            message: e.to_string(),
+        })
+}
+
+/// Reads one CSV export, prefixing its warnings with the file name as `capture import` does.
+pub fn read_csv(file: &InputFile) -> Result<Export, LoadError> {
+    if file.text.trim().is_empty() {
+        return Err(LoadError {
+            file: file.name.clone(),
+            message: "the file is empty".into(),
+        });
+    }
+    let mut export = ncu::read_export(file.text.as_bytes()).map_err(|e| LoadError {
+        file: file.name.clone(),
+        message: e.to_string(),
+    })?;
+    for w in &mut export.warnings {
+        w.message = format!("{}: {}", file.name, w.message);
+    }
+    Ok(export)
+}
+
+/// Imports CSV exports of one run into an artifact, the same way `capture import` does.
+pub fn import_csvs(files: &[InputFile]) -> Result<Run, LoadError> {
+    let exports = files.iter().map(read_csv).collect::<Result<Vec<_>, _>>()?;
+    let (launches, warnings) = ncu::combine(exports);
+    let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    if launches.is_empty() {
+        return Err(LoadError {
+            file: names.join(" + "),
+            message: "no kernel launches found in the export".into(),
+        });
+    }
+    let provenance = Provenance {
+        origin: Some(Origin::Import),
+        tool: "viewer".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        inputs: names.clone(),
+        ..Provenance::default()
+    };
+    Ok(Run {
+        name: names.join(" + "),
+        src: None,
+        kind: SourceKind::NcuExport,
+        artifact: shared::merge::import_launches(launches, warnings, provenance),
+    })
+}
+
+/// Loads a batch of files picked or dropped together: each artifact becomes a run, and all
+/// CSV exports together become one run. Files that fail are reported one by one; the CSV
+/// files that did read still import.
+pub fn load_batch(files: Vec<InputFile>) -> (Vec<Run>, Vec<LoadError>) {
+    let mut runs = Vec::new();
+    let mut errors = Vec::new();
+    let mut csvs = Vec::new();
+    for file in files {
+        if looks_like_json(&file.text) {
+            match load_artifact(&file) {
+                Ok(run) => runs.push(run),
+                Err(e) => errors.push(e),
+            }
+        } else {
+            csvs.push(file);
+        }
+    }
+    if !csvs.is_empty() {
+        let good: Vec<InputFile> = csvs
+            .into_iter()
+            .filter(|f| match read_csv(f) {
+                Ok(_) => true,
+                Err(e) => {
+                    errors.push(e);
+                    false
+                }
+            })
+            .collect();
+        if !good.is_empty() {
+            match import_csvs(&good) {
+                Ok(run) => runs.push(run),
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    (runs, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> InputFile {
+        let path = format!(
+            "{}/../tests/fixtures/ncu-h200/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        InputFile {
+            name: name.into(),
+            text: std::fs::read_to_string(&path).unwrap_or_default(),
+        }
+    }
+
+    #[test]
+    fn a_bad_file_is_named_in_the_error() {
+        let (runs, errors) = load_batch(vec![InputFile {
+            name: "notes.txt".into(),
+            text: "hello, this is not an export\n".into(),
+        }]);
+        assert!(runs.is_empty());
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].file, "notes.txt");
+        assert!(!errors[0].message.is_empty());
+    }
+
+    #[test]
+    fn broken_json_says_where() {
+        let (runs, errors) = load_batch(vec![InputFile {
+            name: "broken.json".into(),
+            text: "{\"schema\": 1, \"kernels\": [".into(),
+        }]);
+        assert!(runs.is_empty());
+        assert!(
+            errors[0].to_string().starts_with("broken.json: "),
+            "{}",
+            errors[0]
+        );
+    }
+
+    #[test]
+    fn future_schema_is_refused_plainly() {
+        let (_, errors) = load_batch(vec![InputFile {
+            name: "new.json".into(),
+            text: "{\"schema\": 99}".into(),
+        }]);
+        assert!(errors[0].message.contains("newer"), "{}", errors[0]);
+    }
+
+    #[test]
+    fn a_raw_export_imports_like_capture_import() {
+        let raw = fixture("probe_metrics_raw_with_stdout.csv");
+        let (runs, errors) = load_batch(vec![raw.clone()]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!(run.kind, SourceKind::NcuExport);
+        let names: Vec<&str> = run
+            .artifact
+            .kernels
+            .iter()
+            .map(|k| k.name.as_str())
+            .collect();
+        assert_eq!(names, vec!["copy", "fma_loop"]);
+        // The same launches through the shared importer directly.
+        let export = ncu::read_export(raw.text.as_bytes());
+        let direct = export.map(|e| e.launches.len()).unwrap_or(0);
+        let via_viewer: usize = run
+            .artifact
+            .kernels
+            .iter()
+            .map(|k| k.cold.as_ref().map_or(0, |c| c.launches.len()))
+            .sum();
+        assert_eq!(direct, via_viewer);
+    }
+
+    #[test]
+    fn raw_and_details_pages_of_one_run_join() {
+        let (runs, errors) = load_batch(vec![
+            fixture("probe_full_raw.csv"),
+            fixture("probe_full_details.csv"),
+        ]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].name, "probe_full_raw.csv + probe_full_details.csv");
+        let launch = runs[0].artifact.kernels[0]
+            .cold
+            .as_ref()
+            .and_then(|c| c.launches.first());
+        let launch = launch.map(|l| (l.metrics.is_empty(), l.sections.is_empty()));
+        assert_eq!(launch, Some((false, false)));
+    }
+}

@@ -1,0 +1,443 @@
+//! The loaded runs with their derived figures, and the operations the pages need: select,
+//! compare, sort, search. Plain data with methods, tested natively.
+
+use std::sync::Arc;
+
+use shared::artifact::{MetricValue, Precision};
+use shared::table::{bytes_table, BytesTable, TableRow};
+
+use super::kernel::KernelFigures;
+use super::load::Run;
+use super::view::KernelRef;
+
+/// A run with everything worked out once, at load time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunView {
+    /// The run as loaded.
+    pub run: Run,
+    /// The bytes table, exactly as `capture table` computes it.
+    pub table: BytesTable,
+    /// Per-kernel figures, in artifact order.
+    pub kernels: Vec<KernelFigures>,
+}
+
+impl RunView {
+    /// Works out the figures of a run.
+    pub fn new(run: Run) -> Self {
+        let table = bytes_table(&run.artifact);
+        let copy = table.ceilings.copy_gbs;
+        let kernels = run
+            .artifact
+            .kernels
+            .iter()
+            .enumerate()
+            .map(|(i, k)| KernelFigures::of(i, k, copy))
+            .collect();
+        RunView {
+            run,
+            table,
+            kernels,
+        }
+    }
+
+    /// Whether any kernel has hardware counters. Without any, the roofline is analytic.
+    pub fn has_counters(&self) -> bool {
+        self.kernels.iter().any(|k| k.has_counters)
+    }
+
+    /// Precisions for which some kernel has counted or asked FLOPs, FP32 first.
+    pub fn precisions(&self) -> Vec<Precision> {
+        let mut out = Vec::new();
+        for p in [Precision::Fp32, Precision::Fp64, Precision::Fp16] {
+            let counted = self.kernels.iter().any(|k| {
+                let f = match p {
+                    Precision::Fp32 => &k.totals.flops_fp32,
+                    Precision::Fp64 => &k.totals.flops_fp64,
+                    Precision::Fp16 => &k.totals.flops_fp16,
+                };
+                f.as_ref().is_some_and(|f| f.flops > 0.0)
+            });
+            let asked = self.run.artifact.kernels.iter().any(|k| {
+                k.asked
+                    .as_ref()
+                    .is_some_and(|a| a.precision == p && a.flops > 0.0)
+            });
+            if counted || asked || p == Precision::Fp32 {
+                out.push(p);
+            }
+        }
+        out
+    }
+}
+
+/// Everything loaded into the page.
+#[derive(Clone, Debug, Default)]
+pub struct Workspace {
+    /// Runs in load order; shared so the views can hold them cheaply.
+    pub runs: Vec<Arc<RunView>>,
+}
+
+impl Workspace {
+    /// Adds runs and returns the index of the first one added.
+    pub fn add(&mut self, runs: Vec<Run>) -> usize {
+        let first = self.runs.len();
+        self.runs
+            .extend(runs.into_iter().map(|r| Arc::new(RunView::new(r))));
+        first
+    }
+
+    /// The figures of a kernel, if the reference is valid.
+    pub fn kernel(&self, r: KernelRef) -> Option<(&Arc<RunView>, &KernelFigures)> {
+        let run = self.runs.get(r.run)?;
+        Some((run, run.kernels.get(r.kernel)?))
+    }
+
+    /// A valid selection: `wanted` when it exists, else the first kernel with counters in
+    /// the first run, else the first kernel.
+    pub fn resolve_selection(&self, wanted: Option<KernelRef>) -> Option<KernelRef> {
+        if let Some(r) = wanted.filter(|r| self.kernel(*r).is_some()) {
+            return Some(r);
+        }
+        let run = self.runs.first()?;
+        let k = run
+            .kernels
+            .iter()
+            .find(|k| k.has_counters)
+            .or(run.kernels.first())?;
+        Some(KernelRef {
+            run: 0,
+            kernel: k.index,
+        })
+    }
+
+    /// The default partner for a comparison with `a`: the same-named kernel of the next run
+    /// when two runs are loaded, else the next kernel of the same run.
+    pub fn default_compare(&self, a: KernelRef) -> Option<KernelRef> {
+        let (_, fig) = self.kernel(a)?;
+        for (ri, run) in self.runs.iter().enumerate() {
+            if ri == a.run {
+                continue;
+            }
+            if let Some(k) = run.kernels.iter().find(|k| k.name == fig.name) {
+                return Some(KernelRef {
+                    run: ri,
+                    kernel: k.index,
+                });
+            }
+        }
+        let run = self.runs.get(a.run)?;
+        let n = run.kernels.len();
+        (n > 1).then(|| KernelRef {
+            run: a.run,
+            kernel: (a.kernel + 1) % n,
+        })
+    }
+}
+
+/// A sortable column of the bytes table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// Kernel name.
+    Name,
+    /// Launches.
+    Launches,
+    /// Time.
+    Time,
+    /// Asked bytes.
+    Ask,
+    /// L1 bytes.
+    L1,
+    /// L2 bytes.
+    L2,
+    /// DRAM bytes.
+    Dram,
+    /// DRAM over asked.
+    DramPerAsk,
+    /// DRAM GB/s.
+    Gbs,
+    /// Percent of the copy ceiling.
+    PctCopy,
+    /// GFLOP/s.
+    Gflops,
+    /// Verdict.
+    Verdict,
+    /// Check result.
+    Check,
+}
+
+impl Column {
+    /// Every column, in table order.
+    pub const ALL: [Column; 13] = [
+        Column::Name,
+        Column::Launches,
+        Column::Time,
+        Column::Ask,
+        Column::L1,
+        Column::L2,
+        Column::Dram,
+        Column::DramPerAsk,
+        Column::Gbs,
+        Column::PctCopy,
+        Column::Gflops,
+        Column::Verdict,
+        Column::Check,
+    ];
+
+    /// The JSON field of `capture table --format json` this column shows.
+    pub fn field(self) -> &'static str {
+        match self {
+            Column::Name => "name",
+            Column::Launches => "launches",
+            Column::Time => "time_ms",
+            Column::Ask => "ask_bytes",
+            Column::L1 => "l1_bytes",
+            Column::L2 => "l2_bytes",
+            Column::Dram => "dram_bytes",
+            Column::DramPerAsk => "dram_per_ask",
+            Column::Gbs => "gbs",
+            Column::PctCopy => "pct_of_copy",
+            Column::Gflops => "gflops",
+            Column::Verdict => "verdict",
+            Column::Check => "check",
+        }
+    }
+
+    /// The explanation key of the column's numbers.
+    pub fn explain_key(self) -> &'static str {
+        match self {
+            Column::Name | Column::Launches | Column::Check => "",
+            Column::Time => "time",
+            Column::Ask => "ask_bytes",
+            Column::L1 => "l1_bytes",
+            Column::L2 => "l2_bytes",
+            Column::Dram => "dram_bytes",
+            Column::DramPerAsk => "dram_per_ask",
+            Column::Gbs => "gbs",
+            Column::PctCopy => "pct_of_copy",
+            Column::Gflops => "gflops",
+            Column::Verdict => "verdict",
+        }
+    }
+
+    /// The number a row holds in this column, for sorting and `data-value`.
+    pub fn number(self, row: &TableRow) -> Option<f64> {
+        match self {
+            Column::Name | Column::Verdict | Column::Check => None,
+            Column::Launches => Some(row.launches as f64),
+            Column::Time => row.time_ms,
+            Column::Ask => row.ask_bytes,
+            Column::L1 => row.l1_bytes,
+            Column::L2 => row.l2_bytes,
+            Column::Dram => row.dram_bytes,
+            Column::DramPerAsk => row.dram_per_ask,
+            Column::Gbs => row.gbs,
+            Column::PctCopy => row.pct_of_copy,
+            Column::Gflops => row.gflops,
+        }
+    }
+
+    /// The text a row holds in this column (text columns only).
+    pub fn text(self, row: &TableRow) -> Option<&str> {
+        match self {
+            Column::Name => Some(&row.name),
+            Column::Verdict => row.verdict.as_deref(),
+            Column::Check => row.check.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// Row indices of `rows` sorted by `column`, ascending or not; rows without a value go last
+/// either way, and ties keep artifact order.
+pub fn sorted_indices(rows: &[TableRow], column: Column, ascending: bool) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..rows.len()).collect();
+    idx.sort_by(|&a, &b| {
+        use std::cmp::Ordering;
+        let (ra, rb) = (&rows[a], &rows[b]);
+        let ord = match (column.number(ra), column.number(rb)) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => return Ordering::Less,
+            (None, Some(_)) => return Ordering::Greater,
+            (None, None) => match (column.text(ra), column.text(rb)) {
+                (Some(x), Some(y)) => x.to_lowercase().cmp(&y.to_lowercase()),
+                (Some(_), None) => return Ordering::Less,
+                (None, Some(_)) => return Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+        };
+        if ascending {
+            ord
+        } else {
+            ord.reverse()
+        }
+    });
+    idx
+}
+
+/// One row of the raw-metrics view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricRow {
+    /// Launch ID.
+    pub launch: u64,
+    /// Section (details page) or empty (raw page).
+    pub section: String,
+    /// Metric name.
+    pub name: String,
+    /// Unit after normalization.
+    pub unit: String,
+    /// The value as text.
+    pub value: String,
+}
+
+fn value_text(v: &MetricValue) -> String {
+    match v {
+        MetricValue::Number(x) => x.to_string(),
+        MetricValue::Text(t) => t.clone(),
+        MetricValue::Missing => "n/a".to_string(),
+    }
+}
+
+/// Every raw metric and section row of a kernel's launches whose name, section or unit
+/// contains `query` (case-insensitive; all words must match), at most `limit` rows, and the
+/// total number that matched.
+pub fn search_metrics(
+    run: &RunView,
+    kernel: usize,
+    query: &str,
+    limit: usize,
+) -> (Vec<MetricRow>, usize) {
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let matches = |hay: &str| {
+        let hay = hay.to_lowercase();
+        words.iter().all(|w| hay.contains(w.as_str()))
+    };
+    let mut out = Vec::new();
+    let mut total = 0;
+    let Some(record) = run.run.artifact.kernels.get(kernel) else {
+        return (out, 0);
+    };
+    let sets = [record.cold.as_ref(), record.warm.as_ref()];
+    for launch in sets.into_iter().flatten().flat_map(|s| s.launches.iter()) {
+        for (name, m) in &launch.metrics {
+            if matches(&format!("{name} {}", m.unit)) {
+                total += 1;
+                if out.len() < limit {
+                    out.push(MetricRow {
+                        launch: launch.id,
+                        section: String::new(),
+                        name: name.clone(),
+                        unit: m.unit.clone(),
+                        value: value_text(&m.value),
+                    });
+                }
+            }
+        }
+        for s in &launch.sections {
+            if matches(&format!("{} {} {}", s.section, s.name, s.unit)) {
+                total += 1;
+                if out.len() < limit {
+                    out.push(MetricRow {
+                        launch: launch.id,
+                        section: s.section.clone(),
+                        name: s.name.clone(),
+                        unit: s.unit.clone(),
+                        value: value_text(&s.value),
+                    });
+                }
+            }
+        }
+    }
+    (out, total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::load::{load_batch, InputFile};
+
+    fn workspace() -> Workspace {
+        let path = format!(
+            "{}/../tests/fixtures/ncu-h200/probe_full_raw.csv",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let (runs, errors) = load_batch(vec![InputFile {
+            name: "raw.csv".into(),
+            text,
+        }]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        ws
+    }
+
+    #[test]
+    fn table_rows_are_the_shared_table() {
+        let ws = workspace();
+        let run = &ws.runs[0];
+        assert_eq!(run.table, bytes_table(&run.run.artifact));
+        let rows: Vec<&TableRow> = run.kernels.iter().map(|k| &k.row).collect();
+        let table_rows: Vec<&TableRow> = run.table.kernels.iter().collect();
+        assert_eq!(rows, table_rows);
+        assert!(run.has_counters());
+    }
+
+    #[test]
+    fn selection_falls_back_to_a_kernel_with_counters() {
+        let ws = workspace();
+        let bogus = Some(KernelRef { run: 7, kernel: 0 });
+        assert_eq!(
+            ws.resolve_selection(bogus),
+            Some(KernelRef { run: 0, kernel: 0 })
+        );
+        assert_eq!(Workspace::default().resolve_selection(None), None);
+    }
+
+    #[test]
+    fn sorting_puts_missing_values_last() {
+        let row = |name: &str, dram: Option<f64>| TableRow {
+            name: name.into(),
+            launches: 1,
+            time_ms: None,
+            time_source: None,
+            ask_bytes: None,
+            ask_flops: None,
+            l1_bytes: None,
+            l2_bytes: None,
+            dram_bytes: dram,
+            flops: None,
+            flops_missing: Vec::new(),
+            dram_per_ask: None,
+            gbs: None,
+            pct_of_copy: None,
+            gflops: None,
+            verdict: None,
+            check: None,
+        };
+        let rows = vec![row("b", Some(2.0)), row("a", None), row("c", Some(1.0))];
+        assert_eq!(sorted_indices(&rows, Column::Dram, true), vec![2, 0, 1]);
+        assert_eq!(sorted_indices(&rows, Column::Dram, false), vec![0, 2, 1]);
+        assert_eq!(sorted_indices(&rows, Column::Name, true), vec![1, 0, 2]);
+    }
+
+    #[test]
+    fn metric_search_matches_all_words() {
+        let ws = workspace();
+        let run = &ws.runs[0];
+        let (rows, total) = search_metrics(run, 0, "dram bytes_read sum", 1000);
+        assert!(total >= 1);
+        assert!(
+            rows.iter().any(|r| r.name == "dram__bytes_read.sum"),
+            "{rows:?}"
+        );
+        assert!(rows
+            .iter()
+            .all(|r| r.name.contains("dram") && r.name.contains("bytes_read")));
+        let (limited, total_all) = search_metrics(run, 0, "", 5);
+        assert_eq!(limited.len(), 5);
+        assert!(
+            total_all > 1000,
+            "a full raw row has about 2,200 metrics: {total_all}"
+        );
+    }
+}

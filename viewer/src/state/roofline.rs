@@ -1,0 +1,592 @@
+//! Building the roofline chart's numbers from loaded runs: roofs from the artifact's
+//! theoretical peaks and measured ceilings, and per kernel the asked-for point (hand-counted
+//! bytes) and the DRAM, L2 and L1 points (counted bytes), all at the bytes table's time.
+//!
+//! Every count comes from [`shared::metrics`] via [`super::kernel::KernelFigures`], and the
+//! time is the bytes table's, so the chart and the tables agree.
+
+use shared::artifact::{Artifact, Precision};
+use shared::chart::format::{fmt_si, sig3};
+use shared::chart::roofline::SeriesLink;
+use shared::chart::{ChartPoint, KernelSeries, Level, Roof, RooflineChart};
+use shared::table::TimeSource;
+
+use super::kernel::KernelFigures;
+use super::model::{RunView, Workspace};
+use super::view::{precision_slug, KernelRef};
+
+/// Where a point came from, for its tooltip and the CSV export.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointInfo {
+    /// The kernel.
+    pub kernel: KernelRef,
+    /// Run name.
+    pub run_name: String,
+    /// Full kernel name.
+    pub name: String,
+    /// Which bytes.
+    pub level: Level,
+    /// FLOPs over the row's launches.
+    pub flops: f64,
+    /// Bytes of that level over the row's launches.
+    pub bytes: f64,
+    /// Time over the row's launches, ms.
+    pub time_ms: f64,
+    /// Where the time came from.
+    pub time_source: Option<TimeSource>,
+    /// FLOPs are a lower bound (some counters missing) or hand-counted.
+    pub flops_note: Option<String>,
+}
+
+/// The chart, with the provenance of each point and notes for the page.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RooflineModel {
+    /// The numbers to draw.
+    pub chart: RooflineChart,
+    /// For series `i`, point `j`: `infos[i][j]`.
+    pub infos: Vec<Vec<PointInfo>>,
+    /// For series `i`, the kernel it draws.
+    pub refs: Vec<KernelRef>,
+    /// No kernel had counters: points are from event time and hand counts only.
+    pub analytic: bool,
+    /// Things the reader should know (points above a roof, kernels left out and why).
+    pub notes: Vec<String>,
+}
+
+impl PointInfo {
+    /// Operational intensity, FLOP per byte.
+    pub fn flop_per_byte(&self) -> f64 {
+        self.flops / self.bytes
+    }
+
+    /// GFLOP/s.
+    pub fn gflop_per_s(&self) -> f64 {
+        self.flops / (self.time_ms / 1e3) / 1e9
+    }
+
+    /// The tooltip text: name, level, intensity, rate, and the numbers behind them.
+    pub fn tooltip(&self) -> String {
+        let source = match self.time_source {
+            Some(TimeSource::EventMedian) => "event median",
+            Some(TimeSource::NcuDuration) => "ncu duration",
+            None => "unknown",
+        };
+        let mut text = format!(
+            "{}\n{} point ({})\nintensity {} FLOP/B\n{} \n{} over {} in {} ms ({})",
+            self.name,
+            self.level.label(),
+            self.run_name,
+            sig3(self.flop_per_byte()),
+            fmt_si(self.gflop_per_s() * 1e9, "FLOP/s"),
+            fmt_si(self.flops, "FLOP"),
+            fmt_si(self.bytes, "B"),
+            sig3(self.time_ms),
+            source,
+        );
+        if let Some(note) = &self.flops_note {
+            text.push('\n');
+            text.push_str(note);
+        }
+        text
+    }
+}
+
+fn precision_name(p: Precision) -> &'static str {
+    match p {
+        Precision::Fp16 => "FP16",
+        Precision::Fp32 => "FP32",
+        Precision::Fp64 => "FP64",
+    }
+}
+
+/// The roofs of an artifact for a precision. Compute ceilings exist for FP32 only (the
+/// artifact has no FP64 or FP16 peak, and none is guessed).
+pub fn roofs(artifact: &Artifact, precision: Precision) -> Vec<Roof> {
+    let fp32 = precision == Precision::Fp32;
+    let mut out = Vec::new();
+    let device = artifact.device.as_ref();
+    let peaks = device.map(|d| &d.peaks);
+    let theo_bw = peaks.and_then(|p| p.dram_gbyte_per_s);
+    let theo_fl = peaks.and_then(|p| p.fp32_gflop_per_s).filter(|_| fp32);
+    if theo_bw.is_some() || theo_fl.is_some() {
+        let mut label = "theoretical".to_string();
+        if let Some(bw) = theo_bw {
+            label.push_str(&format!(" {}", fmt_si(bw * 1e9, "B/s")));
+        }
+        if let Some(fl) = theo_fl {
+            label.push_str(&format!(", {}", fmt_si(fl * 1e9, "FLOP/s")));
+        }
+        out.push(Roof {
+            label,
+            measured: false,
+            level: Level::Dram,
+            gbyte_per_s: theo_bw,
+            gflop_per_s: theo_fl,
+        });
+    }
+    if let Some(c) = &artifact.ceilings {
+        let fma = c.fma_gflop_per_s.filter(|_| fp32);
+        if c.copy_gbyte_per_s.is_some() || fma.is_some() {
+            let mut parts = Vec::new();
+            if let Some(bw) = c.copy_gbyte_per_s {
+                parts.push(format!("copy {}", fmt_si(bw * 1e9, "B/s")));
+            }
+            if let Some(fl) = fma {
+                parts.push(format!("FMA {}", fmt_si(fl * 1e9, "FLOP/s")));
+            }
+            out.push(Roof {
+                label: format!("measured {}", parts.join(", ")),
+                measured: true,
+                level: Level::Dram,
+                gbyte_per_s: c.copy_gbyte_per_s,
+                gflop_per_s: fma,
+            });
+        }
+        if let Some(l2) = c.l2_copy_gbyte_per_s {
+            out.push(Roof {
+                label: format!("measured L2 {}", fmt_si(l2 * 1e9, "B/s")),
+                measured: true,
+                level: Level::L2,
+                gbyte_per_s: Some(l2),
+                gflop_per_s: fma,
+            });
+        }
+    }
+    out
+}
+
+/// The points of one kernel, with their provenance, or why it has none.
+fn kernel_points(
+    run: &RunView,
+    run_index: usize,
+    fig: &KernelFigures,
+    precision: Precision,
+) -> Result<(Vec<ChartPoint>, Vec<PointInfo>), String> {
+    let record = run.run.artifact.kernels.get(fig.index);
+    if let Some(check) = record.and_then(|k| k.check.as_ref()) {
+        if !check.passed {
+            return Err(format!(
+                "{}: failed its CPU reference check ({}); no roofline point",
+                fig.name, check.detail
+            ));
+        }
+    }
+    let row = &fig.row;
+    let Some(time_ms) = row.time_ms.filter(|t| *t > 0.0) else {
+        return Err(format!(
+            "{}: no time (no event timing, no ncu duration)",
+            fig.name
+        ));
+    };
+    let counted = match precision {
+        Precision::Fp32 => &fig.totals.flops_fp32,
+        Precision::Fp64 => &fig.totals.flops_fp64,
+        Precision::Fp16 => &fig.totals.flops_fp16,
+    }
+    .as_ref()
+    .filter(|f| f.flops > 0.0);
+    let asked_here = record
+        .and_then(|k| k.asked.as_ref())
+        .is_some_and(|a| a.precision == precision);
+    let ask_flops = row.ask_flops.filter(|f| *f > 0.0 && asked_here);
+    let (flops, note) = match (counted, ask_flops) {
+        (Some(c), _) if !c.missing.is_empty() => (
+            Some(c.flops),
+            Some(format!(
+                "FLOPs are a lower bound: missing {}",
+                c.missing.join(", ")
+            )),
+        ),
+        (Some(c), _) => (Some(c.flops), None),
+        (None, Some(a)) => (
+            Some(a),
+            Some("FLOPs hand-counted (no FLOP counters)".to_string()),
+        ),
+        (None, None) => (None, None),
+    };
+    let mut points = Vec::new();
+    let mut infos = Vec::new();
+    let kernel = KernelRef {
+        run: run_index,
+        kernel: fig.index,
+    };
+    let mut push = |level: Level, flops: f64, bytes: f64, note: Option<String>| {
+        let info = PointInfo {
+            kernel,
+            run_name: run.run.name.clone(),
+            name: fig.name.clone(),
+            level,
+            flops,
+            bytes,
+            time_ms,
+            time_source: row.time_source,
+            flops_note: note,
+        };
+        points.push(ChartPoint {
+            level,
+            flop_per_byte: info.flop_per_byte(),
+            gflop_per_s: info.gflop_per_s(),
+            above_roof: false,
+        });
+        infos.push(info);
+    };
+    if let (Some(af), Some(ab)) = (ask_flops, row.ask_bytes.filter(|b| *b > 0.0)) {
+        push(
+            Level::Asked,
+            af,
+            ab,
+            Some("bytes and FLOPs hand-counted".into()),
+        );
+    }
+    if let Some(flops) = flops {
+        for (level, bytes) in [
+            (Level::Dram, row.dram_bytes),
+            (Level::L2, row.l2_bytes),
+            (Level::L1, row.l1_bytes),
+        ] {
+            if let Some(b) = bytes.filter(|b| *b > 0.0) {
+                push(level, flops, b, note.clone());
+            }
+        }
+    }
+    if points.is_empty() {
+        return Err(format!(
+            "{}: no {} FLOPs (counted or hand-counted), so no point at this precision",
+            fig.name,
+            precision_name(precision)
+        ));
+    }
+    Ok((points, infos))
+}
+
+fn add_run(
+    model: &mut RooflineModel,
+    run: &RunView,
+    run_index: usize,
+    kernels: &[usize],
+    selected: &[KernelRef],
+    precision: Precision,
+    marker_run: usize,
+) {
+    for &k in kernels {
+        let Some(fig) = run.kernels.get(k) else {
+            continue;
+        };
+        match kernel_points(run, run_index, fig, precision) {
+            Ok((points, infos)) => {
+                let r = KernelRef {
+                    run: run_index,
+                    kernel: k,
+                };
+                model.chart.series.push(KernelSeries {
+                    label: fig.short.clone(),
+                    color: model.refs.len(),
+                    run: marker_run,
+                    selected: selected.contains(&r),
+                    points,
+                });
+                model.infos.push(infos);
+                model.refs.push(r);
+            }
+            Err(note) => model.notes.push(note),
+        }
+    }
+}
+
+fn finish(model: &mut RooflineModel, title: String, precision: Precision, runs: &[&RunView]) {
+    model.analytic = runs.iter().all(|r| !r.has_counters());
+    let time = if runs
+        .iter()
+        .flat_map(|r| r.kernels.iter())
+        .any(|k| k.row.time_source == Some(TimeSource::NcuDuration))
+    {
+        "time: event median where timed, else ncu duration"
+    } else {
+        "time: CUDA event median"
+    };
+    let kind = if model.analytic {
+        "analytic: event time and hand-counted bytes and FLOPs (no counters)"
+    } else {
+        "bytes and FLOPs from ncu counters"
+    };
+    model.chart.title = title;
+    model.chart.subtitle = format!("{}, {kind}, {time}", precision_name(precision));
+    let flagged = model.chart.flag_points_above_roofs();
+    if flagged > 0 {
+        for (series, infos) in model.chart.series.iter().zip(&model.infos) {
+            for (p, info) in series.points.iter().zip(infos) {
+                if p.above_roof {
+                    model.notes.push(format!(
+                        "{} ({} point): above the roof at its intensity; a count or the time \
+                         is wrong (often hand-counted bytes that caches served)",
+                        info.name,
+                        info.level.label()
+                    ));
+                }
+            }
+        }
+    }
+    if precision != Precision::Fp32 {
+        model.notes.push(format!(
+            "The data has no {} compute peak: only bandwidth roofs are drawn.",
+            precision_name(precision)
+        ));
+    }
+}
+
+/// The roofline of one run, every kernel, with `selected` emphasised.
+pub fn run_roofline(
+    ws: &Workspace,
+    run_index: usize,
+    selected: Option<KernelRef>,
+    precision: Precision,
+) -> RooflineModel {
+    let mut model = RooflineModel::default();
+    let Some(run) = ws.runs.get(run_index) else {
+        return model;
+    };
+    model.chart.roofs = roofs(&run.run.artifact, precision);
+    let all: Vec<usize> = (0..run.kernels.len()).collect();
+    let sel: Vec<KernelRef> = selected.into_iter().collect();
+    add_run(&mut model, run, run_index, &all, &sel, precision, 0);
+    let device = run.run.artifact.device.as_ref().map(|d| d.name.clone());
+    let title = match device {
+        Some(d) => format!("{} on {d}", run.run.name),
+        None => run.run.name.clone(),
+    };
+    finish(&mut model, title, precision, &[run]);
+    model
+}
+
+/// A comparison roofline. Two runs: every kernel of both, same-named kernels joined
+/// before → after. One run: the two kernels, joined.
+pub fn compare_roofline(
+    ws: &Workspace,
+    a: KernelRef,
+    b: KernelRef,
+    precision: Precision,
+) -> RooflineModel {
+    let mut model = RooflineModel::default();
+    let (Some(ra), Some(rb)) = (ws.runs.get(a.run), ws.runs.get(b.run)) else {
+        return model;
+    };
+    model.chart.roofs = roofs(&ra.run.artifact, precision);
+    let sel = [a, b];
+    if a.run == b.run {
+        add_run(
+            &mut model,
+            ra,
+            a.run,
+            &[a.kernel, b.kernel],
+            &sel,
+            precision,
+            0,
+        );
+    } else {
+        if ra.run.artifact.device != rb.run.artifact.device {
+            for mut roof in roofs(&rb.run.artifact, precision) {
+                roof.label = format!("{} (second run)", roof.label);
+                model.chart.roofs.push(roof);
+            }
+        }
+        let ka: Vec<usize> = (0..ra.kernels.len()).collect();
+        let kb: Vec<usize> = (0..rb.kernels.len()).collect();
+        add_run(&mut model, ra, a.run, &ka, &sel, precision, 0);
+        add_run(&mut model, rb, b.run, &kb, &sel, precision, 1);
+    }
+    // Join each kernel of the first run to the same-named one of the second (or the pair).
+    for (i, ri) in model.refs.iter().enumerate() {
+        if ri.run != a.run {
+            continue;
+        }
+        let name = ws.kernel(*ri).map(|(_, f)| f.name.clone());
+        for (j, rj) in model.refs.iter().enumerate() {
+            let other = ws.kernel(*rj).map(|(_, f)| f.name.clone());
+            let pair = a.run == b.run && *ri == a && *rj == b;
+            let same = a.run != b.run && rj.run == b.run && other == name;
+            if pair || same {
+                model.chart.links.push(SeriesLink { from: i, to: j });
+            }
+        }
+    }
+    let title = if a.run == b.run {
+        format!("{}: two kernels", ra.run.name)
+    } else {
+        format!("{} (circles) vs {} (triangles)", ra.run.name, rb.run.name)
+    };
+    let runs: Vec<&RunView> = if a.run == b.run {
+        vec![ra]
+    } else {
+        vec![ra, rb]
+    };
+    finish(&mut model, title, precision, &runs);
+    model
+}
+
+/// Quotes a CSV field when it needs it.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+impl RooflineModel {
+    /// The chart's data as CSV: one line per point, raw numbers.
+    pub fn to_csv(&self, precision: Precision) -> String {
+        let mut out = String::from(
+            "run,kernel,level,precision,flops,bytes,time_ms,flop_per_byte,gflop_per_s,above_roof\n",
+        );
+        for (series, infos) in self.chart.series.iter().zip(&self.infos) {
+            for (p, info) in series.points.iter().zip(infos) {
+                out.push_str(&format!(
+                    "{},{},{},{},{},{},{},{},{},{}\n",
+                    csv_field(&info.run_name),
+                    csv_field(&info.name),
+                    info.level.label(),
+                    precision_slug(precision),
+                    info.flops,
+                    info.bytes,
+                    info.time_ms,
+                    p.flop_per_byte,
+                    p.gflop_per_s,
+                    p.above_roof
+                ));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::load::{load_batch, InputFile};
+    use shared::artifact::{AskedWork, Check, Timing};
+
+    fn fixture_ws() -> Workspace {
+        fixture_named("probe_full_raw.csv")
+    }
+
+    fn fixture_named(name: &str) -> Workspace {
+        let path = format!(
+            "{}/../tests/fixtures/ncu-h200/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let (runs, errors) = load_batch(vec![InputFile {
+            name: "raw.csv".into(),
+            text,
+        }]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        ws
+    }
+
+    #[test]
+    fn measured_points_use_the_table_numbers() {
+        let ws = fixture_ws();
+        let model = run_roofline(&ws, 0, None, Precision::Fp32);
+        assert!(!model.analytic);
+        let run = &ws.runs[0];
+        for (series, (infos, r)) in model
+            .chart
+            .series
+            .iter()
+            .zip(model.infos.iter().zip(&model.refs))
+        {
+            let row = &run.kernels[r.kernel].row;
+            for (p, info) in series.points.iter().zip(infos) {
+                assert_eq!(Some(info.time_ms), row.time_ms);
+                if info.level == Level::Dram {
+                    assert_eq!(Some(info.bytes), row.dram_bytes);
+                    let want = row.gflops.unwrap_or_default();
+                    assert!(
+                        (p.gflop_per_s - want).abs() <= 1e-9 * want.max(1.0),
+                        "{p:?} vs {want}"
+                    );
+                }
+            }
+        }
+        let csv = model.to_csv(Precision::Fp32);
+        assert!(csv.starts_with("run,kernel,level"));
+    }
+
+    #[test]
+    fn without_counters_the_roofline_is_analytic() {
+        let mut ws = fixture_ws();
+        let mut run = ws.runs[0].run.clone();
+        for k in &mut run.artifact.kernels {
+            k.cold = None;
+            k.asked = Some(AskedWork {
+                bytes: 12.0 * 1024.0,
+                flops: 1024.0,
+                precision: Precision::Fp32,
+                formula: "3 x n x 4".into(),
+            });
+            k.timing = Some(Timing {
+                warmups: 3,
+                min_ms: 0.001,
+                median_ms: 0.002,
+                max_ms: 0.003,
+                samples_ms: vec![0.002],
+            });
+        }
+        ws.runs.clear();
+        ws.add(vec![run]);
+        let model = run_roofline(&ws, 0, None, Precision::Fp32);
+        assert!(model.analytic);
+        assert!(model.chart.subtitle.contains("analytic"));
+        assert!(model
+            .chart
+            .series
+            .iter()
+            .all(|s| s.points.iter().all(|p| p.level == Level::Asked)));
+        assert!(!model.chart.series.is_empty());
+    }
+
+    #[test]
+    fn a_failed_check_gets_no_point() {
+        let mut ws = fixture_ws();
+        let mut run = ws.runs[0].run.clone();
+        run.artifact.kernels[0].check = Some(Check {
+            passed: false,
+            detail: "max error 3.0".into(),
+            max_abs_error: Some(3.0),
+        });
+        ws.runs.clear();
+        ws.add(vec![run]);
+        let model = run_roofline(&ws, 0, None, Precision::Fp32);
+        assert!(model.refs.iter().all(|r| r.kernel != 0));
+        assert!(model
+            .notes
+            .iter()
+            .any(|n| n.contains("failed its CPU reference check")));
+    }
+
+    #[test]
+    fn two_runs_join_same_named_kernels() {
+        let mut ws = fixture_named("probe_metrics_raw_with_stdout.csv");
+        let again = ws.runs[0].run.clone();
+        ws.add(vec![again]);
+        let a = KernelRef { run: 0, kernel: 1 };
+        let b = KernelRef { run: 1, kernel: 1 };
+        let model = compare_roofline(&ws, a, b, Precision::Fp32);
+        assert!(!model.chart.links.is_empty(), "{:?}", model.notes);
+        for link in &model.chart.links {
+            let (from, to) = (model.refs[link.from], model.refs[link.to]);
+            assert_eq!((from.run, to.run), (0, 1));
+            assert_eq!(from.kernel, to.kernel);
+        }
+        assert!(model.chart.series.iter().any(|s| s.run == 1));
+    }
+
+    #[test]
+    fn csv_fields_are_quoted() {
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+}

@@ -1,0 +1,304 @@
+//! The view state (which runs, which view, which kernel, which precision, what is compared)
+//! and its round trip through the page's query string, so a link reopens the same view.
+//!
+//! Only runs fetched by path (`src`) can be reopened by a link; files picked from disk stay
+//! in the page and are never sent anywhere.
+
+use shared::artifact::Precision;
+
+/// The views, one per tab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum View {
+    /// Device, ceilings, ridge points, provenance, warnings.
+    #[default]
+    Overview,
+    /// The roofline chart.
+    Roofline,
+    /// Speed-of-Light table with verdicts.
+    Sol,
+    /// Memory chart of the selected kernel.
+    Memory,
+    /// Asked vs measured bytes table.
+    Bytes,
+    /// Occupancy table.
+    Occupancy,
+    /// Event time vs ncu duration.
+    Timing,
+    /// Every raw metric of the selected kernel, searchable.
+    Metrics,
+    /// Two kernels or two runs side by side.
+    Compare,
+}
+
+impl View {
+    /// Every view, in tab order.
+    pub const ALL: [View; 9] = [
+        View::Overview,
+        View::Roofline,
+        View::Sol,
+        View::Memory,
+        View::Bytes,
+        View::Occupancy,
+        View::Timing,
+        View::Metrics,
+        View::Compare,
+    ];
+
+    /// The name used in the URL and in element ids.
+    pub fn slug(self) -> &'static str {
+        match self {
+            View::Overview => "overview",
+            View::Roofline => "roofline",
+            View::Sol => "sol",
+            View::Memory => "memory",
+            View::Bytes => "bytes",
+            View::Occupancy => "occupancy",
+            View::Timing => "timing",
+            View::Metrics => "metrics",
+            View::Compare => "compare",
+        }
+    }
+
+    /// The tab label.
+    pub fn title(self) -> &'static str {
+        match self {
+            View::Overview => "Overview",
+            View::Roofline => "Roofline",
+            View::Sol => "Speed of Light",
+            View::Memory => "Memory chart",
+            View::Bytes => "Bytes table",
+            View::Occupancy => "Occupancy",
+            View::Timing => "Timing",
+            View::Metrics => "Raw metrics",
+            View::Compare => "Compare",
+        }
+    }
+
+    /// The view named `slug`, if any.
+    pub fn from_slug(slug: &str) -> Option<View> {
+        View::ALL.into_iter().find(|v| v.slug() == slug)
+    }
+}
+
+/// A kernel of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelRef {
+    /// Index of the run in load order.
+    pub run: usize,
+    /// Index of the kernel in that run's artifact.
+    pub kernel: usize,
+}
+
+/// Everything the URL keeps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewState {
+    /// Paths of runs fetched by URL, in load order.
+    pub sources: Vec<String>,
+    /// The current tab.
+    pub view: View,
+    /// The selected kernel.
+    pub selected: Option<KernelRef>,
+    /// The kernel compared with the selected one, in the compare view.
+    pub compare: Option<KernelRef>,
+    /// FLOP precision of the roofline.
+    pub precision: Precision,
+}
+
+impl Default for ViewState {
+    fn default() -> Self {
+        ViewState {
+            sources: Vec::new(),
+            view: View::Overview,
+            selected: None,
+            compare: None,
+            precision: Precision::Fp32,
+        }
+    }
+}
+
+/// The URL name of a precision.
+pub fn precision_slug(p: Precision) -> &'static str {
+    match p {
+        Precision::Fp16 => "fp16",
+        Precision::Fp32 => "fp32",
+        Precision::Fp64 => "fp64",
+    }
+}
+
+fn parse_precision(s: &str) -> Option<Precision> {
+    match s {
+        "fp16" => Some(Precision::Fp16),
+        "fp32" => Some(Precision::Fp32),
+        "fp64" => Some(Precision::Fp64),
+        _ => None,
+    }
+}
+
+fn parse_ref(s: &str) -> Option<KernelRef> {
+    let (run, kernel) = s.split_once('.')?;
+    Some(KernelRef {
+        run: run.parse().ok()?,
+        kernel: kernel.parse().ok()?,
+    })
+}
+
+/// Whether `src` is a path on the page's own site: relative, no scheme, no `//` host, no
+/// way up out of the site (the page's Content-Security-Policy enforces the same).
+pub fn is_local_path(src: &str) -> bool {
+    !src.is_empty()
+        && !src.contains(':')
+        && !src.starts_with('/')
+        && !src.starts_with('\\')
+        && !src.split(['/', '\\']).any(|part| part == "..")
+}
+
+impl ViewState {
+    /// Reads a query string (with or without the leading `?`). Unknown keys and bad values
+    /// are ignored, so an old or hand-edited link still opens.
+    pub fn from_query(query: &str) -> ViewState {
+        let mut state = ViewState::default();
+        for (key, value) in parse_query(query) {
+            match key.as_str() {
+                "src" => state
+                    .sources
+                    .extend(value.split(',').filter(|s| !s.is_empty()).map(String::from)),
+                "view" => state.view = View::from_slug(&value).unwrap_or(state.view),
+                "kernel" => state.selected = parse_ref(&value).or(state.selected),
+                "cmp" => state.compare = parse_ref(&value).or(state.compare),
+                "prec" => state.precision = parse_precision(&value).unwrap_or(state.precision),
+                _ => {}
+            }
+        }
+        state
+    }
+
+    /// The query string (with a leading `?`) that reopens this view.
+    pub fn to_query(&self) -> String {
+        let mut parts = Vec::new();
+        for src in &self.sources {
+            parts.push(format!("src={}", encode(src)));
+        }
+        parts.push(format!("view={}", self.view.slug()));
+        if let Some(k) = self.selected {
+            parts.push(format!("kernel={}.{}", k.run, k.kernel));
+        }
+        if let Some(k) = self.compare {
+            parts.push(format!("cmp={}.{}", k.run, k.kernel));
+        }
+        if self.precision != Precision::Fp32 {
+            parts.push(format!("prec={}", precision_slug(self.precision)));
+        }
+        format!("?{}", parts.join("&"))
+    }
+}
+
+/// Splits a query string into decoded key/value pairs.
+pub fn parse_query(query: &str) -> Vec<(String, String)> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+/// Percent-encodes everything but unreserved characters and `/`.
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
+                out.push(char::from(b))
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Decodes percent escapes and `+` (as a space); invalid escapes are kept as written.
+pub fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(v) => {
+                        out.push(v);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b'+' => out.push(b' '),
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_round_trip() {
+        let state = ViewState {
+            sources: vec!["samples/h200.json".into(), "samples/with space.json".into()],
+            view: View::Roofline,
+            selected: Some(KernelRef { run: 0, kernel: 3 }),
+            compare: Some(KernelRef { run: 1, kernel: 3 }),
+            precision: Precision::Fp64,
+        };
+        let q = state.to_query();
+        assert_eq!(
+            q,
+            "?src=samples/h200.json&src=samples/with%20space.json&view=roofline&kernel=0.3&cmp=1.3&prec=fp64"
+        );
+        assert_eq!(ViewState::from_query(&q), state);
+    }
+
+    #[test]
+    fn bad_values_fall_back_to_defaults() {
+        let s = ViewState::from_query("?view=nope&kernel=x.1&prec=fp8&src=samples/h200.json&zzz");
+        assert_eq!(s.view, View::Overview);
+        assert_eq!(s.selected, None);
+        assert_eq!(s.precision, Precision::Fp32);
+        assert_eq!(s.sources, vec!["samples/h200.json".to_string()]);
+    }
+
+    #[test]
+    fn only_same_site_paths_are_fetched() {
+        for ok in ["samples/h200.json", "a.json", "samples/x%20y.json"] {
+            assert!(is_local_path(ok), "{ok}");
+        }
+        for bad in [
+            "https://evil.example/a.json",
+            "//evil.example/a.json",
+            "/etc/passwd",
+            "../secret.json",
+            "samples/../../x",
+            "javascript:alert(1)",
+            "",
+        ] {
+            assert!(!is_local_path(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn percent_decoding_is_lenient() {
+        assert_eq!(decode("a%2Fb+c%zz%"), "a/b c%zz%");
+        assert_eq!(encode("<img>"), "%3Cimg%3E");
+    }
+}
