@@ -38,7 +38,7 @@ pub enum ArtifactError {
 /// (see [`crate::ncu::Warning`]).
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum NcuError {
-    /// The input has no bytes, or only whitespace and program output.
+    /// The input has no bytes, or only whitespace.
     #[error("empty file: no Nsight Compute CSV header found")]
     Empty,
     /// The input is not text.
@@ -50,8 +50,9 @@ pub enum NcuError {
     /// No line looks like an ncu CSV header.
     #[error(
         "line {line}: not an Nsight Compute CSV export: expected a header with \"ID\" and \
-         \"Kernel Name\" columns (ncu --csv --page raw or --page details), or a \
-         \"name [unit],value\" export from the Nsight Compute GUI; found {found:?}"
+         \"Kernel Name\" columns (ncu --csv --page raw or --page details), or the \
+         Nsight Compute GUI's two-column \"name [unit],value\" export starting with an \"ID\" \
+         line; found {found:?}"
     )]
     NotAnExport {
         /// 1-based line inspected.
@@ -72,6 +73,15 @@ pub enum NcuError {
     NoRows {
         /// 1-based line of the header.
         line: u64,
+    },
+    /// ncu printed an error (`==ERROR==`) and no CSV header followed: the profile failed
+    /// (for example ERR_NVGPUCTRPERM, no access to the counters).
+    #[error("line {line}: Nsight Compute reported an error and wrote no export: {message}")]
+    Profiler {
+        /// 1-based line of the first `==ERROR==` message.
+        line: u64,
+        /// That message.
+        message: String,
     },
     /// Reading from the underlying source failed.
     #[error("read error: {0}")]

@@ -6,8 +6,29 @@
 //! `==PROF==` lines around the CSV are skipped. A file that is not an export is an
 //! [`NcuError`]; a partly broken one loads what is valid and lists the rest as [`Warning`]s.
 
+use std::collections::HashMap;
+
 use crate::artifact::LaunchCounters;
 use crate::error::NcuError;
+
+mod details;
+mod gui;
+pub mod ident;
+mod lines;
+mod raw;
+mod rows;
+pub mod sections;
+pub mod units;
+pub mod value;
+
+#[cfg(test)]
+mod tests;
+
+pub use sections::{is_known_section, KNOWN_SECTION_IDS, KNOWN_SECTION_NAMES};
+pub use units::{normalize_unit, UnitScale};
+
+/// Read buffer of the CSV parser; raw-page rows of a full set are tens of kilobytes.
+const PARSER_BUFFER_BYTES: usize = 256 * 1024;
 
 /// Which page of an export was read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,35 +71,87 @@ pub struct Export {
     pub warnings: Vec<Warning>,
 }
 
-/// Reads one export from `input`.
+/// Reads one export from `input`, streaming it row by row.
+///
+/// Recognizes the page from its header: `--page raw`, `--page details` (comma or semicolon
+/// separated) or the GUI's two-column export. Lines around the CSV that are not part of it
+/// (program output, `==PROF==` messages) are skipped with one warning; rows that cannot be
+/// read (a truncated last row, a row of the wrong width) are skipped with a warning naming
+/// their line. Numbers are converted to base units (see [`units`]).
+///
+/// # Errors
+///
+/// [`NcuError::Empty`] for an empty or blank input, [`NcuError::Binary`] for non-text data,
+/// [`NcuError::Profiler`] when ncu printed an error instead of an export,
+/// [`NcuError::NotAnExport`] when no header is found, [`NcuError::NoRows`] when a header has
+/// no complete row after it, and [`NcuError::Io`] when reading fails.
 pub fn read_export<R: std::io::Read>(input: R) -> Result<Export, NcuError> {
-    let _ = input;
-    Err(NcuError::Empty)
+    let (filter, header) = lines::LineFilter::open(input)?;
+    let mut parser = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(header.delimiter)
+        .buffer_capacity(PARSER_BUFFER_BYTES)
+        .from_reader(filter);
+    let mut warnings = rows::Warnings::default();
+    let launches = match header.page {
+        Page::Raw => raw::read(&mut parser, &header, &mut warnings)?,
+        Page::Details => details::read(&mut parser, &header, &mut warnings)?,
+        Page::GuiRaw => gui::read(&mut parser, &header, &mut warnings)?,
+    };
+    if launches.is_empty() {
+        return Err(NcuError::NoRows { line: header.line });
+    }
+    if let Some(skipped) = parser.get_ref().skipped_warning() {
+        warnings.push(skipped.line, skipped.message);
+    }
+    Ok(Export {
+        page: header.page,
+        launches,
+        warnings: warnings.finish(),
+    })
 }
 
 /// Joins the launches of several exports of the same run (a raw and a details page, say):
 /// launches with the same process ID and launch ID become one, keeping first-seen order.
+///
+/// Metrics of a later export replace those of the same name; section rows and rules are
+/// appended. Linear in the number of launches.
 pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
     let mut launches: Vec<LaunchCounters> = Vec::new();
+    let mut index: HashMap<(Option<u64>, u64), usize> = HashMap::new();
     let mut warnings = Vec::new();
     for export in exports {
         warnings.extend(export.warnings);
         for launch in export.launches {
-            match launches
-                .iter_mut()
-                .find(|l| l.id == launch.id && l.process_id == launch.process_id)
-            {
-                Some(existing) => {
-                    existing.metrics.extend(launch.metrics);
-                    existing.sections.extend(launch.sections);
-                    existing.rules.extend(launch.rules);
-                    if existing.demangled.is_none() {
-                        existing.demangled = launch.demangled;
-                    }
+            let key = (launch.process_id, launch.id);
+            match index.get(&key).and_then(|&i| launches.get_mut(i)) {
+                Some(existing) => merge_into(existing, launch),
+                None => {
+                    index.insert(key, launches.len());
+                    launches.push(launch);
                 }
-                None => launches.push(launch),
             }
         }
     }
     (launches, warnings)
+}
+
+/// Adds `other`'s measurements to `existing` and fills identity fields it lacks.
+fn merge_into(existing: &mut LaunchCounters, other: LaunchCounters) {
+    existing.metrics.extend(other.metrics);
+    existing.sections.extend(other.sections);
+    existing.rules.extend(other.rules);
+    if existing.function.is_empty() {
+        existing.function = other.function;
+    }
+    existing.demangled = existing.demangled.take().or(other.demangled);
+    existing.process_name = existing.process_name.take().or(other.process_name);
+    existing.host = existing.host.take().or(other.host);
+    existing.device = existing.device.or(other.device);
+    existing.cc = existing.cc.take().or(other.cc);
+    existing.context = existing.context.or(other.context);
+    existing.stream = existing.stream.or(other.stream);
+    existing.grid = existing.grid.or(other.grid);
+    existing.block = existing.block.or(other.block);
 }

@@ -1,0 +1,410 @@
+//! The line-level front of the reader: recognizes what the input is, then feeds the CSV
+//! parser only the lines that belong to the export.
+//!
+//! [`LineFilter::open`] looks at the first kilobyte for binary data, strips a UTF-8
+//! byte-order mark, skips program output and `==PROF==` lines, and finds the header: an ncu
+//! CLI header (`"ID",...,"Kernel Name",...`, comma or semicolon separated) or the first line
+//! of the GUI's two-column export (`ID,<value>`). After that the filter is an
+//! [`std::io::Read`] that hands the CSV parser the export's lines and drops the rest, so the
+//! file streams through once and is never held whole. It remembers how many lines it
+//! dropped before each handed line, so a row's position in the filtered stream maps back to
+//! its 1-based line in the original input. It also tracks whether the input ended inside a
+//! quoted field, which is how a row cut off by a truncated file is recognized.
+
+use std::io::{self, BufRead, BufReader, Chain, Cursor, Read};
+
+use crate::error::NcuError;
+
+use super::{Page, Warning};
+
+/// How many leading bytes are checked for binary data.
+const SNIFF_BYTES: usize = 1024;
+/// Read buffer of the underlying input.
+const BUFFER_BYTES: usize = 256 * 1024;
+/// The UTF-8 byte-order mark the GUI writes first.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// How much of a line an error or warning quotes.
+const QUOTE_CHARS: usize = 80;
+
+/// Which lines belong to the export once the header is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// ncu CLI pages: every row starts with a double quote; anything else is program
+    /// output or an ncu message.
+    Cli,
+    /// The GUI's two-column export: every non-blank line except ncu messages.
+    Gui,
+}
+
+/// What the header says about the export.
+#[derive(Clone, Debug)]
+pub(crate) struct Header {
+    /// Which page the export is.
+    pub page: Page,
+    /// Field delimiter, `,` or `;`.
+    pub delimiter: u8,
+    /// 1-based line of the header (for the GUI, of its first field line).
+    pub line: u64,
+    /// Column names of a CLI header; empty for the GUI export, whose first line is data.
+    pub fields: Vec<String>,
+}
+
+/// A reader over the export's own lines; see the module documentation.
+pub(crate) struct LineFilter<R: Read> {
+    inner: BufReader<Chain<Cursor<Vec<u8>>, R>>,
+    /// The current line, as read (with its terminator).
+    line: Vec<u8>,
+    /// How much of `line` was handed to the parser.
+    pos: usize,
+    /// 1-based number of the last line read from the input.
+    line_no: u64,
+    /// Lines handed to the parser so far.
+    handed: u64,
+    /// Whether the handed lines so far end inside a quoted field.
+    in_quote: bool,
+    /// `(handed line, original line)` at every point where the two numberings shift.
+    map: Vec<(u64, u64)>,
+    /// Lines dropped as not part of the export.
+    skipped: u64,
+    /// The first dropped line: number and start of its text.
+    first_skipped: Option<(u64, String)>,
+    mode: Mode,
+    /// Set at the end of input: whether it ended inside a quoted field.
+    eof_in_quote: bool,
+}
+
+/// The start of a line as text, for messages.
+fn quote(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line.trim_ascii());
+    match text.char_indices().nth(QUOTE_CHARS) {
+        Some((cut, _)) => format!("{}...", text.get(..cut).unwrap_or_default()),
+        None => text.into_owned(),
+    }
+}
+
+/// Finds binary data in the first bytes: a NUL byte or invalid UTF-8. Returns its line.
+fn binary_line(prefix: &[u8]) -> Option<u64> {
+    let nul = prefix.iter().position(|&b| b == 0);
+    let invalid = match std::str::from_utf8(prefix) {
+        Ok(_) => None,
+        // A character cut by the end of the sniffed block is not an error.
+        Err(e) if e.error_len().is_none() => None,
+        Err(e) => Some(e.valid_up_to()),
+    };
+    let at = match (nul, invalid) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => return None,
+    };
+    let before = prefix.get(..at).unwrap_or_default();
+    Some(1 + before.iter().filter(|&&b| b == b'\n').count() as u64)
+}
+
+/// The first `,` or `;` outside quotes decides the delimiter; a comma by default.
+fn detect_delimiter(line: &[u8]) -> u8 {
+    let mut in_quote = false;
+    for &b in line {
+        match b {
+            b'"' => in_quote = !in_quote,
+            b',' | b';' if !in_quote => return b,
+            _ => {}
+        }
+    }
+    b','
+}
+
+/// Splits one line into trimmed fields with a throwaway CSV parser (used on a few lines).
+fn split_fields(line: &[u8], delimiter: u8) -> Vec<String> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(line);
+    let mut record = csv::ByteRecord::new();
+    match rdr.read_byte_record(&mut record) {
+        Ok(true) => record
+            .iter()
+            .map(|f| String::from_utf8_lossy(f.trim_ascii()).into_owned())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The page of an ncu CLI header, if `fields` is one.
+fn cli_page(fields: &[String]) -> Option<Page> {
+    let has = |name: &str| fields.iter().any(|f| f == name);
+    if fields.first().map(String::as_str) != Some("ID") || !has("Kernel Name") {
+        return None;
+    }
+    if has("Metric Name") {
+        // The details page; a summary page (Minimum/Maximum/Average) is not read.
+        return (has("Section Name") && has("Metric Value")).then_some(Page::Details);
+    }
+    Some(Page::Raw)
+}
+
+impl<R: Read> LineFilter<R> {
+    /// Checks the input, skips to the header and returns the filter positioned after it
+    /// (for the GUI export, at its first line, which is data).
+    pub(crate) fn open(mut input: R) -> Result<(Self, Header), NcuError> {
+        let mut prefix = vec![0u8; SNIFF_BYTES];
+        let mut filled = 0;
+        while let Some(free) = prefix.get_mut(filled..).filter(|f| !f.is_empty()) {
+            match input.read(free) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(NcuError::Io(e.to_string())),
+            }
+        }
+        prefix.truncate(filled);
+        if let Some(line) = binary_line(&prefix) {
+            return Err(NcuError::Binary { line });
+        }
+        let mut filter = LineFilter {
+            inner: BufReader::with_capacity(BUFFER_BYTES, Cursor::new(prefix).chain(input)),
+            line: Vec::new(),
+            pos: 0,
+            line_no: 0,
+            handed: 0,
+            in_quote: false,
+            map: Vec::new(),
+            skipped: 0,
+            first_skipped: None,
+            mode: Mode::Cli,
+            eof_in_quote: false,
+        };
+        let header = filter.find_header()?;
+        Ok((filter, header))
+    }
+
+    /// Reads lines until the header; see [`LineFilter::open`].
+    fn find_header(&mut self) -> Result<Header, NcuError> {
+        let mut seen_content = false;
+        let mut first_other: Option<(u64, String)> = None;
+        let mut first_error: Option<(u64, String)> = None;
+        while self.next_line().map_err(|e| NcuError::Io(e.to_string()))? {
+            let text = self.line.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            let delimiter = detect_delimiter(text);
+            let is_message = text.starts_with(b"==");
+            if !is_message && (text.first() == Some(&b'"') || !seen_content) {
+                let fields = split_fields(text, delimiter);
+                if let Some(page) = cli_page(&fields) {
+                    // The header itself is not handed on: the caller has its fields.
+                    self.pos = self.line.len();
+                    self.mode = Mode::Cli;
+                    return Ok(Header {
+                        page,
+                        delimiter,
+                        line: self.line_no,
+                        fields,
+                    });
+                }
+                if !seen_content
+                    && fields.len() == 2
+                    && fields.first().map(String::as_str) == Some("ID")
+                {
+                    self.mode = Mode::Gui;
+                    self.hand_line();
+                    return Ok(Header {
+                        page: Page::GuiRaw,
+                        delimiter,
+                        line: self.line_no,
+                        fields: Vec::new(),
+                    });
+                }
+            }
+            seen_content = true;
+            if !is_message {
+                first_other.get_or_insert_with(|| (self.line_no, quote(text)));
+            } else if text.starts_with(b"==ERROR==") {
+                first_error.get_or_insert_with(|| (self.line_no, quote(text)));
+            }
+            self.note_skipped();
+        }
+        if let Some((line, message)) = first_error {
+            return Err(NcuError::Profiler { line, message });
+        }
+        match first_other.or_else(|| self.first_skipped.clone()) {
+            Some((line, found)) => Err(NcuError::NotAnExport { line, found }),
+            None => Err(NcuError::Empty),
+        }
+    }
+
+    /// Reads the next line of the input into `line`; false at the end.
+    fn next_line(&mut self) -> io::Result<bool> {
+        self.line.clear();
+        self.pos = 0;
+        if self.inner.read_until(b'\n', &mut self.line)? == 0 {
+            return Ok(false);
+        }
+        self.line_no += 1;
+        if self.line_no == 1 && self.line.starts_with(BOM) {
+            self.line.drain(..BOM.len());
+        }
+        // CRLF becomes LF: the csv crate numbers the lines of CRLF records one too low.
+        if self.line.ends_with(b"\r\n") {
+            self.line.truncate(self.line.len() - 2);
+            self.line.push(b'\n');
+        }
+        Ok(true)
+    }
+
+    /// Counts the current line as dropped.
+    fn note_skipped(&mut self) {
+        self.skipped += 1;
+        if self.first_skipped.is_none() {
+            self.first_skipped = Some((self.line_no, quote(&self.line)));
+        }
+    }
+
+    /// Makes the current line the next one the parser sees.
+    fn hand_line(&mut self) {
+        self.handed += 1;
+        let shifted = match self.map.last() {
+            Some(&(handed, original)) => original - handed != self.line_no - self.handed,
+            None => true,
+        };
+        if shifted {
+            self.map.push((self.handed, self.line_no));
+        }
+        if self.line.iter().filter(|&&b| b == b'"').count() % 2 == 1 {
+            self.in_quote = !self.in_quote;
+        }
+    }
+
+    /// Moves to the next line that belongs to the export; false at the end of input.
+    fn next_export_line(&mut self) -> io::Result<bool> {
+        loop {
+            if !self.next_line()? {
+                self.eof_in_quote = self.in_quote;
+                return Ok(false);
+            }
+            if !self.in_quote {
+                let text = self.line.trim_ascii_start();
+                if text.is_empty() {
+                    continue;
+                }
+                let belongs = match self.mode {
+                    Mode::Cli => self.line.first() == Some(&b'"'),
+                    Mode::Gui => !text.starts_with(b"=="),
+                };
+                if !belongs {
+                    self.note_skipped();
+                    continue;
+                }
+            }
+            self.hand_line();
+            return Ok(true);
+        }
+    }
+
+    /// The 1-based input line of the parser's 1-based line `handed`.
+    pub(crate) fn original_line(&self, handed: u64) -> u64 {
+        let at = self.map.partition_point(|&(h, _)| h <= handed);
+        match at.checked_sub(1).and_then(|i| self.map.get(i)) {
+            Some(&(h, original)) => original + (handed - h),
+            None => handed,
+        }
+    }
+
+    /// Whether the input ended inside a quoted field (its last row is cut off). Meaningful
+    /// once the parser has reached the end.
+    pub(crate) fn eof_in_quote(&self) -> bool {
+        self.eof_in_quote
+    }
+
+    /// One warning for all dropped lines, if any were dropped.
+    pub(crate) fn skipped_warning(&self) -> Option<Warning> {
+        let (line, text) = self.first_skipped.as_ref()?;
+        let lines = if self.skipped == 1 { "line" } else { "lines" };
+        Some(Warning {
+            line: Some(*line),
+            message: format!(
+                "skipped {} {lines} that are not part of the export (program output or ncu \
+                 messages); the first: {text:?}",
+                self.skipped
+            ),
+        })
+    }
+}
+
+impl<R: Read> Read for LineFilter<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.line.len() {
+            if !self.next_export_line()? {
+                return Ok(0);
+            }
+        }
+        let rest = self.line.get(self.pos..).unwrap_or_default();
+        let n = rest.len().min(buf.len());
+        if let (Some(to), Some(from)) = (buf.get_mut(..n), rest.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(input: &str) -> (String, LineFilter<&[u8]>, Header) {
+        let (mut filter, header) = LineFilter::open(input.as_bytes()).expect("opens");
+        let mut out = String::new();
+        filter.read_to_string(&mut out).expect("reads");
+        (out, filter, header)
+    }
+
+    #[test]
+    fn drops_program_output_and_maps_lines() {
+        let input = "==PROF== hi\nprogram says\n\"ID\",\"Kernel Name\"\n\"1\",\"k\"\nnoise\n\
+                     \n\"2\",\"k\"\n==PROF== bye\n";
+        let (out, filter, header) = read_all(input);
+        assert_eq!(header.page, Page::Raw);
+        assert_eq!(header.line, 3);
+        assert_eq!(out, "\"1\",\"k\"\n\"2\",\"k\"\n");
+        assert_eq!(filter.original_line(1), 4);
+        assert_eq!(filter.original_line(2), 7);
+        let warning = filter.skipped_warning().expect("a warning");
+        assert_eq!(warning.line, Some(1));
+        assert!(warning.message.contains("skipped 4 lines"), "{warning}");
+    }
+
+    #[test]
+    fn keeps_multi_line_quoted_fields() {
+        let input = "\"ID\",\"Kernel Name\"\n\"1\",\"two\nlines\"\n\"2\",\"k\"\n";
+        let (out, filter, _) = read_all(input);
+        assert_eq!(out, "\"1\",\"two\nlines\"\n\"2\",\"k\"\n");
+        assert_eq!(filter.original_line(3), 4);
+        assert!(!filter.eof_in_quote());
+        assert_eq!(filter.skipped_warning(), None);
+    }
+
+    #[test]
+    fn notices_a_cut_quoted_field() {
+        let (_, filter, _) = read_all("\"ID\",\"Kernel Name\"\n\"1\",\"cut of");
+        assert!(filter.eof_in_quote());
+    }
+
+    #[test]
+    fn detects_semicolons_bom_and_gui() {
+        let (_, _, header) = read_all("\u{feff}\"ID\";\"Kernel Name\";\"x\"\n");
+        assert_eq!((header.page, header.delimiter), (Page::Raw, b';'));
+        let (out, _, header) = read_all("\u{feff}ID,0\nFunction Name,copy\n");
+        assert_eq!((header.page, header.line), (Page::GuiRaw, 1));
+        assert_eq!(out, "ID,0\nFunction Name,copy\n");
+    }
+
+    #[test]
+    fn finds_binary_lines() {
+        assert_eq!(binary_line(b"abc\ndef\0"), Some(2));
+        assert_eq!(binary_line(b"ok\n\xff"), Some(2));
+        assert_eq!(binary_line("caf\u{e9}".as_bytes()), None);
+        assert_eq!(binary_line(&"caf\u{e9}".as_bytes()[..4]), None);
+    }
+}

@@ -1,0 +1,298 @@
+//! Turns one exported cell into a [`MetricValue`] in base units.
+//!
+//! ncu writes numbers with thousands separators inside quotes (`"4,294,976,256"`,
+//! `"3,199,426,981.74"`), writes `n/a`, `no data` or nothing where a metric has no value, and
+//! sometimes `nan`. Everything that is not a number (`PolicySpread`, `(256, 1, 1)`) is kept
+//! as text. A comma is only taken as a thousands separator where it groups digits by three,
+//! so a decimal comma (`3,20`) stays text rather than becoming a wrong number.
+
+use crate::artifact::MetricValue;
+
+use super::units::UnitScale;
+
+/// What one cell held.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// A finite number, already converted to the base unit.
+    Number(f64),
+    /// `n/a`, `no data` or an empty cell.
+    Missing,
+    /// A number that is not finite (`nan`, `inf`, or an overflow after scaling).
+    NonFinite,
+    /// Anything else, kept as text.
+    Text,
+}
+
+/// Longest number text the fast path handles; longer cells are text.
+const MAX_NUMBER_LEN: usize = 64;
+
+/// A small stack buffer for a number with its separators removed.
+struct NumBuf {
+    bytes: [u8; MAX_NUMBER_LEN + 16],
+    len: usize,
+}
+
+impl NumBuf {
+    fn new() -> Self {
+        NumBuf {
+            bytes: [0; MAX_NUMBER_LEN + 16],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, b: u8) -> Option<()> {
+        let slot = self.bytes.get_mut(self.len)?;
+        *slot = b;
+        self.len += 1;
+        Some(())
+    }
+
+    fn push_i32(&mut self, v: i32) -> Option<()> {
+        if v < 0 {
+            self.push(b'-')?;
+        }
+        let mut digits = [0u8; 10];
+        let mut n = v.unsigned_abs();
+        let mut count = 0;
+        loop {
+            *digits.get_mut(count)? = b'0' + (n % 10) as u8;
+            count += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for i in (0..count).rev() {
+            self.push(*digits.get(i)?)?;
+        }
+        Some(())
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(self.bytes.get(..self.len)?).ok()
+    }
+}
+
+/// Parses a number with optional thousands separators, shifting it by `exp10` powers of
+/// ten. Returns `None` for anything that is not such a number (text, `nan`, empty).
+pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
+    let text = text.trim_ascii();
+    if text.is_empty() || text.len() > MAX_NUMBER_LEN {
+        return None;
+    }
+    let mut buf = NumBuf::new();
+    let mut i = 0;
+    if let Some(&sign @ (b'+' | b'-')) = text.first() {
+        buf.push(sign)?;
+        i += 1;
+    }
+    // Integer part, digits grouped by commas: 1-3 digits, then groups of exactly 3.
+    let mut digits = 0usize;
+    let mut group = 0usize;
+    let mut grouped = false;
+    while let Some(&c) = text.get(i) {
+        match c {
+            b'0'..=b'9' => {
+                buf.push(c)?;
+                digits += 1;
+                group += 1;
+            }
+            b',' => {
+                if group == 0 || (!grouped && group > 3) || (grouped && group != 3) {
+                    return None;
+                }
+                grouped = true;
+                group = 0;
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    if grouped && group != 3 {
+        return None;
+    }
+    if text.get(i) == Some(&b'.') {
+        buf.push(b'.')?;
+        i += 1;
+        while let Some(&c @ b'0'..=b'9') = text.get(i) {
+            buf.push(c)?;
+            digits += 1;
+            i += 1;
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    // Exponent, folded together with the unit's power of ten so that the decimal point is
+    // shifted in the text and the result is the correctly rounded value of the scaled
+    // decimal number (2.85 ms is exactly 2,850,000 ns).
+    let mut exponent: i32 = exp10;
+    if let Some(b'e' | b'E') = text.get(i) {
+        i += 1;
+        let negative = match text.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let mut value: i32 = 0;
+        let mut exp_digits = 0;
+        while let Some(&c @ b'0'..=b'9') = text.get(i) {
+            value = value.saturating_mul(10).saturating_add(i32::from(c - b'0'));
+            exp_digits += 1;
+            i += 1;
+        }
+        if exp_digits == 0 {
+            return None;
+        }
+        // Clamped: anything this large is infinite or zero as an f64 anyway.
+        let value = value.min(100_000);
+        exponent += if negative { -value } else { value };
+    }
+    if i != text.len() {
+        return None;
+    }
+    if exponent != 0 {
+        buf.push(b'e')?;
+        buf.push_i32(exponent)?;
+    }
+    buf.as_str()?.parse::<f64>().ok()
+}
+
+/// Whether a cell says "no value".
+fn is_missing(text: &[u8]) -> bool {
+    text.is_empty() || text.eq_ignore_ascii_case(b"n/a") || text.eq_ignore_ascii_case(b"no data")
+}
+
+/// Whether a cell spells a non-finite number.
+fn is_non_finite_word(text: &[u8]) -> bool {
+    let unsigned = match text.first() {
+        Some(b'+' | b'-') => text.get(1..).unwrap_or_default(),
+        _ => text,
+    };
+    [&b"nan"[..], b"inf", b"infinity"]
+        .iter()
+        .any(|w| unsigned.eq_ignore_ascii_case(w))
+}
+
+/// Classifies a cell and converts a number to the base unit of `scale`.
+pub fn classify(text: &[u8], scale: &UnitScale) -> Cell {
+    let text = text.trim_ascii();
+    if is_missing(text) {
+        return Cell::Missing;
+    }
+    match parse_number(text, scale.exp10) {
+        Some(v) => {
+            let v = if scale.factor == 1.0 {
+                v
+            } else {
+                v * scale.factor
+            };
+            if v.is_finite() {
+                Cell::Number(v)
+            } else {
+                Cell::NonFinite
+            }
+        }
+        None if is_non_finite_word(text) => Cell::NonFinite,
+        None => Cell::Text,
+    }
+}
+
+/// The [`MetricValue`] of a cell; text keeps the cell's characters (trimmed).
+pub fn to_value(text: &[u8], cell: Cell) -> MetricValue {
+    match cell {
+        Cell::Number(v) => MetricValue::Number(v),
+        Cell::Missing | Cell::NonFinite => MetricValue::Missing,
+        Cell::Text => MetricValue::Text(String::from_utf8_lossy(text.trim_ascii()).into_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ncu::units::normalize_unit;
+
+    #[test]
+    fn numbers_with_separators_and_scales() {
+        // (cell, unit, expected number)
+        let table: &[(&str, &str, f64)] = &[
+            ("4,294,976,256", "byte", 4_294_976_256.0),
+            ("3,199,426,981.74", "hz", 3_199_426_981.74),
+            ("1,056", "", 1056.0),
+            ("0", "%", 0.0),
+            ("62.40", "%", 62.40),
+            ("-1.5", "", -1.5),
+            ("+7", "", 7.0),
+            (".5", "", 0.5),
+            ("2.", "", 2.0),
+            ("1e3", "", 1000.0),
+            ("1.5E-3", "", 0.0015),
+            (" 12 ", "", 12.0),
+            ("2.85", "ms", 2_850_000.0),
+            ("2.852960", "ms", 2_852_960.0),
+            ("4.295008", "Gbyte", 4_295_008_000.0),
+            ("1.98", "Ghz", 1_980_000_000.0),
+            ("3.00", "Tbyte/s", 3.0e12),
+            ("2", "KiB", 2048.0),
+            ("2.614000", "%/Kbyte", 0.002614),
+            ("1e-3", "ms", 1000.0),
+        ];
+        for &(cell, unit, expected) in table {
+            let got = classify(cell.as_bytes(), &normalize_unit(unit));
+            assert_eq!(got, Cell::Number(expected), "cell {cell:?} in {unit:?}");
+        }
+    }
+
+    #[test]
+    fn missing_text_and_non_finite() {
+        let none = normalize_unit("");
+        let table: &[(&str, Cell)] = &[
+            ("", Cell::Missing),
+            ("   ", Cell::Missing),
+            ("n/a", Cell::Missing),
+            ("N/A", Cell::Missing),
+            ("no data", Cell::Missing),
+            ("nan", Cell::NonFinite),
+            ("NaN", Cell::NonFinite),
+            ("-nan", Cell::NonFinite),
+            ("inf", Cell::NonFinite),
+            ("-Infinity", Cell::NonFinite),
+            ("1e999", Cell::NonFinite),
+            ("PolicySpread", Cell::Text),
+            ("all", Cell::Text),
+            ("(256, 1, 1)", Cell::Text),
+            ("3,20", Cell::Text),
+            ("1,0000", Cell::Text),
+            ("1234,567", Cell::Text),
+            (",123", Cell::Text),
+            ("1,,234", Cell::Text),
+            ("1.2.3", Cell::Text),
+            ("1e", Cell::Text),
+            ("-", Cell::Text),
+            (".", Cell::Text),
+            ("9.0", Cell::Number(9.0)),
+            ("12abc", Cell::Text),
+        ];
+        for (cell, expected) in table {
+            assert_eq!(&classify(cell.as_bytes(), &none), expected, "cell {cell:?}");
+        }
+        let long = "1".repeat(100);
+        assert_eq!(classify(long.as_bytes(), &none), Cell::Text);
+    }
+
+    #[test]
+    fn values_keep_text() {
+        assert_eq!(
+            to_value(b" all ", Cell::Text),
+            MetricValue::Text("all".to_owned())
+        );
+        assert_eq!(to_value(b"nan", Cell::NonFinite), MetricValue::Missing);
+        assert_eq!(to_value(b"1", Cell::Number(1.0)), MetricValue::Number(1.0));
+    }
+}
