@@ -61,7 +61,7 @@ pub struct RunArgs {
     /// Where to write the artifact.
     #[arg(short, long, default_value = "roofline.json")]
     pub output: PathBuf,
-    /// Run only these kernels (suite ids, comma separated).
+    /// Run only these kernels (suite function names, comma separated, e.g. vector_add).
     #[arg(long, value_delimiter = ',')]
     pub kernels: Vec<String>,
     /// Event-timed repetitions per kernel (after warm-ups).
@@ -82,6 +82,12 @@ pub struct RunArgs {
     /// Path to ncu (default: `ncu` on PATH, then /usr/local/cuda/bin/ncu).
     #[arg(long)]
     pub ncu: Option<PathBuf>,
+    /// Kill an ncu collection that runs longer than this many seconds.
+    #[arg(long, default_value_t = 1800)]
+    pub ncu_timeout: u64,
+    /// Keep the ncu reports and CSV pages beside the artifact (`STEM-ncu-cold-raw.csv`, ...).
+    #[arg(long)]
+    pub keep_exports: bool,
     /// Internal: launch each kernel exactly once for the profiler, no timing loops.
     #[arg(long, hide = true)]
     pub profile_mode: bool,
@@ -133,6 +139,12 @@ pub struct ProfileArgs {
     /// Path to ncu (default: `ncu` on PATH, then /usr/local/cuda/bin/ncu).
     #[arg(long)]
     pub ncu: Option<PathBuf>,
+    /// Kill an ncu collection that runs longer than this many seconds.
+    #[arg(long, default_value_t = 1800)]
+    pub ncu_timeout: u64,
+    /// Keep the ncu reports and CSV pages beside the artifact (`STEM-ncu-cold-raw.csv`, ...).
+    #[arg(long)]
+    pub keep_exports: bool,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,
@@ -144,6 +156,15 @@ pub struct NcuCommandArgs {
     /// Cache state(s) to print commands for.
     #[arg(long, value_enum, default_value_t = CacheArg::Both)]
     pub cache: CacheArg,
+    /// Only these kernels (suite function names, comma separated).
+    #[arg(long, value_delimiter = ',')]
+    pub kernels: Vec<String>,
+    /// Elements of the streaming arrays, as given to `capture run --size`.
+    #[arg(long)]
+    pub size: Option<u64>,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: u32,
 }
 
 /// Output format of `capture table`.

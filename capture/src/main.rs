@@ -5,7 +5,7 @@ mod cli;
 mod clock;
 mod exit;
 mod files;
-mod gpu_commands;
+mod gpu;
 mod import;
 mod table;
 
@@ -30,10 +30,10 @@ fn main() -> ExitCode {
 fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Devices(args) => gpu_commands::devices(&args),
-        Command::Run(args) => gpu_commands::run(&args),
-        Command::Profile(args) => gpu_commands::profile(&args),
-        Command::NcuCommand(args) => gpu_commands::ncu_command(&args),
+        Command::Devices(args) => gpu::devices(&args),
+        Command::Run(args) => gpu::run(&args),
+        Command::Profile(args) => gpu::profile(&args),
+        Command::NcuCommand(args) => gpu::ncu_command(&args),
         Command::Merge(args) => import::merge(&args),
         Command::Import(args) => import::import(&args),
         Command::Table(args) => table::table(&args),

@@ -1,0 +1,51 @@
+//! Summary statistics of event-timed repetitions, and rates derived from them.
+
+use shared::artifact::Timing;
+
+/// Min, median and max of `samples_ms` (launch order kept in the result); `None` when empty.
+pub fn timing(warmups: u32, samples_ms: Vec<f64>) -> Option<Timing> {
+    let mut sorted = samples_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let (first, last) = (*sorted.first()?, *sorted.last()?);
+    let mid = sorted.len() / 2;
+    let median = if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    };
+    Some(Timing {
+        warmups,
+        min_ms: first,
+        median_ms: median,
+        max_ms: last,
+        samples_ms,
+    })
+}
+
+/// `count` per second in units of 10^9 over a time in milliseconds (GB/s, GFLOP/s).
+pub fn giga_per_s(count: f64, ms: f64) -> Option<f64> {
+    (ms > 0.0 && ms.is_finite()).then(|| count / (ms * 1e-3) / 1e9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let t = timing(3, vec![3.0, 1.0, 2.0]).expect("samples");
+        assert_eq!((t.min_ms, t.median_ms, t.max_ms), (1.0, 2.0, 3.0));
+        assert_eq!(t.samples_ms, vec![3.0, 1.0, 2.0], "launch order kept");
+        assert_eq!(t.warmups, 3);
+        let t = timing(0, vec![4.0, 1.0, 2.0, 3.0]).expect("samples");
+        assert_eq!(t.median_ms, 2.5);
+        assert!(timing(0, Vec::new()).is_none());
+    }
+
+    #[test]
+    fn rates() {
+        // 1 GB in 1 ms is 1000 GB/s.
+        assert_eq!(giga_per_s(1e9, 1.0), Some(1000.0));
+        assert_eq!(giga_per_s(1e9, 0.0), None);
+    }
+}
