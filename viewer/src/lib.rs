@@ -1,7 +1,17 @@
 //! The roofline report viewer.
 //!
 //! `state` is plain Rust over `shared` types (loading files, view state in the URL, derived
-//! table rows, explanations) and is tested natively. The user interface (`app`, pages,
-//! components, the canvas bridge) is compiled only for `wasm32-unknown-unknown`.
+//! figures, explanations) and is tested natively. The user interface (`app`, `pages`,
+//! `components`, and `browser`, the thin layer over web APIs) is compiled only for
+//! `wasm32-unknown-unknown`; `main.rs` only mounts [`app::App`].
 
 pub mod state;
+
+#[cfg(target_arch = "wasm32")]
+pub mod app;
+#[cfg(target_arch = "wasm32")]
+pub mod browser;
+#[cfg(target_arch = "wasm32")]
+pub mod components;
+#[cfg(target_arch = "wasm32")]
+pub mod pages;

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the viewer's WebAssembly and assembles the static site in site/dist/.
+#
+#   bash site/build.sh            # release build (profile wasm-release)
+#
+# Installs wasm-bindgen-cli from crates.io at exactly the wasm-bindgen version in Cargo.lock
+# when the one on PATH differs (the two must match). Nothing else is installed or
+# downloaded: no wasm-opt (Debian's binaryen breaks the output), no trunk.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+dist="$here/dist"
+cd "$root"
+
+# The wasm-bindgen version pinned in Cargo.lock.
+wbv="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)"
+if [ -z "$wbv" ]; then
+  echo "site/build.sh: no wasm-bindgen in Cargo.lock" >&2
+  exit 1
+fi
+have="$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)"
+if [ "$have" != "$wbv" ]; then
+  echo "site/build.sh: installing wasm-bindgen-cli $wbv (found '${have:-none}')" >&2
+  # Not --locked: its lockfile pins a crate version this registry may lack.
+  cargo install wasm-bindgen-cli --version "$wbv"
+fi
+
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
+  || rustup target add wasm32-unknown-unknown
+
+cargo build --profile wasm-release --target wasm32-unknown-unknown -p viewer --bin viewer
+target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+wasm="$target_dir/wasm32-unknown-unknown/wasm-release/viewer.wasm"
+
+rm -rf "$dist"
+mkdir -p "$dist/pkg" "$dist/samples"
+wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
+  --out-dir "$dist/pkg" "$wasm"
+cp "$here/index.html" "$here/start.js" "$here/style.css" "$dist/"
+
+# Bundled samples (real captures only) and the menu's list of them.
+shopt -s nullglob
+samples=()
+for f in "$here"/samples/*.json; do
+  name="$(basename "$f")"
+  [ "$name" = "index.json" ] && continue
+  cp "$f" "$dist/samples/"
+  samples+=("$name")
+done
+python3 - "$dist/samples/index.json" "${samples[@]}" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    json.dump(sorted(sys.argv[2:]), f)
+    f.write("\n")
+PY
+
+raw=$(stat -c %s "$dist/pkg/viewer_bg.wasm")
+gz=$(gzip -9 -c "$dist/pkg/viewer_bg.wasm" | wc -c)
+echo "site/build.sh: $dist ready; viewer_bg.wasm $raw bytes, $gz bytes gzip -9" >&2

@@ -1,0 +1,113 @@
+//! The few browser services the viewer needs, behind plain functions: reading picked or
+//! dropped files, fetching a bundled sample, saving a download, the address bar, a clock.
+//! Everything else in the viewer stays free of `web-sys`.
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::state::load::InputFile;
+
+fn window() -> Result<web_sys::Window, String> {
+    web_sys::window().ok_or_else(|| "no window".to_string())
+}
+
+fn js_error(e: wasm_bindgen::JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|err| String::from(err.message()))
+        })
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Reads every file of a list as text. A file that cannot be read becomes an error naming
+/// it; the others are still returned.
+pub async fn read_files(list: web_sys::FileList) -> (Vec<InputFile>, Vec<(String, String)>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for i in 0..list.length() {
+        let Some(file) = list.get(i) else { continue };
+        let name = file.name();
+        match JsFuture::from(file.text()).await {
+            Ok(v) => match v.as_string() {
+                Some(text) => files.push(InputFile { name, text }),
+                None => errors.push((name, "the file is not text".to_string())),
+            },
+            Err(e) => errors.push((name, format!("could not be read: {}", js_error(e)))),
+        }
+    }
+    (files, errors)
+}
+
+/// Fetches a file of the site by relative path and returns its text.
+pub async fn fetch_text(path: &str) -> Result<String, String> {
+    let resp = JsFuture::from(window()?.fetch_with_str(path))
+        .await
+        .map_err(|e| format!("could not be fetched: {}", js_error(e)))?;
+    let resp: web_sys::Response = resp
+        .dyn_into()
+        .map_err(|_| "the fetch did not return a response".to_string())?;
+    if !resp.ok() {
+        return Err(format!("could not be fetched: HTTP {}", resp.status()));
+    }
+    let text = JsFuture::from(resp.text().map_err(js_error)?)
+        .await
+        .map_err(|e| format!("could not be read: {}", js_error(e)))?;
+    text.as_string()
+        .ok_or_else(|| "the response is not text".to_string())
+}
+
+/// Offers `bytes` as a download named `file_name`.
+pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(js_error)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js_error)?;
+    let result = download_url(file_name, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+    result
+}
+
+/// Offers the resource at `url` (a blob: or data: URL) as a download named `file_name`.
+pub fn download_url(file_name: &str, url: &str) -> Result<(), String> {
+    let document = window()?.document().ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(js_error)?
+        .dyn_into()
+        .map_err(|_| "not an anchor".to_string())?;
+    a.set_href(url);
+    a.set_download(file_name);
+    a.click();
+    Ok(())
+}
+
+/// The page's query string, with its `?`.
+pub fn query_string() -> String {
+    window()
+        .ok()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+/// Replaces the address bar's query string without reloading or adding history.
+pub fn replace_query(query: &str) {
+    if let Ok(history) = window().and_then(|w| w.history().map_err(js_error)) {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(query));
+    }
+}
+
+/// Milliseconds since the page started (`performance.now()`).
+pub fn now_ms() -> f64 {
+    window()
+        .ok()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+/// The device pixel ratio, at least 1.
+pub fn device_pixel_ratio() -> f64 {
+    window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0)
+}

@@ -1,0 +1,153 @@
+//! The asked vs measured bytes table, sortable and exportable, with the same rows and cell
+//! formatting as `capture table`.
+
+use leptos::prelude::*;
+
+use crate::app::Ctx;
+use crate::browser;
+use crate::components::explain::Term;
+use crate::state::model::{sorted_indices, Column};
+use crate::state::view::KernelRef;
+
+/// Header labels, as `capture table` prints them.
+const HEADERS: [&str; 13] = shared::table::COLUMNS;
+
+/// The bytes table of the current run.
+#[component]
+pub fn BytesPage() -> impl IntoView {
+    let ctx = Ctx::get();
+    let sort = RwSignal::new(None::<(Column, bool)>);
+    let ceilings = move || {
+        let run = ctx.current_run();
+        ctx.ws.with(|ws| ws.runs.get(run).map(|r| r.table.ceilings.clone()))
+    };
+    let rows = move || {
+        let run = ctx.current_run();
+        let selected = ctx.selected();
+        let order = sort.get();
+        ctx.ws.with(|ws| {
+            let Some(r) = ws.runs.get(run) else {
+                return Vec::new();
+            };
+            let rows = &r.table.kernels;
+            let idx = match order {
+                Some((col, asc)) => sorted_indices(rows, col, asc),
+                None => (0..rows.len()).collect(),
+            };
+            idx.into_iter()
+                .filter_map(|i| rows.get(i).map(|row| (i, row)))
+                .map(|(i, row)| {
+                    let cells = row.cells();
+                    let kr = KernelRef { run, kernel: i };
+                    let is_sel = selected == Some(kr);
+                    let tds = Column::ALL
+                        .into_iter()
+                        .zip(cells)
+                        .map(|(col, text)| {
+                            let key = col.explain_key();
+                            let title = crate::state::explain::explain(key)
+                                .map(|e| e.as_text())
+                                .unwrap_or_default();
+                            let value = col
+                                .number(row)
+                                .map(|v| v.to_string())
+                                .or_else(|| col.text(row).map(str::to_string))
+                                .unwrap_or_default();
+                            if col == Column::Name {
+                                view! {
+                                    <td class="name" data-col=col.field() data-value=value title=row.name.clone()>
+                                        <button class="link" on:click=move |_| ctx.select(kr)>{text}</button>
+                                    </td>
+                                }
+                                    .into_any()
+                            } else {
+                                view! {
+                                    <td class="num" data-col=col.field() data-value=value title=title>
+                                        {text}
+                                    </td>
+                                }
+                                    .into_any()
+                            }
+                        })
+                        .collect_view();
+                    view! { <tr class:selected=is_sel data-kernel=i.to_string()>{tds}</tr> }
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let header = move || {
+        Column::ALL
+            .into_iter()
+            .zip(HEADERS)
+            .map(|(col, label)| {
+                let arrow = move || match sort.get() {
+                    Some((c, true)) if c == col => " ▲",
+                    Some((c, false)) if c == col => " ▼",
+                    _ => "",
+                };
+                let key = col.explain_key();
+                let title = crate::state::explain::explain(key).map(|e| e.as_text()).unwrap_or_default();
+                view! {
+                    <th
+                        class="sortable"
+                        data-col=col.field()
+                        title=title
+                        on:click=move |_| {
+                            sort.update(|s| {
+                                *s = match *s {
+                                    Some((c, asc)) if c == col => Some((col, !asc)),
+                                    _ => Some((col, col == Column::Name)),
+                                };
+                            });
+                            if !key.is_empty() {
+                                ctx.explain.set(Some(key));
+                            }
+                        }
+                    >
+                        {label}
+                        {arrow}
+                    </th>
+                }
+            })
+            .collect_view()
+    };
+    let export = move |_| {
+        let run = ctx.current_run();
+        let csv = ctx.ws.with(|ws| ws.runs.get(run).map(|r| r.table.to_csv()));
+        if let Some(csv) = csv {
+            if let Err(e) = browser::download_text("bytes-table.csv", "text/csv", &csv) {
+                ctx.status.set(format!("export failed: {e}"));
+            }
+        }
+    };
+    view! {
+        <div class="page bytes" id="page-bytes">
+            <p class="muted">
+                {move || {
+                    ceilings()
+                        .map(|c| {
+                            let mut parts = Vec::new();
+                            if let Some(v) = c.copy_gbs {
+                                parts.push(format!("copy ceiling {v:.1} GB/s"));
+                            }
+                            if let Some(v) = c.theoretical_gbs {
+                                parts.push(format!("theoretical {v:.0} GB/s"));
+                            }
+                            parts.join(", ")
+                        })
+                        .unwrap_or_default()
+                }}
+                " Sums over each kernel's launches. "
+                <Term key="dram_per_ask" text="DRAM/ask" />
+                " to four decimals: 0.003 is a real answer. Click a header to sort."
+            </p>
+            <button id="export-bytes-csv" on:click=export>"Export CSV"</button>
+            <table class="grid" id="bytes-table">
+                <thead>
+                    <tr>{header}</tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}

@@ -1,0 +1,205 @@
+//! Two kernels or two runs side by side, with the charts kept: one roofline with the
+//! before → after points joined, the memory chart with both values and their ratio on every
+//! arrow, and the key figures in two columns.
+
+use leptos::prelude::*;
+use shared::artifact::Precision;
+use shared::chart::format::fmt_ratio;
+use shared::chart::MemoryChart;
+
+use super::roofline::PrecisionSelect;
+use super::{bytes, ms, num, opt, pct};
+use crate::app::Ctx;
+use crate::components::canvas::{MemoryCanvas, RooflineCanvas};
+use crate::components::explain::Term;
+use crate::state::kernel::KernelFigures;
+use crate::state::roofline::compare_roofline;
+use crate::state::view::KernelRef;
+
+fn encode(r: KernelRef) -> String {
+    format!("{}.{}", r.run, r.kernel)
+}
+
+fn decode(s: &str) -> Option<KernelRef> {
+    let (a, b) = s.split_once('.')?;
+    Some(KernelRef { run: a.parse().ok()?, kernel: b.parse().ok()? })
+}
+
+/// A select listing every kernel of every run.
+#[component]
+fn KernelPicker(
+    /// Element id.
+    id: &'static str,
+    /// Current value.
+    value: Signal<Option<KernelRef>>,
+    /// Called with the new choice.
+    on_pick: Callback<KernelRef>,
+) -> impl IntoView {
+    let ctx = Ctx::get();
+    let options = move || {
+        ctx.ws.with(|ws| {
+            ws.runs
+                .iter()
+                .enumerate()
+                .flat_map(|(ri, r)| {
+                    r.kernels.iter().map(move |k| {
+                        (encode(KernelRef { run: ri, kernel: k.index }), format!("{}: {}", r.run.name, k.short))
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <select
+            id=id
+            prop:value=move || value.get().map(encode).unwrap_or_default()
+            on:change=move |ev| {
+                if let Some(r) = decode(&event_target_value(&ev)) {
+                    on_pick.run(r);
+                }
+            }
+        >
+            {move || {
+                options()
+                    .into_iter()
+                    .map(|(v, label)| view! { <option value=v>{label}</option> })
+                    .collect_view()
+            }}
+        </select>
+    }
+}
+
+type Figure = (&'static str, &'static str, fn(&KernelFigures) -> Option<f64>, fn(f64) -> String);
+
+const FIGURES: [Figure; 11] = [
+    ("time ms", "time", |k| k.row.time_ms, ms),
+    ("DRAM bytes", "dram_bytes", |k| k.row.dram_bytes, bytes),
+    ("L2 bytes", "l2_bytes", |k| k.row.l2_bytes, bytes),
+    ("L1 bytes", "l1_bytes", |k| k.row.l1_bytes, bytes),
+    ("DRAM/ask", "dram_per_ask", |k| k.row.dram_per_ask, |v| format!("{v:.4}")),
+    ("DRAM GB/s", "gbs", |k| k.row.gbs, num),
+    ("GFLOP/s", "gflops", |k| k.row.gflops, num),
+    ("Compute (SM) %", "sm_pct", |k| k.sol().sm_pct, pct),
+    ("Memory %", "memory_pct", |k| k.sol().memory_pct, pct),
+    ("DRAM %", "dram_pct", |k| k.sol().dram_pct, pct),
+    ("achieved occupancy %", "occupancy", |k| k.occupancy.achieved_pct, pct),
+];
+
+/// The comparison view.
+#[component]
+pub fn ComparePage() -> impl IntoView {
+    let ctx = Ctx::get();
+    let a = Signal::derive(move || ctx.selected());
+    let b = Signal::derive(move || {
+        let wanted = ctx.view.with(|v| v.compare);
+        ctx.ws.with(|ws| {
+            wanted
+                .filter(|r| ws.kernel(*r).is_some())
+                .or_else(|| a.get().and_then(|a| ws.default_compare(a)))
+        })
+    });
+    let model = Memo::new(move |_| {
+        let precision = ctx.view.with(|v| v.precision);
+        match (a.get(), b.get()) {
+            (Some(a), Some(b)) => ctx.ws.with(|ws| compare_roofline(ws, a, b, precision)),
+            _ => Default::default(),
+        }
+    });
+    let memory = Memo::new(move |_| {
+        ctx.ws.with(|ws| {
+            let fa = a.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k.flows.clone());
+            let fb = b.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k.flows.clone());
+            MemoryChart {
+                title: "before → after".into(),
+                flows: fa.unwrap_or_default(),
+                compare: fb,
+            }
+        })
+    });
+    let options = Signal::derive(move || {
+        ctx.ws.with(|ws| {
+            let mut all: Vec<Precision> = ws.runs.iter().flat_map(|r| r.precisions()).collect();
+            all.dedup();
+            let mut out = Vec::new();
+            for p in [Precision::Fp32, Precision::Fp64, Precision::Fp16] {
+                if all.contains(&p) {
+                    out.push(p);
+                }
+            }
+            out
+        })
+    });
+    let table = move || {
+        ctx.ws.with(|ws| {
+            let ka = a.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k.clone());
+            let kb = b.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k.clone());
+            FIGURES
+                .iter()
+                .map(|(label, key, get, fmt)| {
+                    let va = ka.as_ref().and_then(get);
+                    let vb = kb.as_ref().and_then(get);
+                    let ratio = match (va, vb) {
+                        (Some(x), Some(y)) => fmt_ratio(y, x),
+                        _ => "-".into(),
+                    };
+                    view! {
+                        <tr>
+                            <th scope="row"><Term key=key text=*label /></th>
+                            <td class="num">{opt(va, fmt)}</td>
+                            <td class="num">{opt(vb, fmt)}</td>
+                            <td class="num">{ratio}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let names = move || {
+        ctx.ws.with(|ws| {
+            let n = |r: Option<KernelRef>| {
+                r.and_then(|r| ws.kernel(r)).map(|(run, k)| format!("{}: {}", run.run.name, k.name)).unwrap_or_default()
+            };
+            (n(a.get()), n(b.get()))
+        })
+    };
+    view! {
+        <div class="page compare" id="page-compare">
+            <div class="toolbar">
+                <label>
+                    "before "
+                    <KernelPicker id="compare-a" value=a on_pick=Callback::new(move |r| ctx.select(r)) />
+                </label>
+                <label>
+                    " after "
+                    <KernelPicker
+                        id="compare-b"
+                        value=b
+                        on_pick=Callback::new(move |r| ctx.view.update(|v| v.compare = Some(r)))
+                    />
+                </label>
+                <PrecisionSelect options=options />
+            </div>
+            <RooflineCanvas model=model id="compare-roofline" />
+            <div class="side-by-side">
+                <div>
+                    <MemoryCanvas chart=memory id="compare-memory" />
+                </div>
+                <div>
+                    <table class="grid" id="compare-table">
+                        <thead>
+                            <tr>
+                                <th></th>
+                                <th title=move || names().0>"before"</th>
+                                <th title=move || names().1>"after"</th>
+                                <th>"after / before"</th>
+                            </tr>
+                        </thead>
+                        <tbody>{table}</tbody>
+                    </table>
+                    <p class="muted">{move || format!("before: {}", names().0)}</p>
+                    <p class="muted">{move || format!("after: {}", names().1)}</p>
+                </div>
+            </div>
+        </div>
+    }
+}

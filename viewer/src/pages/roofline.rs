@@ -1,0 +1,88 @@
+//! The roofline view: precision selector, the chart, and how to read it.
+
+use leptos::prelude::*;
+use shared::artifact::Precision;
+
+use crate::app::Ctx;
+use crate::components::canvas::RooflineCanvas;
+use crate::components::explain::Term;
+use crate::state::roofline::run_roofline;
+use crate::state::view::precision_slug;
+
+/// The precision selector, listing the precisions the data has FLOPs for.
+#[component]
+pub fn PrecisionSelect(
+    /// Precisions to offer.
+    options: Signal<Vec<Precision>>,
+) -> impl IntoView {
+    let ctx = Ctx::get();
+    let on_change = move |ev: leptos::ev::Event| {
+        let p = match event_target_value(&ev).as_str() {
+            "fp64" => Precision::Fp64,
+            "fp16" => Precision::Fp16,
+            _ => Precision::Fp32,
+        };
+        ctx.view.update(|v| v.precision = p);
+    };
+    view! {
+        <label class="precision">
+            "precision "
+            <select
+                id="precision"
+                on:change=on_change
+                prop:value=move || precision_slug(ctx.view.with(|v| v.precision))
+            >
+                {move || {
+                    options
+                        .get()
+                        .into_iter()
+                        .map(|p| {
+                            let slug = precision_slug(p);
+                            view! { <option value=slug>{slug.to_uppercase()}</option> }
+                        })
+                        .collect_view()
+                }}
+            </select>
+        </label>
+    }
+}
+
+/// The roofline of the current run.
+#[component]
+pub fn RooflinePage() -> impl IntoView {
+    let ctx = Ctx::get();
+    let model = Memo::new(move |_| {
+        let sel = ctx.selected();
+        let run = sel.map_or(0, |r| r.run);
+        let precision = ctx.view.with(|v| v.precision);
+        ctx.ws.with(|ws| run_roofline(ws, run, sel, precision))
+    });
+    let options = Signal::derive(move || {
+        let run = ctx.current_run();
+        ctx.ws
+            .with(|ws| ws.runs.get(run).map(|r| r.precisions()))
+            .unwrap_or_else(|| vec![Precision::Fp32])
+    });
+    view! {
+        <div class="page roofline" id="page-roofline">
+            <div class="toolbar">
+                <PrecisionSelect options=options />
+                <Show when=move || model.with(|m| m.analytic)>
+                    <span class="badge analytic">
+                        <Term key="analytic" text="analytic roofline (no counters)" />
+                    </span>
+                </Show>
+            </div>
+            <RooflineCanvas model=model />
+            <p class="legend muted">
+                "Each kernel is drawn at its "
+                <Term key="oi" text="operational intensity" />
+                " for each kind of bytes: hollow circle = asked (hand count), filled circle = DRAM, square = L2, diamond = L1, joined by a line. Solid roofs are measured, dashed ones theoretical; the knee is the "
+                <Term key="ridge" text="ridge point" />
+                ". A red ring marks a point "
+                <Term key="above_roof" text="above its roof" />
+                ". Hover for numbers, click to select."
+            </p>
+        </div>
+    }
+}
