@@ -3,8 +3,10 @@
 //! Each row repeats the launch's identity columns, then `Section Name`, `Metric Name`,
 //! `Metric Unit`, `Metric Value` and the rule columns. A row with a metric name is a
 //! [`SectionMetric`]; a row with no metric name but a rule name is a [`RuleResult`] (its
-//! `Section Name` is the section identifier, `SpeedOfLight`). Rows of the same launch (same
-//! process and launch ID) gather into one [`LaunchCounters`], in file order. Metric rows end
+//! `Section Name` is the section identifier, `SpeedOfLight`). Adjacent rows of the same launch (same
+//! process and launch ID) gather into one [`LaunchCounters`], in file order, handed on when a
+//! row of another launch comes (`read_export` joins the pieces of a launch whose rows are
+//! not adjacent). Metric rows end
 //! after `Metric Value` (ncu leaves the rule columns out), so only the columns up to the
 //! value are required.
 
@@ -69,12 +71,14 @@ fn text(cell: &[u8]) -> String {
     String::from_utf8_lossy(cell).into_owned()
 }
 
-/// Reads the rows after a details-page header.
+/// Reads the rows after a details-page header, handing each launch to `emit` when the
+/// next row belongs to another launch.
 pub fn read<R: Read>(
     parser: &mut Parser<R>,
     header: &Header,
     warnings: &mut Warnings,
-) -> Result<Vec<LaunchCounters>, NcuError> {
+    emit: &mut dyn FnMut(LaunchCounters),
+) -> Result<(), NcuError> {
     let ids = IdColumns::from_header(&header.fields);
     let columns = Columns::from_header(&header.fields).ok_or_else(|| NcuError::NotAnExport {
         line: header.line,
@@ -83,8 +87,8 @@ pub fn read<R: Read>(
             .to_owned(),
     })?;
     let required = columns.required();
-    let mut launches: Vec<LaunchCounters> = Vec::new();
-    let mut index: HashMap<(Option<u64>, u64), usize> = HashMap::new();
+    // The launch whose rows are being read, with its key.
+    let mut current: Option<((Option<u64>, u64), LaunchCounters)> = None;
     let mut units: HashMap<Vec<u8>, UnitScale> = HashMap::new();
     let mut unknown_sections: HashSet<String> = HashSet::new();
     for_each_row(parser, |record, row| {
@@ -137,23 +141,20 @@ pub fn read<R: Read>(
             );
             unknown_sections.insert(section.clone());
         }
-        let slot = match index.get(&key) {
-            Some(&slot) => slot,
-            None => {
-                // Identity fields come from the launch's first row.
-                let launch = match ids.launch(record) {
-                    Ok(launch) => launch,
-                    Err(why) => {
-                        warnings.push(Some(row.line), format!("{why}; row skipped"));
-                        return Ok(());
-                    }
-                };
-                index.insert(key, launches.len());
-                launches.push(launch);
-                launches.len() - 1
+        if current.as_ref().map(|(k, _)| *k) != Some(key) {
+            // Identity fields come from the launch's first row.
+            let launch = match ids.launch(record) {
+                Ok(launch) => launch,
+                Err(why) => {
+                    warnings.push(Some(row.line), format!("{why}; row skipped"));
+                    return Ok(());
+                }
+            };
+            if let Some((_, done)) = current.replace((key, launch)) {
+                emit(done);
             }
-        };
-        let Some(launch) = launches.get_mut(slot) else {
+        }
+        let Some((_, launch)) = current.as_mut() else {
             return Ok(());
         };
         if metric.is_empty() {
@@ -193,5 +194,8 @@ pub fn read<R: Read>(
         });
         Ok(())
     })?;
-    Ok(launches)
+    if let Some((_, done)) = current {
+        emit(done);
+    }
+    Ok(())
 }

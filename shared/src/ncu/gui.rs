@@ -60,13 +60,14 @@ impl Current {
     }
 }
 
-/// Reads the lines of a GUI export, starting with its first (`ID`) line.
+/// Reads the lines of a GUI export, starting with its first (`ID`) line, handing each
+/// launch to `emit`.
 pub fn read<R: Read>(
     parser: &mut Parser<R>,
     header: &Header,
     warnings: &mut Warnings,
-) -> Result<Vec<LaunchCounters>, NcuError> {
-    let mut launches = Vec::new();
+    emit: &mut dyn FnMut(LaunchCounters),
+) -> Result<(), NcuError> {
     let mut current = Current::new();
     for_each_row(parser, |record, row| {
         if row.truncated {
@@ -99,7 +100,9 @@ pub fn read<R: Read>(
             "ID" => {
                 if current.has_id {
                     let done = std::mem::replace(&mut current, Current::new());
-                    launches.extend(done.finish());
+                    if let Some(launch) = done.finish() {
+                        emit(launch);
+                    }
                 }
                 current.has_id = true;
                 match parse_u64(value) {
@@ -152,8 +155,10 @@ pub fn read<R: Read>(
         }
         Ok(())
     })?;
-    launches.extend(current.finish());
-    Ok(launches)
+    if let Some(launch) = current.finish() {
+        emit(launch);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

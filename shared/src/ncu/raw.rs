@@ -2,13 +2,15 @@
 //!
 //! The header names the columns (11 identity columns, then the metrics), the row under it
 //! gives each metric's unit (empty cells under the identity columns), and every further row
-//! is one launch. Units are worked out once per column; each launch's metrics are built in
-//! sorted name order, so filling its `BTreeMap` is a linear bulk build even with the 2,200
+//! is one launch. Units are worked out once per column. Every launch has the same columns,
+//! so its metric map is a clone of one template map whose values are then filled in key
+//! order: no per-row sorting and no large temporary buffers, which matters with the 2,200
 //! columns of a full-set export.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 
-use crate::artifact::{LaunchCounters, Metric};
+use crate::artifact::{LaunchCounters, Metric, MetricValue};
 use crate::error::NcuError;
 
 use super::ident::{IdColumns, ID_COLUMNS};
@@ -58,17 +60,34 @@ fn metric_columns(header: &Header, warnings: &mut Warnings) -> Vec<Column> {
     kept
 }
 
-/// Reads the rows after a raw-page header.
+/// A map of every metric column with its base unit and no value yet.
+fn template_map(columns: &[Column]) -> BTreeMap<String, Metric> {
+    columns
+        .iter()
+        .map(|column| {
+            (
+                column.name.clone(),
+                Metric {
+                    unit: column.scale.unit.clone(),
+                    value: MetricValue::Missing,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Reads the rows after a raw-page header, handing each launch to `emit`.
 pub fn read<R: Read>(
     parser: &mut Parser<R>,
     header: &Header,
     warnings: &mut Warnings,
-) -> Result<Vec<LaunchCounters>, NcuError> {
+    emit: &mut dyn FnMut(LaunchCounters),
+) -> Result<(), NcuError> {
     let ids = IdColumns::from_header(&header.fields);
     let width = header.fields.len();
     let mut columns = metric_columns(header, warnings);
-    let mut launches = Vec::new();
     let mut first_row = true;
+    let mut template: Option<BTreeMap<String, Metric>> = None;
     for_each_row(parser, |record, row| {
         if row.truncated {
             warnings.push(
@@ -112,25 +131,21 @@ pub fn read<R: Read>(
                 return Ok(());
             }
         };
-        let mut metrics = Vec::with_capacity(columns.len());
-        for column in &columns {
+        // Every launch has the same columns: clone a map of them (no sorting, no large
+        // temporary buffers) and fill in the values, which iterate in the same sorted order
+        // as `columns`.
+        let template = template.get_or_insert_with(|| template_map(&columns));
+        let mut metrics = template.clone();
+        for (metric, column) in metrics.values_mut().zip(&columns) {
             let text = record.get(column.index).unwrap_or_default();
             let cell = classify(text, &column.scale);
             if cell == Cell::NonFinite {
                 warnings.non_finite(&column.name, text, row.line);
             }
-            metrics.push((
-                column.name.clone(),
-                Metric {
-                    unit: column.scale.unit.clone(),
-                    value: to_value(text, cell),
-                },
-            ));
+            metric.value = to_value(text, cell);
         }
-        // Already sorted and unique: the map is bulk-built in linear time.
-        launch.metrics = metrics.into_iter().collect();
-        launches.push(launch);
+        launch.metrics = metrics;
+        emit(launch);
         Ok(())
-    })?;
-    Ok(launches)
+    })
 }

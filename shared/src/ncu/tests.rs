@@ -416,6 +416,48 @@ fn several_launches_processes_and_devices() {
     assert!(export.launches.iter().all(|l| l.function == "copy"));
 }
 
+#[test]
+fn details_rows_of_a_launch_gather_even_when_apart() {
+    let lines = csv_lines(SECTIONS_DETAILS_STDOUT);
+    let other: Vec<String> = lines[1..4]
+        .iter()
+        .map(|l| l.replacen("\"0\",\"833\"", "\"1\",\"833\"", 1))
+        .collect();
+    // launch 0 (rows 1-10), launch 1 (3 rows), launch 0 again (the rest).
+    let mut text: Vec<&str> = lines[..11].to_vec();
+    text.extend(other.iter().map(String::as_str));
+    text.extend(&lines[11..]);
+    let export = ok(&text.join("\n"));
+    let keys: Vec<_> = export
+        .launches
+        .iter()
+        .map(|l| (l.id, l.sections.len()))
+        .collect();
+    assert_eq!(keys, vec![(0, 52), (1, 3)]);
+    // Streaming hands launch 0 on in two pieces, which combine() joins.
+    let mut pieces = Vec::new();
+    let summary = read_export_with(text.join("\n").as_bytes(), |l| pieces.push(l)).expect("loads");
+    assert_eq!((summary.page, summary.launches), (Page::Details, 3));
+    let (joined, _) = combine(vec![Export {
+        page: summary.page,
+        launches: pieces,
+        warnings: summary.warnings,
+    }]);
+    assert_eq!(joined, export.launches);
+}
+
+#[test]
+fn streaming_hands_on_each_raw_launch() {
+    let mut functions = Vec::new();
+    let summary = read_export_with(METRICS_RAW_STDOUT.as_bytes(), |l| {
+        functions.push(l.function)
+    })
+    .expect("loads");
+    assert_eq!(functions, ["copy", "fma_loop"]);
+    assert_eq!((summary.page, summary.launches), (Page::Raw, 2));
+    assert_eq!(summary.warnings, ok(METRICS_RAW_STDOUT).warnings);
+}
+
 // ---- Error cases and damaged inputs ----
 
 #[test]

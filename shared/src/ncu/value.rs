@@ -73,19 +73,46 @@ impl NumBuf {
     }
 }
 
+/// Exact powers of ten up to 10^22, the largest exactly representable in an `f64`.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Largest mantissa the fast path takes: every integer up to 2^53 is exact in an `f64`.
+const MAX_EXACT_MANTISSA: u64 = 1 << 53;
+
 /// Parses a number with optional thousands separators, shifting it by `exp10` powers of
 /// ten. Returns `None` for anything that is not such a number (text, `nan`, empty).
+///
+/// The result is the correctly rounded value of the scaled decimal number, so `2.85` shifted
+/// by 6 is exactly 2,850,000. Most cells take a fast path: a mantissa below 2^53 times or
+/// divided by an exact power of ten up to 10^22 is one correctly rounded operation
+/// (Clinger's fast path); anything else goes to the standard library's parser.
 pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
     let text = text.trim_ascii();
     if text.is_empty() || text.len() > MAX_NUMBER_LEN {
         return None;
     }
-    let mut buf = NumBuf::new();
+    let mut mantissa: u64 = 0;
+    let mut exact = true;
     let mut i = 0;
+    let mut negative = false;
     if let Some(&sign @ (b'+' | b'-')) = text.first() {
-        buf.push(sign)?;
+        negative = sign == b'-';
         i += 1;
     }
+    let mut add_digit = |c: u8| {
+        if exact {
+            match mantissa
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(u64::from(c - b'0')))
+            {
+                Some(m) if m <= MAX_EXACT_MANTISSA => mantissa = m,
+                _ => exact = false,
+            }
+        }
+    };
     // Integer part, digits grouped by commas: 1-3 digits, then groups of exactly 3.
     let mut digits = 0usize;
     let mut group = 0usize;
@@ -93,7 +120,7 @@ pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
     while let Some(&c) = text.get(i) {
         match c {
             b'0'..=b'9' => {
-                buf.push(c)?;
+                add_digit(c);
                 digits += 1;
                 group += 1;
             }
@@ -111,12 +138,13 @@ pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
     if grouped && group != 3 {
         return None;
     }
+    let mut fraction_digits: i32 = 0;
     if text.get(i) == Some(&b'.') {
-        buf.push(b'.')?;
         i += 1;
         while let Some(&c @ b'0'..=b'9') = text.get(i) {
-            buf.push(c)?;
+            add_digit(c);
             digits += 1;
+            fraction_digits += 1;
             i += 1;
         }
     }
@@ -124,9 +152,9 @@ pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
         return None;
     }
     // Exponent, folded together with the unit's power of ten so that the decimal point is
-    // shifted in the text and the result is the correctly rounded value of the scaled
-    // decimal number (2.85 ms is exactly 2,850,000 ns).
+    // shifted in the text rather than by a multiplication that could round.
     let mut exponent: i32 = exp10;
+    let mantissa_end = i;
     if let Some(b'e' | b'E') = text.get(i) {
         i += 1;
         let negative = match text.get(i) {
@@ -156,6 +184,23 @@ pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
     }
     if i != text.len() {
         return None;
+    }
+    let decimal_exponent = exponent - fraction_digits;
+    if exact {
+        let m = mantissa as f64;
+        let fast = match usize::try_from(decimal_exponent.unsigned_abs()) {
+            Ok(e) if decimal_exponent >= 0 => POW10.get(e).map(|p| m * p),
+            Ok(e) => POW10.get(e).map(|p| m / p),
+            Err(_) => None,
+        };
+        if let Some(v) = fast {
+            return Some(if negative { -v } else { v });
+        }
+    }
+    // The slow path: the digits without separators, with the combined exponent.
+    let mut buf = NumBuf::new();
+    for &c in text.get(..mantissa_end)?.iter().filter(|&&c| c != b',') {
+        buf.push(c)?;
     }
     if exponent != 0 {
         buf.push(b'e')?;
@@ -246,6 +291,37 @@ mod tests {
         for &(cell, unit, expected) in table {
             let got = classify(cell.as_bytes(), &normalize_unit(unit));
             assert_eq!(got, Cell::Number(expected), "cell {cell:?} in {unit:?}");
+        }
+    }
+
+    #[test]
+    fn fast_path_matches_the_standard_parser() {
+        // (text, power of ten) pairs on both sides of the fast path's limits.
+        let cases: &[(&str, i32)] = &[
+            ("9007199254740992", 0),
+            ("9007199254740993", 0),
+            ("123456789012345678901234", 0),
+            ("0.1", 0),
+            ("0.3", 0),
+            ("1.7976931348623157", 308),
+            ("4.9", -324),
+            ("2.852960", 6),
+            ("3.004230", 12),
+            ("0.000013", 9),
+            ("1", 22),
+            ("1", 23),
+            ("1", -22),
+            ("1", -23),
+            ("123.456", -30),
+            ("-0", 0),
+            ("-2.5", 3),
+            ("5", -324),
+            ("0.0000000000000000000000001", 0),
+        ];
+        for &(text, exp10) in cases {
+            let expected: f64 = format!("{text}e{exp10}").parse().expect("std parses");
+            let got = parse_number(text.as_bytes(), exp10).expect("parses");
+            assert_eq!(got.to_bits(), expected.to_bits(), "{text}e{exp10}");
         }
     }
 
