@@ -458,6 +458,44 @@ fn streaming_hands_on_each_raw_launch() {
     assert_eq!(summary.warnings, ok(METRICS_RAW_STDOUT).warnings);
 }
 
+#[test]
+fn older_headline_names_load_beside_current_ones() {
+    // Older ncu versions named the Speed-of-Light headlines `Compute (SM) [%]` and
+    // `Memory [%]`; an export may hold both spellings. They are section metrics like any other.
+    let lines = csv_lines(SECTIONS_DETAILS_STDOUT);
+    let compute = lines
+        .iter()
+        .find(|l| l.contains("\"Compute (SM) Throughput\""))
+        .expect("compute row")
+        .replace(
+            "\"Compute (SM) Throughput\",\"%\"",
+            "\"Compute (SM) [%]\",\"\"",
+        );
+    let memory = lines
+        .iter()
+        .find(|l| l.contains("\"Memory Throughput\",\"%\""))
+        .expect("memory row")
+        .replace("\"Memory Throughput\",\"%\"", "\"Memory [%]\",\"\"");
+    let mut text: Vec<&str> = lines.clone();
+    text.insert(2, &compute);
+    text.insert(3, &memory);
+    let export = ok(&text.join("\n"));
+    let copy = &export.launches[0];
+    assert_eq!(
+        section(copy, SOL, "Compute (SM) [%]").value,
+        MetricValue::Number(18.0)
+    );
+    assert_eq!(
+        section(copy, SOL, "Memory [%]").value,
+        MetricValue::Number(62.4)
+    );
+    assert_eq!(
+        section(copy, SOL, "Memory Throughput").value,
+        MetricValue::Number(62.4)
+    );
+    assert_eq!(copy.sections.len(), 54);
+}
+
 // ---- Error cases and damaged inputs ----
 
 #[test]
@@ -705,6 +743,30 @@ fn program_output_between_rows_and_after() {
     };
     assert_eq!(warning.line, Some(4));
     assert!(warning.message.contains("skipped 2 lines"), "{warning}");
+}
+
+#[test]
+fn never_panics_on_random_inputs() {
+    // A small deterministic generator over the bytes that matter to the reader.
+    let alphabet = b"\"\",;\n\r ID Kernel Name1,0.5e9n/a==PROF==[us]\xef\xbb\xbf";
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let header = csv_lines(SECTIONS_DETAILS_STDOUT)[0];
+    for round in 0..300 {
+        let len = (next() % 400) as usize;
+        let mut input: Vec<u8> = if round % 2 == 0 {
+            format!("{header}\n").into_bytes()
+        } else {
+            Vec::new()
+        };
+        input.extend((0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]));
+        let _ = read_export(input.as_slice());
+    }
 }
 
 #[test]
