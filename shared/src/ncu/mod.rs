@@ -1,10 +1,16 @@
 //! Reader for Nsight Compute CSV exports: `--page raw`, `--page details`, and the GUI's
 //! two-column `name [unit],value` export of one result.
 //!
-//! Input is any `std::io::Read`; the reader streams it row by row and never holds the file
-//! twice. Values are normalized to base units (ns, byte, hz, byte/s). Program output and
-//! `==PROF==` lines around the CSV are skipped. A file that is not an export is an
-//! [`NcuError`]; a partly broken one loads what is valid and lists the rest as [`Warning`]s.
+//! Input is any `std::io::Read`; the reader streams it row by row and never holds the whole
+//! file ([`read_export_with`] does not even hold the launches). Values are normalized to base
+//! units (ns, byte, hz, byte/s; see [`units`]). Program output and `==PROF==` lines around
+//! the CSV are skipped. A file that is not an export is an [`NcuError`]; a partly broken one
+//! loads what is valid and lists the rest as [`Warning`]s.
+//!
+//! Inside: `lines` recognizes the input and filters its lines, `rows` runs the row loop,
+//! `raw`, `details` and `gui` read one page shape each, `ident` parses the launch identity
+//! columns, [`value`] and [`units`] turn cells into base-unit numbers, and [`sections`]
+//! lists the section names the details reader knows.
 
 use std::collections::HashMap;
 
@@ -13,7 +19,7 @@ use crate::error::NcuError;
 
 mod details;
 mod gui;
-pub mod ident;
+mod ident;
 mod lines;
 mod raw;
 mod rows;
@@ -24,6 +30,7 @@ pub mod value;
 #[cfg(test)]
 mod tests;
 
+pub use ident::{parse_dim3, ID_COLUMNS};
 pub use sections::{is_known_section, KNOWN_SECTION_IDS, KNOWN_SECTION_NAMES};
 pub use units::{normalize_unit, UnitScale};
 
