@@ -41,8 +41,12 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
     let mut exports = Vec::with_capacity(paths.len());
     for path in paths {
         let mut export = files::read_export(path)?;
+        let name = display_name(path);
         for w in &mut export.warnings {
-            w.message = format!("{}: {}", display_name(path), w.message);
+            *w = Warning {
+                line: None,
+                message: format!("{name}: {w}"),
+            };
         }
         exports.push(export);
     }

@@ -41,7 +41,11 @@ fn unreadable_exports_are_rejected_naming_file_and_line() {
 #[test]
 fn future_and_foreign_artifacts_are_rejected() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let future = write(dir.path(), "future.json", br#"{"schema": 2000, "kernels": []}"#);
+    let future = write(
+        dir.path(),
+        "future.json",
+        br#"{"schema": 2000, "kernels": []}"#,
+    );
     assert_rejected(&["table", s(&future)], &future, "newer");
     let foreign = write(dir.path(), "foreign.json", br#"{"hello": "world"}"#);
     assert_rejected(&["table", s(&foreign)], &foreign, "schema");
@@ -76,5 +80,9 @@ fn unknown_details_section_loads_with_a_warning() {
     let out = dir.path().join("out.json");
     let o = capture(&["import", s(&p), "-o", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("Quantum Flux Analysis"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Quantum Flux Analysis"),
+        "{}",
+        stderr(&o)
+    );
 }

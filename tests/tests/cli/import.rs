@@ -43,13 +43,16 @@ fn probe_metrics_export_gives_copy_and_fma_figures() {
         serde_json::from_str(&std::fs::read_to_string(&art).expect("artifact")).expect("json");
     let warnings = a["warnings"].as_array().expect("warnings");
     assert!(
-        warnings
-            .iter()
-            .any(|w| w.as_str().is_some_and(|w| w.contains("fma_loop") && w.contains("lower bound"))),
+        warnings.iter().any(|w| w
+            .as_str()
+            .is_some_and(|w| w.contains("fma_loop") && w.contains("lower bound"))),
         "{warnings:?}"
     );
     // The theoretical ceilings come from the export's device attributes.
-    assert_eq!(t["ceilings"]["theoretical_gbs"].as_f64().map(f64::round), Some(4814.0));
+    assert_eq!(
+        t["ceilings"]["theoretical_gbs"].as_f64().map(f64::round),
+        Some(4814.0)
+    );
 }
 
 #[test]
@@ -73,7 +76,9 @@ fn details_page_gives_speed_of_light_rows_and_verdict() {
     let dir = tempfile::tempdir().expect("tempdir");
     let art = import(
         dir.path(),
-        &[fixture("ncu-h200/probe_sections_details_base_units_with_stdout.csv")],
+        &[fixture(
+            "ncu-h200/probe_sections_details_base_units_with_stdout.csv",
+        )],
     );
     let a: Value =
         serde_json::from_str(&std::fs::read_to_string(&art).expect("artifact")).expect("json");

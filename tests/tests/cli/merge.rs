@@ -41,7 +41,14 @@ fn merge_joins_counters_and_uses_event_time() {
     let out = dir.path().join("merged.json");
     let export = fixture("ncu-h200/probe_metrics_raw_with_stdout.csv");
     let o = capture(&[
-        "merge", "--timings", s(&t), "--ncu", s(&export), "--ncu-warm", s(&export), "-o",
+        "merge",
+        "--timings",
+        s(&t),
+        "--ncu",
+        s(&export),
+        "--ncu-warm",
+        s(&export),
+        "-o",
         s(&out),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
