@@ -16,6 +16,8 @@ pub struct Cli {
 }
 
 /// The subcommands.
+// `NcuCommand` ends with the enum's name because the subcommand is called `ncu-command`.
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List the GPUs with their attributes and theoretical peaks.
