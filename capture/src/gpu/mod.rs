@@ -491,15 +491,23 @@ fn stem_of(output: &Path) -> String {
     )
 }
 
+/// What a suite profile runs: the program and which of its launches ncu keeps.
+pub struct Target<'a> {
+    /// The program and its arguments (this executable in `--profile-mode`).
+    pub program: &'a [OsString],
+    /// `-k` filter.
+    pub kernel_filter: Option<String>,
+    /// `-c` launch count.
+    pub launch_count: Option<u64>,
+}
+
 /// Collects counters for every cache state through `profiler` and attaches them to the
 /// artifact's kernel records. GPU-free: the profiler may be real ncu or a fake.
 pub fn profile_and_attach(
     artifact: &mut Artifact,
     profiler: &dyn Profiler,
     caches: &[CacheControl],
-    program: &[OsString],
-    kernel_filter: Option<String>,
-    launch_count: Option<u64>,
+    target: &Target<'_>,
     work_dir: &Path,
     stem: &str,
 ) -> Result<()> {
@@ -508,10 +516,10 @@ pub fn profile_and_attach(
         let req = ProfileRequest {
             collection: Collection {
                 cache,
-                kernel_filter: kernel_filter.clone(),
-                launch_count,
+                kernel_filter: target.kernel_filter.clone(),
+                launch_count: target.launch_count,
             },
-            program,
+            program: target.program,
             work_dir,
             name: &name,
         };
@@ -567,6 +575,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let cfg = resolve_run(args)?;
     let timeout = Duration::from_secs(args.ncu_timeout);
+    // The driver first: on a host without one the answer is "no GPU", whatever else is
+    // missing.
+    runner::require_driver()?;
     let ncu = if cfg.caches.is_empty() {
         None
     } else {
@@ -679,9 +690,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             &mut artifact,
             ncu,
             &cfg.caches,
-            &program,
-            Some(suite::ncu_kernel_regex(&cfg.kernels)),
-            Some(cfg.kernels.len() as u64),
+            &Target {
+                program: &program,
+                kernel_filter: Some(suite::ncu_kernel_regex(&cfg.kernels)),
+                launch_count: Some(cfg.kernels.len() as u64),
+            },
             work.path(),
             &stem_of(&cfg.output),
         );
@@ -949,4 +962,252 @@ pub fn ncu_command(args: &NcuCommandArgs) -> Result<ExitCode> {
         println!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Replays real H200 exports (tests/fixtures/ncu-h200) instead of running ncu, and
+    /// remembers what it was asked.
+    struct FakeProfiler {
+        raw: &'static str,
+        details: &'static str,
+        asked: RefCell<Vec<Collection>>,
+    }
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/ncu-h200")
+            .join(name)
+    }
+
+    impl Profiler for FakeProfiler {
+        fn version(&self) -> Option<String> {
+            Some("fake 1.0".into())
+        }
+
+        fn profile(&self, req: &ProfileRequest<'_>) -> Result<ProfileOutput> {
+            self.asked.borrow_mut().push(req.collection.clone());
+            Ok(ProfileOutput {
+                raw_csv: fixture(self.raw),
+                details_csv: fixture(self.details),
+                commands: vec![format!("fake {}", req.name)],
+                warnings: Vec::new(),
+            })
+        }
+    }
+
+    use self::ncu::ProfileOutput;
+
+    fn fake() -> FakeProfiler {
+        FakeProfiler {
+            raw: "probe_full_raw.csv",
+            details: "probe_full_details.csv",
+            asked: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A timings artifact as `capture run` builds it, with one kernel named like the
+    /// fixture's (`copy`).
+    fn timings(function: &str) -> Artifact {
+        let mut a = Artifact::new(Provenance {
+            origin: Some(Origin::Run),
+            tool: "capture".into(),
+            tool_version: "test".into(),
+            ..Provenance::default()
+        });
+        a.kernels.push(KernelRecord {
+            name: "copy ceiling".into(),
+            function: function.into(),
+            source_file: Some("kernels/ceilings.cu".into()),
+            launch: None,
+            asked: None,
+            timing: None,
+            check: None,
+            cold: None,
+            warm: None,
+        });
+        a
+    }
+
+    #[test]
+    fn run_merge_path_attaches_replayed_counters_for_each_cache() {
+        let mut a = timings("copy");
+        let p = fake();
+        let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        profile_and_attach(
+            &mut a,
+            &p,
+            &[CacheControl::Cold, CacheControl::Warm],
+            &Target {
+                program: &["capture".into(), "run".into(), "--profile-mode".into()],
+                kernel_filter: Some("regex:^(copy)$".into()),
+                launch_count: Some(1),
+            },
+            work.path(),
+            "h200",
+        )
+        .unwrap_or_else(|e| panic!("{e:#}"));
+        let k = &a.kernels[0];
+        let cold = k
+            .cold
+            .as_ref()
+            .unwrap_or_else(|| panic!("no cold counters"));
+        assert_eq!(cold.cache_control, Some(CacheControl::Cold));
+        assert!(!cold.launches.is_empty());
+        assert!(cold.launches[0]
+            .metrics
+            .contains_key("dram__bytes_read.sum"));
+        assert!(!cold.launches[0].sections.is_empty(), "details page joined");
+        assert_eq!(
+            k.warm.as_ref().and_then(|w| w.cache_control),
+            Some(CacheControl::Warm)
+        );
+        let asked = p.asked.borrow();
+        assert_eq!(asked.len(), 2);
+        assert_eq!(asked[0].kernel_filter.as_deref(), Some("regex:^(copy)$"));
+        assert_eq!(asked[1].cache, CacheControl::Warm);
+        assert_eq!(
+            a.provenance.ncu_commands,
+            ["fake h200-ncu-cold", "fake h200-ncu-warm"]
+        );
+        assert_eq!(a.provenance.ncu_version.as_deref(), Some("fake 1.0"));
+        assert_eq!(a.provenance.clock_control.as_deref(), Some("none"));
+        // The probe capture used a different metric set: what it lacks is named.
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.contains("requested metrics absent") && w.contains("lts__t_bytes.sum")),
+            "{:?}",
+            a.warnings
+        );
+    }
+
+    #[test]
+    fn run_merge_path_names_a_kernel_the_profiler_never_saw() {
+        let mut a = timings("vector_add");
+        let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let err = profile_and_attach(
+            &mut a,
+            &fake(),
+            &[CacheControl::Cold],
+            &Target {
+                program: &["x".into()],
+                kernel_filter: None,
+                launch_count: None,
+            },
+            work.path(),
+            "t",
+        )
+        .err()
+        .unwrap_or_else(|| panic!("a kernel without counters must fail"));
+        assert_eq!(crate::exit::code_of(&err), Code::MissingKernel);
+        assert!(format!("{err:#}").contains("vector_add"), "{err:#}");
+    }
+
+    #[test]
+    fn profile_command_builds_an_artifact_from_replayed_exports() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("p.json");
+        let args = ProfileArgs {
+            output: out.clone(),
+            kernel_name: Some("copy".into()),
+            launch_count: Some(3),
+            cache: CacheArg::Cold,
+            ncu: None,
+            ncu_timeout: 10,
+            keep_exports: false,
+            program: vec!["python3".into(), "x.py".into()],
+        };
+        let p = fake();
+        profile_with(&args, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(a.provenance.origin, Some(Origin::Profile));
+        assert_eq!(a.kernels.len(), 1);
+        assert_eq!(a.kernels[0].function, "copy");
+        assert!(a.kernels[0].cold.is_some());
+        let asked = p.asked.borrow();
+        assert_eq!(asked[0].kernel_filter.as_deref(), Some("regex:copy"));
+        assert_eq!(asked[0].launch_count, Some(3));
+    }
+
+    #[test]
+    fn ncu_command_prints_collection_import_and_merge() {
+        let args = NcuCommandArgs {
+            cache: CacheArg::Both,
+            kernels: Vec::new(),
+            size: None,
+            device: 0,
+        };
+        let lines = ncu_command_lines(&args, &OsString::from("/opt/capture"))
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        let text = lines.join("\n");
+        let n = suite::SUITE.len();
+        assert!(text.contains(&format!(" -c {n} ")), "{text}");
+        assert!(
+            text.contains("--cache-control all --replay-mode kernel"),
+            "{text}"
+        );
+        assert!(
+            text.contains("--cache-control none --replay-mode application"),
+            "{text}"
+        );
+        assert!(
+            text.contains("/opt/capture run --profile-mode --device 0"),
+            "{text}"
+        );
+        assert!(text.contains("--page raw --print-units base > capture-ncu-cold-raw.csv"));
+        assert!(
+            text.contains(
+                "/opt/capture merge --timings timings.json --ncu capture-ncu-cold-raw.csv \
+             capture-ncu-cold-details.csv --ncu-warm capture-ncu-warm-raw.csv \
+             capture-ncu-warm-details.csv -o roofline.json"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("/opt/capture run --no-profile --device 0 -o timings.json"));
+        let bad = NcuCommandArgs {
+            kernels: vec!["nope".into()],
+            ..args
+        };
+        assert!(ncu_command_lines(&bad, &OsString::from("c")).is_err());
+    }
+
+    #[test]
+    fn ceilings_come_from_medians() {
+        let defs: Vec<&KernelDef> = suite::SUITE.iter().take(4).collect();
+        let t = |ms: f64| stats::timing(0, vec![ms]).unwrap_or_else(|| panic!("timing"));
+        let records: Vec<KernelRecord> = defs
+            .iter()
+            .map(|d| KernelRecord {
+                name: d.name.into(),
+                function: d.function.into(),
+                source_file: None,
+                launch: None,
+                asked: Some(shared::artifact::AskedWork {
+                    bytes: 4e9,
+                    flops: 6e10,
+                    precision: shared::artifact::Precision::Fp32,
+                    formula: String::new(),
+                }),
+                timing: Some(t(1.0)),
+                check: None,
+                cold: None,
+                warm: None,
+            })
+            .collect();
+        let extra = vec![
+            measurement("memcpy", 4e9, 0.0, t(2.0)),
+            measurement("clock", 0.0, 0.0, t(10.0)),
+        ];
+        let c = ceilings_of(&defs, &records, extra).unwrap_or_else(|| panic!("ceilings"));
+        assert_eq!(c.copy_gbyte_per_s, Some(4000.0));
+        assert_eq!(c.memcpy_gbyte_per_s, Some(2000.0));
+        assert_eq!(c.fma_gflop_per_s, Some(60000.0));
+        assert_eq!(c.ridge_flop_per_byte, Some(15.0));
+        assert_eq!(c.held_sm_clock_mhz, Some(2000.0), "2e7 cycles in 10 ms");
+        assert_eq!(c.measurements.len(), 6);
+    }
 }

@@ -103,7 +103,7 @@ pub fn describe(ordinal: u32) -> Result<(DeviceInfo, DeviceFacts)> {
     // SAFETY: valid device handle.
     let total_mem = unsafe { cu::device::total_mem(dev) }.context("cuDeviceTotalMem")? as u64;
     let name = cu::device::get_name(dev).context("cuDeviceGetName")?;
-    let cc = (major >= 0 && minor >= 0).then(|| ComputeCapability {
+    let cc = (major >= 0 && minor >= 0).then_some(ComputeCapability {
         major: major as u32,
         minor: minor as u32,
     });
@@ -318,12 +318,12 @@ impl Gpu {
         let buf = match spec.elem {
             Elem::F32 => {
                 DevBuf::F32(unsafe { self.stream.alloc::<f32>(len) }.with_context(|| {
-                    format!("allocating {} ({} MiB)", spec.name, spec.len * 4 >> 20)
+                    format!("allocating {} ({} MiB)", spec.name, (spec.len * 4) >> 20)
                 })?)
             }
             Elem::F64 => {
                 DevBuf::F64(unsafe { self.stream.alloc::<f64>(len) }.with_context(|| {
-                    format!("allocating {} ({} MiB)", spec.name, spec.len * 8 >> 20)
+                    format!("allocating {} ({} MiB)", spec.name, (spec.len * 8) >> 20)
                 })?)
             }
         };

@@ -1,0 +1,240 @@
+//! The GPU half of `capture` on a machine without a GPU: the no-driver error path of
+//! `devices` and `run`, `ncu-command`, and `capture profile` driven through fake `ncu`
+//! programs that replay real H200 exports or fail the ways ncu fails (no counter
+//! permission, killed, hung, missing).
+
+#[allow(dead_code)]
+#[path = "cli/util.rs"]
+mod util;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use util::{capture, fixture, s, stderr, stdout};
+
+/// Whether this machine has a CUDA driver library (then the no-GPU tests do not apply).
+fn has_driver() -> bool {
+    std::process::Command::new("ldconfig")
+        .arg("-p")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("libcuda.so"))
+        .unwrap_or(false)
+        || Path::new("/usr/lib/x86_64-linux-gnu/libcuda.so.1").exists()
+}
+
+#[test]
+fn devices_without_a_driver_exits_3_and_points_at_the_samples() {
+    if has_driver() {
+        eprintln!("a CUDA driver is installed here; no-GPU path not testable");
+        return;
+    }
+    for args in [vec!["devices"], vec!["devices", "--json"]] {
+        let o = capture(&args);
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("no NVIDIA driver"), "{err}");
+        assert!(err.contains("site/samples/"), "{err}");
+        assert!(stdout(&o).is_empty());
+    }
+}
+
+#[test]
+fn run_without_a_driver_exits_3_and_writes_nothing() {
+    if has_driver() {
+        eprintln!("a CUDA driver is installed here; no-GPU path not testable");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("r.json");
+    // With and without the ncu pass: no driver is reported before a missing ncu.
+    for extra in [vec!["--no-profile"], vec!["--ncu", "/nonexistent/ncu"]] {
+        let mut args = vec!["run", "-o", s(&out)];
+        args.extend(extra);
+        let o = capture(&args);
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        assert!(stderr(&o).contains("Viewing artifacts needs no GPU"));
+        assert!(!out.exists(), "nothing half-written");
+    }
+}
+
+#[test]
+fn run_rejects_unknown_kernels_and_zero_reps_as_usage_errors() {
+    let o = capture(&["run", "--kernels", "vector_add,warp_drive", "--no-profile"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown kernel 'warp_drive'"));
+    let o = capture(&["run", "--reps", "0", "--no-profile"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn ncu_command_prints_the_profile_half_with_suite_launch_counts() {
+    let o = capture(&["ncu-command", "--kernels", "vector_add,vector_add_stride32"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("-k 'regex:^(vector_add|vector_add_stride32)$' -c 2 --metrics"),
+        "{text}"
+    );
+    assert!(text.contains("--clock-control none --cache-control all --replay-mode kernel"));
+    assert!(text.contains("--cache-control none --replay-mode application"));
+    assert!(text.contains("run --profile-mode --device 0 --kernels vector_add,vector_add_stride32"));
+    assert!(text.contains("--csv --page details --print-units base > capture-ncu-warm-details.csv"));
+    assert!(text.contains("merge --timings timings.json --ncu capture-ncu-cold-raw.csv"));
+    let o = capture(&["ncu-command", "--cache", "cold"]);
+    assert!(o.status.success());
+    assert!(!stdout(&o).contains("--ncu-warm"));
+}
+
+/// Writes an executable fake `ncu` whose collection step runs `collect` (bash) and whose
+/// import step prints the real fixture pages.
+fn fake_ncu(dir: &Path, collect: &str) -> PathBuf {
+    let raw = fixture("ncu-h200/probe_full_raw.csv");
+    let details = fixture("ncu-h200/probe_full_details.csv");
+    let script = format!(
+        r#"#!/usr/bin/env bash
+if [ "$1" = "--version" ]; then
+  echo "NVIDIA (R) Nsight Compute Command Line Profiler"
+  echo "Version 2025.3.1.0 (build 36398880) (public-release)"
+  exit 0
+fi
+if [ "$1" = "--import" ]; then
+  case "$*" in
+    *"--page raw"*) cat '{raw}' ;;
+    *"--page details"*) cat '{details}' ;;
+  esac
+  exit 0
+fi
+# Collection: ncu -f -o BASE ... PROGRAM
+BASE="$3"
+{collect}
+"#,
+        raw = raw.display(),
+        details = details.display(),
+    );
+    let path = dir.join("ncu");
+    std::fs::write(&path, script).expect("write fake ncu");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+#[test]
+fn profile_through_a_fake_ncu_writes_an_artifact_from_the_replayed_exports() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ncu = fake_ncu(
+        dir.path(),
+        r#"echo "==PROF== Connected to process 1"; echo "program output"; touch "$BASE.ncu-rep"; exit 0"#,
+    );
+    let out = dir.path().join("p.json");
+    let o = capture(&[
+        "profile",
+        "--ncu",
+        s(&ncu),
+        "--keep-exports",
+        "-o",
+        s(&out),
+        "--kernel-name",
+        "copy",
+        "--",
+        "python3",
+        "script.py",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("artifact")).expect("json");
+    assert_eq!(a["provenance"]["origin"], "profile");
+    assert_eq!(a["provenance"]["ncu_version"], "2025.3.1.0");
+    let cmd = a["provenance"]["ncu_commands"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(cmd.contains("-k regex:copy"), "{cmd}");
+    assert!(cmd.contains(" python3 script.py > "), "{cmd}");
+    assert_eq!(a["kernels"][0]["function"], "copy");
+    assert!(a["kernels"][0]["cold"]["launches"][0]["metrics"]["dram__bytes_read.sum"].is_object());
+    // --keep-exports leaves the pages beside the artifact, program output kept out.
+    let raw = std::fs::read_to_string(dir.path().join("p-ncu-cold-raw.csv")).expect("raw page");
+    assert!(raw.starts_with("\"ID\""), "clean CSV");
+    assert!(stdout(&o).contains("copy"), "summary table on stdout");
+}
+
+#[test]
+fn counter_permission_failure_exits_6_with_the_remedies() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ncu = fake_ncu(
+        dir.path(),
+        r#"echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."; exit 1"#,
+    );
+    let out = dir.path().join("p.json");
+    let o = capture(&["profile", "--ncu", s(&ncu), "-o", s(&out), "--", "true"]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("ERR_NVGPUCTRPERM") && err.contains("sudo"),
+        "{err}"
+    );
+    assert!(
+        err.contains("NVreg_RestrictProfilingToAdminUsers=0"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn killed_or_hung_ncu_exits_8() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let killed = fake_ncu(dir.path(), r#"kill -9 $$"#);
+    let o = capture(&[
+        "profile",
+        "--ncu",
+        s(&killed),
+        "-o",
+        s(&dir.path().join("k.json")),
+        "--",
+        "true",
+    ]);
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    assert!(stderr(&o).contains("killed by a signal"), "{}", stderr(&o));
+
+    let hung = fake_ncu(dir.path(), "sleep 30");
+    let started = std::time::Instant::now();
+    let o = capture(&[
+        "profile",
+        "--ncu",
+        s(&hung),
+        "--ncu-timeout",
+        "1",
+        "-o",
+        s(&dir.path().join("h.json")),
+        "--",
+        "true",
+    ]);
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("did not finish within 1 s"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(started.elapsed().as_secs() < 20, "the hung ncu was killed");
+
+    let failed = fake_ncu(dir.path(), r#"echo "==ERROR== something broke"; exit 2"#);
+    let o = capture(&[
+        "profile",
+        "--ncu",
+        s(&failed),
+        "-o",
+        s(&dir.path().join("f.json")),
+        "--",
+        "true",
+    ]);
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("something broke"),
+        "the log tail is shown"
+    );
+}
+
+#[test]
+fn missing_ncu_exits_5() {
+    let o = capture(&["profile", "--ncu", "/nonexistent/ncu", "--", "true"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("ncu not found"));
+}
