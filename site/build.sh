@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the viewer's WebAssembly and assembles the static site in site/dist/.
 #
-#   bash site/build.sh            # release build (profile wasm-release)
+#   bash site/build.sh                      # release build (profile wasm-release)
+#   SITE_PROFILE=dev bash site/build.sh     # quick unoptimized build while developing
 #
 # Installs wasm-bindgen-cli from crates.io at exactly the wasm-bindgen version in Cargo.lock
 # when the one on PATH differs (the two must match). Nothing else is installed or
@@ -29,9 +30,12 @@ fi
 rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
   || rustup target add wasm32-unknown-unknown
 
-cargo build --profile wasm-release --target wasm32-unknown-unknown -p viewer --bin viewer
+profile="${SITE_PROFILE:-wasm-release}"
+cargo build --profile "$profile" --target wasm32-unknown-unknown -p viewer --bin viewer
 target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-wasm="$target_dir/wasm32-unknown-unknown/wasm-release/viewer.wasm"
+profile_dir="$profile"
+[ "$profile" = "dev" ] && profile_dir="debug"
+wasm="$target_dir/wasm32-unknown-unknown/$profile_dir/viewer.wasm"
 
 rm -rf "$dist"
 mkdir -p "$dist/pkg" "$dist/samples"

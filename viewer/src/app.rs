@@ -92,7 +92,7 @@ impl Ctx {
     }
 
     /// Reads picked or dropped files and loads them as a batch.
-    pub fn load_file_list(&self, list: web_sys::FileList) {
+    pub fn load_files(&self, list: Vec<web_sys::File>) {
         let ctx = *self;
         let started = browser::now_ms();
         ctx.pending_since.set(Some(started));
@@ -213,8 +213,9 @@ pub fn App() -> impl IntoView {
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         if let Some(files) = ev.data_transfer().and_then(|d| d.files()) {
-            if files.length() > 0 {
-                ctx.load_file_list(files);
+            let files = browser::files_of(&files);
+            if !files.is_empty() {
+                ctx.load_files(files);
             }
         }
     };

@@ -20,13 +20,18 @@ fn js_error(e: wasm_bindgen::JsValue) -> String {
         .unwrap_or_else(|| format!("{e:?}"))
 }
 
-/// Reads every file of a list as text. A file that cannot be read becomes an error naming
-/// it; the others are still returned.
-pub async fn read_files(list: web_sys::FileList) -> (Vec<InputFile>, Vec<(String, String)>) {
+/// The files of a list, taken out of it now (a file input's list empties when the input is
+/// reset).
+pub fn files_of(list: &web_sys::FileList) -> Vec<web_sys::File> {
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
+/// Reads every file as text. A file that cannot be read becomes an error naming it; the
+/// others are still returned.
+pub async fn read_files(list: Vec<web_sys::File>) -> (Vec<InputFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    for i in 0..list.length() {
-        let Some(file) = list.get(i) else { continue };
+    for file in list {
         let name = file.name();
         match JsFuture::from(file.text()).await {
             Ok(v) => match v.as_string() {

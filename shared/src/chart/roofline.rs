@@ -260,7 +260,7 @@ pub fn draw_roofline<DB: DrawingBackend>(
         .map_err(ChartError::from_draw)?;
     ctx.configure_mesh()
         .x_desc("operational intensity (FLOP/byte)")
-        .y_desc("performance (GFLOP/s)")
+        .y_desc("performance (FLOP/s)")
         .x_label_formatter(&|v| sig3(*v))
         .y_label_formatter(&|v| fmt_si(*v * 1e9, ""))
         .label_style(("sans-serif", px(12.0)))

@@ -27,10 +27,9 @@ pub fn Loader() -> impl IntoView {
         else {
             return;
         };
-        if let Some(files) = input.files() {
-            if files.length() > 0 {
-                ctx.load_file_list(files);
-            }
+        let files = input.files().map(|l| browser::files_of(&l)).unwrap_or_default();
+        if !files.is_empty() {
+            ctx.load_files(files);
         }
         // Let the same file be picked again after a fix.
         input.set_value("");

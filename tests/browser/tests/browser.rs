@@ -1,0 +1,351 @@
+//! End-to-end test of the static site in headless Chromium through WebDriver.
+//!
+//! Needs `site/dist` (built by `bash site/build.sh`), Debian's `chromium` and
+//! `chromium-driver`, and the `capture` binary; `tests/run.sh` provides all three and runs
+//! this test with `--ignored`. Screenshots go to `tests/out/`.
+//!
+//! The sample is `site/dist/samples/h200.json` (a real capture); `ROOFLINE_E2E_SAMPLE` can
+//! point at another artifact, which is then served at that path instead.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use fantoccini::Locator;
+use roofline_browser_tests::{dist_dir, out_dir, workspace_root, BoxError, Browser, StaticServer};
+use serde_json::Value;
+use shared::Artifact;
+
+const HOSTILE: &str = "<img src=x onerror=alert(1)>";
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Numeric fields of `capture table --format json` that the bytes table shows.
+const NUMERIC: [&str; 10] = [
+    "launches",
+    "time_ms",
+    "ask_bytes",
+    "l1_bytes",
+    "l2_bytes",
+    "dram_bytes",
+    "dram_per_ask",
+    "gbs",
+    "pct_of_copy",
+    "gflops",
+];
+
+fn capture_bin() -> PathBuf {
+    std::env::var_os("CAPTURE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/debug/capture"))
+}
+
+fn sample_path() -> PathBuf {
+    std::env::var_os("ROOFLINE_E2E_SAMPLE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dist_dir().join("samples/h200.json"))
+}
+
+/// `capture table SAMPLE --format json`, parsed.
+fn capture_table_json(sample: &PathBuf) -> Result<Value, BoxError> {
+    let bin = capture_bin();
+    let out = std::process::Command::new(&bin)
+        .args(["table", "--format", "json"])
+        .arg(sample)
+        .output()
+        .map_err(|e| {
+            format!(
+                "could not run {}: {e} (build it with cargo build -p capture)",
+                bin.display()
+            )
+        })?;
+    if !out.status.success() {
+        return Err(format!(
+            "capture table failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+/// The rows of a table as `[{kernel, cells: {col: data-value}, texts: {col: text}}]`.
+async fn table_cells(b: &Browser, table_id: &str) -> Result<Vec<Value>, BoxError> {
+    let script = format!(
+        "return Array.from(document.querySelectorAll('#{table_id} tbody tr')).map(tr => ({{ \
+           kernel: tr.dataset.kernel, \
+           cells: Object.fromEntries(Array.from(tr.querySelectorAll('td[data-col]')).map(td => [td.dataset.col, td.dataset.value || ''])), \
+           texts: Object.fromEntries(Array.from(tr.querySelectorAll('td[data-col]')).map(td => [td.dataset.col, td.textContent])) }}));"
+    );
+    match b.client.execute(&script, Vec::new()).await? {
+        Value::Array(rows) => Ok(rows),
+        other => Err(format!("unexpected table dump: {other}").into()),
+    }
+}
+
+fn same_number(page: &str, json: &Value) -> bool {
+    match json {
+        Value::Null => page.is_empty(),
+        Value::Number(n) => match (page.parse::<f64>(), n.as_f64()) {
+            (Ok(a), Some(b)) => a == b || (a - b).abs() <= 1e-12 * b.abs().max(1e-300),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+async fn click(b: &Browser, css: &str) -> Result<(), BoxError> {
+    b.client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css(css))
+        .await?
+        .click()
+        .await?;
+    Ok(())
+}
+
+async fn wait_drawn(b: &Browser, canvas: &str) -> Result<(), BoxError> {
+    b.wait_js(
+        &format!("const c = document.getElementById('{canvas}'); return c && Number(c.dataset.drawn) > 0;"),
+        WAIT,
+    )
+    .await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn site_works_in_headless_chromium() -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let sample = sample_path();
+    if !sample.exists() {
+        return Err(format!(
+            "{} is missing: the real H200 capture belongs in site/samples/h200.json",
+            sample.display()
+        )
+        .into());
+    }
+    let expected = capture_table_json(&sample)?;
+    let kernels = expected["kernels"]
+        .as_array()
+        .ok_or("capture table json has no kernels")?;
+    if kernels.is_empty() {
+        return Err("the sample has no kernels".into());
+    }
+
+    let server = StaticServer::start(dist)?;
+    server.add("/samples/h200.json", sample.clone());
+    // The hostile name goes in as the first kernel of a copy of the sample.
+    let mut hostile = Artifact::from_json(&std::fs::read_to_string(&sample)?)?;
+    let first = hostile.kernels.first_mut().ok_or("no kernel to rename")?;
+    first.name = HOSTILE.to_string();
+    let hostile_path = out_dir().join("hostile.json");
+    std::fs::write(&hostile_path, hostile.to_json())?;
+    server.add("/test/hostile.json", hostile_path);
+
+    let b = Browser::start().await?;
+    let result = run_checks(&b, &server, kernels).await;
+    if result.is_err() {
+        let _ = b.screenshot("failure").await;
+    }
+    b.close().await?;
+    result
+}
+
+async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Result<(), BoxError> {
+    // 1. The sample opens by URL and the roofline canvas has drawn pixels.
+    b.client
+        .goto(&format!(
+            "{}?src=samples/h200.json&view=roofline",
+            server.base
+        ))
+        .await?;
+    wait_drawn(b, "roofline-canvas").await?;
+    let ink = b.canvas_ink("roofline-canvas").await?;
+    assert!(
+        ink > 2_000,
+        "roofline canvas nearly blank: {ink} inked pixels"
+    );
+    b.screenshot("roofline").await?;
+    click(b, "#tab-overview").await?;
+    b.wait_js("return document.querySelector('#device')", WAIT)
+        .await?;
+    b.screenshot("overview").await?;
+
+    // 2. The bytes table shows exactly what capture table --format json prints.
+    click(b, "#tab-bytes").await?;
+    b.wait_js(
+        &format!(
+            "return document.querySelectorAll('#bytes-table tbody tr').length === {}",
+            kernels.len()
+        ),
+        WAIT,
+    )
+    .await?;
+    let rows = table_cells(b, "bytes-table").await?;
+    for (i, want) in kernels.iter().enumerate() {
+        let row = rows
+            .iter()
+            .find(|r| r["kernel"] == Value::String(i.to_string()))
+            .ok_or_else(|| format!("bytes table has no row for kernel {i}"))?;
+        assert_eq!(row["cells"]["name"], want["name"], "kernel {i} name");
+        for field in NUMERIC {
+            let page = row["cells"][field].as_str().unwrap_or("");
+            assert!(
+                same_number(page, &want[field]),
+                "kernel {i} {field}: page {page:?}, capture table {}",
+                want[field]
+            );
+        }
+        for field in ["verdict", "check"] {
+            let page = row["cells"][field].as_str().unwrap_or("");
+            let json = want[field].as_str().unwrap_or("");
+            assert_eq!(page, json, "kernel {i} {field}");
+        }
+    }
+    b.screenshot("bytes").await?;
+
+    // 3. The Speed-of-Light table gives the same verdicts.
+    click(b, "#tab-sol").await?;
+    b.wait_js(
+        &format!(
+            "return document.querySelectorAll('#sol-table tbody tr').length === {}",
+            kernels.len()
+        ),
+        WAIT,
+    )
+    .await?;
+    let sol = table_cells(b, "sol-table").await?;
+    for (i, want) in kernels.iter().enumerate() {
+        let row = sol
+            .iter()
+            .find(|r| r["kernel"] == Value::String(i.to_string()))
+            .ok_or_else(|| format!("SOL table has no row for kernel {i}"))?;
+        let page = row["texts"]["verdict"]
+            .as_str()
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let json = want["verdict"].as_str().unwrap_or("-");
+        assert_eq!(page, json, "kernel {i} verdict");
+    }
+    b.screenshot("sol").await?;
+
+    // 4. Selecting a kernel fills the memory chart.
+    click(b, "#tab-memory").await?;
+    let target = kernels
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, k)| !k["dram_bytes"].is_null())
+        .map(|(i, _)| i)
+        .ok_or("no kernel with DRAM bytes in the sample")?;
+    click(b, &format!("#kernel-list button[data-kernel='{target}']")).await?;
+    let name = kernels[target]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    b.wait_js(
+        &format!(
+            "const h = document.getElementById('memory-kernel'); return h && h.textContent === {};",
+            Value::String(name.clone())
+        ),
+        WAIT,
+    )
+    .await?;
+    b.wait_js(
+        "return document.querySelector(\"dd[data-flow='l2-dram']\")",
+        WAIT,
+    )
+    .await?;
+    wait_drawn(b, "memory-canvas").await?;
+    let ink = b.canvas_ink("memory-canvas").await?;
+    assert!(ink > 1_000, "memory canvas nearly blank: {ink}");
+    let url = b.client.current_url().await?;
+    assert!(
+        url.as_str().contains(&format!("kernel=0.{target}")),
+        "selection not in the URL: {url}"
+    );
+    b.screenshot("memory").await?;
+
+    // 5. A raw ncu CSV export loaded through the file input renders.
+    let raw = workspace_root().join("tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
+    let input = b.client.find(Locator::Css("#file-input")).await?;
+    input.send_keys(&raw.to_string_lossy()).await?;
+    b.wait_js(
+        "return Array.from(document.querySelectorAll('#run-list li')).some(li => li.textContent.includes('probe_metrics_raw_with_stdout.csv'))",
+        WAIT,
+    )
+    .await?;
+    click(b, "#tab-roofline").await?;
+    wait_drawn(b, "roofline-canvas").await?;
+    b.wait_js(
+        "return Number(document.getElementById('roofline-canvas').dataset.points) > 0",
+        WAIT,
+    )
+    .await?;
+    assert!(b.canvas_ink("roofline-canvas").await? > 2_000);
+    b.screenshot("raw-csv").await?;
+
+    // 6. A bad file shows an error naming it, and the page keeps what it had.
+    let bad = out_dir().join("not-an-export.csv");
+    std::fs::write(
+        &bad,
+        "this is a shopping list, not an Nsight Compute export\neggs,milk\n",
+    )?;
+    let input = b.client.find(Locator::Css("#file-input")).await?;
+    input.send_keys(&bad.to_string_lossy()).await?;
+    b.wait_js(
+        "return Array.from(document.querySelectorAll('#errors .error')).some(e => e.textContent.includes('not-an-export.csv'))",
+        WAIT,
+    )
+    .await?;
+    let runs = b
+        .client
+        .execute(
+            "return document.querySelectorAll('#run-list li').length",
+            Vec::new(),
+        )
+        .await?;
+    assert_eq!(runs.as_u64(), Some(2), "a bad file dropped loaded runs");
+    assert!(
+        b.canvas_ink("roofline-canvas").await? > 2_000,
+        "page went blank after a bad file"
+    );
+    b.screenshot("bad-file").await?;
+
+    // 7. A hostile kernel name is text, never markup.
+    b.client
+        .goto(&format!("{}?src=test/hostile.json&view=bytes", server.base))
+        .await?;
+    b.wait_js(
+        "return document.querySelector(\"#bytes-table td[data-col='name']\")",
+        WAIT,
+    )
+    .await?;
+    let shown = b
+        .client
+        .execute(
+            "return document.querySelector(\"#bytes-table tr[data-kernel='0'] td[data-col='name']\").textContent",
+            Vec::new(),
+        )
+        .await?;
+    assert_eq!(shown.as_str(), Some(HOSTILE));
+    let images = b
+        .client
+        .execute("return document.querySelectorAll('img').length", Vec::new())
+        .await?;
+    assert_eq!(
+        images.as_u64(),
+        Some(0),
+        "the kernel name became an element"
+    );
+    assert!(
+        b.client.get_alert_text().await.is_err(),
+        "a script ran from a kernel name"
+    );
+    b.screenshot("hostile").await?;
+    Ok(())
+}
