@@ -32,7 +32,7 @@ rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
 
 profile="${SITE_PROFILE:-wasm-release}"
 cargo build --profile "$profile" --target wasm32-unknown-unknown -p viewer --bin viewer
-target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
 profile_dir="$profile"
 [ "$profile" = "dev" ] && profile_dir="debug"
 wasm="$target_dir/wasm32-unknown-unknown/$profile_dir/viewer.wasm"
@@ -52,12 +52,16 @@ for f in "$here"/samples/*.json; do
   cp "$f" "$dist/samples/"
   samples+=("$name")
 done
-python3 - "$dist/samples/index.json" "${samples[@]}" <<'PY'
-import json, sys
-with open(sys.argv[1], "w") as f:
-    json.dump(sorted(sys.argv[2:]), f)
-    f.write("\n")
-PY
+# File names are plain (letters, digits, dots, dashes): quoting them as JSON strings is safe.
+{
+  printf '['
+  sep=""
+  for name in "${samples[@]}"; do
+    printf '%s"%s"' "$sep" "$name"
+    sep=", "
+  done
+  printf ']\n'
+} > "$dist/samples/index.json"
 
 raw=$(stat -c %s "$dist/pkg/viewer_bg.wasm")
 gz=$(gzip -9 -c "$dist/pkg/viewer_bg.wasm" | wc -c)

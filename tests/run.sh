@@ -30,6 +30,26 @@ step "cargo doc (warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 
 # == viewer and site (browser end-to-end) ==
-# (added by the viewer work)
+# The viewer's UI exists only on wasm32, so it is linted there too. Then the site is built
+# (site/build.sh installs wasm-bindgen-cli at the Cargo.lock version if missing) and driven
+# in Debian's headless Chromium through chromedriver (installed here when missing).
+
+step "viewer: clippy for wasm32 (warnings denied)"
+cargo clippy -p viewer --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+step "browser: chromium and chromium-driver"
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends chromium chromium-driver
+fi
+
+step "site: bash site/build.sh (release wasm, site/dist)"
+bash site/build.sh
+
+step "browser: end-to-end test of site/dist in headless Chromium"
+cargo build -p capture
+cargo test -p roofline-browser-tests --test browser -- --ignored
 
 step "all tests passed"

@@ -76,8 +76,15 @@ impl Ctx {
             self.ws.update(|ws| first = ws.add(runs));
             let sel = self.ws.with(|ws| {
                 ws.runs.get(first).map(|run| {
-                    let k = run.kernels.iter().find(|k| k.has_counters).map_or(0, |k| k.index);
-                    KernelRef { run: first, kernel: k }
+                    let k = run
+                        .kernels
+                        .iter()
+                        .find(|k| k.has_counters)
+                        .map_or(0, |k| k.index);
+                    KernelRef {
+                        run: first,
+                        kernel: k,
+                    }
                 })
             });
             self.view.update(|v| v.selected = sel);
@@ -141,7 +148,10 @@ impl Ctx {
                         runs.extend(loaded);
                         errors.extend(errs);
                     }
-                    Err(message) => errors.push(LoadError { file: src.clone(), message }),
+                    Err(message) => errors.push(LoadError {
+                        file: src.clone(),
+                        message,
+                    }),
                 }
             }
             if runs.is_empty() {
@@ -173,7 +183,9 @@ impl Ctx {
 
     /// Removes a run and everything that pointed at it.
     pub fn remove_run(&self, index: usize) {
-        let src = self.ws.with(|ws| ws.runs.get(index).and_then(|r| r.run.src.clone()));
+        let src = self
+            .ws
+            .with(|ws| ws.runs.get(index).and_then(|r| r.run.src.clone()));
         self.ws.update(|ws| {
             if index < ws.runs.len() {
                 ws.runs.remove(index);
@@ -185,7 +197,10 @@ impl Ctx {
             }
             let fix = |r: Option<KernelRef>| match r {
                 Some(r) if r.run == index => None,
-                Some(r) if r.run > index => Some(KernelRef { run: r.run - 1, ..r }),
+                Some(r) if r.run > index => Some(KernelRef {
+                    run: r.run - 1,
+                    ..r
+                }),
                 other => other,
             };
             v.selected = fix(v.selected);

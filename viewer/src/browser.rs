@@ -67,7 +67,8 @@ pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), Stri
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(js_error)?;
+    let blob =
+        web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(js_error)?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js_error)?;
     let result = download_url(file_name, &url);
     let _ = web_sys::Url::revoke_object_url(&url);
@@ -114,5 +115,8 @@ pub fn now_ms() -> f64 {
 
 /// The device pixel ratio, at least 1.
 pub fn device_pixel_ratio() -> f64 {
-    window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0)
+    window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .max(1.0)
 }

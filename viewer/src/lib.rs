@@ -3,7 +3,7 @@
 //! `state` is plain Rust over `shared` types (loading files, view state in the URL, derived
 //! figures, explanations) and is tested natively. The user interface (`app`, `pages`,
 //! `components`, and `browser`, the thin layer over web APIs) is compiled only for
-//! `wasm32-unknown-unknown`; `main.rs` only mounts [`app::App`].
+//! `wasm32-unknown-unknown`; `main.rs` only mounts `app::App`.
 
 pub mod state;
 

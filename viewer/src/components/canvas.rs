@@ -65,7 +65,9 @@ pub fn RooflineCanvas(
 
     Effect::new(move |_| {
         tick.track();
-        let Some(canvas) = canvas_ref.get() else { return };
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
         let dpr = fit(&canvas);
         dpr_used.set_value(dpr);
         let result = model.with(|m| {
@@ -94,7 +96,12 @@ pub fn RooflineCanvas(
         let (x, y) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
         let found = hits.with_value(|h| pick(h, x, y, dpr_used.get_value()));
         let text = found.and_then(|h| {
-            model.with(|m| m.infos.get(h.series).and_then(|s| s.get(h.point)).map(|i| i.tooltip()))
+            model.with(|m| {
+                m.infos
+                    .get(h.series)
+                    .and_then(|s| s.get(h.point))
+                    .map(|i| i.tooltip())
+            })
         });
         tooltip.set(text.map(|t| (x, y, t)));
     };
@@ -114,7 +121,11 @@ pub fn RooflineCanvas(
     let export_svg = move |_| {
         let svg = model.with(|m| chart::roofline_svg(&m.chart, 1000, 640));
         match svg {
-            Ok((text, _)) => report(browser::download_text("roofline.svg", "image/svg+xml", &text)),
+            Ok((text, _)) => report(browser::download_text(
+                "roofline.svg",
+                "image/svg+xml",
+                &text,
+            )),
             Err(e) => ctx.status.set(e.to_string()),
         }
     };
@@ -191,7 +202,9 @@ pub fn MemoryCanvas(
     let drawn = RwSignal::new(0u32);
     Effect::new(move |_| {
         tick.track();
-        let Some(canvas) = canvas_ref.get() else { return };
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
         let dpr = fit(&canvas);
         let result = chart.with(|c| {
             CanvasBackend::with_canvas_object(canvas.clone())

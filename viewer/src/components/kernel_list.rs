@@ -81,7 +81,15 @@ pub fn KernelList() -> impl IntoView {
             let shown = all
                 .into_iter()
                 .take(MAX_LISTED)
-                .map(|k| (run, k.index, k.short.clone(), k.name.clone(), k.row.verdict.clone()))
+                .map(|k| {
+                    (
+                        run,
+                        k.index,
+                        k.short.clone(),
+                        k.name.clone(),
+                        k.row.verdict.clone(),
+                    )
+                })
                 .collect::<Vec<_>>();
             (shown, total)
         })

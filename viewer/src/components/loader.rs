@@ -27,7 +27,10 @@ pub fn Loader() -> impl IntoView {
         else {
             return;
         };
-        let files = input.files().map(|l| browser::files_of(&l)).unwrap_or_default();
+        let files = input
+            .files()
+            .map(|l| browser::files_of(&l))
+            .unwrap_or_default();
         if !files.is_empty() {
             ctx.load_files(files);
         }

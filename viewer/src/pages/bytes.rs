@@ -19,7 +19,8 @@ pub fn BytesPage() -> impl IntoView {
     let sort = RwSignal::new(None::<(Column, bool)>);
     let ceilings = move || {
         let run = ctx.current_run();
-        ctx.ws.with(|ws| ws.runs.get(run).map(|r| r.table.ceilings.clone()))
+        ctx.ws
+            .with(|ws| ws.runs.get(run).map(|r| r.table.ceilings.clone()))
     };
     let rows = move || {
         let run = ctx.current_run();
@@ -86,7 +87,9 @@ pub fn BytesPage() -> impl IntoView {
                     _ => "",
                 };
                 let key = col.explain_key();
-                let title = crate::state::explain::explain(key).map(|e| e.as_text()).unwrap_or_default();
+                let title = crate::state::explain::explain(key)
+                    .map(|e| e.as_text())
+                    .unwrap_or_default();
                 view! {
                     <th
                         class="sortable"

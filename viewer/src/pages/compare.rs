@@ -22,7 +22,10 @@ fn encode(r: KernelRef) -> String {
 
 fn decode(s: &str) -> Option<KernelRef> {
     let (a, b) = s.split_once('.')?;
-    Some(KernelRef { run: a.parse().ok()?, kernel: b.parse().ok()? })
+    Some(KernelRef {
+        run: a.parse().ok()?,
+        kernel: b.parse().ok()?,
+    })
 }
 
 /// A select listing every kernel of every run.
@@ -43,7 +46,13 @@ fn KernelPicker(
                 .enumerate()
                 .flat_map(|(ri, r)| {
                     r.kernels.iter().map(move |k| {
-                        (encode(KernelRef { run: ri, kernel: k.index }), format!("{}: {}", r.run.name, k.short))
+                        (
+                            encode(KernelRef {
+                                run: ri,
+                                kernel: k.index,
+                            }),
+                            format!("{}: {}", r.run.name, k.short),
+                        )
                     })
                 })
                 .collect::<Vec<_>>()
@@ -69,20 +78,35 @@ fn KernelPicker(
     }
 }
 
-type Figure = (&'static str, &'static str, fn(&KernelFigures) -> Option<f64>, fn(f64) -> String);
+type Figure = (
+    &'static str,
+    &'static str,
+    fn(&KernelFigures) -> Option<f64>,
+    fn(f64) -> String,
+);
 
 const FIGURES: [Figure; 11] = [
     ("time ms", "time", |k| k.row.time_ms, ms),
     ("DRAM bytes", "dram_bytes", |k| k.row.dram_bytes, bytes),
     ("L2 bytes", "l2_bytes", |k| k.row.l2_bytes, bytes),
     ("L1 bytes", "l1_bytes", |k| k.row.l1_bytes, bytes),
-    ("DRAM/ask", "dram_per_ask", |k| k.row.dram_per_ask, |v| format!("{v:.4}")),
+    (
+        "DRAM/ask",
+        "dram_per_ask",
+        |k| k.row.dram_per_ask,
+        |v| format!("{v:.4}"),
+    ),
     ("DRAM GB/s", "gbs", |k| k.row.gbs, num),
     ("GFLOP/s", "gflops", |k| k.row.gflops, num),
     ("Compute (SM) %", "sm_pct", |k| k.sol().sm_pct, pct),
     ("Memory %", "memory_pct", |k| k.sol().memory_pct, pct),
     ("DRAM %", "dram_pct", |k| k.sol().dram_pct, pct),
-    ("achieved occupancy %", "occupancy", |k| k.occupancy.achieved_pct, pct),
+    (
+        "achieved occupancy %",
+        "occupancy",
+        |k| k.occupancy.achieved_pct,
+        pct,
+    ),
 ];
 
 /// The comparison view.
@@ -107,8 +131,14 @@ pub fn ComparePage() -> impl IntoView {
     });
     let memory = Memo::new(move |_| {
         ctx.ws.with(|ws| {
-            let fa = a.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k.flows.clone());
-            let fb = b.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k.flows.clone());
+            let fa = a
+                .get()
+                .and_then(|r| ws.kernel(r))
+                .map(|(_, k)| k.flows.clone());
+            let fb = b
+                .get()
+                .and_then(|r| ws.kernel(r))
+                .map(|(_, k)| k.flows.clone());
             MemoryChart {
                 title: "before → after".into(),
                 flows: fa.unwrap_or_default(),
@@ -157,7 +187,9 @@ pub fn ComparePage() -> impl IntoView {
     let names = move || {
         ctx.ws.with(|ws| {
             let n = |r: Option<KernelRef>| {
-                r.and_then(|r| ws.kernel(r)).map(|(run, k)| format!("{}: {}", run.run.name, k.name)).unwrap_or_default()
+                r.and_then(|r| ws.kernel(r))
+                    .map(|(run, k)| format!("{}: {}", run.run.name, k.name))
+                    .unwrap_or_default()
             };
             (n(a.get()), n(b.get()))
         })

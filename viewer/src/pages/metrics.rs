@@ -19,7 +19,11 @@ pub fn MetricsPage() -> impl IntoView {
         ctx.ws.with(|ws| {
             sel.and_then(|r| ws.runs.get(r.run).map(|run| (run, r.kernel)))
                 .map(|(run, k)| {
-                    let name = run.kernels.get(k).map(|f| f.name.clone()).unwrap_or_default();
+                    let name = run
+                        .kernels
+                        .get(k)
+                        .map(|f| f.name.clone())
+                        .unwrap_or_default();
                     let (rows, total) = search_metrics(run, k, &q, LIMIT);
                     (name, rows, total)
                 })

@@ -52,36 +52,43 @@ pub fn Overview() -> impl IntoView {
                 </table>
             }
         });
-        let kernels = a
-            .kernels
-            .iter()
-            .map(|k| {
-                let asked = k.asked.as_ref().map(|w| {
-                    format!(
-                        "{} and {} per launch ({:?}){}",
-                        fmt_si(w.bytes, "B"),
-                        fmt_si(w.flops, "FLOP"),
-                        w.precision,
-                        if w.formula.is_empty() { String::new() } else { format!(": {}", w.formula) }
-                    )
-                });
-                let shape = k.launch.as_ref().map(|l| {
-                    format!("grid {:?} x block {:?}, {} B dynamic shared", l.grid, l.block, l.shared_mem_bytes)
-                });
-                let check = k.check.as_ref().map(|c| {
-                    format!("{}: {}", if c.passed { "pass" } else { "FAIL" }, c.detail)
-                });
-                view! {
-                    <tr>
-                        <td class="name">{k.name.clone()}</td>
-                        <td>{k.source_file.clone().unwrap_or_default()}</td>
-                        <td>{shape.unwrap_or_default()}</td>
-                        <td>{asked.unwrap_or_else(|| "-".into())}</td>
-                        <td>{check.unwrap_or_else(|| "-".into())}</td>
-                    </tr>
-                }
-            })
-            .collect_view();
+        let kernels =
+            a.kernels
+                .iter()
+                .map(|k| {
+                    let asked = k.asked.as_ref().map(|w| {
+                        format!(
+                            "{} and {} per launch ({:?}){}",
+                            fmt_si(w.bytes, "B"),
+                            fmt_si(w.flops, "FLOP"),
+                            w.precision,
+                            if w.formula.is_empty() {
+                                String::new()
+                            } else {
+                                format!(": {}", w.formula)
+                            }
+                        )
+                    });
+                    let shape = k.launch.as_ref().map(|l| {
+                        format!(
+                            "grid {:?} x block {:?}, {} B dynamic shared",
+                            l.grid, l.block, l.shared_mem_bytes
+                        )
+                    });
+                    let check = k.check.as_ref().map(|c| {
+                        format!("{}: {}", if c.passed { "pass" } else { "FAIL" }, c.detail)
+                    });
+                    view! {
+                        <tr>
+                            <td class="name">{k.name.clone()}</td>
+                            <td>{k.source_file.clone().unwrap_or_default()}</td>
+                            <td>{shape.unwrap_or_default()}</td>
+                            <td>{asked.unwrap_or_else(|| "-".into())}</td>
+                            <td>{check.unwrap_or_else(|| "-".into())}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
         let warnings = a.warnings.clone();
         view! {
             <div class="page overview" id="page-overview">
