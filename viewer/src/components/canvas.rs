@@ -37,13 +37,7 @@ fn fit(canvas: &web_sys::HtmlCanvasElement) -> f64 {
 
 /// The nearest hit within the pick radius of a pointer at CSS offset (x, y).
 fn pick(hits: &[HitPoint], x: f64, y: f64, dpr: f64) -> Option<HitPoint> {
-    let (bx, by) = (x * dpr, y * dpr);
-    let r = PICK_RADIUS_CSS * dpr;
-    hits.iter()
-        .map(|h| (h, (f64::from(h.x) - bx).hypot(f64::from(h.y) - by)))
-        .filter(|(_, d)| *d <= r)
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(h, _)| *h)
+    chart::roofline::nearest_hit(hits, x * dpr, y * dpr, PICK_RADIUS_CSS * dpr)
 }
 
 /// The roofline canvas of `model`, with its tooltip, notes and export buttons.

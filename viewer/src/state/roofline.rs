@@ -51,6 +51,9 @@ pub struct RooflineModel {
     pub analytic: bool,
     /// Things the reader should know (points above a roof, kernels left out and why).
     pub notes: Vec<String>,
+    /// Short names of kernels with no FLOPs at the chosen precision (memory-only kernels
+    /// such as copies have intensity zero, which a log axis cannot show).
+    pub no_flops: Vec<String>,
 }
 
 impl PointInfo {
@@ -250,14 +253,13 @@ fn kernel_points(
         }
     }
     if points.is_empty() {
-        return Err(format!(
-            "{}: no {} FLOPs (counted or hand-counted), so no point at this precision",
-            fig.name,
-            precision_name(precision)
-        ));
+        return Err(format!("{}: {NO_FLOPS}", fig.name));
     }
     Ok((points, infos))
 }
+
+/// Kernels left out because they have no FLOPs at the precision, gathered into one note.
+const NO_FLOPS: &str = "no FLOPs at this precision";
 
 fn add_run(
     model: &mut RooflineModel,
@@ -288,6 +290,7 @@ fn add_run(
                 model.infos.push(infos);
                 model.refs.push(r);
             }
+            Err(note) if note.ends_with(NO_FLOPS) => model.no_flops.push(fig.short.clone()),
             Err(note) => model.notes.push(note),
         }
     }
@@ -295,6 +298,21 @@ fn add_run(
 
 fn finish(model: &mut RooflineModel, title: String, precision: Precision, runs: &[&RunView]) {
     model.analytic = runs.iter().all(|r| !r.has_counters());
+    if !model.no_flops.is_empty() {
+        const SHOWN: usize = 12;
+        let n = model.no_flops.len();
+        let mut names = model.no_flops[..n.min(SHOWN)].join(", ");
+        if n > SHOWN {
+            names.push_str(&format!(" and {} more", n - SHOWN));
+        }
+        model.notes.insert(
+            0,
+            format!(
+                "{n} kernel(s) without {} FLOPs (counted or hand-counted) have no point: {names}",
+                precision_name(precision)
+            ),
+        );
+    }
     let time = if runs
         .iter()
         .flat_map(|r| r.kernels.iter())
@@ -581,6 +599,25 @@ mod tests {
             assert_eq!(from.kernel, to.kernel);
         }
         assert!(model.chart.series.iter().any(|s| s.run == 1));
+    }
+
+    #[test]
+    fn kernels_without_flops_share_one_note() {
+        let ws = fixture_named("probe_metrics_raw_with_stdout.csv");
+        let model = run_roofline(&ws, 0, None, Precision::Fp32);
+        assert_eq!(model.no_flops, vec!["copy".to_string()]);
+        assert!(
+            model.notes[0].starts_with("1 kernel(s) without FP32 FLOPs"),
+            "{:?}",
+            model.notes
+        );
+        // fma_loop has FFMA counters: DRAM, L2 and L1 points.
+        let levels: Vec<Level> = model.chart.series[0]
+            .points
+            .iter()
+            .map(|p| p.level)
+            .collect();
+        assert_eq!(levels, vec![Level::Dram, Level::L2, Level::L1]);
     }
 
     #[test]
