@@ -2,8 +2,9 @@
 //
 // copy_f4     DRAM copy roof: one float4 per thread, no grid-stride loop (the shape that reached
 //             the driver's own memcpy on an H200; persistent grid-stride copies stayed near 82 %).
-// read_f4     read-only roof: four coalesced float4 loads per thread, summed; one store per warp
-//             keeps the loads alive and gives the host something exact to check.
+// read_f4     read-only roof: four coalesced float4 loads per thread, summed; one lane's sum
+//             per warp is stored (exactly checkable), the others feed a condition that keeps
+//             their loads alive.
 // copy_l2_f4  L2 roof: an L2-resident pair of buffers copied `reps` times with L2-only (.cg)
 //             loads and stores in volatile asm, so neither L1 nor the compiler removes a repeat.
 // fma_f32_chains  FP32 roof: eight independent FMA chains, 64 steps fully unrolled inside a
@@ -22,7 +23,8 @@ copy_f4(const float4* __restrict__ in, float4* __restrict__ out, unsigned long l
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-read_f4(const float4* __restrict__ in, float* __restrict__ warp_sums, unsigned long long n4)
+read_f4(const float4* __restrict__ in, float* __restrict__ warp_sums, unsigned long long n4,
+        float key)
 {
     const unsigned long long base = blockIdx.x * 4ull * blockDim.x + threadIdx.x;
     float4 v[4];
@@ -36,12 +38,13 @@ read_f4(const float4* __restrict__ in, float* __restrict__ warp_sums, unsigned l
     for (int k = 0; k < 4; ++k) {
         s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        s += __shfl_xor_sync(0xffffffffu, s, off);
-    }
-    if ((threadIdx.x & 31u) == 0u) {
-        warp_sums[(blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x) >> 5] = s;
+    // One lane per warp stores its own sum, a different lane in each warp (warp % 32), so
+    // the host checks every lane position exactly. `key` is a run-time value no sum can
+    // equal: the condition depends on every lane's sum, so no load can be dropped or sunk
+    // into the branch. (A warp-shuffle reduction here cost 2.5 % of the bandwidth.)
+    const unsigned long long warp = (blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x) >> 5;
+    if ((threadIdx.x & 31u) == static_cast<unsigned int>(warp & 31ull) || s == key) {
+        warp_sums[warp] = s;
     }
 }
 
