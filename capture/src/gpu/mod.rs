@@ -295,9 +295,14 @@ fn measure_kernel(
         Role::Ceiling(CeilingKind::Copy) => {
             let timing = gpu.time(WARMUPS, reps, || launch(&bufs))?;
             // The driver's device-to-device copy of the same buffers, checked the same way.
-            let (src, dst) = bufs.split_at_mut(1);
-            let (src, dst) = (&src[0], &mut dst[0]);
-            gpu.fill(dst, &plan.buffers[1])?;
+            let (Some(out_spec), [src, dst, ..]) = (plan.buffers.get(1), bufs.as_mut_slice())
+            else {
+                anyhow::bail!(
+                    "{}: the copy plan needs an input and an output",
+                    def.function
+                );
+            };
+            gpu.fill(dst, out_spec)?;
             gpu.memcpy(src, dst)?;
             gpu.sync()?;
             let copied = gpu.outputs(&plan, &bufs)?;
@@ -312,8 +317,12 @@ fn measure_kernel(
             };
             drop(copied);
             check = both(check, memcpy_check);
-            let (src, dst) = bufs.split_at_mut(1);
-            let (src, dst) = (&src[0], &mut dst[0]);
+            let [src, dst, ..] = bufs.as_mut_slice() else {
+                anyhow::bail!(
+                    "{}: the copy plan needs an input and an output",
+                    def.function
+                );
+            };
             let memcpy = gpu.time(WARMUPS, reps, || gpu.memcpy(src, dst))?;
             extra.push(measurement("memcpy", plan.asked.bytes, 0.0, memcpy));
             timing
@@ -633,12 +642,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             progress::log(None, &line);
         }
     }
+    artifact.warnings.push(size_warning(&sizes, &info));
     artifact.device = Some(info);
     artifact.kernels = records;
-    artifact.warnings.push(size_warning(
-        &sizes,
-        artifact.device.as_ref().unwrap_or_else(|| unreachable!()),
-    ));
     artifact.warnings.push(
         "times are CUDA-event medians at the clocks the GPU chose; byte and instruction counts \
          come from ncu at --clock-control none (rates ncu itself reports were not used)"
