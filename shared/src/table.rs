@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Artifact, KernelRecord};
+use crate::chart::names::shorten_kernel_name;
 use crate::metrics::{self, LaunchTotals};
 
 /// The whole table: device, ceilings and one row per kernel in artifact order.
@@ -70,6 +71,10 @@ pub struct TableRow {
     pub flops: Option<f64>,
     /// FP32 FLOP counters the export lacked; non-empty means `flops` is a lower bound.
     pub flops_missing: Vec<String>,
+    /// Counted FP64 FLOPs (dadd + dmul + 2 x dfma, of those collected).
+    pub fp64_flops: Option<f64>,
+    /// FP64 GFLOP/s: `fp64_flops / time`.
+    pub fp64_gflops: Option<f64>,
     /// Measured DRAM bytes over asked bytes.
     pub dram_per_ask: Option<f64>,
     /// DRAM GB/s: `dram_bytes / time`.
@@ -87,9 +92,12 @@ pub struct TableRow {
 impl TableRow {
     /// The row of one kernel record.
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
+        // Cold counters are the reference; an artifact profiled only warm uses those.
         let launches = kernel
             .cold
             .as_ref()
+            .filter(|c| !c.launches.is_empty())
+            .or(kernel.warm.as_ref())
             .map(|c| c.launches.as_slice())
             .unwrap_or_default();
         let totals: LaunchTotals = metrics::totals(launches);
@@ -102,6 +110,7 @@ impl TableRow {
         let ask_bytes = kernel.asked.as_ref().map(|a| a.bytes * n as f64);
         let ask_flops = kernel.asked.as_ref().map(|a| a.flops * n as f64);
         let flops = totals.flops_fp32.as_ref().map(|f| f.flops);
+        let fp64_flops = totals.flops_fp64.as_ref().map(|f| f.flops);
         let time_s = time_ms.filter(|t| *t > 0.0).map(|t| t / 1e3);
         let gbs = totals.dram_bytes.zip(time_s).map(|(b, t)| b / t / 1e9);
         TableRow {
@@ -129,6 +138,8 @@ impl TableRow {
                 .zip(copy_gbs)
                 .and_then(|(g, c)| (c > 0.0).then(|| 100.0 * g / c)),
             gflops: flops.zip(time_s).map(|(f, t)| f / t / 1e9),
+            fp64_flops,
+            fp64_gflops: fp64_flops.zip(time_s).map(|(f, t)| f / t / 1e9),
             verdict: metrics::verdict(&totals.sol).map(|v| v.kind.as_str().to_string()),
             check: kernel
                 .check
@@ -165,6 +176,9 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
 
 const MB: f64 = 1e6;
 
+/// Longest kernel name in the human forms; CSV and JSON keep the full name.
+const NAME_CHARS: usize = 48;
+
 fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
     v.map_or_else(
         || "-".to_string(),
@@ -179,15 +193,18 @@ pub const COLUMNS: [&str; 13] = [
 ];
 
 impl TableRow {
-    /// The row's cells, formatted for people: MB to 1 decimal, DRAM/ask to 4 (a ratio of
-    /// 0.0039 is a real answer, not rounding noise).
+    /// The row's cells, formatted for people: C++ names shortened, MB to 1 decimal,
+    /// DRAM/ask to 4 (a ratio of 0.0039 is a real answer, not rounding noise), GFLOP/s in
+    /// FP64 for a kernel whose only FLOPs are FP64, marked `>=` when a lower bound.
     pub fn cells(&self) -> [String; 13] {
+        let fp64 = self.fp64_flops.is_some_and(|f| f > 0.0) && self.flops.is_none_or(|f| f == 0.0);
         let flops = match (self.gflops, self.flops_missing.is_empty()) {
+            _ if fp64 => format!("{} fp64", fixed(self.fp64_gflops, 1.0, 1)),
             (Some(g), false) => format!(">={g:.1}"),
             (g, _) => fixed(g, 1.0, 1),
         };
         [
-            self.name.clone(),
+            shorten_kernel_name(&self.name, NAME_CHARS),
             self.launches.to_string(),
             fixed(self.time_ms, 1.0, 4),
             fixed(self.ask_bytes, MB, 1),
@@ -302,6 +319,8 @@ impl BytesTable {
             "gbs",
             "pct_of_copy",
             "gflops",
+            "fp64_flops",
+            "fp64_gflops",
             "verdict",
             "check",
         ];
@@ -329,6 +348,8 @@ impl BytesTable {
                 num(r.gbs),
                 num(r.pct_of_copy),
                 num(r.gflops),
+                num(r.fp64_flops),
+                num(r.fp64_gflops),
                 r.verdict.clone().unwrap_or_default(),
                 r.check.clone().unwrap_or_default(),
             ]);
