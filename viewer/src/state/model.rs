@@ -411,6 +411,8 @@ mod tests {
             gbs: None,
             pct_of_copy: None,
             gflops: None,
+            fp64_flops: None,
+            fp64_gflops: None,
             verdict: None,
             check: None,
         };
