@@ -193,7 +193,7 @@ pub const COLUMNS: [&str; 13] = [
 ];
 
 impl TableRow {
-    /// The row's cells, formatted for people: C++ names shortened, MB to 1 decimal,
+    /// The row's cells, formatted for people: MB to 1 decimal,
     /// DRAM/ask to 4 (a ratio of 0.0039 is a real answer, not rounding noise), GFLOP/s in
     /// FP64 for a kernel whose only FLOPs are FP64, marked `>=` when a lower bound.
     pub fn cells(&self) -> [String; 13] {
@@ -204,7 +204,7 @@ impl TableRow {
             (g, _) => fixed(g, 1.0, 1),
         };
         [
-            shorten_kernel_name(&self.name, NAME_CHARS),
+            self.name.clone(),
             self.launches.to_string(),
             fixed(self.time_ms, 1.0, 4),
             fixed(self.ask_bytes, MB, 1),
@@ -218,6 +218,15 @@ impl TableRow {
             self.verdict.clone().unwrap_or_else(|| "-".into()),
             self.check.clone().unwrap_or_else(|| "-".into()),
         ]
+    }
+}
+
+impl TableRow {
+    /// [`TableRow::cells`] with a long C++ name shortened, for terminals and Markdown.
+    pub fn short_cells(&self) -> [String; 13] {
+        let mut cells = self.cells();
+        cells[0] = shorten_kernel_name(&self.name, NAME_CHARS);
+        cells
     }
 }
 
@@ -255,7 +264,7 @@ impl BytesTable {
 
     /// Aligned text for a terminal.
     pub fn to_text(&self) -> String {
-        let rows: Vec<[String; 13]> = self.kernels.iter().map(TableRow::cells).collect();
+        let rows: Vec<[String; 13]> = self.kernels.iter().map(TableRow::short_cells).collect();
         let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
         for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
@@ -378,7 +387,11 @@ impl BytesTable {
                 .collect::<String>()
         ));
         for r in &self.kernels {
-            let cells: Vec<String> = r.cells().iter().map(|c| c.replace('|', "\\|")).collect();
+            let cells: Vec<String> = r
+                .short_cells()
+                .iter()
+                .map(|c| c.replace('|', "\\|"))
+                .collect();
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         out
