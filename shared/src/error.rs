@@ -68,6 +68,19 @@ pub enum NcuError {
         /// What the CSV reader reported.
         message: String,
     },
+    /// A raw page (`--page raw`) whose header is not followed by the units row ncu writes
+    /// under it: without units the values cannot be put in base units.
+    #[error(
+        "line {line}: no units row under the raw-page header (line {header}): ncu writes one \
+         with an empty ID cell, but this row is a launch; without units the values cannot be \
+         read in base units (export the page again with ncu --csv --page raw)"
+    )]
+    NoUnitsRow {
+        /// 1-based line of the row found where the units row belongs.
+        line: u64,
+        /// 1-based line of the header.
+        header: u64,
+    },
     /// The header was recognized but no launch row could be read.
     #[error("line {line}: header found but no complete launch row follows")]
     NoRows {

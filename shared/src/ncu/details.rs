@@ -23,7 +23,7 @@ use super::lines::Header;
 use super::rows::{for_each_row, Parser, Warnings};
 use super::sections::is_known_section;
 use super::units::{normalize_unit, UnitScale};
-use super::value::{classify, parse_number, to_value, Cell};
+use super::value::{classify, parse_number, to_value};
 
 /// Where the details columns are.
 struct Columns {
@@ -183,8 +183,9 @@ pub fn read<R: Read>(
         let value_text = cell(record, Some(columns.value));
         let value = classify(value_text, scale);
         let name = text(metric);
-        if value == Cell::NonFinite {
-            warnings.non_finite(&format!("{section} / {name}"), value_text, row.line);
+        if value.is_dropped_number() {
+            let what = format!("{section} / {name}");
+            warnings.check_cell(&what, &value, value_text, &scale.unit, row.line);
         }
         launch.sections.push(SectionMetric {
             section,

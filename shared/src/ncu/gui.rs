@@ -17,7 +17,7 @@ use super::ident::{parse_dim3, parse_u64};
 use super::lines::Header;
 use super::rows::{for_each_row, Parser, Warnings};
 use super::units::normalize_unit;
-use super::value::{classify, to_value, Cell};
+use super::value::{classify, to_value};
 
 /// Splits `name [unit]` into its name and unit; a name without brackets has no unit.
 pub fn split_unit(field: &str) -> (&str, &str) {
@@ -141,9 +141,7 @@ pub fn read<R: Read>(
             _ => {
                 let scale = normalize_unit(unit);
                 let cell = classify(value, &scale);
-                if cell == Cell::NonFinite {
-                    warnings.non_finite(name, value, row.line);
-                }
+                warnings.check_cell(name, &cell, value, &scale.unit, row.line);
                 launch.metrics.insert(
                     name.to_owned(),
                     Metric {

@@ -1,8 +1,8 @@
 //! Reader of `ncu --csv --page raw`: one row per launch, one column per metric.
 //!
 //! The header names the columns (11 identity columns, then the metrics), the row under it
-//! gives each metric's unit (empty cells under the identity columns), and every further row
-//! is one launch. Units are worked out once per column. Every launch has the same columns,
+//! gives each metric's unit (empty cells under the identity columns; a page without it is
+//! refused, see [`NcuError::NoUnitsRow`]), and every further row is one launch. Units are worked out once per column. Every launch has the same columns,
 //! so its metric map is a clone of one template map whose values are then filled in key
 //! order: no per-row sorting and no large temporary buffers, which matters with the 2,200
 //! columns of a full-set export.
@@ -17,7 +17,7 @@ use super::ident::{IdColumns, ID_COLUMNS};
 use super::lines::Header;
 use super::rows::{for_each_row, Parser, Warnings};
 use super::units::{normalize_unit, UnitScale};
-use super::value::{classify, to_value, Cell};
+use super::value::{classify, to_value};
 
 /// One metric column.
 struct Column {
@@ -87,6 +87,7 @@ pub fn read<R: Read>(
     let width = header.fields.len();
     let mut columns = metric_columns(header, warnings);
     let mut first_row = true;
+    let mut units_read = false;
     let mut template: Option<BTreeMap<String, Metric>> = None;
     for_each_row(parser, |record, row| {
         if row.truncated {
@@ -122,7 +123,16 @@ pub fn read<R: Read>(
                 let unit = record.get(column.index).unwrap_or_default();
                 column.scale = normalize_unit(&String::from_utf8_lossy(unit));
             }
+            units_read = true;
             return Ok(());
+        }
+        if !units_read {
+            // Without units a value cannot be put in base units (is 2.85 a time in ms or
+            // ns?), and every figure built on it could be off by a power of ten.
+            return Err(NcuError::NoUnitsRow {
+                line: row.line,
+                header: header.line,
+            });
         }
         let mut launch = match ids.launch(record) {
             Ok(launch) => launch,
@@ -139,9 +149,7 @@ pub fn read<R: Read>(
         for (metric, column) in metrics.values_mut().zip(&columns) {
             let text = record.get(column.index).unwrap_or_default();
             let cell = classify(text, &column.scale);
-            if cell == Cell::NonFinite {
-                warnings.non_finite(&column.name, text, row.line);
-            }
+            warnings.check_cell(&column.name, &cell, text, &column.scale.unit, row.line);
             metric.value = to_value(text, cell);
         }
         launch.metrics = metrics;

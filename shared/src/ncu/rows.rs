@@ -3,8 +3,9 @@
 //! [`for_each_row`] streams records out of the CSV parser with one record of lookahead, so
 //! each page reader knows which row is the last one and whether the input ended inside it
 //! (a truncated file), and gets every row's 1-based line in the original input.
-//! [`Warnings`] gathers what the readers skipped; repeated non-finite values of the same
-//! metric become one warning, so a 10,000-launch export cannot drown its own messages.
+//! [`Warnings`] gathers what the readers skipped; repeated non-finite or out-of-range values
+//! of the same metric become one warning, so a 10,000-launch export cannot drown its own
+//! messages.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -14,6 +15,7 @@ use csv::ByteRecord;
 use crate::error::NcuError;
 
 use super::lines::LineFilter;
+use super::value::{Cell, OutOfRange, MAX_MAGNITUDE};
 use super::Warning;
 
 /// Where a row is and how it ended.
@@ -74,10 +76,20 @@ where
     Ok(())
 }
 
-/// Repeated non-finite values of one metric.
-struct NonFinite {
+/// Why a number was stored as missing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Reason {
+    NonFinite,
+    Negative,
+    TooLarge,
+}
+
+/// Repeated dropped numbers of one metric, for one reason.
+struct Dropped {
     what: String,
+    reason: Reason,
     text: String,
+    unit: String,
     line: u64,
     count: u64,
 }
@@ -86,8 +98,8 @@ struct NonFinite {
 #[derive(Default)]
 pub struct Warnings {
     list: Vec<Warning>,
-    non_finite: Vec<NonFinite>,
-    non_finite_index: HashMap<String, usize>,
+    dropped: Vec<Dropped>,
+    dropped_index: HashMap<(String, Reason), usize>,
 }
 
 impl Warnings {
@@ -99,20 +111,29 @@ impl Warnings {
         });
     }
 
-    /// Notes a non-finite value (`nan`, `inf`) of `what`, stored as missing.
-    pub fn non_finite(&mut self, what: &str, text: &[u8], line: u64) {
-        match self.non_finite_index.get(what) {
+    /// Notes the cell of `what` (a metric) if it is a number stored as missing: `nan`, or out
+    /// of range. `unit` is its base unit.
+    pub fn check_cell(&mut self, what: &str, cell: &Cell, text: &[u8], unit: &str, line: u64) {
+        let reason = match cell {
+            Cell::NonFinite => Reason::NonFinite,
+            Cell::OutOfRange(OutOfRange::Negative) => Reason::Negative,
+            Cell::OutOfRange(OutOfRange::TooLarge) => Reason::TooLarge,
+            Cell::Number(_) | Cell::Missing | Cell::Text => return,
+        };
+        let key = (what.to_owned(), reason);
+        match self.dropped_index.get(&key) {
             Some(&i) => {
-                if let Some(entry) = self.non_finite.get_mut(i) {
+                if let Some(entry) = self.dropped.get_mut(i) {
                     entry.count += 1;
                 }
             }
             None => {
-                self.non_finite_index
-                    .insert(what.to_owned(), self.non_finite.len());
-                self.non_finite.push(NonFinite {
+                self.dropped_index.insert(key, self.dropped.len());
+                self.dropped.push(Dropped {
                     what: what.to_owned(),
+                    reason,
                     text: String::from_utf8_lossy(text.trim_ascii()).into_owned(),
+                    unit: unit.to_owned(),
                     line,
                     count: 1,
                 });
@@ -122,21 +143,131 @@ impl Warnings {
 
     /// All warnings, in line order (warnings without a line last).
     pub fn finish(mut self) -> Vec<Warning> {
-        for entry in self.non_finite {
+        for entry in self.dropped {
             let times = if entry.count == 1 {
                 String::new()
             } else {
                 format!(" ({} rows, the first here)", entry.count)
             };
+            let (what, text) = (&entry.what, &entry.text);
+            let in_unit = if entry.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", entry.unit)
+            };
+            let why = match entry.reason {
+                Reason::Negative => format!(
+                    "is negative ({text:?}{in_unit}), which a duration, size, rate or count \
+                     cannot be"
+                ),
+                Reason::TooLarge => format!(
+                    "is out of range ({text:?}{in_unit}): above {MAX_MAGNITUDE:e} in base \
+                     units, more than any counter holds"
+                ),
+                Reason::NonFinite => format!("is not a finite number ({text:?})"),
+            };
             self.list.push(Warning {
                 line: Some(entry.line),
-                message: format!(
-                    "{} is not a finite number ({:?}); kept as missing{times}",
-                    entry.what, entry.text
-                ),
+                message: format!("{what} {why}; kept as missing{times}"),
             });
         }
         self.list.sort_by_key(|w| w.line.unwrap_or(u64::MAX));
         self.list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::MetricValue;
+    use crate::ncu::read_export;
+    use crate::ncu::units::normalize_unit;
+    use crate::ncu::value::classify;
+
+    const METRICS_RAW_STDOUT: &str =
+        include_str!("../../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
+
+    /// The CSV lines of the raw fixture (header, units, copy, fma_loop).
+    fn csv_lines() -> Vec<&'static str> {
+        METRICS_RAW_STDOUT
+            .lines()
+            .filter(|l| l.starts_with('"'))
+            .collect()
+    }
+
+    #[test]
+    fn dropped_numbers_become_one_warning_per_metric_and_reason() {
+        let mut w = Warnings::default();
+        let ns = normalize_unit("ns");
+        for (text, line) in [("-2,854,816", 11), ("-1,252,992", 12), ("nan", 13)] {
+            let cell = classify(text.as_bytes(), &ns);
+            w.check_cell("gpu__time_duration.sum", &cell, text.as_bytes(), "ns", line);
+        }
+        let byte = normalize_unit("byte");
+        let cell = classify(b"1e308", &byte);
+        w.check_cell("dram__bytes_read.sum", &cell, b"1e308", "byte", 12);
+        let fine = classify(b"4,294,976,256", &byte);
+        w.check_cell("dram__bytes_read.sum", &fine, b"4,294,976,256", "byte", 11);
+        let messages: Vec<String> = w.finish().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                "line 11: gpu__time_duration.sum is negative (\"-2,854,816\" ns), which a \
+                 duration, size, rate or count cannot be; kept as missing (2 rows, the first \
+                 here)",
+                "line 12: dram__bytes_read.sum is out of range (\"1e308\" byte): above 1e30 in \
+                 base units, more than any counter holds; kept as missing",
+                "line 13: gpu__time_duration.sum is not a finite number (\"nan\"); kept as \
+                 missing",
+            ]
+        );
+    }
+
+    #[test]
+    fn out_of_range_raw_values_load_as_missing_with_warnings() {
+        let lines = csv_lines();
+        // The four gpu__time_duration columns (avg, max, min, sum) of copy hold this value.
+        let copy = lines[2].replace("\"2,854,816\"", "\"-2,854,816\"");
+        let fma = lines[3].replacen("\"4,329,472\"", "\"1e308\"", 1);
+        let text = [lines[0], lines[1], &copy, &fma].join("\n");
+        let export = read_export(text.as_bytes()).expect("loads");
+        assert_eq!(export.launches.len(), 2);
+        let value = |i: usize, name: &str| {
+            export.launches[i]
+                .metrics
+                .get(name)
+                .map(|m| m.value.clone())
+        };
+        assert_eq!(
+            value(0, "gpu__time_duration.sum"),
+            Some(MetricValue::Missing)
+        );
+        assert_eq!(value(1, "dram__bytes_read.sum"), Some(MetricValue::Missing));
+        assert_eq!(
+            value(1, "gpu__time_duration.sum"),
+            Some(MetricValue::Number(1_252_992.0))
+        );
+        let warnings: Vec<String> = export.warnings.iter().map(ToString::to_string).collect();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("line 3: gpu__time_duration.sum is negative")),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("line 4: dram__bytes_read.sum is out of range")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_raw_page_without_its_units_row_is_refused() {
+        let lines = csv_lines();
+        let text = format!("==PROF== x\n{}\n{}\n{}\n", lines[0], lines[2], lines[3]);
+        let err = read_export(text.as_bytes()).expect_err("refused");
+        assert_eq!(err, NcuError::NoUnitsRow { line: 3, header: 2 });
+        assert!(err.to_string().starts_with("line 3: no units row"), "{err}");
     }
 }

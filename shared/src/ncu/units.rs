@@ -182,6 +182,19 @@ pub fn normalize_unit(unit: &str) -> UnitScale {
     }
 }
 
+/// Whether a base unit (as [`normalize_unit`] returns it) is that of an amount, which cannot
+/// be negative: a duration, size, frequency or count (`ns`, `byte`, `hz`, `inst`), or a rate
+/// or ratio of two of them (`byte/s`, `inst/cycle`, `byte/block`). Percentages and unknown
+/// units are not: real exports hold slightly negative percentages (`-0.01` %) where ncu
+/// subtracts two noisy counters.
+pub fn is_amount(unit: &str) -> bool {
+    let amount = |s: &str| matches!(s, "ns" | "s" | "byte" | "hz") || COUNT_BASES.contains(&s);
+    match unit.split_once('/') {
+        Some((num, den)) => amount(num) && amount(den),
+        None => amount(unit),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,6 +276,25 @@ mod tests {
                 (base, exp10, factor),
                 "unit {printed:?}"
             );
+        }
+    }
+
+    #[test]
+    fn amounts_are_told_from_percentages() {
+        for unit in [
+            "ns",
+            "byte",
+            "hz",
+            "inst",
+            "cycle",
+            "byte/s",
+            "sector/s",
+            "inst/cycle",
+        ] {
+            assert!(is_amount(unit), "{unit}");
+        }
+        for unit in ["%", "", "SM", "%/byte", "%/register", "pass", "byte/%"] {
+            assert!(!is_amount(unit), "{unit}");
         }
     }
 

@@ -5,10 +5,21 @@
 //! sometimes `nan`. Everything that is not a number (`PolicySpread`, `(256, 1, 1)`) is kept
 //! as text. A comma is only taken as a thousands separator where it groups digits by three,
 //! so a decimal comma (`3,20`) stays text rather than becoming a wrong number.
+//!
+//! A number no measurement can have is out of range and stored as missing, with a warning
+//! from the page reader: a negative amount (a duration, size, rate or count; percentages may
+//! be slightly negative in real exports and are kept), or a magnitude above
+//! [`MAX_MAGNITUDE`]. Kept, such a value would poison every sum and chart built on it
+//! (`1e308` plus anything is infinite; a negative duration gives a negative bandwidth).
 
 use crate::artifact::MetricValue;
 
-use super::units::UnitScale;
+use super::units::{is_amount, UnitScale};
+
+/// Largest magnitude a value may have in base units. A 64-bit hardware counter holds at most
+/// 1.8e19, and its rate per second over a nanosecond at most 1.8e28; anything larger is not
+/// a measurement.
+pub const MAX_MAGNITUDE: f64 = 1e30;
 
 /// What one cell held.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,10 +28,29 @@ pub enum Cell {
     Number(f64),
     /// `n/a`, `no data` or an empty cell.
     Missing,
-    /// A number that is not finite (`nan`, `inf`, or an overflow after scaling).
+    /// A number spelled as not finite (`nan`, `inf`, `infinity`).
     NonFinite,
+    /// A number no measurement can have (see the module documentation).
+    OutOfRange(OutOfRange),
     /// Anything else, kept as text.
     Text,
+}
+
+/// Why a number is out of range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutOfRange {
+    /// Negative, in a unit of an amount that cannot be (see [`is_amount`]).
+    Negative,
+    /// Above [`MAX_MAGNITUDE`] in base units, or infinite once scaled to them.
+    TooLarge,
+}
+
+impl Cell {
+    /// Whether the cell held something that looked like a number but is stored as missing
+    /// (`nan`, or out of range): the reader warns about these.
+    pub fn is_dropped_number(&self) -> bool {
+        matches!(self, Cell::NonFinite | Cell::OutOfRange(_))
+    }
 }
 
 /// Longest number text the fast path handles; longer cells are text.
@@ -238,10 +268,12 @@ pub fn classify(text: &[u8], scale: &UnitScale) -> Cell {
             } else {
                 v * scale.factor
             };
-            if v.is_finite() {
-                Cell::Number(v)
+            if !v.is_finite() || v.abs() > MAX_MAGNITUDE {
+                Cell::OutOfRange(OutOfRange::TooLarge)
+            } else if v < 0.0 && is_amount(&scale.unit) {
+                Cell::OutOfRange(OutOfRange::Negative)
             } else {
-                Cell::NonFinite
+                Cell::Number(v)
             }
         }
         None if is_non_finite_word(text) => Cell::NonFinite,
@@ -253,7 +285,7 @@ pub fn classify(text: &[u8], scale: &UnitScale) -> Cell {
 pub fn to_value(text: &[u8], cell: Cell) -> MetricValue {
     match cell {
         Cell::Number(v) => MetricValue::Number(v),
-        Cell::Missing | Cell::NonFinite => MetricValue::Missing,
+        Cell::Missing | Cell::NonFinite | Cell::OutOfRange(_) => MetricValue::Missing,
         Cell::Text => MetricValue::Text(String::from_utf8_lossy(text.trim_ascii()).into_owned()),
     }
 }
@@ -339,7 +371,7 @@ mod tests {
             ("-nan", Cell::NonFinite),
             ("inf", Cell::NonFinite),
             ("-Infinity", Cell::NonFinite),
-            ("1e999", Cell::NonFinite),
+            ("1e999", Cell::OutOfRange(OutOfRange::TooLarge)),
             ("PolicySpread", Cell::Text),
             ("all", Cell::Text),
             ("(256, 1, 1)", Cell::Text),
@@ -360,6 +392,50 @@ mod tests {
         }
         let long = "1".repeat(100);
         assert_eq!(classify(long.as_bytes(), &none), Cell::Text);
+    }
+
+    #[test]
+    fn out_of_range_numbers() {
+        // (cell, unit as printed, expected)
+        let negative = Cell::OutOfRange(OutOfRange::Negative);
+        let too_large = Cell::OutOfRange(OutOfRange::TooLarge);
+        let table: &[(&str, &str, Cell)] = &[
+            ("-2,854,816", "ns", negative.clone()),
+            ("-2.85", "ms", negative.clone()),
+            ("-1", "byte", negative.clone()),
+            ("-3.00", "Tbyte/s", negative.clone()),
+            ("-1.98", "Ghz", negative.clone()),
+            ("-5", "inst", negative.clone()),
+            ("-0.59", "inst/cycle", negative.clone()),
+            ("-1,024", "byte/block", negative.clone()),
+            // Real exports have slightly negative percentages; unknown units are kept too.
+            ("-0.01", "%", Cell::Number(-0.01)),
+            ("-0.5", "%/byte", Cell::Number(-0.5)),
+            ("-1.5", "", Cell::Number(-1.5)),
+            ("-2", "SM", Cell::Number(-2.0)),
+            ("-0", "ns", Cell::Number(-0.0)),
+            ("1e308", "byte", too_large.clone()),
+            ("1e308", "", too_large.clone()),
+            ("-1e308", "%", too_large.clone()),
+            ("1e31", "inst", too_large.clone()),
+            // Finite as written, infinite once scaled to base units.
+            ("1e303", "Tbyte/s", too_large.clone()),
+            ("1e30", "", Cell::Number(1e30)),
+            (
+                "18,446,744,073,709,551,615",
+                "byte",
+                Cell::Number(18_446_744_073_709_551_615.0),
+            ),
+        ];
+        for (cell, unit, expected) in table {
+            let got = classify(cell.as_bytes(), &normalize_unit(unit));
+            assert_eq!(&got, expected, "cell {cell:?} in {unit:?}");
+            assert_eq!(
+                got.is_dropped_number(),
+                matches!(expected, Cell::OutOfRange(_))
+            );
+        }
+        assert_eq!(to_value(b"1e308", too_large), MetricValue::Missing);
     }
 
     #[test]
