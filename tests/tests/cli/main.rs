@@ -2,6 +2,7 @@
 //! topic, helpers in `util`.
 
 mod bad_input;
+mod corpus;
 mod golden;
 mod import;
 mod merge;
