@@ -52,8 +52,8 @@ pub fn device_from_launches(launches: &[LaunchCounters]) -> Option<DeviceInfo> {
             .get("device__attribute_display_name")
             .is_some_and(|m| matches!(m.value, crate::artifact::MetricValue::Text(_)))
     })?;
-    let name = match &l.metrics.get("device__attribute_display_name")?.value {
-        crate::artifact::MetricValue::Text(t) => t.clone(),
+    let name = match l.metrics.get("device__attribute_display_name")?.value {
+        crate::artifact::MetricValue::Text(t) => t,
         _ => return None,
     };
     let int = |n: &str| {

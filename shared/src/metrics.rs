@@ -20,7 +20,7 @@ pub const SOL_SECTION: &str = "GPU Speed Of Light Throughput";
 
 /// A numeric raw-page metric of a launch.
 pub fn metric(launch: &LaunchCounters, name: &str) -> Option<f64> {
-    launch.metrics.get(name).and_then(|m| m.value.as_f64())
+    launch.metrics.number(name)
 }
 
 /// A numeric details-page row, by metric name, optionally restricted to a section and a

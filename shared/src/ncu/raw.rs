@@ -3,14 +3,14 @@
 //! The header names the columns (11 identity columns, then the metrics), the row under it
 //! gives each metric's unit (empty cells under the identity columns; a page without it is
 //! refused, see [`NcuError::NoUnitsRow`]), and every further row is one launch. Units are worked out once per column. Every launch has the same columns,
-//! so its metric map is a clone of one template map whose values are then filled in key
-//! order: no per-row sorting and no large temporary buffers, which matters with the 2,200
-//! columns of a full-set export.
+//! so the names and units are stored once ([`MetricColumns`], shared by every launch) and
+//! each row holds only its values: no per-row names, sorting or large temporary buffers,
+//! which matters with the 2,200 columns of a full-set export.
 
-use std::collections::BTreeMap;
 use std::io::Read;
+use std::sync::Arc;
 
-use crate::artifact::{LaunchCounters, Metric, MetricValue};
+use crate::artifact::{LaunchCounters, MetricColumns, MetricKey, Metrics};
 use crate::error::NcuError;
 
 use super::ident::{IdColumns, ID_COLUMNS};
@@ -60,20 +60,17 @@ fn metric_columns(header: &Header, warnings: &mut Warnings) -> Vec<Column> {
     kept
 }
 
-/// A map of every metric column with its base unit and no value yet.
-fn template_map(columns: &[Column]) -> BTreeMap<String, Metric> {
-    columns
-        .iter()
-        .map(|column| {
-            (
-                column.name.clone(),
-                Metric {
-                    unit: column.scale.unit.clone(),
-                    value: MetricValue::Missing,
-                },
-            )
-        })
-        .collect()
+/// The shared columns of every launch: names and base units, in `columns` order.
+fn shared_columns(columns: &[Column]) -> Arc<MetricColumns> {
+    MetricColumns::new(
+        columns
+            .iter()
+            .map(|column| MetricKey {
+                name: column.name.clone(),
+                unit: column.scale.unit.clone(),
+            })
+            .collect(),
+    )
 }
 
 /// Reads the rows after a raw-page header, handing each launch to `emit`.
@@ -88,7 +85,7 @@ pub fn read<R: Read>(
     let mut columns = metric_columns(header, warnings);
     let mut first_row = true;
     let mut units_read = false;
-    let mut template: Option<BTreeMap<String, Metric>> = None;
+    let mut shared: Option<Arc<MetricColumns>> = None;
     for_each_row(parser, |record, row| {
         if row.truncated {
             warnings.push(
@@ -141,16 +138,15 @@ pub fn read<R: Read>(
                 return Ok(());
             }
         };
-        // Every launch has the same columns: clone a map of them (no sorting, no large
-        // temporary buffers) and fill in the values, which iterate in the same sorted order
-        // as `columns`.
-        let template = template.get_or_insert_with(|| template_map(&columns));
-        let mut metrics = template.clone();
-        for (metric, column) in metrics.values_mut().zip(&columns) {
+        // Every launch shares the columns (built once, after the units row) and gets only
+        // its own values, in `columns` order.
+        let shared = shared.get_or_insert_with(|| shared_columns(&columns));
+        let mut metrics = Metrics::with_columns(Arc::clone(shared));
+        for (i, column) in columns.iter().enumerate() {
             let text = record.get(column.index).unwrap_or_default();
             let cell = classify(text, &column.scale);
             warnings.check_cell(&column.name, &cell, text, &column.scale.unit, row.line);
-            metric.value = to_value(text, cell);
+            metrics.set(i, to_value(text, cell));
         }
         launch.metrics = metrics;
         emit(launch);

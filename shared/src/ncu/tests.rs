@@ -26,18 +26,17 @@ fn ok(text: &str) -> Export {
 }
 
 fn number(launch: &LaunchCounters, name: &str) -> f64 {
-    match launch.metrics.get(name).map(|m| &m.value) {
-        Some(MetricValue::Number(v)) => *v,
+    match launch.metrics.get(name).map(|m| m.value) {
+        Some(MetricValue::Number(v)) => v,
         other => panic!("{name}: expected a number, found {other:?}"),
     }
 }
 
-fn unit<'a>(launch: &'a LaunchCounters, name: &str) -> &'a str {
+fn unit(launch: &LaunchCounters, name: &str) -> String {
     launch
         .metrics
         .get(name)
-        .map(|m| m.unit.as_str())
-        .unwrap_or("<absent>")
+        .map_or_else(|| "<absent>".to_owned(), |m| m.unit)
 }
 
 fn section<'a>(launch: &'a LaunchCounters, section: &str, name: &str) -> &'a SectionMetric {
@@ -88,8 +87,8 @@ fn raw_metrics_with_program_output() {
     assert_eq!(
         copy.metrics
             .get("launch__cluster_scheduling_policy")
-            .map(|m| &m.value),
-        Some(&MetricValue::Text("PolicySpread".to_owned()))
+            .map(|m| m.value),
+        Some(MetricValue::Text("PolicySpread".to_owned()))
     );
     // 301 columns, 11 of them identity columns.
     assert_eq!(copy.metrics.len(), 290);
@@ -282,13 +281,13 @@ fn raw_full_set_in_scaled_units() {
     assert_eq!(
         copy.metrics
             .get("sass__inst_executed_register_spilling_mem_local")
-            .map(|m| &m.value),
-        Some(&MetricValue::Missing)
+            .map(|m| m.value),
+        Some(MetricValue::Missing)
     );
     // The export really holds a `nan`: missing, with one warning naming it.
     assert_eq!(
-        copy.metrics.get("derived_tempMetric4").map(|m| &m.value),
-        Some(&MetricValue::Missing)
+        copy.metrics.get("derived_tempMetric4").map(|m| m.value),
+        Some(MetricValue::Missing)
     );
     let [nan] = export.warnings.as_slice() else {
         panic!("expected one warning, got {:?}", export.warnings);
@@ -336,8 +335,8 @@ fn gui_export_reformatted_from_the_raw_fixture() {
         None => panic!("breakdown line missing"),
     }
     assert_eq!(
-        copy.metrics.get("Device Name").map(|m| &m.value),
-        Some(&MetricValue::Text("NVIDIA H200".to_owned()))
+        copy.metrics.get("Device Name").map(|m| m.value),
+        Some(MetricValue::Text("NVIDIA H200".to_owned()))
     );
 }
 

@@ -113,15 +113,23 @@ fn raw_and_details_pages_of_one_run_join() {
         serde_json::from_str(&std::fs::read_to_string(&art).expect("artifact")).expect("json");
     let kernels = a["kernels"].as_array().expect("kernels");
     assert_eq!(kernels.len(), 1);
-    let launch = &kernels[0]["cold"]["launches"][0];
-    assert!(launch["metrics"].as_object().expect("metrics").len() > 2000);
-    assert!(!launch["sections"].as_array().expect("sections").is_empty());
-    // Scaled units are normalized: 4.295008 Gbyte read, 2.852960 ms.
+    let cold = &kernels[0]["cold"];
+    let columns = cold["metric_columns"].as_array().expect("metric columns");
+    assert!(columns.len() > 2000, "{}", columns.len());
+    let launch = &cold["launches"][0];
     assert_eq!(
-        launch["metrics"]["dram__bytes_read.sum"]["value"].as_f64(),
-        Some(4_295_008_000.0)
+        launch["metrics"].as_array().map(Vec::len),
+        Some(columns.len()),
+        "one value per column"
     );
-    assert_eq!(launch["metrics"]["dram__bytes_read.sum"]["unit"], "byte");
+    assert!(!launch["sections"].as_array().expect("sections").is_empty());
+    // Scaled units are normalized: 4.295008 Gbyte read.
+    let i = columns
+        .iter()
+        .position(|c| c["name"] == "dram__bytes_read.sum")
+        .expect("dram read column");
+    assert_eq!(launch["metrics"][i].as_f64(), Some(4_295_008_000.0));
+    assert_eq!(columns[i]["unit"], "byte");
 }
 
 #[test]

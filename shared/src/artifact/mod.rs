@@ -6,15 +6,26 @@
 //! handle its absence. A change to these types bumps [`SCHEMA_VERSION`], regenerates
 //! `schema/artifact.schema.json` and adds a line to `CHANGELOG.md`.
 
-use std::collections::BTreeMap;
+mod json;
+mod metrics_map;
+
+use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 
+pub use self::metrics_map::{union_columns, MetricColumns, MetricKey, Metrics};
+use self::metrics_map::{ValuesSer, ValuesWire};
 use crate::error::ArtifactError;
 
-/// Version of the artifact format written by this build. Readers refuse newer versions.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the artifact format written by this build. Readers refuse newer versions
+/// and read every older one.
+///
+/// 1: metrics of a launch as an object `name: {unit, value}`.
+/// 2: metric names and units once per counter set (`metric_columns`), each launch's
+///    `metrics` an array of values in that order.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -314,13 +325,106 @@ pub struct KernelRecord {
 }
 
 /// The ncu launches of one kernel under one cache state.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+///
+/// In JSON the raw-page metric names and units are listed once, in `metric_columns`, and
+/// each launch's `metrics` is an array of values in that order (see [`CounterSetJson`]).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "CounterSetJson")]
 pub struct CounterSet {
     /// Cache control of the collection, when known.
-    #[serde(default)]
     pub cache_control: Option<CacheControl>,
     /// Every profiled launch of the kernel, in launch order.
     pub launches: Vec<LaunchCounters>,
+}
+
+/// The JSON form of a [`CounterSet`]: columns once, values per launch.
+#[derive(Deserialize, JsonSchema)]
+pub struct CounterSetJson {
+    /// Cache control of the collection, when known.
+    #[serde(default)]
+    pub cache_control: Option<CacheControl>,
+    /// Names and units of the raw-page metrics, in the order of every launch's `metrics`.
+    #[serde(default)]
+    pub metric_columns: Vec<MetricKey>,
+    /// Every profiled launch of the kernel, in launch order.
+    pub launches: Vec<LaunchJson>,
+}
+
+/// The JSON form of a [`LaunchCounters`].
+#[derive(Deserialize, JsonSchema)]
+pub struct LaunchJson {
+    /// Identity, launch shape, details-page rows and rules.
+    #[serde(flatten)]
+    pub launch: LaunchCounters,
+    /// Raw-page metric values, in the order of the counter set's `metric_columns`.
+    #[serde(default)]
+    pub metrics: ValuesWire,
+}
+
+impl TryFrom<CounterSetJson> for CounterSet {
+    type Error = String;
+
+    fn try_from(json: CounterSetJson) -> Result<Self, String> {
+        // Schema 2 shares one column list; schema-1 launches bring their own, and a launch
+        // with the same names as the one before reuses its columns.
+        let mut columns = MetricColumns::new(json.metric_columns);
+        let launches = json
+            .launches
+            .into_iter()
+            .map(|l| {
+                let mut launch = l.launch;
+                launch.metrics = l
+                    .metrics
+                    .into_metrics(Arc::clone(&columns))
+                    .map_err(|e| format!("launch {}: {e}", launch.id))?;
+                columns = Arc::clone(launch.metrics.columns());
+                Ok(launch)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(CounterSet {
+            cache_control: json.cache_control,
+            launches,
+        })
+    }
+}
+
+impl Serialize for CounterSet {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct LaunchOut<'a> {
+            #[serde(flatten)]
+            launch: &'a LaunchCounters,
+            metrics: ValuesSer<'a>,
+        }
+        struct LaunchesOut<'a>(&'a [LaunchCounters], &'a MetricColumns);
+        impl Serialize for LaunchesOut<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(|launch| LaunchOut {
+                    launch,
+                    metrics: ValuesSer {
+                        metrics: &launch.metrics,
+                        columns: self.1,
+                    },
+                }))
+            }
+        }
+        let columns = union_columns(self.launches.iter().map(|l| &l.metrics));
+        let mut st = s.serialize_struct("CounterSet", 3)?;
+        st.serialize_field("cache_control", &self.cache_control)?;
+        st.serialize_field("metric_columns", columns.keys())?;
+        st.serialize_field("launches", &LaunchesOut(&self.launches, &columns))?;
+        st.end()
+    }
+}
+
+impl JsonSchema for CounterSet {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CounterSet".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        CounterSetJson::json_schema(generator)
+    }
 }
 
 /// Everything ncu reported about one kernel launch, in base units.
@@ -360,9 +464,11 @@ pub struct LaunchCounters {
     /// Block size, threads.
     #[serde(default)]
     pub block: Option<[u32; 3]>,
-    /// Raw-page metrics by full metric name, in base units.
-    #[serde(default)]
-    pub metrics: BTreeMap<String, Metric>,
+    /// Raw-page metrics by full metric name, in base units (in JSON, an array of values
+    /// in the order of the counter set's `metric_columns`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub metrics: Metrics,
     /// Details-page rows (section metrics), in export order, in base units.
     #[serde(default)]
     pub sections: Vec<SectionMetric>,
@@ -480,12 +586,23 @@ impl Artifact {
         })
     }
 
-    /// Serializes the artifact as pretty JSON with a trailing newline.
+    /// Serializes the artifact as JSON with a trailing newline: objects indented, arrays
+    /// of values on one line (see [`Artifact::write_json`]).
     pub fn to_json(&self) -> String {
-        // Serialization of these types cannot fail: all map keys are strings.
-        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
-        s.push('\n');
-        s
+        let mut out = Vec::new();
+        // Writing to a Vec cannot fail, and every map key of these types is a string.
+        let _ = self.write_json(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Writes the artifact as JSON to `out`, streaming: objects one key per line,
+    /// indented; arrays on one line, so a launch's thousands of metric values stay compact.
+    pub fn write_json<W: std::io::Write>(&self, out: W) -> Result<(), serde_json::Error> {
+        let mut out = out;
+        let mut ser =
+            serde_json::Serializer::with_formatter(&mut out, json::ObjectsIndented::new());
+        self.serialize(&mut ser)?;
+        out.write_all(b"\n").map_err(serde_json::Error::io)
     }
 
     /// The JSON Schema of the artifact format, as pretty JSON.
@@ -503,7 +620,7 @@ mod tests {
 
     #[test]
     fn committed_schema_is_current() {
-        let committed = include_str!("../schema/artifact.schema.json");
+        let committed = include_str!("../../schema/artifact.schema.json");
         assert!(
             committed == Artifact::json_schema(),
             "shared/schema/artifact.schema.json is stale: regenerate it with \

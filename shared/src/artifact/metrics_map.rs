@@ -1,0 +1,593 @@
+//! Compact storage of a launch's raw-page metrics, and its columnar JSON form.
+//!
+//! A full-set raw row has about 2,200 metrics, and an application export can have tens of
+//! thousands of rows. Storing a name, a unit and a map node per value costs about 165 bytes
+//! each; here the names and units of an export are stored once ([`MetricColumns`], shared
+//! through an `Arc` by every launch read from it) and each launch holds one `f64` per column
+//! plus a short list of its text values. In JSON a [`super::CounterSet`] lists the columns
+//! once (`metric_columns`) and each launch's `metrics` is an array of values in column order.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::{MapAccess, SeqAccess, Visitor};
+use serde::ser::SerializeSeq;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{Metric, MetricValue};
+
+/// A metric's name and unit, shared by every launch of an export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MetricKey {
+    /// Full metric name as ncu prints it (`dram__bytes_read.sum`).
+    pub name: String,
+    /// Unit after normalization to base units (`byte`, `ns`, `hz`, `%`, or empty).
+    pub unit: String,
+}
+
+/// The columns of a metric table: names and units in export order, with an index by name
+/// (the first of duplicated names wins a lookup; every column is kept).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricColumns {
+    keys: Vec<MetricKey>,
+    index: HashMap<String, u32>,
+}
+
+impl MetricColumns {
+    /// Columns from keys in order, shared behind an `Arc`.
+    pub fn new(keys: Vec<MetricKey>) -> Arc<Self> {
+        let mut index = HashMap::with_capacity(keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            index.entry(k.name.clone()).or_insert(i as u32);
+        }
+        Arc::new(MetricColumns { keys, index })
+    }
+
+    /// The keys in column order.
+    pub fn keys(&self) -> &[MetricKey] {
+        &self.keys
+    }
+
+    /// Number of columns.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there are no columns.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Column of a metric name.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).map(|&i| i as usize)
+    }
+
+    fn push(&mut self, key: MetricKey) -> usize {
+        let i = self.keys.len();
+        self.index.entry(key.name.clone()).or_insert(i as u32);
+        self.keys.push(key);
+        i
+    }
+}
+
+// Non-finite numbers never reach the map (the reader turns them into `Missing`), so two NaN
+// payloads can mark the other kinds of value.
+const MISSING_BITS: u64 = 0x7ff8_dead_0000_0001;
+const TEXT_BITS: u64 = 0x7ff8_dead_0000_0002;
+
+fn missing() -> f64 {
+    f64::from_bits(MISSING_BITS)
+}
+
+/// One launch's raw-page metrics: shared columns, one value per column.
+#[derive(Clone)]
+pub struct Metrics {
+    columns: Arc<MetricColumns>,
+    values: Vec<f64>,
+    /// Text values by column, sorted by column.
+    texts: Vec<(u32, String)>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            columns: Arc::new(MetricColumns::default()),
+            values: Vec::new(),
+            texts: Vec::new(),
+        }
+    }
+}
+
+impl Metrics {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A row of `columns` with every value missing; fill it with [`Metrics::set`].
+    pub fn with_columns(columns: Arc<MetricColumns>) -> Self {
+        Metrics {
+            values: vec![missing(); columns.len()],
+            columns,
+            texts: Vec::new(),
+        }
+    }
+
+    /// The columns this row refers to.
+    pub fn columns(&self) -> &Arc<MetricColumns> {
+        &self.columns
+    }
+
+    /// Sets the value of column `i` (ignored when out of range). Non-finite numbers are
+    /// stored as missing.
+    pub fn set(&mut self, i: usize, value: MetricValue) {
+        let Some(slot) = self.values.get_mut(i) else {
+            return;
+        };
+        let i32_key = i as u32;
+        let had_text = f64::to_bits(*slot) == TEXT_BITS;
+        *slot = match &value {
+            MetricValue::Number(v) if v.is_finite() => *v,
+            MetricValue::Text(_) => f64::from_bits(TEXT_BITS),
+            _ => missing(),
+        };
+        let pos = self.texts.binary_search_by_key(&i32_key, |(k, _)| *k);
+        match (value, pos) {
+            (MetricValue::Text(t), Ok(p)) => {
+                if let Some(entry) = self.texts.get_mut(p) {
+                    entry.1 = t;
+                }
+            }
+            (MetricValue::Text(t), Err(p)) => self.texts.insert(p, (i32_key, t)),
+            (_, Ok(p)) if had_text => {
+                self.texts.remove(p);
+            }
+            _ => {}
+        }
+    }
+
+    fn value_at(&self, i: usize) -> MetricValue {
+        match self.values.get(i).copied() {
+            Some(v) if v.to_bits() == TEXT_BITS => self
+                .texts
+                .binary_search_by_key(&(i as u32), |(k, _)| *k)
+                .ok()
+                .and_then(|p| self.texts.get(p))
+                .map_or(MetricValue::Missing, |(_, t)| MetricValue::Text(t.clone())),
+            Some(v) if v.is_finite() => MetricValue::Number(v),
+            _ => MetricValue::Missing,
+        }
+    }
+
+    /// The metric called `name`, if the row has that column.
+    pub fn get(&self, name: &str) -> Option<Metric> {
+        let i = self.columns.position(name)?;
+        let key = self.columns.keys.get(i)?;
+        Some(Metric {
+            unit: key.unit.clone(),
+            value: self.value_at(i),
+        })
+    }
+
+    /// The number of metric `name`, without allocating; `None` when absent or not a number.
+    pub fn number(&self, name: &str) -> Option<f64> {
+        let i = self.columns.position(name)?;
+        self.values.get(i).copied().filter(|v| v.is_finite())
+    }
+
+    /// Whether the row has a column called `name`.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.columns.position(name).is_some()
+    }
+
+    /// Number of columns.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the row has no columns.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Sets `name` to `metric`, adding a column when the row lacks it (the columns are
+    /// copied first if other rows share them).
+    pub fn insert(&mut self, name: String, metric: Metric) {
+        let i = match self.columns.position(&name) {
+            Some(i) => {
+                if self
+                    .columns
+                    .keys
+                    .get(i)
+                    .is_some_and(|k| k.unit != metric.unit)
+                {
+                    if let Some(k) = Arc::make_mut(&mut self.columns).keys.get_mut(i) {
+                        k.unit = metric.unit;
+                    }
+                }
+                i
+            }
+            None => {
+                let i = Arc::make_mut(&mut self.columns).push(MetricKey {
+                    name,
+                    unit: metric.unit,
+                });
+                self.values.push(missing());
+                i
+            }
+        };
+        self.set(i, metric.value);
+    }
+
+    /// Inserts every metric of `other`.
+    pub fn extend(&mut self, other: Metrics) {
+        if self.is_empty() {
+            *self = other;
+            return;
+        }
+        for (name, metric) in &other {
+            self.insert(name.to_string(), metric);
+        }
+    }
+
+    /// Metrics in column order, as (name, metric).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Metric)> + '_ {
+        self.columns
+            .keys
+            .iter()
+            .enumerate()
+            .take(self.values.len())
+            .map(|(i, k)| {
+                (
+                    k.name.as_str(),
+                    Metric {
+                        unit: k.unit.clone(),
+                        value: self.value_at(i),
+                    },
+                )
+            })
+    }
+
+    /// The value for each of `columns`, by name (missing where this row lacks the column).
+    fn values_for<'a>(
+        &'a self,
+        columns: &'a MetricColumns,
+    ) -> impl Iterator<Item = MetricValue> + 'a {
+        let same = std::ptr::eq(Arc::as_ptr(&self.columns), columns);
+        columns.keys.iter().enumerate().map(move |(i, k)| {
+            if same {
+                self.value_at(i)
+            } else {
+                self.columns
+                    .position(&k.name)
+                    .map_or(MetricValue::Missing, |j| self.value_at(j))
+            }
+        })
+    }
+}
+
+impl<'a> IntoIterator for &'a Metrics {
+    type Item = (&'a str, Metric);
+    type IntoIter = Box<dyn Iterator<Item = (&'a str, Metric)> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl PartialEq for Metrics {
+    /// Equal when both have the same names with the same units and values (order aside).
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(name, m)| other.get(name) == Some(m))
+    }
+}
+
+impl fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// The union of the columns of `rows`: the shared columns themselves when every row uses
+/// the same ones (the usual case), else every name in first-seen order.
+pub fn union_columns<'a>(rows: impl Iterator<Item = &'a Metrics> + Clone) -> Arc<MetricColumns> {
+    let mut all = rows.clone();
+    if let Some(first) = all.next() {
+        if all.all(|m| Arc::ptr_eq(&m.columns, &first.columns)) {
+            return first.columns.clone();
+        }
+    }
+    let mut union = MetricColumns::default();
+    for m in rows {
+        for k in &m.columns.keys {
+            if union.position(&k.name).is_none() {
+                union.push(k.clone());
+            }
+        }
+    }
+    Arc::new(union)
+}
+
+/// Serializes a row's values in the order of `columns`: numbers, strings or null.
+pub struct ValuesSer<'a> {
+    /// The row.
+    pub metrics: &'a Metrics,
+    /// The column order to write in.
+    pub columns: &'a MetricColumns,
+}
+
+impl Serialize for ValuesSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.columns.len()))?;
+        for v in self.metrics.values_for(self.columns) {
+            seq.serialize_element(&v)?;
+        }
+        seq.end()
+    }
+}
+
+/// A row's values read from JSON, before they are joined to their columns: an array in
+/// column order (schema 2), or, from schema-1 artifacts, an object of
+/// `name: {unit, value}` that brings its own columns.
+#[derive(Debug, Default)]
+pub struct ValuesWire {
+    values: Vec<f64>,
+    texts: Vec<(u32, String)>,
+    /// Columns of a schema-1 object, in its order.
+    own_columns: Option<Vec<MetricKey>>,
+}
+
+impl ValuesWire {
+    /// Number of values read.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no values were read.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Joins the values to `columns`; values beyond the columns are an error, missing
+    /// trailing values are missing.
+    pub fn into_metrics(mut self, columns: Arc<MetricColumns>) -> Result<Metrics, String> {
+        if let Some(keys) = self.own_columns.take() {
+            // Schema 1: reuse the previous row's columns when they are the same names.
+            let columns = if keys.as_slice() == columns.keys() {
+                columns
+            } else {
+                MetricColumns::new(keys)
+            };
+            return Ok(Metrics {
+                columns,
+                values: self.values,
+                texts: self.texts,
+            });
+        }
+        if self.values.len() > columns.len() {
+            return Err(format!(
+                "{} metric values for {} metric_columns",
+                self.values.len(),
+                columns.len()
+            ));
+        }
+        self.values.resize(columns.len(), missing());
+        Ok(Metrics {
+            columns,
+            values: self.values,
+            texts: self.texts,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ValuesWire {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct SeqVisitor;
+        impl<'de> Visitor<'de> for SeqVisitor {
+            type Value = ValuesWire;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of metric values (numbers, strings or null)")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ValuesWire, A::Error> {
+                let mut out = ValuesWire {
+                    values: Vec::with_capacity(seq.size_hint().unwrap_or(0)),
+                    texts: Vec::new(),
+                    own_columns: None,
+                };
+                while let Some(v) = seq.next_element::<MetricValue>()? {
+                    let i = out.values.len() as u32;
+                    out.values.push(match v {
+                        MetricValue::Number(x) if x.is_finite() => x,
+                        MetricValue::Text(t) => {
+                            out.texts.push((i, t));
+                            f64::from_bits(TEXT_BITS)
+                        }
+                        _ => missing(),
+                    });
+                }
+                Ok(out)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ValuesWire, A::Error> {
+                let mut out = ValuesWire::default();
+                let mut keys = Vec::new();
+                while let Some((name, metric)) = map.next_entry::<String, Metric>()? {
+                    let i = out.values.len() as u32;
+                    out.values.push(match metric.value {
+                        MetricValue::Number(x) if x.is_finite() => x,
+                        MetricValue::Text(t) => {
+                            out.texts.push((i, t));
+                            f64::from_bits(TEXT_BITS)
+                        }
+                        _ => missing(),
+                    });
+                    keys.push(MetricKey {
+                        name,
+                        unit: metric.unit,
+                    });
+                }
+                out.own_columns = Some(keys);
+                Ok(out)
+            }
+        }
+        d.deserialize_any(SeqVisitor)
+    }
+}
+
+impl JsonSchema for ValuesWire {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "MetricValues".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = <Vec<MetricValue>>::json_schema(generator);
+        schema.insert(
+            "description".into(),
+            "Metric values in the order of the counter set's `metric_columns`: a number in \
+             the column's unit, a string, or null for no value."
+                .into(),
+        );
+        schema
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(name: &str, unit: &str) -> MetricKey {
+        MetricKey {
+            name: name.into(),
+            unit: unit.into(),
+        }
+    }
+
+    #[test]
+    fn rows_share_columns_and_keep_values_texts_and_gaps() {
+        let cols = MetricColumns::new(vec![key("a", "byte"), key("b", ""), key("c", "ns")]);
+        let mut m = Metrics::with_columns(cols.clone());
+        m.set(0, MetricValue::Number(4_294_976_256.0));
+        m.set(1, MetricValue::Text("PolicySpread".into()));
+        assert_eq!(m.number("a"), Some(4_294_976_256.0));
+        assert_eq!(m.number("b"), None);
+        assert_eq!(
+            m.get("b").map(|x| x.value),
+            Some(MetricValue::Text("PolicySpread".into()))
+        );
+        assert_eq!(m.get("c").map(|x| x.value), Some(MetricValue::Missing));
+        assert_eq!(m.get("c").map(|x| x.unit), Some("ns".to_string()));
+        assert_eq!(m.get("zz"), None);
+        m.set(1, MetricValue::Number(2.0));
+        assert_eq!(m.number("b"), Some(2.0));
+        assert!(m.texts.is_empty(), "text dropped when overwritten");
+        m.set(2, MetricValue::Number(f64::NAN));
+        assert_eq!(m.number("c"), None);
+        assert!(Arc::ptr_eq(m.columns(), &cols));
+    }
+
+    #[test]
+    fn insert_adds_columns_without_touching_shared_ones() {
+        let cols = MetricColumns::new(vec![key("a", "byte")]);
+        let other = Metrics::with_columns(cols.clone());
+        let mut m = Metrics::with_columns(cols.clone());
+        m.insert(
+            "x".into(),
+            Metric {
+                unit: "%".into(),
+                value: MetricValue::Number(1.5),
+            },
+        );
+        assert_eq!(m.len(), 2);
+        assert_eq!(other.len(), 1);
+        assert_eq!(cols.len(), 1);
+        let names: Vec<&str> = m.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["a", "x"]);
+    }
+
+    #[test]
+    fn equality_ignores_column_order() {
+        let mut a = Metrics::new();
+        let mut b = Metrics::new();
+        for (n, v) in [("p", 1.0), ("q", 2.0)] {
+            a.insert(
+                n.into(),
+                Metric {
+                    unit: String::new(),
+                    value: MetricValue::Number(v),
+                },
+            );
+        }
+        for (n, v) in [("q", 2.0), ("p", 1.0)] {
+            b.insert(
+                n.into(),
+                Metric {
+                    unit: String::new(),
+                    value: MetricValue::Number(v),
+                },
+            );
+        }
+        assert_eq!(a, b);
+        b.insert(
+            "q".into(),
+            Metric {
+                unit: String::new(),
+                value: MetricValue::Number(3.0),
+            },
+        );
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn duplicate_names_keep_every_column_and_look_up_the_first() {
+        let cols = MetricColumns::new(vec![key("a", ""), key("a", "")]);
+        let mut m = Metrics::with_columns(cols);
+        m.set(0, MetricValue::Number(1.0));
+        m.set(1, MetricValue::Number(2.0));
+        assert_eq!(m.number("a"), Some(1.0));
+        assert_eq!(m.iter().count(), 2);
+    }
+
+    #[test]
+    fn values_round_trip_through_json() {
+        let cols = MetricColumns::new(vec![key("a", ""), key("b", ""), key("c", "")]);
+        let mut m = Metrics::with_columns(cols.clone());
+        m.set(0, MetricValue::Number(1.25));
+        m.set(1, MetricValue::Text("all".into()));
+        let text = serde_json::to_string(&ValuesSer {
+            metrics: &m,
+            columns: &cols,
+        })
+        .expect("serializes");
+        assert_eq!(text, r#"[1.25,"all",null]"#);
+        let wire: ValuesWire = serde_json::from_str(&text).expect("parses");
+        let back = wire.into_metrics(cols.clone()).expect("fits");
+        assert_eq!(back, m);
+        let too_many: ValuesWire = serde_json::from_str("[1,2,3,4]").expect("parses");
+        assert!(too_many.into_metrics(cols.clone()).is_err());
+        // Schema 1 wrote an object per launch; it still loads.
+        let v1: ValuesWire = serde_json::from_str(
+            r#"{"a": {"unit": "", "value": 1.25}, "b": {"unit": "", "value": "all"},
+                "c": {"unit": "", "value": null}}"#,
+        )
+        .expect("parses");
+        let back = v1.into_metrics(cols.clone()).expect("own columns");
+        assert_eq!(back, m);
+        assert!(
+            Arc::ptr_eq(back.columns(), &cols),
+            "same names reuse the columns"
+        );
+    }
+
+    #[test]
+    fn union_of_different_columns_keeps_first_seen_order() {
+        let a = Metrics::with_columns(MetricColumns::new(vec![key("x", ""), key("y", "")]));
+        let b = Metrics::with_columns(MetricColumns::new(vec![key("y", ""), key("z", "")]));
+        let u = union_columns([&a, &b].into_iter());
+        let names: Vec<&str> = u.keys().iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["x", "y", "z"]);
+        let same = union_columns([&a, &a.clone()].into_iter());
+        assert!(Arc::ptr_eq(&same, a.columns()));
+    }
+}
