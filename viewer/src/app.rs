@@ -30,6 +30,9 @@ pub struct Ctx {
     pub last_load_ms: RwSignal<Option<f64>>,
     /// The explanation open in the side panel.
     pub explain: RwSignal<Option<&'static str>>,
+    /// The run the run-level views show (the selected kernel's). A memo, so views of a
+    /// whole run are not rebuilt when only the selected kernel changes.
+    pub run: Memo<usize>,
 }
 
 impl Ctx {
@@ -39,14 +42,22 @@ impl Ctx {
     }
 
     fn new(view: ViewState) -> Ctx {
+        let ws = RwSignal::new(Workspace::default());
+        let view = RwSignal::new(view);
+        let run = Memo::new(move |_| {
+            let wanted = view.with(|v| v.selected);
+            ws.with(|ws| ws.resolve_selection(wanted))
+                .map_or(0, |r| r.run)
+        });
         Ctx {
-            ws: RwSignal::new(Workspace::default()),
-            view: RwSignal::new(view),
+            ws,
+            view,
             errors: RwSignal::new(Vec::new()),
             status: RwSignal::new(String::new()),
             pending_since: RwSignal::new(None),
             last_load_ms: RwSignal::new(None),
             explain: RwSignal::new(None),
+            run,
         }
     }
 
@@ -58,7 +69,7 @@ impl Ctx {
 
     /// The run the run-level views show: the selected kernel's.
     pub fn current_run(&self) -> usize {
-        self.selected().map_or(0, |r| r.run)
+        self.run.get()
     }
 
     /// Selects a kernel (and keeps the view).

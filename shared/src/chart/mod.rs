@@ -7,14 +7,18 @@
 //! compute a figure differently from the tables.
 
 pub mod format;
+pub mod hits;
 pub mod memory;
 pub mod names;
 pub mod roofline;
 
 use plotters::prelude::*;
 
+pub use hits::HitGrid;
 pub use memory::{draw_memory, MemoryChart, MemoryFlows};
-pub use roofline::{draw_roofline, ChartPoint, HitPoint, KernelSeries, Level, Roof, RooflineChart};
+pub use roofline::{
+    draw_highlight, draw_roofline, ChartPoint, HitPoint, KernelSeries, Level, Roof, RooflineChart,
+};
 
 /// A drawing failed (the backend refused an operation).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -124,5 +128,21 @@ mod tests {
         assert!(hits
             .iter()
             .all(|h| h.x > 0 && h.x < 800 && h.y > 0 && h.y < 500));
+
+        // The emphasis layer: the selected series at its drawn points, with its label as
+        // text, and a ring around the hovered point.
+        let grid = HitGrid::new(hits.clone(), 9.0);
+        let mut overlay = String::new();
+        {
+            let root = SVGBackend::with_string(&mut overlay, (800, 500)).into_drawing_area();
+            draw_highlight(&root, &chart, &grid, &[0], hits.first().copied(), 1.0)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert!(!overlay.contains("<img"), "label injected as markup");
+        assert!(overlay.contains("&lt;img"), "no label: {overlay}");
+        let ring = format!("cx=\"{}\" cy=\"{}\" r=\"10\"", hits[0].x, hits[0].y);
+        assert!(overlay.contains(&ring), "no hover ring: {overlay}");
+        // No background: the chart under it stays visible.
+        assert!(!overlay.contains("fill=\"#FFFFFF\" stroke=\"none\" x=\"0\" y=\"0\""));
     }
 }

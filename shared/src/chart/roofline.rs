@@ -11,6 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::format::{fmt_si, sig3};
+use super::hits::HitGrid;
 use super::{palette, ChartError};
 
 /// Which bytes a point's intensity is computed from.
@@ -421,18 +422,98 @@ pub fn draw_roofline<DB: DrawingBackend>(
     Ok(hits)
 }
 
-/// The point a label or a link attaches to: DRAM when present, else the first.
-fn main_point(series: &KernelSeries) -> Option<&ChartPoint> {
+/// Draws the emphasis layer of a roofline drawn earlier (its points are in `grid`) onto a
+/// transparent `root` of the same size: each series of `series` larger, with its joining
+/// line and its label on a white ground, and the point `hover` ringed, its series' line
+/// drawn over the others. This is the canvas stacked over the chart, so a selection or a
+/// hover redraws a few shapes, never the whole chart.
+pub fn draw_highlight<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &RooflineChart,
+    grid: &HitGrid,
+    series: &[usize],
+    hover: Option<HitPoint>,
+    scale: f64,
+) -> Result<(), ChartError> {
+    let px = |v: f64| (v * scale).round().max(1.0) as u32;
+    let pxi = |v: f64| (v * scale).round() as i32;
+    let hovered = hover.map(|h| h.series).filter(|s| !series.contains(s));
+    for (si, emphasis) in series
+        .iter()
+        .map(|s| (*s, true))
+        .chain(hovered.map(|s| (s, false)))
+    {
+        let Some(s) = chart.series.get(si) else {
+            continue;
+        };
+        let hits = grid.series_hits(si);
+        let color = palette(s.color);
+        let line: Vec<(i32, i32)> = hits.iter().map(|h| (h.x, h.y)).collect();
+        if line.len() > 1 {
+            let width = if emphasis { 2.5 } else { 2.0 };
+            root.draw(&PathElement::new(
+                line,
+                ShapeStyle::from(&color).stroke_width(px(width)),
+            ))
+            .map_err(ChartError::from_draw)?;
+        }
+        if !emphasis {
+            continue;
+        }
+        for h in hits {
+            let Some(p) = s.points.get(h.point) else {
+                continue;
+            };
+            let elem = marker(p.level, s.run, (h.x, h.y), pxi(6.0), &color, px(2.0));
+            root.draw(&elem).map_err(ChartError::from_draw)?;
+        }
+        let at = main_index(s).and_then(|i| hits.iter().find(|h| h.point == i));
+        if let Some(h) = at {
+            let style = ("sans-serif", px(13.0))
+                .into_font()
+                .color(&RGBColor(20, 20, 20));
+            let (w, ht) = root
+                .estimate_text_size(&s.label, &style)
+                .map_err(ChartError::from_draw)?;
+            let (tx, ty) = (h.x + pxi(9.0), h.y + pxi(3.0));
+            let pad = pxi(2.0);
+            root.draw(&Rectangle::new(
+                [
+                    (tx - pad, ty - pad),
+                    (tx + w as i32 + pad, ty + ht as i32 + pad),
+                ],
+                ShapeStyle::from(&WHITE.mix(0.9)).filled(),
+            ))
+            .map_err(ChartError::from_draw)?;
+            root.draw(&Text::new(s.label.clone(), (tx, ty), style))
+                .map_err(ChartError::from_draw)?;
+        }
+    }
+    if let Some(h) = hover {
+        root.draw(&Circle::new(
+            (h.x, h.y),
+            pxi(10.0),
+            ShapeStyle::from(&RGBColor(20, 20, 20)).stroke_width(px(2.0)),
+        ))
+        .map_err(ChartError::from_draw)?;
+    }
+    root.present().map_err(ChartError::from_draw)?;
+    Ok(())
+}
+
+/// Index of the point a label or a link attaches to: DRAM when present, else the first.
+fn main_index(series: &KernelSeries) -> Option<usize> {
+    let ok = |p: &ChartPoint| valid(p.flop_per_byte) && valid(p.gflop_per_s);
     series
         .points
         .iter()
-        .find(|p| p.level == Level::Dram && valid(p.flop_per_byte) && valid(p.gflop_per_s))
-        .or_else(|| {
-            series
-                .points
-                .iter()
-                .find(|p| valid(p.flop_per_byte) && valid(p.gflop_per_s))
-        })
+        .position(|p| p.level == Level::Dram && ok(p))
+        .or_else(|| series.points.iter().position(ok))
+}
+
+/// The point a label or a link attaches to: DRAM when present, else the first.
+fn main_point(series: &KernelSeries) -> Option<&ChartPoint> {
+    main_index(series).and_then(|i| series.points.get(i))
 }
 
 fn roof_color(roof: &Roof, index: usize) -> RGBColor {

@@ -1,11 +1,12 @@
 //! The asked vs measured bytes table, sortable and exportable, with the same rows and cell
-//! formatting as `capture table`.
+//! formatting as `capture table`; only the rows in view are in the page.
 
 use leptos::prelude::*;
 
 use crate::app::Ctx;
 use crate::browser;
 use crate::components::explain::Term;
+use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
 use crate::state::model::{sorted_indices, Column};
 use crate::state::view::KernelRef;
 
@@ -22,9 +23,9 @@ pub fn BytesPage() -> impl IntoView {
         ctx.ws
             .with(|ws| ws.runs.get(run).map(|r| r.table.ceilings.clone()))
     };
-    let rows = move || {
-        let run = ctx.current_run();
-        let selected = ctx.selected();
+    // The rows' order: recomputed on a new run, new data or a new sort, not on scrolling.
+    let rows = rows_memo(move || {
+        let run = ctx.run.get();
         let order = sort.get();
         ctx.ws.with(|ws| {
             let Some(r) = ws.runs.get(run) else {
@@ -36,14 +37,19 @@ pub fn BytesPage() -> impl IntoView {
                 None => (0..rows.len()).collect(),
             };
             idx.into_iter()
-                .filter_map(|i| rows.get(i).map(|row| (i, row)))
-                .map(|(i, row)| {
-                    let cells = row.cells();
-                    let kr = KernelRef { run, kernel: i };
-                    let is_sel = selected == Some(kr);
-                    let tds = Column::ALL
+                .map(|kernel| KernelRef { run, kernel })
+                .collect()
+        })
+    });
+    let row = move |pos: usize, kr: KernelRef| {
+        let tds = ctx.ws.with_untracked(|ws| {
+            ws.runs
+                .get(kr.run)
+                .and_then(|r| r.table.kernels.get(kr.kernel))
+                .map(|row| {
+                    Column::ALL
                         .into_iter()
-                        .zip(cells)
+                        .zip(row.cells())
                         .map(|(col, text)| {
                             let key = col.explain_key();
                             let title = crate::state::explain::explain(key)
@@ -70,11 +76,18 @@ pub fn BytesPage() -> impl IntoView {
                                     .into_any()
                             }
                         })
-                        .collect_view();
-                    view! { <tr class:selected=is_sel data-kernel=i.to_string()>{tds}</tr> }
+                        .collect_view()
                 })
-                .collect::<Vec<_>>()
-        })
+        });
+        view! {
+            <tr
+                class:selected=move || ctx.selected() == Some(kr)
+                data-kernel=kr.kernel.to_string()
+                aria-rowindex=aria_row(pos)
+            >
+                {tds}
+            </tr>
+        }
     };
     let header = move || {
         Column::ALL
@@ -145,12 +158,9 @@ pub fn BytesPage() -> impl IntoView {
                 " to four decimals: 0.003 is a real answer. Click a header to sort."
             </p>
             <button id="export-bytes-csv" on:click=export>"Export CSV"</button>
-            <table class="grid" id="bytes-table">
-                <thead>
-                    <tr>{header}</tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
+            <VirtualTable id="bytes-table" rows=rows row=row>
+                <tr aria-rowindex="1">{header}</tr>
+            </VirtualTable>
         </div>
     }
 }

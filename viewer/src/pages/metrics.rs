@@ -1,12 +1,16 @@
-//! Every raw metric and details-page row of the selected kernel, searchable.
+//! Every raw metric and details-page row of the selected kernel, searchable. A kernel of
+//! 100 launches has tens of thousands of rows; only those in view are in the page.
+
+use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use crate::app::Ctx;
-use crate::state::model::search_metrics;
+use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::state::model::{search_metrics, MetricRow};
 
-/// Rows shown at most; the search narrows the rest.
-const LIMIT: usize = 500;
+/// Rows listed at most; the search narrows the rest.
+const LIMIT: usize = 100_000;
 
 /// The raw metrics of the selected kernel.
 #[component]
@@ -25,11 +29,27 @@ pub fn MetricsPage() -> impl IntoView {
                         .map(|f| f.name.clone())
                         .unwrap_or_default();
                     let (rows, total) = search_metrics(run, k, &q, LIMIT);
-                    (name, rows, total)
+                    (name, Arc::new(rows), total)
                 })
                 .unwrap_or_default()
         })
     });
+    let rows = rows_memo(move || result.with(|(_, rows, _)| (0..rows.len()).collect()));
+    let row = move |pos: usize, i: usize| {
+        let m: Option<MetricRow> = result.with_untracked(|(_, rows, _)| rows.get(i).cloned());
+        m.map(|m| {
+            let (section_title, name_title) = (m.section.clone(), m.name.clone());
+            view! {
+                <tr aria-rowindex=aria_row(pos)>
+                    <td class="num">{m.launch}</td>
+                    <td title=section_title>{m.section}</td>
+                    <td class="metric" title=name_title>{m.name}</td>
+                    <td>{m.unit}</td>
+                    <td class="num">{m.value}</td>
+                </tr>
+            }
+        })
+    };
     view! {
         <div class="page metrics" id="page-metrics">
             <h2 class="kernel-name">{move || result.with(|r| r.0.clone())}</h2>
@@ -44,36 +64,15 @@ pub fn MetricsPage() -> impl IntoView {
                     result.with(|(_, rows, total)| format!("{} of {total} rows shown", rows.len()))
                 }}
             </p>
-            <table class="grid" id="metrics-table">
-                <thead>
-                    <tr>
-                        <th>"launch"</th>
-                        <th>"section"</th>
-                        <th>"metric"</th>
-                        <th>"unit"</th>
-                        <th>"value"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {move || {
-                        result
-                            .with(|(_, rows, _)| rows.clone())
-                            .into_iter()
-                            .map(|m| {
-                                view! {
-                                    <tr>
-                                        <td class="num">{m.launch}</td>
-                                        <td>{m.section}</td>
-                                        <td class="metric">{m.name}</td>
-                                        <td>{m.unit}</td>
-                                        <td class="num">{m.value}</td>
-                                    </tr>
-                                }
-                            })
-                            .collect_view()
-                    }}
-                </tbody>
-            </table>
+            <VirtualTable id="metrics-table" rows=rows row=row>
+                <tr aria-rowindex="1">
+                    <th>"launch"</th>
+                    <th>"section"</th>
+                    <th>"metric"</th>
+                    <th>"unit"</th>
+                    <th>"value"</th>
+                </tr>
+            </VirtualTable>
         </div>
     }
 }

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::{opt, pct};
 use crate::app::Ctx;
 use crate::components::explain::{NumCell, Term};
+use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
 use crate::state::view::KernelRef;
 
 fn count(v: f64) -> String {
@@ -15,51 +16,62 @@ fn count(v: f64) -> String {
 #[component]
 pub fn OccupancyPage() -> impl IntoView {
     let ctx = Ctx::get();
-    let rows = move || {
-        let run = ctx.current_run();
-        let selected = ctx.selected();
+    let rows = rows_memo(move || {
+        let run = ctx.run.get();
         ctx.ws.with(|ws| {
-            let Some(r) = ws.runs.get(run) else {
-                return Vec::new();
-            };
-            r.kernels
-                .iter()
-                .map(|k| {
-                    let o = k.occupancy.clone();
-                    let kr = KernelRef { run, kernel: k.index };
-                    let launch = r
-                        .run
-                        .artifact
-                        .kernels
-                        .get(k.index)
-                        .and_then(|rec| rec.cold.as_ref())
-                        .and_then(|c| c.launches.first())
-                        .map(|l| {
-                            format!(
-                                "{} x {}",
-                                l.grid.map(|g| format!("{g:?}")).unwrap_or("?".into()),
-                                l.block.map(|b| format!("{b:?}")).unwrap_or("?".into())
-                            )
-                        })
-                        .unwrap_or_default();
-                    view! {
-                        <tr class:selected=selected == Some(kr)>
-                            <td class="name" title=k.name.clone()>
-                                <button class="link" on:click=move |_| ctx.select(kr)>{k.short.clone()}</button>
-                            </td>
-                            <td>{launch}</td>
-                            <NumCell text=opt(o.theoretical_pct, pct) value=o.theoretical_pct key="occupancy" col="theoretical" />
-                            <NumCell text=opt(o.achieved_pct, pct) value=o.achieved_pct key="occupancy" col="achieved" />
-                            <NumCell text=opt(o.registers_per_thread, count) value=o.registers_per_thread col="registers" />
-                            <NumCell text=opt(o.limit_registers, count) value=o.limit_registers col="limit_registers" />
-                            <NumCell text=opt(o.limit_shared_mem, count) value=o.limit_shared_mem col="limit_shared" />
-                            <NumCell text=opt(o.limit_warps, count) value=o.limit_warps col="limit_warps" />
-                            <NumCell text=opt(o.limit_blocks, count) value=o.limit_blocks col="limit_blocks" />
-                        </tr>
-                    }
+            ws.runs
+                .get(run)
+                .map(|r| {
+                    (0..r.kernels.len())
+                        .map(|kernel| KernelRef { run, kernel })
+                        .collect()
                 })
-                .collect::<Vec<_>>()
+                .unwrap_or_default()
         })
+    });
+    let row = move |pos: usize, kr: KernelRef| {
+        let cells = ctx.ws.with_untracked(|ws| {
+            ws.kernel(kr).map(|(r, k)| {
+                let o = k.occupancy.clone();
+                let launch = r
+                    .run
+                    .artifact
+                    .kernels
+                    .get(k.index)
+                    .and_then(|rec| rec.cold.as_ref())
+                    .and_then(|c| c.launches.first())
+                    .map(|l| {
+                        format!(
+                            "{} x {}",
+                            l.grid.map(|g| format!("{g:?}")).unwrap_or("?".into()),
+                            l.block.map(|b| format!("{b:?}")).unwrap_or("?".into())
+                        )
+                    })
+                    .unwrap_or_default();
+                view! {
+                    <td class="name" title=k.name.clone()>
+                        <button class="link" on:click=move |_| ctx.select(kr)>{k.short.clone()}</button>
+                    </td>
+                    <td>{launch}</td>
+                    <NumCell text=opt(o.theoretical_pct, pct) value=o.theoretical_pct key="occupancy" col="theoretical" />
+                    <NumCell text=opt(o.achieved_pct, pct) value=o.achieved_pct key="occupancy" col="achieved" />
+                    <NumCell text=opt(o.registers_per_thread, count) value=o.registers_per_thread col="registers" />
+                    <NumCell text=opt(o.limit_registers, count) value=o.limit_registers col="limit_registers" />
+                    <NumCell text=opt(o.limit_shared_mem, count) value=o.limit_shared_mem col="limit_shared" />
+                    <NumCell text=opt(o.limit_warps, count) value=o.limit_warps col="limit_warps" />
+                    <NumCell text=opt(o.limit_blocks, count) value=o.limit_blocks col="limit_blocks" />
+                }
+            })
+        });
+        view! {
+            <tr
+                class:selected=move || ctx.selected() == Some(kr)
+                data-kernel=kr.kernel.to_string()
+                aria-rowindex=aria_row(pos)
+            >
+                {cells}
+            </tr>
+        }
     };
     view! {
         <div class="page occupancy" id="page-occupancy">
@@ -67,22 +79,19 @@ pub fn OccupancyPage() -> impl IntoView {
                 <Term key="occupancy" text="Occupancy" />
                 " buys latency hiding, nothing else. The block limits (blocks per SM allowed by each resource) set the theoretical figure; barriers and tail effects separate achieved from theoretical."
             </p>
-            <table class="grid" id="occupancy-table">
-                <thead>
-                    <tr>
-                        <th>"kernel"</th>
-                        <th>"grid x block"</th>
-                        <th>"theoretical %"</th>
-                        <th>"achieved %"</th>
-                        <th>"registers/thread"</th>
-                        <th>"limit: registers"</th>
-                        <th>"limit: shared mem"</th>
-                        <th>"limit: warps"</th>
-                        <th>"limit: block slots"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
+            <VirtualTable id="occupancy-table" rows=rows row=row>
+                <tr aria-rowindex="1">
+                    <th>"kernel"</th>
+                    <th>"grid x block"</th>
+                    <th>"theoretical %"</th>
+                    <th>"achieved %"</th>
+                    <th>"registers/thread"</th>
+                    <th>"limit: registers"</th>
+                    <th>"limit: shared mem"</th>
+                    <th>"limit: warps"</th>
+                    <th>"limit: block slots"</th>
+                </tr>
+            </VirtualTable>
         </div>
     }
 }

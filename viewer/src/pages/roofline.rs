@@ -51,11 +51,20 @@ pub fn PrecisionSelect(
 #[component]
 pub fn RooflinePage() -> impl IntoView {
     let ctx = Ctx::get();
+    let precision = Memo::new(move |_| ctx.view.with(|v| v.precision));
+    // The chart depends on the run and the precision only: selecting a kernel redraws the
+    // layer above it, not the chart.
     let model = Memo::new(move |_| {
+        let (run, precision) = (ctx.run.get(), precision.get());
+        ctx.ws.with(|ws| run_roofline(ws, run, precision))
+    });
+    let highlight = Memo::new(move |_| {
         let sel = ctx.selected();
-        let run = sel.map_or(0, |r| r.run);
-        let precision = ctx.view.with(|v| v.precision);
-        ctx.ws.with(|ws| run_roofline(ws, run, sel, precision))
+        model.with(|m| {
+            sel.and_then(|r| m.series_of(r))
+                .into_iter()
+                .collect::<Vec<_>>()
+        })
     });
     let options = Signal::derive(move || {
         let run = ctx.current_run();
@@ -73,7 +82,7 @@ pub fn RooflinePage() -> impl IntoView {
                     </span>
                 </Show>
             </div>
-            <RooflineCanvas model=model />
+            <RooflineCanvas model=model highlight=highlight />
             <p class="legend muted">
                 "Each kernel is drawn at its "
                 <Term key="oi" text="operational intensity" />

@@ -8,6 +8,8 @@ use shared::artifact::CacheControl;
 use super::{ms, opt};
 use crate::app::Ctx;
 use crate::components::explain::{NumCell, Term};
+use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::state::view::KernelRef;
 
 fn cache_label(c: Option<CacheControl>) -> &'static str {
     match c {
@@ -37,36 +39,45 @@ pub fn TimingPage() -> impl IntoView {
             })
         })
     };
-    let rows = move || {
-        let run = ctx.current_run();
+    let rows = rows_memo(move || {
+        let run = ctx.run.get();
         ctx.ws.with(|ws| {
-            let Some(r) = ws.runs.get(run) else {
-                return Vec::new();
-            };
-            r.kernels
-                .iter()
-                .map(|k| {
-                    let e = k.event.clone();
-                    let ratio = e
-                        .as_ref()
-                        .map(|t| t.median_ms)
-                        .zip(k.ncu_cold_ms)
-                        .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
-                    view! {
-                        <tr>
-                            <td class="name" title=k.name.clone()>{k.short.clone()}</td>
-                            <NumCell text=opt(e.as_ref().map(|t| t.min_ms), ms) value=e.as_ref().map(|t| t.min_ms) key="event_time" col="event_min" />
-                            <NumCell text=opt(e.as_ref().map(|t| t.median_ms), ms) value=e.as_ref().map(|t| t.median_ms) key="event_time" col="event_median" />
-                            <NumCell text=opt(e.as_ref().map(|t| t.max_ms), ms) value=e.as_ref().map(|t| t.max_ms) key="event_time" col="event_max" />
-                            <td class="num">{e.as_ref().map(|t| format!("{} + {}", t.warmups, t.samples_ms.len())).unwrap_or("-".into())}</td>
-                            <NumCell text=opt(k.ncu_cold_ms, ms) value=k.ncu_cold_ms key="ncu_duration" col="ncu_cold" />
-                            <NumCell text=opt(k.ncu_warm_ms, ms) value=k.ncu_warm_ms key="ncu_duration" col="ncu_warm" />
-                            <NumCell text=opt(ratio, |v| format!("{v:.2}")) value=ratio col="ratio" />
-                        </tr>
-                    }
+            ws.runs
+                .get(run)
+                .map(|r| {
+                    (0..r.kernels.len())
+                        .map(|kernel| KernelRef { run, kernel })
+                        .collect()
                 })
-                .collect::<Vec<_>>()
+                .unwrap_or_default()
         })
+    });
+    let row = move |pos: usize, kr: KernelRef| {
+        let cells = ctx.ws.with_untracked(|ws| {
+            ws.kernel(kr).map(|(_, k)| {
+                let e = k.event.clone();
+                let ratio = e
+                    .as_ref()
+                    .map(|t| t.median_ms)
+                    .zip(k.ncu_cold_ms)
+                    .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
+                view! {
+                    <td class="name" title=k.name.clone()>{k.short.clone()}</td>
+                    <NumCell text=opt(e.as_ref().map(|t| t.min_ms), ms) value=e.as_ref().map(|t| t.min_ms) key="event_time" col="event_min" />
+                    <NumCell text=opt(e.as_ref().map(|t| t.median_ms), ms) value=e.as_ref().map(|t| t.median_ms) key="event_time" col="event_median" />
+                    <NumCell text=opt(e.as_ref().map(|t| t.max_ms), ms) value=e.as_ref().map(|t| t.max_ms) key="event_time" col="event_max" />
+                    <td class="num">{e.as_ref().map(|t| format!("{} + {}", t.warmups, t.samples_ms.len())).unwrap_or("-".into())}</td>
+                    <NumCell text=opt(k.ncu_cold_ms, ms) value=k.ncu_cold_ms key="ncu_duration" col="ncu_cold" />
+                    <NumCell text=opt(k.ncu_warm_ms, ms) value=k.ncu_warm_ms key="ncu_duration" col="ncu_warm" />
+                    <NumCell text=opt(ratio, |v| format!("{v:.2}")) value=ratio col="ratio" />
+                }
+            })
+        });
+        view! {
+            <tr data-kernel=kr.kernel.to_string() aria-rowindex=aria_row(pos)>
+                {cells}
+            </tr>
+        }
     };
     view! {
         <div class="page timing" id="page-timing">
@@ -87,21 +98,18 @@ pub fn TimingPage() -> impl IntoView {
                         }
                     })
             }}
-            <table class="grid" id="timing-table">
-                <thead>
-                    <tr>
-                        <th>"kernel"</th>
-                        <th>"event min ms"</th>
-                        <th>"event median ms"</th>
-                        <th>"event max ms"</th>
-                        <th>"warm-ups + samples"</th>
-                        <th>"ncu cold ms"</th>
-                        <th>"ncu warm ms"</th>
-                        <th>"ncu / event"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
+            <VirtualTable id="timing-table" rows=rows row=row>
+                <tr aria-rowindex="1">
+                    <th>"kernel"</th>
+                    <th>"event min ms"</th>
+                    <th>"event median ms"</th>
+                    <th>"event max ms"</th>
+                    <th>"warm-ups + samples"</th>
+                    <th>"ncu cold ms"</th>
+                    <th>"ncu warm ms"</th>
+                    <th>"ncu / event"</th>
+                </tr>
+            </VirtualTable>
         </div>
     }
 }

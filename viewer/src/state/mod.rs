@@ -6,6 +6,7 @@
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
 //! - [`view`]: which view, kernel and precision; the URL query string.
 //! - [`explain`]: the explanation behind every number.
+//! - [`window`]: which rows of a long table to render.
 
 pub mod explain;
 pub mod kernel;
@@ -13,3 +14,4 @@ pub mod load;
 pub mod model;
 pub mod roofline;
 pub mod view;
+pub mod window;

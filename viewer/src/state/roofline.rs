@@ -352,21 +352,17 @@ fn finish(model: &mut RooflineModel, title: String, precision: Precision, runs: 
     }
 }
 
-/// The roofline of one run, every kernel, with `selected` emphasised.
-pub fn run_roofline(
-    ws: &Workspace,
-    run_index: usize,
-    selected: Option<KernelRef>,
-    precision: Precision,
-) -> RooflineModel {
+/// The roofline of one run, every kernel. Nothing is emphasised: the page draws the
+/// selected kernel on a layer of its own (see [`RooflineModel::series_of`]), so selecting a
+/// kernel never rebuilds or redraws the chart.
+pub fn run_roofline(ws: &Workspace, run_index: usize, precision: Precision) -> RooflineModel {
     let mut model = RooflineModel::default();
     let Some(run) = ws.runs.get(run_index) else {
         return model;
     };
     model.chart.roofs = roofs(&run.run.artifact, precision);
     let all: Vec<usize> = (0..run.kernels.len()).collect();
-    let sel: Vec<KernelRef> = selected.into_iter().collect();
-    add_run(&mut model, run, run_index, &all, &sel, precision, 0);
+    add_run(&mut model, run, run_index, &all, &[], precision, 0);
     let device = run.run.artifact.device.as_ref().map(|d| d.name.clone());
     let title = match device {
         Some(d) => format!("{} on {d}", run.run.name),
@@ -451,6 +447,11 @@ pub fn csv_field(s: &str) -> String {
 }
 
 impl RooflineModel {
+    /// The series that draws kernel `r`, if it has a point.
+    pub fn series_of(&self, r: KernelRef) -> Option<usize> {
+        self.refs.iter().position(|x| *x == r)
+    }
+
     /// The chart's data as CSV: one line per point, raw numbers.
     pub fn to_csv(&self, precision: Precision) -> String {
         let mut out = String::from(
@@ -506,7 +507,7 @@ mod tests {
     #[test]
     fn measured_points_use_the_table_numbers() {
         let ws = fixture_ws();
-        let model = run_roofline(&ws, 0, None, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Precision::Fp32);
         assert!(!model.analytic);
         let run = &ws.runs[0];
         for (series, (infos, r)) in model
@@ -554,7 +555,7 @@ mod tests {
         }
         ws.runs.clear();
         ws.add(vec![run]);
-        let model = run_roofline(&ws, 0, None, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Precision::Fp32);
         assert!(model.analytic);
         assert!(model.chart.subtitle.contains("analytic"));
         assert!(model
@@ -576,7 +577,7 @@ mod tests {
         });
         ws.runs.clear();
         ws.add(vec![run]);
-        let model = run_roofline(&ws, 0, None, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Precision::Fp32);
         assert!(model.refs.iter().all(|r| r.kernel != 0));
         assert!(model
             .notes
@@ -602,9 +603,27 @@ mod tests {
     }
 
     #[test]
+    fn the_selected_kernel_is_found_by_reference() {
+        let ws = fixture_named("probe_metrics_raw_with_stdout.csv");
+        let model = run_roofline(&ws, 0, Precision::Fp32);
+        assert!(model.chart.series.iter().all(|s| !s.selected));
+        for (i, r) in model.refs.iter().enumerate() {
+            assert_eq!(model.series_of(*r), Some(i));
+        }
+        // copy has no FP32 FLOPs, so no series.
+        let copy = ws.runs[0]
+            .kernels
+            .iter()
+            .position(|k| k.short == "copy")
+            .map(|kernel| KernelRef { run: 0, kernel });
+        assert!(copy.is_some());
+        assert_eq!(copy.and_then(|r| model.series_of(r)), None);
+    }
+
+    #[test]
     fn kernels_without_flops_share_one_note() {
         let ws = fixture_named("probe_metrics_raw_with_stdout.csv");
-        let model = run_roofline(&ws, 0, None, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Precision::Fp32);
         assert_eq!(model.no_flops, vec!["copy".to_string()]);
         assert!(
             model.notes[0].starts_with("1 kernel(s) without FP32 FLOPs"),

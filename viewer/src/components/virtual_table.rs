@@ -1,0 +1,145 @@
+//! Long tables rendered a window at a time: the rows scrolled into view and a margin either
+//! side are in the page, and two spacers stand in for the rest, so a table of 10,000
+//! kernels scrolls as smoothly as one of ten. The arithmetic is `state::window`.
+//!
+//! Rows are one line high (the table's cells do not wrap; long text ends in an ellipsis
+//! with the whole text on hover) and the height of a rendered row is measured, so the
+//! spacers match the rows they replace. The table keeps its place for assistive
+//! technology: `aria-rowcount` on the table, `aria-rowindex` on every row.
+
+use std::sync::Arc;
+
+use leptos::html::{Div, Tbody};
+use leptos::prelude::*;
+
+use crate::state::window::row_window;
+
+/// Row height, CSS pixels, until a row has been measured (the style sheet's one-line row).
+const DEFAULT_ROW_PX: f64 = 25.0;
+
+/// Viewport height, CSS pixels, until the scroller has been measured.
+const DEFAULT_VIEWPORT_PX: f64 = 800.0;
+
+/// The rows of a table in display order, with a number that changes whenever they may show
+/// something new.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rows<K> {
+    /// Bumped on every recomputation, so rows rendered from older data are never reused.
+    pub epoch: u64,
+    /// One key per row: what the row function renders it from.
+    pub keys: Arc<Vec<K>>,
+}
+
+/// A memo of the rows of a table, recomputed (and its rows rebuilt) whenever what `keys`
+/// reads changes, even when the keys come out equal: a row key such as a kernel index can
+/// stay the same while the run behind it is another.
+pub fn rows_memo<K>(keys: impl Fn() -> Vec<K> + Send + Sync + 'static) -> Memo<Rows<K>>
+where
+    K: Send + Sync + 'static,
+{
+    Memo::new_with_compare(
+        move |prev: Option<&Rows<K>>| Rows {
+            epoch: prev.map_or(0, |p| p.epoch.wrapping_add(1)),
+            keys: Arc::new(keys()),
+        },
+        |_, _| true,
+    )
+}
+
+/// `aria-rowindex` of the row at display position `pos` (the header row is 1).
+pub fn aria_row(pos: usize) -> String {
+    (pos + 2).to_string()
+}
+
+/// A table whose body renders only the rows in and near the viewport.
+#[component]
+pub fn VirtualTable<K, R, V>(
+    /// Element id of the `<table>`.
+    id: &'static str,
+    /// The rows, from [`rows_memo`].
+    rows: Memo<Rows<K>>,
+    /// Renders one row (a `<tr>` with `aria-rowindex` from [`aria_row`]) from its display
+    /// position and its key.
+    row: R,
+    /// The header row.
+    children: Children,
+) -> impl IntoView
+where
+    K: Clone + Send + Sync + 'static,
+    R: Fn(usize, K) -> V + Clone + Send + Sync + 'static,
+    V: IntoView + 'static,
+{
+    let scroller = NodeRef::<Div>::new();
+    let body = NodeRef::<Tbody>::new();
+    let scroll_px = RwSignal::new(0.0f64);
+    let viewport_px = RwSignal::new(DEFAULT_VIEWPORT_PX);
+    let row_px = RwSignal::new(DEFAULT_ROW_PX);
+    let len = Memo::new(move |_| rows.with(|r| r.keys.len()));
+    let window =
+        Memo::new(move |_| row_window(len.get(), scroll_px.get(), viewport_px.get(), row_px.get()));
+
+    // Reads the scroll position, the viewport and a rendered row's height.
+    let measure = move || {
+        let Some(el) = scroller.get_untracked() else {
+            return;
+        };
+        scroll_px.set(f64::from(el.scroll_top()));
+        let viewport = f64::from(el.client_height());
+        if viewport > 0.0 && (viewport - viewport_px.get_untracked()).abs() >= 1.0 {
+            viewport_px.set(viewport);
+        }
+        let measured = body
+            .get_untracked()
+            .and_then(|b| b.first_element_child())
+            .map(|tr| tr.get_bounding_client_rect().height())
+            .filter(|h| *h >= 1.0);
+        if let Some(h) = measured {
+            if (h - row_px.get_untracked()).abs() >= 0.25 {
+                row_px.set(h);
+            }
+        }
+    };
+    // Once mounted, and whenever the rows change, measure after the browser has laid out.
+    Effect::new(move |_| {
+        rows.track();
+        if scroller.get().is_some() {
+            request_animation_frame(measure);
+        }
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+
+    let visible = move || {
+        let w = window.get();
+        rows.with(|r| {
+            let epoch = r.epoch;
+            r.keys
+                .get(w.start..w.end)
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (epoch, w.start + i, k.clone()))
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <div class="vscroll" node_ref=scroller on:scroll=move |_| measure()>
+            <div
+                class="vpad"
+                style:padding-top=move || format!("{}px", window.get().before_px)
+                style:padding-bottom=move || format!("{}px", window.get().after_px)
+            >
+                <table class="grid virtual" id=id aria-rowcount=move || (len.get() + 1).to_string()>
+                    <thead>{children()}</thead>
+                    <tbody node_ref=body>
+                        <For
+                            each=visible
+                            key=|(epoch, pos, _)| (*epoch, *pos)
+                            children=move |(_, pos, k)| row(pos, k)
+                        />
+                    </tbody>
+                </table>
+            </div>
+        </div>
+    }
+}
