@@ -325,7 +325,7 @@ pub fn search_metrics(
                     out.push(MetricRow {
                         launch: launch.id,
                         section: String::new(),
-                        name: name.clone(),
+                        name: name.to_string(),
                         unit: m.unit.clone(),
                         value: value_text(&m.value),
                     });
