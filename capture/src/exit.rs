@@ -26,6 +26,9 @@ pub enum Code {
     NcuFailed = 8,
     /// `capture merge`: a kernel of the timings has no DRAM byte metric in the export.
     MissingKernel = 9,
+    /// Interrupted by Ctrl-C (SIGINT), SIGTERM or SIGHUP; no output was left half-written
+    /// (128 + SIGINT, as shells report it).
+    Interrupted = 130,
 }
 
 /// An error with its own exit code. Wrap it in `anyhow::Error`; `main` finds it with

@@ -1,5 +1,7 @@
 //! The one place capture touches the file system for its inputs and outputs: reading
-//! exports and artifacts with the file named in every error, and atomic writes.
+//! exports and artifacts with the file named in every error, and atomic writes (every
+//! artifact and CSV page capture writes goes through [`write_atomic`]; only ncu's own log
+//! and report are written by ncu as it runs).
 
 use std::fs;
 use std::io::Write;
@@ -8,6 +10,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use shared::ncu::{self, Export};
 use shared::Artifact;
+
+use crate::interrupt;
 
 /// Reads an ncu CSV export, streaming; errors name the file.
 pub fn read_export(path: &Path) -> Result<Export> {
@@ -23,25 +27,112 @@ pub fn read_artifact(path: &Path) -> Result<Artifact> {
     Artifact::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed and
-/// synced, then renamed over the target. A crash leaves the old file or the new one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+/// The temporary file an output is written to before it is renamed over `path`: beside it
+/// (a rename within one folder is atomic), hidden, and named after it, `.NAME.tmpXXXXXX`, so
+/// that one left by a killed process says what it was and is never taken for an output.
+fn temp_file_for(path: &Path, dir: &Path) -> Result<tempfile::NamedTempFile> {
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(path.file_name().unwrap_or_else(|| "output".as_ref()));
+    prefix.push(".tmp");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).rand_bytes(6);
+    // Readable as fs::write would leave it (0666 less the umask), not the 0600 of a
+    // temporary file: artifacts are meant to be shared and served.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder
+        .tempfile_in(dir)
+        .with_context(|| format!("{}: cannot create a temporary file", dir.display()))
+}
+
+/// Writes to `path` atomically: `write` fills a temporary file in the same folder (see
+/// [`temp_file_for`]), which is flushed, synced, then renamed over the target. A crash or a
+/// kill leaves the old file or the new one, never a mix; Ctrl-C also removes the temporary
+/// file (see `interrupt`).
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     fs::create_dir_all(dir).with_context(|| format!("{}: cannot create folder", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
+    let mut tmp = temp_file_for(path, dir)?;
+    let _undo = interrupt::remove_on_interrupt(tmp.path());
+    {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        write(&mut out)
+            .and_then(|()| out.flush())
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    tmp.as_file()
+        .sync_all()
         .with_context(|| format!("{}: cannot write", path.display()))?;
     tmp.persist(path)
         .map_err(|e| anyhow::anyhow!("{}: cannot replace: {}", path.display(), e.error))?;
     Ok(())
 }
 
+/// Writes `bytes` to `path` atomically (see [`write_atomic_with`]).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
 /// Writes an artifact atomically as pretty JSON.
 pub fn write_artifact(path: &Path, artifact: &Artifact) -> Result<()> {
     write_atomic(path, artifact.to_json().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn writes_replace_the_target_and_leave_nothing_else() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let target = dir.path().join("a.json");
+        write_atomic(&target, b"old").unwrap_or_else(|e| panic!("{e:#}"));
+        write_atomic(&target, b"new").unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(fs::read(&target).ok().as_deref(), Some(&b"new"[..]));
+        assert_eq!(names(dir.path()), ["a.json"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&target).map(|m| m.permissions().mode() & 0o777);
+            // Readable by others unless the umask forbids it; never the 0600 of a temp file.
+            assert_ne!(mode.ok(), Some(0o600));
+        }
+    }
+
+    #[test]
+    fn the_temporary_file_is_hidden_beside_the_target_and_named_after_it() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let tmp = temp_file_for(&dir.path().join("run.json"), dir.path())
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(tmp.path().parent(), Some(dir.path()));
+        let name = tmp
+            .path()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        assert!(name.starts_with(".run.json.tmp"), "{name}");
+        assert_eq!(name.len(), ".run.json.tmp".len() + 6, "{name}");
+    }
 }

@@ -7,6 +7,7 @@ mod exit;
 mod files;
 mod gpu;
 mod import;
+mod interrupt;
 mod table;
 
 use std::process::ExitCode;
@@ -16,6 +17,7 @@ use clap::Parser;
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    interrupt::install();
     match run() {
         Ok(code) => code,
         Err(err) => {

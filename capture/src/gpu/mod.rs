@@ -465,7 +465,11 @@ fn size_warning(s: &Sizes, d: &DeviceInfo) -> String {
 /// a temporary folder removed at the end.
 enum WorkDir {
     Kept(PathBuf),
-    Temp(tempfile::TempDir),
+    /// Removed when dropped, or by the Ctrl-C handler (which exits without dropping).
+    Temp {
+        dir: tempfile::TempDir,
+        _undo: crate::interrupt::Guard,
+    },
 }
 
 impl WorkDir {
@@ -479,16 +483,16 @@ impl WorkDir {
                 .with_context(|| format!("{}: cannot create folder", dir.display()))?;
             Ok(WorkDir::Kept(dir))
         } else {
-            Ok(WorkDir::Temp(
-                tempfile::tempdir().context("cannot create a temporary folder for ncu")?,
-            ))
+            let dir = tempfile::tempdir().context("cannot create a temporary folder for ncu")?;
+            let undo = crate::interrupt::remove_on_interrupt(dir.path());
+            Ok(WorkDir::Temp { dir, _undo: undo })
         }
     }
 
     fn path(&self) -> &Path {
         match self {
             WorkDir::Kept(p) => p,
-            WorkDir::Temp(t) => t.path(),
+            WorkDir::Temp { dir, .. } => dir.path(),
         }
     }
 }

@@ -278,6 +278,8 @@ impl Ncu {
                 format!("cannot start {}: {e}", self.path.display()),
             )
         })?;
+        // Its own process group does not get the terminal's Ctrl-C: capture's handler kills it.
+        let _stop = crate::interrupt::kill_on_interrupt(child.id());
         let spinner = super::progress::spinner(what);
         let start = Instant::now();
         loop {
@@ -288,7 +290,8 @@ impl Ncu {
             if start.elapsed() > self.timeout {
                 // Kill the whole process group: ncu and the program it is profiling.
                 let _ = Command::new("kill")
-                    .arg("-KILL")
+                    // `--`: procps-ng 4 reads a bare `-PGID` as an option and kills nothing.
+                    .args(["-KILL", "--"])
                     .arg(format!("-{}", child.id()))
                     .status();
                 let _ = child.kill();
@@ -415,7 +418,11 @@ impl Profiler for Ncu {
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_default()
         );
-        let status = self.run_logged(&args, &log, &what)?;
+        // A report cut short by Ctrl-C is no report: removed, like an unfinished output.
+        let status = {
+            let _unfinished = crate::interrupt::remove_on_interrupt(&report);
+            self.run_logged(&args, &log, &what)?
+        };
         let log_text = std::fs::read_to_string(&log).unwrap_or_default();
         let warnings = judge_collection(status.code(), &log_text, report.is_file(), &log)?;
         let raw_csv = req.work_dir.join(format!("{}-raw.csv", req.name));

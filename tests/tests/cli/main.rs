@@ -5,6 +5,7 @@ mod bad_input;
 mod corpus;
 mod golden;
 mod import;
+mod interrupt;
 mod merge;
 mod table;
 mod util;
