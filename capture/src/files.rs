@@ -82,9 +82,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, |out| out.write_all(bytes))
 }
 
-/// Writes an artifact atomically as pretty JSON.
+/// Writes an artifact atomically, streaming its JSON (a large import is never held as
+/// text in memory).
 pub fn write_artifact(path: &Path, artifact: &Artifact) -> Result<()> {
-    write_atomic(path, artifact.to_json().as_bytes())
+    write_atomic_with(path, |out| artifact.write_json(out).map_err(std::io::Error::from))
 }
 
 #[cfg(test)]

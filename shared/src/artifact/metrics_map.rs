@@ -361,6 +361,7 @@ impl ValuesWire {
             } else {
                 MetricColumns::new(keys)
             };
+            self.values.shrink_to_fit();
             return Ok(Metrics {
                 columns,
                 values: self.values,
@@ -375,6 +376,9 @@ impl ValuesWire {
             ));
         }
         self.values.resize(columns.len(), missing());
+        // The array was read without a length hint, so its buffer may be up to twice the
+        // row; a large artifact keeps tens of thousands of rows.
+        self.values.shrink_to_fit();
         Ok(Metrics {
             columns,
             values: self.values,
