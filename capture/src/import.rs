@@ -43,10 +43,7 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
         let mut export = files::read_export(path)?;
         let name = display_name(path);
         for w in &mut export.warnings {
-            *w = Warning {
-                line: None,
-                message: format!("{name}: {w}"),
-            };
+            *w = w.in_file(&name);
         }
         exports.push(export);
     }

@@ -168,7 +168,7 @@ pub fn missing_metrics(launches: &[LaunchCounters]) -> Vec<&'static str> {
     METRICS
         .iter()
         .copied()
-        .filter(|m| !launches.iter().any(|l| l.metrics.contains_key(*m)))
+        .filter(|m| !launches.iter().any(|l| l.metrics.contains_key(m)))
         .collect()
 }
 

@@ -66,6 +66,17 @@ impl std::fmt::Display for Warning {
     }
 }
 
+impl Warning {
+    /// The warning as one line that names `file` first (`FILE: line N: what`), the way
+    /// `capture import` prints it and the viewer lists it.
+    pub fn in_file(&self, file: &str) -> Warning {
+        Warning {
+            line: None,
+            message: format!("{file}: {self}"),
+        }
+    }
+}
+
 /// One export read into launches.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Export {

@@ -263,6 +263,20 @@ mod tests {
     }
 
     #[test]
+    fn a_warning_in_a_file_names_the_file_then_the_line() {
+        let w = Warning {
+            line: Some(50),
+            message: "the last row is cut off (truncated export); skipped".into(),
+        };
+        let named = w.in_file("cut.csv");
+        assert_eq!(named.line, None);
+        assert_eq!(
+            named.to_string(),
+            "cut.csv: line 50: the last row is cut off (truncated export); skipped"
+        );
+    }
+
+    #[test]
     fn a_raw_page_without_its_units_row_is_refused() {
         let lines = csv_lines();
         let text = format!("==PROF== x\n{}\n{}\n{}\n", lines[0], lines[2], lines[3]);

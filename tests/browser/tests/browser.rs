@@ -349,3 +349,200 @@ async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Re
     b.screenshot("hostile").await?;
     Ok(())
 }
+
+/// What the page must show for a file of the bad-input corpus (`tests/fixtures/bad/`, whose
+/// README describes each file): it renders as a run whose overview lists these warnings
+/// (substrings), or an error names the file with this reason.
+type Expected = Result<&'static [&'static str], &'static str>;
+
+/// The corpus, file by file; the same outcomes `tests/tests/cli/corpus.rs` checks in the CLI.
+const CORPUS: &[(&str, Expected)] = &[
+    ("empty.csv", Err("empty")),
+    ("bom.csv", Ok(&["line 1: skipped 8 lines"])),
+    ("crlf.csv", Ok(&["line 1: skipped 9 lines"])),
+    ("semicolon.csv", Ok(&["line 1: skipped 8 lines"])),
+    (
+        "details_cut_mid_row.csv",
+        Ok(&["line 50: the last row is cut off (truncated export); skipped"]),
+    ),
+    (
+        "raw_no_units_row.csv",
+        Err("line 10: no units row under the raw-page header (line 9)"),
+    ),
+    (
+        "duplicate_columns.csv",
+        Ok(&[
+            "line 9: column \"dram__bytes_read.sum\" appears more than once",
+            "line 9: column \"gpu__time_duration.sum\" appears more than once",
+        ]),
+    ),
+    (
+        "out_of_range.csv",
+        Ok(&[
+            "line 11: dram__bytes_write.sum is not a finite number",
+            "line 11: gpu__time_duration.sum is negative",
+            "line 12: dram__bytes_read.sum is out of range",
+            "line 12: lts__t_bytes.sum is not a finite number",
+        ]),
+    ),
+    ("long_kernel_name.csv", Ok(&["line 1: skipped 8 lines"])),
+    ("artifact_missing_optional.json", Ok(&[])),
+    (
+        "artifact_future_schema.json",
+        Err("newer than this build understands"),
+    ),
+    ("artifact_cut.json", Err("line 1530, column 6")),
+    // Open (see the corpus README): loads with its bad values as they are, no warnings yet.
+    ("artifact_out_of_range.json", Ok(&[])),
+];
+
+/// JavaScript string literal of `s`.
+fn js(s: &str) -> String {
+    Value::String(s.to_string()).to_string()
+}
+
+/// Runs in the list, and whether the page still shows the sample and its layout.
+async fn page_state(b: &Browser) -> Result<(u64, bool), BoxError> {
+    let v = b
+        .client
+        .execute(
+            "const runs = Array.from(document.querySelectorAll('#run-list li')); \
+             return [runs.length, \
+               runs.some(li => li.textContent.includes('h200.json')) \
+               && !!document.querySelector('.main #kernel-list') \
+               && document.body.innerText.length > 200];",
+            Vec::new(),
+        )
+        .await?;
+    Ok((v[0].as_u64().unwrap_or(0), v[1].as_bool().unwrap_or(false)))
+}
+
+/// Loads one corpus file through the file input and checks what the page shows.
+async fn check_corpus_file(b: &Browser, name: &str, expected: &Expected) -> Result<(), BoxError> {
+    let path = workspace_root().join("tests/fixtures/bad").join(name);
+    let (runs_before, _) = page_state(b).await?;
+    let input = b.client.find(Locator::Css("#file-input")).await?;
+    input.send_keys(&path.to_string_lossy()).await?;
+    // Either a new current run of that name, or an error naming the file.
+    let outcome = b
+        .wait_js(
+            &format!(
+                "const n = {name}; \
+                 if (Array.from(document.querySelectorAll('#errors .error')).some(e => e.textContent.includes(n))) return 'error'; \
+                 const cur = document.querySelector('#run-list li.current'); \
+                 if (cur && cur.textContent.includes(n)) return 'run'; \
+                 return '';",
+                name = js(name)
+            ),
+            WAIT,
+        )
+        .await?;
+    let (runs_after, intact) = page_state(b).await?;
+    if !intact {
+        return Err(format!("{name}: the page lost the sample or went blank").into());
+    }
+    match (expected, outcome.as_str()) {
+        (Err(reason), Some("error")) => {
+            let text = b
+                .client
+                .execute(
+                    &format!(
+                        "return Array.from(document.querySelectorAll('#errors .error')).map(e => e.textContent).find(t => t.includes({})) || ''",
+                        js(name)
+                    ),
+                    Vec::new(),
+                )
+                .await?;
+            let text = text.as_str().unwrap_or_default();
+            if !text.starts_with(&format!("{name}: ")) || !text.contains(reason) {
+                return Err(format!("{name}: error {text:?} lacks {reason:?}").into());
+            }
+            if runs_after != runs_before {
+                return Err(format!("{name}: a refused file changed the runs").into());
+            }
+        }
+        (Ok(warnings), Some("run")) => {
+            if runs_after != runs_before + 1 {
+                return Err(
+                    format!("{name}: {runs_before} runs before, {runs_after} after").into(),
+                );
+            }
+            click(b, "#tab-overview").await?;
+            b.wait_js(
+                &format!(
+                    "const h = document.querySelector('#page-overview h2'); return h && h.textContent.includes({}) && document.querySelectorAll('#kernel-list button.kernel').length > 0;",
+                    js(name)
+                ),
+                WAIT,
+            )
+            .await?;
+            let shown = b
+                .client
+                .execute(
+                    "return Array.from(document.querySelectorAll('#warnings li')).map(li => li.textContent)",
+                    Vec::new(),
+                )
+                .await?;
+            let shown: Vec<&str> = shown
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for want in warnings.iter() {
+                let prefix = format!("{name}: ");
+                if !shown
+                    .iter()
+                    .any(|w| w.starts_with(&prefix) && w.contains(want))
+                {
+                    return Err(
+                        format!("{name}: no warning {want:?} on the overview: {shown:?}").into(),
+                    );
+                }
+            }
+        }
+        (_, got) => {
+            return Err(format!("{name}: expected {expected:?}, the page shows {got:?}").into())
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn corpus_files_render_with_warnings_or_name_themselves_in_an_error() -> Result<(), BoxError>
+{
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let server = StaticServer::start(dist)?;
+    server.add("/samples/h200.json", sample_path());
+    let b = Browser::start().await?;
+    let result = async {
+        b.client
+            .goto(&format!("{}?src=samples/h200.json&view=overview", server.base))
+            .await?;
+        b.wait_js(
+            "return document.querySelector('#run-list li') && document.querySelector('#page-overview')",
+            WAIT,
+        )
+        .await?;
+        let mut failures = Vec::new();
+        for (name, expected) in CORPUS {
+            if let Err(e) = check_corpus_file(&b, name, expected).await {
+                failures.push(e.to_string());
+            }
+        }
+        // The long name is whole on hover, shortened in the list.
+        let (_, intact) = page_state(&b).await?;
+        assert!(intact, "the page went blank during the corpus");
+        if failures.is_empty() {
+            Ok(())
+        } else {
+            Err(failures.join("\n").into())
+        }
+    }
+    .await;
+    let _ = b.screenshot("corpus").await;
+    b.close().await?;
+    result
+}

@@ -17,9 +17,13 @@ use shared::Artifact;
 
 use crate::util::*;
 
-/// Launches in the generated export: its artifact is tens of MB, so writing it takes long
-/// enough (about a quarter of a second in a debug build) to be caught in the act.
+/// Launches in the generated export: its artifact is a few MB, whose temporary file lives
+/// from milliseconds (written at once) to tenths of a second (serialized into it) in a debug
+/// build. The tests poll for it without sleeping and retry until a signal lands mid-write.
 const LAUNCHES: usize = 200;
+
+/// Imports tried before a test gives up catching one mid-write.
+const ATTEMPTS: usize = 10;
 
 /// A raw export of `LAUNCHES` launches: the header, units row and launch row of the real
 /// full-set fixture, the row repeated with fresh launch IDs.
@@ -151,7 +155,7 @@ fn import_killed_mid_write_leaves_the_previous_artifact() {
     let target = dir.path().join("a.json");
     let previous = previous_artifact(&target);
     let mut landed = false;
-    for _ in 0..3 {
+    for _ in 0..ATTEMPTS {
         let (caught, code, err) = import_and_signal(&export, &target, "KILL");
         assert!(!err.contains("panicked"), "{err}");
         let old = assert_old_or_complete(&target, &previous);
@@ -185,7 +189,7 @@ fn import_interrupted_mid_write_removes_its_temporary_file() {
     let target = dir.path().join("a.json");
     let previous = previous_artifact(&target);
     let mut landed = false;
-    for _ in 0..3 {
+    for _ in 0..ATTEMPTS {
         let (caught, code, err) = import_and_signal(&export, &target, "INT");
         assert!(!err.contains("panicked"), "{err}");
         let old = assert_old_or_complete(&target, &previous);

@@ -78,7 +78,7 @@ pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
         })
 }
 
-/// Reads one CSV export, prefixing its warnings with the file name as `capture import` does.
+/// Reads one CSV export; its warnings name the file first, as `capture import` prints them.
 pub fn read_csv(file: &InputFile) -> Result<Export, LoadError> {
     if file.text.trim().is_empty() {
         return Err(LoadError {
@@ -91,7 +91,7 @@ pub fn read_csv(file: &InputFile) -> Result<Export, LoadError> {
         message: e.to_string(),
     })?;
     for w in &mut export.warnings {
-        w.message = format!("{}: {}", file.name, w.message);
+        *w = w.in_file(&file.name);
     }
     Ok(export)
 }
@@ -235,6 +235,28 @@ mod tests {
             .map(|k| k.cold.as_ref().map_or(0, |c| c.launches.len()))
             .sum();
         assert_eq!(direct, via_viewer);
+    }
+
+    #[test]
+    fn warnings_name_the_file_first_as_capture_prints_them() {
+        let path = format!(
+            "{}/../tests/fixtures/bad/out_of_range.csv",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let file = InputFile {
+            name: "out_of_range.csv".into(),
+            text: std::fs::read_to_string(&path).unwrap_or_default(),
+        };
+        let (runs, errors) = load_batch(vec![file]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let warnings = &runs[0].artifact.warnings;
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w
+                    .starts_with("out_of_range.csv: line 11: gpu__time_duration.sum is negative")),
+            "{warnings:?}"
+        );
     }
 
     #[test]
