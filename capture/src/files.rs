@@ -85,7 +85,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Writes an artifact atomically, streaming its JSON (a large import is never held as
 /// text in memory).
 pub fn write_artifact(path: &Path, artifact: &Artifact) -> Result<()> {
-    write_atomic_with(path, |out| artifact.write_json(out).map_err(std::io::Error::from))
+    write_atomic_with(path, |out| {
+        artifact.write_json(out).map_err(std::io::Error::from)
+    })
 }
 
 #[cfg(test)]
