@@ -53,7 +53,7 @@ pub fn RooflineCanvas(
     model: Memo<RooflineModel>,
     /// Series drawn emphasised on the layer above the chart (the selected kernel's).
     #[prop(optional)]
-    highlight: Option<Memo<Vec<usize>>>,
+    highlight: Option<Signal<Vec<usize>>>,
     /// Element id of the canvas.
     #[prop(default = "roofline-canvas")]
     id: &'static str,
@@ -156,13 +156,13 @@ pub fn RooflineCanvas(
             }
         }
     };
-    let tooltip = Memo::new(move |_| {
+    let tooltip = move || {
         let h = hover.get()?;
         model.with(|m| {
             let info = m.infos.get(h.series).and_then(|s| s.get(h.point))?;
             Some((kernel_attr(Some(info.kernel)), info.tooltip()))
         })
-    });
+    };
     let report = move |r: Result<(), String>| {
         if let Err(e) = r {
             ctx.status.set(format!("export failed: {e}"));
@@ -216,15 +216,16 @@ pub fn RooflineCanvas(
                 data-drawn=move || layer_drawn.get().to_string()
             ></canvas>
             {move || {
-                tooltip
-                    .get()
+                tooltip()
                     .map(|(kernel, text)| {
                         view! {
                             <div
                                 class="tooltip"
                                 data-kernel=kernel
-                                style:left=move || format!("{}px", pointer.get().0 + 14.0)
-                                style:top=move || format!("{}px", pointer.get().1 + 10.0)
+                                style=move || {
+                                    let (x, y) = pointer.get();
+                                    format!("left:{}px;top:{}px", x + 14.0, y + 10.0)
+                                }
                             >
                                 {text}
                             </div>

@@ -23,22 +23,22 @@ const DEFAULT_VIEWPORT_PX: f64 = 800.0;
 /// The rows of a table in display order, with a number that changes whenever they may show
 /// something new.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Rows<K> {
+pub struct Rows {
     /// Bumped on every recomputation, so rows rendered from older data are never reused.
     pub epoch: u64,
-    /// One key per row: what the row function renders it from.
-    pub keys: Arc<Vec<K>>,
+    /// One index per row, in display order: what the row function renders it from (a
+    /// kernel of the current run, a metric of a search result).
+    pub keys: Arc<Vec<usize>>,
 }
 
 /// A memo of the rows of a table, recomputed (and its rows rebuilt) whenever what `keys`
-/// reads changes, even when the keys come out equal: a row key such as a kernel index can
-/// stay the same while the run behind it is another.
-pub fn rows_memo<K>(keys: impl Fn() -> Vec<K> + Send + Sync + 'static) -> Memo<Rows<K>>
-where
-    K: Send + Sync + 'static,
-{
+/// reads changes, even when the keys come out equal: a kernel index can stay the same
+/// while the run behind it is another.
+pub fn rows_memo(keys: impl Fn() -> Vec<usize> + Send + Sync + 'static) -> Memo<Rows> {
+    // Boxed, so every table shares one instance of the memo's code.
+    let keys: Box<dyn Fn() -> Vec<usize> + Send + Sync> = Box::new(keys);
     Memo::new_with_compare(
-        move |prev: Option<&Rows<K>>| Rows {
+        move |prev: Option<&Rows>| Rows {
             epoch: prev.map_or(0, |p| p.epoch.wrapping_add(1)),
             keys: Arc::new(keys()),
         },
@@ -52,31 +52,29 @@ pub fn aria_row(pos: usize) -> String {
 }
 
 /// A table whose body renders only the rows in and near the viewport.
+///
+/// Not generic on purpose: every table shares one copy of this code and of the keyed list
+/// under it, which keeps the WebAssembly small.
 #[component]
-pub fn VirtualTable<K, R, V>(
+pub fn VirtualTable(
     /// Element id of the `<table>`.
     id: &'static str,
     /// The rows, from [`rows_memo`].
-    rows: Memo<Rows<K>>,
+    rows: Memo<Rows>,
     /// Renders one row (a `<tr>` with `aria-rowindex` from [`aria_row`]) from its display
     /// position and its key.
-    row: R,
+    row: Callback<(usize, usize), AnyView>,
     /// The header row.
     children: Children,
-) -> impl IntoView
-where
-    K: Clone + Send + Sync + 'static,
-    R: Fn(usize, K) -> V + Clone + Send + Sync + 'static,
-    V: IntoView + 'static,
-{
+) -> impl IntoView {
     let scroller = NodeRef::<Div>::new();
     let body = NodeRef::<Tbody>::new();
     let scroll_px = RwSignal::new(0.0f64);
     let viewport_px = RwSignal::new(DEFAULT_VIEWPORT_PX);
     let row_px = RwSignal::new(DEFAULT_ROW_PX);
-    let len = Memo::new(move |_| rows.with(|r| r.keys.len()));
+    let len = move || rows.with(|r| r.keys.len());
     let window =
-        Memo::new(move |_| row_window(len.get(), scroll_px.get(), viewport_px.get(), row_px.get()));
+        Memo::new(move |_| row_window(len(), scroll_px.get(), viewport_px.get(), row_px.get()));
 
     // Reads the scroll position, the viewport and a rendered row's height.
     let measure = move || {
@@ -118,7 +116,7 @@ where
                 .unwrap_or_default()
                 .iter()
                 .enumerate()
-                .map(|(i, k)| (epoch, w.start + i, k.clone()))
+                .map(|(i, k)| (epoch, w.start + i, *k))
                 .collect::<Vec<_>>()
         })
     };
@@ -126,16 +124,22 @@ where
         <div class="vscroll" node_ref=scroller on:scroll=move |_| measure()>
             <div
                 class="vpad"
-                style:padding-top=move || format!("{}px", window.get().before_px)
-                style:padding-bottom=move || format!("{}px", window.get().after_px)
+                style=move || {
+                    let w = window.get();
+                    format!("padding-top:{}px;padding-bottom:{}px", w.before_px, w.after_px)
+                }
             >
-                <table class="grid virtual" id=id aria-rowcount=move || (len.get() + 1).to_string()>
+                <table
+                    class="grid virtual"
+                    id=id
+                    aria-rowcount=move || (len() + 1).to_string()
+                >
                     <thead>{children()}</thead>
                     <tbody node_ref=body>
                         <For
                             each=visible
                             key=|(epoch, pos, _)| (*epoch, *pos)
-                            children=move |(_, pos, k)| row(pos, k)
+                            children=move |(_, pos, k)| row.run((pos, k))
                         />
                     </tbody>
                 </table>

@@ -13,6 +13,13 @@ use crate::state::view::KernelRef;
 /// Header labels, as `capture table` prints them.
 const HEADERS: [&str; 13] = shared::table::COLUMNS;
 
+/// The explanation of a column's numbers, for its cells' and header's hover text.
+fn column_title(col: Column) -> String {
+    crate::state::explain::explain(col.explain_key())
+        .map(|e| e.as_text())
+        .unwrap_or_default()
+}
+
 /// The bytes table of the current run.
 #[component]
 pub fn BytesPage() -> impl IntoView {
@@ -32,29 +39,29 @@ pub fn BytesPage() -> impl IntoView {
                 return Vec::new();
             };
             let rows = &r.table.kernels;
-            let idx = match order {
+            match order {
                 Some((col, asc)) => sorted_indices(rows, col, asc),
                 None => (0..rows.len()).collect(),
-            };
-            idx.into_iter()
-                .map(|kernel| KernelRef { run, kernel })
-                .collect()
+            }
         })
     });
-    let row = move |pos: usize, kr: KernelRef| {
-        let tds = ctx.ws.with_untracked(|ws| {
+    // Worked out once: every cell of a column has the same hover text.
+    let titles = StoredValue::new(Column::ALL.map(column_title));
+    let row = move |(pos, kernel): (usize, usize)| {
+        let kr = KernelRef {
+            run: ctx.run.get_untracked(),
+            kernel,
+        };
+        ctx.ws.with_untracked(|ws| {
             ws.runs
                 .get(kr.run)
                 .and_then(|r| r.table.kernels.get(kr.kernel))
                 .map(|row| {
-                    Column::ALL
+                    let tds = Column::ALL
                         .into_iter()
                         .zip(row.cells())
-                        .map(|(col, text)| {
-                            let key = col.explain_key();
-                            let title = crate::state::explain::explain(key)
-                                .map(|e| e.as_text())
-                                .unwrap_or_default();
+                        .enumerate()
+                        .map(|(i, (col, text))| {
                             let value = col
                                 .number(row)
                                 .map(|v| v.to_string())
@@ -69,25 +76,27 @@ pub fn BytesPage() -> impl IntoView {
                                     .into_any()
                             } else {
                                 view! {
-                                    <td class="num" data-col=col.field() data-value=value title=title>
+                                    <td class="num" data-col=col.field() data-value=value title=titles.with_value(|t| t[i].clone())>
                                         {text}
                                     </td>
                                 }
                                     .into_any()
                             }
                         })
-                        .collect_view()
+                        .collect_view();
+                    view! {
+                        <tr
+                            class:selected=move || ctx.selected() == Some(kr)
+                            data-kernel=kr.kernel.to_string()
+                            aria-rowindex=aria_row(pos)
+                        >
+                            {tds}
+                        </tr>
+                    }
+                    .into_any()
                 })
-        });
-        view! {
-            <tr
-                class:selected=move || ctx.selected() == Some(kr)
-                data-kernel=kr.kernel.to_string()
-                aria-rowindex=aria_row(pos)
-            >
-                {tds}
-            </tr>
-        }
+        })
+        .unwrap_or_else(|| ().into_any())
     };
     let header = move || {
         Column::ALL
@@ -100,9 +109,7 @@ pub fn BytesPage() -> impl IntoView {
                     _ => "",
                 };
                 let key = col.explain_key();
-                let title = crate::state::explain::explain(key)
-                    .map(|e| e.as_text())
-                    .unwrap_or_default();
+                let title = column_title(col);
                 view! {
                     <th
                         class="sortable"
@@ -158,7 +165,7 @@ pub fn BytesPage() -> impl IntoView {
                 " to four decimals: 0.003 is a real answer. Click a header to sort."
             </p>
             <button id="export-bytes-csv" on:click=export>"Export CSV"</button>
-            <VirtualTable id="bytes-table" rows=rows row=row>
+            <VirtualTable id="bytes-table" rows=rows row=Callback::new(row)>
                 <tr aria-rowindex="1">{header}</tr>
             </VirtualTable>
         </div>

@@ -35,7 +35,7 @@ pub fn MetricsPage() -> impl IntoView {
         })
     });
     let rows = rows_memo(move || result.with(|(_, rows, _)| (0..rows.len()).collect()));
-    let row = move |pos: usize, i: usize| {
+    let row = move |(pos, i): (usize, usize)| {
         let m: Option<MetricRow> = result.with_untracked(|(_, rows, _)| rows.get(i).cloned());
         m.map(|m| {
             let (section_title, name_title) = (m.section.clone(), m.name.clone());
@@ -49,6 +49,7 @@ pub fn MetricsPage() -> impl IntoView {
                 </tr>
             }
         })
+        .into_any()
     };
     view! {
         <div class="page metrics" id="page-metrics">
@@ -64,7 +65,7 @@ pub fn MetricsPage() -> impl IntoView {
                     result.with(|(_, rows, total)| format!("{} of {total} rows shown", rows.len()))
                 }}
             </p>
-            <VirtualTable id="metrics-table" rows=rows row=row>
+            <VirtualTable id="metrics-table" rows=rows row=Callback::new(row)>
                 <tr aria-rowindex="1">
                     <th>"launch"</th>
                     <th>"section"</th>

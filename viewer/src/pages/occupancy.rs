@@ -21,16 +21,16 @@ pub fn OccupancyPage() -> impl IntoView {
         ctx.ws.with(|ws| {
             ws.runs
                 .get(run)
-                .map(|r| {
-                    (0..r.kernels.len())
-                        .map(|kernel| KernelRef { run, kernel })
-                        .collect()
-                })
+                .map(|r| (0..r.kernels.len()).collect())
                 .unwrap_or_default()
         })
     });
-    let row = move |pos: usize, kr: KernelRef| {
-        let cells = ctx.ws.with_untracked(|ws| {
+    let row = move |(pos, kernel): (usize, usize)| {
+        let kr = KernelRef {
+            run: ctx.run.get_untracked(),
+            kernel,
+        };
+        ctx.ws.with_untracked(|ws| {
             ws.kernel(kr).map(|(r, k)| {
                 let o = k.occupancy.clone();
                 let launch = r
@@ -49,29 +49,28 @@ pub fn OccupancyPage() -> impl IntoView {
                     })
                     .unwrap_or_default();
                 view! {
-                    <td class="name" title=k.name.clone()>
-                        <button class="link" on:click=move |_| ctx.select(kr)>{k.short.clone()}</button>
-                    </td>
-                    <td>{launch}</td>
-                    <NumCell text=opt(o.theoretical_pct, pct) value=o.theoretical_pct key="occupancy" col="theoretical" />
-                    <NumCell text=opt(o.achieved_pct, pct) value=o.achieved_pct key="occupancy" col="achieved" />
-                    <NumCell text=opt(o.registers_per_thread, count) value=o.registers_per_thread col="registers" />
-                    <NumCell text=opt(o.limit_registers, count) value=o.limit_registers col="limit_registers" />
-                    <NumCell text=opt(o.limit_shared_mem, count) value=o.limit_shared_mem col="limit_shared" />
-                    <NumCell text=opt(o.limit_warps, count) value=o.limit_warps col="limit_warps" />
-                    <NumCell text=opt(o.limit_blocks, count) value=o.limit_blocks col="limit_blocks" />
+                    <tr
+                        class:selected=move || ctx.selected() == Some(kr)
+                        data-kernel=kr.kernel.to_string()
+                        aria-rowindex=aria_row(pos)
+                    >
+                        <td class="name" title=k.name.clone()>
+                            <button class="link" on:click=move |_| ctx.select(kr)>{k.short.clone()}</button>
+                        </td>
+                        <td>{launch}</td>
+                        <NumCell text=opt(o.theoretical_pct, pct) value=o.theoretical_pct key="occupancy" col="theoretical" />
+                        <NumCell text=opt(o.achieved_pct, pct) value=o.achieved_pct key="occupancy" col="achieved" />
+                        <NumCell text=opt(o.registers_per_thread, count) value=o.registers_per_thread col="registers" />
+                        <NumCell text=opt(o.limit_registers, count) value=o.limit_registers col="limit_registers" />
+                        <NumCell text=opt(o.limit_shared_mem, count) value=o.limit_shared_mem col="limit_shared" />
+                        <NumCell text=opt(o.limit_warps, count) value=o.limit_warps col="limit_warps" />
+                        <NumCell text=opt(o.limit_blocks, count) value=o.limit_blocks col="limit_blocks" />
+                    </tr>
                 }
+                .into_any()
             })
-        });
-        view! {
-            <tr
-                class:selected=move || ctx.selected() == Some(kr)
-                data-kernel=kr.kernel.to_string()
-                aria-rowindex=aria_row(pos)
-            >
-                {cells}
-            </tr>
-        }
+        })
+        .unwrap_or_else(|| ().into_any())
     };
     view! {
         <div class="page occupancy" id="page-occupancy">
@@ -79,7 +78,7 @@ pub fn OccupancyPage() -> impl IntoView {
                 <Term key="occupancy" text="Occupancy" />
                 " buys latency hiding, nothing else. The block limits (blocks per SM allowed by each resource) set the theoretical figure; barriers and tail effects separate achieved from theoretical."
             </p>
-            <VirtualTable id="occupancy-table" rows=rows row=row>
+            <VirtualTable id="occupancy-table" rows=rows row=Callback::new(row)>
                 <tr aria-rowindex="1">
                     <th>"kernel"</th>
                     <th>"grid x block"</th>

@@ -58,7 +58,7 @@ pub fn RooflinePage() -> impl IntoView {
         let (run, precision) = (ctx.run.get(), precision.get());
         ctx.ws.with(|ws| run_roofline(ws, run, precision))
     });
-    let highlight = Memo::new(move |_| {
+    let highlight = Signal::derive(move || {
         let sel = ctx.selected();
         model.with(|m| {
             sel.and_then(|r| m.series_of(r))

@@ -18,59 +18,58 @@ pub fn SolPage() -> impl IntoView {
         ctx.ws.with(|ws| {
             ws.runs
                 .get(run)
-                .map(|r| {
-                    (0..r.kernels.len())
-                        .map(|kernel| KernelRef { run, kernel })
-                        .collect()
-                })
+                .map(|r| (0..r.kernels.len()).collect())
                 .unwrap_or_default()
         })
     });
-    let row = move |pos: usize, kr: KernelRef| {
-        let cells = ctx.ws.with_untracked(|ws| {
+    let row = move |(pos, kernel): (usize, usize)| {
+        let kr = KernelRef {
+            run: ctx.run.get_untracked(),
+            kernel,
+        };
+        ctx.ws.with_untracked(|ws| {
             ws.kernel(kr).map(|(_, k)| {
                 let s = k.sol().clone();
                 let reason = k.verdict.as_ref().map(|v| v.reason.clone()).unwrap_or_default();
                 let reason_title = reason.clone();
                 view! {
-                    <td class="name" title=k.name.clone()>
-                        <button class="link" on:click=move |_| ctx.select(kr)>
-                            {k.name.clone()}
-                        </button>
-                    </td>
-                    <NumCell text=opt(s.sm_pct, pct) value=s.sm_pct key="sm_pct" col="sm_pct" />
-                    <NumCell text=opt(s.memory_pct, pct) value=s.memory_pct key="memory_pct" col="memory_pct" />
-                    <NumCell text=opt(s.dram_pct, pct) value=s.dram_pct key="dram_pct" col="dram_pct" />
-                    <NumCell text=opt(s.l1_pct, pct) value=s.l1_pct col="l1_pct" />
-                    <NumCell text=opt(s.l2_pct, pct) value=s.l2_pct col="l2_pct" />
-                    <NumCell
-                        text=opt(s.duration_ns.map(|v| v / 1e6), ms)
-                        value=s.duration_ns.map(|v| v / 1e6)
-                        key="ncu_duration"
-                        col="ncu_ms"
-                    />
-                    <NumCell
-                        text=opt(s.sm_hz.map(|v| v / 1e6), |v| format!("{v:.0}"))
-                        value=s.sm_hz.map(|v| v / 1e6)
-                        key="ncu_duration"
-                        col="sm_mhz"
-                    />
-                    <td data-col="verdict" class="verdict">
-                        {k.verdict.as_ref().map(|v| v.kind.as_str().to_string()).unwrap_or_else(|| "-".into())}
-                    </td>
-                    <td class="reason muted" title=reason_title>{reason}</td>
+                    <tr
+                        class:selected=move || ctx.selected() == Some(kr)
+                        data-kernel=kr.kernel.to_string()
+                        aria-rowindex=aria_row(pos)
+                    >
+                        <td class="name" title=k.name.clone()>
+                            <button class="link" on:click=move |_| ctx.select(kr)>
+                                {k.name.clone()}
+                            </button>
+                        </td>
+                        <NumCell text=opt(s.sm_pct, pct) value=s.sm_pct key="sm_pct" col="sm_pct" />
+                        <NumCell text=opt(s.memory_pct, pct) value=s.memory_pct key="memory_pct" col="memory_pct" />
+                        <NumCell text=opt(s.dram_pct, pct) value=s.dram_pct key="dram_pct" col="dram_pct" />
+                        <NumCell text=opt(s.l1_pct, pct) value=s.l1_pct col="l1_pct" />
+                        <NumCell text=opt(s.l2_pct, pct) value=s.l2_pct col="l2_pct" />
+                        <NumCell
+                            text=opt(s.duration_ns.map(|v| v / 1e6), ms)
+                            value=s.duration_ns.map(|v| v / 1e6)
+                            key="ncu_duration"
+                            col="ncu_ms"
+                        />
+                        <NumCell
+                            text=opt(s.sm_hz.map(|v| v / 1e6), |v| format!("{v:.0}"))
+                            value=s.sm_hz.map(|v| v / 1e6)
+                            key="ncu_duration"
+                            col="sm_mhz"
+                        />
+                        <td data-col="verdict" class="verdict">
+                            {k.verdict.as_ref().map(|v| v.kind.as_str().to_string()).unwrap_or_else(|| "-".into())}
+                        </td>
+                        <td class="reason muted" title=reason_title>{reason}</td>
+                    </tr>
                 }
+                .into_any()
             })
-        });
-        view! {
-            <tr
-                class:selected=move || ctx.selected() == Some(kr)
-                data-kernel=kr.kernel.to_string()
-                aria-rowindex=aria_row(pos)
-            >
-                {cells}
-            </tr>
-        }
+        })
+        .unwrap_or_else(|| ().into_any())
     };
     view! {
         <div class="page sol" id="page-sol">
@@ -78,7 +77,7 @@ pub fn SolPage() -> impl IntoView {
                 "Percentages are of each unit's own peak over the kernel's elapsed cycles, at the clocks ncu ran it (see Timing). "
                 <Term key="memory_pct" text="Memory Throughput is not DRAM throughput." />
             </p>
-            <VirtualTable id="sol-table" rows=rows row=row>
+            <VirtualTable id="sol-table" rows=rows row=Callback::new(row)>
                 <tr aria-rowindex="1">
                     <th>"kernel"</th>
                     <th><Term key="sm_pct" text="Compute (SM) %" /></th>

@@ -44,16 +44,16 @@ pub fn TimingPage() -> impl IntoView {
         ctx.ws.with(|ws| {
             ws.runs
                 .get(run)
-                .map(|r| {
-                    (0..r.kernels.len())
-                        .map(|kernel| KernelRef { run, kernel })
-                        .collect()
-                })
+                .map(|r| (0..r.kernels.len()).collect())
                 .unwrap_or_default()
         })
     });
-    let row = move |pos: usize, kr: KernelRef| {
-        let cells = ctx.ws.with_untracked(|ws| {
+    let row = move |(pos, kernel): (usize, usize)| {
+        let kr = KernelRef {
+            run: ctx.run.get_untracked(),
+            kernel,
+        };
+        ctx.ws.with_untracked(|ws| {
             ws.kernel(kr).map(|(_, k)| {
                 let e = k.event.clone();
                 let ratio = e
@@ -62,22 +62,21 @@ pub fn TimingPage() -> impl IntoView {
                     .zip(k.ncu_cold_ms)
                     .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
                 view! {
-                    <td class="name" title=k.name.clone()>{k.short.clone()}</td>
-                    <NumCell text=opt(e.as_ref().map(|t| t.min_ms), ms) value=e.as_ref().map(|t| t.min_ms) key="event_time" col="event_min" />
-                    <NumCell text=opt(e.as_ref().map(|t| t.median_ms), ms) value=e.as_ref().map(|t| t.median_ms) key="event_time" col="event_median" />
-                    <NumCell text=opt(e.as_ref().map(|t| t.max_ms), ms) value=e.as_ref().map(|t| t.max_ms) key="event_time" col="event_max" />
-                    <td class="num">{e.as_ref().map(|t| format!("{} + {}", t.warmups, t.samples_ms.len())).unwrap_or("-".into())}</td>
-                    <NumCell text=opt(k.ncu_cold_ms, ms) value=k.ncu_cold_ms key="ncu_duration" col="ncu_cold" />
-                    <NumCell text=opt(k.ncu_warm_ms, ms) value=k.ncu_warm_ms key="ncu_duration" col="ncu_warm" />
-                    <NumCell text=opt(ratio, |v| format!("{v:.2}")) value=ratio col="ratio" />
+                    <tr data-kernel=kr.kernel.to_string() aria-rowindex=aria_row(pos)>
+                        <td class="name" title=k.name.clone()>{k.short.clone()}</td>
+                        <NumCell text=opt(e.as_ref().map(|t| t.min_ms), ms) value=e.as_ref().map(|t| t.min_ms) key="event_time" col="event_min" />
+                        <NumCell text=opt(e.as_ref().map(|t| t.median_ms), ms) value=e.as_ref().map(|t| t.median_ms) key="event_time" col="event_median" />
+                        <NumCell text=opt(e.as_ref().map(|t| t.max_ms), ms) value=e.as_ref().map(|t| t.max_ms) key="event_time" col="event_max" />
+                        <td class="num">{e.as_ref().map(|t| format!("{} + {}", t.warmups, t.samples_ms.len())).unwrap_or("-".into())}</td>
+                        <NumCell text=opt(k.ncu_cold_ms, ms) value=k.ncu_cold_ms key="ncu_duration" col="ncu_cold" />
+                        <NumCell text=opt(k.ncu_warm_ms, ms) value=k.ncu_warm_ms key="ncu_duration" col="ncu_warm" />
+                        <NumCell text=opt(ratio, |v| format!("{v:.2}")) value=ratio col="ratio" />
+                    </tr>
                 }
+                .into_any()
             })
-        });
-        view! {
-            <tr data-kernel=kr.kernel.to_string() aria-rowindex=aria_row(pos)>
-                {cells}
-            </tr>
-        }
+        })
+        .unwrap_or_else(|| ().into_any())
     };
     view! {
         <div class="page timing" id="page-timing">
@@ -98,7 +97,7 @@ pub fn TimingPage() -> impl IntoView {
                         }
                     })
             }}
-            <VirtualTable id="timing-table" rows=rows row=row>
+            <VirtualTable id="timing-table" rows=rows row=Callback::new(row)>
                 <tr aria-rowindex="1">
                     <th>"kernel"</th>
                     <th>"event min ms"</th>
