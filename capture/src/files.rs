@@ -24,7 +24,15 @@ pub fn read_export(path: &Path) -> Result<Export> {
 pub fn read_artifact(path: &Path) -> Result<Artifact> {
     let text =
         fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    Artifact::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    let (artifact, dropped) = Artifact::from_json_checked(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let name = path
+        .file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    for w in dropped {
+        eprintln!("warning: {name}: {w}");
+    }
+    Ok(artifact)
 }
 
 /// The temporary file an output is written to before it is renamed over `path`: beside it

@@ -21,10 +21,12 @@ pub enum ArtifactError {
     NoSchema,
     /// Written by a newer version of the tool.
     #[error(
-        "artifact schema version {found} is newer than this build understands (up to {supported}); \
-         update the tool to read it"
+        "line {line}: artifact schema version {found} is newer than this build understands \
+         (up to {supported}); update the tool to read it"
     )]
     FutureSchema {
+        /// 1-based line of the `schema` field.
+        line: usize,
         /// Version found in the file.
         found: u64,
         /// Newest version this build reads.

@@ -10,6 +10,7 @@ use crate::artifact::{
     Artifact, CacheControl, ComputeCapability, CounterSet, DeviceInfo, KernelRecord,
     LaunchCounters, Origin, Provenance,
 };
+use crate::chart::names::shorten_kernel_name;
 use crate::metrics::{self, metric};
 use crate::ncu::Warning;
 use crate::roofline;
@@ -103,18 +104,17 @@ fn counter_warnings(kernel: &KernelRecord) -> Vec<String> {
         return Vec::new();
     };
     let totals = metrics::totals(&set.launches);
+    let name = shorten_kernel_name(&kernel.name, 80);
     let mut out = Vec::new();
     if totals.dram_bytes.is_none() {
         out.push(format!(
-            "{}: no DRAM byte counters (dram__bytes_read.sum + dram__bytes_write.sum); no \
-             measured-intensity point",
-            kernel.name
+            "{name}: no DRAM byte counters (dram__bytes_read.sum + dram__bytes_write.sum); no \
+             measured-intensity point"
         ));
     }
     match &totals.flops_fp32 {
         Some(f) if !f.missing.is_empty() => out.push(format!(
-            "{}: FP32 FLOP counters not collected: {}; FLOP figures are lower bounds",
-            kernel.name,
+            "{name}: FP32 FLOP counters not collected: {}; FLOP figures are lower bounds",
             f.missing.join(", ")
         )),
         _ => {}

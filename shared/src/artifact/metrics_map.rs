@@ -222,6 +222,22 @@ impl Metrics {
         self.set(i, metric.value);
     }
 
+    /// Sets to missing every number for which `keep(key, value)` is false, returning the
+    /// keys of those dropped.
+    pub fn drop_numbers(
+        &mut self,
+        mut keep: impl FnMut(&MetricKey, f64) -> bool,
+    ) -> Vec<MetricKey> {
+        let mut dropped = Vec::new();
+        for (slot, key) in self.values.iter_mut().zip(&self.columns.keys) {
+            if slot.is_finite() && !keep(key, *slot) {
+                *slot = missing();
+                dropped.push(key.clone());
+            }
+        }
+        dropped
+    }
+
     /// Inserts every metric of `other`.
     pub fn extend(&mut self, other: Metrics) {
         if self.is_empty() {

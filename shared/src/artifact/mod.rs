@@ -17,7 +17,20 @@ use serde::{Deserialize, Serialize, Serializer};
 
 pub use self::metrics_map::{union_columns, MetricColumns, MetricKey, Metrics};
 use self::metrics_map::{ValuesSer, ValuesWire};
+use crate::chart::names::shorten_kernel_name;
 use crate::error::ArtifactError;
+use crate::ncu::units::is_amount;
+use crate::ncu::value::MAX_MAGNITUDE;
+
+/// The 1-based line of the top-level `"schema"` field in `text` (the first such key).
+fn schema_line(text: &str) -> usize {
+    let Some(at) = text.find("\"schema\"") else {
+        return 1;
+    };
+    1 + text
+        .get(..at)
+        .map_or(0, |before| before.matches('\n').count())
+}
 
 /// Version of the artifact format written by this build. Readers refuse newer versions
 /// and read every older one.
@@ -555,11 +568,27 @@ impl Artifact {
         }
     }
 
-    /// Parses an artifact from JSON text, refusing future schema versions plainly.
+    /// Parses an artifact from JSON text, refusing future schema versions plainly. Values no
+    /// measurement can have are dropped with warnings (see [`Artifact::from_json_checked`]).
+    pub fn from_json(text: &str) -> Result<Self, ArtifactError> {
+        Self::from_json_checked(text).map(|(a, _)| a)
+    }
+
+    /// Parses an artifact like [`Artifact::from_json`] and also returns the warnings of the
+    /// load: numbers out of range (negative durations, sizes, rates or counts; magnitudes
+    /// above [`MAX_MAGNITUDE`]) are stored as missing, as the CSV reader does, and each
+    /// becomes a warning (also added to `warnings`).
     ///
     /// The version is read first, so a newer file is reported as such rather than as a
     /// confusing field error.
-    pub fn from_json(text: &str) -> Result<Self, ArtifactError> {
+    pub fn from_json_checked(text: &str) -> Result<(Self, Vec<String>), ArtifactError> {
+        let mut artifact = Self::parse(text)?;
+        let dropped = artifact.drop_out_of_range();
+        artifact.warnings.extend(dropped.iter().cloned());
+        Ok((artifact, dropped))
+    }
+
+    fn parse(text: &str) -> Result<Self, ArtifactError> {
         #[derive(Deserialize)]
         struct Probe {
             schema: Option<serde_json::Value>,
@@ -575,6 +604,7 @@ impl Artifact {
         };
         if version > u64::from(SCHEMA_VERSION) {
             return Err(ArtifactError::FutureSchema {
+                line: schema_line(text),
                 found: version,
                 supported: SCHEMA_VERSION,
             });
@@ -584,6 +614,72 @@ impl Artifact {
             column: e.column(),
             message: e.to_string(),
         })
+    }
+
+    /// Stores as missing every number that no measurement can have; returns one warning per
+    /// kernel and metric.
+    fn drop_out_of_range(&mut self) -> Vec<String> {
+        let bad = |unit: &str, v: f64| -> Option<&'static str> {
+            if v.abs() > MAX_MAGNITUDE {
+                Some("larger than any measurement")
+            } else if v < 0.0 && is_amount(unit) {
+                Some("negative, which a duration, size, rate or count cannot be")
+            } else {
+                None
+            }
+        };
+        let mut warnings = Vec::new();
+        for kernel in &mut self.kernels {
+            let name = shorten_kernel_name(&kernel.name, 80);
+            let mut found: Vec<(String, &'static str)> = Vec::new();
+            let mut note = |what: String, why: &'static str| {
+                if !found.iter().any(|(w, _)| *w == what) {
+                    found.push((what, why));
+                }
+            };
+            for set in [&mut kernel.cold, &mut kernel.warm].into_iter().flatten() {
+                for launch in &mut set.launches {
+                    let mut reasons = Vec::new();
+                    for key in launch.metrics.drop_numbers(|k, v| {
+                        let why = bad(&k.unit, v);
+                        if let Some(why) = why {
+                            reasons.push(why);
+                        }
+                        why.is_none()
+                    }) {
+                        let why = reasons.first().copied().unwrap_or("out of range");
+                        note(key.name, why);
+                    }
+                    for row in &mut launch.sections {
+                        if let MetricValue::Number(v) = row.value {
+                            if let Some(why) = bad(&row.unit, v) {
+                                row.value = MetricValue::Missing;
+                                note(format!("{} / {}", row.section, row.name), why);
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(t) = &kernel.timing {
+                let times = [t.min_ms, t.median_ms, t.max_ms];
+                if let Some(why) = times.iter().find_map(|&v| bad("ns", v)) {
+                    kernel.timing = None;
+                    note("event timing".into(), why);
+                }
+            }
+            if let Some(a) = &kernel.asked {
+                if let Some(why) = bad("byte", a.bytes).or_else(|| bad("inst", a.flops)) {
+                    kernel.asked = None;
+                    note("asked work".into(), why);
+                }
+            }
+            warnings.extend(
+                found
+                    .into_iter()
+                    .map(|(what, why)| format!("{name}: {what} is {why}; kept as missing")),
+            );
+        }
+        warnings
     }
 
     /// Serializes the artifact as JSON with a trailing newline: objects indented, arrays
@@ -631,15 +727,72 @@ mod tests {
 
     #[test]
     fn future_schema_is_refused_plainly() {
-        let err = Artifact::from_json(r#"{"schema": 99, "kernels": []}"#).expect_err("future");
+        let err =
+            Artifact::from_json("{\n  \"kernels\": [],\n  \"schema\": 99}").expect_err("future");
         assert_eq!(
             err,
             ArtifactError::FutureSchema {
+                line: 3,
                 found: 99,
                 supported: SCHEMA_VERSION
             }
         );
         assert!(err.to_string().contains("newer"));
+    }
+
+    #[test]
+    fn out_of_range_values_are_dropped_with_warnings() {
+        let mut a = Artifact::new(Provenance::default());
+        let columns = MetricColumns::new(vec![
+            MetricKey {
+                name: "gpu__time_duration.sum".into(),
+                unit: "ns".into(),
+            },
+            MetricKey {
+                name: "dram__bytes_read.sum".into(),
+                unit: "byte".into(),
+            },
+            MetricKey {
+                name: "sm__throughput.avg.pct_of_peak_sustained_elapsed".into(),
+                unit: "%".into(),
+            },
+        ]);
+        let mut metrics = Metrics::with_columns(columns);
+        metrics.set(0, MetricValue::Number(-2_854_816.0));
+        metrics.set(1, MetricValue::Number(1e308));
+        metrics.set(2, MetricValue::Number(-0.01));
+        a.kernels.push(KernelRecord {
+            name: "copy".into(),
+            function: "copy".into(),
+            source_file: None,
+            launch: None,
+            asked: None,
+            timing: None,
+            check: None,
+            cold: Some(CounterSet {
+                cache_control: None,
+                launches: vec![LaunchCounters {
+                    function: "copy".into(),
+                    metrics,
+                    ..Default::default()
+                }],
+            }),
+            warm: None,
+        });
+        let (back, warnings) = Artifact::from_json_checked(&a.to_json()).expect("loads");
+        let launch = &back.kernels[0].cold.as_ref().expect("cold").launches[0];
+        assert_eq!(launch.metrics.number("gpu__time_duration.sum"), None);
+        assert_eq!(launch.metrics.number("dram__bytes_read.sum"), None);
+        assert_eq!(
+            launch
+                .metrics
+                .number("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+            Some(-0.01),
+            "a slightly negative percentage is real"
+        );
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("gpu__time_duration.sum") && warnings[0].contains("negative"));
+        assert!(back.warnings.contains(&warnings[1]));
     }
 
     #[test]

@@ -121,8 +121,19 @@ const CORPUS: &[(&str, Outcome)] = &[
     (
         "artifact_future_schema.json",
         Refused {
-            line: None,
+            line: Some(3028),
             reason: "is newer than this build understands",
+        },
+    ),
+    (
+        "artifact_out_of_range.json",
+        Loads {
+            launches: 2,
+            warnings: &[
+                "copy: gpu__time_duration.sum is negative, which a duration, size, rate or \
+                 count cannot be; kept as missing",
+                "fma_loop: dram__bytes_read.sum is larger than any measurement; kept as missing",
+            ],
         },
     ),
     (
@@ -133,9 +144,6 @@ const CORPUS: &[(&str, Outcome)] = &[
         },
     ),
 ];
-
-/// Corpus files whose expected behaviour is not there yet; each has an ignored test below.
-const OPEN: &[&str] = &["artifact_out_of_range.json"];
 
 fn corpus(name: &str) -> std::path::PathBuf {
     fixture("bad").join(name)
@@ -274,7 +282,7 @@ fn every_corpus_file_has_an_expected_outcome_and_a_readme_line() {
             continue;
         }
         assert!(
-            CORPUS.iter().any(|(n, _)| *n == name) || OPEN.contains(&name),
+            CORPUS.iter().any(|(n, _)| *n == name),
             "{name} has no expected outcome in corpus.rs"
         );
         assert!(
@@ -334,8 +342,6 @@ fn out_of_range_values_are_missing_in_the_artifact_and_the_table() {
 }
 
 #[test]
-#[ignore = "open: the artifact loader (shared/src/artifact) keeps a negative duration and \
-            1e308 as they are; it should drop them with warnings as the CSV reader does"]
 fn an_artifact_with_out_of_range_values_loads_them_as_missing_with_warnings() {
     let file = corpus("artifact_out_of_range.json");
     let o = capture(&["table", s(&file), "--format", "json"]);
@@ -360,8 +366,6 @@ fn an_artifact_with_out_of_range_values_loads_them_as_missing_with_warnings() {
 }
 
 #[test]
-#[ignore = "open: ArtifactError::FutureSchema carries no line; the refusal should name the \
-            line of the \"schema\" field like every other refusal"]
 fn a_future_schema_refusal_names_the_line_of_the_schema_field() {
     let file = corpus("artifact_future_schema.json");
     let text = std::fs::read_to_string(&file).expect("corpus file");
