@@ -546,3 +546,146 @@ async fn corpus_files_render_with_warnings_or_name_themselves_in_an_error() -> R
     b.close().await?;
     result
 }
+
+/// Finds a pixel inside a filled roofline marker (exactly a series' colour, with the same
+/// colour two pixels away each way); answers its CSS offset in the canvas, or null.
+const FIND_MARKER: &str = r#"
+const [colors] = arguments;
+const c = document.getElementById('roofline-canvas');
+const dpr = c.width / c.clientWidth;
+const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+const want = new Set(colors.map(([r, g, b]) => (r << 16) | (g << 8) | b));
+const at = (x, y) => (y * c.width + x) * 4;
+for (let y = 2; y < c.height - 2; y++) for (let x = 2; x < c.width - 2; x++) {
+  const i = at(x, y);
+  if (d[i + 3] !== 255 || !want.has((d[i] << 16) | (d[i + 1] << 8) | d[i + 2])) continue;
+  if ([[2, 0], [-2, 0], [0, 2], [0, -2]].every(([dx, dy]) => {
+    const j = at(x + dx, y + dy);
+    return d[j] === d[i] && d[j + 1] === d[i + 1] && d[j + 2] === d[i + 2];
+  })) return [x / dpr, y / dpr];
+}
+return null;
+"#;
+
+/// Dispatches mouse event `type` on the roofline canvas at CSS offset (x, y).
+fn mouse(kind: &str, at: &Value) -> String {
+    format!(
+        "const c = document.getElementById('roofline-canvas'); const r = c.getBoundingClientRect(); \
+         c.dispatchEvent(new MouseEvent('{kind}', {{ bubbles: true, \
+           clientX: r.left + c.clientLeft + {x}, clientY: r.top + c.clientTop + {y} }}));",
+        x = at[0],
+        y = at[1]
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn long_tables_render_a_window_and_the_roofline_picks_its_points() -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    // 3,000 kernels of one launch each, from the real fixture rows.
+    const KERNELS: usize = 3_000;
+    let fixture = std::fs::read_to_string(
+        workspace_root().join("tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv"),
+    )?;
+    let csv = roofline_browser_tests::synthetic_raw_export(&fixture, KERNELS, KERNELS / 2)?;
+    let path = out_dir().join("long-tables.csv");
+    std::fs::write(&path, csv)?;
+    let server = StaticServer::start(dist)?;
+    let b = Browser::start().await?;
+    let result = async {
+        b.client
+            .goto(&format!("{}?view=bytes", server.base))
+            .await?;
+        b.wait_js("return document.getElementById('file-input')", WAIT)
+            .await?;
+        let input = b.client.find(Locator::Css("#file-input")).await?;
+        input.send_keys(&path.to_string_lossy()).await?;
+        b.wait_js(
+            "return document.querySelector('#bytes-table tbody tr[aria-rowindex=\"2\"]')",
+            Duration::from_secs(60),
+        )
+        .await?;
+        // The table knows its length but holds only a window of rows.
+        let (count, in_page) = {
+            let v = b
+                .client
+                .execute(
+                    "const t = document.getElementById('bytes-table'); \
+                     return [t.getAttribute('aria-rowcount'), t.tBodies[0].rows.length];",
+                    Vec::new(),
+                )
+                .await?;
+            (v[0].as_str().unwrap_or("").to_string(), v[1].as_u64())
+        };
+        assert_eq!(count, (KERNELS + 1).to_string(), "aria-rowcount");
+        let in_page = in_page.unwrap_or(0);
+        assert!(
+            (10..200).contains(&in_page),
+            "{in_page} rows in the page for {KERNELS} kernels"
+        );
+        // Scrolled to the end, the last kernel is there.
+        b.client
+            .execute(
+                "const s = document.querySelector('#bytes-table').closest('.vscroll'); s.scrollTop = s.scrollHeight;",
+                Vec::new(),
+            )
+            .await?;
+        b.wait_js(
+            &format!(
+                "const tr = document.querySelector('#bytes-table tbody tr[aria-rowindex=\"{}\"]'); \
+                 return tr && tr.dataset.kernel === '{}';",
+                KERNELS + 1,
+                KERNELS - 1
+            ),
+            WAIT,
+        )
+        .await?;
+        b.screenshot("long-tables").await?;
+
+        // The roofline: hovering a drawn point shows its kernel; clicking selects it.
+        click(&b, "#tab-roofline").await?;
+        wait_drawn(&b, "roofline-canvas").await?;
+        let colors: Vec<Value> = (0..10)
+            .map(|i| {
+                let c = shared::chart::palette(i);
+                serde_json::json!([c.0, c.1, c.2])
+            })
+            .collect();
+        let at = b
+            .client
+            .execute(FIND_MARKER, vec![Value::Array(colors)])
+            .await?;
+        if at.is_null() {
+            return Err("no roofline marker found in the canvas".into());
+        }
+        b.client.execute(&mouse("mousemove", &at), Vec::new()).await?;
+        let kernel = b
+            .wait_js(
+                "const t = document.querySelector('.chart-wrap .tooltip'); return t && t.dataset.kernel;",
+                WAIT,
+            )
+            .await?;
+        let kernel = kernel.as_str().unwrap_or("").to_string();
+        b.client.execute(&mouse("click", &at), Vec::new()).await?;
+        b.wait_js(
+            &format!(
+                "return document.getElementById('roofline-canvas-layer').dataset.selected === '{kernel}'"
+            ),
+            WAIT,
+        )
+        .await?;
+        let url = b.client.current_url().await?;
+        assert!(
+            url.as_str().contains(&format!("kernel={kernel}")),
+            "the clicked kernel {kernel} is not selected: {url}"
+        );
+        b.screenshot("long-roofline").await?;
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    b.close().await?;
+    result
+}
