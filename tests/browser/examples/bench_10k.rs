@@ -9,10 +9,10 @@
 //! - click: a synthetic `click` on a point of another kernel to the selection drawn on the
 //!   chart's upper layer (its `data-selected`), and to the next painted frame;
 //! - tables (bytes, Speed of Light, occupancy, timing, raw metrics of the selected kernel):
-//!   opening the tab to its rows in the page; a jump to a random scroll position, from the
-//!   `scroll` event to the rows of that position in the page, and from setting `scrollTop`
-//!   to the next painted frame; and a steady scroll of 150 px per frame for 120 frames,
-//!   with the frame intervals it ran at;
+//!   opening the tab to its rows in the page; sorting the bytes table by a column; a jump
+//!   to a random scroll position, from the `scroll` event to the rows of that position in
+//!   the page, and from setting `scrollTop` to the next painted frame; and a steady scroll
+//!   of 150 px per frame for 120 frames, with the frame intervals it ran at;
 //! - the compare tab, opened to its roofline drawn.
 //!
 //! Points of the roofline are found by reading the canvas: pixels of exactly a series'
@@ -257,6 +257,29 @@ sc.scrollTop = target;
 setTimeout(() => { obs.disconnect(); finish({ miss: true, want }); }, 5000);
 "#;
 
+/// Clicks the bytes table's header `col` (sorting by it); answers the milliseconds to the
+/// reordered rows in the page and to the next painted frame.
+const SORT: &str = r#"
+const [col, done] = arguments;
+const table = document.getElementById('bytes-table');
+const body = table.tBodies[0];
+const order = () => Array.from(body.rows).map((r) => r.dataset.kernel).join(',');
+const before = order();
+let finished = false;
+const finish = (v) => { if (!finished) { finished = true; done(v); } };
+let t0 = 0;
+const obs = new MutationObserver(() => {
+  if (order() === before) return;
+  const dom = performance.now() - t0;
+  obs.disconnect();
+  requestAnimationFrame(() => setTimeout(() => finish({ dom, frame: performance.now() - t0 }), 0));
+});
+obs.observe(body, { childList: true });
+t0 = performance.now();
+table.querySelector(`th[data-col="${col}"]`).click();
+setTimeout(() => { obs.disconnect(); finish({ miss: true }); }, 10000);
+"#;
+
 /// Scrolls table `id` from the top by `step` px a frame for `frames` frames; answers the
 /// frame intervals, ms, and whether the rows in view were in the page at every frame.
 const STEADY: &str = r#"
@@ -449,6 +472,16 @@ async fn table_scrolling(b: &Browser, tab: &str, table: &str) -> Result<(), BoxE
     let height = info[2].as_f64().unwrap_or(0.0);
     if rows < 200.0 {
         return Ok(());
+    }
+    if table == "bytes-table" {
+        for col in ["name", "dram_bytes"] {
+            let v = b.client.execute_async(SORT, vec![json!(col)]).await?;
+            println!(
+                "  {table} sort by {col}: click to rows in the page {:.1} ms, to painted frame {:.1} ms",
+                num(&v, "dom").unwrap_or(f64::NAN),
+                num(&v, "frame").unwrap_or(f64::NAN)
+            );
+        }
     }
     let (mut render, mut frame, mut misses) = (Vec::new(), Vec::new(), 0);
     let mut seed = 0x2545_f491_4f6c_dd1du64;
