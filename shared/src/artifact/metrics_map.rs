@@ -134,6 +134,10 @@ impl Metrics {
             MetricValue::Text(_) => f64::from_bits(TEXT_BITS),
             _ => missing(),
         };
+        // The usual case, a number where there was none: no text list to touch.
+        if !had_text && !matches!(value, MetricValue::Text(_)) {
+            return;
+        }
         let pos = self.texts.binary_search_by_key(&i32_key, |(k, _)| *k);
         match (value, pos) {
             (MetricValue::Text(t), Ok(p)) => {
