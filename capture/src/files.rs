@@ -26,9 +26,10 @@ pub fn read_artifact(path: &Path) -> Result<Artifact> {
         fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let (artifact, dropped) = Artifact::from_json_checked(&text)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let name = path
-        .file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     for w in dropped {
         eprintln!("warning: {name}: {w}");
     }
