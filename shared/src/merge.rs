@@ -144,18 +144,8 @@ pub fn import_launches(
     for launch in launches {
         let i = *index.entry(launch.function.clone()).or_insert_with(|| {
             artifact.kernels.push(KernelRecord {
-                name: launch.function.clone(),
-                function: launch.function.clone(),
-                source_file: None,
-                launch: None,
-                asked: None,
-                timing: None,
-                check: None,
-                cold: Some(CounterSet {
-                    cache_control: None,
-                    launches: Vec::new(),
-                }),
-                warm: None,
+                cold: Some(CounterSet::of(Vec::new())),
+                ..KernelRecord::new(launch.function.clone(), launch.function.clone())
             });
             artifact.kernels.len() - 1
         });
@@ -261,17 +251,7 @@ mod tests {
     }
 
     fn record(name: &str, function: &str) -> KernelRecord {
-        KernelRecord {
-            name: name.into(),
-            function: function.into(),
-            source_file: None,
-            launch: None,
-            asked: None,
-            timing: None,
-            check: None,
-            cold: None,
-            warm: None,
-        }
+        KernelRecord::new(name, function)
     }
 
     #[test]

@@ -425,23 +425,14 @@ mod tests {
             },
         );
         KernelRecord {
-            name: name.into(),
-            function: name.into(),
-            source_file: None,
-            launch: None,
             asked: Some(AskedWork {
                 bytes: ask_bytes,
                 flops: 0.0,
                 precision: Precision::Fp32,
                 formula: String::new(),
             }),
-            timing: None,
-            check: None,
-            cold: Some(CounterSet {
-                cache_control: None,
-                launches: vec![l],
-            }),
-            warm: None,
+            cold: Some(CounterSet::of(vec![l])),
+            ..KernelRecord::new(name, name)
         }
     }
 

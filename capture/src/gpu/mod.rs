@@ -332,15 +332,12 @@ fn measure_kernel(
     drop(bufs);
     Ok(Measured {
         record: KernelRecord {
-            name: def.name.to_string(),
-            function: def.function.to_string(),
             source_file: Some(def.source_path()),
             launch: Some(plan.launch.clone()),
             asked: Some(plan.asked.clone()),
             timing: Some(timing),
             check: Some(check),
-            cold: None,
-            warm: None,
+            ..KernelRecord::new(def.name, def.function)
         },
         extra,
     })
@@ -1029,15 +1026,8 @@ mod tests {
             ..Provenance::default()
         });
         a.kernels.push(KernelRecord {
-            name: "copy ceiling".into(),
-            function: function.into(),
             source_file: Some("kernels/ceilings.cu".into()),
-            launch: None,
-            asked: None,
-            timing: None,
-            check: None,
-            cold: None,
-            warm: None,
+            ..KernelRecord::new("copy ceiling", function)
         });
         a
     }
@@ -1192,10 +1182,6 @@ mod tests {
         let records: Vec<KernelRecord> = defs
             .iter()
             .map(|d| KernelRecord {
-                name: d.name.into(),
-                function: d.function.into(),
-                source_file: None,
-                launch: None,
                 asked: Some(shared::artifact::AskedWork {
                     bytes: 4e9,
                     flops: 6e10,
@@ -1203,9 +1189,7 @@ mod tests {
                     formula: String::new(),
                 }),
                 timing: Some(t(1.0)),
-                check: None,
-                cold: None,
-                warm: None,
+                ..KernelRecord::new(d.name, d.function)
             })
             .collect();
         let extra = vec![

@@ -337,6 +337,33 @@ pub struct KernelRecord {
     pub warm: Option<CounterSet>,
 }
 
+impl KernelRecord {
+    /// A record of a kernel with nothing measured yet.
+    pub fn new(name: impl Into<String>, function: impl Into<String>) -> Self {
+        KernelRecord {
+            name: name.into(),
+            function: function.into(),
+            source_file: None,
+            launch: None,
+            asked: None,
+            timing: None,
+            check: None,
+            cold: None,
+            warm: None,
+        }
+    }
+}
+
+impl CounterSet {
+    /// Launches collected under an unknown cache state.
+    pub fn of(launches: Vec<LaunchCounters>) -> Self {
+        CounterSet {
+            cache_control: None,
+            launches,
+        }
+    }
+}
+
 /// The ncu launches of one kernel under one cache state.
 ///
 /// In JSON the raw-page metric names and units are listed once, in `metric_columns`, and
@@ -762,22 +789,12 @@ mod tests {
         metrics.set(1, MetricValue::Number(1e308));
         metrics.set(2, MetricValue::Number(-0.01));
         a.kernels.push(KernelRecord {
-            name: "copy".into(),
-            function: "copy".into(),
-            source_file: None,
-            launch: None,
-            asked: None,
-            timing: None,
-            check: None,
-            cold: Some(CounterSet {
-                cache_control: None,
-                launches: vec![LaunchCounters {
-                    function: "copy".into(),
-                    metrics,
-                    ..Default::default()
-                }],
-            }),
-            warm: None,
+            cold: Some(CounterSet::of(vec![LaunchCounters {
+                function: "copy".into(),
+                metrics,
+                ..Default::default()
+            }])),
+            ..KernelRecord::new("copy", "copy")
         });
         let (back, warnings) = Artifact::from_json_checked(&a.to_json()).expect("loads");
         let launch = &back.kernels[0].cold.as_ref().expect("cold").launches[0];
