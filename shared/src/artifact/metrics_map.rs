@@ -298,10 +298,26 @@ impl<'a> IntoIterator for &'a Metrics {
     }
 }
 
+impl Metrics {
+    /// The metrics that hold a value, each name once (a duplicated name counts with its
+    /// first column, as lookups do).
+    fn present(&self) -> impl Iterator<Item = (&str, Metric)> + '_ {
+        self.iter()
+            .enumerate()
+            .filter(|(i, (name, m))| {
+                m.value != MetricValue::Missing && self.columns.position(name) == Some(*i)
+            })
+            .map(|(_, entry)| entry)
+    }
+}
+
 impl PartialEq for Metrics {
-    /// Equal when both have the same names with the same units and values (order aside).
+    /// Equal when both hold the same values, with the same units, under the same names
+    /// (order aside). A metric without a value equals an absent one: both say "no value",
+    /// and a counter set's JSON writes every launch against the union of their columns.
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().all(|(name, m)| other.get(name) == Some(m))
+        self.present().count() == other.present().count()
+            && self.present().all(|(name, m)| other.get(name) == Some(m))
     }
 }
 
@@ -561,6 +577,16 @@ mod tests {
             },
         );
         assert_ne!(a, b);
+        // A metric without a value equals an absent one.
+        let mut c = a.clone();
+        c.insert(
+            "r".into(),
+            Metric {
+                unit: "byte".into(),
+                value: MetricValue::Missing,
+            },
+        );
+        assert_eq!(a, c);
     }
 
     #[test]
