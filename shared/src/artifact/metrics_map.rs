@@ -276,7 +276,8 @@ impl Metrics {
         &'a self,
         columns: &'a MetricColumns,
     ) -> impl Iterator<Item = MetricValue> + 'a {
-        let same = std::ptr::eq(Arc::as_ptr(&self.columns), columns);
+        let same =
+            std::ptr::eq(Arc::as_ptr(&self.columns), columns) || self.columns.keys == columns.keys;
         columns.keys.iter().enumerate().map(move |(i, k)| {
             if same {
                 self.value_at(i)
@@ -325,26 +326,6 @@ impl fmt::Debug for Metrics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
-}
-
-/// The union of the columns of `rows`: the shared columns themselves when every row uses
-/// the same ones (the usual case), else every name in first-seen order.
-pub fn union_columns<'a>(rows: impl Iterator<Item = &'a Metrics> + Clone) -> Arc<MetricColumns> {
-    let mut all = rows.clone();
-    if let Some(first) = all.next() {
-        if all.all(|m| Arc::ptr_eq(&m.columns, &first.columns)) {
-            return first.columns.clone();
-        }
-    }
-    let mut union = MetricColumns::default();
-    for m in rows {
-        for k in &m.columns.keys {
-            if union.position(&k.name).is_none() {
-                union.push(k.clone());
-            }
-        }
-    }
-    Arc::new(union)
 }
 
 /// Serializes a row's values in the order of `columns`: numbers, strings or null.
@@ -628,16 +609,5 @@ mod tests {
             Arc::ptr_eq(back.columns(), &cols),
             "same names reuse the columns"
         );
-    }
-
-    #[test]
-    fn union_of_different_columns_keeps_first_seen_order() {
-        let a = Metrics::with_columns(MetricColumns::new(vec![key("x", ""), key("y", "")]));
-        let b = Metrics::with_columns(MetricColumns::new(vec![key("y", ""), key("z", "")]));
-        let u = union_columns([&a, &b].into_iter());
-        let names: Vec<&str> = u.keys().iter().map(|k| k.name.as_str()).collect();
-        assert_eq!(names, ["x", "y", "z"]);
-        let same = union_columns([&a, &a.clone()].into_iter());
-        assert!(Arc::ptr_eq(&same, a.columns()));
     }
 }

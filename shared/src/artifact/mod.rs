@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
-pub use self::metrics_map::{union_columns, MetricColumns, MetricKey, Metrics};
+pub use self::metrics_map::{MetricColumns, MetricKey, Metrics};
 use self::metrics_map::{ValuesSer, ValuesWire};
 use crate::chart::names::shorten_kernel_name;
 use crate::error::ArtifactError;
@@ -367,7 +367,8 @@ impl CounterSet {
 /// The ncu launches of one kernel under one cache state.
 ///
 /// In JSON the raw-page metric names and units are listed once, in `metric_columns`, and
-/// each launch's `metrics` is an array of values in that order (see [`CounterSetJson`]).
+/// each launch's `metrics` is an array of values in that order; a launch with other columns
+/// (joined from another export) lists its own (see [`CounterSetJson`]).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "CounterSetJson")]
 pub struct CounterSet {
@@ -396,7 +397,12 @@ pub struct LaunchJson {
     /// Identity, launch shape, details-page rows and rules.
     #[serde(flatten)]
     pub launch: LaunchCounters,
-    /// Raw-page metric values, in the order of the counter set's `metric_columns`.
+    /// This launch's own metric names and units, when they differ from the counter set's
+    /// `metric_columns` (launches joined from exports with other columns).
+    #[serde(default)]
+    pub metric_columns: Option<Vec<MetricKey>>,
+    /// Raw-page metric values, in the order of the launch's `metric_columns` if it has
+    /// them, else the counter set's.
     #[serde(default)]
     pub metrics: ValuesWire,
 }
@@ -405,19 +411,26 @@ impl TryFrom<CounterSetJson> for CounterSet {
     type Error = String;
 
     fn try_from(json: CounterSetJson) -> Result<Self, String> {
-        // Schema 2 shares one column list; schema-1 launches bring their own, and a launch
-        // with the same names as the one before reuses its columns.
-        let mut columns = MetricColumns::new(json.metric_columns);
+        // Schema 2 shares one column list, which a launch may override with its own;
+        // schema-1 launches bring their own. A launch whose columns equal the previous
+        // launch's shares them.
+        let shared = MetricColumns::new(json.metric_columns);
+        let mut last = Arc::clone(&shared);
         let launches = json
             .launches
             .into_iter()
             .map(|l| {
                 let mut launch = l.launch;
+                let columns = match l.metric_columns {
+                    Some(keys) if keys.as_slice() == last.keys() => Arc::clone(&last),
+                    Some(keys) => MetricColumns::new(keys),
+                    None => Arc::clone(&shared),
+                };
                 launch.metrics = l
                     .metrics
-                    .into_metrics(Arc::clone(&columns))
+                    .into_metrics(columns)
                     .map_err(|e| format!("launch {}: {e}", launch.id))?;
-                columns = Arc::clone(launch.metrics.columns());
+                last = Arc::clone(launch.metrics.columns());
                 Ok(launch)
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -434,25 +447,39 @@ impl Serialize for CounterSet {
         struct LaunchOut<'a> {
             #[serde(flatten)]
             launch: &'a LaunchCounters,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            metric_columns: Option<&'a [MetricKey]>,
             metrics: ValuesSer<'a>,
         }
         struct LaunchesOut<'a>(&'a [LaunchCounters], &'a MetricColumns);
         impl Serialize for LaunchesOut<'_> {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.iter().map(|launch| LaunchOut {
-                    launch,
-                    metrics: ValuesSer {
-                        metrics: &launch.metrics,
-                        columns: self.1,
-                    },
+                s.collect_seq(self.0.iter().map(|launch| {
+                    // Launches of one export share the set's columns; any other launch
+                    // (joined from an export with other columns) lists its own.
+                    let own = launch.metrics.columns();
+                    let shared =
+                        std::ptr::eq(Arc::as_ptr(own), self.1) || own.keys() == self.1.keys();
+                    LaunchOut {
+                        launch,
+                        metric_columns: (!shared).then(|| own.keys()),
+                        metrics: ValuesSer {
+                            metrics: &launch.metrics,
+                            columns: if shared { self.1 } else { own },
+                        },
+                    }
                 }))
             }
         }
-        let columns = union_columns(self.launches.iter().map(|l| &l.metrics));
+        let empty = MetricColumns::default();
+        let columns: &MetricColumns = self
+            .launches
+            .first()
+            .map_or(&empty, |l| l.metrics.columns().as_ref());
         let mut st = s.serialize_struct("CounterSet", 3)?;
         st.serialize_field("cache_control", &self.cache_control)?;
         st.serialize_field("metric_columns", columns.keys())?;
-        st.serialize_field("launches", &LaunchesOut(&self.launches, &columns))?;
+        st.serialize_field("launches", &LaunchesOut(&self.launches, columns))?;
         st.end()
     }
 }
@@ -765,6 +792,44 @@ mod tests {
             }
         );
         assert!(err.to_string().contains("newer"));
+    }
+
+    #[test]
+    fn launches_with_other_columns_round_trip_exactly() {
+        let key = |name: &str, unit: &str| MetricKey {
+            name: name.into(),
+            unit: unit.into(),
+        };
+        let launch = |keys: Vec<MetricKey>, v: f64| {
+            let mut metrics = Metrics::with_columns(MetricColumns::new(keys));
+            metrics.set(0, MetricValue::Number(v));
+            LaunchCounters {
+                function: "k".into(),
+                metrics,
+                ..Default::default()
+            }
+        };
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(KernelRecord {
+            cold: Some(CounterSet::of(vec![
+                launch(vec![key("t", "ns")], 1.0),
+                launch(vec![key("t", "sector/ms")], 2.0),
+                launch(vec![key("t", "ns"), key("u", "")], 3.0),
+            ])),
+            ..KernelRecord::new("k", "k")
+        });
+        let text = a.to_json();
+        let back = Artifact::from_json(&text).expect("loads");
+        assert_eq!(back, a);
+        let launches = &back.kernels[0].cold.as_ref().expect("cold").launches;
+        assert_eq!(
+            launches[1].metrics.get("t").map(|m| m.unit),
+            Some("sector/ms".into())
+        );
+        assert!(Arc::ptr_eq(
+            launches[0].metrics.columns(),
+            launches[0].metrics.columns()
+        ));
     }
 
     #[test]
