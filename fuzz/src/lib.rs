@@ -1,0 +1,446 @@
+//! What every fuzz target does with one input, and what it asserts about the result.
+//!
+//! The targets in `fuzz_targets/` are one line each: they hand the fuzzer's bytes to a
+//! function here. The regression test `shared/tests/fuzz_regressions.rs` includes this same
+//! file (`#[path]`) and runs every saved input under `tests/fixtures/fuzz-regressions/`
+//! through the same function, so a fixed crash stays fixed in the ordinary test suite.
+//!
+//! "Sensible" means: no panic; an error has a message and, where it names a line, a line that
+//! exists in the input; an accepted export has launches, finite numbers and warnings with
+//! real line numbers, and reads the same streamed as collected; an accepted or written
+//! artifact reads back equal from its own JSON; the bytes table renders in every form, with
+//! one row per kernel.
+//!
+//! This file needs only `shared` and `serde_json` (both dependencies of `roofline-shared`),
+//! so it compiles in either crate.
+
+use shared::artifact::{CacheControl, LaunchCounters, MetricValue, Provenance};
+use shared::error::NcuError;
+use shared::ncu::{self, Export, Page};
+use shared::Artifact;
+
+/// The fixture whose raw-page header and units row prefix the structured inputs.
+const RAW_FIXTURE: &str =
+    include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
+/// The fixture whose details-page header prefixes the structured inputs.
+const DETAILS_FIXTURE: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_details.csv");
+/// The fixture whose first line prefixes the structured GUI inputs.
+const GUI_FIXTURE: &str = include_str!("../../tests/fixtures/ncu-gui/probe_full_gui_raw.csv");
+
+/// The metrics `shared::metrics` and `shared::merge` read (a snapshot); the cut raw header
+/// keeps only these of the fixture's columns.
+const MODEL_METRICS: [&str; 45] = [
+    "device__attribute_clock_rate",
+    "device__attribute_compute_capability_major",
+    "device__attribute_compute_capability_minor",
+    "device__attribute_display_name",
+    "device__attribute_global_memory_bus_width",
+    "device__attribute_l2_cache_size",
+    "device__attribute_memory_clock_rate",
+    "device__attribute_multiprocessor_count",
+    "device__attribute_total_memory",
+    "dram__bytes.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "dram__sectors_read.sum",
+    "dram__sectors_write.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__time_duration.sum",
+    "l1tex__t_bytes.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sector_hit_rate.pct",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    "launch__occupancy_limit_blocks",
+    "launch__occupancy_limit_registers",
+    "launch__occupancy_limit_shared_mem",
+    "launch__occupancy_limit_warps",
+    "launch__registers_per_thread",
+    "lts__t_bytes.sum",
+    "lts__t_sector_hit_rate.pct",
+    "lts__t_sectors.sum",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__cycles_elapsed.avg.per_second",
+    "sm__maximum_warps_per_active_cycle_pct",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
+];
+
+/// Number of lines the reader sees in `data`: newline-terminated lines plus an unterminated
+/// last one. Every line number in a result must be at most this.
+fn line_count(data: &[u8]) -> u64 {
+    let newlines = data.iter().filter(|&&b| b == b'\n').count() as u64;
+    let unterminated = u64::from(data.last().is_some_and(|&b| b != b'\n'));
+    newlines + unterminated
+}
+
+/// The line an error names, if it names one.
+fn error_line(error: &NcuError) -> Option<u64> {
+    match error {
+        NcuError::Binary { line }
+        | NcuError::NotAnExport { line, .. }
+        | NcuError::Csv { line, .. }
+        | NcuError::NoRows { line }
+        | NcuError::NoUnitsRow { line, .. }
+        | NcuError::Profiler { line, .. } => Some(*line),
+        NcuError::Empty | NcuError::Io(_) => None,
+        // A variant added later: its message is still checked.
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+fn assert_finite(value: &MetricValue, what: &str) {
+    if let MetricValue::Number(v) = value {
+        assert!(v.is_finite(), "{what}: non-finite number {v} stored");
+    }
+}
+
+/// Checks an accepted export: launches, finite values, warnings with lines in the input.
+fn check_export(export: &Export, lines: u64) {
+    assert!(
+        !export.launches.is_empty(),
+        "an accepted export has no launches"
+    );
+    for warning in &export.warnings {
+        assert!(!warning.message.is_empty(), "a warning without a message");
+        if let Some(line) = warning.line {
+            assert!(
+                (1..=lines).contains(&line),
+                "warning names line {line} of an input of {lines} lines: {warning}"
+            );
+        }
+    }
+    for launch in &export.launches {
+        for (name, metric) in &launch.metrics {
+            assert_finite(&metric.value, name);
+        }
+        for section in &launch.sections {
+            assert_finite(&section.value, &section.name);
+        }
+        for rule in &launch.rules {
+            if let Some(v) = rule.speedup_pct {
+                assert!(v.is_finite(), "rule {}: non-finite speedup {v}", rule.name);
+            }
+        }
+    }
+}
+
+/// Runs `data` through [`ncu::read_export`] and the streaming [`ncu::read_export_with`] and
+/// checks that the result is sensible and that both agree; then checks that CRLF line ends
+/// and a byte-order mark change nothing. Returns the export, if accepted.
+pub fn read_export(data: &[u8]) -> Option<Export> {
+    let export = read_export_once(data);
+    // Only for text (the binary sniffing looks at a fixed number of bytes, which CRs and a
+    // BOM shift) without CRs of its own (a CR inside a quoted field is kept as it is).
+    let plain_text = std::str::from_utf8(data).is_ok_and(|t| !t.contains(['\r', '\0']));
+    if plain_text && !data.starts_with(b"\xEF\xBB\xBF") {
+        let mut crlf = Vec::with_capacity(data.len() * 2);
+        for &b in data {
+            if b == b'\n' {
+                crlf.push(b'\r');
+            }
+            crlf.push(b);
+        }
+        assert_eq!(
+            ncu::read_export(crlf.as_slice()),
+            ncu::read_export(data),
+            "CRLF line ends changed the result"
+        );
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend_from_slice(data);
+        assert_eq!(
+            ncu::read_export(bom.as_slice()),
+            ncu::read_export(data),
+            "a byte-order mark changed the result"
+        );
+    }
+    export
+}
+
+/// [`read_export`] without the line-end and byte-order-mark comparisons.
+fn read_export_once(data: &[u8]) -> Option<Export> {
+    let lines = line_count(data);
+    let collected = ncu::read_export(data);
+    let mut streamed_launches = 0usize;
+    let streamed = ncu::read_export_with(data, |_| streamed_launches += 1);
+    match collected {
+        Ok(export) => {
+            check_export(&export, lines);
+            let summary = streamed.unwrap_or_else(|e| {
+                panic!("read_export accepted the input, read_export_with refused it: {e}")
+            });
+            assert_eq!(
+                summary.page, export.page,
+                "the two reads saw different pages"
+            );
+            assert_eq!(summary.launches, streamed_launches);
+            assert_eq!(
+                summary.warnings, export.warnings,
+                "the two reads warned differently"
+            );
+            // Only a details page may hand one launch on in pieces.
+            if export.page == Page::Details {
+                assert!(streamed_launches >= export.launches.len());
+            } else {
+                assert_eq!(streamed_launches, export.launches.len());
+            }
+            Some(export)
+        }
+        Err(error) => {
+            assert!(!error.to_string().is_empty(), "an error without a message");
+            if let Some(line) = error_line(&error) {
+                assert!(
+                    (1..=lines.max(1)).contains(&line),
+                    "error names line {line} of an input of {lines} lines: {error}"
+                );
+            }
+            assert_eq!(
+                streamed.err(),
+                Some(error),
+                "read_export_with did not refuse the input the same way"
+            );
+            None
+        }
+    }
+}
+
+/// The header line (with its newline) of the first CLI header in a fixture, and the line
+/// after it.
+fn header_and_next(fixture: &'static str) -> (&'static str, &'static str) {
+    let start = fixture.find("\"ID\"").unwrap_or(0);
+    let rest = fixture.get(start..).unwrap_or_default();
+    let mut lines = rest.split_inclusive('\n');
+    (
+        lines.next().unwrap_or_default(),
+        lines.next().unwrap_or_default(),
+    )
+}
+
+/// The raw header and units row cut to the identity columns and the metrics the model
+/// reads, both from the fixture (names and units stay real).
+fn cut_raw_header() -> String {
+    let (header, units) = header_and_next(RAW_FIXTURE);
+    // Field names and units in this fixture hold no commas, so a plain split is exact.
+    let names: Vec<&str> = header.trim_end().split(',').collect();
+    let units: Vec<&str> = units.trim_end().split(',').collect();
+    let keep: Vec<usize> = names
+        .iter()
+        .enumerate()
+        .filter(|(i, name)| {
+            let bare = name.trim_matches('"');
+            *i < ncu::ID_COLUMNS.len() || MODEL_METRICS.contains(&bare)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let pick = |fields: &[&str]| -> String {
+        keep.iter()
+            .filter_map(|&i| fields.get(i).copied())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    format!("{}\n{}\n", pick(&names), pick(&units))
+}
+
+/// The prefixes of the structured target, chosen by the input's first byte: real headers
+/// from the fixtures, so the fuzzer starts past header detection.
+pub fn structured_prefixes() -> Vec<String> {
+    let (raw_header, raw_units) = header_and_next(RAW_FIXTURE);
+    let (details_header, _) = header_and_next(DETAILS_FIXTURE);
+    let gui_first = GUI_FIXTURE.split_inclusive('\n').next().unwrap_or_default();
+    vec![
+        // The raw page: header only (the fuzzer writes the units row), then with units row.
+        raw_header.to_owned(),
+        format!("{raw_header}{raw_units}"),
+        // The raw page cut to the columns the model reads, with its units row.
+        cut_raw_header(),
+        // The details page.
+        details_header.to_owned(),
+        // The GUI's two-column export (byte-order mark and `ID,0`).
+        gui_first.to_owned(),
+    ]
+}
+
+/// The input the structured target reads: the prefix chosen by the first byte, then the
+/// rest of the bytes.
+pub fn structured_input(data: &[u8], prefixes: &[String]) -> Option<Vec<u8>> {
+    let (&choice, body) = data.split_first()?;
+    let prefix = prefixes.get(usize::from(choice) % prefixes.len().max(1))?;
+    let mut input = Vec::with_capacity(prefix.len() + body.len());
+    input.extend_from_slice(prefix.as_bytes());
+    input.extend_from_slice(body);
+    Some(input)
+}
+
+/// The structured target: [`read_export`] on [`structured_input`].
+pub fn structured(data: &[u8], prefixes: &[String]) {
+    if let Some(input) = structured_input(data, prefixes) {
+        read_export(&input);
+    }
+}
+
+/// Renders the bytes table of `artifact` in every form and checks the forms agree with it.
+pub fn table_forms(artifact: &Artifact) {
+    let table = shared::table::bytes_table(artifact);
+    assert_eq!(
+        table.kernels.len(),
+        artifact.kernels.len(),
+        "one row per kernel"
+    );
+    let text = table.to_text();
+    assert!(
+        text.lines().count() >= 2 + table.kernels.len(),
+        "text form lacks rows"
+    );
+    let markdown = table.to_markdown();
+    assert!(markdown.lines().count() >= 2 + table.kernels.len());
+    let csv = table.to_csv();
+    assert!(csv.starts_with("name,"), "CSV form lacks its header");
+    let json = table.to_json();
+    let value: serde_json::Value = serde_json::from_str(&json)
+        .unwrap_or_else(|e| panic!("table JSON is not JSON: {e}\n{json}"));
+    let rows = value
+        .get("kernels")
+        .and_then(|k| k.as_array())
+        .map(Vec::len);
+    assert_eq!(rows, Some(table.kernels.len()), "table JSON rows");
+}
+
+/// Writes `artifact` as JSON, reads it back and checks that nothing changed.
+pub fn round_trip(artifact: &Artifact) {
+    let json = artifact.to_json();
+    let back = Artifact::from_json(&json)
+        .unwrap_or_else(|e| panic!("a written artifact does not read back: {e}"));
+    if back != *artifact {
+        let before = serde_json::to_value(artifact).unwrap_or_default();
+        let after = serde_json::to_value(&back).unwrap_or_default();
+        let at = first_difference(&before, &after, String::new())
+            .unwrap_or_else(|| first_debug_difference(artifact, &back));
+        panic!("the artifact changed on a JSON round trip: {at}");
+    }
+}
+
+/// Where the `Debug` forms of two artifacts that write the same JSON first differ.
+fn first_debug_difference(before: &Artifact, after: &Artifact) -> String {
+    let (a, b) = (format!("{before:?}"), format!("{after:?}"));
+    let Some(at) = a.chars().zip(b.chars()).position(|(x, y)| x != y) else {
+        return "both write the same JSON and print the same, yet compare unequal".into();
+    };
+    let window = |s: &str| -> String { s.chars().skip(at.saturating_sub(160)).take(320).collect() };
+    format!(
+        "both write the same JSON, but differ in memory:\nbefore ...{}\nafter  ...{}",
+        window(&a),
+        window(&b)
+    )
+}
+
+/// Where two JSON values first differ, as a path with both values.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: String) -> Option<String> {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                let (va, vb) = (x.get(k)?, y.get(k));
+                match vb {
+                    Some(vb) => first_difference(va, vb, format!("{path}.{k}")),
+                    None => Some(format!("{path}.{k}: missing after")),
+                }
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (va, vb))| first_difference(va, vb, format!("{path}[{i}]"))),
+        (Value::Number(x), Value::Number(y)) => {
+            let bits = |n: &serde_json::Number| n.as_f64().map(f64::to_bits);
+            (x != y || bits(x) != bits(y)).then(|| format!("{path}: {x} became {y}"))
+        }
+        _ => (a != b).then(|| format!("{path}: {a} became {b}")),
+    }
+}
+
+/// The artifact target: [`Artifact::from_json`]; an accepted artifact round-trips and
+/// renders its bytes table.
+pub fn artifact_json(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match Artifact::from_json(text) {
+        Ok(artifact) => {
+            round_trip(&artifact);
+            table_forms(&artifact);
+        }
+        Err(error) => assert!(!error.to_string().is_empty(), "an error without a message"),
+    }
+}
+
+/// Separates the parts of a merge input: `artifact JSON 0xFF export 0xFF export ...`.
+/// 0xFF never occurs in UTF-8 text, so no part can contain it.
+pub const PART_SEPARATOR: u8 = 0xFF;
+
+/// The merge target. The first byte picks the operation, the rest is an artifact and up to
+/// three ncu exports separated by [`PART_SEPARATOR`]:
+///
+/// - 0: `import_launches` of the exports (the artifact part is ignored);
+/// - 1, 2: `attach_counters` of the exports to the artifact, cold or warm;
+/// - 3: cold, then warm, the same launches.
+///
+/// The exports are joined with `ncu::combine`. Whatever comes out must render its bytes
+/// table and round-trip through JSON; a refused merge leaves the artifact unchanged.
+pub fn merge_table(data: &[u8]) {
+    let Some((&operation, rest)) = data.split_first() else {
+        return;
+    };
+    let mut parts = rest.split(|&b| b == PART_SEPARATOR);
+    let artifact_part = parts.next().unwrap_or_default();
+    // The line-end and byte-order-mark comparisons are the reader targets' business.
+    let exports: Vec<Export> = parts.take(3).filter_map(read_export_once).collect();
+    if exports.is_empty() {
+        return;
+    }
+    let (launches, warnings) = ncu::combine(exports);
+    if operation % 4 == 0 {
+        let artifact = shared::merge::import_launches(launches, warnings, Provenance::default());
+        round_trip(&artifact);
+        table_forms(&artifact);
+        return;
+    }
+    let Some(mut artifact) = std::str::from_utf8(artifact_part)
+        .ok()
+        .and_then(|text| Artifact::from_json(text).ok())
+    else {
+        return;
+    };
+    let caches: &[CacheControl] = match operation % 4 {
+        1 => &[CacheControl::Cold],
+        2 => &[CacheControl::Warm],
+        _ => &[CacheControl::Cold, CacheControl::Warm],
+    };
+    for &cache in caches {
+        attach(&mut artifact, launches.clone(), cache);
+    }
+    round_trip(&artifact);
+    table_forms(&artifact);
+}
+
+/// `attach_counters`, checking that a refusal leaves the artifact as it was.
+fn attach(artifact: &mut Artifact, launches: Vec<LaunchCounters>, cache: CacheControl) {
+    let before = artifact.clone();
+    if let Err(error) = shared::merge::attach_counters(artifact, launches, cache) {
+        assert!(!error.to_string().is_empty(), "an error without a message");
+        assert!(*artifact == before, "a refused merge changed the artifact");
+    }
+}

@@ -1,0 +1,94 @@
+//! Inputs that made a fuzz target (`fuzz/`) fail, kept under
+//! `tests/fixtures/fuzz-regressions/<target>/` and run through the very checks the targets
+//! run: `fuzz/src/lib.rs` is included here as a module, so this test and the fuzzer cannot
+//! drift apart. A check panics when a result is not sensible (see that file).
+//!
+//! Each per-target test runs every saved input of its target: a fixed bug's input must pass,
+//! and the input of a bug still open (listed in [`OPEN`]) must still fail, so that the fix
+//! of an open bug shows here as a reminder to move its input out of the list. Each open bug
+//! also has an ignored test that runs its input as it should behave once fixed:
+//! `cargo test -p roofline-shared --test fuzz_regressions -- --ignored` shows what is left.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use shared::error::NcuError;
+
+// The fuzz crate is not a workspace member (it needs nightly and libFuzzer); its checks
+// need only `shared` and `serde_json`, so the file compiles here as it is. The checks of
+// targets without saved inputs, and the fuzz runs' switches, go unused here.
+#[allow(dead_code)]
+#[path = "../../fuzz/src/lib.rs"]
+mod checks;
+
+/// Inputs of open bugs, as (target, file name); each has an ignored test below.
+const OPEN: &[(&str, &str)] = &[];
+
+fn regressions_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fuzz-regressions")
+}
+
+fn read(target: &str, name: &str) -> Vec<u8> {
+    let path = regressions_dir().join(target).join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// The file names of the saved inputs of one target, sorted.
+fn input_names(target: &str) -> Vec<String> {
+    let dir = regressions_dir().join(target);
+    let entries =
+        std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    let mut names: Vec<String> = entries
+        .map(|entry| {
+            let entry = entry.unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+            entry.file_name().to_string_lossy().into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs `check` on every saved input of `target`: inputs of fixed bugs must pass, inputs of
+/// open bugs must still fail. Fails naming every input that did otherwise.
+fn run_all(target: &str, check: impl Fn(&[u8])) {
+    let names = input_names(target);
+    assert!(!names.is_empty(), "no saved inputs for {target}");
+    let mut wrong = Vec::new();
+    for name in &names {
+        let data = read(target, name);
+        let passed = catch_unwind(AssertUnwindSafe(|| check(&data))).is_ok();
+        let open = OPEN.iter().any(|(t, f)| *t == target && f == name);
+        match (open, passed) {
+            (false, false) => wrong.push(format!("{target}/{name}: fails again")),
+            (true, true) => wrong.push(format!(
+                "{target}/{name}: passes now; take it out of OPEN and drop its ignored test"
+            )),
+            _ => {}
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn structured_prefixes_start_past_header_detection() {
+    // The structured target puts these real headers in front of its input; the reader must
+    // recognize each of them, or the target fuzzes header detection only.
+    let prefixes = checks::structured_prefixes();
+    assert_eq!(prefixes.len(), 5);
+    for prefix in &prefixes {
+        match shared::ncu::read_export(prefix.as_bytes()) {
+            Err(NcuError::NoRows { .. } | NcuError::NoUnitsRow { .. }) => {}
+            other => panic!("prefix {prefix:.60?}... read as {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn artifact_inputs() {
+    run_all("artifact_json", checks::artifact_json);
+}
+
+#[test]
+fn merge_inputs() {
+    run_all("merge_table", checks::merge_table);
+}
