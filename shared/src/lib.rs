@@ -8,11 +8,15 @@
 
 pub mod artifact;
 pub mod chart;
+pub mod counters;
 pub mod error;
+pub mod figures;
 pub mod merge;
 pub mod metrics;
 pub mod ncu;
+pub mod range;
 pub mod roofline;
 pub mod table;
+pub mod text;
 
 pub use artifact::Artifact;

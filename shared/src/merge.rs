@@ -10,10 +10,11 @@ use crate::artifact::{
     Artifact, CacheControl, ComputeCapability, CounterSet, DeviceInfo, KernelRecord,
     LaunchCounters, Origin, Provenance,
 };
-use crate::chart::names::shorten_kernel_name;
+use crate::counters as c;
 use crate::metrics::{self, metric};
 use crate::ncu::Warning;
 use crate::roofline;
+use crate::text::names::shorten_kernel_name;
 
 /// Why counters could not be merged into a timings artifact.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -22,8 +23,9 @@ pub enum MergeError {
     /// profiler never saw that launch, or the export lacks the DRAM counters.
     #[error(
         "kernel '{kernel}' (function {function}) has no DRAM byte metric in the {cache} export: \
-         the profiler did not capture that launch, or dram__bytes_read.sum/dram__bytes_write.sum \
-         were not collected"
+         the profiler did not capture that launch, or {}/{} were not collected",
+        c::DRAM_BYTES_READ.name,
+        c::DRAM_BYTES_WRITE.name
     )]
     MissingKernel {
         /// Display name of the kernel.
@@ -50,33 +52,30 @@ pub fn names_function(ncu_name: &str, function: &str) -> bool {
 pub fn device_from_launches(launches: &[LaunchCounters]) -> Option<DeviceInfo> {
     let l = launches.iter().find(|l| {
         l.metrics
-            .get("device__attribute_display_name")
+            .get(c::DEVICE_NAME.name)
             .is_some_and(|m| matches!(m.value, crate::artifact::MetricValue::Text(_)))
     })?;
-    let name = match l.metrics.get("device__attribute_display_name")?.value {
+    let name = match l.metrics.get(c::DEVICE_NAME.name)?.value {
         crate::artifact::MetricValue::Text(t) => t,
         _ => return None,
     };
-    let int = |n: &str| {
+    let int = |n: c::Counter| {
         metric(l, n)
             .filter(|v| *v >= 0.0 && v.is_finite())
             .map(|v| v as u64)
     };
-    let cc = match (
-        int("device__attribute_compute_capability_major"),
-        int("device__attribute_compute_capability_minor"),
-    ) {
+    let cc = match (int(c::CC_MAJOR), int(c::CC_MINOR)) {
         (Some(major), Some(minor)) => Some(ComputeCapability {
             major: major as u32,
             minor: minor as u32,
         }),
         _ => None,
     };
-    let sm_count = int("device__attribute_multiprocessor_count").map(|v| v as u32);
+    let sm_count = int(c::SM_COUNT).map(|v| v as u32);
     // ncu prints these clock attributes in kHz, like the CUDA attributes they mirror.
-    let sm_clock_khz = int("device__attribute_clock_rate");
-    let mem_clock_khz = int("device__attribute_memory_clock_rate");
-    let bus_width_bits = int("device__attribute_global_memory_bus_width").map(|v| v as u32);
+    let sm_clock_khz = int(c::SM_CLOCK_KHZ);
+    let mem_clock_khz = int(c::MEMORY_CLOCK_KHZ);
+    let bus_width_bits = int(c::BUS_WIDTH_BITS).map(|v| v as u32);
     let lanes = cc.and_then(|c| roofline::fp32_lanes_per_sm(c.major, c.minor));
     Some(DeviceInfo {
         index: l.device,
@@ -86,8 +85,8 @@ pub fn device_from_launches(launches: &[LaunchCounters]) -> Option<DeviceInfo> {
         sm_clock_khz,
         mem_clock_khz,
         bus_width_bits,
-        l2_bytes: int("device__attribute_l2_cache_size"),
-        total_mem_bytes: int("device__attribute_total_memory"),
+        l2_bytes: int(c::L2_CACHE_BYTES),
+        total_mem_bytes: int(c::TOTAL_MEMORY_BYTES),
         peaks: roofline::theoretical_peaks(
             sm_count,
             sm_clock_khz,
@@ -108,8 +107,9 @@ fn counter_warnings(kernel: &KernelRecord) -> Vec<String> {
     let mut out = Vec::new();
     if totals.dram_bytes.is_none() {
         out.push(format!(
-            "{name}: no DRAM byte counters (dram__bytes_read.sum + dram__bytes_write.sum); no \
-             measured-intensity point"
+            "{name}: no DRAM byte counters ({} + {}); no measured-intensity point",
+            c::DRAM_BYTES_READ,
+            c::DRAM_BYTES_WRITE
         ));
     }
     match &totals.flops_fp32 {

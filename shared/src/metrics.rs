@@ -7,7 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::artifact::{LaunchCounters, MetricValue, Precision};
+use crate::artifact::{KernelRecord, LaunchCounters, MetricValue, Precision};
+use crate::counters::{self as c, Counter};
+use crate::roofline::ratio;
 
 /// Bytes per DRAM / L2 / L1 sector.
 pub const SECTOR_BYTES: f64 = 32.0;
@@ -18,9 +20,9 @@ pub const BUSY_PCT: f64 = 60.0;
 /// The details-page section holding the Speed-of-Light rows.
 pub const SOL_SECTION: &str = "GPU Speed Of Light Throughput";
 
-/// A numeric raw-page metric of a launch.
-pub fn metric(launch: &LaunchCounters, name: &str) -> Option<f64> {
-    launch.metrics.number(name)
+/// A numeric raw-page metric of a launch, by its catalog entry.
+pub fn metric(launch: &LaunchCounters, counter: Counter) -> Option<f64> {
+    launch.metrics.number(counter.name)
 }
 
 /// A numeric details-page row, by metric name, optionally restricted to a section and a
@@ -43,43 +45,36 @@ pub fn section_metric(
         })
 }
 
-fn sum2(launch: &LaunchCounters, a: &str, b: &str) -> Option<f64> {
+fn sum2(launch: &LaunchCounters, a: Counter, b: Counter) -> Option<f64> {
     Some(metric(launch, a)? + metric(launch, b)?)
 }
 
 /// DRAM bytes read plus written: `dram__bytes_read.sum + dram__bytes_write.sum`, else
 /// `(dram__sectors_read.sum + dram__sectors_write.sum) x 32`, else `dram__bytes.sum`.
 pub fn dram_bytes(launch: &LaunchCounters) -> Option<f64> {
-    sum2(launch, "dram__bytes_read.sum", "dram__bytes_write.sum")
+    sum2(launch, c::DRAM_BYTES_READ, c::DRAM_BYTES_WRITE)
         .or_else(|| {
-            sum2(launch, "dram__sectors_read.sum", "dram__sectors_write.sum")
-                .map(|s| s * SECTOR_BYTES)
+            sum2(launch, c::DRAM_SECTORS_READ, c::DRAM_SECTORS_WRITE).map(|s| s * SECTOR_BYTES)
         })
-        .or_else(|| metric(launch, "dram__bytes.sum"))
+        .or_else(|| metric(launch, c::DRAM_BYTES))
 }
 
 /// L2 bytes (all traffic through the L2 slices): `lts__t_bytes.sum`, else
 /// `lts__t_sectors.sum x 32`.
 pub fn l2_bytes(launch: &LaunchCounters) -> Option<f64> {
-    metric(launch, "lts__t_bytes.sum")
-        .or_else(|| metric(launch, "lts__t_sectors.sum").map(|s| s * SECTOR_BYTES))
+    metric(launch, c::L2_BYTES).or_else(|| metric(launch, c::L2_SECTORS).map(|s| s * SECTOR_BYTES))
 }
 
 /// L1/TEX bytes: `l1tex__t_bytes.sum`, else global load plus store sectors x 32.
 pub fn l1_bytes(launch: &LaunchCounters) -> Option<f64> {
-    metric(launch, "l1tex__t_bytes.sum").or_else(|| {
-        sum2(
-            launch,
-            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-        )
-        .map(|s| s * SECTOR_BYTES)
+    metric(launch, c::L1_BYTES).or_else(|| {
+        sum2(launch, c::L1_SECTORS_GLOBAL_LD, c::L1_SECTORS_GLOBAL_ST).map(|s| s * SECTOR_BYTES)
     })
 }
 
 /// Kernel duration in ns: `gpu__time_duration.sum`, else the SOL section's `Duration`.
 pub fn duration_ns(launch: &LaunchCounters) -> Option<f64> {
-    metric(launch, "gpu__time_duration.sum")
+    metric(launch, c::GPU_TIME_DURATION)
         .or_else(|| section_metric(launch, Some(SOL_SECTION), "Duration", Some("ns")))
 }
 
@@ -97,23 +92,11 @@ pub struct FlopCount {
 ///
 /// FP32 and FP64: add + mul + 2 x fma (SPEC section 3). FP16 follows ncu's own roofline,
 /// which counts half instructions as packed pairs: 2 x add + 2 x mul + 4 x fma.
-pub fn flop_counters(precision: Precision) -> [(&'static str, f64); 3] {
+pub fn flop_counters(precision: Precision) -> [(Counter, f64); 3] {
     match precision {
-        Precision::Fp32 => [
-            ("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", 1.0),
-            ("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", 1.0),
-            ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 2.0),
-        ],
-        Precision::Fp64 => [
-            ("smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", 1.0),
-            ("smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", 1.0),
-            ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", 2.0),
-        ],
-        Precision::Fp16 => [
-            ("smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", 2.0),
-            ("smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", 2.0),
-            ("smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", 4.0),
-        ],
+        Precision::Fp32 => [(c::FADD, 1.0), (c::FMUL, 1.0), (c::FFMA, 2.0)],
+        Precision::Fp64 => [(c::DADD, 1.0), (c::DMUL, 1.0), (c::DFMA, 2.0)],
+        Precision::Fp16 => [(c::HADD, 2.0), (c::HMUL, 2.0), (c::HFMA, 4.0)],
     }
 }
 
@@ -128,7 +111,7 @@ pub fn flops(launch: &LaunchCounters, precision: Precision) -> Option<FlopCount>
                 any = true;
                 total += weight * v;
             }
-            None => missing.push(name.to_string()),
+            None => missing.push(name.name.to_string()),
         }
     }
     any.then_some(FlopCount {
@@ -137,13 +120,98 @@ pub fn flops(launch: &LaunchCounters, precision: Precision) -> Option<FlopCount>
     })
 }
 
-/// Global-load sectors per request: `l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum /
-/// l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum` (2 is ideal-ish for a 16-wide row,
-/// 4 for fully coalesced float loads of a warp, 32 the worst case).
-pub fn sectors_per_request(launch: &LaunchCounters) -> Option<f64> {
-    let sectors = metric(launch, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")?;
-    let requests = metric(launch, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")?;
-    (requests > 0.0).then(|| sectors / requests)
+/// Global L1/TEX sectors per request, loads and stores together:
+/// `(l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum) / (l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum)`
+/// over `launches` (4 for fully coalesced `float` accesses of a warp, 32 the worst case).
+/// The memory page's headline and its chart both show this one figure.
+pub fn sectors_per_request(launches: &[LaunchCounters]) -> Option<f64> {
+    ratio(
+        sum_present(
+            launches,
+            &[c::L1_SECTORS_GLOBAL_LD, c::L1_SECTORS_GLOBAL_ST],
+        )?,
+        sum_present(
+            launches,
+            &[c::L1_REQUESTS_GLOBAL_LD, c::L1_REQUESTS_GLOBAL_ST],
+        )?,
+    )
+}
+
+/// The sum of whichever of `counters` the launches carry; `None` when none carries any.
+pub fn sum_present(launches: &[LaunchCounters], counters: &[Counter]) -> Option<f64> {
+    let mut total = 0.0;
+    let mut any = false;
+    for launch in launches {
+        for &counter in counters {
+            if let Some(v) = metric(launch, counter) {
+                total += v;
+                any = true;
+            }
+        }
+    }
+    any.then_some(total)
+}
+
+/// The mean of `f` over the launches that have it; `None` when none has.
+pub fn mean_of(
+    launches: &[LaunchCounters],
+    f: impl Fn(&LaunchCounters) -> Option<f64>,
+) -> Option<f64> {
+    let values: Vec<f64> = launches.iter().filter_map(f).collect();
+    ratio(values.iter().sum::<f64>(), values.len() as f64)
+}
+
+/// The launches every figure of a kernel is worked from, and which set they are: the cold
+/// counters (the reference), else the warm ones for an artifact profiled only warm. The one
+/// place that choice is made; the table, the viewer and the charts all call it.
+pub fn reference_launches(kernel: &KernelRecord) -> &[LaunchCounters] {
+    kernel
+        .cold
+        .as_ref()
+        .filter(|s| !s.launches.is_empty())
+        .or(kernel.warm.as_ref())
+        .map(|s| s.launches.as_slice())
+        .unwrap_or_default()
+}
+
+/// The counter set [`reference_launches`] picks.
+pub fn reference_set(kernel: &KernelRecord) -> Option<&crate::artifact::CounterSet> {
+    kernel
+        .cold
+        .as_ref()
+        .filter(|s| !s.launches.is_empty())
+        .or(kernel.warm.as_ref())
+}
+
+/// Traffic through the memory hierarchy of `launches`, summed, for the memory chart.
+pub fn memory_flows(label: &str, launches: &[LaunchCounters]) -> crate::chart::MemoryFlows {
+    let level = |bytes: Counter, sectors: Counter| {
+        sum_present(launches, &[bytes])
+            .or_else(|| sum_present(launches, &[sectors]).map(|s| s * SECTOR_BYTES))
+    };
+    let t = totals(launches);
+    crate::chart::MemoryFlows {
+        kernel_label: label.to_string(),
+        global_requests: sum_present(
+            launches,
+            &[c::L1_REQUESTS_GLOBAL_LD, c::L1_REQUESTS_GLOBAL_ST],
+        ),
+        l1_sectors: sum_present(
+            launches,
+            &[c::L1_SECTORS_GLOBAL_LD, c::L1_SECTORS_GLOBAL_ST],
+        ),
+        sectors_per_request: sectors_per_request(launches),
+        l1_bytes: t.l1_bytes,
+        shared_requests: sum_present(launches, &[c::SHARED_LD_INST, c::SHARED_ST_INST]),
+        shared_bytes: None,
+        l1_hit_pct: mean_of(launches, |l| hit_rates(l).l1_pct),
+        l2_bytes: t.l2_bytes,
+        l2_sectors: sum_present(launches, &[c::L2_SECTORS]),
+        l2_hit_pct: mean_of(launches, |l| hit_rates(l).l2_pct),
+        dram_read_bytes: level(c::DRAM_BYTES_READ, c::DRAM_SECTORS_READ),
+        dram_write_bytes: level(c::DRAM_BYTES_WRITE, c::DRAM_SECTORS_WRITE),
+        dram_bytes: t.dram_bytes,
+    }
 }
 
 /// The Speed-of-Light headline percentages of one launch.
@@ -175,21 +243,16 @@ pub fn speed_of_light(launch: &LaunchCounters) -> SpeedOfLight {
             .find_map(|n| section_metric(launch, Some(SOL_SECTION), n, Some("%")))
     };
     SpeedOfLight {
-        sm_pct: metric(launch, "sm__throughput.avg.pct_of_peak_sustained_elapsed")
+        sm_pct: metric(launch, c::SM_THROUGHPUT_PCT)
             .or_else(|| sol(&["Compute (SM) Throughput", "Compute (SM) [%]", "SM [%]"])),
-        memory_pct: metric(
-            launch,
-            "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-        )
-        .or_else(|| sol(&["Memory Throughput", "Memory [%]"])),
-        dram_pct: metric(launch, "dram__throughput.avg.pct_of_peak_sustained_elapsed")
+        memory_pct: metric(launch, c::MEMORY_THROUGHPUT_PCT)
+            .or_else(|| sol(&["Memory Throughput", "Memory [%]"])),
+        dram_pct: metric(launch, c::DRAM_THROUGHPUT_PCT)
             .or_else(|| sol(&["DRAM Throughput", "DRAM [%]"])),
-        l1_pct: metric(launch, "l1tex__throughput.avg.pct_of_peak_sustained_active")
-            .or_else(|| sol(&["L1/TEX Cache Throughput"])),
-        l2_pct: metric(launch, "lts__throughput.avg.pct_of_peak_sustained_elapsed")
-            .or_else(|| sol(&["L2 Cache Throughput"])),
+        l1_pct: metric(launch, c::L1_THROUGHPUT_PCT).or_else(|| sol(&["L1/TEX Cache Throughput"])),
+        l2_pct: metric(launch, c::L2_THROUGHPUT_PCT).or_else(|| sol(&["L2 Cache Throughput"])),
         duration_ns: duration_ns(launch),
-        sm_hz: metric(launch, "sm__cycles_elapsed.avg.per_second")
+        sm_hz: metric(launch, c::SM_HZ)
             .or_else(|| section_metric(launch, Some(SOL_SECTION), "SM Frequency", Some("hz"))),
     }
 }
@@ -264,9 +327,9 @@ pub struct HitRates {
 /// Cache hit rates of a launch.
 pub fn hit_rates(launch: &LaunchCounters) -> HitRates {
     HitRates {
-        l1_pct: metric(launch, "l1tex__t_sector_hit_rate.pct")
+        l1_pct: metric(launch, c::L1_HIT_PCT)
             .or_else(|| section_metric(launch, None, "L1/TEX Hit Rate", Some("%"))),
-        l2_pct: metric(launch, "lts__t_sector_hit_rate.pct")
+        l2_pct: metric(launch, c::L2_HIT_PCT)
             .or_else(|| section_metric(launch, None, "L2 Hit Rate", Some("%"))),
     }
 }
@@ -292,26 +355,17 @@ pub struct Occupancy {
 
 /// Occupancy of a launch from the raw page, else from the details page.
 pub fn occupancy(launch: &LaunchCounters) -> Occupancy {
-    let either = |raw: &str, details: &str| {
+    let either = |raw: Counter, details: &str| {
         metric(launch, raw).or_else(|| section_metric(launch, None, details, None))
     };
     Occupancy {
-        theoretical_pct: either(
-            "sm__maximum_warps_per_active_cycle_pct",
-            "Theoretical Occupancy",
-        ),
-        achieved_pct: either(
-            "sm__warps_active.avg.pct_of_peak_sustained_active",
-            "Achieved Occupancy",
-        ),
-        limit_registers: either("launch__occupancy_limit_registers", "Block Limit Registers"),
-        limit_shared_mem: either(
-            "launch__occupancy_limit_shared_mem",
-            "Block Limit Shared Mem",
-        ),
-        limit_warps: either("launch__occupancy_limit_warps", "Block Limit Warps"),
-        limit_blocks: either("launch__occupancy_limit_blocks", "Block Limit SM"),
-        registers_per_thread: either("launch__registers_per_thread", "Registers Per Thread"),
+        theoretical_pct: either(c::THEORETICAL_OCCUPANCY_PCT, "Theoretical Occupancy"),
+        achieved_pct: either(c::ACHIEVED_OCCUPANCY_PCT, "Achieved Occupancy"),
+        limit_registers: either(c::LIMIT_REGISTERS, "Block Limit Registers"),
+        limit_shared_mem: either(c::LIMIT_SHARED_MEM, "Block Limit Shared Mem"),
+        limit_warps: either(c::LIMIT_WARPS, "Block Limit Warps"),
+        limit_blocks: either(c::LIMIT_BLOCKS, "Block Limit SM"),
+        registers_per_thread: either(c::REGISTERS_PER_THREAD, "Registers Per Thread"),
     }
 }
 
@@ -410,6 +464,7 @@ pub fn totals(launches: &[LaunchCounters]) -> LaunchTotals {
 mod tests {
     use super::*;
     use crate::artifact::{Metric, SectionMetric};
+    use crate::counters as c;
 
     fn launch(metrics: &[(&str, f64)]) -> LaunchCounters {
         let mut l = LaunchCounters {
@@ -539,22 +594,30 @@ mod tests {
     }
 
     #[test]
-    fn sectors_per_request_of_the_seed_matmuls() {
+    fn sectors_per_request_of_the_seed_matmul_counts_loads_and_stores() {
+        // The seed's naive matmul: 16,777,077 load sectors for 8,388,608 load requests; its
+        // stores (one float per thread, 4 sectors a request) join them.
         let naive = launch(&[
-            (
-                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-                16_777_077.0,
-            ),
-            (
-                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-                8_388_608.0,
-            ),
+            (c::L1_SECTORS_GLOBAL_LD.name, 16_777_077.0),
+            (c::L1_REQUESTS_GLOBAL_LD.name, 8_388_608.0),
+            (c::L1_SECTORS_GLOBAL_ST.name, 131_072.0),
+            (c::L1_REQUESTS_GLOBAL_ST.name, 32_768.0),
         ]);
-        assert!(close(
-            sectors_per_request(&naive).expect("ratio"),
-            2.0,
-            0.001
-        ));
+        let spr = sectors_per_request(std::slice::from_ref(&naive)).expect("ratio");
+        assert!(close(spr, 16_908_149.0 / 8_421_376.0, 1e-12), "{spr}");
+        let loads_only = launch(&[
+            (c::L1_SECTORS_GLOBAL_LD.name, 16_777_077.0),
+            (c::L1_REQUESTS_GLOBAL_LD.name, 8_388_608.0),
+        ]);
+        let spr = sectors_per_request(&[loads_only]).expect("ratio");
+        assert!(close(spr, 2.0, 0.001));
+        assert_eq!(sectors_per_request(&[launch(&[])]), None);
+        // The memory chart carries the very same figure.
+        let flows = memory_flows("naive", std::slice::from_ref(&naive));
+        assert_eq!(
+            flows.sectors_per_request,
+            sectors_per_request(std::slice::from_ref(&naive))
+        );
     }
 
     #[test]

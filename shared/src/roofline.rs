@@ -58,15 +58,12 @@ pub fn theoretical_peaks(
 
 /// Ridge point, FLOP per byte: peak compute over peak bandwidth.
 pub fn ridge(gflop_per_s: Option<f64>, gbyte_per_s: Option<f64>) -> Option<f64> {
-    match (gflop_per_s, gbyte_per_s) {
-        (Some(f), Some(b)) if b > 0.0 => Some(f / b),
-        _ => None,
-    }
+    ratio(gflop_per_s?, gbyte_per_s?)
 }
 
 /// Operational intensity, FLOP per byte; `None` when no bytes moved.
 pub fn intensity(flops: f64, bytes: f64) -> Option<f64> {
-    (bytes > 0.0).then(|| flops / bytes)
+    ratio(flops, bytes)
 }
 
 /// Attainable GFLOP/s at an intensity: min(peak, OI x bandwidth).
@@ -103,9 +100,28 @@ pub fn bound(flop_per_byte: f64, peak_gflop_per_s: f64, gbyte_per_s: f64) -> Bou
     }
 }
 
-/// Achieved rate in GB/s (or GFLOP/s): a count over a duration in nanoseconds.
-pub fn per_second_giga(count: f64, duration_ns: f64) -> Option<f64> {
-    (duration_ns > 0.0).then(|| count / duration_ns)
+/// A count per second in units of 10^9 (GB/s from bytes, GFLOP/s from FLOPs) over a time in
+/// milliseconds; `None` for a time that is not positive and finite. The one rate formula:
+/// capture's ceilings, the bytes table and the viewer's points all call it.
+pub fn giga_per_s(count: f64, time_ms: f64) -> Option<f64> {
+    (time_ms > 0.0 && time_ms.is_finite()).then(|| count / (time_ms * 1e-3) / 1e9)
+}
+
+/// The SM clock in MHz held during a spin of `cycles` clock cycles that took `time_ms`
+/// (capture's clock kernel spins on `clock64()` until the count has passed).
+pub fn held_clock_mhz(cycles: f64, time_ms: f64) -> Option<f64> {
+    (time_ms > 0.0 && time_ms.is_finite()).then(|| cycles / (time_ms * 1e3))
+}
+
+/// `value` as a percentage of `of` (a ceiling, a peak); `None` when `of` is not positive.
+pub fn percent_of(value: f64, of: f64) -> Option<f64> {
+    (of > 0.0).then(|| 100.0 * value / of)
+}
+
+/// A ratio of two counts (DRAM over asked bytes, sectors over requests); `None` when the
+/// denominator is not positive.
+pub fn ratio(numerator: f64, denominator: f64) -> Option<f64> {
+    (denominator > 0.0).then(|| numerator / denominator)
 }
 
 #[cfg(test)]
@@ -196,9 +212,28 @@ mod tests {
     #[test]
     fn rates_in_giga_units() {
         // 96,000,000 bytes in 2.71 ms is 35.4 GB/s.
-        let gbs = per_second_giga(96_000_000.0, 2.71e6).expect("duration");
+        let gbs = giga_per_s(96_000_000.0, 2.71).expect("duration");
         assert!(close(gbs, 35.4, 0.05));
-        assert_eq!(per_second_giga(1.0, 0.0), None);
+        assert_eq!(giga_per_s(1.0, 0.0), None);
         assert_eq!(intensity(1.0, 0.0), None);
+        assert_eq!(giga_per_s(1e9, 1.0), Some(1000.0));
+        assert_eq!(giga_per_s(1.0, f64::NAN), None);
+    }
+
+    #[test]
+    fn held_clock_percent_and_ratio() {
+        // 20,000,000 cycles spun in 10.23 ms: 1,955 MHz (NOTES).
+        let mhz = held_clock_mhz(20_000_000.0, 10.23).expect("time");
+        assert!(close(mhz, 1955.0, 0.1), "{mhz}");
+        assert_eq!(held_clock_mhz(1.0, 0.0), None);
+        assert_eq!(percent_of(4278.0, 4814.0).map(f64::round), Some(89.0));
+        assert_eq!(percent_of(1.0, 0.0), None);
+        assert_eq!(ratio(16_777_216.0, 8_388_608.0), Some(2.0));
+        assert_eq!(ratio(1.0, 0.0), None);
+        assert_eq!(
+            ridge(Some(8141.0), Some(320.0)).map(|r| (r * 10.0).round()),
+            Some(254.0)
+        );
+        assert_eq!(ridge(Some(1.0), None), None);
     }
 }

@@ -9,8 +9,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Artifact, KernelRecord};
-use crate::chart::names::shorten_kernel_name;
 use crate::metrics::{self, LaunchTotals};
+use crate::roofline::{giga_per_s, percent_of, ratio, ridge};
+use crate::text::names::shorten_kernel_name;
 
 /// The whole table: device, ceilings and one row per kernel in artifact order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,15 +93,7 @@ pub struct TableRow {
 impl TableRow {
     /// The row of one kernel record.
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
-        // Cold counters are the reference; an artifact profiled only warm uses those.
-        let launches = kernel
-            .cold
-            .as_ref()
-            .filter(|c| !c.launches.is_empty())
-            .or(kernel.warm.as_ref())
-            .map(|c| c.launches.as_slice())
-            .unwrap_or_default();
-        let totals: LaunchTotals = metrics::totals(launches);
+        let totals: LaunchTotals = metrics::totals(metrics::reference_launches(kernel));
         let n = totals.launches.max(1);
         let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
             (Some(t), _) => (Some(t.median_ms * n as f64), Some(TimeSource::EventMedian)),
@@ -111,8 +104,8 @@ impl TableRow {
         let ask_flops = kernel.asked.as_ref().map(|a| a.flops * n as f64);
         let flops = totals.flops_fp32.as_ref().map(|f| f.flops);
         let fp64_flops = totals.flops_fp64.as_ref().map(|f| f.flops);
-        let time_s = time_ms.filter(|t| *t > 0.0).map(|t| t / 1e3);
-        let gbs = totals.dram_bytes.zip(time_s).map(|(b, t)| b / t / 1e9);
+        let rate = |count: Option<f64>| count.zip(time_ms).and_then(|(n, t)| giga_per_s(n, t));
+        let gbs = rate(totals.dram_bytes);
         TableRow {
             name: kernel.name.clone(),
             launches: n,
@@ -132,14 +125,12 @@ impl TableRow {
             dram_per_ask: totals
                 .dram_bytes
                 .zip(ask_bytes)
-                .and_then(|(d, a)| (a > 0.0).then(|| d / a)),
+                .and_then(|(d, a)| ratio(d, a)),
             gbs,
-            pct_of_copy: gbs
-                .zip(copy_gbs)
-                .and_then(|(g, c)| (c > 0.0).then(|| 100.0 * g / c)),
-            gflops: flops.zip(time_s).map(|(f, t)| f / t / 1e9),
+            pct_of_copy: gbs.zip(copy_gbs).and_then(|(g, c)| percent_of(g, c)),
+            gflops: rate(flops),
             fp64_flops,
-            fp64_gflops: fp64_flops.zip(time_s).map(|(f, t)| f / t / 1e9),
+            fp64_gflops: rate(fp64_flops),
             verdict: metrics::verdict(&totals.sol).map(|v| v.kind.as_str().to_string()),
             check: kernel
                 .check
@@ -245,10 +236,8 @@ impl BytesTable {
         if let Some(v) = c.fma_gflops {
             parts.push(format!("FMA ceiling {v:.1} GFLOP/s"));
         }
-        if let (Some(f), Some(b)) = (c.fma_gflops, c.copy_gbs) {
-            if b > 0.0 {
-                parts.push(format!("ridge {:.2} FLOP/byte", f / b));
-            }
+        if let Some(r) = ridge(c.fma_gflops, c.copy_gbs) {
+            parts.push(format!("ridge {r:.2} FLOP/byte"));
         }
         if let Some(v) = c.theoretical_gbs {
             parts.push(format!("theoretical {v:.0} GB/s"));

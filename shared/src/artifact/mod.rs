@@ -17,10 +17,9 @@ use serde::{Deserialize, Serialize, Serializer};
 
 pub use self::metrics_map::{MetricColumns, MetricKey, Metrics};
 use self::metrics_map::{ValuesSer, ValuesWire};
-use crate::chart::names::shorten_kernel_name;
 use crate::error::ArtifactError;
-use crate::ncu::units::is_amount;
-use crate::ncu::value::MAX_MAGNITUDE;
+use crate::range::OutOfRange;
+use crate::text::names::shorten_kernel_name;
 
 /// The 1-based line of the top-level `"schema"` field in `text` (the first such key).
 fn schema_line(text: &str) -> usize {
@@ -630,7 +629,7 @@ impl Artifact {
 
     /// Parses an artifact like [`Artifact::from_json`] and also returns the warnings of the
     /// load: numbers out of range (negative durations, sizes, rates or counts; magnitudes
-    /// above [`MAX_MAGNITUDE`]) are stored as missing, as the CSV reader does, and each
+    /// above [`crate::range::MAX_MAGNITUDE`]) are stored as missing, as the CSV reader does, and each
     /// becomes a warning (also added to `warnings`).
     ///
     /// The version is read first, so a newer file is reported as such rather than as a
@@ -673,15 +672,7 @@ impl Artifact {
     /// Stores as missing every number that no measurement can have; returns one warning per
     /// kernel and metric.
     fn drop_out_of_range(&mut self) -> Vec<String> {
-        let bad = |unit: &str, v: f64| -> Option<&'static str> {
-            if v.abs() > MAX_MAGNITUDE {
-                Some("larger than any measurement")
-            } else if v < 0.0 && is_amount(unit) {
-                Some("negative, which a duration, size, rate or count cannot be")
-            } else {
-                None
-            }
-        };
+        let bad = |unit: &str, v: f64| crate::range::check(unit, v).map(OutOfRange::reason);
         let mut warnings = Vec::new();
         for kernel in &mut self.kernels {
             let name = shorten_kernel_name(&kernel.name, 80);

@@ -6,8 +6,8 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::format::{fmt_pct, fmt_ratio, fmt_si};
 use super::ChartError;
+use crate::text::format::{fmt_pct, fmt_ratio, fmt_si};
 
 /// Traffic of one kernel through the memory hierarchy, as counted by ncu. Every field is
 /// optional: an export has what its sections collected.
@@ -19,6 +19,9 @@ pub struct MemoryFlows {
     pub global_requests: Option<f64>,
     /// Sectors L1/TEX moved for those requests.
     pub l1_sectors: Option<f64>,
+    /// Sectors per request, global loads and stores together
+    /// ([`crate::metrics::sectors_per_request`]).
+    pub sectors_per_request: Option<f64>,
     /// Bytes L1/TEX moved for global memory.
     pub l1_bytes: Option<f64>,
     /// Shared-memory load and store requests (instructions, no sectors fetched).
@@ -37,17 +40,11 @@ pub struct MemoryFlows {
     pub dram_read_bytes: Option<f64>,
     /// Bytes written to DRAM.
     pub dram_write_bytes: Option<f64>,
+    /// DRAM bytes read plus written ([`crate::metrics::dram_bytes`], summed over launches).
+    pub dram_bytes: Option<f64>,
 }
 
 impl MemoryFlows {
-    /// DRAM bytes read plus written, when either is known.
-    pub fn dram_bytes(&self) -> Option<f64> {
-        match (self.dram_read_bytes, self.dram_write_bytes) {
-            (None, None) => None,
-            (r, w) => Some(r.unwrap_or(0.0) + w.unwrap_or(0.0)),
-        }
-    }
-
     /// Whether any counter is present (an artifact without counters has none).
     pub fn has_any(&self) -> bool {
         [
@@ -151,7 +148,7 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
     out.push((
         "l2-dram",
         arrow(vec![
-            line(pick(MemoryFlows::dram_bytes), &bytes, ""),
+            line(pick(|m| m.dram_bytes), &bytes, ""),
             line(pick(|m| m.dram_read_bytes), &bytes, "read"),
             line(pick(|m| m.dram_write_bytes), &bytes, "written"),
         ]),
@@ -169,10 +166,7 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
 }
 
 fn sectors_per_request(f: &MemoryFlows, c: Option<&MemoryFlows>) -> Option<String> {
-    let spr = |m: &MemoryFlows| match (m.l1_sectors, m.global_requests) {
-        (Some(s), Some(r)) if r > 0.0 => Some(s / r),
-        _ => None,
-    };
+    let spr = |m: &MemoryFlows| m.sectors_per_request;
     value_text(spr(f), c.map(spr), |v| format!("{v:.2}")).map(|t| format!("{t} sectors/request"))
 }
 
@@ -336,9 +330,11 @@ mod tests {
             kernel_label: "naive".into(),
             global_requests: Some(8_388_608.0),
             l1_sectors: Some(16_777_077.0),
+            sectors_per_request: crate::roofline::ratio(16_777_077.0, 8_388_608.0),
             l1_hit_pct: Some(87.58),
             l2_hit_pct: Some(97.93),
             dram_read_bytes: Some(4_741_440.0),
+            dram_bytes: Some(4_741_440.0),
             ..MemoryFlows::default()
         }
     }
@@ -348,9 +344,11 @@ mod tests {
             kernel_label: "tiled".into(),
             global_requests: Some(524_288.0),
             l1_sectors: Some(2_083_878.0),
+            sectors_per_request: crate::roofline::ratio(2_083_878.0, 524_288.0),
             l1_hit_pct: Some(5.13),
             l2_hit_pct: Some(97.05),
             dram_read_bytes: Some(4_641_024.0),
+            dram_bytes: Some(4_641_024.0),
             ..MemoryFlows::default()
         }
     }

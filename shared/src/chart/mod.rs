@@ -6,10 +6,8 @@
 //! layer turns an artifact into those numbers with [`crate::metrics`], so a chart can never
 //! compute a figure differently from the tables.
 
-pub mod format;
 pub mod hits;
 pub mod memory;
-pub mod names;
 pub mod roofline;
 
 use plotters::prelude::*;

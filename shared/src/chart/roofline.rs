@@ -10,9 +10,9 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::format::{fmt_si, sig3};
 use super::hits::HitGrid;
 use super::{palette, ChartError};
+use crate::text::format::{fmt_si, sig3};
 
 /// Which bytes a point's intensity is computed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -59,20 +59,20 @@ impl Roof {
     /// Attainable GFLOP/s under this roof at `flop_per_byte`, or `None` for a roof with
     /// neither part.
     pub fn attainable(&self, flop_per_byte: f64) -> Option<f64> {
+        let unbounded = f64::INFINITY;
         match (self.gbyte_per_s, self.gflop_per_s) {
-            (Some(bw), Some(peak)) => Some((flop_per_byte * bw).min(peak)),
-            (Some(bw), None) => Some(flop_per_byte * bw),
-            (None, Some(peak)) => Some(peak),
             (None, None) => None,
+            (bw, peak) => Some(crate::roofline::attainable_gflop_per_s(
+                flop_per_byte,
+                peak.unwrap_or(unbounded),
+                bw.unwrap_or(unbounded),
+            )),
         }
     }
 
     /// Ridge point (FLOP per byte) where the slope meets the ceiling, when both exist.
     pub fn ridge_flop_per_byte(&self) -> Option<f64> {
-        match (self.gbyte_per_s, self.gflop_per_s) {
-            (Some(bw), Some(peak)) if bw > 0.0 => Some(peak / bw),
-            _ => None,
-        }
+        crate::roofline::ridge(self.gflop_per_s, self.gbyte_per_s)
     }
 }
 
@@ -93,7 +93,7 @@ pub struct ChartPoint {
 /// One kernel's points, joined by a line in the order given.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelSeries {
-    /// Short label drawn beside the points (see [`super::names::shorten_kernel_name`]).
+    /// Short label drawn beside the points (see [`crate::text::names::shorten_kernel_name`]).
     pub label: String,
     /// Palette index for the colour.
     pub color: usize,

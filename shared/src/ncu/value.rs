@@ -14,12 +14,9 @@
 
 use crate::artifact::MetricValue;
 
-use super::units::{is_amount, UnitScale};
+use super::units::UnitScale;
 
-/// Largest magnitude a value may have in base units. A 64-bit hardware counter holds at most
-/// 1.8e19, and its rate per second over a nanosecond at most 1.8e28; anything larger is not
-/// a measurement.
-pub const MAX_MAGNITUDE: f64 = 1e30;
+pub use crate::range::{OutOfRange, MAX_MAGNITUDE};
 
 /// What one cell held.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,15 +31,6 @@ pub enum Cell {
     OutOfRange(OutOfRange),
     /// Anything else, kept as text.
     Text,
-}
-
-/// Why a number is out of range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OutOfRange {
-    /// Negative, in a unit of an amount that cannot be (see [`is_amount`]).
-    Negative,
-    /// Above [`MAX_MAGNITUDE`] in base units, or infinite once scaled to them.
-    TooLarge,
 }
 
 impl Cell {
@@ -268,12 +256,9 @@ pub fn classify(text: &[u8], scale: &UnitScale) -> Cell {
             } else {
                 v * scale.factor
             };
-            if !v.is_finite() || v.abs() > MAX_MAGNITUDE {
-                Cell::OutOfRange(OutOfRange::TooLarge)
-            } else if v < 0.0 && is_amount(&scale.unit) {
-                Cell::OutOfRange(OutOfRange::Negative)
-            } else {
-                Cell::Number(v)
+            match crate::range::check(&scale.unit, v) {
+                Some(why) => Cell::OutOfRange(why),
+                None => Cell::Number(v),
             }
         }
         None if is_non_finite_word(text) => Cell::NonFinite,

@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 use shared::artifact::Precision;
-use shared::chart::format::fmt_ratio;
 use shared::chart::MemoryChart;
+use shared::text::format::fmt_ratio;
 
 use super::roofline::PrecisionSelect;
 use super::{bytes, ms, num, opt, pct};

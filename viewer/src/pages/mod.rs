@@ -11,7 +11,7 @@ pub mod roofline;
 pub mod sol;
 pub mod timing;
 
-use shared::chart::format::{fmt_si, sig3};
+use shared::text::format::{fmt_si, sig3};
 
 /// `-` for an absent value, else `f(value)`.
 pub fn opt(value: Option<f64>, f: impl Fn(f64) -> String) -> String {

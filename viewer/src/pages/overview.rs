@@ -2,7 +2,7 @@
 //! provenance, warnings, and what each kernel asks for (so a miscount is visible).
 
 use leptos::prelude::*;
-use shared::chart::format::fmt_si;
+use shared::text::format::fmt_si;
 
 use super::{num, opt};
 use crate::app::Ctx;
@@ -31,11 +31,9 @@ pub fn Overview() -> impl IntoView {
         let device = a.device.clone();
         let peaks = device.as_ref().map(|d| d.peaks.clone()).unwrap_or_default();
         let c = a.ceilings.clone().unwrap_or_default();
-        let ridge_measured = c.ridge_flop_per_byte.or_else(|| {
-            c.fma_gflop_per_s
-                .zip(c.copy_gbyte_per_s)
-                .and_then(|(f, b)| (b > 0.0).then(|| f / b))
-        });
+        let ridge_measured = c
+            .ridge_flop_per_byte
+            .or_else(|| shared::roofline::ridge(c.fma_gflop_per_s, c.copy_gbyte_per_s));
         let gbs = |v: f64| fmt_si(v * 1e9, "B/s");
         let gflops = |v: f64| fmt_si(v * 1e9, "FLOP/s");
         let device_rows = device.map(|d| {

@@ -6,10 +6,10 @@
 //! time is the bytes table's, so the chart and the tables agree.
 
 use shared::artifact::{Artifact, Precision};
-use shared::chart::format::{fmt_si, sig3};
 use shared::chart::roofline::SeriesLink;
 use shared::chart::{ChartPoint, KernelSeries, Level, Roof, RooflineChart};
 use shared::table::TimeSource;
+use shared::text::format::{fmt_si, sig3};
 
 use super::kernel::KernelFigures;
 use super::model::{RunView, Workspace};
@@ -59,12 +59,12 @@ pub struct RooflineModel {
 impl PointInfo {
     /// Operational intensity, FLOP per byte.
     pub fn flop_per_byte(&self) -> f64 {
-        self.flops / self.bytes
+        shared::roofline::intensity(self.flops, self.bytes).unwrap_or(f64::NAN)
     }
 
     /// GFLOP/s.
     pub fn gflop_per_s(&self) -> f64 {
-        self.flops / (self.time_ms / 1e3) / 1e9
+        shared::roofline::giga_per_s(self.flops, self.time_ms).unwrap_or(f64::NAN)
     }
 
     /// The tooltip text: name, level, intensity, rate, and the numbers behind them.

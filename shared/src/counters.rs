@@ -1,0 +1,130 @@
+//! The catalog of Nsight Compute counters: every raw-page metric a view, table or chart
+//! reads, once, with its unit and what it measures.
+//!
+//! Nothing else in the workspace spells a counter name. [`crate::metrics`] reads launches
+//! through these constants; `capture` asks ncu for [`PROFILE`] and checks each came back;
+//! the fuzz seeds and the tests build their lists from [`all`]. A test in
+//! `tests/tests/catalog.rs` fails when `capture/src` or `viewer/src` spells a counter name
+//! of its own.
+
+/// One ncu raw-page metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Counter {
+    /// The metric name exactly as ncu prints it (`dram__bytes_read.sum`).
+    pub name: &'static str,
+    /// Its base unit as the reader stores it (`byte`, `ns`, `inst`, `%`, `hz`, ... or empty).
+    pub unit: &'static str,
+    /// What it measures, in one line for people.
+    pub meaning: &'static str,
+}
+
+impl std::fmt::Display for Counter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+macro_rules! counters {
+    ($(#[$list_doc:meta])* $list:ident { $($id:ident = $name:literal, $unit:literal, $meaning:literal;)* }) => {
+        $(
+            #[doc = concat!("`", $name, "` (", $unit, "): ", $meaning, ".")]
+            pub const $id: Counter = Counter { name: $name, unit: $unit, meaning: $meaning };
+        )*
+        $(#[$list_doc])*
+        pub const $list: &[Counter] = &[$($id),*];
+    };
+}
+
+counters! {
+    /// Every counter `capture` asks ncu for by name (`--metrics`), beside its sections. ncu
+    /// silently drops a name it does not know, so capture checks that each one came back.
+    PROFILE {
+    GPU_TIME_DURATION = "gpu__time_duration.sum", "ns", "kernel duration as ncu measured it (replayed, possibly at locked clocks)";
+    DRAM_BYTES_READ = "dram__bytes_read.sum", "byte", "bytes read from device memory";
+    DRAM_BYTES_WRITE = "dram__bytes_write.sum", "byte", "bytes written to device memory";
+    DRAM_SECTORS_READ = "dram__sectors_read.sum", "sector", "32-byte sectors read from device memory";
+    DRAM_SECTORS_WRITE = "dram__sectors_write.sum", "sector", "32-byte sectors written to device memory";
+    DRAM_BYTES = "dram__bytes.sum", "byte", "bytes read plus written in device memory";
+    L2_BYTES = "lts__t_bytes.sum", "byte", "bytes through the L2 slices, every client";
+    L2_SECTORS = "lts__t_sectors.sum", "sector", "32-byte sectors through the L2 slices";
+    L1_BYTES = "l1tex__t_bytes.sum", "byte", "bytes through the L1/TEX cache";
+    L1_REQUESTS_GLOBAL_LD = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "request", "global-load requests (one per warp instruction) at L1/TEX";
+    L1_SECTORS_GLOBAL_LD = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", "32-byte sectors global loads touched at L1/TEX";
+    L1_REQUESTS_GLOBAL_ST = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "request", "global-store requests at L1/TEX";
+    L1_SECTORS_GLOBAL_ST = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sector", "32-byte sectors global stores touched at L1/TEX";
+    SHARED_LD_INST = "smsp__sass_inst_executed_op_shared_ld.sum", "inst", "shared-memory load instructions (warp level)";
+    SHARED_ST_INST = "smsp__sass_inst_executed_op_shared_st.sum", "inst", "shared-memory store instructions (warp level)";
+    FADD = "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "inst", "FP32 adds executed by threads";
+    FMUL = "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "inst", "FP32 multiplies executed by threads";
+    FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "inst", "FP32 fused multiply-adds executed by threads";
+    DADD = "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", "inst", "FP64 adds executed by threads";
+    DMUL = "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", "inst", "FP64 multiplies executed by threads";
+    DFMA = "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "inst", "FP64 fused multiply-adds executed by threads";
+    HADD = "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", "inst", "FP16 add instructions executed by threads (each may be a packed half2)";
+    HMUL = "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", "inst", "FP16 multiply instructions executed by threads (each may be a packed half2)";
+    HFMA = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", "inst", "FP16 fused multiply-add instructions executed by threads (each may be a packed half2)";
+    SM_THROUGHPUT_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", "Compute (SM) Throughput: the busiest SM unit, % of its peak";
+    MEMORY_THROUGHPUT_PCT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "%", "Memory Throughput: the busiest memory unit, % of its peak (not DRAM)";
+    DRAM_THROUGHPUT_PCT = "dram__throughput.avg.pct_of_peak_sustained_elapsed", "%", "DRAM Throughput, % of peak";
+    L2_THROUGHPUT_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed", "%", "L2 Cache Throughput, % of peak";
+    L1_THROUGHPUT_PCT = "l1tex__throughput.avg.pct_of_peak_sustained_active", "%", "L1/TEX Cache Throughput, % of peak";
+    L2_HIT_PCT = "lts__t_sector_hit_rate.pct", "%", "L2 sector hit rate";
+    L1_HIT_PCT = "l1tex__t_sector_hit_rate.pct", "%", "L1/TEX sector hit rate";
+    ACHIEVED_OCCUPANCY_PCT = "sm__warps_active.avg.pct_of_peak_sustained_active", "%", "achieved occupancy: active warps, % of the SM's maximum";
+    THEORETICAL_OCCUPANCY_PCT = "sm__maximum_warps_per_active_cycle_pct", "%", "theoretical occupancy from the launch configuration";
+    LIMIT_BLOCKS = "launch__occupancy_limit_blocks", "block", "blocks per SM allowed by the SM's block slots";
+    LIMIT_REGISTERS = "launch__occupancy_limit_registers", "block", "blocks per SM allowed by registers";
+    LIMIT_SHARED_MEM = "launch__occupancy_limit_shared_mem", "block", "blocks per SM allowed by shared memory";
+    LIMIT_WARPS = "launch__occupancy_limit_warps", "block", "blocks per SM allowed by warps";
+    REGISTERS_PER_THREAD = "launch__registers_per_thread", "register/thread", "registers per thread";
+    SM_HZ = "sm__cycles_elapsed.avg.per_second", "hz", "SM clock during the launch";
+    DRAM_HZ = "dram__cycles_elapsed.avg.per_second", "hz", "DRAM clock during the launch";
+}}
+
+counters! {
+    /// Device attributes: every raw page carries these without being asked.
+    DEVICE {
+    DEVICE_NAME = "device__attribute_display_name", "", "the GPU's name";
+    CC_MAJOR = "device__attribute_compute_capability_major", "", "compute capability, major";
+    CC_MINOR = "device__attribute_compute_capability_minor", "", "compute capability, minor";
+    SM_COUNT = "device__attribute_multiprocessor_count", "", "streaming multiprocessors";
+    SM_CLOCK_KHZ = "device__attribute_clock_rate", "khz", "SM clock attribute, in kHz as the CUDA attribute";
+    MEMORY_CLOCK_KHZ = "device__attribute_memory_clock_rate", "khz", "memory clock attribute, in kHz";
+    BUS_WIDTH_BITS = "device__attribute_global_memory_bus_width", "bit", "memory bus width";
+    L2_CACHE_BYTES = "device__attribute_l2_cache_size", "byte", "L2 cache size";
+    TOTAL_MEMORY_BYTES = "device__attribute_total_memory", "byte", "device memory size";
+}}
+
+/// Every list of the catalog.
+pub const LISTS: &[&[Counter]] = &[PROFILE, DEVICE];
+
+/// Every counter of the catalog, in declaration order.
+pub fn all() -> impl Iterator<Item = &'static Counter> {
+    LISTS.iter().flat_map(|l| l.iter())
+}
+
+/// The catalog entry of a metric name, if the catalog has it.
+pub fn find(name: &str) -> Option<&'static Counter> {
+    all().find(|c| c.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_look_like_ncu_metrics() {
+        let all: Vec<&Counter> = all().collect();
+        for (i, c) in all.iter().enumerate() {
+            assert!(c.name.contains("__"), "{}", c.name);
+            assert!(!c.meaning.is_empty(), "{}", c.name);
+            assert!(
+                all[..i].iter().all(|d| d.name != c.name),
+                "{} twice",
+                c.name
+            );
+        }
+        assert_eq!(find("dram__bytes.sum"), Some(&DRAM_BYTES));
+        assert_eq!(find("not__a_counter"), None);
+    }
+}

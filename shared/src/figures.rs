@@ -1,0 +1,174 @@
+//! Everything the views show about one kernel of a run, worked once: the bytes-table row
+//! ([`crate::table`]), the Speed-of-Light totals and verdict, occupancy, hit rates, sectors
+//! per request and memory flows ([`crate::metrics`]), and the two ncu time sources.
+//!
+//! The viewer's pages and charts read these figures and compute none of their own, and
+//! every figure comes from the launches [`metrics::reference_launches`] picks (cold, else
+//! warm), exactly as `capture table` does, so the page shows what the CLI prints.
+
+use crate::artifact::{CacheControl, KernelRecord, LaunchCounters, Timing};
+use crate::chart::MemoryFlows;
+use crate::metrics::{self, HitRates, LaunchTotals, Occupancy, SpeedOfLight, Verdict};
+use crate::table::TableRow;
+use crate::text::names::shorten_kernel_name;
+
+/// Longest label drawn beside a roofline point or in a narrow list.
+pub const SHORT_NAME_CHARS: usize = 28;
+
+/// Everything the views show about one kernel of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelFigures {
+    /// Index of the kernel in the artifact.
+    pub index: usize,
+    /// Full name, exactly as the file has it (shown as text, never markup).
+    pub name: String,
+    /// Shortened name for labels.
+    pub short: String,
+    /// The bytes-table row, from [`crate::table`].
+    pub row: TableRow,
+    /// Totals over the reference launches, from [`metrics::totals`].
+    pub totals: LaunchTotals,
+    /// Speed-of-Light verdict with its reason.
+    pub verdict: Option<Verdict>,
+    /// Occupancy of the first launch (the launch configuration is the same for all).
+    pub occupancy: Occupancy,
+    /// Hit rates, mean over launches.
+    pub hit_rates: HitRates,
+    /// Global sectors per request, loads and stores together, over all launches
+    /// ([`metrics::sectors_per_request`]; the memory chart shows the same figure).
+    pub sectors_per_request: Option<f64>,
+    /// Traffic through the memory hierarchy, summed over launches.
+    pub flows: MemoryFlows,
+    /// Event timings per launch, when the artifact has them.
+    pub event: Option<Timing>,
+    /// ncu duration per launch (mean over the cold launches), ms.
+    pub ncu_cold_ms: Option<f64>,
+    /// ncu duration per launch with warm caches, ms, when captured.
+    pub ncu_warm_ms: Option<f64>,
+    /// Cache control of the counters the figures come from.
+    pub cold_cache: Option<CacheControl>,
+    /// Whether any counter launch exists.
+    pub has_counters: bool,
+    /// Number of raw metrics and section rows across launches, for the metrics view.
+    pub metric_count: usize,
+}
+
+fn launches_of(set: Option<&crate::artifact::CounterSet>) -> &[LaunchCounters] {
+    set.map(|c| c.launches.as_slice()).unwrap_or_default()
+}
+
+fn mean_ms(launches: &[LaunchCounters]) -> Option<f64> {
+    metrics::mean_of(launches, metrics::duration_ns).map(|ns| ns / 1e6)
+}
+
+impl KernelFigures {
+    /// Works out the figures of kernel `index` of an artifact whose measured copy ceiling
+    /// is `copy_gbs`.
+    pub fn of(index: usize, kernel: &KernelRecord, copy_gbs: Option<f64>) -> Self {
+        let launches = metrics::reference_launches(kernel);
+        let totals = metrics::totals(launches);
+        let short = shorten_kernel_name(&kernel.name, SHORT_NAME_CHARS);
+        KernelFigures {
+            index,
+            name: kernel.name.clone(),
+            row: TableRow::of(kernel, copy_gbs),
+            verdict: metrics::verdict(&totals.sol),
+            occupancy: launches.first().map(metrics::occupancy).unwrap_or_default(),
+            hit_rates: HitRates {
+                l1_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l1_pct),
+                l2_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l2_pct),
+            },
+            sectors_per_request: metrics::sectors_per_request(launches),
+            flows: metrics::memory_flows(&short, launches),
+            event: kernel.timing.clone(),
+            ncu_cold_ms: mean_ms(launches_of(kernel.cold.as_ref())),
+            ncu_warm_ms: mean_ms(launches_of(kernel.warm.as_ref())),
+            cold_cache: metrics::reference_set(kernel).and_then(|c| c.cache_control),
+            has_counters: !launches.is_empty(),
+            metric_count: launches
+                .iter()
+                .map(|l| l.metrics.len() + l.sections.len())
+                .sum(),
+            short,
+            totals,
+        }
+    }
+
+    /// The Speed-of-Light percentages (duration-weighted over launches).
+    pub fn sol(&self) -> &SpeedOfLight {
+        &self.totals.sol
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::{CounterSet, Metric, MetricValue};
+    use crate::counters as c;
+
+    fn launch(metrics: &[(crate::counters::Counter, f64)]) -> LaunchCounters {
+        let mut l = LaunchCounters {
+            function: "k".into(),
+            ..Default::default()
+        };
+        for (counter, v) in metrics {
+            l.metrics.insert(
+                counter.name.to_string(),
+                Metric {
+                    unit: counter.unit.into(),
+                    value: MetricValue::Number(*v),
+                },
+            );
+        }
+        l
+    }
+
+    fn set(cache: CacheControl, launches: Vec<LaunchCounters>) -> CounterSet {
+        CounterSet {
+            cache_control: Some(cache),
+            launches,
+        }
+    }
+
+    #[test]
+    fn a_warm_only_kernel_has_the_figures_the_table_prints() {
+        let l = launch(&[
+            (c::DRAM_BYTES_READ, 4_000_000.0),
+            (c::DRAM_BYTES_WRITE, 2_000_000.0),
+            (c::GPU_TIME_DURATION, 10_000.0),
+            (c::SM_THROUGHPUT_PCT, 12.0),
+            (c::MEMORY_THROUGHPUT_PCT, 80.0),
+            (c::L1_SECTORS_GLOBAL_LD, 400.0),
+            (c::L1_REQUESTS_GLOBAL_LD, 100.0),
+        ]);
+        let mut k = KernelRecord::new("k", "k");
+        k.warm = Some(set(CacheControl::Warm, vec![l]));
+        let f = KernelFigures::of(0, &k, None);
+        assert!(f.has_counters);
+        assert_eq!(f.totals.dram_bytes, Some(6_000_000.0));
+        assert_eq!(f.totals.dram_bytes, f.row.dram_bytes);
+        assert_eq!(
+            f.verdict.as_ref().map(|v| v.kind.as_str()),
+            f.row.verdict.as_deref()
+        );
+        assert_eq!(f.row.verdict.as_deref(), Some("memory-bound"));
+        assert_eq!(f.sectors_per_request, Some(4.0));
+        assert_eq!(f.flows.dram_bytes, Some(6_000_000.0));
+        assert_eq!(f.cold_cache, Some(CacheControl::Warm));
+        assert_eq!(f.ncu_warm_ms, Some(0.01));
+        assert_eq!(f.ncu_cold_ms, None);
+    }
+
+    #[test]
+    fn cold_counters_win_over_warm() {
+        let cold = launch(&[(c::DRAM_BYTES, 100.0)]);
+        let warm = launch(&[(c::DRAM_BYTES, 1.0)]);
+        let mut k = KernelRecord::new("k", "k");
+        k.cold = Some(set(CacheControl::Cold, vec![cold]));
+        k.warm = Some(set(CacheControl::Warm, vec![warm]));
+        let f = KernelFigures::of(0, &k, None);
+        assert_eq!(f.totals.dram_bytes, Some(100.0));
+        assert_eq!(f.row.dram_bytes, Some(100.0));
+        assert_eq!(f.cold_cache, Some(CacheControl::Cold));
+    }
+}
