@@ -190,4 +190,19 @@ pub struct TableArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
+    /// Row order: `launch` (order of first launch), `time` (largest share of the summed
+    /// kernel time first: where the time goes), `name` (by short name).
+    #[arg(long, value_enum, default_value_t = TableSort::Launch)]
+    pub sort: TableSort,
+}
+
+/// Row order of `capture table`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TableSort {
+    /// Order of each kernel's first launch.
+    Launch,
+    /// Largest time share first.
+    Time,
+    /// By short name.
+    Name,
 }

@@ -4,15 +4,25 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use shared::table::bytes_table;
+use shared::table::{bytes_table, SortOrder};
 use shared::Artifact;
 
-use crate::cli::{TableArgs, TableFormat};
+use crate::cli::{TableArgs, TableFormat, TableSort};
 use crate::files;
 
-/// The table of `artifact` in `format`, as text ending in a newline.
+/// The table of `artifact` in `format`, rows in launch order, as text ending in a newline.
 pub fn render(artifact: &Artifact, format: TableFormat) -> String {
-    let table = bytes_table(artifact);
+    render_sorted(artifact, format, TableSort::Launch)
+}
+
+/// The table of `artifact` in `format` with its rows in `sort` order.
+pub fn render_sorted(artifact: &Artifact, format: TableFormat, sort: TableSort) -> String {
+    let mut table = bytes_table(artifact);
+    table.sort(match sort {
+        TableSort::Launch => SortOrder::Launch,
+        TableSort::Time => SortOrder::Time,
+        TableSort::Name => SortOrder::Name,
+    });
     match format {
         TableFormat::Table => table.to_text(),
         TableFormat::Csv => table.to_csv(),
@@ -29,6 +39,6 @@ pub fn print_table(artifact: &Artifact, format: TableFormat) {
 /// `capture table`.
 pub fn table(args: &TableArgs) -> Result<ExitCode> {
     let artifact = files::read_artifact(&args.artifact)?;
-    print_table(&artifact, args.format);
+    print!("{}", render_sorted(&artifact, args.format, args.sort));
     Ok(ExitCode::SUCCESS)
 }

@@ -95,8 +95,85 @@ counters! {
     TOTAL_MEMORY_BYTES = "device__attribute_total_memory", "byte", "device memory size";
 }}
 
+counters! {
+    /// Read where an export has them (ncu's own roofline sections collect them), never asked
+    /// for by name: the cycles that per-cycle values are multiplied by, the L1 and L2 bytes of
+    /// ncu's hierarchical roofline (carried only as rates).
+    ROOFLINE_SET {
+    SM_CYCLES = "sm__cycles_elapsed.avg", "cycle", "SM cycles elapsed during the launch, mean over SMs";
+    L1_LGDS_BYTES = "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum", "byte", "L1 bytes of ncu's hierarchical roofline (local, global, distributed shared)";
+    L2_XBAR_BYTES = "derived__lts__lts2xbar_bytes.sum", "byte", "L2-to-crossbar bytes of ncu's hierarchical roofline";
+}}
+
+/// The prefix of tensor-core work counters by source type (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`):
+/// [`crate::work`] reads every counter of this family an export has, whatever the
+/// architecture, and never the op-level (`sm__ops_path_tensor_op_*`) or per-SMSP ones.
+pub const TENSOR_SRC_PREFIX: &str = "sm__ops_path_tensor_src_";
+
+counters! {
+    /// Tensor-core work counters `capture profile` asks for, the union over architectures
+    /// (names as ncu's SpeedOfLight_HierarchicalTensorRooflineChart section uses them per
+    /// chip); [`tensor_work`] says which belong to a compute capability. FLOPs (an MMA's
+    /// multiply-add counts 2), or integer OPs for the `int` types.
+    TENSOR {
+    TENSOR_PIPE_INST = "sm__inst_executed_pipe_tensor.sum", "inst", "warp instructions issued to the tensor pipe (Volta: the only tensor counter)";
+    T75_FP16_BF16_TF32 = "sm__ops_path_tensor_src_fp16_bf16_tf32_dst_fp32.sum", "", "tensor FLOPs, fp16/bf16/tf32 sources, fp32 accumulate (CC 7.5)";
+    T_FP16_DST_FP16 = "sm__ops_path_tensor_src_fp16_dst_fp16.sum", "", "tensor FLOPs, fp16 sources, fp16 accumulate";
+    T_FP16_DST_FP32 = "sm__ops_path_tensor_src_fp16_dst_fp32.sum", "", "tensor FLOPs, fp16 sources, fp32 accumulate";
+    T_BF16 = "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "", "tensor FLOPs, bf16 sources";
+    T_TF32 = "sm__ops_path_tensor_src_tf32_dst_fp32.sum", "", "tensor FLOPs, tf32 sources";
+    T_FP16 = "sm__ops_path_tensor_src_fp16.sum", "", "tensor FLOPs, fp16 sources (CC 9.0)";
+    T_FP8 = "sm__ops_path_tensor_src_fp8.sum", "", "tensor FLOPs, fp8 sources";
+    T_FP8_DENSE = "sm__ops_path_tensor_src_fp8_sparsity_off.sum", "", "tensor FLOPs, fp8 sources, dense";
+    T_FP8_SPARSE = "sm__ops_path_tensor_src_fp8_sparsity_on.sum", "", "tensor FLOPs, fp8 sources, 2:4 sparse";
+    T_FP64 = "sm__ops_path_tensor_src_fp64.sum", "", "tensor FLOPs, fp64 (DMMA)";
+    T_INT8 = "sm__ops_path_tensor_src_int8.sum", "", "tensor integer OPs, int8 sources";
+    T_INT4 = "sm__ops_path_tensor_src_int4.sum", "", "tensor integer OPs, int4 sources";
+    T_INT1 = "sm__ops_path_tensor_src_int1.sum", "", "tensor integer OPs, int1 sources";
+}}
+
+/// The tensor-work counters of a compute capability, as ncu 2025.3's tensor roofline section
+/// names them; empty for an architecture the catalog does not know. CC 10.x and 12.x add
+/// fp4/fp6 families whose names were not seen here: they get the CC 9.0 list, and the
+/// reader still counts any `src_fp4*`/`src_fp6*` counter an export carries.
+pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
+    const V70: &[Counter] = &[TENSOR_PIPE_INST];
+    const T75: &[Counter] = &[T75_FP16_BF16_TF32, T_FP16_DST_FP16, T_INT8, T_INT4, T_INT1];
+    const A80: &[Counter] = &[
+        T_BF16,
+        T_FP16_DST_FP16,
+        T_FP16_DST_FP32,
+        T_TF32,
+        T_INT8,
+        T_INT4,
+        T_FP64,
+        T_INT1,
+    ];
+    const A89: &[Counter] = &[
+        T_BF16,
+        T_FP16_DST_FP16,
+        T_FP16_DST_FP32,
+        T_TF32,
+        T_INT8,
+        T_INT4,
+        T_FP64,
+        T_INT1,
+        T_FP8_DENSE,
+        T_FP8_SPARSE,
+    ];
+    const H90: &[Counter] = &[T_BF16, T_FP16, T_TF32, T_FP8, T_FP64, T_INT8, T_INT1];
+    match (major, minor) {
+        (7, 0) | (7, 2) => V70,
+        (7, 5) => T75,
+        (8, 0) | (8, 6) | (8, 7) => A80,
+        (8, 9) => A89,
+        (9, 0) | (10, _) | (12, _) => H90,
+        _ => &[],
+    }
+}
+
 /// Every list of the catalog.
-pub const LISTS: &[&[Counter]] = &[PROFILE, DEVICE];
+pub const LISTS: &[&[Counter]] = &[PROFILE, DEVICE, ROOFLINE_SET, TENSOR];
 
 /// Every counter of the catalog, in declaration order.
 pub fn all() -> impl Iterator<Item = &'static Counter> {

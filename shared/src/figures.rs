@@ -6,14 +6,11 @@
 //! every figure comes from the launches [`metrics::reference_launches`] picks (cold, else
 //! warm), exactly as `capture table` does, so the page shows what the CLI prints.
 
+use crate::artifact::Artifact;
 use crate::artifact::{CacheControl, KernelRecord, LaunchCounters, Timing};
 use crate::chart::MemoryFlows;
 use crate::metrics::{self, HitRates, LaunchTotals, Occupancy, SpeedOfLight, Verdict};
-use crate::table::TableRow;
-use crate::text::names::shorten_kernel_name;
-
-/// Longest label drawn beside a roofline point or in a narrow list.
-pub const SHORT_NAME_CHARS: usize = 28;
+use crate::table::{BytesTable, TableRow};
 
 /// Everything the views show about one kernel of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,7 +19,7 @@ pub struct KernelFigures {
     pub index: usize,
     /// Full name, exactly as the file has it (shown as text, never markup).
     pub name: String,
-    /// Shortened name for labels.
+    /// Short name, distinct within the artifact (the bytes table's `short_name`).
     pub short: String,
     /// The bytes-table row, from [`crate::table`].
     pub row: TableRow,
@@ -62,16 +59,28 @@ fn mean_ms(launches: &[LaunchCounters]) -> Option<f64> {
 }
 
 impl KernelFigures {
-    /// Works out the figures of kernel `index` of an artifact whose measured copy ceiling
-    /// is `copy_gbs`.
-    pub fn of(index: usize, kernel: &KernelRecord, copy_gbs: Option<f64>) -> Self {
+    /// The figures of every kernel of `artifact`, whose bytes table is `table`
+    /// ([`crate::table::bytes_table`], in artifact order): the rows, short names and time
+    /// shares are the table's own.
+    pub fn all(artifact: &Artifact, table: &BytesTable) -> Vec<KernelFigures> {
+        artifact
+            .kernels
+            .iter()
+            .zip(&table.kernels)
+            .enumerate()
+            .map(|(i, (k, row))| KernelFigures::of(i, k, row.clone()))
+            .collect()
+    }
+
+    /// Works out the figures of kernel `index` with its bytes-table row `row`.
+    pub fn of(index: usize, kernel: &KernelRecord, row: TableRow) -> Self {
         let launches = metrics::reference_launches(kernel);
         let totals = metrics::totals(launches);
-        let short = shorten_kernel_name(&kernel.name, SHORT_NAME_CHARS);
+        let short = row.short_name.clone();
         KernelFigures {
             index,
             name: kernel.name.clone(),
-            row: TableRow::of(kernel, copy_gbs),
+            row,
             verdict: metrics::verdict(&totals.sol),
             occupancy: launches.first().map(metrics::occupancy).unwrap_or_default(),
             hit_rates: HitRates {
@@ -143,7 +152,7 @@ mod tests {
         ]);
         let mut k = KernelRecord::new("k", "k");
         k.warm = Some(set(CacheControl::Warm, vec![l]));
-        let f = KernelFigures::of(0, &k, None);
+        let f = KernelFigures::of(0, &k, TableRow::of(&k, None));
         assert!(f.has_counters);
         assert_eq!(f.totals.dram_bytes, Some(6_000_000.0));
         assert_eq!(f.totals.dram_bytes, f.row.dram_bytes);
@@ -166,7 +175,7 @@ mod tests {
         let mut k = KernelRecord::new("k", "k");
         k.cold = Some(set(CacheControl::Cold, vec![cold]));
         k.warm = Some(set(CacheControl::Warm, vec![warm]));
-        let f = KernelFigures::of(0, &k, None);
+        let f = KernelFigures::of(0, &k, TableRow::of(&k, None));
         assert_eq!(f.totals.dram_bytes, Some(100.0));
         assert_eq!(f.row.dram_bytes, Some(100.0));
         assert_eq!(f.cold_cache, Some(CacheControl::Cold));

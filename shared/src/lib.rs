@@ -18,5 +18,6 @@ pub mod range;
 pub mod roofline;
 pub mod table;
 pub mod text;
+pub mod work;
 
 pub use artifact::Artifact;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::artifact::{KernelRecord, LaunchCounters, MetricValue, Precision};
 use crate::counters::{self as c, Counter};
 use crate::roofline::ratio;
+use crate::work::{self, Source, Work, WorkByKind};
 
 /// Bytes per DRAM / L2 / L1 sector.
 pub const SECTOR_BYTES: f64 = 32.0;
@@ -49,27 +50,84 @@ fn sum2(launch: &LaunchCounters, a: Counter, b: Counter) -> Option<f64> {
     Some(metric(launch, a)? + metric(launch, b)?)
 }
 
-/// DRAM bytes read plus written: `dram__bytes_read.sum + dram__bytes_write.sum`, else
-/// `(dram__sectors_read.sum + dram__sectors_write.sum) x 32`, else `dram__bytes.sum`.
+/// The first of `options` a launch has, in order; each option is a formula over the
+/// launch's counters giving a value and its [`Source`].
+type Formula<'a> = &'a dyn Fn(&LaunchCounters) -> Option<(f64, Source)>;
+
+fn first_of(launch: &LaunchCounters, options: &[Formula<'_>]) -> Option<(f64, Source)> {
+    options.iter().find_map(|f| f(launch))
+}
+
+fn direct(launch: &LaunchCounters, a: Counter, b: Counter) -> Option<(f64, Source)> {
+    sum2(launch, a, b).map(|v| (v, Source::Total))
+}
+
+fn sectors(launch: &LaunchCounters, a: Counter, b: Option<Counter>) -> Option<(f64, Source)> {
+    let s = match b {
+        Some(b) => sum2(launch, a, b)?,
+        None => metric(launch, a)?,
+    };
+    Some((s * SECTOR_BYTES, Source::Total))
+}
+
+/// DRAM bytes read plus written and how they were obtained: `dram__bytes_read.sum +
+/// dram__bytes_write.sum`, else `(dram__sectors_read.sum + dram__sectors_write.sum) x 32`,
+/// else `dram__bytes.sum` in any form ([`work::total`]: `--set roofline` carries it only as
+/// `dram__bytes.sum.per_second`, so the total is that rate x the duration, derived).
+pub fn dram_bytes_with_source(launch: &LaunchCounters) -> Option<(f64, Source)> {
+    first_of(
+        launch,
+        &[
+            &|l| direct(l, c::DRAM_BYTES_READ, c::DRAM_BYTES_WRITE),
+            &|l| sectors(l, c::DRAM_SECTORS_READ, Some(c::DRAM_SECTORS_WRITE)),
+            &|l| work::total(l, c::DRAM_BYTES),
+        ],
+    )
+}
+
+/// L2 bytes and their source: `lts__t_bytes.sum`, else `lts__t_sectors.sum x 32`, else
+/// `lts__t_bytes.sum` as a rate, else ncu's hierarchical-roofline L2 bytes
+/// (`derived__lts__lts2xbar_bytes.sum`, a rate in ncu's sets), derived.
+pub fn l2_bytes_with_source(launch: &LaunchCounters) -> Option<(f64, Source)> {
+    first_of(
+        launch,
+        &[
+            &|l| metric(l, c::L2_BYTES).map(|v| (v, Source::Total)),
+            &|l| sectors(l, c::L2_SECTORS, None),
+            &|l| work::total(l, c::L2_BYTES),
+            &|l| work::total(l, c::L2_XBAR_BYTES),
+        ],
+    )
+}
+
+/// L1/TEX bytes and their source: `l1tex__t_bytes.sum`, else global load plus store sectors
+/// x 32, else `l1tex__t_bytes.sum` as a rate, else ncu's hierarchical-roofline L1 bytes
+/// (`derived__l1tex__lsu_writeback_bytes_mem_lgds.sum`, a rate in ncu's sets), derived.
+pub fn l1_bytes_with_source(launch: &LaunchCounters) -> Option<(f64, Source)> {
+    first_of(
+        launch,
+        &[
+            &|l| metric(l, c::L1_BYTES).map(|v| (v, Source::Total)),
+            &|l| sectors(l, c::L1_SECTORS_GLOBAL_LD, Some(c::L1_SECTORS_GLOBAL_ST)),
+            &|l| work::total(l, c::L1_BYTES),
+            &|l| work::total(l, c::L1_LGDS_BYTES),
+        ],
+    )
+}
+
+/// DRAM bytes read plus written ([`dram_bytes_with_source`]).
 pub fn dram_bytes(launch: &LaunchCounters) -> Option<f64> {
-    sum2(launch, c::DRAM_BYTES_READ, c::DRAM_BYTES_WRITE)
-        .or_else(|| {
-            sum2(launch, c::DRAM_SECTORS_READ, c::DRAM_SECTORS_WRITE).map(|s| s * SECTOR_BYTES)
-        })
-        .or_else(|| metric(launch, c::DRAM_BYTES))
+    dram_bytes_with_source(launch).map(|(v, _)| v)
 }
 
-/// L2 bytes (all traffic through the L2 slices): `lts__t_bytes.sum`, else
-/// `lts__t_sectors.sum x 32`.
+/// L2 bytes ([`l2_bytes_with_source`]).
 pub fn l2_bytes(launch: &LaunchCounters) -> Option<f64> {
-    metric(launch, c::L2_BYTES).or_else(|| metric(launch, c::L2_SECTORS).map(|s| s * SECTOR_BYTES))
+    l2_bytes_with_source(launch).map(|(v, _)| v)
 }
 
-/// L1/TEX bytes: `l1tex__t_bytes.sum`, else global load plus store sectors x 32.
+/// L1/TEX bytes ([`l1_bytes_with_source`]).
 pub fn l1_bytes(launch: &LaunchCounters) -> Option<f64> {
-    metric(launch, c::L1_BYTES).or_else(|| {
-        sum2(launch, c::L1_SECTORS_GLOBAL_LD, c::L1_SECTORS_GLOBAL_ST).map(|s| s * SECTOR_BYTES)
-    })
+    l1_bytes_with_source(launch).map(|(v, _)| v)
 }
 
 /// Kernel duration in ns: `gpu__time_duration.sum`, else the SOL section's `Duration`.
@@ -88,35 +146,21 @@ pub struct FlopCount {
     pub missing: Vec<String>,
 }
 
-/// Instruction counters and their FLOP weights for a precision.
-///
-/// FP32 and FP64: add + mul + 2 x fma (SPEC section 3). FP16 follows ncu's own roofline,
-/// which counts half instructions as packed pairs: 2 x add + 2 x mul + 4 x fma.
-pub fn flop_counters(precision: Precision) -> [(Counter, f64); 3] {
+/// The CUDA-core work kind of a precision.
+pub fn cuda_core_kind(precision: Precision) -> Work {
     match precision {
-        Precision::Fp32 => [(c::FADD, 1.0), (c::FMUL, 1.0), (c::FFMA, 2.0)],
-        Precision::Fp64 => [(c::DADD, 1.0), (c::DMUL, 1.0), (c::DFMA, 2.0)],
-        Precision::Fp16 => [(c::HADD, 2.0), (c::HMUL, 2.0), (c::HFMA, 4.0)],
+        Precision::Fp16 => Work::Fp16,
+        Precision::Fp32 => Work::Fp32,
+        Precision::Fp64 => Work::Fp64,
     }
 }
 
-/// FLOPs of one precision; `None` when none of its counters was collected.
+/// CUDA-core FLOPs of one precision ([`work::cuda_core_work`]: add + mul + 2 x fma, FP16
+/// as ncu counts packed half2); `None` when none of its counters was collected.
 pub fn flops(launch: &LaunchCounters, precision: Precision) -> Option<FlopCount> {
-    let mut total = 0.0;
-    let mut missing = Vec::new();
-    let mut any = false;
-    for (name, weight) in flop_counters(precision) {
-        match metric(launch, name) {
-            Some(v) => {
-                any = true;
-                total += weight * v;
-            }
-            None => missing.push(name.name.to_string()),
-        }
-    }
-    any.then_some(FlopCount {
-        flops: total,
-        missing,
+    work::cuda_core_work(launch, cuda_core_kind(precision)).map(|w| FlopCount {
+        flops: w.ops,
+        missing: w.missing,
     })
 }
 
@@ -389,6 +433,11 @@ pub struct LaunchTotals {
     pub flops_fp64: Option<FlopCount>,
     /// FP16 FLOPs.
     pub flops_fp16: Option<FlopCount>,
+    /// Work by kind, CUDA and tensor cores ([`work::work_over`]).
+    pub work: WorkByKind,
+    /// Which of the byte figures were derived from rates (`dram_bytes`, `l2_bytes`,
+    /// `l1_bytes`), for labels.
+    pub derived_bytes: Vec<String>,
     /// Speed of light, percentages weighted by duration (plain mean without durations).
     pub sol: SpeedOfLight,
 }
@@ -400,23 +449,31 @@ fn sum_all(launches: &[LaunchCounters], f: impl Fn(&LaunchCounters) -> Option<f6
     launches.iter().map(f).sum()
 }
 
-fn sum_flops(launches: &[LaunchCounters], precision: Precision) -> Option<FlopCount> {
-    let mut total: Option<FlopCount> = None;
-    for launch in launches {
-        if let Some(c) = flops(launch, precision) {
-            let t = total.get_or_insert(FlopCount {
-                flops: 0.0,
-                missing: Vec::new(),
-            });
-            t.flops += c.flops;
-            for m in c.missing {
-                if !t.missing.contains(&m) {
-                    t.missing.push(m);
-                }
-            }
-        }
+fn flop_count(by: &WorkByKind, precision: Precision) -> Option<FlopCount> {
+    by.get(&cuda_core_kind(precision)).map(|w| FlopCount {
+        flops: w.ops,
+        missing: w.missing.clone(),
+    })
+}
+
+/// The sum of a byte figure over launches, and whether any launch's value was derived.
+fn sum_bytes(
+    launches: &[LaunchCounters],
+    f: impl Fn(&LaunchCounters) -> Option<(f64, Source)>,
+) -> (Option<f64>, bool) {
+    if launches.is_empty() {
+        return (None, false);
     }
-    total
+    let mut total = 0.0;
+    let mut derived = false;
+    for launch in launches {
+        let Some((v, s)) = f(launch) else {
+            return (None, false);
+        };
+        total += v;
+        derived |= s.is_derived();
+    }
+    (Some(total), derived)
 }
 
 fn weighted(
@@ -447,15 +504,30 @@ pub fn totals(launches: &[LaunchCounters]) -> LaunchTotals {
         duration_ns: sum_all(launches, duration_ns),
         sm_hz: weighted(launches, &sols, |s| s.sm_hz),
     };
+    let work = work::work_over(launches);
+    let (dram, dram_derived) = sum_bytes(launches, dram_bytes_with_source);
+    let (l1, l1_derived) = sum_bytes(launches, l1_bytes_with_source);
+    let (l2, l2_derived) = sum_bytes(launches, l2_bytes_with_source);
+    let derived_bytes = [
+        ("dram_bytes", dram_derived),
+        ("l1_bytes", l1_derived),
+        ("l2_bytes", l2_derived),
+    ]
+    .into_iter()
+    .filter(|(_, d)| *d)
+    .map(|(name, _)| name.to_string())
+    .collect();
     LaunchTotals {
         launches: launches.len(),
-        dram_bytes: sum_all(launches, dram_bytes),
-        l1_bytes: sum_all(launches, l1_bytes),
-        l2_bytes: sum_all(launches, l2_bytes),
+        dram_bytes: dram,
+        l1_bytes: l1,
+        l2_bytes: l2,
         duration_ns: sol.duration_ns,
-        flops_fp32: sum_flops(launches, Precision::Fp32),
-        flops_fp64: sum_flops(launches, Precision::Fp64),
-        flops_fp16: sum_flops(launches, Precision::Fp16),
+        flops_fp32: flop_count(&work, Precision::Fp32),
+        flops_fp64: flop_count(&work, Precision::Fp64),
+        flops_fp16: flop_count(&work, Precision::Fp16),
+        work,
+        derived_bytes,
         sol,
     }
 }

@@ -6,12 +6,15 @@
 //! otherwise ncu's `gpu__time_duration.sum`, and `time_source` says which. Rates divide
 //! clock-independent counts by that time, so no ncu locked-clock rate is mixed in.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Artifact, KernelRecord};
 use crate::metrics::{self, LaunchTotals};
 use crate::roofline::{giga_per_s, percent_of, ratio, ridge};
-use crate::text::names::shorten_kernel_name;
+use crate::text::names::distinct_short_names;
+use crate::work::{self, Work};
 
 /// The whole table: device, ceilings and one row per kernel in artifact order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -48,10 +51,13 @@ pub enum TimeSource {
 }
 
 /// One kernel's row. Every field is `null` in JSON where unknown.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TableRow {
-    /// Kernel display name.
+    /// Kernel display name: the full (demangled) name.
     pub name: String,
+    /// A short name, distinct within the artifact
+    /// ([`crate::text::names::distinct_short_names`]); the CLI and the viewer show this one.
+    pub short_name: String,
     /// Profiled launches summed into this row (1 when there are no counters).
     pub launches: usize,
     /// Time, ms (see `time_source`).
@@ -84,6 +90,20 @@ pub struct TableRow {
     pub pct_of_copy: Option<f64>,
     /// FP32 GFLOP/s: `flops / time`.
     pub gflops: Option<f64>,
+    /// Work by precision, FLOPs (OPs for `tensor_int*`), only the kinds with counted work:
+    /// keys of [`crate::work::Work::key`] (`fp32`, `tensor_bf16`, ...).
+    pub flops_by_precision: BTreeMap<String, f64>,
+    /// The key of `flops_by_precision` with the most work.
+    pub precision: Option<String>,
+    /// All floating-point FLOPs, CUDA and tensor cores (integer OPs excluded).
+    pub flops_total: Option<f64>,
+    /// `flops_total / time`, GFLOP/s.
+    pub gflops_total: Option<f64>,
+    /// This row's time over the summed time of every row of the table (0 to 1).
+    pub time_share: Option<f64>,
+    /// Names of this row's fields derived from rates or per-cycle values rather than the
+    /// export's own totals (`dram_bytes`, `flops_by_precision.tensor_bf16`, `flops_total`, ...).
+    pub derived_from_rates: Vec<String>,
     /// Speed-of-Light verdict (`memory-bound`, ...).
     pub verdict: Option<String>,
     /// CPU reference check: `pass` or `fail`.
@@ -106,8 +126,36 @@ impl TableRow {
         let fp64_flops = totals.flops_fp64.as_ref().map(|f| f.flops);
         let rate = |count: Option<f64>| count.zip(time_ms).and_then(|(n, t)| giga_per_s(n, t));
         let gbs = rate(totals.dram_bytes);
+        let counted: Vec<(&Work, &crate::work::WorkCount)> =
+            totals.work.iter().filter(|(_, w)| w.ops > 0.0).collect();
+        let flops_total = (!totals.work.is_empty()).then(|| work::flops_total(&totals.work));
+        let mut derived_from_rates = totals.derived_bytes.clone();
+        for (kind, w) in &counted {
+            if w.source.is_derived() {
+                derived_from_rates.push(format!("flops_by_precision.{}", kind.key()));
+                if **kind == Work::Fp32 {
+                    derived_from_rates.push("flops".into());
+                }
+            }
+        }
+        if counted
+            .iter()
+            .any(|(k, w)| !k.is_integer() && w.source.is_derived())
+        {
+            derived_from_rates.push("flops_total".into());
+        }
         TableRow {
             name: kernel.name.clone(),
+            short_name: kernel.name.clone(),
+            flops_by_precision: counted
+                .iter()
+                .map(|(k, w)| (k.key().to_string(), w.ops))
+                .collect(),
+            precision: work::main_kind(&totals.work).map(|k| k.key().to_string()),
+            flops_total,
+            gflops_total: rate(flops_total),
+            time_share: None,
+            derived_from_rates,
             launches: n,
             time_ms,
             time_source,
@@ -154,21 +202,56 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
             .as_ref()
             .and_then(|d| d.peaks.fp32_gflop_per_s),
     };
+    let mut kernels: Vec<TableRow> = artifact
+        .kernels
+        .iter()
+        .map(|k| TableRow::of(k, ceilings.copy_gbs))
+        .collect();
+    let names: Vec<&str> = artifact.kernels.iter().map(|k| k.name.as_str()).collect();
+    for (row, short) in kernels.iter_mut().zip(distinct_short_names(&names)) {
+        row.short_name = short;
+    }
+    let total_ms: f64 = kernels.iter().filter_map(|r| r.time_ms).sum();
+    for row in &mut kernels {
+        row.time_share = row.time_ms.and_then(|t| ratio(t, total_ms));
+    }
     BytesTable {
         device: artifact.device.as_ref().map(|d| d.name.clone()),
-        kernels: artifact
-            .kernels
-            .iter()
-            .map(|k| TableRow::of(k, ceilings.copy_gbs))
-            .collect(),
+        kernels,
         ceilings,
     }
 }
 
-const MB: f64 = 1e6;
+/// The order of a table's rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortOrder {
+    /// Artifact order: the order of each kernel's first launch.
+    #[default]
+    Launch,
+    /// Largest share of the summed kernel time first (rows without a time last).
+    Time,
+    /// By short name, then full name.
+    Name,
+}
 
-/// Longest kernel name in the human forms; CSV and JSON keep the full name.
-const NAME_CHARS: usize = 48;
+impl BytesTable {
+    /// The rows in `order` (a stable sort: ties keep launch order).
+    pub fn sort(&mut self, order: SortOrder) {
+        match order {
+            SortOrder::Launch => {}
+            SortOrder::Time => self.kernels.sort_by(|a, b| {
+                let t = |r: &TableRow| r.time_ms.unwrap_or(f64::NEG_INFINITY);
+                t(b).total_cmp(&t(a))
+            }),
+            SortOrder::Name => self.kernels.sort_by(|a, b| {
+                (a.short_name.as_str(), a.name.as_str())
+                    .cmp(&(b.short_name.as_str(), b.name.as_str()))
+            }),
+        }
+    }
+}
+
+const MB: f64 = 1e6;
 
 fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
     v.map_or_else(
@@ -177,35 +260,52 @@ fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
     )
 }
 
-/// The column headers of the human and CSV forms.
-pub const COLUMNS: [&str; 13] = [
-    "kernel", "launches", "time ms", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask", "GB/s",
-    "%ceil", "GFLOP/s", "verdict", "check",
+/// The column headers of the human forms.
+pub const COLUMNS: [&str; 15] = [
+    "kernel", "launches", "time ms", "time %", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask",
+    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "check",
 ];
 
+/// Columns of the human forms that are text (left-aligned); the others are numbers.
+pub const TEXT_COLUMNS: [usize; 4] = [0, 11, 13, 14];
+
+/// The mark after a figure derived from rates (explained under the human tables).
+pub const DERIVED_MARK: &str = "~";
+
 impl TableRow {
-    /// The row's cells, formatted for people: MB to 1 decimal,
-    /// DRAM/ask to 4 (a ratio of 0.0039 is a real answer, not rounding noise), GFLOP/s in
-    /// FP64 for a kernel whose only FLOPs are FP64, marked `>=` when a lower bound.
-    pub fn cells(&self) -> [String; 13] {
-        let fp64 = self.fp64_flops.is_some_and(|f| f > 0.0) && self.flops.is_none_or(|f| f == 0.0);
-        let flops = match (self.gflops, self.flops_missing.is_empty()) {
-            _ if fp64 => format!("{} fp64", fixed(self.fp64_gflops, 1.0, 1)),
-            (Some(g), false) => format!(">={g:.1}"),
-            (g, _) => fixed(g, 1.0, 1),
+    /// The row's cells, formatted for people: MB to 1 decimal, DRAM/ask to 4 (a ratio of
+    /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
+    /// with the most work, and GFLOP/s of all floating-point work (FLOPs of CUDA and tensor
+    /// cores), marked `>=` when a lower bound. A figure derived from rates ends in
+    /// [`DERIVED_MARK`].
+    pub fn cells(&self) -> [String; 15] {
+        let derived = |field: &str| self.derived_from_rates.iter().any(|d| d == field);
+        let mark = |text: String, field: &str| {
+            if derived(field) && text != "-" {
+                format!("{text}{DERIVED_MARK}")
+            } else {
+                text
+            }
+        };
+        let lower_bound = !self.flops_missing.is_empty();
+        let flops = match self.gflops_total {
+            Some(g) if lower_bound => format!(">={g:.1}"),
+            g => fixed(g, 1.0, 1),
         };
         [
             self.name.clone(),
             self.launches.to_string(),
             fixed(self.time_ms, 1.0, 4),
+            fixed(self.time_share.map(|s| 100.0 * s), 1.0, 1),
             fixed(self.ask_bytes, MB, 1),
-            fixed(self.l1_bytes, MB, 1),
-            fixed(self.l2_bytes, MB, 1),
-            fixed(self.dram_bytes, MB, 1),
-            fixed(self.dram_per_ask, 1.0, 4),
-            fixed(self.gbs, 1.0, 1),
-            fixed(self.pct_of_copy, 1.0, 1),
-            flops,
+            mark(fixed(self.l1_bytes, MB, 1), "l1_bytes"),
+            mark(fixed(self.l2_bytes, MB, 1), "l2_bytes"),
+            mark(fixed(self.dram_bytes, MB, 1), "dram_bytes"),
+            mark(fixed(self.dram_per_ask, 1.0, 4), "dram_bytes"),
+            mark(fixed(self.gbs, 1.0, 1), "dram_bytes"),
+            mark(fixed(self.pct_of_copy, 1.0, 1), "dram_bytes"),
+            self.precision.clone().unwrap_or_else(|| "-".into()),
+            mark(flops, "flops_total"),
             self.verdict.clone().unwrap_or_else(|| "-".into()),
             self.check.clone().unwrap_or_else(|| "-".into()),
         ]
@@ -213,10 +313,10 @@ impl TableRow {
 }
 
 impl TableRow {
-    /// [`TableRow::cells`] with a long C++ name shortened, for terminals and Markdown.
-    pub fn short_cells(&self) -> [String; 13] {
+    /// [`TableRow::cells`] with the short name, for terminals and Markdown.
+    pub fn short_cells(&self) -> [String; 15] {
         let mut cells = self.cells();
-        cells[0] = shorten_kernel_name(&self.name, NAME_CHARS);
+        cells[0] = self.short_name.clone();
         cells
     }
 }
@@ -253,7 +353,7 @@ impl BytesTable {
 
     /// Aligned text for a terminal.
     pub fn to_text(&self) -> String {
-        let rows: Vec<[String; 13]> = self.kernels.iter().map(TableRow::short_cells).collect();
+        let rows: Vec<[String; 15]> = self.kernels.iter().map(TableRow::short_cells).collect();
         let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
         for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
@@ -266,7 +366,7 @@ impl BytesTable {
                 .zip(&widths)
                 .enumerate()
                 .map(|(i, (c, w))| {
-                    if i == 0 || i >= 11 {
+                    if TEXT_COLUMNS.contains(&i) {
                         format!("{c:<w$}")
                     } else {
                         format!("{c:>w$}")
@@ -295,7 +395,27 @@ impl BytesTable {
             out.push_str(&line(r));
             out.push('\n');
         }
+        for note in self.notes() {
+            out.push('\n');
+            out.push_str(&note);
+        }
         out
+    }
+
+    /// Lines under the human tables: what the derived mark means, when a row has one.
+    fn notes(&self) -> Vec<String> {
+        if self
+            .kernels
+            .iter()
+            .any(|r| !r.derived_from_rates.is_empty())
+        {
+            vec![format!(
+                "{DERIVED_MARK} derived from rates: rate x gpu__time_duration.sum or per-cycle \
+                 value x SM cycles (the export has no total)\n"
+            )]
+        } else {
+            Vec::new()
+        }
     }
 
     /// Comma-separated values with a header row; raw numbers, not rounded for display.
@@ -321,6 +441,13 @@ impl BytesTable {
             "fp64_gflops",
             "verdict",
             "check",
+            "short_name",
+            "time_share",
+            "precision",
+            "flops_total",
+            "gflops_total",
+            "flops_by_precision",
+            "derived_from_rates",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         // Writing to a Vec cannot fail.
@@ -350,6 +477,17 @@ impl BytesTable {
                 num(r.fp64_gflops),
                 r.verdict.clone().unwrap_or_default(),
                 r.check.clone().unwrap_or_default(),
+                r.short_name.clone(),
+                num(r.time_share),
+                r.precision.clone().unwrap_or_default(),
+                num(r.flops_total),
+                num(r.gflops_total),
+                r.flops_by_precision
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                r.derived_from_rates.join(" "),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
@@ -368,7 +506,7 @@ impl BytesTable {
             COLUMNS
                 .iter()
                 .enumerate()
-                .map(|(i, _)| if i == 0 || i >= 11 {
+                .map(|(i, _)| if TEXT_COLUMNS.contains(&i) {
                     " --- |"
                 } else {
                     " ---: |"
@@ -382,6 +520,10 @@ impl BytesTable {
                 .map(|c| c.replace('|', "\\|"))
                 .collect();
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        for note in self.notes() {
+            out.push('\n');
+            out.push_str(&note);
         }
         out
     }
@@ -433,8 +575,8 @@ mod tests {
         let t = bytes_table(&a);
         let row = &t.kernels[0];
         assert_eq!(format!("{:.4}", row.dram_per_ask.expect("ratio")), "0.0039");
-        assert_eq!(row.cells()[7], "0.0039");
-        assert_eq!(row.cells()[3], "1074.8");
+        assert_eq!(row.cells()[8], "0.0039");
+        assert_eq!(row.cells()[4], "1074.8");
         assert_eq!(row.time_ms, None, "no timing and no duration");
         assert!(t.to_text().contains("0.0039"));
     }

@@ -253,6 +253,16 @@ impl Metrics {
         }
     }
 
+    /// The numeric metrics in column order, as (name, value), without cloning units.
+    pub fn numbers(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
+        self.columns
+            .keys
+            .iter()
+            .zip(&self.values)
+            .filter(|(_, v)| v.is_finite())
+            .map(|(k, v)| (k.name.as_str(), *v))
+    }
+
     /// Metrics in column order, as (name, metric).
     pub fn iter(&self) -> impl Iterator<Item = (&str, Metric)> + '_ {
         self.columns

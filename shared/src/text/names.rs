@@ -102,9 +102,252 @@ fn truncate(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// The longest short name shown for a kernel whose name is unique in its artifact.
+pub const SHORT_NAME_CHARS: usize = 48;
+
+/// Longest template argument kept in a short name.
+const ARG_CHARS: usize = 32;
+
+/// Short names distinct within one artifact, in the order of `names`. A kernel whose function
+/// name no other kernel shares gets [`shorten_kernel_name`]'s label
+/// (`vectorized_layer_norm_kernel<…>`); kernels sharing a function name get the template
+/// arguments that tell them apart, each cut to its own last name
+/// (`vectorized_elementwise_kernel<4, tanh_kernel_cuda…>`, the `…` standing for the arguments
+/// left out), with the inner template arguments written out only where that is still not
+/// enough. Names that are still equal (the same name twice) get ` #2`, ` #3`, ... in order.
+pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
+    let heads: Vec<String> = names
+        .iter()
+        .map(|n| {
+            let base = shorten_kernel_name(n, usize::MAX);
+            base.split('<').next().unwrap_or_default().to_string()
+        })
+        .collect();
+    let mut out: Vec<String> = names
+        .iter()
+        .map(|n| shorten_kernel_name(n, SHORT_NAME_CHARS))
+        .collect();
+    let mut done = vec![false; names.len()];
+    for i in 0..names.len() {
+        if done[i] {
+            continue;
+        }
+        let group: Vec<usize> = (i..names.len()).filter(|&j| heads[j] == heads[i]).collect();
+        for &j in &group {
+            done[j] = true;
+        }
+        if group.len() < 2 {
+            continue;
+        }
+        let args: Vec<Vec<&str>> = group.iter().map(|&j| template_args(names[j])).collect();
+        let width = args.iter().map(Vec::len).max().unwrap_or(0);
+        let differing: Vec<usize> = (0..width)
+            .filter(|&p| {
+                let first = args[0].get(p);
+                args.iter().any(|a| a.get(p) != first)
+            })
+            .collect();
+        if differing.is_empty() {
+            continue;
+        }
+        for expand in [false, true] {
+            let labels: Vec<String> = args
+                .iter()
+                .map(|a| {
+                    let shown: Vec<String> = differing
+                        .iter()
+                        .map(|&p| simplify_arg(a.get(p).copied().unwrap_or(""), expand))
+                        .collect();
+                    let omitted = if differing.len() < a.len() { "…" } else { "" };
+                    format!("{}<{}{omitted}>", heads[group[0]], shown.join(", "))
+                })
+                .collect();
+            let unique = labels
+                .iter()
+                .enumerate()
+                .all(|(k, l)| labels[..k].iter().all(|m| m != l));
+            for (&j, label) in group.iter().zip(&labels) {
+                out[j] = label.clone();
+            }
+            if unique {
+                break;
+            }
+        }
+    }
+    // Whatever is still equal gets a number, in order.
+    for i in 0..out.len() {
+        let same: Vec<usize> = (i + 1..out.len()).filter(|&j| out[j] == out[i]).collect();
+        for (n, j) in same.into_iter().enumerate() {
+            out[j] = format!("{} #{}", out[j], n + 2);
+        }
+    }
+    out
+}
+
+/// The top-level template arguments of a kernel's own name (after its parameter list is
+/// dropped): `f<4, g<int>, X>(int)` gives `["4", "g<int>", "X"]`; none for a plain name.
+fn template_args(name: &str) -> Vec<&str> {
+    let head = drop_trailing_params(name.trim());
+    let bytes = head.as_bytes();
+    if bytes.last() != Some(&b'>') {
+        return Vec::new();
+    }
+    // Find the `<` that opens the final `>`.
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, b) in bytes.iter().enumerate().rev() {
+        match b {
+            b'>' => depth += 1,
+            b'<' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(open) = open else {
+        return Vec::new();
+    };
+    let inner = &head[open + 1..head.len() - 1];
+    split_top_level(inner)
+}
+
+/// Splits at commas outside every bracket pair.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
+}
+
+/// One template argument for a label: a lambda's enclosing function or a functor, by its own
+/// last name (`at::tanh_kernel_cuda(at::TensorIteratorBase &)::[lambda…]` becomes
+/// `tanh_kernel_cuda`), inner template arguments collapsed unless `expand`.
+fn simplify_arg(arg: &str, expand: bool) -> String {
+    let arg = arg.trim().trim_start_matches("void ").trim();
+    // A lambda or a function type: keep what stands before the parameter list.
+    let mut depth = 0i32;
+    let mut cut = arg.len();
+    for (i, c) in arg.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' | '[' | '{' if depth == 0 && i > 0 => {
+                cut = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let arg = arg[..cut].trim_end_matches(':').trim();
+    let own = last_name(arg);
+    let text = if expand {
+        match own.split_once('<') {
+            Some((head, rest)) => {
+                let inner = rest.strip_suffix('>').unwrap_or(rest);
+                let parts: Vec<String> = split_top_level(inner)
+                    .into_iter()
+                    .map(|a| simplify_arg(a, true))
+                    .collect();
+                format!("{head}<{}>", parts.join(", "))
+            }
+            None => own.to_string(),
+        }
+    } else {
+        collapse_nested(own)
+    };
+    truncate(&text, ARG_CHARS)
+}
+
+/// The last `::` component outside angle brackets (`at::native::F<c10::Half>` gives
+/// `F<c10::Half>`).
+fn last_name(s: &str) -> &str {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let bytes = s.as_bytes();
+    for i in 0..bytes.len() {
+        match bytes[i] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => start = i + 2,
+            _ => {}
+        }
+    }
+    s.get(start..).unwrap_or(s)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::shorten_kernel_name;
+    use super::{distinct_short_names, shorten_kernel_name};
+
+    #[test]
+    fn short_names_tell_templated_kernels_apart() {
+        let names = [
+            "void at::vectorized_elementwise_kernel<4, at::tanh_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 2)]::operator ()() const::[lambda(float) (instance 1)], std::array<char *, 2>>(int, T2, T3)",
+            "void at::vectorized_elementwise_kernel<4, at::CUDAFunctorOnSelf_add<float>, std::array<char *, 2>>(int, T2, T3)",
+            "void at::vectorized_elementwise_kernel<2, at::CUDAFunctorOnSelf_add<long>, std::array<char *, 2>>(int, T2, T3)",
+            "void at::vectorized_elementwise_kernel<8, at::AUnaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16, binary_internal::MulFunctor<float>>, std::array<char *, 2>>(int, T2, T3)",
+            "void at::vectorized_elementwise_kernel<4, at::AUnaryFunctor<float, float, float, binary_internal::MulFunctor<float>>, std::array<char *, 2>>(int, T2, T3)",
+            "void at::<unnamed>::vectorized_layer_norm_kernel<float, float, 0>(int, T2, const T1 *, const T1 *, const T1 *, T2 *, T2 *, T1 *)",
+            "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
+            "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
+        ];
+        let short = distinct_short_names(&names);
+        assert_eq!(
+            short[0],
+            "vectorized_elementwise_kernel<4, tanh_kernel_cuda…>"
+        );
+        assert_eq!(
+            short[1],
+            "vectorized_elementwise_kernel<4, CUDAFunctorOnSelf_add<…>…>"
+        );
+        assert_eq!(
+            short[2],
+            "vectorized_elementwise_kernel<2, CUDAFunctorOnSelf_add<…>…>"
+        );
+        assert_eq!(
+            short[3],
+            "vectorized_elementwise_kernel<8, AUnaryFunctor<…>…>"
+        );
+        assert_eq!(
+            short[4],
+            "vectorized_elementwise_kernel<4, AUnaryFunctor<…>…>"
+        );
+        assert_eq!(short[5], "vectorized_layer_norm_kernel<…>");
+        assert_eq!(short[6], "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
+        assert_eq!(
+            short[7],
+            "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT #2"
+        );
+        for (i, a) in short.iter().enumerate() {
+            assert!(short[..i].iter().all(|b| b != a), "{a} twice");
+        }
+    }
+
+    #[test]
+    fn inner_arguments_are_written_out_only_when_needed() {
+        let names = ["void k<F<float>>(int)", "void k<F<double>>(int)"];
+        assert_eq!(
+            distinct_short_names(&names),
+            ["k<F<float>>", "k<F<double>>"]
+        );
+        assert_eq!(distinct_short_names(&["void k<F<float>>(int)"]), ["k<…>"]);
+    }
 
     #[test]
     fn shortens_cpp_names() {

@@ -11,7 +11,7 @@ use crate::state::model::{sorted_indices, Column};
 use crate::state::view::KernelRef;
 
 /// Header labels, as `capture table` prints them.
-const HEADERS: [&str; 13] = shared::table::COLUMNS;
+const HEADERS: [&str; 15] = shared::table::COLUMNS;
 
 /// The explanation of a column's numbers, for its cells' and header's hover text.
 fn column_title(col: Column) -> String {
@@ -59,7 +59,7 @@ pub fn BytesPage() -> impl IntoView {
                 .map(|row| {
                     let tds = Column::ALL
                         .into_iter()
-                        .zip(row.cells())
+                        .zip(row.short_cells())
                         .enumerate()
                         .map(|(i, (col, text))| {
                             let value = col

@@ -2,4 +2,4 @@
 //! [`shared::metrics`] and [`shared::table`]), so the page shows what `capture table` prints;
 //! this module only names them for the viewer's state.
 
-pub use shared::figures::{KernelFigures, SHORT_NAME_CHARS};
+pub use shared::figures::KernelFigures;

@@ -25,14 +25,7 @@ impl RunView {
     /// Works out the figures of a run.
     pub fn new(run: Run) -> Self {
         let table = bytes_table(&run.artifact);
-        let copy = table.ceilings.copy_gbs;
-        let kernels = run
-            .artifact
-            .kernels
-            .iter()
-            .enumerate()
-            .map(|(i, k)| KernelFigures::of(i, k, copy))
-            .collect();
+        let kernels = KernelFigures::all(&run.artifact, &table);
         RunView {
             run,
             table,
@@ -143,6 +136,8 @@ pub enum Column {
     Launches,
     /// Time.
     Time,
+    /// Share of the summed kernel time.
+    TimeShare,
     /// Asked bytes.
     Ask,
     /// L1 bytes.
@@ -157,7 +152,9 @@ pub enum Column {
     Gbs,
     /// Percent of the copy ceiling.
     PctCopy,
-    /// GFLOP/s.
+    /// Precision with the most work.
+    Work,
+    /// GFLOP/s of all floating-point work.
     Gflops,
     /// Verdict.
     Verdict,
@@ -167,10 +164,11 @@ pub enum Column {
 
 impl Column {
     /// Every column, in table order.
-    pub const ALL: [Column; 13] = [
+    pub const ALL: [Column; 15] = [
         Column::Name,
         Column::Launches,
         Column::Time,
+        Column::TimeShare,
         Column::Ask,
         Column::L1,
         Column::L2,
@@ -178,6 +176,7 @@ impl Column {
         Column::DramPerAsk,
         Column::Gbs,
         Column::PctCopy,
+        Column::Work,
         Column::Gflops,
         Column::Verdict,
         Column::Check,
@@ -189,6 +188,7 @@ impl Column {
             Column::Name => "name",
             Column::Launches => "launches",
             Column::Time => "time_ms",
+            Column::TimeShare => "time_share",
             Column::Ask => "ask_bytes",
             Column::L1 => "l1_bytes",
             Column::L2 => "l2_bytes",
@@ -196,7 +196,8 @@ impl Column {
             Column::DramPerAsk => "dram_per_ask",
             Column::Gbs => "gbs",
             Column::PctCopy => "pct_of_copy",
-            Column::Gflops => "gflops",
+            Column::Work => "precision",
+            Column::Gflops => "gflops_total",
             Column::Verdict => "verdict",
             Column::Check => "check",
         }
@@ -207,6 +208,8 @@ impl Column {
         match self {
             Column::Name | Column::Launches | Column::Check => "",
             Column::Time => "time",
+            Column::TimeShare => "time_share",
+            Column::Work => "precision",
             Column::Ask => "ask_bytes",
             Column::L1 => "l1_bytes",
             Column::L2 => "l2_bytes",
@@ -222,9 +225,10 @@ impl Column {
     /// The number a row holds in this column, for sorting and `data-value`.
     pub fn number(self, row: &TableRow) -> Option<f64> {
         match self {
-            Column::Name | Column::Verdict | Column::Check => None,
+            Column::Name | Column::Verdict | Column::Check | Column::Work => None,
             Column::Launches => Some(row.launches as f64),
             Column::Time => row.time_ms,
+            Column::TimeShare => row.time_share,
             Column::Ask => row.ask_bytes,
             Column::L1 => row.l1_bytes,
             Column::L2 => row.l2_bytes,
@@ -232,7 +236,7 @@ impl Column {
             Column::DramPerAsk => row.dram_per_ask,
             Column::Gbs => row.gbs,
             Column::PctCopy => row.pct_of_copy,
-            Column::Gflops => row.gflops,
+            Column::Gflops => row.gflops_total,
         }
     }
 
@@ -242,6 +246,7 @@ impl Column {
             Column::Name => Some(&row.name),
             Column::Verdict => row.verdict.as_deref(),
             Column::Check => row.check.as_deref(),
+            Column::Work => row.precision.as_deref(),
             _ => None,
         }
     }
@@ -398,23 +403,8 @@ mod tests {
         let row = |name: &str, dram: Option<f64>| TableRow {
             name: name.into(),
             launches: 1,
-            time_ms: None,
-            time_source: None,
-            ask_bytes: None,
-            ask_flops: None,
-            l1_bytes: None,
-            l2_bytes: None,
             dram_bytes: dram,
-            flops: None,
-            flops_missing: Vec::new(),
-            dram_per_ask: None,
-            gbs: None,
-            pct_of_copy: None,
-            gflops: None,
-            fp64_flops: None,
-            fp64_gflops: None,
-            verdict: None,
-            check: None,
+            ..TableRow::default()
         };
         let rows = vec![row("b", Some(2.0)), row("a", None), row("c", Some(1.0))];
         assert_eq!(sorted_indices(&rows, Column::Dram, true), vec![2, 0, 1]);

@@ -1,0 +1,484 @@
+//! Work by precision and by unit: how many floating-point operations (or integer OPs) a
+//! launch did on CUDA cores and on tensor cores, per type, from whatever form of the
+//! counters an export carries, and the theoretical dense peak of each type.
+//!
+//! **CUDA cores** (SASS thread-instruction counters): FP64 and FP32 count add + mul + 2 x fma;
+//! FP16 follows ncu's own Half roofline, where each half instruction may be a packed `half2`:
+//! 2 x hadd + 2 x hmul + 4 x hfma (NERSC and LIKWID count 1, 1, 2 instead; this tool uses
+//! ncu's convention, so its FP16 figures match ncu's Half roofline chart).
+//!
+//! **Tensor cores**: `sm__ops_path_tensor_src_<type>[_dst_<acc>][_sparsity_on|off].sum`
+//! counts FLOPs (an MMA's multiply-add counts 2), integer OPs for `int` types. The reader
+//! takes every counter of that family the export has, whatever the architecture, one level
+//! only (the `src` family, never the op-level `sm__ops_path_tensor_op_*` counters, which count
+//! the same work again), and per (source, accumulator) family the total or, when the export
+//! has no total, its dense plus sparse split: never both. Volta has no such counter; there the
+//! work is estimated as 512 x `sm__inst_executed_pipe_tensor.sum` (NERSC's method) and
+//! labelled an estimate.
+//!
+//! **Any form of a counter** ([`total`]): where the export has no `.sum` total, the total is
+//! derived the way ncu's roofline sections do: `X.sum.per_second x gpu__time_duration.sum`, or
+//! `X.sum.per_cycle_elapsed x sm__cycles_elapsed.avg` (else `x sm__cycles_elapsed.avg.per_second
+//! x gpu__time_duration.sum`). A derived total says so ([`Source`]) wherever it is shown.
+//!
+//! **Peaks** ([`dense_flop_per_clock_per_sm`]): dense FLOP (or OP) per clock per SM from the
+//! vendor's architecture whitepapers, times SMs and the SM clock attribute. An architecture
+//! or type the table does not know is `None`, never a guess. ncu's own `peak_sustained` values
+//! stay in the artifact's raw metrics, but ncu's un-suffixed tensor peaks on Hopper are the
+//! 2:4-sparse rate, twice the dense one: the roof is the dense peak.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::artifact::LaunchCounters;
+use crate::counters::{self as c, Counter};
+
+/// One kind of arithmetic work: a unit (CUDA cores or tensor cores) and a type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Work {
+    /// FP64 on CUDA cores.
+    Fp64,
+    /// FP32 on CUDA cores.
+    Fp32,
+    /// FP16 on CUDA cores (packed `half2` counted as ncu does).
+    Fp16,
+    /// FP64 on tensor cores (DMMA).
+    TensorFp64,
+    /// TF32 on tensor cores.
+    TensorTf32,
+    /// FP16 on tensor cores.
+    TensorFp16,
+    /// BF16 on tensor cores.
+    TensorBf16,
+    /// Turing's combined counter: fp16, bf16 or tf32 sources with fp32 accumulate.
+    TensorFp16Bf16Tf32,
+    /// FP8 on tensor cores.
+    TensorFp8,
+    /// FP6 on tensor cores.
+    TensorFp6,
+    /// FP4 on tensor cores.
+    TensorFp4,
+    /// INT8 on tensor cores (integer OPs).
+    TensorInt8,
+    /// INT4 on tensor cores (integer OPs).
+    TensorInt4,
+    /// INT1 on tensor cores (integer OPs).
+    TensorInt1,
+}
+
+impl Work {
+    /// Every kind, in the order tables list them.
+    pub const ALL: [Work; 14] = [
+        Work::Fp64,
+        Work::Fp32,
+        Work::Fp16,
+        Work::TensorFp64,
+        Work::TensorTf32,
+        Work::TensorFp16,
+        Work::TensorBf16,
+        Work::TensorFp16Bf16Tf32,
+        Work::TensorFp8,
+        Work::TensorFp6,
+        Work::TensorFp4,
+        Work::TensorInt8,
+        Work::TensorInt4,
+        Work::TensorInt1,
+    ];
+
+    /// The key in JSON (`fp32`, `tensor_bf16`, ...), the table JSON contract's
+    /// `flops_by_precision` keys.
+    pub fn key(self) -> &'static str {
+        match self {
+            Work::Fp64 => "fp64",
+            Work::Fp32 => "fp32",
+            Work::Fp16 => "fp16",
+            Work::TensorFp64 => "tensor_fp64",
+            Work::TensorTf32 => "tensor_tf32",
+            Work::TensorFp16 => "tensor_fp16",
+            Work::TensorBf16 => "tensor_bf16",
+            Work::TensorFp16Bf16Tf32 => "tensor_fp16_bf16_tf32",
+            Work::TensorFp8 => "tensor_fp8",
+            Work::TensorFp6 => "tensor_fp6",
+            Work::TensorFp4 => "tensor_fp4",
+            Work::TensorInt8 => "tensor_int8",
+            Work::TensorInt4 => "tensor_int4",
+            Work::TensorInt1 => "tensor_int1",
+        }
+    }
+
+    /// The kind of a key, the inverse of [`Work::key`].
+    pub fn from_key(key: &str) -> Option<Work> {
+        Work::ALL.into_iter().find(|w| w.key() == key)
+    }
+
+    /// A label for people (`FP32`, `tensor BF16`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Work::Fp64 => "FP64",
+            Work::Fp32 => "FP32",
+            Work::Fp16 => "FP16",
+            Work::TensorFp64 => "tensor FP64",
+            Work::TensorTf32 => "tensor TF32",
+            Work::TensorFp16 => "tensor FP16",
+            Work::TensorBf16 => "tensor BF16",
+            Work::TensorFp16Bf16Tf32 => "tensor FP16/BF16/TF32",
+            Work::TensorFp8 => "tensor FP8",
+            Work::TensorFp6 => "tensor FP6",
+            Work::TensorFp4 => "tensor FP4",
+            Work::TensorInt8 => "tensor INT8",
+            Work::TensorInt4 => "tensor INT4",
+            Work::TensorInt1 => "tensor INT1",
+        }
+    }
+
+    /// Whether tensor cores do this work.
+    pub fn is_tensor(self) -> bool {
+        !matches!(self, Work::Fp64 | Work::Fp32 | Work::Fp16)
+    }
+
+    /// Whether the counts are integer OPs, kept apart from FLOPs.
+    pub fn is_integer(self) -> bool {
+        matches!(self, Work::TensorInt8 | Work::TensorInt4 | Work::TensorInt1)
+    }
+
+    /// `FLOP` or `OP`, for units (`GFLOP/s`, `GOP/s`).
+    pub fn unit(self) -> &'static str {
+        if self.is_integer() {
+            "OP"
+        } else {
+            "FLOP"
+        }
+    }
+
+    /// The tensor kind of a source-type token list of a `sm__ops_path_tensor_src_*` name
+    /// (`bf16`, `fp16_bf16_tf32`); `None` for a type this tool does not know.
+    fn of_sources(sources: &str) -> Option<Work> {
+        Some(match sources {
+            "fp64" => Work::TensorFp64,
+            "tf32" => Work::TensorTf32,
+            "fp16" => Work::TensorFp16,
+            "bf16" => Work::TensorBf16,
+            "fp16_bf16_tf32" => Work::TensorFp16Bf16Tf32,
+            "fp8" => Work::TensorFp8,
+            "fp6" => Work::TensorFp6,
+            "fp4" => Work::TensorFp4,
+            "int8" => Work::TensorInt8,
+            "int4" => Work::TensorInt4,
+            "int1" => Work::TensorInt1,
+            _ => return None,
+        })
+    }
+}
+
+/// How a total was obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The export's own `.sum` total.
+    Total,
+    /// Derived: `X.sum.per_second x gpu__time_duration.sum`.
+    PerSecond,
+    /// Derived: `X.sum.per_cycle_elapsed x` SM cycles elapsed.
+    PerCycle,
+    /// Estimated (Volta: 512 x tensor-pipe instructions).
+    Estimate,
+}
+
+impl Source {
+    /// Whether the value is not the export's own total.
+    pub fn is_derived(self) -> bool {
+        self != Source::Total
+    }
+}
+
+/// The total of counter `name` (a `.sum` metric) in a launch, in whatever form the export
+/// has it, with how it was obtained (see the module documentation). `None` when no form is
+/// present or the time or cycles a rate needs are missing.
+pub fn total_of(launch: &LaunchCounters, name: &str) -> Option<(f64, Source)> {
+    let m = &launch.metrics;
+    if let Some(v) = m.number(name) {
+        return Some((v, Source::Total));
+    }
+    let duration_s = || m.number(c::GPU_TIME_DURATION.name).map(|ns| ns * 1e-9);
+    if let Some(rate) = m.number(&format!("{name}.per_second")) {
+        return Some((rate * duration_s()?, Source::PerSecond));
+    }
+    if let Some(per_cycle) = m.number(&format!("{name}.per_cycle_elapsed")) {
+        let cycles = m
+            .number(c::SM_CYCLES.name)
+            .or_else(|| Some(m.number(c::SM_HZ.name)? * duration_s()?))?;
+        return Some((per_cycle * cycles, Source::PerCycle));
+    }
+    None
+}
+
+/// [`total_of`] for a catalog counter.
+pub fn total(launch: &LaunchCounters, counter: Counter) -> Option<(f64, Source)> {
+    total_of(launch, counter.name)
+}
+
+/// The work of one kind in a launch (or summed over launches), with how it was obtained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkCount {
+    /// FLOPs (or OPs for integer kinds).
+    pub ops: f64,
+    /// The least direct source among the counters summed (a total beats a rate).
+    pub source: Source,
+    /// Counters of the formula the export lacks (CUDA-core kinds): when non-empty, `ops` is
+    /// a lower bound.
+    pub missing: Vec<String>,
+}
+
+/// Work by kind of a launch (or of several): only kinds with a counter present.
+pub type WorkByKind = BTreeMap<Work, WorkCount>;
+
+/// The CUDA-core counters of a kind and their weights (FLOPs per thread instruction).
+pub fn cuda_core_counters(work: Work) -> Option<[(Counter, f64); 3]> {
+    Some(match work {
+        Work::Fp32 => [(c::FADD, 1.0), (c::FMUL, 1.0), (c::FFMA, 2.0)],
+        Work::Fp64 => [(c::DADD, 1.0), (c::DMUL, 1.0), (c::DFMA, 2.0)],
+        Work::Fp16 => [(c::HADD, 2.0), (c::HMUL, 2.0), (c::HFMA, 4.0)],
+        _ => return None,
+    })
+}
+
+/// CUDA-core work of one kind in a launch; `None` when none of its counters is present.
+pub fn cuda_core_work(launch: &LaunchCounters, work: Work) -> Option<WorkCount> {
+    let counters = cuda_core_counters(work)?;
+    let mut ops = 0.0;
+    let mut source = Source::Total;
+    let mut missing = Vec::new();
+    let mut any = false;
+    for (counter, weight) in counters {
+        match total(launch, counter) {
+            Some((v, s)) => {
+                any = true;
+                ops += weight * v;
+                source = source.max(s);
+            }
+            None => missing.push(counter.name.to_string()),
+        }
+    }
+    any.then_some(WorkCount {
+        ops,
+        source,
+        missing,
+    })
+}
+
+/// One tensor counter name taken apart: its kind, its family (sources and accumulator) and
+/// its sparsity split, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorName<'a> {
+    /// The work kind of its sources.
+    pub work: Work,
+    /// Sources and accumulator (`bf16_dst_fp32`): counters of one family count the same work.
+    pub family: &'a str,
+    /// `None` for the family total, `Some(false)` for `_sparsity_off`, `Some(true)` for `_on`.
+    pub sparse: Option<bool>,
+}
+
+/// Parses `sm__ops_path_tensor_src_<sources>[_dst_<acc>][_sparsity_on|_off]` (the metric
+/// name without its `.sum` suffix); `None` for any other name or an unknown source type.
+pub fn parse_tensor_name(base: &str) -> Option<TensorName<'_>> {
+    let rest = base.strip_prefix(c::TENSOR_SRC_PREFIX)?;
+    let (family, sparse) = match rest.strip_suffix("_sparsity_off") {
+        Some(f) => (f, Some(false)),
+        None => match rest.strip_suffix("_sparsity_on") {
+            Some(f) => (f, Some(true)),
+            None => (rest, None),
+        },
+    };
+    let sources = family.split_once("_dst_").map_or(family, |(s, _)| s);
+    Some(TensorName {
+        work: Work::of_sources(sources)?,
+        family,
+        sparse,
+    })
+}
+
+/// The base name (before `.sum`) of a tensor-work metric in any of the forms [`total_of`]
+/// reads; `None` for other suffixes (`.avg`, `.peak_sustained`, `pct_of_peak...`).
+fn tensor_total_base(name: &str) -> Option<&str> {
+    let base = name
+        .strip_suffix(".sum")
+        .or_else(|| name.strip_suffix(".sum.per_second"))
+        .or_else(|| name.strip_suffix(".sum.per_cycle_elapsed"))?;
+    base.starts_with(c::TENSOR_SRC_PREFIX).then_some(base)
+}
+
+/// Tensor-core work of a launch by kind, with no double counting (module documentation).
+pub fn tensor_work(launch: &LaunchCounters) -> WorkByKind {
+    // family -> (total, dense, sparse), each with its source.
+    type Parts = [Option<(f64, Source)>; 3];
+    let mut families: BTreeMap<(Work, String), Parts> = BTreeMap::new();
+    for (name, _) in launch.metrics.numbers() {
+        let Some(base) = tensor_total_base(name) else {
+            continue;
+        };
+        let Some(t) = parse_tensor_name(base) else {
+            continue;
+        };
+        let slot = match t.sparse {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        };
+        let parts = families.entry((t.work, t.family.to_string())).or_default();
+        if parts[slot].is_none() {
+            parts[slot] = total_of(launch, &format!("{base}.sum"));
+        }
+    }
+    let mut out = WorkByKind::new();
+    for ((work, _), [whole, dense, sparse]) in families {
+        let value = whole.or(match (dense, sparse) {
+            (None, None) => None,
+            (d, s) => {
+                let d = d.unwrap_or((0.0, Source::Total));
+                let s = s.unwrap_or((0.0, Source::Total));
+                Some((d.0 + s.0, d.1.max(s.1)))
+            }
+        });
+        if let Some((ops, source)) = value {
+            add(&mut out, work, ops, source, &[]);
+        }
+    }
+    if out.is_empty() && is_volta(launch) {
+        if let Some((inst, _)) = total(launch, c::TENSOR_PIPE_INST) {
+            add(
+                &mut out,
+                Work::TensorFp16,
+                VOLTA_FLOP_PER_TENSOR_INST * inst,
+                Source::Estimate,
+                &[],
+            );
+        }
+    }
+    out
+}
+
+/// FLOPs per warp-level tensor instruction on Volta (NERSC's roofline method: each HMMA
+/// instruction of a warp does a 16x16x16 slice split in steps, 512 FLOPs).
+pub const VOLTA_FLOP_PER_TENSOR_INST: f64 = 512.0;
+
+fn is_volta(launch: &LaunchCounters) -> bool {
+    let m = &launch.metrics;
+    m.number(c::CC_MAJOR.name) == Some(7.0) && m.number(c::CC_MINOR.name) == Some(0.0)
+}
+
+fn add(out: &mut WorkByKind, work: Work, ops: f64, source: Source, missing: &[String]) {
+    let entry = out.entry(work).or_insert(WorkCount {
+        ops: 0.0,
+        source: Source::Total,
+        missing: Vec::new(),
+    });
+    entry.ops += ops;
+    entry.source = entry.source.max(source);
+    for m in missing {
+        if !entry.missing.contains(m) {
+            entry.missing.push(m.clone());
+        }
+    }
+}
+
+/// All work of a launch by kind: CUDA cores and tensor cores.
+pub fn work(launch: &LaunchCounters) -> WorkByKind {
+    let mut out = tensor_work(launch);
+    for kind in [Work::Fp64, Work::Fp32, Work::Fp16] {
+        if let Some(w) = cuda_core_work(launch, kind) {
+            add(&mut out, kind, w.ops, w.source, &w.missing);
+        }
+    }
+    out
+}
+
+/// Work by kind summed over launches.
+pub fn work_over(launches: &[LaunchCounters]) -> WorkByKind {
+    let mut out = WorkByKind::new();
+    for launch in launches {
+        for (kind, w) in work(launch) {
+            add(&mut out, kind, w.ops, w.source, &w.missing);
+        }
+    }
+    out
+}
+
+/// All floating-point work (CUDA and tensor cores; integer OPs excluded), FLOPs.
+pub fn flops_total(by: &WorkByKind) -> f64 {
+    by.iter()
+        .filter(|(k, _)| !k.is_integer())
+        .map(|(_, w)| w.ops)
+        .sum()
+}
+
+/// The kind with the most work (FLOPs and OPs compared as counts); `None` when all are zero.
+pub fn main_kind(by: &WorkByKind) -> Option<Work> {
+    by.iter()
+        .filter(|(_, w)| w.ops > 0.0)
+        .max_by(|a, b| a.1.ops.total_cmp(&b.1.ops))
+        .map(|(k, _)| *k)
+}
+
+/// Dense FLOP (OP for integer kinds) per clock per SM of `work` on compute capability
+/// `major.minor`; `None` where the table has no public figure. Sources: NVIDIA Tesla V100
+/// GPU Architecture whitepaper (2017), NVIDIA A100 Tensor Core GPU Architecture whitepaper
+/// (2020), NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): each peak divided by
+/// SMs and the clock the paper quotes it at. FP32 is 2 x the lanes of
+/// [`crate::roofline::fp32_lanes_per_sm`] on every architecture that table knows.
+pub fn dense_flop_per_clock_per_sm(major: u32, minor: u32, work: Work) -> Option<f64> {
+    if work == Work::Fp32 {
+        return crate::roofline::fp32_lanes_per_sm(major, minor).map(|l| 2.0 * f64::from(l));
+    }
+    let v = match ((major, minor), work) {
+        // V100: 80 SMs at 1530 MHz; 7.8 TFLOP/s FP64, 31.4 FP16, 125 tensor FP16.
+        ((7, 0), Work::Fp64) => 64.0,
+        ((7, 0), Work::Fp16) => 256.0,
+        ((7, 0), Work::TensorFp16) => 1024.0,
+        // A100: 108 SMs at 1410 MHz; FP64 9.7, FP16 78, tensor FP64 19.5, TF32 156,
+        // FP16/BF16 312, INT8 624, INT4 1248, INT1 4992 (dense).
+        ((8, 0), Work::Fp64) => 64.0,
+        ((8, 0), Work::Fp16) => 512.0,
+        ((8, 0), Work::TensorFp64) => 128.0,
+        ((8, 0), Work::TensorTf32) => 1024.0,
+        ((8, 0), Work::TensorFp16 | Work::TensorBf16) => 2048.0,
+        ((8, 0), Work::TensorInt8) => 4096.0,
+        ((8, 0), Work::TensorInt4) => 8192.0,
+        ((8, 0), Work::TensorInt1) => 32768.0,
+        // H100 SXM5: 132 SMs; FP64 33.5, FP16 133.8, tensor FP64 66.9 (at 1980 MHz);
+        // TF32 494.7, FP16/BF16 989.4, FP8 1978.9, INT8 1978.9 (dense, at 1830 MHz).
+        ((9, 0), Work::Fp64) => 128.0,
+        ((9, 0), Work::Fp16) => 512.0,
+        ((9, 0), Work::TensorFp64) => 256.0,
+        ((9, 0), Work::TensorTf32) => 2048.0,
+        ((9, 0), Work::TensorFp16 | Work::TensorBf16) => 4096.0,
+        ((9, 0), Work::TensorFp8 | Work::TensorInt8) => 8192.0,
+        _ => return None,
+    };
+    Some(v)
+}
+
+/// Theoretical dense peak of `work` in G(FL)OP/s: per clock per SM x SMs x SM clock.
+pub fn peak_giga_per_s(
+    major: u32,
+    minor: u32,
+    sm_count: u32,
+    sm_clock_khz: u64,
+    work: Work,
+) -> Option<f64> {
+    let per_sm = dense_flop_per_clock_per_sm(major, minor, work)?;
+    Some(per_sm * f64::from(sm_count) * sm_clock_khz as f64 * 1e3 / 1e9)
+}
+
+/// [`peak_giga_per_s`] of a device record; `None` when an attribute is unknown.
+pub fn device_peak(device: &crate::artifact::DeviceInfo, work: Work) -> Option<f64> {
+    let cc = device.compute_capability?;
+    peak_giga_per_s(
+        cc.major,
+        cc.minor,
+        device.sm_count?,
+        device.sm_clock_khz?,
+        work,
+    )
+}
