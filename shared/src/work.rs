@@ -201,14 +201,14 @@ pub fn total_of(launch: &LaunchCounters, name: &str) -> Option<(f64, Source)> {
     if let Some(v) = m.number(name) {
         return Some((v, Source::Total));
     }
-    let duration_s = || m.number(c::GPU_TIME_DURATION.name).map(|ns| ns * 1e-9);
+    let duration_ns = || m.number(c::GPU_TIME_DURATION.name);
     if let Some(rate) = m.number(&format!("{name}.per_second")) {
-        return Some((rate * duration_s()?, Source::PerSecond));
+        return Some((rate * duration_ns()? / 1e9, Source::PerSecond));
     }
     if let Some(per_cycle) = m.number(&format!("{name}.per_cycle_elapsed")) {
         let cycles = m
             .number(c::SM_CYCLES.name)
-            .or_else(|| Some(m.number(c::SM_HZ.name)? * duration_s()?))?;
+            .or_else(|| Some(m.number(c::SM_HZ.name)? * duration_ns()? / 1e9))?;
         return Some((per_cycle * cycles, Source::PerCycle));
     }
     None
@@ -481,4 +481,252 @@ pub fn device_peak(device: &crate::artifact::DeviceInfo, work: Work) -> Option<f
         device.sm_clock_khz?,
         work,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::{Metric, MetricValue};
+
+    fn launch(metrics: &[(&str, f64)]) -> LaunchCounters {
+        let mut l = LaunchCounters::default();
+        for (name, v) in metrics {
+            l.metrics.insert(
+                (*name).to_string(),
+                Metric {
+                    unit: String::new(),
+                    value: MetricValue::Number(*v),
+                },
+            );
+        }
+        l
+    }
+
+    #[test]
+    fn tensor_names_parse_into_kind_family_and_split() {
+        let cases = [
+            (
+                "sm__ops_path_tensor_src_bf16_dst_fp32",
+                Work::TensorBf16,
+                "bf16_dst_fp32",
+                None,
+            ),
+            (
+                "sm__ops_path_tensor_src_fp16",
+                Work::TensorFp16,
+                "fp16",
+                None,
+            ),
+            (
+                "sm__ops_path_tensor_src_fp8_sparsity_off",
+                Work::TensorFp8,
+                "fp8",
+                Some(false),
+            ),
+            (
+                "sm__ops_path_tensor_src_int8_sparsity_on",
+                Work::TensorInt8,
+                "int8",
+                Some(true),
+            ),
+            (
+                "sm__ops_path_tensor_src_fp16_bf16_tf32_dst_fp32",
+                Work::TensorFp16Bf16Tf32,
+                "fp16_bf16_tf32_dst_fp32",
+                None,
+            ),
+            ("sm__ops_path_tensor_src_fp4", Work::TensorFp4, "fp4", None),
+        ];
+        for (name, work, family, sparse) in cases {
+            let t = parse_tensor_name(name).expect(name);
+            assert_eq!(
+                (t.work, t.family, t.sparse),
+                (work, family, sparse),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            parse_tensor_name("sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32"),
+            None
+        );
+        assert_eq!(parse_tensor_name("sm__ops_path_tensor_src_fp9"), None);
+        assert_eq!(parse_tensor_name("smsp__ops_path_tensor_src_fp16"), None);
+    }
+
+    #[test]
+    fn no_double_counting_one_level_and_total_or_split() {
+        // What ncu's full set holds for one bf16 wgmma GEMM: the src total, the op-level
+        // (hgmma) counter of the same work, and per-SM statistics. Plus an fp8 family with a
+        // total and its split, and an int8 family with only its split.
+        let l = launch(&[
+            ("sm__ops_path_tensor_src_bf16_dst_fp32.sum", 100.0),
+            (
+                "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum",
+                100.0,
+            ),
+            ("sm__ops_path_tensor_src_bf16_dst_fp32.avg", 1.0),
+            (
+                "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained",
+                1e6,
+            ),
+            ("sm__ops_path_tensor_src_fp8.sum", 40.0),
+            ("sm__ops_path_tensor_src_fp8_sparsity_off.sum", 30.0),
+            ("sm__ops_path_tensor_src_fp8_sparsity_on.sum", 10.0),
+            ("sm__ops_path_tensor_src_int8_sparsity_off.sum", 7.0),
+            ("sm__ops_path_tensor_src_int8_sparsity_on.sum", 1.0),
+            ("sm__ops_path_tensor_src_fp16_dst_fp16.sum", 5.0),
+            ("sm__ops_path_tensor_src_fp16_dst_fp32.sum", 6.0),
+        ]);
+        let by = tensor_work(&l);
+        let ops = |w: Work| by.get(&w).map(|c| c.ops);
+        assert_eq!(ops(Work::TensorBf16), Some(100.0));
+        assert_eq!(
+            ops(Work::TensorFp8),
+            Some(40.0),
+            "the total, not total plus split"
+        );
+        assert_eq!(
+            ops(Work::TensorInt8),
+            Some(8.0),
+            "the split where no total exists"
+        );
+        assert_eq!(
+            ops(Work::TensorFp16),
+            Some(11.0),
+            "two accumulator families add"
+        );
+        assert_eq!(flops_total(&by), 151.0, "int8 OPs are not FLOPs");
+        assert_eq!(main_kind(&by), Some(Work::TensorBf16));
+    }
+
+    #[test]
+    fn totals_from_rates_and_per_cycle_values_are_labelled() {
+        let l = launch(&[
+            (c::GPU_TIME_DURATION.name, 2_000.0),
+            ("dram__bytes.sum.per_second", 1e12),
+            (c::SM_CYCLES.name, 3_000.0),
+            (
+                "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+                10.0,
+            ),
+            ("sm__ops_path_tensor_src_fp16.sum.per_second", 5e14),
+        ]);
+        assert_eq!(
+            total(&l, c::DRAM_BYTES),
+            Some((2_000_000.0, Source::PerSecond))
+        );
+        assert_eq!(total(&l, c::FFMA), Some((30_000.0, Source::PerCycle)));
+        let fp32 = cuda_core_work(&l, Work::Fp32).expect("ffma");
+        assert_eq!(fp32.ops, 60_000.0);
+        assert_eq!(fp32.source, Source::PerCycle);
+        assert_eq!(fp32.missing.len(), 2, "fadd and fmul absent");
+        let t = tensor_work(&l);
+        assert_eq!(
+            t.get(&Work::TensorFp16).map(|w| (w.ops, w.source)),
+            Some((1e9, Source::PerSecond))
+        );
+        // Without cycles, per-cycle values use the SM clock x the duration.
+        let l = launch(&[
+            (c::GPU_TIME_DURATION.name, 1_000.0),
+            (c::SM_HZ.name, 2e9),
+            (
+                "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+                1.0,
+            ),
+        ]);
+        assert_eq!(total(&l, c::FADD), Some((2_000.0, Source::PerCycle)));
+        assert_eq!(total(&launch(&[]), c::FADD), None);
+    }
+
+    #[test]
+    fn volta_work_is_an_estimate_from_tensor_instructions() {
+        let l = launch(&[
+            (c::CC_MAJOR.name, 7.0),
+            (c::CC_MINOR.name, 0.0),
+            (c::TENSOR_PIPE_INST.name, 1_000.0),
+        ]);
+        let by = tensor_work(&l);
+        let w = by.get(&Work::TensorFp16).expect("estimate");
+        assert_eq!((w.ops, w.source), (512_000.0, Source::Estimate));
+        // Elsewhere the instruction count is not work.
+        let l = launch(&[
+            (c::CC_MAJOR.name, 9.0),
+            (c::CC_MINOR.name, 0.0),
+            (c::TENSOR_PIPE_INST.name, 1.0),
+        ]);
+        assert!(tensor_work(&l).is_empty());
+    }
+
+    #[test]
+    fn each_architecture_asks_for_its_own_tensor_counters() {
+        let names = |cc: (u32, u32)| -> Vec<&str> {
+            c::tensor_work(cc.0, cc.1).iter().map(|c| c.name).collect()
+        };
+        assert_eq!(names((7, 0)), ["sm__inst_executed_pipe_tensor.sum"]);
+        assert!(names((7, 5)).contains(&"sm__ops_path_tensor_src_fp16_bf16_tf32_dst_fp32.sum"));
+        assert!(names((8, 0)).contains(&"sm__ops_path_tensor_src_fp16_dst_fp32.sum"));
+        assert!(!names((8, 0)).iter().any(|n| n.contains("fp8")));
+        assert!(names((8, 9)).contains(&"sm__ops_path_tensor_src_fp8_sparsity_off.sum"));
+        assert_eq!(
+            names((9, 0)),
+            [
+                "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+                "sm__ops_path_tensor_src_fp16.sum",
+                "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+                "sm__ops_path_tensor_src_fp8.sum",
+                "sm__ops_path_tensor_src_fp64.sum",
+                "sm__ops_path_tensor_src_int8.sum",
+                "sm__ops_path_tensor_src_int1.sum",
+            ]
+        );
+        assert!(
+            names((6, 1)).is_empty(),
+            "unknown architecture: nothing guessed"
+        );
+        // Every tensor counter of every architecture is one the reader counts.
+        for cc in [(7, 5), (8, 0), (8, 9), (9, 0)] {
+            for name in names(cc) {
+                let base = name.strip_suffix(".sum").expect("a total");
+                assert!(parse_tensor_name(base).is_some(), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn dense_peaks_match_the_whitepapers() {
+        // H100 SXM5, 132 SMs: BF16 989.4 TFLOP/s dense at 1830 MHz, FP8 1978.9, TF32 494.7.
+        let tflops = |w: Work, khz: u64| peak_giga_per_s(9, 0, 132, khz, w).expect("known") / 1e3;
+        assert!((tflops(Work::TensorBf16, 1_830_000) - 989.4).abs() < 0.1);
+        assert!((tflops(Work::TensorFp8, 1_830_000) - 1978.9).abs() < 0.1);
+        assert!((tflops(Work::TensorTf32, 1_830_000) - 494.7).abs() < 0.1);
+        // FP32 66.9 and FP64 tensor 66.9 at 1980 MHz; FP32 agrees with the lanes table.
+        assert!((tflops(Work::Fp32, 1_980_000) - 66.9).abs() < 0.05);
+        assert!((tflops(Work::TensorFp64, 1_980_000) - 66.9).abs() < 0.05);
+        // A100, 108 SMs at 1410 MHz: FP16 tensor 312, FP64 tensor 19.5.
+        let a100 = |w: Work| peak_giga_per_s(8, 0, 108, 1_410_000, w).expect("known") / 1e3;
+        assert!((a100(Work::TensorFp16) - 311.9).abs() < 0.1);
+        assert!((a100(Work::TensorFp64) - 19.5).abs() < 0.05);
+        // V100, 80 SMs at 1530 MHz: 125 tensor TFLOP/s.
+        assert!(
+            (peak_giga_per_s(7, 0, 80, 1_530_000, Work::TensorFp16).expect("v100") / 1e3 - 125.3)
+                .abs()
+                < 0.1
+        );
+        assert_eq!(
+            dense_flop_per_clock_per_sm(8, 6, Work::TensorBf16),
+            None,
+            "not in the table"
+        );
+        assert_eq!(dense_flop_per_clock_per_sm(10, 0, Work::TensorFp4), None);
+        assert_eq!(dense_flop_per_clock_per_sm(9, 0, Work::TensorInt1), None);
+    }
+
+    #[test]
+    fn keys_round_trip_and_integers_are_ops() {
+        for w in Work::ALL {
+            assert_eq!(Work::from_key(w.key()), Some(w));
+            assert_eq!(w.unit() == "OP", w.is_integer());
+        }
+        assert!(!Work::Fp32.is_tensor() && Work::TensorTf32.is_tensor());
+    }
 }
