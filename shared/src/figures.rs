@@ -11,6 +11,7 @@ use crate::artifact::{CacheControl, KernelRecord, LaunchCounters, Timing};
 use crate::chart::MemoryFlows;
 use crate::metrics::{self, HitRates, LaunchTotals, Occupancy, SpeedOfLight, Verdict};
 use crate::table::{BytesTable, TableRow};
+use crate::work::{self, Source, Work};
 
 /// Everything the views show about one kernel of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,6 +107,81 @@ impl KernelFigures {
     /// The Speed-of-Light percentages (duration-weighted over launches).
     pub fn sol(&self) -> &SpeedOfLight {
         &self.totals.sol
+    }
+
+    /// The kind of work this kernel did most of (the table's `precision`), else the kind its
+    /// hand count names, else FP32.
+    pub fn main_kind(&self, kernel: Option<&KernelRecord>) -> Work {
+        self.row
+            .precision
+            .as_deref()
+            .and_then(Work::from_key)
+            .or_else(|| {
+                kernel
+                    .and_then(|k| k.asked.as_ref())
+                    .filter(|a| a.flops > 0.0)
+                    .map(|a| metrics::cuda_core_kind(a.precision))
+            })
+            .unwrap_or(Work::Fp32)
+    }
+
+    /// The counted work of `kind` over the reference launches, when there is any: FLOPs (OPs
+    /// for integer kinds) and, where the figure is not the export's plain total, why
+    /// (a lower bound, derived from rates, an estimate).
+    pub fn work_of(&self, kind: Work) -> Option<(f64, Option<String>)> {
+        let w = self.totals.work.get(&kind).filter(|w| w.ops > 0.0)?;
+        let note = if !w.missing.is_empty() {
+            Some(format!(
+                "FLOPs are a lower bound: missing {}",
+                w.missing.join(", ")
+            ))
+        } else {
+            match w.source {
+                Source::Total => None,
+                Source::PerSecond => Some(format!(
+                    "{}s derived from a rate x gpu__time_duration.sum",
+                    kind.unit()
+                )),
+                Source::PerCycle => Some(format!(
+                    "{}s derived from a per-cycle value x SM cycles",
+                    kind.unit()
+                )),
+                Source::Estimate => Some(format!(
+                    "{}s estimated: {} x tensor-pipe instructions (Volta)",
+                    kind.unit(),
+                    work::VOLTA_FLOP_PER_TENSOR_INST
+                )),
+            }
+        };
+        Some((w.ops, note))
+    }
+}
+
+/// The compute ceilings of one kind of work on an artifact's device, G(FL)OP/s.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ComputeCeilings {
+    /// Theoretical dense peak from the device attributes ([`work::device_peak`]; FP32 as the
+    /// artifact's own theoretical peak).
+    pub theoretical: Option<f64>,
+    /// Measured on the device by `capture run` (the FP32 FMA ceiling).
+    pub measured: Option<f64>,
+}
+
+/// The compute ceilings of `kind` for `artifact`; `None` fields where the artifact or the
+/// peak table has nothing (never a guess).
+pub fn compute_ceilings(artifact: &Artifact, kind: Work) -> ComputeCeilings {
+    let device = artifact.device.as_ref();
+    let theoretical = match kind {
+        Work::Fp32 => device.and_then(|d| d.peaks.fp32_gflop_per_s),
+        _ => device.and_then(|d| work::device_peak(d, kind)),
+    };
+    let measured = match kind {
+        Work::Fp32 => artifact.ceilings.as_ref().and_then(|c| c.fma_gflop_per_s),
+        _ => None,
+    };
+    ComputeCeilings {
+        theoretical,
+        measured,
     }
 }
 

@@ -189,7 +189,7 @@ pub fn RooflineCanvas(
     };
     let export_csv = move |_| {
         let precision = ctx.view.with_untracked(|v| v.precision);
-        let csv = model.with(|m| m.to_csv(precision));
+        let csv = model.with(|m| m.to_csv());
         report(browser::download_text(
             &format!("roofline-{}.csv", precision_slug(precision)),
             "text/csv",

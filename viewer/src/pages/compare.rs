@@ -3,9 +3,9 @@
 //! arrow, and the key figures in two columns.
 
 use leptos::prelude::*;
-use shared::artifact::Precision;
 use shared::chart::MemoryChart;
 use shared::text::format::fmt_ratio;
+use shared::work::Work;
 
 use super::roofline::PrecisionSelect;
 use super::{bytes, ms, num, opt, pct};
@@ -148,15 +148,10 @@ pub fn ComparePage() -> impl IntoView {
     });
     let options = Signal::derive(move || {
         ctx.ws.with(|ws| {
-            let mut all: Vec<Precision> = ws.runs.iter().flat_map(|r| r.precisions()).collect();
+            let mut all: Vec<Work> = ws.runs.iter().flat_map(|r| r.precisions()).collect();
+            all.sort();
             all.dedup();
-            let mut out = Vec::new();
-            for p in [Precision::Fp32, Precision::Fp64, Precision::Fp16] {
-                if all.contains(&p) {
-                    out.push(p);
-                }
-            }
-            out
+            all
         })
     });
     let table = move || {

@@ -1,27 +1,24 @@
 //! The roofline view: precision selector, the chart, and how to read it.
 
 use leptos::prelude::*;
-use shared::artifact::Precision;
+use shared::work::Work;
 
 use crate::app::Ctx;
 use crate::components::canvas::RooflineCanvas;
 use crate::components::explain::Term;
 use crate::state::roofline::run_roofline;
-use crate::state::view::precision_slug;
+use crate::state::view::{parse_precision, precision_slug, Plotted};
 
-/// The precision selector, listing the precisions the data has FLOPs for.
+/// The precision selector: every kernel against its own kind's roof, then each kind of
+/// work the data has FLOPs (or OPs) of.
 #[component]
 pub fn PrecisionSelect(
-    /// Precisions to offer.
-    options: Signal<Vec<Precision>>,
+    /// Kinds of work to offer beside "each kernel's own".
+    options: Signal<Vec<Work>>,
 ) -> impl IntoView {
     let ctx = Ctx::get();
     let on_change = move |ev: leptos::ev::Event| {
-        let p = match event_target_value(&ev).as_str() {
-            "fp64" => Precision::Fp64,
-            "fp16" => Precision::Fp16,
-            _ => Precision::Fp32,
-        };
+        let p = parse_precision(&event_target_value(&ev)).unwrap_or_default();
         ctx.view.update(|v| v.precision = p);
     };
     view! {
@@ -33,12 +30,10 @@ pub fn PrecisionSelect(
                 prop:value=move || precision_slug(ctx.view.with(|v| v.precision))
             >
                 {move || {
-                    options
-                        .get()
-                        .into_iter()
+                    std::iter::once(Plotted::Own)
+                        .chain(options.get().into_iter().map(Plotted::Kind))
                         .map(|p| {
-                            let slug = precision_slug(p);
-                            view! { <option value=slug>{slug.to_uppercase()}</option> }
+                            view! { <option value=precision_slug(p)>{p.label()}</option> }
                         })
                         .collect_view()
                 }}
@@ -70,7 +65,7 @@ pub fn RooflinePage() -> impl IntoView {
         let run = ctx.current_run();
         ctx.ws
             .with(|ws| ws.runs.get(run).map(|r| r.precisions()))
-            .unwrap_or_else(|| vec![Precision::Fp32])
+            .unwrap_or_else(|| vec![Work::Fp32])
     });
     view! {
         <div class="page roofline" id="page-roofline">

@@ -3,8 +3,10 @@
 
 use std::sync::Arc;
 
-use shared::artifact::{MetricValue, Precision};
+use shared::artifact::MetricValue;
+use shared::metrics::cuda_core_kind;
 use shared::table::{bytes_table, BytesTable, TableRow};
+use shared::work::Work;
 
 use super::kernel::KernelFigures;
 use super::load::Run;
@@ -38,28 +40,36 @@ impl RunView {
         self.kernels.iter().any(|k| k.has_counters)
     }
 
-    /// Precisions for which some kernel has counted or asked FLOPs, FP32 first.
-    pub fn precisions(&self) -> Vec<Precision> {
-        let mut out = Vec::new();
-        for p in [Precision::Fp32, Precision::Fp64, Precision::Fp16] {
-            let counted = self.kernels.iter().any(|k| {
-                let f = match p {
-                    Precision::Fp32 => &k.totals.flops_fp32,
-                    Precision::Fp64 => &k.totals.flops_fp64,
-                    Precision::Fp16 => &k.totals.flops_fp16,
-                };
-                f.as_ref().is_some_and(|f| f.flops > 0.0)
-            });
-            let asked = self.run.artifact.kernels.iter().any(|k| {
-                k.asked
-                    .as_ref()
-                    .is_some_and(|a| a.precision == p && a.flops > 0.0)
-            });
-            if counted || asked || p == Precision::Fp32 {
-                out.push(p);
-            }
-        }
-        out
+    /// The kinds of work the kernels' own points use (each kernel's main kind), in
+    /// [`Work::ALL`] order: the compute ceilings of the "own" roofline.
+    pub fn plotted_kinds(&self) -> Vec<Work> {
+        let mut kinds: Vec<Work> = self
+            .kernels
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.has_counters || k.row.ask_flops.is_some_and(|f| f > 0.0))
+            .map(|(i, k)| k.main_kind(self.run.artifact.kernels.get(i)))
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        kinds
+    }
+
+    /// The kinds of work some kernel has counted or asked FLOPs (or OPs) of, in
+    /// [`Work::ALL`] order; FP32 always.
+    pub fn precisions(&self) -> Vec<Work> {
+        Work::ALL
+            .into_iter()
+            .filter(|&w| {
+                let counted = self.kernels.iter().any(|k| k.work_of(w).is_some());
+                let asked = self.run.artifact.kernels.iter().any(|k| {
+                    k.asked
+                        .as_ref()
+                        .is_some_and(|a| cuda_core_kind(a.precision) == w && a.flops > 0.0)
+                });
+                counted || asked || w == Work::Fp32
+            })
+            .collect()
     }
 }
 

@@ -5,15 +5,17 @@
 //! Every count comes from [`shared::metrics`] via [`super::kernel::KernelFigures`], and the
 //! time is the bytes table's, so the chart and the tables agree.
 
-use shared::artifact::{Artifact, Precision};
+use shared::artifact::Artifact;
 use shared::chart::roofline::SeriesLink;
 use shared::chart::{ChartPoint, KernelSeries, Level, Roof, RooflineChart};
+use shared::figures::compute_ceilings;
 use shared::table::TimeSource;
 use shared::text::format::{fmt_si, sig3};
+use shared::work::Work;
 
 use super::kernel::KernelFigures;
 use super::model::{RunView, Workspace};
-use super::view::{precision_slug, KernelRef};
+use super::view::{KernelRef, Plotted};
 
 /// Where a point came from, for its tooltip and the CSV export.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,7 +28,9 @@ pub struct PointInfo {
     pub name: String,
     /// Which bytes.
     pub level: Level,
-    /// FLOPs over the row's launches.
+    /// The kind of work the point plots.
+    pub kind: Work,
+    /// FLOPs (OPs for integer kinds) over the row's launches.
     pub flops: f64,
     /// Bytes of that level over the row's launches.
     pub bytes: f64,
@@ -74,14 +78,16 @@ impl PointInfo {
             Some(TimeSource::NcuDuration) => "ncu duration",
             None => "unknown",
         };
+        let unit = self.kind.unit();
         let mut text = format!(
-            "{}\n{} point ({})\nintensity {} FLOP/B\n{} \n{} over {} in {} ms ({})",
+            "{}\n{} point, {} ({})\nintensity {} {unit}/B\n{} \n{} over {} in {} ms ({})",
             self.name,
             self.level.label(),
+            self.kind.label(),
             self.run_name,
             sig3(self.flop_per_byte()),
-            fmt_si(self.gflop_per_s() * 1e9, "FLOP/s"),
-            fmt_si(self.flops, "FLOP"),
+            fmt_si(self.gflop_per_s() * 1e9, &format!("{unit}/s")),
+            fmt_si(self.flops, unit),
             fmt_si(self.bytes, "B"),
             sig3(self.time_ms),
             source,
@@ -94,30 +100,41 @@ impl PointInfo {
     }
 }
 
-fn precision_name(p: Precision) -> &'static str {
-    match p {
-        Precision::Fp16 => "FP16",
-        Precision::Fp32 => "FP32",
-        Precision::Fp64 => "FP64",
-    }
-}
-
-/// The roofs of an artifact for a precision. Compute ceilings exist for FP32 only (the
-/// artifact has no FP64 or FP16 peak, and none is guessed).
-pub fn roofs(artifact: &Artifact, precision: Precision) -> Vec<Roof> {
-    let fp32 = precision == Precision::Fp32;
+/// The roofs of an artifact when the chart plots `plotted`: the bandwidth roofs (theoretical
+/// DRAM, measured copy, measured L2) and a compute ceiling for each kind of work plotted
+/// (`kinds`: the kinds present, for [`Plotted::Own`]), theoretical dashed and measured
+/// solid, from [`shared::figures::compute_ceilings`]. A kind with no known peak gets no
+/// ceiling (none is guessed).
+pub fn roofs(artifact: &Artifact, plotted: Plotted, kinds: &[Work]) -> Vec<Roof> {
+    let plotted_kinds: Vec<Work> = match plotted {
+        Plotted::Kind(w) => vec![w],
+        Plotted::Own => kinds.to_vec(),
+    };
+    let single = plotted_kinds.len() == 1;
+    let ceilings: Vec<(Work, shared::figures::ComputeCeilings)> = plotted_kinds
+        .iter()
+        .map(|&w| (w, compute_ceilings(artifact, w)))
+        .collect();
+    // With one kind, its ceilings join the bandwidth roofs (one line with a knee); with
+    // several, each kind gets flat ceilings of its own.
+    let joined = |pick: fn(&shared::figures::ComputeCeilings) -> Option<f64>| {
+        ceilings
+            .first()
+            .filter(|_| single)
+            .and_then(|(_, c)| pick(c))
+    };
+    let unit = |w: Work| format!("{}/s", w.unit());
     let mut out = Vec::new();
     let device = artifact.device.as_ref();
-    let peaks = device.map(|d| &d.peaks);
-    let theo_bw = peaks.and_then(|p| p.dram_gbyte_per_s);
-    let theo_fl = peaks.and_then(|p| p.fp32_gflop_per_s).filter(|_| fp32);
+    let theo_bw = device.and_then(|d| d.peaks.dram_gbyte_per_s);
+    let theo_fl = joined(|c| c.theoretical);
     if theo_bw.is_some() || theo_fl.is_some() {
         let mut label = "theoretical".to_string();
         if let Some(bw) = theo_bw {
             label.push_str(&format!(" {}", fmt_si(bw * 1e9, "B/s")));
         }
-        if let Some(fl) = theo_fl {
-            label.push_str(&format!(", {}", fmt_si(fl * 1e9, "FLOP/s")));
+        if let (Some(fl), Some((w, _))) = (theo_fl, ceilings.first()) {
+            label.push_str(&format!(", {}", fmt_si(fl * 1e9, &unit(*w))));
         }
         out.push(Roof {
             label,
@@ -127,14 +144,14 @@ pub fn roofs(artifact: &Artifact, precision: Precision) -> Vec<Roof> {
             gflop_per_s: theo_fl,
         });
     }
+    let measured_fl = joined(|c| c.measured);
     if let Some(c) = &artifact.ceilings {
-        let fma = c.fma_gflop_per_s.filter(|_| fp32);
-        if c.copy_gbyte_per_s.is_some() || fma.is_some() {
+        if c.copy_gbyte_per_s.is_some() || measured_fl.is_some() {
             let mut parts = Vec::new();
             if let Some(bw) = c.copy_gbyte_per_s {
                 parts.push(format!("copy {}", fmt_si(bw * 1e9, "B/s")));
             }
-            if let Some(fl) = fma {
+            if let Some(fl) = measured_fl {
                 parts.push(format!("FMA {}", fmt_si(fl * 1e9, "FLOP/s")));
             }
             out.push(Roof {
@@ -142,7 +159,7 @@ pub fn roofs(artifact: &Artifact, precision: Precision) -> Vec<Roof> {
                 measured: true,
                 level: Level::Dram,
                 gbyte_per_s: c.copy_gbyte_per_s,
-                gflop_per_s: fma,
+                gflop_per_s: measured_fl,
             });
         }
         if let Some(l2) = c.l2_copy_gbyte_per_s {
@@ -151,8 +168,26 @@ pub fn roofs(artifact: &Artifact, precision: Precision) -> Vec<Roof> {
                 measured: true,
                 level: Level::L2,
                 gbyte_per_s: Some(l2),
-                gflop_per_s: fma,
+                gflop_per_s: measured_fl,
             });
+        }
+    }
+    if !single {
+        for (w, c) in &ceilings {
+            for (value, measured, what) in [
+                (c.theoretical, false, "theoretical"),
+                (c.measured, true, "measured"),
+            ] {
+                if let Some(v) = value {
+                    out.push(Roof {
+                        label: format!("{what} {} {}", w.label(), fmt_si(v * 1e9, &unit(*w))),
+                        measured,
+                        level: Level::Dram,
+                        gbyte_per_s: None,
+                        gflop_per_s: Some(v),
+                    });
+                }
+            }
         }
     }
     out
@@ -163,9 +198,13 @@ fn kernel_points(
     run: &RunView,
     run_index: usize,
     fig: &KernelFigures,
-    precision: Precision,
+    plotted: Plotted,
 ) -> Result<(Vec<ChartPoint>, Vec<PointInfo>), String> {
     let record = run.run.artifact.kernels.get(fig.index);
+    let kind = match plotted {
+        Plotted::Kind(w) => w,
+        Plotted::Own => fig.main_kind(record),
+    };
     if let Some(check) = record.and_then(|k| k.check.as_ref()) {
         if !check.passed {
             return Err(format!(
@@ -181,26 +220,13 @@ fn kernel_points(
             fig.name
         ));
     };
-    let counted = match precision {
-        Precision::Fp32 => &fig.totals.flops_fp32,
-        Precision::Fp64 => &fig.totals.flops_fp64,
-        Precision::Fp16 => &fig.totals.flops_fp16,
-    }
-    .as_ref()
-    .filter(|f| f.flops > 0.0);
+    let counted = fig.work_of(kind);
     let asked_here = record
         .and_then(|k| k.asked.as_ref())
-        .is_some_and(|a| a.precision == precision);
+        .is_some_and(|a| shared::metrics::cuda_core_kind(a.precision) == kind);
     let ask_flops = row.ask_flops.filter(|f| *f > 0.0 && asked_here);
     let (flops, note) = match (counted, ask_flops) {
-        (Some(c), _) if !c.missing.is_empty() => (
-            Some(c.flops),
-            Some(format!(
-                "FLOPs are a lower bound: missing {}",
-                c.missing.join(", ")
-            )),
-        ),
-        (Some(c), _) => (Some(c.flops), None),
+        (Some((c, note)), _) => (Some(c), note),
         (None, Some(a)) => (
             Some(a),
             Some("FLOPs hand-counted (no FLOP counters)".to_string()),
@@ -219,6 +245,7 @@ fn kernel_points(
             run_name: run.run.name.clone(),
             name: fig.name.clone(),
             level,
+            kind,
             flops,
             bytes,
             time_ms,
@@ -258,8 +285,8 @@ fn kernel_points(
     Ok((points, infos))
 }
 
-/// Kernels left out because they have no FLOPs at the precision, gathered into one note.
-const NO_FLOPS: &str = "no FLOPs at this precision";
+/// Kernels left out because they have no FLOPs of the plotted kind, gathered into one note.
+const NO_FLOPS: &str = "no FLOPs of the plotted kind";
 
 fn add_run(
     model: &mut RooflineModel,
@@ -267,7 +294,7 @@ fn add_run(
     run_index: usize,
     kernels: &[usize],
     selected: &[KernelRef],
-    precision: Precision,
+    precision: Plotted,
     marker_run: usize,
 ) {
     for &k in kernels {
@@ -296,7 +323,7 @@ fn add_run(
     }
 }
 
-fn finish(model: &mut RooflineModel, title: String, precision: Precision, runs: &[&RunView]) {
+fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
     model.analytic = runs.iter().all(|r| !r.has_counters());
     if !model.no_flops.is_empty() {
         const SHOWN: usize = 12;
@@ -308,8 +335,11 @@ fn finish(model: &mut RooflineModel, title: String, precision: Precision, runs: 
         model.notes.insert(
             0,
             format!(
-                "{n} kernel(s) without {} FLOPs (counted or hand-counted) have no point: {names}",
-                precision_name(precision)
+                "{n} kernel(s) without {} (counted or hand-counted) have no point: {names}",
+                match precision {
+                    Plotted::Kind(w) => format!("{} {}s", w.label(), w.unit()),
+                    Plotted::Own => "FLOPs or OPs".to_string(),
+                }
             ),
         );
     }
@@ -328,7 +358,7 @@ fn finish(model: &mut RooflineModel, title: String, precision: Precision, runs: 
         "bytes and FLOPs from ncu counters"
     };
     model.chart.title = title;
-    model.chart.subtitle = format!("{}, {kind}, {time}", precision_name(precision));
+    model.chart.subtitle = format!("{}, {kind}, {time}", precision.label());
     let flagged = model.chart.flag_points_above_roofs();
     if flagged > 0 {
         for (series, infos) in model.chart.series.iter().zip(&model.infos) {
@@ -344,23 +374,36 @@ fn finish(model: &mut RooflineModel, title: String, precision: Precision, runs: 
             }
         }
     }
-    if precision != Precision::Fp32 {
-        model.notes.push(format!(
-            "The data has no {} compute peak: only bandwidth roofs are drawn.",
-            precision_name(precision)
-        ));
+    if let Plotted::Kind(w) = precision {
+        if model.chart.roofs.iter().all(|r| r.gflop_per_s.is_none()) {
+            model.notes.push(format!(
+                "The data has no {} compute peak: only bandwidth roofs are drawn.",
+                w.label()
+            ));
+        }
+    }
+    if model.infos.iter().flatten().any(|i| {
+        i.flops_note
+            .as_deref()
+            .is_some_and(|n| n.contains("derived"))
+    }) {
+        model.notes.push(
+            "Some points' bytes or FLOPs are derived from rates (rate x duration or per-cycle \
+             value x cycles): the export has no totals for them."
+                .to_string(),
+        );
     }
 }
 
 /// The roofline of one run, every kernel. Nothing is emphasised: the page draws the
 /// selected kernel on a layer of its own (see [`RooflineModel::series_of`]), so selecting a
 /// kernel never rebuilds or redraws the chart.
-pub fn run_roofline(ws: &Workspace, run_index: usize, precision: Precision) -> RooflineModel {
+pub fn run_roofline(ws: &Workspace, run_index: usize, precision: Plotted) -> RooflineModel {
     let mut model = RooflineModel::default();
     let Some(run) = ws.runs.get(run_index) else {
         return model;
     };
-    model.chart.roofs = roofs(&run.run.artifact, precision);
+    model.chart.roofs = roofs(&run.run.artifact, precision, &run.plotted_kinds());
     let all: Vec<usize> = (0..run.kernels.len()).collect();
     add_run(&mut model, run, run_index, &all, &[], precision, 0);
     let device = run.run.artifact.device.as_ref().map(|d| d.name.clone());
@@ -378,13 +421,13 @@ pub fn compare_roofline(
     ws: &Workspace,
     a: KernelRef,
     b: KernelRef,
-    precision: Precision,
+    precision: Plotted,
 ) -> RooflineModel {
     let mut model = RooflineModel::default();
     let (Some(ra), Some(rb)) = (ws.runs.get(a.run), ws.runs.get(b.run)) else {
         return model;
     };
-    model.chart.roofs = roofs(&ra.run.artifact, precision);
+    model.chart.roofs = roofs(&ra.run.artifact, precision, &ra.plotted_kinds());
     let sel = [a, b];
     if a.run == b.run {
         add_run(
@@ -398,7 +441,7 @@ pub fn compare_roofline(
         );
     } else {
         if ra.run.artifact.device != rb.run.artifact.device {
-            for mut roof in roofs(&rb.run.artifact, precision) {
+            for mut roof in roofs(&rb.run.artifact, precision, &rb.plotted_kinds()) {
                 roof.label = format!("{} (second run)", roof.label);
                 model.chart.roofs.push(roof);
             }
@@ -453,7 +496,7 @@ impl RooflineModel {
     }
 
     /// The chart's data as CSV: one line per point, raw numbers.
-    pub fn to_csv(&self, precision: Precision) -> String {
+    pub fn to_csv(&self) -> String {
         let mut out = String::from(
             "run,kernel,level,precision,flops,bytes,time_ms,flop_per_byte,gflop_per_s,above_roof\n",
         );
@@ -464,7 +507,7 @@ impl RooflineModel {
                     csv_field(&info.run_name),
                     csv_field(&info.name),
                     info.level.label(),
-                    precision_slug(precision),
+                    info.kind.key(),
                     info.flops,
                     info.bytes,
                     info.time_ms,
@@ -507,7 +550,7 @@ mod tests {
     #[test]
     fn measured_points_use_the_table_numbers() {
         let ws = fixture_ws();
-        let model = run_roofline(&ws, 0, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Plotted::Kind(Work::Fp32));
         assert!(!model.analytic);
         let run = &ws.runs[0];
         for (series, (infos, r)) in model
@@ -529,7 +572,7 @@ mod tests {
                 }
             }
         }
-        let csv = model.to_csv(Precision::Fp32);
+        let csv = model.to_csv();
         assert!(csv.starts_with("run,kernel,level"));
     }
 
@@ -542,7 +585,7 @@ mod tests {
             k.asked = Some(AskedWork {
                 bytes: 12.0 * 1024.0,
                 flops: 1024.0,
-                precision: Precision::Fp32,
+                precision: shared::artifact::Precision::Fp32,
                 formula: "3 x n x 4".into(),
             });
             k.timing = Some(Timing {
@@ -555,7 +598,7 @@ mod tests {
         }
         ws.runs.clear();
         ws.add(vec![run]);
-        let model = run_roofline(&ws, 0, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Plotted::Kind(Work::Fp32));
         assert!(model.analytic);
         assert!(model.chart.subtitle.contains("analytic"));
         assert!(model
@@ -577,7 +620,7 @@ mod tests {
         });
         ws.runs.clear();
         ws.add(vec![run]);
-        let model = run_roofline(&ws, 0, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Plotted::Kind(Work::Fp32));
         assert!(model.refs.iter().all(|r| r.kernel != 0));
         assert!(model
             .notes
@@ -592,7 +635,7 @@ mod tests {
         ws.add(vec![again]);
         let a = KernelRef { run: 0, kernel: 1 };
         let b = KernelRef { run: 1, kernel: 1 };
-        let model = compare_roofline(&ws, a, b, Precision::Fp32);
+        let model = compare_roofline(&ws, a, b, Plotted::Kind(Work::Fp32));
         assert!(!model.chart.links.is_empty(), "{:?}", model.notes);
         for link in &model.chart.links {
             let (from, to) = (model.refs[link.from], model.refs[link.to]);
@@ -605,7 +648,7 @@ mod tests {
     #[test]
     fn the_selected_kernel_is_found_by_reference() {
         let ws = fixture_named("probe_metrics_raw_with_stdout.csv");
-        let model = run_roofline(&ws, 0, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Plotted::Kind(Work::Fp32));
         assert!(model.chart.series.iter().all(|s| !s.selected));
         for (i, r) in model.refs.iter().enumerate() {
             assert_eq!(model.series_of(*r), Some(i));
@@ -623,7 +666,7 @@ mod tests {
     #[test]
     fn kernels_without_flops_share_one_note() {
         let ws = fixture_named("probe_metrics_raw_with_stdout.csv");
-        let model = run_roofline(&ws, 0, Precision::Fp32);
+        let model = run_roofline(&ws, 0, Plotted::Kind(Work::Fp32));
         assert_eq!(model.no_flops, vec!["copy".to_string()]);
         assert!(
             model.notes[0].starts_with("1 kernel(s) without FP32 FLOPs"),

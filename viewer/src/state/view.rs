@@ -4,7 +4,7 @@
 //! Only runs fetched by path (`src`) can be reopened by a link; files picked from disk stay
 //! in the page and are never sent anywhere.
 
-use shared::artifact::Precision;
+use shared::work::Work;
 
 /// The views, one per tab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -100,8 +100,29 @@ pub struct ViewState {
     pub selected: Option<KernelRef>,
     /// The kernel compared with the selected one, in the compare view.
     pub compare: Option<KernelRef>,
-    /// FLOP precision of the roofline.
-    pub precision: Precision,
+    /// Which work the roofline plots.
+    pub precision: Plotted,
+}
+
+/// Which work the roofline plots: every kernel at its own kind of work against that kind's
+/// roof, or one kind for all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Plotted {
+    /// Each kernel's main kind of work (the table's `precision`), each kind's roof drawn.
+    #[default]
+    Own,
+    /// One kind of work for every kernel.
+    Kind(Work),
+}
+
+impl Plotted {
+    /// A label for people (`each kernel's own`, `tensor BF16`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Plotted::Own => "each kernel's own",
+            Plotted::Kind(w) => w.label(),
+        }
+    }
 }
 
 impl Default for ViewState {
@@ -111,26 +132,24 @@ impl Default for ViewState {
             view: View::Overview,
             selected: None,
             compare: None,
-            precision: Precision::Fp32,
+            precision: Plotted::Own,
         }
     }
 }
 
-/// The URL name of a precision.
-pub fn precision_slug(p: Precision) -> &'static str {
+/// The URL name of what the roofline plots: `own`, or a work key (`fp32`, `tensor_bf16`).
+pub fn precision_slug(p: Plotted) -> &'static str {
     match p {
-        Precision::Fp16 => "fp16",
-        Precision::Fp32 => "fp32",
-        Precision::Fp64 => "fp64",
+        Plotted::Own => "own",
+        Plotted::Kind(w) => w.key(),
     }
 }
 
-fn parse_precision(s: &str) -> Option<Precision> {
+/// The inverse of [`precision_slug`].
+pub fn parse_precision(s: &str) -> Option<Plotted> {
     match s {
-        "fp16" => Some(Precision::Fp16),
-        "fp32" => Some(Precision::Fp32),
-        "fp64" => Some(Precision::Fp64),
-        _ => None,
+        "own" => Some(Plotted::Own),
+        _ => Work::from_key(s).map(Plotted::Kind),
     }
 }
 
@@ -185,7 +204,7 @@ impl ViewState {
         if let Some(k) = self.compare {
             parts.push(format!("cmp={}.{}", k.run, k.kernel));
         }
-        if self.precision != Precision::Fp32 {
+        if self.precision != Plotted::Own {
             parts.push(format!("prec={}", precision_slug(self.precision)));
         }
         format!("?{}", parts.join("&"))
@@ -259,7 +278,7 @@ mod tests {
             view: View::Roofline,
             selected: Some(KernelRef { run: 0, kernel: 3 }),
             compare: Some(KernelRef { run: 1, kernel: 3 }),
-            precision: Precision::Fp64,
+            precision: Plotted::Kind(Work::Fp64),
         };
         let q = state.to_query();
         assert_eq!(
@@ -274,7 +293,9 @@ mod tests {
         let s = ViewState::from_query("?view=nope&kernel=x.1&prec=fp8&src=samples/h200.json&zzz");
         assert_eq!(s.view, View::Overview);
         assert_eq!(s.selected, None);
-        assert_eq!(s.precision, Precision::Fp32);
+        assert_eq!(s.precision, Plotted::Own);
+        let t = ViewState::from_query("?prec=tensor_bf16");
+        assert_eq!(t.precision, Plotted::Kind(Work::TensorBf16));
         assert_eq!(s.sources, vec!["samples/h200.json".to_string()]);
     }
 
