@@ -16,51 +16,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use shared::artifact::{CacheControl, LaunchCounters};
+use shared::counters::{self, Counter};
 
 use crate::exit::{Code, Fault};
 
-/// Every raw metric the views need, asked for by name. ncu silently drops a name it does not
-/// know, so [`missing_metrics`] checks that each came back.
-pub const METRICS: &[&str] = &[
-    "gpu__time_duration.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "dram__sectors_read.sum",
-    "dram__sectors_write.sum",
-    "dram__bytes.sum",
-    "lts__t_bytes.sum",
-    "lts__t_sectors.sum",
-    "l1tex__t_bytes.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-    "l1tex__throughput.avg.pct_of_peak_sustained_active",
-    "lts__t_sector_hit_rate.pct",
-    "l1tex__t_sector_hit_rate.pct",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "sm__maximum_warps_per_active_cycle_pct",
-    "launch__occupancy_limit_blocks",
-    "launch__occupancy_limit_registers",
-    "launch__occupancy_limit_shared_mem",
-    "launch__occupancy_limit_warps",
-    "launch__registers_per_thread",
-    "sm__cycles_elapsed.avg.per_second",
-    "dram__cycles_elapsed.avg.per_second",
-];
+/// Every raw metric the views need, asked for by name: the catalog's
+/// [`counters::PROFILE`], in its order. ncu silently drops a name it does not know, so
+/// [`missing_metrics`] checks that each came back.
+pub const METRICS: &[Counter] = counters::PROFILE;
+
+/// The `--metrics` value: every name of [`METRICS`], comma separated.
+pub fn metrics_arg() -> String {
+    METRICS.iter().map(|c| c.name).collect::<Vec<_>>().join(",")
+}
 
 /// Sections collected beside the metrics, for the details page (Speed of Light, memory
 /// workload, occupancy, launch statistics).
@@ -119,7 +87,7 @@ pub fn collect_args(report: &Path, c: &Collection, program: &[OsString]) -> Vec<
         a.push(n.to_string().into());
     }
     a.push("--metrics".into());
-    a.push(METRICS.join(",").into());
+    a.push(metrics_arg().into());
     for s in SECTIONS {
         a.push("--section".into());
         a.push((*s).into());
@@ -167,7 +135,7 @@ pub fn command_line(program: &OsStr, args: &[OsString]) -> String {
 pub fn missing_metrics(launches: &[LaunchCounters]) -> Vec<&'static str> {
     METRICS
         .iter()
-        .copied()
+        .map(|c| c.name)
         .filter(|m| !launches.iter().any(|l| l.metrics.contains_key(m)))
         .collect()
 }
@@ -455,9 +423,14 @@ mod tests {
         assert!(line.contains("'regex:^(copy_f4|vector_add)$'"), "{line}");
         assert!(line.contains(" -c 2 --metrics "), "{line}");
         assert!(
-            line.contains("dram__bytes_read.sum,dram__bytes_write.sum"),
+            line.contains(&format!(
+                " --metrics {},{},",
+                counters::GPU_TIME_DURATION.name,
+                counters::DRAM_BYTES_READ.name
+            )),
             "{line}"
         );
+        assert!(line.contains(&metrics_arg()), "{line}");
         for s in SECTIONS {
             assert!(line.contains(&format!("--section {s}")), "{line}");
         }
@@ -504,25 +477,32 @@ mod tests {
     #[test]
     fn metric_list_covers_every_counter_the_views_read() {
         for m in [
-            "dram__bytes_read.sum",
-            "dram__bytes_write.sum",
-            "dram__sectors_read.sum",
-            "dram__sectors_write.sum",
-            "gpu__time_duration.sum",
-            "lts__t_bytes.sum",
-            "l1tex__t_bytes.sum",
-            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-            "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-            "sm__warps_active.avg.pct_of_peak_sustained_active",
-            "launch__occupancy_limit_shared_mem",
+            counters::DRAM_BYTES_READ,
+            counters::DRAM_BYTES_WRITE,
+            counters::DRAM_SECTORS_READ,
+            counters::DRAM_SECTORS_WRITE,
+            counters::GPU_TIME_DURATION,
+            counters::L2_BYTES,
+            counters::L1_BYTES,
+            counters::L1_REQUESTS_GLOBAL_LD,
+            counters::L1_SECTORS_GLOBAL_ST,
+            counters::HFMA,
+            counters::ACHIEVED_OCCUPANCY_PCT,
+            counters::LIMIT_SHARED_MEM,
+            counters::SHARED_LD_INST,
+            counters::SHARED_ST_INST,
         ] {
             assert!(METRICS.contains(&m), "{m}");
         }
-        let mut sorted = METRICS.to_vec();
+        let mut sorted: Vec<&str> = METRICS.iter().map(|c| c.name).collect();
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), METRICS.len(), "no metric asked twice");
+        let arg = metrics_arg();
+        assert!(
+            METRICS.iter().all(|c| arg.split(',').any(|n| n == c.name)),
+            "{arg}"
+        );
     }
 
     #[test]
@@ -530,14 +510,17 @@ mod tests {
         let mut l = LaunchCounters::default();
         for m in METRICS.iter().skip(1) {
             l.metrics.insert(
-                (*m).to_string(),
+                m.name.to_string(),
                 shared::artifact::Metric {
                     unit: String::new(),
                     value: shared::artifact::MetricValue::Number(1.0),
                 },
             );
         }
-        assert_eq!(missing_metrics(&[l]), vec![METRICS[0]]);
+        assert_eq!(
+            missing_metrics(&[l]),
+            vec![counters::GPU_TIME_DURATION.name]
+        );
         assert_eq!(missing_metrics(&[]).len(), METRICS.len());
     }
 
