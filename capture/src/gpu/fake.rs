@@ -18,6 +18,8 @@ pub struct FakeProfiler {
     pub details: &'static str,
     /// Every collection asked for, in order.
     pub asked: RefCell<Vec<Collection>>,
+    /// The program's exit status to report, as ncu passes on a failing program's.
+    pub program_status: Option<i32>,
 }
 
 /// A fixture under tests/fixtures/ncu-h200.
@@ -38,7 +40,12 @@ impl Profiler for FakeProfiler {
             raw_csv: fixture(self.raw),
             details_csv: fixture(self.details),
             commands: vec![format!("fake {}", req.name)],
-            warnings: Vec::new(),
+            warnings: self
+                .program_status
+                .map(|n| format!("fake: the program exited with status {n}"))
+                .into_iter()
+                .collect(),
+            program_status: self.program_status,
         })
     }
 }
@@ -49,6 +56,7 @@ pub fn probe() -> FakeProfiler {
         raw: "probe_full_raw.csv",
         details: "probe_full_details.csv",
         asked: RefCell::new(Vec::new()),
+        program_status: None,
     }
 }
 

@@ -18,6 +18,7 @@ pub mod data;
 mod fake;
 pub mod host;
 pub mod ncu;
+pub mod ncu_log;
 pub mod profile;
 pub mod progress;
 pub mod runner;
@@ -38,7 +39,7 @@ use crate::files;
 
 use self::ceilings::ExtraMeasurement;
 use self::console::{ceiling_lines, describe_device, kernel_line, print_summary, size_warning};
-use self::ncu::{Collection, Ncu, Profiler};
+use self::ncu::{Collection, Ncu, Profiler, Selection};
 use self::profile::{cache_name, stem_of, Target, WorkDir};
 use self::runner::Gpu;
 use self::suite::{CeilingKind, KernelDef, Role, Sizes};
@@ -338,8 +339,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             &cfg.caches,
             &Target {
                 program: &program,
-                kernel_filter: Some(suite::ncu_kernel_regex(&cfg.kernels)),
-                launch_count: Some(cfg.kernels.len() as u64),
+                selection: Selection {
+                    kernel_filter: Some(suite::ncu_kernel_regex(&cfg.kernels)),
+                    launch_count: Some(cfg.kernels.len() as u64),
+                    ..Selection::default()
+                },
+                ncu_args: Vec::new(),
             },
             work.path(),
             &stem_of(&cfg.output),
@@ -375,43 +380,101 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 // capture profile
 // ---------------------------------------------------------------------------------------
 
+/// Resolved configuration of `capture profile`.
+pub struct ProfileConfig {
+    /// The program and its arguments; the program was found and may be executed.
+    program: Vec<OsString>,
+    /// Which of its launches.
+    selection: Selection,
+    /// More ncu arguments, checked (`--ncu-arg`).
+    ncu_args: Vec<String>,
+    /// One collection each, cold first.
+    caches: Vec<CacheControl>,
+    /// Where the artifact goes.
+    output: PathBuf,
+    /// Keep the reports and pages beside it.
+    keep_exports: bool,
+}
+
+/// Checks `capture profile`'s flags and finds its program, before ncu starts: a program
+/// that does not exist or may not be executed is a usage error naming it.
+pub fn resolve_profile(args: &ProfileArgs) -> Result<ProfileConfig> {
+    let program: Vec<OsString> = args.program.iter().map(OsString::from).collect();
+    let Some(first) = program.first() else {
+        return Err(usage("capture profile needs a program after --"));
+    };
+    host::find_program(first).map_err(|e| usage(format!("cannot profile {e}")))?;
+    if args.launch_count == Some(0) {
+        return Err(usage("--launch-count must be at least 1"));
+    }
+    ncu::check_ncu_args(&args.ncu_arg).map_err(usage)?;
+    Ok(ProfileConfig {
+        program,
+        selection: Selection {
+            kernel_filter: args.kernel_name.as_ref().map(|re| format!("regex:{re}")),
+            launch_skip: args.launch_skip,
+            launch_count: args.launch_count,
+            nvtx_include: args.nvtx_include.clone(),
+            nvtx_exclude: args.nvtx_exclude.clone(),
+        },
+        ncu_args: args.ncu_arg.clone(),
+        caches: caches_of(args.cache),
+        output: args.output.clone(),
+        keep_exports: args.keep_exports,
+    })
+}
+
 /// `capture profile -- PROGRAM ARGS`: the user's program under ncu with every metric the
 /// views need.
 pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
+    let cfg = resolve_profile(args)?;
     let ncu = Ncu::locate(args.ncu.as_deref(), Duration::from_secs(args.ncu_timeout))?;
-    profile_with(args, &ncu)
+    profile_with(&cfg, &ncu)
 }
 
-/// `capture profile` with any profiler (tests pass a fake).
-pub fn profile_with(args: &ProfileArgs, profiler: &dyn Profiler) -> Result<ExitCode> {
+/// `capture profile` with any profiler (tests pass a fake). A program that fails after
+/// launches were profiled still gets its artifact, then [`Code::ProgramFailed`]; the warm
+/// collection is not tried after a failed cold one.
+pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<ExitCode> {
     let started = Instant::now();
-    let program: Vec<OsString> = args.program.iter().map(OsString::from).collect();
-    if program.is_empty() {
-        return Err(usage("capture profile needs a program after --"));
-    }
-    let work = WorkDir::new(args.keep_exports, &args.output)?;
-    let stem = stem_of(&args.output);
+    let work = WorkDir::new(cfg.keep_exports, &cfg.output)?;
+    let stem = stem_of(&cfg.output);
     let target = Target {
-        program: &program,
-        kernel_filter: args.kernel_name.as_ref().map(|re| format!("regex:{re}")),
-        launch_count: args.launch_count,
+        program: &cfg.program,
+        selection: cfg.selection.clone(),
+        ncu_args: cfg.ncu_args.clone(),
     };
+    let program = ncu::program_name(&cfg.program);
     let mut collected = Vec::new();
-    for cache in caches_of(args.cache) {
-        let c = profile::collect(profiler, cache, &target, work.path(), &stem)?;
+    let mut failed = None;
+    for (i, &cache) in cfg.caches.iter().enumerate() {
+        let mut c = profile::collect(profiler, cache, &target, work.path(), &stem)?;
         if c.launches.is_empty() {
+            let collection = Collection {
+                cache,
+                selection: target.selection.clone(),
+                ncu_args: target.ncu_args.clone(),
+            };
             return Err(Fault::new(
-                Code::NcuFailed,
-                format!(
-                    "ncu profiled no kernel launch of {} (is the kernel filter right, and does \
-                     the program use the GPU?)",
-                    program
-                        .first()
-                        .map(|p| p.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                ),
+                Code::NoKernels,
+                ncu::no_kernels_message(&program, &collection),
             )
             .into());
+        }
+        if let Some(n) = c.program_status {
+            if let Some(skipped) = cfg.caches.get(i + 1..).filter(|s| !s.is_empty()) {
+                c.warnings.push(format!(
+                    "not collected after the program failed: {}",
+                    skipped
+                        .iter()
+                        .map(|&c| format!("{} caches", cache_name(c)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            failed = Some((n, c.launches.len()));
+            collected.push(c);
+            break;
         }
         collected.push(c);
     }
@@ -425,13 +488,24 @@ pub fn profile_with(args: &ProfileArgs, profiler: &dyn Profiler) -> Result<ExitC
     };
     let artifact = profile::import(collected, provenance, profiler)
         .ok_or_else(|| usage("no cache state to collect"))?;
-    files::write_artifact(&args.output, &artifact)?;
+    files::write_artifact(&cfg.output, &artifact)?;
     print_summary(&artifact);
+    if let Some((status, launches)) = failed {
+        return Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the program {program} exited with status {status}; wrote {} with the {launches} \
+                 launch(es) ncu profiled before that",
+                cfg.output.display()
+            ),
+        )
+        .into());
+    }
     progress::log(
         None,
         &format!(
             "wrote {} ({} kernels) in {:.1} s",
-            args.output.display(),
+            cfg.output.display(),
             artifact.kernels.len(),
             started.elapsed().as_secs_f64()
         ),
@@ -478,8 +552,12 @@ pub fn ncu_command_lines(args: &NcuCommandArgs, exe: &OsString) -> Result<Vec<St
         let base = PathBuf::from(format!("capture-ncu-{}", cache_name(cache)));
         let collection = Collection {
             cache,
-            kernel_filter: Some(suite::ncu_kernel_regex(&kernels)),
-            launch_count: Some(kernels.len() as u64),
+            selection: Selection {
+                kernel_filter: Some(suite::ncu_kernel_regex(&kernels)),
+                launch_count: Some(kernels.len() as u64),
+                ..Selection::default()
+            },
+            ncu_args: Vec::new(),
         };
         lines.push(format!("# {} caches", cache_name(cache)));
         lines.push(ncu::command_line(
@@ -549,31 +627,128 @@ pub fn ncu_command(args: &NcuCommandArgs) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    /// `capture profile` flags for `program`, writing `out`.
+    fn profile_args(out: &Path, program: &[&str]) -> ProfileArgs {
+        ProfileArgs {
+            output: out.to_path_buf(),
+            kernel_name: None,
+            launch_count: None,
+            launch_skip: None,
+            nvtx_include: Vec::new(),
+            nvtx_exclude: Vec::new(),
+            ncu_arg: Vec::new(),
+            cache: CacheArg::Cold,
+            ncu: None,
+            ncu_timeout: 10,
+            keep_exports: false,
+            program: program.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// This test binary: a program that exists and may be executed.
+    fn this_program() -> String {
+        std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
 
     #[test]
     fn profile_command_builds_an_artifact_from_replayed_exports() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let out = dir.path().join("p.json");
+        let exe = this_program();
         let args = ProfileArgs {
-            output: out.clone(),
             kernel_name: Some("copy".into()),
             launch_count: Some(3),
-            cache: CacheArg::Cold,
-            ncu: None,
-            ncu_timeout: 10,
-            keep_exports: false,
-            program: vec!["python3".into(), "x.py".into()],
+            launch_skip: Some(2),
+            nvtx_include: vec!["step/".into()],
+            ncu_arg: vec!["--target-processes=all".into()],
+            ..profile_args(&out, &[&exe, "x.py"])
         };
         let p = fake::probe();
-        profile_with(&args, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        let cfg = resolve_profile(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
         let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(a.provenance.origin, Some(Origin::Profile));
         assert_eq!(a.kernels.len(), 1);
         assert_eq!(a.kernels[0].function, "copy");
         assert!(a.kernels[0].cold.is_some());
         let asked = p.asked.borrow();
-        assert_eq!(asked[0].kernel_filter.as_deref(), Some("regex:copy"));
-        assert_eq!(asked[0].launch_count, Some(3));
+        let sel = &asked[0].selection;
+        assert_eq!(sel.kernel_filter.as_deref(), Some("regex:copy"));
+        assert_eq!(sel.launch_count, Some(3));
+        assert_eq!(sel.launch_skip, Some(2));
+        assert_eq!(sel.nvtx_include, ["step/"]);
+        assert_eq!(asked[0].ncu_args, ["--target-processes=all"]);
+    }
+
+    #[test]
+    fn a_program_that_fails_after_profiled_launches_keeps_them_and_exits_10() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("p.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            cache: CacheArg::Both,
+            ..profile_args(&out, &[&exe])
+        };
+        let p = fake::FakeProfiler {
+            program_status: Some(3),
+            ..fake::probe()
+        };
+        let cfg = resolve_profile(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        let err = profile_with(&cfg, &p)
+            .err()
+            .unwrap_or_else(|| panic!("a failed program is not a success"));
+        assert_eq!(crate::exit::code_of(&err), Code::ProgramFailed);
+        let msg = format!("{err:#}");
+        assert!(msg.contains("exited with status 3; wrote"), "{msg}");
+        assert_eq!(
+            p.asked.borrow().len(),
+            1,
+            "no warm collection after the failure"
+        );
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(a.kernels[0].cold.is_some());
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.contains("not collected after the program failed: warm caches")),
+            "{:?}",
+            a.warnings
+        );
+        assert!(a.warnings.iter().any(|w| w.contains("status 3")));
+    }
+
+    #[test]
+    fn profile_flags_are_checked_before_ncu_starts() {
+        let out = Path::new("p.json");
+        let exe = this_program();
+        let usage_error = |args: ProfileArgs| {
+            let err = resolve_profile(&args)
+                .err()
+                .unwrap_or_else(|| panic!("{:?} must be refused", args.program));
+            assert_eq!(crate::exit::code_of(&err), Code::Usage);
+            format!("{err:#}")
+        };
+        let msg = usage_error(profile_args(out, &["/nonexistent/prog", "--x"]));
+        assert!(
+            msg.starts_with("cannot profile /nonexistent/prog: "),
+            "{msg}"
+        );
+        let msg = usage_error(profile_args(out, &[]));
+        assert!(msg.contains("needs a program"), "{msg}");
+        let msg = usage_error(ProfileArgs {
+            ncu_arg: vec!["-k".into(), "gemm".into()],
+            ..profile_args(out, &[&exe])
+        });
+        assert!(msg.contains("use --kernel-name"), "{msg}");
+        let msg = usage_error(ProfileArgs {
+            launch_count: Some(0),
+            ..profile_args(out, &[&exe])
+        });
+        assert!(msg.contains("--launch-count"), "{msg}");
     }
 
     #[test]

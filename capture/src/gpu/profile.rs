@@ -16,7 +16,7 @@ use shared::artifact::{Artifact, CacheControl, LaunchCounters, Provenance};
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use super::ncu::{self, Collection, ProfileRequest, Profiler};
+use super::ncu::{self, Collection, ProfileRequest, Profiler, Selection};
 
 /// `cold` or `warm`, as file names and messages spell a cache state.
 pub fn cache_name(c: CacheControl) -> &'static str {
@@ -79,10 +79,10 @@ pub fn stem_of(output: &Path) -> String {
 pub struct Target<'a> {
     /// The program and its arguments (this executable in `--profile-mode` for `run`).
     pub program: &'a [OsString],
-    /// `-k` filter.
-    pub kernel_filter: Option<String>,
-    /// `-c` launch count.
-    pub launch_count: Option<u64>,
+    /// Which of its launches.
+    pub selection: Selection,
+    /// More ncu arguments (`--ncu-arg`).
+    pub ncu_args: Vec<String>,
 }
 
 /// One cache state's collection, read back.
@@ -98,6 +98,8 @@ pub struct Collected {
     pub commands: Vec<String>,
     /// The file names of the pages read.
     pub inputs: Vec<String>,
+    /// The program's non-zero exit status, when it failed after launches were profiled.
+    pub program_status: Option<i32>,
 }
 
 /// Collects one report under `cache` through `profiler` and reads its pages back.
@@ -112,8 +114,8 @@ pub fn collect(
     let out = profiler.profile(&ProfileRequest {
         collection: Collection {
             cache,
-            kernel_filter: target.kernel_filter.clone(),
-            launch_count: target.launch_count,
+            selection: target.selection.clone(),
+            ncu_args: target.ncu_args.clone(),
         },
         program: target.program,
         work_dir,
@@ -150,6 +152,7 @@ pub fn collect(
         warnings,
         commands: out.commands,
         inputs,
+        program_status: out.program_status,
     })
 }
 
@@ -250,8 +253,12 @@ mod tests {
             &[CacheControl::Cold, CacheControl::Warm],
             &Target {
                 program: &["capture".into(), "run".into(), "--profile-mode".into()],
-                kernel_filter: Some("regex:^(copy)$".into()),
-                launch_count: Some(1),
+                selection: Selection {
+                    kernel_filter: Some("regex:^(copy)$".into()),
+                    launch_count: Some(1),
+                    ..Selection::default()
+                },
+                ncu_args: Vec::new(),
             },
             work.path(),
             "h200",
@@ -274,7 +281,10 @@ mod tests {
         );
         let asked = p.asked.borrow();
         assert_eq!(asked.len(), 2);
-        assert_eq!(asked[0].kernel_filter.as_deref(), Some("regex:^(copy)$"));
+        assert_eq!(
+            asked[0].selection.kernel_filter.as_deref(),
+            Some("regex:^(copy)$")
+        );
         assert_eq!(asked[1].cache, CacheControl::Warm);
         assert_eq!(
             a.provenance.ncu_commands,
@@ -303,8 +313,8 @@ mod tests {
             &[CacheControl::Cold],
             &Target {
                 program: &["x".into()],
-                kernel_filter: None,
-                launch_count: None,
+                selection: Selection::default(),
+                ncu_args: Vec::new(),
             },
             work.path(),
             "t",
