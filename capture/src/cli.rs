@@ -132,9 +132,26 @@ pub struct ProfileArgs {
     /// Profile only kernels whose name matches this regular expression.
     #[arg(long)]
     pub kernel_name: Option<String>,
-    /// Profile at most this many launches.
+    /// Profile at most this many launches (ncu `-c`; counts only launches that match the
+    /// other filters).
     #[arg(long)]
     pub launch_count: Option<u64>,
+    /// Skip this many matching launches first (ncu `-s`), to leave out warm-up iterations.
+    #[arg(long, value_name = "N")]
+    pub launch_skip: Option<u64>,
+    /// Profile only launches inside this NVTX range; repeatable, implies ncu `--nvtx`. A
+    /// push/pop range takes a trailing `/` (`step/`), a range in a named domain
+    /// `domain@range`.
+    #[arg(long, value_name = "RANGE")]
+    pub nvtx_include: Vec<String>,
+    /// Leave out launches inside this NVTX range; repeatable, implies ncu `--nvtx`.
+    #[arg(long, value_name = "RANGE")]
+    pub nvtx_exclude: Vec<String>,
+    /// One more argument for the ncu collection, placed before the program; repeatable, one
+    /// token each (`--ncu-arg=--target-processes=all`). Options capture sets itself are
+    /// refused, naming the capture flag to use instead.
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    pub ncu_arg: Vec<String>,
     /// Cache state for the collection.
     #[arg(long, value_enum, default_value_t = CacheArg::Cold)]
     pub cache: CacheArg,

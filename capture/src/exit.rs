@@ -10,7 +10,8 @@ use std::fmt;
 pub enum Code {
     /// Bad input, I/O failure, or any other error.
     Failure = 1,
-    /// Command-line usage error (clap's own code).
+    /// Command-line usage error (clap's own code), including a `capture profile` program
+    /// that does not exist or is not executable (found before ncu starts).
     Usage = 2,
     /// No NVIDIA driver, or no CUDA device.
     NoGpu = 3,
@@ -22,10 +23,16 @@ pub enum Code {
     CounterPermission = 6,
     /// A kernel's output did not match its CPU reference.
     CheckFailed = 7,
-    /// ncu was killed, crashed or timed out.
+    /// ncu itself failed: killed, crashed, timed out, or reported an error of its own.
     NcuFailed = 8,
     /// `capture merge`: a kernel of the timings has no DRAM byte metric in the export.
     MissingKernel = 9,
+    /// `capture profile`: the profiled program exited with a non-zero status. The launches
+    /// ncu profiled before that were written, with a warning; with none, nothing was.
+    ProgramFailed = 10,
+    /// `capture profile`: ncu profiled no kernel launch: the program launched none, or none
+    /// matched the filters (`--kernel-name`, `--launch-skip`, `--nvtx-include`, ...).
+    NoKernels = 11,
     /// Interrupted by Ctrl-C (SIGINT), SIGTERM or SIGHUP; no output was left half-written
     /// (128 + SIGINT, as shells report it).
     Interrupted = 130,

@@ -1,7 +1,8 @@
 //! The GPU half of `capture` on a machine without a GPU: the no-driver error path of
 //! `devices` and `run`, `ncu-command`, and `capture profile` driven through fake `ncu`
-//! programs that replay real H200 exports or fail the ways ncu fails (no counter
-//! permission, killed, hung, missing).
+//! programs that replay real H200 exports or fail the ways ncu and the profiled program fail
+//! (no counter permission, killed, hung, missing; a program that is missing, exits non-zero
+//! before or after launches were profiled, or launches nothing the filters let through).
 
 #[allow(dead_code)]
 #[path = "cli/util.rs"]
@@ -86,12 +87,14 @@ fn ncu_command_prints_the_profile_half_with_suite_launch_counts() {
 }
 
 /// Writes an executable fake `ncu` whose collection step runs `collect` (bash) and whose
-/// import step prints the real fixture pages.
+/// import step prints the real fixture pages. Every call appends its arguments to `calls`
+/// beside it ([`ncu_calls`]).
 fn fake_ncu(dir: &Path, collect: &str) -> PathBuf {
     let raw = fixture("ncu-h200/probe_full_raw.csv");
     let details = fixture("ncu-h200/probe_full_details.csv");
     let script = format!(
         r#"#!/usr/bin/env bash
+echo "$@" >> "$(dirname "$0")/calls"
 if [ "$1" = "--version" ]; then
   echo "NVIDIA (R) Nsight Compute Command Line Profiler"
   echo "Version 2025.3.1.0 (build 36398880) (public-release)"
@@ -116,6 +119,18 @@ BASE="$3"
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     path
 }
+
+/// The argument lists the fake `ncu` in `dir` was called with, one per call.
+fn ncu_calls(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("calls"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// What ncu prints for one profiled launch.
+const PROFILED: &str = r#"echo '==PROF== Profiling "copy" - 0: 0%....50%....100% - 9 passes'"#;
 
 #[test]
 fn profile_through_a_fake_ncu_writes_an_artifact_from_the_replayed_exports() {
@@ -242,4 +257,258 @@ fn missing_ncu_exits_5() {
     let o = capture(&["profile", "--ncu", "/nonexistent/ncu", "--", "true"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert!(stderr(&o).contains("ncu not found"));
+}
+
+#[test]
+fn a_missing_or_unexecutable_program_exits_2_before_ncu_starts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ncu = fake_ncu(dir.path(), r#"touch "$BASE.ncu-rep"; exit 0"#);
+    let script = dir.path().join("train.py");
+    std::fs::write(&script, "print('hi')\n").expect("write");
+    let out = dir.path().join("p.json");
+    for (program, says) in [
+        ("/nonexistent/prog", "cannot profile /nonexistent/prog: "),
+        (
+            "no-such-program-on-path",
+            "no-such-program-on-path: not found on PATH",
+        ),
+        (
+            s(&script),
+            "is not executable (chmod +x it, or run it through its interpreter: -- python3",
+        ),
+    ] {
+        let o = capture(&[
+            "profile",
+            "--ncu",
+            s(&ncu),
+            "-o",
+            s(&out),
+            "--",
+            program,
+            "--x",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{program}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(says), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+    assert!(ncu_calls(dir.path()).is_empty(), "ncu never started");
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_program_failing_before_any_launch_exits_10_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ncu = fake_ncu(
+        dir.path(),
+        r#"echo "==PROF== Connected to process 1 (/usr/bin/python3)"
+echo "Traceback (most recent call last):"
+echo "ValueError: no such dataset"
+echo "==PROF== Disconnected from process 1"
+echo "==ERROR== The application returned an error code (3)."
+echo "==WARNING== No kernels were profiled."
+exit 3"#,
+    );
+    let out = dir.path().join("p.json");
+    let o = capture(&["profile", "--ncu", s(&ncu), "-o", s(&out), "--", "true"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "the program true exited with status 3 before ncu profiled any kernel launch; \
+             nothing written. Its last output: Traceback (most recent call last): | ValueError: \
+             no such dataset"
+        ),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_program_failing_after_profiled_launches_keeps_them_and_exits_10() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ncu = fake_ncu(
+        dir.path(),
+        &format!(
+            r#"{PROFILED}
+echo "out of memory"
+echo "==ERROR== The application returned an error code (3)."
+touch "$BASE.ncu-rep"
+exit 3"#
+        ),
+    );
+    let out = dir.path().join("p.json");
+    let o = capture(&[
+        "profile",
+        "--ncu",
+        s(&ncu),
+        "--cache",
+        "both",
+        "-o",
+        s(&out),
+        "--",
+        "true",
+    ]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("the program true exited with status 3; wrote "),
+        "{err}"
+    );
+    let a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("artifact")).expect("json");
+    assert!(a["kernels"][0]["cold"].is_object());
+    let warnings = a["warnings"].to_string();
+    assert!(
+        warnings.contains("exited with status 3: only the 1 launch(es) ncu profiled before that")
+            && warnings.contains("out of memory")
+            && warnings.contains("not collected after the program failed: warm caches"),
+        "{warnings}"
+    );
+    let collections = ncu_calls(dir.path())
+        .iter()
+        .filter(|c| c.starts_with("-f -o"))
+        .count();
+    assert_eq!(collections, 1, "the warm collection was not tried");
+}
+
+#[test]
+fn no_kernel_launch_exits_11_saying_which_filters_to_widen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ncu = fake_ncu(
+        dir.path(),
+        r#"echo "==PROF== Connected to process 1"; echo "==WARNING== No kernels were profiled."; exit 0"#,
+    );
+    let out = dir.path().join("p.json");
+    let o = capture(&["profile", "--ncu", s(&ncu), "-o", s(&out), "--", "true"]);
+    assert_eq!(o.status.code(), Some(11), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("true launched no kernel on the GPU"),
+        "{}",
+        stderr(&o)
+    );
+    let o = capture(&[
+        "profile",
+        "--ncu",
+        s(&ncu),
+        "-o",
+        s(&out),
+        "--nvtx-include",
+        "step/",
+        "--launch-skip",
+        "10",
+        "--",
+        "true",
+    ]);
+    assert_eq!(o.status.code(), Some(11), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("none matched the filters (--launch-skip 10, --nvtx-include step/)")
+            && err.contains("Widen or drop them"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn filters_and_passed_arguments_reach_ncu_and_the_provenance() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ncu = fake_ncu(
+        dir.path(),
+        &format!(r#"{PROFILED}; touch "$BASE.ncu-rep"; exit 0"#),
+    );
+    let out = dir.path().join("p.json");
+    let o = capture(&[
+        "profile",
+        "--ncu",
+        s(&ncu),
+        "-o",
+        s(&out),
+        "--launch-skip",
+        "5",
+        "--launch-count",
+        "2",
+        "--nvtx-include",
+        "step/",
+        "--nvtx-include",
+        "train@fwd/",
+        "--nvtx-exclude",
+        "warmup/",
+        "--ncu-arg=--target-processes=all",
+        "--ncu-arg",
+        "--print-summary=per-kernel",
+        "--",
+        "true",
+        "--epochs",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = " -s 5 -c 2 --nvtx --nvtx-include step/ --nvtx-include train@fwd/ \
+                    --nvtx-exclude warmup/ --metrics ";
+    let calls = ncu_calls(dir.path());
+    let collect = calls
+        .iter()
+        .find(|c| c.starts_with("-f -o"))
+        .expect("a collection");
+    assert!(collect.contains(expected), "{collect}");
+    assert!(
+        collect.ends_with(" --target-processes=all --print-summary=per-kernel true --epochs 1"),
+        "{collect}"
+    );
+    let a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("artifact")).expect("json");
+    let cmd = a["provenance"]["ncu_commands"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(cmd.contains(expected), "{cmd}");
+    assert!(
+        cmd.contains(" --target-processes=all --print-summary=per-kernel true --epochs 1 > "),
+        "{cmd}"
+    );
+    assert!(
+        a["provenance"]["command_line"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("--nvtx-include step/"),
+        "capture's own flags are recorded too"
+    );
+}
+
+#[test]
+fn an_ncu_option_capture_sets_is_refused_by_ncu_arg() {
+    let o = capture(&["profile", "--ncu-arg=--clock-control=base", "--", "true"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--ncu-arg --clock-control=base: capture sets this ncu option itself"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn an_ncu_error_behind_the_programs_status_stays_ncu_failed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ncu = fake_ncu(
+        dir.path(),
+        r#"echo "==ERROR== Nsight Compute failed to connect to the CUDA driver (stub libcuda.so[.1] on path?)."
+echo "==ERROR== The application returned an error code (1)."
+echo "==WARNING== No kernels were profiled."
+exit 1"#,
+    );
+    let o = capture(&[
+        "profile",
+        "--ncu",
+        s(&ncu),
+        "-o",
+        s(&dir.path().join("p.json")),
+        "--",
+        "true",
+    ]);
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("failed to connect to the CUDA driver"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -215,6 +215,19 @@ pub fn broken(what: &str, why: &str) -> Check {
     condition(false, format!("{what}: {why}"))
 }
 
+/// Two checks of one kernel (its output, and what was measured beside it) as one: passed
+/// when both passed, details joined, the larger error kept.
+pub fn both(a: Check, b: Check) -> Check {
+    Check {
+        passed: a.passed && b.passed,
+        detail: format!("{}; {}", a.detail, b.detail),
+        max_abs_error: match (a.max_abs_error, b.max_abs_error) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

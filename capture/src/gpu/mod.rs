@@ -1,45 +1,51 @@
 //! The subcommands that need a GPU host or Nsight Compute: `devices`, `run` (and its hidden
-//! `--profile-mode`, the half that runs under ncu), `profile` and `ncu-command`.
+//! `--profile-mode`, the half that runs under ncu), `profile` and `ncu-command`. This module
+//! resolves flags into work and orchestrates it; the work itself lives in its neighbours.
 //!
 //! Code map: [`suite`] declares every kernel once (source, launch shape, asked work, CPU
 //! reference); [`checks`] and [`data`] hold the host-side comparison machinery; [`runner`]
-//! is the only module that talks to CUDA; [`ncu`] builds ncu command lines and runs ncu
-//! behind the [`ncu::Profiler`] trait; [`stats`], [`host`] and [`progress`] are small
-//! helpers. This module resolves flags into work and assembles artifacts.
+//! is the only module that talks to CUDA; [`ceilings`] holds the ceiling procedures and
+//! their arithmetic; [`ncu`] builds ncu command lines and runs ncu behind the
+//! [`ncu::Profiler`] trait; [`mod@profile`] is the per-cache profile loop `run` and `profile`
+//! share; [`console`] writes what the commands print; [`stats`], [`host`] and [`progress`]
+//! are small helpers.
 
+pub mod ceilings;
 pub mod checks;
+pub mod console;
 pub mod data;
+#[cfg(test)]
+mod fake;
 pub mod host;
 pub mod ncu;
+pub mod ncu_log;
+pub mod profile;
 pub mod progress;
 pub mod runner;
 pub mod stats;
 pub mod suite;
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use shared::artifact::{
-    Artifact, CacheControl, CeilingMeasurement, Check, DeviceInfo, KernelRecord, MeasuredCeilings,
-    Origin, Provenance, Timing,
-};
+use shared::artifact::{Artifact, CacheControl, DeviceInfo, KernelRecord, Origin, Provenance};
 
 use crate::cli::{CacheArg, DevicesArgs, NcuCommandArgs, ProfileArgs, RunArgs};
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use self::ncu::{Collection, Ncu, ProfileRequest, Profiler};
-use self::runner::{DevBuf, Gpu};
-use self::stats::giga_per_s;
+use self::ceilings::ExtraMeasurement;
+use self::console::{ceiling_lines, describe_device, kernel_line, print_summary, size_warning};
+use self::ncu::{Collection, Ncu, Profiler, Selection};
+use self::profile::{cache_name, stem_of, Target, WorkDir};
+use self::runner::Gpu;
 use self::suite::{CeilingKind, KernelDef, Role, Sizes};
 
 /// Untimed launches before the timed repetitions.
 pub const WARMUPS: u32 = 3;
-/// Timed launches of the clock kernel on each side of the FMA ceiling's repetitions.
-pub const CLOCK_REPS: u32 = 3;
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
     Fault::new(Code::Usage, msg).into()
@@ -51,17 +57,6 @@ fn caches_of(arg: CacheArg) -> Vec<CacheControl> {
         CacheArg::Warm => vec![CacheControl::Warm],
         CacheArg::Both => vec![CacheControl::Cold, CacheControl::Warm],
     }
-}
-
-fn cache_name(c: CacheControl) -> &'static str {
-    match c {
-        CacheControl::Cold => "cold",
-        CacheControl::Warm => "warm",
-    }
-}
-
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / f64::from(1u32 << 20)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -85,35 +80,6 @@ pub fn devices(args: &DevicesArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map_or_else(|| "unknown".to_string(), |v| v.to_string())
-}
-
-/// A device as a few aligned lines.
-pub fn describe_device(d: &DeviceInfo) -> String {
-    let p = &d.peaks;
-    format!(
-        "device {}: {}\n  compute capability {}, {} SMs, SM clock {} MHz, memory clock {} MHz, \
-         bus {} bits\n  L2 {} MiB, memory {} GiB\n  FP32 lanes per SM {}; theoretical FP32 {} \
-         GFLOP/s, DRAM {} GB/s, ridge {} FLOP/byte",
-        opt(d.index),
-        d.name,
-        opt(d.compute_capability),
-        opt(d.sm_count),
-        opt(d.sm_clock_khz.map(|k| k / 1000)),
-        opt(d.mem_clock_khz.map(|k| k / 1000)),
-        opt(d.bus_width_bits),
-        opt(d.l2_bytes.map(|b| format!("{:.1}", mib(b)))),
-        opt(d
-            .total_mem_bytes
-            .map(|b| format!("{:.1}", b as f64 / f64::from(1u32 << 30)))),
-        opt(p.fp32_lanes_per_sm),
-        opt(p.fp32_gflop_per_s.map(|v| format!("{v:.0}"))),
-        opt(p.dram_gbyte_per_s.map(|v| format!("{v:.0}"))),
-        opt(p.ridge_flop_per_byte.map(|v| format!("{v:.2}"))),
-    )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -202,30 +168,11 @@ fn profile_mode(args: &RunArgs) -> Result<ExitCode> {
 /// What measuring one kernel produced.
 struct Measured {
     record: KernelRecord,
-    extra: Vec<CeilingMeasurement>,
+    extra: Option<ExtraMeasurement>,
 }
 
-fn measurement(name: &str, bytes: f64, flops: f64, timing: Timing) -> CeilingMeasurement {
-    CeilingMeasurement {
-        name: name.to_string(),
-        bytes,
-        flops,
-        timing,
-    }
-}
-
-/// Both checks must pass; details joined.
-fn both(a: Check, b: Check) -> Check {
-    Check {
-        passed: a.passed && b.passed,
-        detail: format!("{}; {}", a.detail, b.detail),
-        max_abs_error: match (a.max_abs_error, b.max_abs_error) {
-            (Some(x), Some(y)) => Some(x.max(y)),
-            (x, y) => x.or(y),
-        },
-    }
-}
-
+/// Checks one kernel against its CPU reference, then times it (the two ceiling kernels
+/// through their procedures in [`ceilings`]).
 fn measure_kernel(
     gpu: &Gpu,
     sizes: &Sizes,
@@ -241,93 +188,22 @@ fn measure_kernel(
     let outputs = gpu.outputs(&plan, &bufs)?;
     let mut check = (def.check)(sizes, &plan, &outputs);
     drop(outputs);
-    let mut extra = Vec::new();
-    let launch = |bufs: &[DevBuf]| gpu.launch(def.function, &plan, bufs);
-    let timing = match def.role {
+    let ceiling = match def.role {
         Role::Ceiling(CeilingKind::Fma) => {
-            let clock_out = gpu.alloc(&suite::BufferSpec {
-                name: "clock_out",
-                elem: suite::Elem::F32,
-                len: sizes.fma_threads(),
-                fill: suite::Fill::Poison,
-            })?;
-            let spin = |gpu: &Gpu| {
-                gpu.time(0, CLOCK_REPS, || {
-                    gpu.launch_clock(
-                        &clock_out,
-                        sizes.fma_blocks,
-                        suite::CLOCK_CYCLES,
-                        suite::FMA_M,
-                        suite::FMA_C,
-                    )
-                })
-            };
-            // Warm the SMs up, read the clock, time the FMA ceiling, read the clock again.
-            for _ in 0..WARMUPS {
-                launch(&bufs)?;
-            }
-            let before = spin(gpu)?;
-            let timing = gpu.time(WARMUPS, reps, || launch(&bufs))?;
-            let after = spin(gpu)?;
-            let mut samples = before.samples_ms.clone();
-            samples.extend(&after.samples_ms);
-            let clock = stats::timing(0, samples).context("no clock samples")?;
-            let mhz = suite::CLOCK_CYCLES as f64 / (clock.median_ms * 1e3);
-            let attr_mhz = info.sm_clock_khz.map(|k| k as f64 / 1e3);
-            let plausible = attr_mhz.is_none_or(|a| mhz > 0.2 * a && mhz < 1.2 * a);
-            check =
-                both(
-                    check,
-                    checks::condition(
-                        plausible,
-                        format!(
-                        "held SM clock {mhz:.0} MHz from {} cycles spun under FMA load (attribute \
-                         {} MHz){}",
-                        suite::CLOCK_CYCLES,
-                        opt(attr_mhz.map(|a| format!("{a:.0}"))),
-                        if plausible { "" } else { ": implausible, the clock kernel is broken" }
-                    ),
-                    ),
-                );
-            extra.push(measurement("clock", 0.0, 0.0, clock));
-            timing
+            Some(ceilings::fma(gpu, sizes, info, def, &plan, &bufs, reps)?)
         }
-        Role::Ceiling(CeilingKind::Copy) => {
-            let timing = gpu.time(WARMUPS, reps, || launch(&bufs))?;
-            // The driver's device-to-device copy of the same buffers, checked the same way.
-            let (Some(out_spec), [src, dst, ..]) = (plan.buffers.get(1), bufs.as_mut_slice())
-            else {
-                anyhow::bail!(
-                    "{}: the copy plan needs an input and an output",
-                    def.function
-                );
-            };
-            gpu.fill(dst, out_spec)?;
-            gpu.memcpy(src, dst)?;
-            gpu.sync()?;
-            let copied = gpu.outputs(&plan, &bufs)?;
-            let memcpy_check = match copied.f32(1) {
-                Ok(out) => {
-                    let seed = plan.seed(0);
-                    checks::exact_f32("driver memcpy dst = src", out, checks::Coverage::All, |i| {
-                        data::hash_value(i as u64, seed)
-                    })
-                }
-                Err(e) => checks::broken("memcpy", &e),
-            };
-            drop(copied);
-            check = both(check, memcpy_check);
-            let [src, dst, ..] = bufs.as_mut_slice() else {
-                anyhow::bail!(
-                    "{}: the copy plan needs an input and an output",
-                    def.function
-                );
-            };
-            let memcpy = gpu.time(WARMUPS, reps, || gpu.memcpy(src, dst))?;
-            extra.push(measurement("memcpy", plan.asked.bytes, 0.0, memcpy));
-            timing
+        Role::Ceiling(CeilingKind::Copy) => Some(ceilings::copy(gpu, def, &plan, &mut bufs, reps)?),
+        _ => None,
+    };
+    let (timing, extra) = match ceiling {
+        Some(c) => {
+            check = checks::both(check, c.check);
+            (c.timing, Some(c.extra))
         }
-        _ => gpu.time(WARMUPS, reps, || launch(&bufs))?,
+        None => (
+            gpu.time(WARMUPS, reps, || gpu.launch(def.function, &plan, &bufs))?,
+            None,
+        ),
     };
     drop(bufs);
     Ok(Measured {
@@ -341,240 +217,6 @@ fn measure_kernel(
         },
         extra,
     })
-}
-
-/// Measured ceilings from the ceiling kernels' records and the extra measurements.
-fn ceilings_of(
-    kernels: &[&KernelDef],
-    records: &[KernelRecord],
-    extra: Vec<CeilingMeasurement>,
-) -> Option<MeasuredCeilings> {
-    let mut c = MeasuredCeilings::default();
-    let mut any = false;
-    for (def, rec) in kernels.iter().zip(records) {
-        let Role::Ceiling(kind) = def.role else {
-            continue;
-        };
-        let (Some(asked), Some(timing)) = (&rec.asked, &rec.timing) else {
-            continue;
-        };
-        any = true;
-        let gb = giga_per_s(asked.bytes, timing.median_ms);
-        match kind {
-            CeilingKind::Copy => c.copy_gbyte_per_s = gb,
-            CeilingKind::Read => c.read_gbyte_per_s = gb,
-            CeilingKind::L2Copy => c.l2_copy_gbyte_per_s = gb,
-            CeilingKind::Fma => c.fma_gflop_per_s = giga_per_s(asked.flops, timing.median_ms),
-        }
-        let name = match kind {
-            CeilingKind::Copy => "copy",
-            CeilingKind::Read => "read",
-            CeilingKind::L2Copy => "l2_copy",
-            CeilingKind::Fma => "fma",
-        };
-        c.measurements
-            .push(measurement(name, asked.bytes, asked.flops, timing.clone()));
-    }
-    for m in extra {
-        match m.name.as_str() {
-            "memcpy" => c.memcpy_gbyte_per_s = giga_per_s(m.bytes, m.timing.median_ms),
-            "clock" => {
-                c.held_sm_clock_mhz = Some(suite::CLOCK_CYCLES as f64 / (m.timing.median_ms * 1e3))
-            }
-            _ => {}
-        }
-        c.measurements.push(m);
-    }
-    c.ridge_flop_per_byte = match (c.fma_gflop_per_s, c.copy_gbyte_per_s) {
-        (Some(f), Some(b)) if b > 0.0 => Some(f / b),
-        _ => None,
-    };
-    any.then_some(c)
-}
-
-/// One line per ceiling, with percentages of the theoretical figures.
-fn ceiling_lines(c: &MeasuredCeilings, d: &DeviceInfo) -> Vec<String> {
-    let mut out = Vec::new();
-    let bw = d.peaks.dram_gbyte_per_s;
-    let pct = |v: f64, of: Option<f64>| {
-        of.map_or(String::new(), |o| format!(" ({:.1} %)", 100.0 * v / o))
-    };
-    if let Some(v) = c.copy_gbyte_per_s {
-        let vs = c.memcpy_gbyte_per_s.map_or(String::new(), |m| {
-            format!(", {:.2} % of the driver memcpy", 100.0 * v / m)
-        });
-        out.push(format!("copy     {v:8.0} GB/s{}{vs}", pct(v, bw)));
-    }
-    if let Some(v) = c.memcpy_gbyte_per_s {
-        out.push(format!("memcpy   {v:8.0} GB/s{}", pct(v, bw)));
-    }
-    if let Some(v) = c.read_gbyte_per_s {
-        out.push(format!("read     {v:8.0} GB/s{}", pct(v, bw)));
-    }
-    if let Some(v) = c.l2_copy_gbyte_per_s {
-        out.push(format!("L2 copy  {v:8.0} GB/s{}", pct(v, bw)));
-    }
-    if let Some(v) = c.fma_gflop_per_s {
-        let held = match (c.held_sm_clock_mhz, d.sm_count, d.peaks.fp32_lanes_per_sm) {
-            (Some(mhz), Some(sms), Some(lanes)) => {
-                let cap = 2.0 * f64::from(sms) * f64::from(lanes) * mhz / 1e3;
-                format!(
-                    ", {:.1} % of lanes x held clock ({cap:.0})",
-                    100.0 * v / cap
-                )
-            }
-            _ => String::new(),
-        };
-        out.push(format!(
-            "FMA      {v:8.0} GFLOP/s{} of the attribute clock{held}",
-            pct(v, d.peaks.fp32_gflop_per_s)
-        ));
-    }
-    if let Some(v) = c.held_sm_clock_mhz {
-        out.push(format!("held SM clock {v:.0} MHz"));
-    }
-    if let Some(v) = c.ridge_flop_per_byte {
-        out.push(format!("measured ridge {v:.2} FLOP/byte"));
-    }
-    out
-}
-
-fn size_warning(s: &Sizes, d: &DeviceInfo) -> String {
-    let l2 = d.l2_bytes.unwrap_or(0).max(1) as f64;
-    format!(
-        "sizes: streaming arrays {} elements ({:.0} MiB of float, {:.1} x L2); ceiling arrays {} \
-         floats ({:.0} MiB); transpose and stencil {}^2; matmul {}^2 (cache-resident); L2 copy \
-         {:.2} MiB per buffer x {} passes; FMA {} blocks x 256",
-        s.stream_elems,
-        mib(s.stream_elems * 4),
-        s.stream_elems as f64 * 4.0 / l2,
-        s.ceiling_elems,
-        mib(s.ceiling_elems * 4),
-        s.square_dim,
-        s.matmul_dim,
-        mib(s.l2_elems() * 4),
-        s.l2_reps,
-        s.fma_blocks
-    )
-}
-
-/// Where a run keeps the ncu reports and pages: beside the artifact (`--keep-exports`) or in
-/// a temporary folder removed at the end.
-enum WorkDir {
-    Kept(PathBuf),
-    /// Removed when dropped, or by the Ctrl-C handler (which exits without dropping).
-    Temp {
-        dir: tempfile::TempDir,
-        _undo: crate::interrupt::Guard,
-    },
-}
-
-impl WorkDir {
-    fn new(keep: bool, output: &Path) -> Result<WorkDir> {
-        if keep {
-            let dir = match output.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("{}: cannot create folder", dir.display()))?;
-            Ok(WorkDir::Kept(dir))
-        } else {
-            let dir = tempfile::tempdir().context("cannot create a temporary folder for ncu")?;
-            let undo = crate::interrupt::remove_on_interrupt(dir.path());
-            Ok(WorkDir::Temp { dir, _undo: undo })
-        }
-    }
-
-    fn path(&self) -> &Path {
-        match self {
-            WorkDir::Kept(p) => p,
-            WorkDir::Temp { dir, .. } => dir.path(),
-        }
-    }
-}
-
-fn stem_of(output: &Path) -> String {
-    output.file_stem().map_or_else(
-        || "capture".to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    )
-}
-
-/// What a suite profile runs: the program and which of its launches ncu keeps.
-pub struct Target<'a> {
-    /// The program and its arguments (this executable in `--profile-mode`).
-    pub program: &'a [OsString],
-    /// `-k` filter.
-    pub kernel_filter: Option<String>,
-    /// `-c` launch count.
-    pub launch_count: Option<u64>,
-}
-
-/// Collects counters for every cache state through `profiler` and attaches them to the
-/// artifact's kernel records. GPU-free: the profiler may be real ncu or a fake.
-pub fn profile_and_attach(
-    artifact: &mut Artifact,
-    profiler: &dyn Profiler,
-    caches: &[CacheControl],
-    target: &Target<'_>,
-    work_dir: &Path,
-    stem: &str,
-) -> Result<()> {
-    for &cache in caches {
-        let name = format!("{stem}-ncu-{}", cache_name(cache));
-        let req = ProfileRequest {
-            collection: Collection {
-                cache,
-                kernel_filter: target.kernel_filter.clone(),
-                launch_count: target.launch_count,
-            },
-            program: target.program,
-            work_dir,
-            name: &name,
-        };
-        let out = profiler.profile(&req)?;
-        let exports = vec![
-            files::read_export(&out.raw_csv)?,
-            files::read_export(&out.details_csv)?,
-        ];
-        let (launches, warnings) = shared::ncu::combine(exports);
-        let missing = ncu::missing_metrics(&launches);
-        if !missing.is_empty() {
-            artifact.warnings.push(format!(
-                "{} ncu collection: requested metrics absent from the export (ncu dropped \
-                 them): {}",
-                cache_name(cache),
-                missing.join(", ")
-            ));
-        }
-        artifact.warnings.extend(
-            warnings
-                .iter()
-                .map(|w| format!("{}: {w}", out.raw_csv.display())),
-        );
-        artifact.warnings.extend(out.warnings.iter().cloned());
-        shared::merge::attach_counters(artifact, launches, cache)
-            .map_err(|e| Fault::new(Code::MissingKernel, e.to_string()))?;
-        artifact.provenance.ncu_commands.extend(out.commands);
-        for p in [&out.raw_csv, &out.details_csv] {
-            if let Some(n) = p.file_name() {
-                artifact
-                    .provenance
-                    .inputs
-                    .push(n.to_string_lossy().into_owned());
-            }
-        }
-    }
-    if !caches.is_empty() {
-        artifact.provenance.clock_control = Some("none".into());
-        artifact.provenance.ncu_version = profiler.version();
-    }
-    Ok(())
-}
-
-fn print_summary(artifact: &Artifact) {
-    crate::table::print_table(artifact, crate::cli::TableFormat::Table);
 }
 
 /// `capture run`.
@@ -607,14 +249,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         if let (Some(t), Some(c)) = (&m.record.timing, &m.record.check) {
             progress::log(
                 Some(&pb),
-                &format!(
-                    "{:<20} median {:9.4} ms ({} regs, {} B local)  {:>6}  {}",
+                &kernel_line(
                     def.function,
-                    t.median_ms,
-                    opt(gpu.registers(def.function)),
-                    opt(gpu.local_bytes(def.function)),
-                    if c.passed { "ok" } else { "FAILED" },
-                    c.detail
+                    t,
+                    c,
+                    gpu.registers(def.function),
+                    gpu.local_bytes(def.function),
                 ),
             );
         }
@@ -637,7 +277,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         command_line: Some(host::command_line()),
         ..Provenance::default()
     });
-    artifact.ceilings = ceilings_of(&cfg.kernels, &records, extra);
+    artifact.ceilings = ceilings::ceilings_of(&cfg.kernels, &records, extra);
     if let Some(c) = &artifact.ceilings {
         for line in ceiling_lines(c, &info) {
             progress::log(None, &line);
@@ -693,14 +333,18 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             program.push("--kernels".into());
             program.push(args.kernels.join(",").into());
         }
-        let profiled = profile_and_attach(
+        let profiled = profile::attach(
             &mut artifact,
             ncu,
             &cfg.caches,
             &Target {
                 program: &program,
-                kernel_filter: Some(suite::ncu_kernel_regex(&cfg.kernels)),
-                launch_count: Some(cfg.kernels.len() as u64),
+                selection: Selection {
+                    kernel_filter: Some(suite::ncu_kernel_regex(&cfg.kernels)),
+                    launch_count: Some(cfg.kernels.len() as u64),
+                    ..Selection::default()
+                },
+                ncu_args: Vec::new(),
             },
             work.path(),
             &stem_of(&cfg.output),
@@ -736,127 +380,132 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 // capture profile
 // ---------------------------------------------------------------------------------------
 
+/// Resolved configuration of `capture profile`.
+pub struct ProfileConfig {
+    /// The program and its arguments; the program was found and may be executed.
+    program: Vec<OsString>,
+    /// Which of its launches.
+    selection: Selection,
+    /// More ncu arguments, checked (`--ncu-arg`).
+    ncu_args: Vec<String>,
+    /// One collection each, cold first.
+    caches: Vec<CacheControl>,
+    /// Where the artifact goes.
+    output: PathBuf,
+    /// Keep the reports and pages beside it.
+    keep_exports: bool,
+}
+
+/// Checks `capture profile`'s flags and finds its program, before ncu starts: a program
+/// that does not exist or may not be executed is a usage error naming it.
+pub fn resolve_profile(args: &ProfileArgs) -> Result<ProfileConfig> {
+    let program: Vec<OsString> = args.program.iter().map(OsString::from).collect();
+    let Some(first) = program.first() else {
+        return Err(usage("capture profile needs a program after --"));
+    };
+    host::find_program(first).map_err(|e| usage(format!("cannot profile {e}")))?;
+    if args.launch_count == Some(0) {
+        return Err(usage("--launch-count must be at least 1"));
+    }
+    ncu::check_ncu_args(&args.ncu_arg).map_err(usage)?;
+    Ok(ProfileConfig {
+        program,
+        selection: Selection {
+            kernel_filter: args.kernel_name.as_ref().map(|re| format!("regex:{re}")),
+            launch_skip: args.launch_skip,
+            launch_count: args.launch_count,
+            nvtx_include: args.nvtx_include.clone(),
+            nvtx_exclude: args.nvtx_exclude.clone(),
+        },
+        ncu_args: args.ncu_arg.clone(),
+        caches: caches_of(args.cache),
+        output: args.output.clone(),
+        keep_exports: args.keep_exports,
+    })
+}
+
 /// `capture profile -- PROGRAM ARGS`: the user's program under ncu with every metric the
 /// views need.
 pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
+    let cfg = resolve_profile(args)?;
     let ncu = Ncu::locate(args.ncu.as_deref(), Duration::from_secs(args.ncu_timeout))?;
-    profile_with(args, &ncu)
+    profile_with(&cfg, &ncu)
 }
 
-/// `capture profile` with any profiler (tests pass a fake).
-pub fn profile_with(args: &ProfileArgs, profiler: &dyn Profiler) -> Result<ExitCode> {
+/// `capture profile` with any profiler (tests pass a fake). A program that fails after
+/// launches were profiled still gets its artifact, then [`Code::ProgramFailed`]; the warm
+/// collection is not tried after a failed cold one.
+pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<ExitCode> {
     let started = Instant::now();
-    let program: Vec<OsString> = args.program.iter().map(OsString::from).collect();
-    if program.is_empty() {
-        return Err(usage("capture profile needs a program after --"));
-    }
-    let caches = caches_of(args.cache);
-    let work = WorkDir::new(args.keep_exports, &args.output)?;
-    let stem = stem_of(&args.output);
-    let filter = args.kernel_name.as_ref().map(|re| format!("regex:{re}"));
-    let mut artifact: Option<Artifact> = None;
-    let mut commands = Vec::new();
-    let mut inputs = Vec::new();
-    for &cache in &caches {
-        let name = format!("{stem}-ncu-{}", cache_name(cache));
-        let out = profiler.profile(&ProfileRequest {
-            collection: Collection {
+    let work = WorkDir::new(cfg.keep_exports, &cfg.output)?;
+    let stem = stem_of(&cfg.output);
+    let target = Target {
+        program: &cfg.program,
+        selection: cfg.selection.clone(),
+        ncu_args: cfg.ncu_args.clone(),
+    };
+    let program = ncu::program_name(&cfg.program);
+    let mut collected = Vec::new();
+    let mut failed = None;
+    for (i, &cache) in cfg.caches.iter().enumerate() {
+        let mut c = profile::collect(profiler, cache, &target, work.path(), &stem)?;
+        if c.launches.is_empty() {
+            let collection = Collection {
                 cache,
-                kernel_filter: filter.clone(),
-                launch_count: args.launch_count,
-            },
-            program: &program,
-            work_dir: work.path(),
-            name: &name,
-        })?;
-        let exports = vec![
-            files::read_export(&out.raw_csv)?,
-            files::read_export(&out.details_csv)?,
-        ];
-        let (launches, warnings) = shared::ncu::combine(exports);
-        if launches.is_empty() {
+                selection: target.selection.clone(),
+                ncu_args: target.ncu_args.clone(),
+            };
             return Err(Fault::new(
-                Code::NcuFailed,
-                format!(
-                    "ncu profiled no kernel launch of {} (is the kernel filter right, and does \
-                     the program use the GPU?)",
-                    program
-                        .first()
-                        .map(|p| p.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                ),
+                Code::NoKernels,
+                ncu::no_kernels_message(&program, &collection),
             )
             .into());
         }
-        let missing = ncu::missing_metrics(&launches);
-        commands.extend(out.commands.iter().cloned());
-        for p in [&out.raw_csv, &out.details_csv] {
-            if let Some(n) = p.file_name() {
-                inputs.push(n.to_string_lossy().into_owned());
-            }
-        }
-        match artifact.as_mut() {
-            None => {
-                let mut a = shared::merge::import_launches(
-                    launches,
-                    warnings,
-                    Provenance {
-                        origin: Some(Origin::Profile),
-                        tool: "capture".into(),
-                        tool_version: env!("CARGO_PKG_VERSION").into(),
-                        created_utc: Some(crate::clock::now_rfc3339()),
-                        command_line: Some(host::command_line()),
-                        clock_control: Some("none".into()),
-                        ..Provenance::default()
-                    },
-                );
-                for k in &mut a.kernels {
-                    if cache == CacheControl::Warm {
-                        k.warm = k.cold.take();
-                    }
-                    for set in [&mut k.cold, &mut k.warm].into_iter().flatten() {
-                        set.cache_control = Some(cache);
-                    }
-                }
-                a.warnings.extend(out.warnings.iter().cloned());
-                artifact = Some(a);
-            }
-            Some(a) => {
-                a.warnings.extend(
-                    warnings
+        if let Some(n) = c.program_status {
+            if let Some(skipped) = cfg.caches.get(i + 1..).filter(|s| !s.is_empty()) {
+                c.warnings.push(format!(
+                    "not collected after the program failed: {}",
+                    skipped
                         .iter()
-                        .map(|w| format!("{}: {w}", out.raw_csv.display())),
-                );
-                a.warnings.extend(out.warnings.iter().cloned());
-                if let Err(e) = shared::merge::attach_counters(a, launches, cache) {
-                    a.warnings
-                        .push(format!("{} counters not attached: {e}", cache_name(cache)));
-                }
-            }
-        }
-        if let Some(a) = artifact.as_mut() {
-            if !missing.is_empty() {
-                a.warnings.push(format!(
-                    "{} collection: requested metrics absent from the export: {}",
-                    cache_name(cache),
-                    missing.join(", ")
+                        .map(|&c| format!("{} caches", cache_name(c)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
+            failed = Some((n, c.launches.len()));
+            collected.push(c);
+            break;
         }
+        collected.push(c);
     }
-    let Some(mut artifact) = artifact else {
-        return Err(usage("no cache state to collect"));
+    let provenance = Provenance {
+        origin: Some(Origin::Profile),
+        tool: "capture".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        created_utc: Some(crate::clock::now_rfc3339()),
+        command_line: Some(host::command_line()),
+        ..Provenance::default()
     };
-    artifact.provenance.ncu_commands = commands;
-    artifact.provenance.inputs = inputs;
-    artifact.provenance.ncu_version = profiler.version();
-    files::write_artifact(&args.output, &artifact)?;
+    let artifact = profile::import(collected, provenance, profiler)
+        .ok_or_else(|| usage("no cache state to collect"))?;
+    files::write_artifact(&cfg.output, &artifact)?;
     print_summary(&artifact);
+    if let Some((status, launches)) = failed {
+        return Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the program {program} exited with status {status}; wrote {} with the {launches} \
+                 launch(es) ncu profiled before that",
+                cfg.output.display()
+            ),
+        )
+        .into());
+    }
     progress::log(
         None,
         &format!(
             "wrote {} ({} kernels) in {:.1} s",
-            args.output.display(),
+            cfg.output.display(),
             artifact.kernels.len(),
             started.elapsed().as_secs_f64()
         ),
@@ -903,8 +552,12 @@ pub fn ncu_command_lines(args: &NcuCommandArgs, exe: &OsString) -> Result<Vec<St
         let base = PathBuf::from(format!("capture-ncu-{}", cache_name(cache)));
         let collection = Collection {
             cache,
-            kernel_filter: Some(suite::ncu_kernel_regex(&kernels)),
-            launch_count: Some(kernels.len() as u64),
+            selection: Selection {
+                kernel_filter: Some(suite::ncu_kernel_regex(&kernels)),
+                launch_count: Some(kernels.len() as u64),
+                ..Selection::default()
+            },
+            ncu_args: Vec::new(),
         };
         lines.push(format!("# {} caches", cache_name(cache)));
         lines.push(ncu::command_line(
@@ -974,163 +627,128 @@ pub fn ncu_command(args: &NcuCommandArgs) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::RefCell;
+    use std::path::Path;
 
-    /// Replays real H200 exports (tests/fixtures/ncu-h200) instead of running ncu, and
-    /// remembers what it was asked.
-    struct FakeProfiler {
-        raw: &'static str,
-        details: &'static str,
-        asked: RefCell<Vec<Collection>>,
-    }
-
-    fn fixture(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/ncu-h200")
-            .join(name)
-    }
-
-    impl Profiler for FakeProfiler {
-        fn version(&self) -> Option<String> {
-            Some("fake 1.0".into())
-        }
-
-        fn profile(&self, req: &ProfileRequest<'_>) -> Result<ProfileOutput> {
-            self.asked.borrow_mut().push(req.collection.clone());
-            Ok(ProfileOutput {
-                raw_csv: fixture(self.raw),
-                details_csv: fixture(self.details),
-                commands: vec![format!("fake {}", req.name)],
-                warnings: Vec::new(),
-            })
+    /// `capture profile` flags for `program`, writing `out`.
+    fn profile_args(out: &Path, program: &[&str]) -> ProfileArgs {
+        ProfileArgs {
+            output: out.to_path_buf(),
+            kernel_name: None,
+            launch_count: None,
+            launch_skip: None,
+            nvtx_include: Vec::new(),
+            nvtx_exclude: Vec::new(),
+            ncu_arg: Vec::new(),
+            cache: CacheArg::Cold,
+            ncu: None,
+            ncu_timeout: 10,
+            keep_exports: false,
+            program: program.iter().map(|s| s.to_string()).collect(),
         }
     }
 
-    use self::ncu::ProfileOutput;
-
-    fn fake() -> FakeProfiler {
-        FakeProfiler {
-            raw: "probe_full_raw.csv",
-            details: "probe_full_details.csv",
-            asked: RefCell::new(Vec::new()),
-        }
-    }
-
-    /// A timings artifact as `capture run` builds it, with one kernel named like the
-    /// fixture's (`copy`).
-    fn timings(function: &str) -> Artifact {
-        let mut a = Artifact::new(Provenance {
-            origin: Some(Origin::Run),
-            tool: "capture".into(),
-            tool_version: "test".into(),
-            ..Provenance::default()
-        });
-        a.kernels.push(KernelRecord {
-            source_file: Some("kernels/ceilings.cu".into()),
-            ..KernelRecord::new("copy ceiling", function)
-        });
-        a
-    }
-
-    #[test]
-    fn run_merge_path_attaches_replayed_counters_for_each_cache() {
-        let mut a = timings("copy");
-        let p = fake();
-        let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        profile_and_attach(
-            &mut a,
-            &p,
-            &[CacheControl::Cold, CacheControl::Warm],
-            &Target {
-                program: &["capture".into(), "run".into(), "--profile-mode".into()],
-                kernel_filter: Some("regex:^(copy)$".into()),
-                launch_count: Some(1),
-            },
-            work.path(),
-            "h200",
-        )
-        .unwrap_or_else(|e| panic!("{e:#}"));
-        let k = &a.kernels[0];
-        let cold = k
-            .cold
-            .as_ref()
-            .unwrap_or_else(|| panic!("no cold counters"));
-        assert_eq!(cold.cache_control, Some(CacheControl::Cold));
-        assert!(!cold.launches.is_empty());
-        assert!(cold.launches[0]
-            .metrics
-            .contains_key("dram__bytes_read.sum"));
-        assert!(!cold.launches[0].sections.is_empty(), "details page joined");
-        assert_eq!(
-            k.warm.as_ref().and_then(|w| w.cache_control),
-            Some(CacheControl::Warm)
-        );
-        let asked = p.asked.borrow();
-        assert_eq!(asked.len(), 2);
-        assert_eq!(asked[0].kernel_filter.as_deref(), Some("regex:^(copy)$"));
-        assert_eq!(asked[1].cache, CacheControl::Warm);
-        assert_eq!(
-            a.provenance.ncu_commands,
-            ["fake h200-ncu-cold", "fake h200-ncu-warm"]
-        );
-        assert_eq!(a.provenance.ncu_version.as_deref(), Some("fake 1.0"));
-        assert_eq!(a.provenance.clock_control.as_deref(), Some("none"));
-        // The probe capture used a different metric set: what it lacks is named.
-        assert!(
-            a.warnings
-                .iter()
-                .any(|w| w.contains("requested metrics absent") && w.contains("lts__t_bytes.sum")),
-            "{:?}",
-            a.warnings
-        );
-    }
-
-    #[test]
-    fn run_merge_path_names_a_kernel_the_profiler_never_saw() {
-        let mut a = timings("vector_add");
-        let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let err = profile_and_attach(
-            &mut a,
-            &fake(),
-            &[CacheControl::Cold],
-            &Target {
-                program: &["x".into()],
-                kernel_filter: None,
-                launch_count: None,
-            },
-            work.path(),
-            "t",
-        )
-        .err()
-        .unwrap_or_else(|| panic!("a kernel without counters must fail"));
-        assert_eq!(crate::exit::code_of(&err), Code::MissingKernel);
-        assert!(format!("{err:#}").contains("vector_add"), "{err:#}");
+    /// This test binary: a program that exists and may be executed.
+    fn this_program() -> String {
+        std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
     fn profile_command_builds_an_artifact_from_replayed_exports() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let out = dir.path().join("p.json");
+        let exe = this_program();
         let args = ProfileArgs {
-            output: out.clone(),
             kernel_name: Some("copy".into()),
             launch_count: Some(3),
-            cache: CacheArg::Cold,
-            ncu: None,
-            ncu_timeout: 10,
-            keep_exports: false,
-            program: vec!["python3".into(), "x.py".into()],
+            launch_skip: Some(2),
+            nvtx_include: vec!["step/".into()],
+            ncu_arg: vec!["--target-processes=all".into()],
+            ..profile_args(&out, &[&exe, "x.py"])
         };
-        let p = fake();
-        profile_with(&args, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        let p = fake::probe();
+        let cfg = resolve_profile(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
         let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(a.provenance.origin, Some(Origin::Profile));
         assert_eq!(a.kernels.len(), 1);
         assert_eq!(a.kernels[0].function, "copy");
         assert!(a.kernels[0].cold.is_some());
         let asked = p.asked.borrow();
-        assert_eq!(asked[0].kernel_filter.as_deref(), Some("regex:copy"));
-        assert_eq!(asked[0].launch_count, Some(3));
+        let sel = &asked[0].selection;
+        assert_eq!(sel.kernel_filter.as_deref(), Some("regex:copy"));
+        assert_eq!(sel.launch_count, Some(3));
+        assert_eq!(sel.launch_skip, Some(2));
+        assert_eq!(sel.nvtx_include, ["step/"]);
+        assert_eq!(asked[0].ncu_args, ["--target-processes=all"]);
+    }
+
+    #[test]
+    fn a_program_that_fails_after_profiled_launches_keeps_them_and_exits_10() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("p.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            cache: CacheArg::Both,
+            ..profile_args(&out, &[&exe])
+        };
+        let p = fake::FakeProfiler {
+            program_status: Some(3),
+            ..fake::probe()
+        };
+        let cfg = resolve_profile(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        let err = profile_with(&cfg, &p)
+            .err()
+            .unwrap_or_else(|| panic!("a failed program is not a success"));
+        assert_eq!(crate::exit::code_of(&err), Code::ProgramFailed);
+        let msg = format!("{err:#}");
+        assert!(msg.contains("exited with status 3; wrote"), "{msg}");
+        assert_eq!(
+            p.asked.borrow().len(),
+            1,
+            "no warm collection after the failure"
+        );
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(a.kernels[0].cold.is_some());
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.contains("not collected after the program failed: warm caches")),
+            "{:?}",
+            a.warnings
+        );
+        assert!(a.warnings.iter().any(|w| w.contains("status 3")));
+    }
+
+    #[test]
+    fn profile_flags_are_checked_before_ncu_starts() {
+        let out = Path::new("p.json");
+        let exe = this_program();
+        let usage_error = |args: ProfileArgs| {
+            let err = resolve_profile(&args)
+                .err()
+                .unwrap_or_else(|| panic!("{:?} must be refused", args.program));
+            assert_eq!(crate::exit::code_of(&err), Code::Usage);
+            format!("{err:#}")
+        };
+        let msg = usage_error(profile_args(out, &["/nonexistent/prog", "--x"]));
+        assert!(
+            msg.starts_with("cannot profile /nonexistent/prog: "),
+            "{msg}"
+        );
+        let msg = usage_error(profile_args(out, &[]));
+        assert!(msg.contains("needs a program"), "{msg}");
+        let msg = usage_error(ProfileArgs {
+            ncu_arg: vec!["-k".into(), "gemm".into()],
+            ..profile_args(out, &[&exe])
+        });
+        assert!(msg.contains("use --kernel-name"), "{msg}");
+        let msg = usage_error(ProfileArgs {
+            launch_count: Some(0),
+            ..profile_args(out, &[&exe])
+        });
+        assert!(msg.contains("--launch-count"), "{msg}");
     }
 
     #[test]
@@ -1173,35 +791,5 @@ mod tests {
             ..args
         };
         assert!(ncu_command_lines(&bad, &OsString::from("c")).is_err());
-    }
-
-    #[test]
-    fn ceilings_come_from_medians() {
-        let defs: Vec<&KernelDef> = suite::SUITE.iter().take(4).collect();
-        let t = |ms: f64| stats::timing(0, vec![ms]).unwrap_or_else(|| panic!("timing"));
-        let records: Vec<KernelRecord> = defs
-            .iter()
-            .map(|d| KernelRecord {
-                asked: Some(shared::artifact::AskedWork {
-                    bytes: 4e9,
-                    flops: 6e10,
-                    precision: shared::artifact::Precision::Fp32,
-                    formula: String::new(),
-                }),
-                timing: Some(t(1.0)),
-                ..KernelRecord::new(d.name, d.function)
-            })
-            .collect();
-        let extra = vec![
-            measurement("memcpy", 4e9, 0.0, t(2.0)),
-            measurement("clock", 0.0, 0.0, t(10.0)),
-        ];
-        let c = ceilings_of(&defs, &records, extra).unwrap_or_else(|| panic!("ceilings"));
-        assert_eq!(c.copy_gbyte_per_s, Some(4000.0));
-        assert_eq!(c.memcpy_gbyte_per_s, Some(2000.0));
-        assert_eq!(c.fma_gflop_per_s, Some(60000.0));
-        assert_eq!(c.ridge_flop_per_byte, Some(15.0));
-        assert_eq!(c.held_sm_clock_mhz, Some(2000.0), "2e7 cycles in 10 ms");
-        assert_eq!(c.measurements.len(), 6);
     }
 }

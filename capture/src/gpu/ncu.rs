@@ -10,57 +10,28 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use shared::artifact::{CacheControl, LaunchCounters};
+use shared::counters::{self, Counter};
 
 use crate::exit::{Code, Fault};
 
-/// Every raw metric the views need, asked for by name. ncu silently drops a name it does not
-/// know, so [`missing_metrics`] checks that each came back.
-pub const METRICS: &[&str] = &[
-    "gpu__time_duration.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "dram__sectors_read.sum",
-    "dram__sectors_write.sum",
-    "dram__bytes.sum",
-    "lts__t_bytes.sum",
-    "lts__t_sectors.sum",
-    "l1tex__t_bytes.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-    "l1tex__throughput.avg.pct_of_peak_sustained_active",
-    "lts__t_sector_hit_rate.pct",
-    "l1tex__t_sector_hit_rate.pct",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "sm__maximum_warps_per_active_cycle_pct",
-    "launch__occupancy_limit_blocks",
-    "launch__occupancy_limit_registers",
-    "launch__occupancy_limit_shared_mem",
-    "launch__occupancy_limit_warps",
-    "launch__registers_per_thread",
-    "sm__cycles_elapsed.avg.per_second",
-    "dram__cycles_elapsed.avg.per_second",
-];
+use super::ncu_log;
+
+/// Every raw metric the views need, asked for by name: the catalog's
+/// [`counters::PROFILE`], in its order. ncu silently drops a name it does not know, so
+/// [`missing_metrics`] checks that each came back.
+pub const METRICS: &[Counter] = counters::PROFILE;
+
+/// The `--metrics` value: every name of [`METRICS`], comma separated.
+pub fn metrics_arg() -> String {
+    METRICS.iter().map(|c| c.name).collect::<Vec<_>>().join(",")
+}
 
 /// Sections collected beside the metrics, for the details page (Speed of Light, memory
 /// workload, occupancy, launch statistics).
@@ -89,16 +60,60 @@ impl Page {
     }
 }
 
+/// Which launches of the program ncu profiles. ncu applies the filters in this order: NVTX
+/// ranges and the kernel name pick the matching launches, `-s` skips the first of them, `-c`
+/// stops after that many.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// `-k` filter (`regex:...`), if any.
+    pub kernel_filter: Option<String>,
+    /// `-s`: skip this many matching launches first.
+    pub launch_skip: Option<u64>,
+    /// `-c`: at most this many launches.
+    pub launch_count: Option<u64>,
+    /// `--nvtx-include`, each (implies `--nvtx`).
+    pub nvtx_include: Vec<String>,
+    /// `--nvtx-exclude`, each (implies `--nvtx`).
+    pub nvtx_exclude: Vec<String>,
+}
+
+impl Selection {
+    /// The filters that can leave launches out, as `capture profile` flags, for messages.
+    pub fn filters(&self) -> Vec<String> {
+        let mut f = Vec::new();
+        if let Some(k) = &self.kernel_filter {
+            f.push(format!(
+                "--kernel-name {}",
+                k.strip_prefix("regex:").unwrap_or(k)
+            ));
+        }
+        if let Some(n) = self.launch_skip {
+            f.push(format!("--launch-skip {n}"));
+        }
+        f.extend(
+            self.nvtx_include
+                .iter()
+                .map(|r| format!("--nvtx-include {r}")),
+        );
+        f.extend(
+            self.nvtx_exclude
+                .iter()
+                .map(|r| format!("--nvtx-exclude {r}")),
+        );
+        f
+    }
+}
+
 /// What one collection asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Collection {
     /// Cold (`--cache-control all`, kernel replay) or warm (`--cache-control none`,
     /// application replay).
     pub cache: CacheControl,
-    /// `-k` filter (`regex:...`), if any.
-    pub kernel_filter: Option<String>,
-    /// `-c`: at most this many launches.
-    pub launch_count: Option<u64>,
+    /// Which launches.
+    pub selection: Selection,
+    /// More ncu arguments, verbatim, placed before the program (`--ncu-arg`).
+    pub ncu_args: Vec<String>,
 }
 
 /// The ncu arguments (after the ncu program itself) that collect one report from `program`.
@@ -110,22 +125,92 @@ pub fn collect_args(report: &Path, c: &Collection, program: &[OsString]) -> Vec<
         CacheControl::Warm => ("none", "application"),
     };
     a.extend(["--cache-control", cache, "--replay-mode", replay].map(OsString::from));
-    if let Some(k) = &c.kernel_filter {
+    let sel = &c.selection;
+    if let Some(k) = &sel.kernel_filter {
         a.push("-k".into());
         a.push(k.into());
     }
-    if let Some(n) = c.launch_count {
+    if let Some(n) = sel.launch_skip {
+        a.push("-s".into());
+        a.push(n.to_string().into());
+    }
+    if let Some(n) = sel.launch_count {
         a.push("-c".into());
         a.push(n.to_string().into());
     }
+    let wants_nvtx = !sel.nvtx_include.is_empty() || !sel.nvtx_exclude.is_empty();
+    if wants_nvtx && !c.ncu_args.iter().any(|x| x == "--nvtx") {
+        a.push("--nvtx".into());
+    }
+    for (flag, ranges) in [
+        ("--nvtx-include", &sel.nvtx_include),
+        ("--nvtx-exclude", &sel.nvtx_exclude),
+    ] {
+        for r in ranges {
+            a.push(flag.into());
+            a.push(r.into());
+        }
+    }
     a.push("--metrics".into());
-    a.push(METRICS.join(",").into());
+    a.push(metrics_arg().into());
     for s in SECTIONS {
         a.push("--section".into());
         a.push((*s).into());
     }
+    a.extend(c.ncu_args.iter().map(OsString::from));
     a.extend(program.iter().cloned());
     a
+}
+
+/// ncu options capture sets itself, each with what to use instead. `--ncu-arg` refuses
+/// them: given twice, ncu would refuse the run or the artifact would misreport it.
+const OWNED_OPTIONS: &[(&[&str], &str)] = &[
+    (
+        &["-o", "--export", "-f", "--force-overwrite"],
+        "capture writes the report itself; --keep-exports keeps it",
+    ),
+    (&["--log-file"], "capture reads ncu's log to judge the run"),
+    (
+        &["--clock-control"],
+        "capture profiles at --clock-control none and records that in the artifact",
+    ),
+    (
+        &["--cache-control", "--replay-mode"],
+        "use --cache cold|warm|both",
+    ),
+    (
+        &["-k", "--kernel-name", "--kernel-regex"],
+        "use --kernel-name",
+    ),
+    (&["-s", "--launch-skip"], "use --launch-skip"),
+    (&["-c", "--launch-count"], "use --launch-count"),
+    (&["--nvtx-include"], "use --nvtx-include"),
+    (&["--nvtx-exclude"], "use --nvtx-exclude"),
+    (
+        &["--import"],
+        "use capture import on an existing report's CSV pages",
+    ),
+];
+
+/// Checks `--ncu-arg` values: one that names an option capture sets is refused with the
+/// capture flag to use instead.
+pub fn check_ncu_args(args: &[String]) -> Result<(), String> {
+    for arg in args {
+        let option = arg.split('=').next().unwrap_or(arg);
+        for (names, instead) in OWNED_OPTIONS {
+            let hit = names.iter().any(|n| {
+                option == *n
+                    // A short option with its value attached (`-kname`).
+                    || (n.len() == 2 && !option.starts_with("--") && option.starts_with(n))
+            });
+            if hit {
+                return Err(format!(
+                    "--ncu-arg {arg}: capture sets this ncu option itself ({instead})"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The ncu arguments that print one page of a report as CSV in base units.
@@ -167,7 +252,7 @@ pub fn command_line(program: &OsStr, args: &[OsString]) -> String {
 pub fn missing_metrics(launches: &[LaunchCounters]) -> Vec<&'static str> {
     METRICS
         .iter()
-        .copied()
+        .map(|c| c.name)
         .filter(|m| !launches.iter().any(|l| l.metrics.contains_key(m)))
         .collect()
 }
@@ -204,6 +289,9 @@ pub struct ProfileOutput {
     pub commands: Vec<String>,
     /// Things worth recording in the artifact (a non-zero program exit, say).
     pub warnings: Vec<String>,
+    /// The program's non-zero exit status, when it failed after ncu had profiled launches
+    /// (the pages hold those).
+    pub program_status: Option<i32>,
 }
 
 /// Something that turns a program run into ncu CSV pages: real ncu, or a fake in tests.
@@ -282,10 +370,37 @@ impl Ncu {
         let _stop = crate::interrupt::kill_on_interrupt(child.id());
         let spinner = super::progress::spinner(what);
         let start = Instant::now();
+        // The log as it grows: ncu's `==PROF== Profiling` lines say how far it has got.
+        let mut reader = File::open(log).ok();
+        let mut progress = ncu_log::Progress::default();
+        let mut chunk = Vec::new();
+        let mut follow = |progress: &mut ncu_log::Progress| {
+            if let Some(r) = reader.as_mut() {
+                chunk.clear();
+                if r.read_to_end(&mut chunk).is_ok() && !chunk.is_empty() {
+                    progress.feed(&String::from_utf8_lossy(&chunk));
+                }
+            }
+        };
         loop {
             if let Some(status) = child.try_wait().context("waiting for ncu")? {
                 spinner.finish_and_clear();
+                follow(&mut progress);
+                if progress.profiled > 0 {
+                    super::progress::log(
+                        None,
+                        &format!(
+                            "{what}: {} in {:.1} s",
+                            progress.summary().unwrap_or_default(),
+                            start.elapsed().as_secs_f64()
+                        ),
+                    );
+                }
                 return Ok(status);
+            }
+            follow(&mut progress);
+            if let Some(line) = progress.summary() {
+                spinner.set_message(format!("{what}: {line}"));
             }
             if start.elapsed() > self.timeout {
                 // Kill the whole process group: ncu and the program it is profiling.
@@ -340,25 +455,90 @@ impl Ncu {
     }
 }
 
+/// The program of a command line, for messages.
+pub fn program_name(program: &[OsString]) -> String {
+    program
+        .first()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// The last `n` lines of a log, for error messages.
 fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// Classifies a finished collection: counter permission, killed, or a failure without a
-/// report are errors; a non-zero exit with a report is a warning.
+/// A collection whose report can be used.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Judged {
+    /// For the artifact.
+    pub warnings: Vec<String>,
+    /// The program's non-zero exit status, when it failed after launches were profiled.
+    pub program_status: Option<i32>,
+}
+
+/// Why ncu profiled nothing, and how to widen the filters when there were any.
+pub fn no_kernels_message(program: &str, c: &Collection) -> String {
+    let sel = &c.selection;
+    let mut filters = sel.filters();
+    if !c.ncu_args.is_empty() {
+        filters.push(format!("--ncu-arg {}", c.ncu_args.join(" --ncu-arg ")));
+    }
+    if filters.is_empty() {
+        return format!(
+            "ncu profiled no kernel launch: {program} launched no kernel on the GPU (no filter \
+             was given, so none was left out); nothing written"
+        );
+    }
+    let mut hints = Vec::new();
+    if sel.kernel_filter.is_some() {
+        hints.push("check the --kernel-name regular expression");
+    }
+    if sel.launch_skip.is_some() {
+        hints.push("lower --launch-skip");
+    }
+    if !sel.nvtx_include.is_empty() || !sel.nvtx_exclude.is_empty() {
+        hints.push(
+            "check the NVTX range names (a push/pop range takes a trailing '/', one in a \
+             named domain 'domain@range')",
+        );
+    }
+    if !c.ncu_args.is_empty() {
+        hints.push("check the --ncu-arg options");
+    }
+    format!(
+        "ncu profiled no kernel launch of {program}: none matched the filters ({}); nothing \
+         written. Widen or drop them: {}",
+        filters.join(", "),
+        hints.join("; ")
+    )
+}
+
+/// Classifies a finished collection from ncu's exit status and log:
+///
+/// - no counter permission: [`Code::CounterPermission`];
+/// - ncu killed by a signal, or an error of ncu's own (`==ERROR==`) and no report:
+///   [`Code::NcuFailed`] (with a report, a warning);
+/// - the program exited non-zero (ncu passes its status on and reports it in the log): with
+///   a report, a warning and its status; without, [`Code::ProgramFailed`];
+/// - no report because no launch was profiled: [`Code::NoKernels`], saying which filters
+///   to widen;
+/// - any other run without a report: [`Code::NcuFailed`].
 pub fn judge_collection(
     status_code: Option<i32>,
     log_text: &str,
     report_exists: bool,
     log: &Path,
-) -> Result<Vec<String>> {
-    if log_text.contains("ERR_NVGPUCTRPERM") {
+    collection: &Collection,
+    program: &str,
+) -> Result<Judged> {
+    let facts = ncu_log::read_log(log_text);
+    if facts.counter_permission {
         return Err(Fault::new(Code::CounterPermission, COUNTER_PERMISSION_HELP).into());
     }
-    match status_code {
-        None => Err(Fault::new(
+    let Some(code) = status_code else {
+        return Err(Fault::new(
             Code::NcuFailed,
             format!(
                 "ncu was killed by a signal before it finished; log {}:\n{}",
@@ -366,14 +546,10 @@ pub fn judge_collection(
                 tail(log_text, 15)
             ),
         )
-        .into()),
-        Some(0) if report_exists => Ok(Vec::new()),
-        Some(code) if report_exists => Ok(vec![format!(
-            "ncu exited with status {code} (the profiled program's own exit status, or a \
-             profiling error); the report it wrote was used. Log tail: {}",
-            tail(log_text, 3).replace('\n', " | ")
-        )]),
-        Some(code) => Err(Fault::new(
+        .into());
+    };
+    let no_report = || {
+        Fault::new(
             Code::NcuFailed,
             format!(
                 "ncu exited with status {code} and wrote no report; log {}:\n{}",
@@ -381,7 +557,52 @@ pub fn judge_collection(
                 tail(log_text, 15)
             ),
         )
+    };
+    let output = ncu_log::program_output_tail(log_text, 3);
+    let said = if output.is_empty() {
+        String::new()
+    } else {
+        format!(". Its last output: {output}")
+    };
+    if !facts.errors.is_empty() {
+        // ncu's own failure; the program's status, if any, follows from it.
+        return match (code, report_exists) {
+            (_, false) => Err(no_report().into()),
+            (0, true) => Ok(Judged::default()),
+            (_, true) => Ok(Judged {
+                warnings: vec![format!(
+                    "ncu exited with status {code} and reported {}; the report it wrote was \
+                     used",
+                    facts.errors.join(" | ")
+                )],
+                program_status: None,
+            }),
+        };
+    }
+    // Without an error of its own, ncu's status is the program's.
+    let program_status = facts.program_status.or((code != 0).then_some(code));
+    match (program_status, report_exists) {
+        (Some(n), true) => Ok(Judged {
+            warnings: vec![format!(
+                "the program {program} exited with status {n}: only the {} launch(es) ncu \
+                 profiled before that are here{said}",
+                facts.launches
+            )],
+            program_status: Some(n),
+        }),
+        (Some(n), false) => Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the program {program} exited with status {n} before ncu profiled any kernel \
+                 launch; nothing written{said}"
+            ),
+        )
         .into()),
+        (None, true) => Ok(Judged::default()),
+        (None, false) if facts.no_kernels => {
+            Err(Fault::new(Code::NoKernels, no_kernels_message(program, collection)).into())
+        }
+        (None, false) => Err(no_report().into()),
     }
 }
 
@@ -413,10 +634,7 @@ impl Profiler for Ncu {
                 CacheControl::Cold => "cold",
                 CacheControl::Warm => "warm",
             },
-            req.program
-                .first()
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_default()
+            program_name(req.program)
         );
         // A report cut short by Ctrl-C is no report: removed, like an unfinished output.
         let status = {
@@ -424,7 +642,14 @@ impl Profiler for Ncu {
             self.run_logged(&args, &log, &what)?
         };
         let log_text = std::fs::read_to_string(&log).unwrap_or_default();
-        let warnings = judge_collection(status.code(), &log_text, report.is_file(), &log)?;
+        let judged = judge_collection(
+            status.code(),
+            &log_text,
+            report.is_file(),
+            &log,
+            &req.collection,
+            &program_name(req.program),
+        )?;
         let raw_csv = req.work_dir.join(format!("{}-raw.csv", req.name));
         let details_csv = req.work_dir.join(format!("{}-details.csv", req.name));
         let raw_cmd = self.import(&report, Page::Raw, &raw_csv)?;
@@ -433,7 +658,8 @@ impl Profiler for Ncu {
             raw_csv,
             details_csv,
             commands: vec![collect_cmd, raw_cmd, details_cmd],
-            warnings,
+            warnings: judged.warnings,
+            program_status: judged.program_status,
         })
     }
 }
@@ -446,8 +672,12 @@ mod tests {
     fn cold_collection_flushes_caches_and_replays_kernels() {
         let c = Collection {
             cache: CacheControl::Cold,
-            kernel_filter: Some("regex:^(copy_f4|vector_add)$".into()),
-            launch_count: Some(2),
+            selection: Selection {
+                kernel_filter: Some("regex:^(copy_f4|vector_add)$".into()),
+                launch_count: Some(2),
+                ..Selection::default()
+            },
+            ncu_args: Vec::new(),
         };
         let args = collect_args(Path::new("/tmp/r"), &c, &["prog".into(), "--x".into()]);
         let line = command_line(OsStr::new("ncu"), &args);
@@ -455,9 +685,14 @@ mod tests {
         assert!(line.contains("'regex:^(copy_f4|vector_add)$'"), "{line}");
         assert!(line.contains(" -c 2 --metrics "), "{line}");
         assert!(
-            line.contains("dram__bytes_read.sum,dram__bytes_write.sum"),
+            line.contains(&format!(
+                " --metrics {},{},",
+                counters::GPU_TIME_DURATION.name,
+                counters::DRAM_BYTES_READ.name
+            )),
             "{line}"
         );
+        assert!(line.contains(&metrics_arg()), "{line}");
         for s in SECTIONS {
             assert!(line.contains(&format!("--section {s}")), "{line}");
         }
@@ -471,8 +706,8 @@ mod tests {
     fn warm_collection_uses_application_replay_without_flushes() {
         let c = Collection {
             cache: CacheControl::Warm,
-            kernel_filter: None,
-            launch_count: None,
+            selection: Selection::default(),
+            ncu_args: Vec::new(),
         };
         let line = command_line(
             OsStr::new("ncu"),
@@ -504,25 +739,32 @@ mod tests {
     #[test]
     fn metric_list_covers_every_counter_the_views_read() {
         for m in [
-            "dram__bytes_read.sum",
-            "dram__bytes_write.sum",
-            "dram__sectors_read.sum",
-            "dram__sectors_write.sum",
-            "gpu__time_duration.sum",
-            "lts__t_bytes.sum",
-            "l1tex__t_bytes.sum",
-            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-            "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-            "sm__warps_active.avg.pct_of_peak_sustained_active",
-            "launch__occupancy_limit_shared_mem",
+            counters::DRAM_BYTES_READ,
+            counters::DRAM_BYTES_WRITE,
+            counters::DRAM_SECTORS_READ,
+            counters::DRAM_SECTORS_WRITE,
+            counters::GPU_TIME_DURATION,
+            counters::L2_BYTES,
+            counters::L1_BYTES,
+            counters::L1_REQUESTS_GLOBAL_LD,
+            counters::L1_SECTORS_GLOBAL_ST,
+            counters::HFMA,
+            counters::ACHIEVED_OCCUPANCY_PCT,
+            counters::LIMIT_SHARED_MEM,
+            counters::SHARED_LD_INST,
+            counters::SHARED_ST_INST,
         ] {
             assert!(METRICS.contains(&m), "{m}");
         }
-        let mut sorted = METRICS.to_vec();
+        let mut sorted: Vec<&str> = METRICS.iter().map(|c| c.name).collect();
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), METRICS.len(), "no metric asked twice");
+        let arg = metrics_arg();
+        assert!(
+            METRICS.iter().all(|c| arg.split(',').any(|n| n == c.name)),
+            "{arg}"
+        );
     }
 
     #[test]
@@ -530,33 +772,240 @@ mod tests {
         let mut l = LaunchCounters::default();
         for m in METRICS.iter().skip(1) {
             l.metrics.insert(
-                (*m).to_string(),
+                m.name.to_string(),
                 shared::artifact::Metric {
                     unit: String::new(),
                     value: shared::artifact::MetricValue::Number(1.0),
                 },
             );
         }
-        assert_eq!(missing_metrics(&[l]), vec![METRICS[0]]);
+        assert_eq!(
+            missing_metrics(&[l]),
+            vec![counters::GPU_TIME_DURATION.name]
+        );
         assert_eq!(missing_metrics(&[]).len(), METRICS.len());
+    }
+
+    #[test]
+    fn filters_nvtx_ranges_and_passed_arguments_come_before_the_program() {
+        let c = Collection {
+            cache: CacheControl::Cold,
+            selection: Selection {
+                kernel_filter: Some("regex:gemm".into()),
+                launch_skip: Some(5),
+                launch_count: Some(3),
+                nvtx_include: vec!["step/".into(), "train@fwd/".into()],
+                nvtx_exclude: vec!["warmup/".into()],
+            },
+            ncu_args: vec![
+                "--target-processes=all".into(),
+                "--set".into(),
+                "full".into(),
+            ],
+        };
+        let line = command_line(
+            OsStr::new("ncu"),
+            &collect_args(Path::new("r"), &c, &["python3".into(), "train.py".into()]),
+        );
+        assert!(
+            line.contains(
+                " -k regex:gemm -s 5 -c 3 --nvtx --nvtx-include step/ --nvtx-include \
+                 train@fwd/ --nvtx-exclude warmup/ --metrics "
+            ),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(" --target-processes=all --set full python3 train.py"),
+            "{line}"
+        );
+        // --nvtx given through --ncu-arg is not given twice.
+        let c = Collection {
+            ncu_args: vec!["--nvtx".into()],
+            ..c
+        };
+        let line = command_line(OsStr::new("ncu"), &collect_args(Path::new("r"), &c, &[]));
+        let nvtx = line.split(' ').filter(|t| *t == "--nvtx").count();
+        assert_eq!(nvtx, 1, "{line}");
+    }
+
+    #[test]
+    fn passed_arguments_may_not_repeat_what_capture_sets() {
+        for ok in [
+            "--target-processes=all",
+            "all",
+            "--set",
+            "--section=WarpStateStats",
+            "--nvtx",
+        ] {
+            assert_eq!(check_ncu_args(&[ok.to_string()]), Ok(()), "{ok}");
+        }
+        for (bad, hint) in [
+            ("--clock-control=base", "--clock-control none"),
+            ("-k", "--kernel-name"),
+            ("-kgemm", "--kernel-name"),
+            ("--launch-skip", "--launch-skip"),
+            ("-c", "--launch-count"),
+            ("--cache-control", "--cache"),
+            ("--replay-mode=application", "--cache"),
+            ("-o", "--keep-exports"),
+            ("--log-file", "log"),
+            ("--nvtx-include=x/", "--nvtx-include"),
+        ] {
+            let err = check_ncu_args(&[bad.to_string()]).err().unwrap_or_default();
+            assert!(
+                err.starts_with(&format!("--ncu-arg {bad}: ")) && err.contains(hint),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    /// ncu's status, its log, whether it wrote a report, and the outcome: the program's
+    /// status or an exit code.
+    type Case = (
+        Option<i32>,
+        String,
+        bool,
+        std::result::Result<Option<i32>, Code>,
+    );
+
+    fn code(r: Result<Judged>) -> std::result::Result<Judged, Code> {
+        r.map_err(|e| crate::exit::code_of(&e))
     }
 
     #[test]
     fn collections_are_judged() {
         let log = Path::new("x.log");
-        let perm = judge_collection(Some(1), "==ERROR== ERR_NVGPUCTRPERM - The user", false, log);
-        let code = perm.as_ref().map_err(crate::exit::code_of).err();
-        assert_eq!(code, Some(Code::CounterPermission));
-        let killed = judge_collection(None, "", true, log).map_err(|e| crate::exit::code_of(&e));
-        assert_eq!(killed.err(), Some(Code::NcuFailed));
-        let failed =
-            judge_collection(Some(2), "boom", false, log).map_err(|e| crate::exit::code_of(&e));
-        assert_eq!(failed.err(), Some(Code::NcuFailed));
-        let warned = judge_collection(Some(1), "app failed", true, log).unwrap_or_default();
-        assert_eq!(warned.len(), 1);
-        assert!(judge_collection(Some(0), "", true, log)
-            .unwrap_or_default()
-            .is_empty());
+        let none = Collection {
+            cache: CacheControl::Cold,
+            selection: Selection::default(),
+            ncu_args: Vec::new(),
+        };
+        const PROFILED: &str = "==PROF== Profiling \"copy\" - 0: 0%....50%....100% - 9 passes\n";
+        const APP3: &str = "==ERROR== The application returned an error code (3).\n";
+        const NONE: &str = "==WARNING== No kernels were profiled.\n";
+        let cases: &[Case] = &[
+            (Some(0), PROFILED.into(), true, Ok(None)),
+            (
+                Some(1),
+                "==ERROR== ERR_NVGPUCTRPERM - The user".into(),
+                false,
+                Err(Code::CounterPermission),
+            ),
+            (None, String::new(), true, Err(Code::NcuFailed)),
+            (
+                Some(2),
+                "==ERROR== something broke\n".into(),
+                false,
+                Err(Code::NcuFailed),
+            ),
+            (
+                Some(0),
+                "no report and no reason\n".into(),
+                false,
+                Err(Code::NcuFailed),
+            ),
+            // ncu's own error: the program's status is a consequence, not the cause.
+            (
+                Some(1),
+                format!(
+                    "==ERROR== Nsight Compute failed to connect to the CUDA driver.\n{APP3}{NONE}"
+                ),
+                false,
+                Err(Code::NcuFailed),
+            ),
+            (
+                Some(15),
+                format!("{PROFILED}==ERROR== Failed to profile \"copy\"\n"),
+                true,
+                Ok(None),
+            ),
+            (
+                Some(3),
+                format!("Traceback\nValueError: bad\n{APP3}{NONE}"),
+                false,
+                Err(Code::ProgramFailed),
+            ),
+            (
+                Some(3),
+                format!("{PROFILED}ValueError: bad\n{APP3}"),
+                true,
+                Ok(Some(3)),
+            ),
+            // An ncu that does not print the line: its status is still the program's.
+            (Some(4), PROFILED.into(), true, Ok(Some(4))),
+            (
+                Some(0),
+                format!("program output\n{NONE}"),
+                false,
+                Err(Code::NoKernels),
+            ),
+        ];
+        for (status, text, report, want) in cases {
+            let got = code(judge_collection(*status, text, *report, log, &none, "prog"))
+                .map(|j| j.program_status);
+            assert_eq!(&got, want, "{status:?} {text:?} {report}");
+        }
+        let warned = judge_collection(
+            Some(3),
+            &format!("{PROFILED}ValueError: bad\n{APP3}"),
+            true,
+            log,
+            &none,
+            "python3",
+        )
+        .unwrap_or_default();
+        assert_eq!(
+            warned.warnings,
+            [
+                "the program python3 exited with status 3: only the 1 launch(es) ncu profiled \
+              before that are here. Its last output: ValueError: bad"
+            ]
+        );
+        let failed = judge_collection(
+            Some(3),
+            &format!("Traceback\n{APP3}"),
+            false,
+            log,
+            &none,
+            "python3",
+        )
+        .err()
+        .map(|e| format!("{e:#}"))
+        .unwrap_or_default();
+        assert_eq!(
+            failed,
+            "the program python3 exited with status 3 before ncu profiled any kernel launch; \
+             nothing written. Its last output: Traceback"
+        );
+    }
+
+    #[test]
+    fn no_kernels_says_which_filters_to_widen() {
+        let mut c = Collection {
+            cache: CacheControl::Cold,
+            selection: Selection::default(),
+            ncu_args: Vec::new(),
+        };
+        let msg = no_kernels_message("python3", &c);
+        assert!(msg.contains("python3 launched no kernel"), "{msg}");
+        assert!(!msg.contains("filters"), "{msg}");
+        c.selection = Selection {
+            kernel_filter: Some("regex:gemm".into()),
+            launch_skip: Some(100),
+            nvtx_include: vec!["step/".into()],
+            ..Selection::default()
+        };
+        c.ncu_args = vec!["--kernel-id=::gemm:2".into()];
+        let msg = no_kernels_message("python3", &c);
+        assert!(
+            msg.contains(
+                "none matched the filters (--kernel-name gemm, --launch-skip 100, \
+                 --nvtx-include step/, --ncu-arg --kernel-id=::gemm:2)"
+            ),
+            "{msg}"
+        );
+        assert!(msg.contains("trailing '/'"), "{msg}");
+        assert!(!msg.contains('\n'), "one line: {msg}");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Summary statistics of event-timed repetitions, and rates derived from them.
+//! Summary statistics of event-timed repetitions (rates from them are
+//! `shared::roofline::giga_per_s`).
 
 use shared::artifact::Timing;
 
@@ -22,11 +23,6 @@ pub fn timing(warmups: u32, samples_ms: Vec<f64>) -> Option<Timing> {
     })
 }
 
-/// `count` per second in units of 10^9 over a time in milliseconds (GB/s, GFLOP/s).
-pub fn giga_per_s(count: f64, ms: f64) -> Option<f64> {
-    (ms > 0.0 && ms.is_finite()).then(|| count / (ms * 1e-3) / 1e9)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,12 +36,5 @@ mod tests {
         let t = timing(0, vec![4.0, 1.0, 2.0, 3.0]).expect("samples");
         assert_eq!(t.median_ms, 2.5);
         assert!(timing(0, Vec::new()).is_none());
-    }
-
-    #[test]
-    fn rates() {
-        // 1 GB in 1 ms is 1000 GB/s.
-        assert_eq!(giga_per_s(1e9, 1.0), Some(1000.0));
-        assert_eq!(giga_per_s(1e9, 0.0), None);
     }
 }

@@ -267,6 +267,18 @@ pub enum CeilingKind {
     Fma,
 }
 
+impl CeilingKind {
+    /// The name of its measurement in the artifact's `ceilings.measurements`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CeilingKind::Copy => "copy",
+            CeilingKind::Read => "read",
+            CeilingKind::L2Copy => "l2_copy",
+            CeilingKind::Fma => "fma",
+        }
+    }
+}
+
 /// A CPU reference check: compares the downloaded outputs with the reference.
 pub type CheckFn = fn(&Sizes, &Plan, &Outputs) -> Check;
 

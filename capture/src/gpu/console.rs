@@ -1,0 +1,189 @@
+//! The console text of the GPU commands: a device in a few lines, one line per measured
+//! ceiling and per timed kernel, the sizes warning, and the summary table. Pure functions
+//! from results to text (apart from [`print_summary`]); [`super::progress`] prints them on
+//! stderr. Percentages and peaks come from `shared::roofline`.
+
+use shared::artifact::{Artifact, Check, DeviceInfo, MeasuredCeilings, Timing};
+use shared::roofline::{fp32_peak_gflop_per_s, percent_of};
+
+use super::suite::Sizes;
+
+/// A value, or `unknown`.
+pub fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "unknown".to_string(), |v| v.to_string())
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1u32 << 20)
+}
+
+/// A device as a few aligned lines.
+pub fn describe_device(d: &DeviceInfo) -> String {
+    let p = &d.peaks;
+    format!(
+        "device {}: {}\n  compute capability {}, {} SMs, SM clock {} MHz, memory clock {} MHz, \
+         bus {} bits\n  L2 {} MiB, memory {} GiB\n  FP32 lanes per SM {}; theoretical FP32 {} \
+         GFLOP/s, DRAM {} GB/s, ridge {} FLOP/byte",
+        opt(d.index),
+        d.name,
+        opt(d.compute_capability),
+        opt(d.sm_count),
+        opt(d.sm_clock_khz.map(|k| k / 1000)),
+        opt(d.mem_clock_khz.map(|k| k / 1000)),
+        opt(d.bus_width_bits),
+        opt(d.l2_bytes.map(|b| format!("{:.1}", mib(b)))),
+        opt(d
+            .total_mem_bytes
+            .map(|b| format!("{:.1}", b as f64 / f64::from(1u32 << 30)))),
+        opt(p.fp32_lanes_per_sm),
+        opt(p.fp32_gflop_per_s.map(|v| format!("{v:.0}"))),
+        opt(p.dram_gbyte_per_s.map(|v| format!("{v:.0}"))),
+        opt(p.ridge_flop_per_byte.map(|v| format!("{v:.2}"))),
+    )
+}
+
+/// ` (P %)` of `of`, or nothing when there is no positive `of`.
+fn pct(v: f64, of: Option<f64>) -> String {
+    of.and_then(|o| percent_of(v, o))
+        .map_or(String::new(), |p| format!(" ({p:.1} %)"))
+}
+
+/// One line per ceiling, with percentages of the theoretical figures.
+pub fn ceiling_lines(c: &MeasuredCeilings, d: &DeviceInfo) -> Vec<String> {
+    let mut out = Vec::new();
+    let bw = d.peaks.dram_gbyte_per_s;
+    if let Some(v) = c.copy_gbyte_per_s {
+        let vs = c
+            .memcpy_gbyte_per_s
+            .and_then(|m| percent_of(v, m))
+            .map_or(String::new(), |p| {
+                format!(", {p:.2} % of the driver memcpy")
+            });
+        out.push(format!("copy     {v:8.0} GB/s{}{vs}", pct(v, bw)));
+    }
+    if let Some(v) = c.memcpy_gbyte_per_s {
+        out.push(format!("memcpy   {v:8.0} GB/s{}", pct(v, bw)));
+    }
+    if let Some(v) = c.read_gbyte_per_s {
+        out.push(format!("read     {v:8.0} GB/s{}", pct(v, bw)));
+    }
+    if let Some(v) = c.l2_copy_gbyte_per_s {
+        out.push(format!("L2 copy  {v:8.0} GB/s{}", pct(v, bw)));
+    }
+    if let Some(v) = c.fma_gflop_per_s {
+        let held = match (c.held_sm_clock_mhz, d.sm_count, d.peaks.fp32_lanes_per_sm) {
+            (Some(mhz), Some(sms), Some(lanes)) => {
+                // The peak's formula takes kHz, as the clock attribute is given.
+                let cap = fp32_peak_gflop_per_s(sms, lanes, (mhz * 1e3).round() as u64);
+                format!(
+                    ",{} of lanes x held clock ({cap:.0})",
+                    percent_of(v, cap).map_or(String::new(), |p| format!(" {p:.1} %"))
+                )
+            }
+            _ => String::new(),
+        };
+        out.push(format!(
+            "FMA      {v:8.0} GFLOP/s{} of the attribute clock{held}",
+            pct(v, d.peaks.fp32_gflop_per_s)
+        ));
+    }
+    if let Some(v) = c.held_sm_clock_mhz {
+        out.push(format!("held SM clock {v:.0} MHz"));
+    }
+    if let Some(v) = c.ridge_flop_per_byte {
+        out.push(format!("measured ridge {v:.2} FLOP/byte"));
+    }
+    out
+}
+
+/// The sizes the suite runs at, relative to the L2 (recorded as a warning in the artifact).
+pub fn size_warning(s: &Sizes, d: &DeviceInfo) -> String {
+    let l2 = d.l2_bytes.unwrap_or(0).max(1) as f64;
+    format!(
+        "sizes: streaming arrays {} elements ({:.0} MiB of float, {:.1} x L2); ceiling arrays {} \
+         floats ({:.0} MiB); transpose and stencil {}^2; matmul {}^2 (cache-resident); L2 copy \
+         {:.2} MiB per buffer x {} passes; FMA {} blocks x 256",
+        s.stream_elems,
+        mib(s.stream_elems * 4),
+        s.stream_elems as f64 * 4.0 / l2,
+        s.ceiling_elems,
+        mib(s.ceiling_elems * 4),
+        s.square_dim,
+        s.matmul_dim,
+        mib(s.l2_elems() * 4),
+        s.l2_reps,
+        s.fma_blocks
+    )
+}
+
+/// One timed kernel: median, registers and local memory, check outcome.
+pub fn kernel_line(
+    function: &str,
+    t: &Timing,
+    c: &Check,
+    registers: Option<i32>,
+    local_bytes: Option<i32>,
+) -> String {
+    format!(
+        "{:<20} median {:9.4} ms ({} regs, {} B local)  {:>6}  {}",
+        function,
+        t.median_ms,
+        opt(registers),
+        opt(local_bytes),
+        if c.passed { "ok" } else { "FAILED" },
+        c.detail
+    )
+}
+
+/// The bytes table of an artifact on stdout.
+pub fn print_summary(artifact: &Artifact) {
+    crate::table::print_table(artifact, crate::cli::TableFormat::Table);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ceiling_lines_give_percentages_of_the_peaks() {
+        let d = DeviceInfo {
+            index: Some(0),
+            name: "H200".into(),
+            compute_capability: None,
+            sm_count: Some(132),
+            sm_clock_khz: Some(1_980_000),
+            mem_clock_khz: None,
+            bus_width_bits: None,
+            l2_bytes: None,
+            total_mem_bytes: None,
+            peaks: shared::artifact::TheoreticalPeaks {
+                fp32_lanes_per_sm: Some(128),
+                fp32_gflop_per_s: Some(66900.0),
+                dram_gbyte_per_s: Some(4800.0),
+                ridge_flop_per_byte: None,
+            },
+        };
+        let c = MeasuredCeilings {
+            copy_gbyte_per_s: Some(4272.0),
+            memcpy_gbyte_per_s: Some(4256.0),
+            fma_gflop_per_s: Some(64000.0),
+            held_sm_clock_mhz: Some(1955.0),
+            ridge_flop_per_byte: Some(14.98),
+            ..MeasuredCeilings::default()
+        };
+        let lines = ceiling_lines(&c, &d);
+        assert_eq!(
+            lines[0],
+            "copy         4272 GB/s (89.0 %), 100.38 % of the driver memcpy"
+        );
+        assert_eq!(lines[1], "memcpy       4256 GB/s (88.7 %)");
+        // 2 x 132 x 128 x 1.955 GHz = 66,063 GFLOP/s.
+        assert_eq!(
+            lines[2],
+            "FMA         64000 GFLOP/s (95.7 %) of the attribute clock, 96.9 % of lanes x held \
+             clock (66063)"
+        );
+        assert_eq!(lines[3], "held SM clock 1955 MHz");
+        assert_eq!(lines[4], "measured ridge 14.98 FLOP/byte");
+    }
+}

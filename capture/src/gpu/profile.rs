@@ -1,0 +1,327 @@
+//! The profile loop shared by `capture run` (the suite re-run under ncu) and `capture
+//! profile` (the user's program under ncu): one collection per cache state through a
+//! [`Profiler`], its CSV pages read back, the metrics ncu dropped named, and the commands
+//! and pages recorded for provenance. [`collect`] is that loop's body, written once;
+//! [`attach`] joins its results to a timings artifact (`run`), [`import`] builds an
+//! artifact from them (`profile`).
+//!
+//! GPU-free: the profiler may be real ncu or a fake that replays fixture exports.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use shared::artifact::{Artifact, CacheControl, LaunchCounters, Provenance};
+
+use crate::exit::{Code, Fault};
+use crate::files;
+
+use super::ncu::{self, Collection, ProfileRequest, Profiler, Selection};
+
+/// `cold` or `warm`, as file names and messages spell a cache state.
+pub fn cache_name(c: CacheControl) -> &'static str {
+    match c {
+        CacheControl::Cold => "cold",
+        CacheControl::Warm => "warm",
+    }
+}
+
+/// Where a run keeps the ncu reports and pages: beside the artifact (`--keep-exports`) or in
+/// a temporary folder removed at the end.
+pub enum WorkDir {
+    /// The artifact's folder.
+    Kept(PathBuf),
+    /// Removed when dropped, or by the Ctrl-C handler (which exits without dropping).
+    Temp {
+        /// The folder.
+        dir: tempfile::TempDir,
+        /// Unregisters the folder from the Ctrl-C handler when dropped.
+        _undo: crate::interrupt::Guard,
+    },
+}
+
+impl WorkDir {
+    /// The artifact's folder when `keep`, else a new temporary folder.
+    pub fn new(keep: bool, output: &Path) -> Result<WorkDir> {
+        if keep {
+            let dir = match output.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("{}: cannot create folder", dir.display()))?;
+            Ok(WorkDir::Kept(dir))
+        } else {
+            let dir = tempfile::tempdir().context("cannot create a temporary folder for ncu")?;
+            let undo = crate::interrupt::remove_on_interrupt(dir.path());
+            Ok(WorkDir::Temp { dir, _undo: undo })
+        }
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        match self {
+            WorkDir::Kept(p) => p,
+            WorkDir::Temp { dir, .. } => dir.path(),
+        }
+    }
+}
+
+/// The file-name stem of the exports: the artifact's own (`run` for `run.json`).
+pub fn stem_of(output: &Path) -> String {
+    output.file_stem().map_or_else(
+        || "capture".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+/// What a profile runs: the program and which of its launches ncu keeps.
+pub struct Target<'a> {
+    /// The program and its arguments (this executable in `--profile-mode` for `run`).
+    pub program: &'a [OsString],
+    /// Which of its launches.
+    pub selection: Selection,
+    /// More ncu arguments (`--ncu-arg`).
+    pub ncu_args: Vec<String>,
+}
+
+/// One cache state's collection, read back.
+pub struct Collected {
+    /// The cache state it was collected under.
+    pub cache: CacheControl,
+    /// The launches of its pages, raw and details joined.
+    pub launches: Vec<LaunchCounters>,
+    /// For the artifact: the metrics ncu dropped, the reader's warnings (naming the page),
+    /// then the profiler's.
+    pub warnings: Vec<String>,
+    /// The exact command lines run, collection first.
+    pub commands: Vec<String>,
+    /// The file names of the pages read.
+    pub inputs: Vec<String>,
+    /// The program's non-zero exit status, when it failed after launches were profiled.
+    pub program_status: Option<i32>,
+}
+
+/// Collects one report under `cache` through `profiler` and reads its pages back.
+pub fn collect(
+    profiler: &dyn Profiler,
+    cache: CacheControl,
+    target: &Target<'_>,
+    work_dir: &Path,
+    stem: &str,
+) -> Result<Collected> {
+    let name = format!("{stem}-ncu-{}", cache_name(cache));
+    let out = profiler.profile(&ProfileRequest {
+        collection: Collection {
+            cache,
+            selection: target.selection.clone(),
+            ncu_args: target.ncu_args.clone(),
+        },
+        program: target.program,
+        work_dir,
+        name: &name,
+    })?;
+    let exports = vec![
+        files::read_export(&out.raw_csv)?,
+        files::read_export(&out.details_csv)?,
+    ];
+    let (launches, reader_warnings) = shared::ncu::combine(exports);
+    let mut warnings = Vec::new();
+    let missing = ncu::missing_metrics(&launches);
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "{} ncu collection: requested metrics absent from the export (ncu dropped them): {}",
+            cache_name(cache),
+            missing.join(", ")
+        ));
+    }
+    warnings.extend(
+        reader_warnings
+            .iter()
+            .map(|w| format!("{}: {w}", out.raw_csv.display())),
+    );
+    warnings.extend(out.warnings);
+    let inputs = [&out.raw_csv, &out.details_csv]
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    Ok(Collected {
+        cache,
+        launches,
+        warnings,
+        commands: out.commands,
+        inputs,
+        program_status: out.program_status,
+    })
+}
+
+/// Records a collection's commands and pages in the provenance.
+fn record(provenance: &mut Provenance, c: &mut Collected) {
+    provenance.ncu_commands.append(&mut c.commands);
+    provenance.inputs.append(&mut c.inputs);
+}
+
+/// Provenance every profiled artifact carries: the clocks ncu ran at and its version.
+fn finish(provenance: &mut Provenance, profiler: &dyn Profiler) {
+    provenance.clock_control = Some("none".into());
+    provenance.ncu_version = profiler.version();
+}
+
+/// `capture run`: collects counters for every cache state and attaches them to the
+/// artifact's kernel records; a kernel with no counters is [`Code::MissingKernel`].
+pub fn attach(
+    artifact: &mut Artifact,
+    profiler: &dyn Profiler,
+    caches: &[CacheControl],
+    target: &Target<'_>,
+    work_dir: &Path,
+    stem: &str,
+) -> Result<()> {
+    for &cache in caches {
+        let mut c = collect(profiler, cache, target, work_dir, stem)?;
+        artifact.warnings.append(&mut c.warnings);
+        let launches = std::mem::take(&mut c.launches);
+        shared::merge::attach_counters(artifact, launches, cache)
+            .map_err(|e| Fault::new(Code::MissingKernel, e.to_string()))?;
+        record(&mut artifact.provenance, &mut c);
+    }
+    if !caches.is_empty() {
+        finish(&mut artifact.provenance, profiler);
+    }
+    Ok(())
+}
+
+/// `capture profile`: an artifact from the collections, one kernel record per function
+/// (the first collection's launches make the records; a later one's counters are attached
+/// to them, with a warning where they do not fit). `None` when `collected` is empty.
+pub fn import(
+    collected: Vec<Collected>,
+    provenance: Provenance,
+    profiler: &dyn Profiler,
+) -> Option<Artifact> {
+    let mut artifact: Option<Artifact> = None;
+    for mut c in collected {
+        let launches = std::mem::take(&mut c.launches);
+        let a = match artifact.as_mut() {
+            None => {
+                let mut a =
+                    shared::merge::import_launches(launches, Vec::new(), provenance.clone());
+                for k in &mut a.kernels {
+                    if c.cache == CacheControl::Warm {
+                        k.warm = k.cold.take();
+                    }
+                    for set in [&mut k.cold, &mut k.warm].into_iter().flatten() {
+                        set.cache_control = Some(c.cache);
+                    }
+                }
+                a.warnings.append(&mut c.warnings);
+                artifact.insert(a)
+            }
+            Some(a) => {
+                a.warnings.append(&mut c.warnings);
+                if let Err(e) = shared::merge::attach_counters(a, launches, c.cache) {
+                    a.warnings.push(format!(
+                        "{} counters not attached: {e}",
+                        cache_name(c.cache)
+                    ));
+                }
+                a
+            }
+        };
+        record(&mut a.provenance, &mut c);
+    }
+    let mut artifact = artifact?;
+    finish(&mut artifact.provenance, profiler);
+    Some(artifact)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fake::{self, timings};
+    use super::*;
+    use shared::counters;
+
+    #[test]
+    fn run_merge_path_attaches_replayed_counters_for_each_cache() {
+        let mut a = timings("copy");
+        let p = fake::probe();
+        let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        attach(
+            &mut a,
+            &p,
+            &[CacheControl::Cold, CacheControl::Warm],
+            &Target {
+                program: &["capture".into(), "run".into(), "--profile-mode".into()],
+                selection: Selection {
+                    kernel_filter: Some("regex:^(copy)$".into()),
+                    launch_count: Some(1),
+                    ..Selection::default()
+                },
+                ncu_args: Vec::new(),
+            },
+            work.path(),
+            "h200",
+        )
+        .unwrap_or_else(|e| panic!("{e:#}"));
+        let k = &a.kernels[0];
+        let cold = k
+            .cold
+            .as_ref()
+            .unwrap_or_else(|| panic!("no cold counters"));
+        assert_eq!(cold.cache_control, Some(CacheControl::Cold));
+        assert!(!cold.launches.is_empty());
+        assert!(cold.launches[0]
+            .metrics
+            .contains_key(counters::DRAM_BYTES_READ.name));
+        assert!(!cold.launches[0].sections.is_empty(), "details page joined");
+        assert_eq!(
+            k.warm.as_ref().and_then(|w| w.cache_control),
+            Some(CacheControl::Warm)
+        );
+        let asked = p.asked.borrow();
+        assert_eq!(asked.len(), 2);
+        assert_eq!(
+            asked[0].selection.kernel_filter.as_deref(),
+            Some("regex:^(copy)$")
+        );
+        assert_eq!(asked[1].cache, CacheControl::Warm);
+        assert_eq!(
+            a.provenance.ncu_commands,
+            ["fake h200-ncu-cold", "fake h200-ncu-warm"]
+        );
+        assert_eq!(a.provenance.ncu_version.as_deref(), Some("fake 1.0"));
+        assert_eq!(a.provenance.clock_control.as_deref(), Some("none"));
+        // The probe capture used a different metric set: what it lacks is named.
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.contains("requested metrics absent")
+                    && w.contains(counters::L2_BYTES.name)),
+            "{:?}",
+            a.warnings
+        );
+    }
+
+    #[test]
+    fn run_merge_path_names_a_kernel_the_profiler_never_saw() {
+        let mut a = timings("vector_add");
+        let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let err = attach(
+            &mut a,
+            &fake::probe(),
+            &[CacheControl::Cold],
+            &Target {
+                program: &["x".into()],
+                selection: Selection::default(),
+                ncu_args: Vec::new(),
+            },
+            work.path(),
+            "t",
+        )
+        .err()
+        .unwrap_or_else(|| panic!("a kernel without counters must fail"));
+        assert_eq!(crate::exit::code_of(&err), Code::MissingKernel);
+        assert!(format!("{err:#}").contains("vector_add"), "{err:#}");
+    }
+}
