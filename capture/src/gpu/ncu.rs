@@ -28,9 +28,16 @@ use super::ncu_log;
 /// [`missing_metrics`] checks that each came back.
 pub const METRICS: &[Counter] = counters::PROFILE;
 
-/// The `--metrics` value: every name of [`METRICS`], comma separated.
+/// The `--metrics` value: every name of [`METRICS`], then the tensor-work counters of every
+/// architecture ([`counters::TENSOR`]: ncu keeps the ones the GPU has and drops the others),
+/// comma separated.
 pub fn metrics_arg() -> String {
-    METRICS.iter().map(|c| c.name).collect::<Vec<_>>().join(",")
+    METRICS
+        .iter()
+        .chain(counters::TENSOR)
+        .map(|c| c.name)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Sections collected beside the metrics, for the details page (Speed of Light, memory
@@ -248,10 +255,21 @@ pub fn command_line(program: &OsStr, args: &[OsString]) -> String {
         .join(" ")
 }
 
-/// The requested metrics that no launch of an export carries (ncu dropped them).
+/// The requested metrics that no launch of an export carries (ncu dropped them): every one
+/// of [`METRICS`], and the tensor-work counters of the export's own architecture
+/// ([`counters::tensor_work`], from the launches' compute capability).
 pub fn missing_metrics(launches: &[LaunchCounters]) -> Vec<&'static str> {
+    let cc = launches.iter().find_map(|l| {
+        let major = l.metrics.number(counters::CC_MAJOR.name)?;
+        let minor = l.metrics.number(counters::CC_MINOR.name)?;
+        Some((major as u32, minor as u32))
+    });
+    let tensor = cc.map_or(&[][..], |(major, minor)| {
+        counters::tensor_work(major, minor)
+    });
     METRICS
         .iter()
+        .chain(tensor)
         .map(|c| c.name)
         .filter(|m| !launches.iter().any(|l| l.metrics.contains_key(m)))
         .collect()
@@ -764,6 +782,36 @@ mod tests {
         assert!(
             METRICS.iter().all(|c| arg.split(',').any(|n| n == c.name)),
             "{arg}"
+        );
+    }
+
+    #[test]
+    fn tensor_counters_are_asked_for_and_checked_for_the_exports_architecture() {
+        let arg = metrics_arg();
+        for c in counters::TENSOR {
+            assert!(arg.split(',').any(|n| n == c.name), "{}", c.name);
+        }
+        let number = |v: f64| shared::artifact::Metric {
+            unit: String::new(),
+            value: shared::artifact::MetricValue::Number(v),
+        };
+        let mut l = LaunchCounters::default();
+        for m in METRICS {
+            l.metrics.insert(m.name.to_string(), number(1.0));
+        }
+        assert!(
+            missing_metrics(std::slice::from_ref(&l)).is_empty(),
+            "no CC: no tensor check"
+        );
+        l.metrics
+            .insert(counters::CC_MAJOR.name.into(), number(9.0));
+        l.metrics
+            .insert(counters::CC_MINOR.name.into(), number(0.0));
+        let missing = missing_metrics(std::slice::from_ref(&l));
+        let want: Vec<&str> = counters::tensor_work(9, 0).iter().map(|c| c.name).collect();
+        assert_eq!(
+            missing, want,
+            "a CC 9.0 export must carry CC 9.0's tensor counters"
         );
     }
 
