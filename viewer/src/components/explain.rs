@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::state::explain::{explain, ALL};
 
 /// A term that explains itself: hover for the text, click to open the side panel.

@@ -3,9 +3,9 @@
 use leptos::prelude::*;
 use shared::artifact::Precision;
 
-use crate::app::Ctx;
 use crate::components::canvas::RooflineCanvas;
 use crate::components::explain::Term;
+use crate::ctx::Ctx;
 use crate::state::roofline::run_roofline;
 use crate::state::view::precision_slug;
 
