@@ -72,10 +72,10 @@ pub fn ExplainPanel() -> impl IntoView {
                     view! {
                         <div class="explanation" data-explain=e.key>
                             <h3>{e.title}</h3>
-                            <p>{e.what}</p>
+                            <p>{e.what()}</p>
                             <p>
                                 <strong>"How: "</strong>
-                                {e.formula}
+                                {e.formula()}
                             </p>
                             <p>
                                 <strong>"Careful: "</strong>
