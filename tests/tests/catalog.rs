@@ -6,7 +6,8 @@
 //!   `#[cfg(test)]` code, no string holds a counter name (`metrics.rs` and `figures.rs`,
 //!   which read the counters, included);
 //! - `shared/src` does no I/O: no `std::fs`, `std::process`, `std::env`, `std::net`, and no
-//!   clock (`Instant`, `SystemTime`).
+//!   clock (`Instant`, `SystemTime`);
+//! - every workspace member takes the workspace's lints.
 //!
 //! The sources are read with a small Rust lexer (below) that tells code, comments and string
 //! literals apart, so a counter named in a doc comment is fine and one in a string is not.
@@ -448,6 +449,33 @@ fn shared_does_no_io() {
         "shared does no I/O and reads no clock:\n{}",
         found.join("\n")
     );
+}
+
+#[test]
+fn every_member_takes_the_workspace_lints() {
+    let manifest = read(&root().join("Cargo.toml"));
+    let members = manifest
+        .split_once("members = [")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .map(|(list, _)| list)
+        .unwrap_or_default();
+    let members: Vec<&str> = members
+        .split(',')
+        .map(|m| m.trim().trim_matches('"'))
+        .filter(|m| !m.is_empty())
+        .collect();
+    assert!(
+        members.contains(&"shared") && members.contains(&"viewer"),
+        "{members:?}"
+    );
+    for member in members {
+        let toml = read(&root().join(member).join("Cargo.toml"));
+        let lints = toml.split_once("\n[lints]\n").map(|(_, rest)| rest);
+        assert!(
+            lints.is_some_and(|rest| rest.trim_start().starts_with("workspace = true")),
+            "{member}/Cargo.toml lacks `[lints] workspace = true`"
+        );
+    }
 }
 
 // The lexer and the matchers, on snippets: the checks above are only as good as these.
