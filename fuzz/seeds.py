@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import pathlib
+import re
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fuzz" / "corpus"
@@ -19,56 +20,14 @@ GUI = ROOT / "tests" / "fixtures" / "ncu-gui" / "probe_full_gui_raw.csv"
 GOLDEN = ROOT / "tests" / "golden" / "probe_metrics.artifact.json"
 SAMPLES = ROOT / "site" / "samples"
 
-# Identity columns of ncu CLI exports, then the metrics the model reads (shared::metrics,
-# shared::merge; a snapshot). Must match MODEL_METRICS in fuzz/src/lib.rs.
+# Identity columns of ncu CLI exports, then the metrics the model reads: every counter of
+# the catalog, parsed from shared/src/counters.rs (its `ID = "name", "unit", "meaning";`
+# entries), so this list is never typed again. fuzz/src/lib.rs keeps the same columns
+# through shared::counters::find.
 ID_COLUMNS = 11
-MODEL_METRICS = {
-    "device__attribute_clock_rate",
-    "device__attribute_compute_capability_major",
-    "device__attribute_compute_capability_minor",
-    "device__attribute_display_name",
-    "device__attribute_global_memory_bus_width",
-    "device__attribute_l2_cache_size",
-    "device__attribute_memory_clock_rate",
-    "device__attribute_multiprocessor_count",
-    "device__attribute_total_memory",
-    "dram__bytes.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "dram__sectors_read.sum",
-    "dram__sectors_write.sum",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__time_duration.sum",
-    "l1tex__t_bytes.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sector_hit_rate.pct",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__throughput.avg.pct_of_peak_sustained_active",
-    "launch__occupancy_limit_blocks",
-    "launch__occupancy_limit_registers",
-    "launch__occupancy_limit_shared_mem",
-    "launch__occupancy_limit_warps",
-    "launch__registers_per_thread",
-    "lts__t_bytes.sum",
-    "lts__t_sector_hit_rate.pct",
-    "lts__t_sectors.sum",
-    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__cycles_elapsed.avg.per_second",
-    "sm__maximum_warps_per_active_cycle_pct",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-}
+COUNTERS_RS = ROOT / "shared" / "src" / "counters.rs"
+MODEL_METRICS = set(re.findall(r'^\s*[A-Z][A-Z0-9_]* = "([^"]+)",', COUNTERS_RS.read_text(), re.M))
+assert len(MODEL_METRICS) > 40, f"no counters parsed from {COUNTERS_RS}"
 SEPARATOR = b"\xff"
 
 

@@ -15,6 +15,7 @@
 //! so it compiles in either crate.
 
 use shared::artifact::{CacheControl, LaunchCounters, MetricValue, Provenance};
+use shared::counters;
 use shared::error::NcuError;
 use shared::ncu::{self, Export, Page};
 use shared::Artifact;
@@ -26,56 +27,6 @@ const RAW_FIXTURE: &str =
 const DETAILS_FIXTURE: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_details.csv");
 /// The fixture whose first line prefixes the structured GUI inputs.
 const GUI_FIXTURE: &str = include_str!("../../tests/fixtures/ncu-gui/probe_full_gui_raw.csv");
-
-/// The metrics `shared::metrics` and `shared::merge` read (a snapshot); the cut raw header
-/// keeps only these of the fixture's columns.
-const MODEL_METRICS: [&str; 45] = [
-    "device__attribute_clock_rate",
-    "device__attribute_compute_capability_major",
-    "device__attribute_compute_capability_minor",
-    "device__attribute_display_name",
-    "device__attribute_global_memory_bus_width",
-    "device__attribute_l2_cache_size",
-    "device__attribute_memory_clock_rate",
-    "device__attribute_multiprocessor_count",
-    "device__attribute_total_memory",
-    "dram__bytes.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "dram__sectors_read.sum",
-    "dram__sectors_write.sum",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__time_duration.sum",
-    "l1tex__t_bytes.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sector_hit_rate.pct",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__throughput.avg.pct_of_peak_sustained_active",
-    "launch__occupancy_limit_blocks",
-    "launch__occupancy_limit_registers",
-    "launch__occupancy_limit_shared_mem",
-    "launch__occupancy_limit_warps",
-    "launch__registers_per_thread",
-    "lts__t_bytes.sum",
-    "lts__t_sector_hit_rate.pct",
-    "lts__t_sectors.sum",
-    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__cycles_elapsed.avg.per_second",
-    "sm__maximum_warps_per_active_cycle_pct",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-];
 
 /// Number of lines the reader sees in `data`: newline-terminated lines plus an unterminated
 /// last one. Every line number in a result must be at most this.
@@ -229,7 +180,8 @@ fn header_and_next(fixture: &'static str) -> (&'static str, &'static str) {
 }
 
 /// The raw header and units row cut to the identity columns and the metrics the model
-/// reads, both from the fixture (names and units stay real).
+/// reads (those of the counter catalog, `shared::counters`), both from the fixture (names
+/// and units stay real).
 fn cut_raw_header() -> String {
     let (header, units) = header_and_next(RAW_FIXTURE);
     // Field names and units in this fixture hold no commas, so a plain split is exact.
@@ -240,7 +192,7 @@ fn cut_raw_header() -> String {
         .enumerate()
         .filter(|(i, name)| {
             let bare = name.trim_matches('"');
-            *i < ncu::ID_COLUMNS.len() || MODEL_METRICS.contains(&bare)
+            *i < ncu::ID_COLUMNS.len() || counters::find(bare).is_some()
         })
         .map(|(i, _)| i)
         .collect();

@@ -1,9 +1,10 @@
 //! The roofline report viewer.
 //!
 //! `state` is plain Rust over `shared` types (loading files, view state in the URL, derived
-//! figures, explanations) and is tested natively. The user interface (`app`, `pages`,
-//! `components`, and `browser`, the thin layer over web APIs) is compiled only for
-//! `wasm32-unknown-unknown`; `main.rs` only mounts `app::App`.
+//! figures, explanations) and is tested natively. The user interface (`app`, the shell;
+//! `ctx`, the reactive context pages and components share; `pages`; `components`; and
+//! `browser`, the thin layer over web APIs) is compiled only for `wasm32-unknown-unknown`;
+//! `main.rs` only mounts `app::App`.
 
 pub mod state;
 
@@ -13,5 +14,7 @@ pub mod app;
 pub mod browser;
 #[cfg(target_arch = "wasm32")]
 pub mod components;
+#[cfg(target_arch = "wasm32")]
+pub mod ctx;
 #[cfg(target_arch = "wasm32")]
 pub mod pages;

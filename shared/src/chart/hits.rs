@@ -2,10 +2,30 @@
 //! [`super::draw_roofline`] reports, so a hover or a click looks at the few points in the
 //! cells around the pointer instead of every point (10,000 kernels draw 30,000 points).
 //!
-//! The answer is exactly [`super::roofline::nearest_hit`]'s, ties included (a test checks
+//! The answer is exactly [`nearest_hit`]'s, ties included (a test checks
 //! the two against each other); the grid only makes it cheap.
 
-use super::roofline::HitPoint;
+/// Where a drawn point landed, in backend pixels, for tooltips and clicks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HitPoint {
+    /// Index into [`super::RooflineChart::series`].
+    pub series: usize,
+    /// Index into that series' points.
+    pub point: usize,
+    /// Backend x, pixels.
+    pub x: i32,
+    /// Backend y, pixels.
+    pub y: i32,
+}
+
+/// The hit nearest to backend pixel (x, y) within `radius` pixels, for tooltips and clicks.
+pub fn nearest_hit(hits: &[HitPoint], x: f64, y: f64, radius: f64) -> Option<HitPoint> {
+    hits.iter()
+        .map(|h| (h, (f64::from(h.x) - x).hypot(f64::from(h.y) - y)))
+        .filter(|(_, d)| *d <= radius)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(h, _)| *h)
+}
 
 /// Most cells a grid allocates; a larger plot gets coarser cells.
 const MAX_CELLS: usize = 1 << 20;
@@ -152,7 +172,6 @@ impl HitGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chart::roofline::nearest_hit;
 
     /// A small deterministic generator, so the comparison covers many layouts.
     struct Lcg(u64);
@@ -254,5 +273,25 @@ mod tests {
             Some(1)
         );
         assert_eq!(grid.nearest(f64::NAN, 0.0, 9.0), None);
+    }
+
+    #[test]
+    fn nearest_hit_picks_the_closest_within_the_radius() {
+        let hit = |series, x, y| HitPoint {
+            series,
+            point: 0,
+            x,
+            y,
+        };
+        let hits = [hit(0, 100, 100), hit(1, 106, 100), hit(2, 300, 300)];
+        assert_eq!(
+            nearest_hit(&hits, 104.0, 100.0, 9.0).map(|h| h.series),
+            Some(1)
+        );
+        assert_eq!(
+            nearest_hit(&hits, 99.0, 101.0, 9.0).map(|h| h.series),
+            Some(0)
+        );
+        assert_eq!(nearest_hit(&hits, 200.0, 200.0, 9.0), None);
     }
 }

@@ -12,10 +12,10 @@ pub mod roofline;
 
 use plotters::prelude::*;
 
-pub use hits::HitGrid;
+pub use hits::{HitGrid, HitPoint};
 pub use memory::{draw_memory, MemoryChart, MemoryFlows};
 pub use roofline::{
-    draw_highlight, draw_roofline, ChartPoint, HitPoint, KernelSeries, Level, Roof, RooflineChart,
+    draw_highlight, draw_roofline, ChartPoint, KernelSeries, Level, Roof, RooflineChart,
 };
 
 /// A drawing failed (the backend refused an operation).

@@ -10,7 +10,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::hits::HitGrid;
+use super::hits::{HitGrid, HitPoint};
 use super::{palette, ChartError};
 use crate::text::format::{fmt_si, sig3};
 
@@ -129,31 +129,9 @@ pub struct RooflineChart {
     pub links: Vec<SeriesLink>,
 }
 
-/// Where a drawn point landed, in backend pixels, for tooltips and clicks.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HitPoint {
-    /// Index into [`RooflineChart::series`].
-    pub series: usize,
-    /// Index into that series' points.
-    pub point: usize,
-    /// Backend x, pixels.
-    pub x: i32,
-    /// Backend y, pixels.
-    pub y: i32,
-}
-
 /// Relative tolerance before a point counts as above a roof: counters and clocks jitter by
 /// a percent or so, and a point exactly on a measured ceiling is normal.
 pub const ROOF_TOLERANCE: f64 = 0.02;
-
-/// The hit nearest to backend pixel (x, y) within `radius` pixels, for tooltips and clicks.
-pub fn nearest_hit(hits: &[HitPoint], x: f64, y: f64, radius: f64) -> Option<HitPoint> {
-    hits.iter()
-        .map(|h| (h, (f64::from(h.x) - x).hypot(f64::from(h.y) - y)))
-        .filter(|(_, d)| *d <= radius)
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(h, _)| *h)
-}
 
 impl RooflineChart {
     /// Marks every point that sits above the highest roof that bounds it: asked and DRAM
@@ -722,26 +700,6 @@ mod tests {
             .map(|p| p.above_roof)
             .collect();
         assert_eq!(flags, vec![false, true, false, true]);
-    }
-
-    #[test]
-    fn nearest_hit_picks_the_closest_within_the_radius() {
-        let hit = |series, x, y| HitPoint {
-            series,
-            point: 0,
-            x,
-            y,
-        };
-        let hits = [hit(0, 100, 100), hit(1, 106, 100), hit(2, 300, 300)];
-        assert_eq!(
-            nearest_hit(&hits, 104.0, 100.0, 9.0).map(|h| h.series),
-            Some(1)
-        );
-        assert_eq!(
-            nearest_hit(&hits, 99.0, 101.0, 9.0).map(|h| h.series),
-            Some(0)
-        );
-        assert_eq!(nearest_hit(&hits, 200.0, 200.0, 9.0), None);
     }
 
     #[test]

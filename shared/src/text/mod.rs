@@ -1,6 +1,7 @@
 //! Text for people: kernel names shortened for labels and tables ([`names`]), numbers with SI
-//! prefixes and three significant digits ([`format`]). Used by the table, the charts, the
-//! import warnings and the viewer alike, so a name or a number reads the same everywhere.
+//! prefixes and three significant digits ([`format`](mod@format)). Used by the table, the
+//! charts, the import warnings and the viewer alike, so a name or a number reads the same
+//! everywhere.
 
 pub mod format;
 pub mod names;

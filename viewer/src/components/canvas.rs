@@ -9,8 +9,8 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use shared::chart::{self, HitGrid, HitPoint, MemoryChart};
 
-use crate::app::Ctx;
 use crate::browser;
+use crate::ctx::Ctx;
 use crate::state::roofline::RooflineModel;
 use crate::state::view::{precision_slug, KernelRef};
 

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::state::explain::{explain, ALL};
 
 /// A term that explains itself: hover for the text, click to open the side panel.
@@ -72,10 +72,10 @@ pub fn ExplainPanel() -> impl IntoView {
                     view! {
                         <div class="explanation" data-explain=e.key>
                             <h3>{e.title}</h3>
-                            <p>{e.what}</p>
+                            <p>{e.what()}</p>
                             <p>
                                 <strong>"How: "</strong>
-                                {e.formula}
+                                {e.formula()}
                             </p>
                             <p>
                                 <strong>"Careful: "</strong>

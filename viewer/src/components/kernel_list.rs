@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::state::view::KernelRef;
 
 /// Most kernels listed before the filter must narrow the list.

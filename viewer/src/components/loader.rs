@@ -4,8 +4,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::app::Ctx;
 use crate::browser;
+use crate::ctx::Ctx;
 
 /// Picker for artifacts and CSV exports (several at once), and the bundled samples menu.
 #[component]

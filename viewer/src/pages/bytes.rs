@@ -3,10 +3,10 @@
 
 use leptos::prelude::*;
 
-use crate::app::Ctx;
 use crate::browser;
 use crate::components::explain::Term;
 use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::ctx::Ctx;
 use crate::state::model::{sorted_indices, Column};
 use crate::state::view::KernelRef;
 

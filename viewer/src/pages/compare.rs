@@ -9,9 +9,9 @@ use shared::work::Work;
 
 use super::roofline::PrecisionSelect;
 use super::{bytes, ms, num, opt, pct};
-use crate::app::Ctx;
 use crate::components::canvas::{MemoryCanvas, RooflineCanvas};
 use crate::components::explain::Term;
+use crate::ctx::Ctx;
 use crate::state::kernel::KernelFigures;
 use crate::state::roofline::compare_roofline;
 use crate::state::view::KernelRef;

@@ -4,9 +4,9 @@ use leptos::prelude::*;
 use shared::chart::MemoryChart;
 
 use super::{num, opt, pct};
-use crate::app::Ctx;
 use crate::components::canvas::MemoryCanvas;
 use crate::components::explain::Term;
+use crate::ctx::Ctx;
 
 /// The memory chart of the selected kernel.
 #[component]

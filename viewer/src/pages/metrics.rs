@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::app::Ctx;
 use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::ctx::Ctx;
 use crate::state::model::{search_metrics, MetricRow};
 
 /// Rows listed at most; the search narrows the rest.

@@ -3,9 +3,9 @@
 use leptos::prelude::*;
 
 use super::{opt, pct};
-use crate::app::Ctx;
 use crate::components::explain::{NumCell, Term};
 use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::ctx::Ctx;
 use crate::state::view::KernelRef;
 
 fn count(v: f64) -> String {

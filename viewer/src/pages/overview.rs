@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use shared::text::format::fmt_si;
 
 use super::{num, opt};
-use crate::app::Ctx;
 use crate::components::explain::Term;
+use crate::ctx::Ctx;
 
 fn row(label: &'static str, value: String) -> impl IntoView {
     view! {

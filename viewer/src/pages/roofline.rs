@@ -3,9 +3,9 @@
 use leptos::prelude::*;
 use shared::work::Work;
 
-use crate::app::Ctx;
 use crate::components::canvas::RooflineCanvas;
 use crate::components::explain::Term;
+use crate::ctx::Ctx;
 use crate::state::roofline::run_roofline;
 use crate::state::view::{parse_precision, precision_slug, Plotted};
 

@@ -4,9 +4,9 @@
 use leptos::prelude::*;
 
 use super::{ms, opt, pct};
-use crate::app::Ctx;
 use crate::components::explain::{NumCell, Term};
 use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::ctx::Ctx;
 use crate::state::view::KernelRef;
 
 /// The Speed-of-Light table of the current run.

@@ -6,9 +6,9 @@ use leptos::prelude::*;
 use shared::artifact::CacheControl;
 
 use super::{ms, opt};
-use crate::app::Ctx;
 use crate::components::explain::{NumCell, Term};
 use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::ctx::Ctx;
 use crate::state::view::KernelRef;
 
 fn cache_label(c: Option<CacheControl>) -> &'static str {

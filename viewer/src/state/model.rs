@@ -429,7 +429,8 @@ mod tests {
         let (rows, total) = search_metrics(run, 0, "dram bytes_read sum", 1000);
         assert!(total >= 1);
         assert!(
-            rows.iter().any(|r| r.name == "dram__bytes_read.sum"),
+            rows.iter()
+                .any(|r| r.name == shared::counters::DRAM_BYTES_READ.name),
             "{rows:?}"
         );
         assert!(rows

@@ -1,0 +1,219 @@
+//! The shared context of the user interface: the loaded workspace, the view state, load
+//! errors and status, all reactive, with the loading actions. The shell (`app.rs`) provides
+//! it; pages and components take it with [`Ctx::get`], so none of them depends on the shell.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::browser;
+use crate::state::load::{load_batch, InputFile, LoadError, Run};
+use crate::state::model::Workspace;
+use crate::state::view::{is_local_path, KernelRef, ViewState};
+
+/// Everything the components share, all reactive.
+#[derive(Clone, Copy)]
+pub struct Ctx {
+    /// Loaded runs and their figures.
+    pub ws: RwSignal<Workspace>,
+    /// View, selection, precision, sources: what the URL keeps.
+    pub view: RwSignal<ViewState>,
+    /// Files that could not be loaded, newest batch.
+    pub errors: RwSignal<Vec<LoadError>>,
+    /// A line about the last load (what, how long).
+    pub status: RwSignal<String>,
+    /// When the user picked files (ms since page start), until the roofline is drawn.
+    pub pending_since: RwSignal<Option<f64>>,
+    /// Selection to draw time of the last load, ms.
+    pub last_load_ms: RwSignal<Option<f64>>,
+    /// The explanation open in the side panel.
+    pub explain: RwSignal<Option<&'static str>>,
+    /// The run the run-level views show (the selected kernel's). A memo, so views of a
+    /// whole run are not rebuilt when only the selected kernel changes.
+    pub run: Memo<usize>,
+}
+
+impl Ctx {
+    /// The context the shell provided (a fresh one outside it).
+    pub fn get() -> Ctx {
+        use_context::<Ctx>().unwrap_or_else(|| Ctx::new(ViewState::default()))
+    }
+
+    /// A fresh context over `view`, with nothing loaded.
+    pub fn new(view: ViewState) -> Ctx {
+        let ws = RwSignal::new(Workspace::default());
+        let view = RwSignal::new(view);
+        let run = Memo::new(move |_| {
+            let wanted = view.with(|v| v.selected);
+            ws.with(|ws| ws.resolve_selection(wanted))
+                .map_or(0, |r| r.run)
+        });
+        Ctx {
+            ws,
+            view,
+            errors: RwSignal::new(Vec::new()),
+            status: RwSignal::new(String::new()),
+            pending_since: RwSignal::new(None),
+            last_load_ms: RwSignal::new(None),
+            explain: RwSignal::new(None),
+            run,
+        }
+    }
+
+    /// The selected kernel, made valid against what is loaded.
+    pub fn selected(&self) -> Option<KernelRef> {
+        let wanted = self.view.with(|v| v.selected);
+        self.ws.with(|ws| ws.resolve_selection(wanted))
+    }
+
+    /// The run the run-level views show: the selected kernel's.
+    pub fn current_run(&self) -> usize {
+        self.run.get()
+    }
+
+    /// Selects a kernel (and keeps the view).
+    pub fn select(&self, r: KernelRef) {
+        self.view.update(|v| v.selected = Some(r));
+    }
+
+    /// Adds loaded runs, reports errors, and selects the first new run.
+    pub fn add_runs(&self, runs: Vec<Run>, errors: Vec<LoadError>, started_ms: f64) {
+        let added = runs.len();
+        let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
+        let kernels: usize = runs.iter().map(|r| r.artifact.kernels.len()).sum();
+        if added > 0 {
+            let mut first = 0;
+            self.ws.update(|ws| first = ws.add(runs));
+            let sel = self.ws.with(|ws| {
+                ws.runs.get(first).map(|run| {
+                    let k = run
+                        .kernels
+                        .iter()
+                        .find(|k| k.has_counters)
+                        .map_or(0, |k| k.index);
+                    KernelRef {
+                        run: first,
+                        kernel: k,
+                    }
+                })
+            });
+            self.view.update(|v| v.selected = sel);
+            let ms = browser::now_ms() - started_ms;
+            self.status.set(format!(
+                "loaded {} ({kernels} kernels) in {ms:.0} ms",
+                names.join(", ")
+            ));
+        }
+        // A new batch replaces old messages; what was loaded before stays.
+        self.errors.set(errors);
+    }
+
+    /// Reads picked or dropped files and loads them as a batch.
+    pub fn load_files(&self, list: Vec<web_sys::File>) {
+        let ctx = *self;
+        let started = browser::now_ms();
+        ctx.pending_since.set(Some(started));
+        ctx.status.set("reading files…".into());
+        spawn_local(async move {
+            let (files, read_errors) = browser::read_files(list).await;
+            let (runs, mut errors) = load_batch(files);
+            errors.extend(
+                read_errors
+                    .into_iter()
+                    .map(|(file, message)| LoadError { file, message }),
+            );
+            if runs.is_empty() {
+                ctx.pending_since.set(None);
+                ctx.status.set(String::new());
+            }
+            ctx.add_runs(runs, errors, started);
+        });
+    }
+
+    /// Fetches bundled files by path and loads each as its own run, in order.
+    pub fn load_sources(&self, sources: Vec<String>, remember: bool) {
+        let ctx = *self;
+        let started = browser::now_ms();
+        ctx.pending_since.set(Some(started));
+        spawn_local(async move {
+            let mut runs = Vec::new();
+            let mut errors = Vec::new();
+            for src in sources {
+                if !is_local_path(&src) {
+                    errors.push(LoadError {
+                        file: src.clone(),
+                        message: "only files of this site can be opened by link".into(),
+                    });
+                    continue;
+                }
+                match browser::fetch_text(&src).await {
+                    Ok(text) => {
+                        let (mut loaded, errs) = load_batch(vec![InputFile {
+                            name: src.clone(),
+                            text,
+                        }]);
+                        for r in &mut loaded {
+                            r.src = Some(src.clone());
+                        }
+                        runs.extend(loaded);
+                        errors.extend(errs);
+                    }
+                    Err(message) => errors.push(LoadError {
+                        file: src.clone(),
+                        message,
+                    }),
+                }
+            }
+            if runs.is_empty() {
+                ctx.pending_since.set(None);
+            }
+            let keep_view = ctx.view.get_untracked();
+            let srcs: Vec<String> = runs.iter().filter_map(|r| r.src.clone()).collect();
+            ctx.add_runs(runs, errors, started);
+            if remember {
+                ctx.view.update(|v| {
+                    for s in srcs {
+                        if !v.sources.contains(&s) {
+                            v.sources.push(s);
+                        }
+                    }
+                });
+            } else {
+                // Opening from the URL: keep the linked selection when it is valid.
+                ctx.view.update(|v| {
+                    v.sources = keep_view.sources.clone();
+                    if keep_view.selected.is_some() {
+                        v.selected = keep_view.selected;
+                    }
+                    v.compare = keep_view.compare;
+                });
+            }
+        });
+    }
+
+    /// Removes a run and everything that pointed at it.
+    pub fn remove_run(&self, index: usize) {
+        let src = self
+            .ws
+            .with(|ws| ws.runs.get(index).and_then(|r| r.run.src.clone()));
+        self.ws.update(|ws| {
+            if index < ws.runs.len() {
+                ws.runs.remove(index);
+            }
+        });
+        self.view.update(|v| {
+            if let Some(s) = src {
+                v.sources.retain(|x| *x != s);
+            }
+            let fix = |r: Option<KernelRef>| match r {
+                Some(r) if r.run == index => None,
+                Some(r) if r.run > index => Some(KernelRef {
+                    run: r.run - 1,
+                    ..r
+                }),
+                other => other,
+            };
+            v.selected = fix(v.selected);
+            v.compare = fix(v.compare);
+        });
+    }
+}
