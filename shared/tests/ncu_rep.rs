@@ -7,6 +7,7 @@
 use std::io::Read;
 
 use shared::artifact::{LaunchCounters, MetricValue, Provenance};
+use shared::error::ReportError;
 use shared::ncu::units::normalize_unit;
 use shared::ncu::{self, ID_COLUMNS};
 use shared::ncu_rep;
@@ -198,4 +199,104 @@ fn the_gemms_report_names_and_session() {
         .as_deref()
         .is_some_and(|c| c.contains("--set full")));
     assert_eq!(report.session.processes.len(), 1);
+}
+
+#[test]
+fn a_cut_report_loads_its_complete_results_with_a_warning() {
+    let report = gunzip(GEMMS_REPORT);
+    let whole = ncu_rep::read_export(&report).expect("reads");
+    // 60% in, the file ends inside the kernel binary before the fourth result.
+    let cut = &report[..report.len() * 6 / 10];
+    for export in [
+        ncu_rep::read_export(cut).expect("a cut report loads"),
+        ncu_rep::read_export_from(cut).expect("a cut report streams"),
+    ] {
+        assert_eq!(export.launches, whole.launches[..3]);
+        let last = export
+            .warnings
+            .iter()
+            .find(|w| w.message.contains("cut"))
+            .expect("a warning");
+        assert!(last.message.starts_with("byte "), "{last}");
+        assert!(
+            last.message
+                .ends_with("the 3 complete results before it are loaded"),
+            "{last}"
+        );
+    }
+}
+
+#[test]
+fn damaged_reports_never_panic() {
+    let report = gunzip(PROBE_REPORT);
+    // A fixed pseudo-random walk over the file: flip a byte, decode, put it back.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut damaged = report.clone();
+    for _ in 0..60 {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        let at = (state >> 33) as usize % report.len();
+        damaged[at] ^= (state >> 8) as u8 | 1;
+        let _ = ncu_rep::read_export(&damaged);
+        damaged[at] = report[at];
+    }
+    // Cuts at every size class stay typed: complete results, or an error.
+    for cut in [0, 3, 4, 9, 10, 100, 7_000, 200_000, report.len() - 1] {
+        match ncu_rep::read_export(&report[..cut]) {
+            Ok(export) => assert!(!export.launches.is_empty()),
+            Err(ReportError::NoResults) => assert!(cut <= 7_285, "ends before any result"),
+            Err(e) => assert!(e.to_string().starts_with("byte "), "{e}"),
+        }
+    }
+}
+
+/// Decode speed on a 65 MB report: the gemms report with its result blocks repeated.
+/// `cargo test --release -p roofline-shared --test ncu_rep -- --ignored --nocapture`
+#[test]
+#[ignore = "a benchmark; run in release"]
+fn decode_speed_of_a_65_mb_report() {
+    let report = gunzip(GEMMS_REPORT);
+    // Result blocks after the first carry no string table of their own, so they can be
+    // repeated: a report of many launches, as a small model's profile is.
+    let mut at = 8 + u32::from_le_bytes(report[4..8].try_into().expect("4 bytes")) as usize;
+    let mut starts = Vec::new();
+    while at < report.len() {
+        starts.push(at);
+        let size = u32::from_le_bytes(report[at..at + 4].try_into().expect("4 bytes")) as usize;
+        let header = &report[at + 4..at + 4 + size];
+        let payload = ncu_rep::wire::Fields::new(header, 0)
+            .filter_map(Result::ok)
+            .find(|f| f.number == 5)
+            .and_then(|f| f.varint())
+            .expect("payload size") as usize;
+        at += 4 + size + payload;
+    }
+    starts.push(report.len());
+    let mut big = report.clone();
+    'fill: loop {
+        // Blocks 11, 13, ... 19 are the results of kernels 1 to 5.
+        for pair in starts[11..].windows(2).step_by(2) {
+            if big.len() >= 65_000_000 {
+                break 'fill;
+            }
+            big.extend_from_slice(&report[pair[0]..pair[1]]);
+        }
+    }
+    let start = std::time::Instant::now();
+    let export = ncu_rep::read_export(&big).expect("reads");
+    let slice_s = start.elapsed().as_secs_f64();
+    let start = std::time::Instant::now();
+    let streamed = ncu_rep::read_export_from(&big[..]).expect("reads");
+    let stream_s = start.elapsed().as_secs_f64();
+    assert_eq!(export.launches.len(), streamed.launches.len());
+    let mb = big.len() as f64 / 1e6;
+    println!(
+        "{mb:.1} MB, {} launches: slice {:.0} ms ({:.0} MB/s), reader {:.0} ms ({:.0} MB/s)",
+        export.launches.len(),
+        slice_s * 1e3,
+        mb / slice_s,
+        stream_s * 1e3,
+        mb / stream_s
+    );
 }

@@ -84,24 +84,13 @@ struct DroppedValues {
 
 /// Turns profile results into launches, sharing metric columns between launches with the
 /// same metrics.
+#[derive(Default)]
 pub struct Converter {
     units: UnitTable,
     info: Option<Arc<TableInfo>>,
     last_columns: Option<(Vec<u32>, Arc<MetricColumns>)>,
     dropped: Vec<DroppedValues>,
     dropped_index: HashMap<(String, Dropped), usize>,
-}
-
-impl Default for Converter {
-    fn default() -> Self {
-        Converter {
-            units: UnitTable::new(),
-            info: None,
-            last_columns: None,
-            dropped: Vec::new(),
-            dropped_index: HashMap::new(),
-        }
-    }
 }
 
 impl Converter {

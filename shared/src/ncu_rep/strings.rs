@@ -4,11 +4,12 @@
 //! Observed (ncu 2025.3.1, one process): the first block that holds a result carries a
 //! table of every metric name; later result blocks of the same process carry an empty one
 //! and index into it. So tables are cumulative, kept per process (the block header's
-//! process ID). A non-empty table on a later block either restates the table from its start
-//! (it begins with the same string), and then replaces it, or extends it, and then its
-//! strings are appended. A process without a table of its own uses the last table read.
-//! Reports of several processes have not been checked against this yet; the one place to
-//! change is [`StringTables::add`].
+//! process ID): a process's first table is its own, from index 0. A non-empty table on a
+//! later block of the process either restates the table from its start (it begins with the
+//! same string), and then replaces it, or extends it, and then its strings are appended. A
+//! process without a table of its own uses the last table read (as if the report had one
+//! table for all). Reports of several processes have not been checked against this yet;
+//! the one place to change is [`StringTables::add`].
 
 use std::sync::Arc;
 
@@ -65,7 +66,12 @@ impl StringTables {
         if strings.is_empty() {
             return;
         }
-        let table = match self.table(process) {
+        let own = self
+            .by_process
+            .iter()
+            .find(|(p, _)| *p == process)
+            .map(|(_, t)| Arc::clone(t));
+        let table = match own {
             Some(current) if current.strings.first() != strings.first() => {
                 let mut all = Vec::with_capacity(current.len() + strings.len());
                 all.extend_from_slice(&current.strings);
@@ -108,9 +114,12 @@ mod tests {
         assert_eq!(names(tables.table(Some(1))), ["a", "b", "c"]);
         // A process without a table of its own uses the last one read.
         assert_eq!(names(tables.table(Some(2))), ["a", "b", "c"]);
+        // A process's first table is its own.
+        tables.add(Some(2), strings(&["x", "a"]));
+        assert_eq!(names(tables.table(Some(2))), ["x", "a"]);
         // A table that restates from the start replaces, for its process only.
-        tables.add(Some(2), strings(&["a", "x"]));
-        assert_eq!(names(tables.table(Some(2))), ["a", "x"]);
+        tables.add(Some(2), strings(&["x", "y"]));
+        assert_eq!(names(tables.table(Some(2))), ["x", "y"]);
         assert_eq!(names(tables.table(Some(1))), ["a", "b", "c"]);
         assert_eq!(
             tables

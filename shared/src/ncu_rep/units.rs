@@ -5,7 +5,7 @@
 //! the `--set full` fixtures equals its `--print-units base` CSV cell, so no number is
 //! converted. Only the label is looked up, in `metric_units.txt`, which `metric_units.py`
 //! writes from the units row of such an export. The table gives a counter's unit
-//! (`dram__bytes.*  byte`), from which its rollups and rates follow by [`derive`]
+//! (`dram__bytes.*  byte`), from which its rollups and rates follow by [`derive()`]
 //! (`dram__bytes.sum.per_second` is `byte/s`), and full names where ncu says otherwise. A
 //! metric the table does not know gets no unit (as ncu prints many), so a report of another
 //! chip may show fewer units than its CSV export; its numbers are the same.
