@@ -300,3 +300,23 @@ fn decode_speed_of_a_65_mb_report() {
         mb / stream_s
     );
 }
+
+/// The frames and field trees of the probe report, the way its field numbers were found:
+/// `cargo test -p roofline-shared --test ncu_rep outline -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints the probe report's field tree"]
+fn outline_of_the_probe_report() {
+    println!("{}", ncu_rep::outline(&gunzip(PROBE_REPORT), 3, 12));
+}
+
+#[test]
+fn the_outline_lists_every_frame() {
+    let text = ncu_rep::outline(&gunzip(PROBE_REPORT), 2, 4);
+    assert_eq!(text.matches("== block header").count(), 10, "{text}");
+    assert_eq!(text.matches("== payload message").count(), 2, "{text}");
+    assert!(text.contains("text \"launch__grid_size\""), "{text}");
+    assert!(
+        text.starts_with("== file header at byte 4, 2 bytes\n1: varint 7\n"),
+        "{text}"
+    );
+}

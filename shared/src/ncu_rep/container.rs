@@ -275,3 +275,58 @@ fn not_a_report(start: &[u8]) -> ReportError {
             .collect(),
     }
 }
+
+/// One size-prefixed frame of `input` for [`outline`]: its offset and bytes, or why not.
+fn next_frame(input: &mut dyn Input) -> Result<(u64, Vec<u8>), String> {
+    let at = input.offset();
+    let size = match input.take(4) {
+        Ok(Take::Bytes(b)) => size_of(b),
+        _ => return Err(format!("byte {at}: the file ends inside a size prefix")),
+    };
+    match input.take(size) {
+        Ok(Take::Bytes(b)) => Ok((at, b.to_vec())),
+        _ => Err(format!(
+            "byte {at}: {size} bytes declared, the file ends first"
+        )),
+    }
+}
+
+/// The frames of a report with the field tree of each (see [`super::wire::dump`]): the
+/// development aid for finding what changed in a report of a new ncu version. Headers are
+/// printed `max_depth` levels deep; of each payload message, one level. At most
+/// `max_fields` fields per message. Stops at the first frame that does not fit, saying so.
+pub fn outline(bytes: &[u8], max_depth: usize, max_fields: usize) -> String {
+    use super::wire::{dump, Fields};
+    use std::fmt::Write;
+    let mut input = super::input::SliceInput::new(bytes);
+    if !matches!(input.take(4), Ok(Take::Bytes(b)) if b == MAGIC) {
+        return "not a report: no NVR\\0 magic\n".to_owned();
+    }
+    let mut out = String::new();
+    let mut frame = |input: &mut dyn Input, what: &str, depth: usize| match next_frame(input) {
+        Ok((at, b)) => {
+            let _ = writeln!(out, "== {what} at byte {at}, {} bytes", b.len());
+            out.push_str(&dump(&b, depth, max_fields));
+            Some(b)
+        }
+        Err(why) => {
+            let _ = writeln!(out, "== {what}: {why}");
+            None
+        }
+    };
+    if frame(&mut input, "file header", max_depth).is_some() {
+        while input.offset() < bytes.len() as u64 {
+            let Some(header) = frame(&mut input, "block header", max_depth) else {
+                break;
+            };
+            let payload_size = Fields::new(&header, 0)
+                .filter_map(Result::ok)
+                .find(|f| f.number == 5)
+                .and_then(|f| f.varint())
+                .unwrap_or(0);
+            let end = input.offset().saturating_add(payload_size);
+            while input.offset() < end && frame(&mut input, "payload message", 1).is_some() {}
+        }
+    }
+    out
+}
