@@ -102,3 +102,77 @@ pub enum NcuError {
     #[error("read error: {0}")]
     Io(String),
 }
+
+/// Why an Nsight Compute report (`.ncu-rep`) could not be read at all. Every variant names
+/// the byte offset of the problem. A report cut short after some complete results is not
+/// an error: those results load, with a warning (see [`crate::ncu_rep`]).
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ReportError {
+    /// The file does not start with the report magic `NVR\0`.
+    #[error(
+        "byte 0: not an Nsight Compute report: expected the magic \"NVR\\0\", found {found:?}"
+    )]
+    NotAReport {
+        /// The first bytes found (at most four), escaped.
+        found: String,
+    },
+    /// The report ends before its first complete result: inside the size prefix or the body
+    /// of a header or message, or a size prefix claims more bytes than the file has.
+    #[error(
+        "byte {offset}: the report ends inside {what}: {size} bytes declared, {available} \
+         present (the file is cut, or the size is corrupt); no complete result before it"
+    )]
+    Truncated {
+        /// Byte offset of the size prefix or body.
+        offset: u64,
+        /// What was being read (`the file header`, `a block header`, `a result`).
+        what: &'static str,
+        /// Bytes it declares (4 for a size prefix itself).
+        size: u64,
+        /// Bytes the file still has there.
+        available: u64,
+    },
+    /// A size prefix of zero where a header or message must follow.
+    #[error("byte {offset}: {what} has size 0 (garbage, not a report layout this reader knows)")]
+    ZeroSize {
+        /// Byte offset of the size prefix.
+        offset: u64,
+        /// What the size was for.
+        what: &'static str,
+    },
+    /// A message that is not valid protobuf, or whose size runs past its block.
+    #[error("byte {offset}: malformed {what}: {problem} (report file version {version})")]
+    Malformed {
+        /// Byte offset of the problem.
+        offset: u64,
+        /// The message being read.
+        what: &'static str,
+        /// What was wrong with it.
+        problem: String,
+        /// The file version from the file header (0 before it is read).
+        version: u64,
+    },
+    /// Valid protobuf, but not laid out as this reader knows the report format (the layout
+    /// changes between Nsight Compute versions): a needed field is missing, or a metric name
+    /// index is beyond its string table.
+    #[error(
+        "byte {offset}: {problem}: report file version {version} is laid out differently \
+         from the versions this reader knows ({known})"
+    )]
+    Layout {
+        /// Byte offset of the message.
+        offset: u64,
+        /// What did not match.
+        problem: String,
+        /// The file version from the file header.
+        version: u64,
+        /// The versions this reader was written against.
+        known: &'static str,
+    },
+    /// A well-formed report without any profile result (no kernel was profiled).
+    #[error("the report holds no profile results (ncu profiled no kernel launch)")]
+    NoResults,
+    /// Reading from the underlying source failed.
+    #[error("read error: {0}")]
+    Io(String),
+}

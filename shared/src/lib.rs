@@ -14,6 +14,7 @@ pub mod figures;
 pub mod merge;
 pub mod metrics;
 pub mod ncu;
+pub mod ncu_rep;
 pub mod range;
 pub mod roofline;
 pub mod table;

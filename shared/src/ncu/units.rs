@@ -141,6 +141,11 @@ fn part(s: &str, side: Side) -> (String, i32, f64) {
     if let Some(e) = chars.next().and_then(decimal_prefix) {
         let rest = chars.as_str();
         if rest == "byte" || rest == "bytes" {
+            // ncu scales a size in a denominator as if it were a numerator: the report
+            // value 2,614 %/byte (printed so with --print-units base) is printed
+            // `2.614 %/Kbyte` by default. So the value is multiplied by the prefix either
+            // way (the caller subtracts a denominator's power of ten).
+            let e = if side == Side::Denominator { -e } else { e };
             return ("byte".to_owned(), e, 1.0);
         }
         if COUNT_BASES.contains(&rest) {
@@ -154,7 +159,7 @@ fn part(s: &str, side: Side) -> (String, i32, f64) {
 ///
 /// `ms` becomes `ns` (x 10^6), `Ghz` becomes `hz` (x 10^9), `Gbyte/s` becomes `byte/s`
 /// (x 10^9), `sector/ns` becomes `sector/s` (x 10^9), `%/Kbyte` becomes `%/byte`
-/// (x 10^-3), `Kinst` becomes `inst` (x 10^3). Anything else is kept unchanged.
+/// (x 10^3, the way ncu scales it: see `part`), `Kinst` becomes `inst` (x 10^3). Anything else is kept unchanged.
 pub fn normalize_unit(unit: &str) -> UnitScale {
     let unit = unit.trim();
     if unit.is_empty() {
@@ -246,7 +251,7 @@ mod tests {
             ("inst/cycle", "inst/cycle", 0, 1.0),
             ("%", "%", 0, 1.0),
             ("%/register", "%/register", 0, 1.0),
-            ("%/Kbyte", "%/byte", -3, 1.0),
+            ("%/Kbyte", "%/byte", 3, 1.0),
             ("inst", "inst", 0, 1.0),
             ("Kinst", "inst", 3, 1.0),
             ("Minst", "inst", 6, 1.0),
