@@ -93,6 +93,7 @@ counters! {
     BUS_WIDTH_BITS = "device__attribute_global_memory_bus_width", "bit", "memory bus width";
     L2_CACHE_BYTES = "device__attribute_l2_cache_size", "byte", "L2 cache size";
     TOTAL_MEMORY_BYTES = "device__attribute_total_memory", "byte", "device memory size";
+    LAUNCH_DEVICE_ID = "launch__device_id", "", "the CUDA device ordinal the launch ran on";
 }}
 
 counters! {

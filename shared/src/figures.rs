@@ -139,8 +139,9 @@ impl KernelFigures {
             match w.source {
                 Source::Total => None,
                 Source::PerSecond => Some(format!(
-                    "{}s derived from a rate x gpu__time_duration.sum",
-                    kind.unit()
+                    "{}s derived from a rate x {}",
+                    kind.unit(),
+                    crate::counters::GPU_TIME_DURATION
                 )),
                 Source::PerCycle => Some(format!(
                     "{}s derived from a per-cycle value x SM cycles",

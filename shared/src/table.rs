@@ -410,8 +410,9 @@ impl BytesTable {
             .any(|r| !r.derived_from_rates.is_empty())
         {
             vec![format!(
-                "{DERIVED_MARK} derived from rates: rate x gpu__time_duration.sum or per-cycle \
-                 value x SM cycles (the export has no total)\n"
+                "{DERIVED_MARK} derived from rates: rate x {} or per-cycle value x SM cycles \
+                 (the export has no total)\n",
+                crate::counters::GPU_TIME_DURATION
             )]
         } else {
             Vec::new()

@@ -165,13 +165,14 @@ impl Converter {
         }
         let number = |name: &str| metrics.number(name).filter(|v| *v >= 0.0);
         let cc = match (
-            number("device__attribute_compute_capability_major"),
-            number("device__attribute_compute_capability_minor"),
+            number(crate::counters::CC_MAJOR.name),
+            number(crate::counters::CC_MINOR.name),
         ) {
             (Some(major), Some(minor)) => Some(format!("{major}.{minor}")),
             _ => None,
         };
-        let device = number("launch__device_id").and_then(|d| u32::try_from(d as u64).ok());
+        let device = number(crate::counters::LAUNCH_DEVICE_ID.name)
+            .and_then(|d| u32::try_from(d as u64).ok());
         LaunchCounters {
             id: result.index,
             process_id: result.process.id,

@@ -145,3 +145,42 @@ fn six_known_gemms_give_2mnk_in_their_precision_key() {
         ]
     );
 }
+
+#[test]
+fn capture_profiles_own_metric_set_gives_2mnk_per_launch_in_each_precision() {
+    // The raw page `capture profile` collected on the H200 with its own metric set.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let art = import(
+        dir.path(),
+        &[fixture("ncu-h200-gemms/gemms_capture_profile_raw.csv")],
+    );
+    let t = table_json(&art, "launch");
+    let two_mnk = 2.0 * 2048.0 * 1536.0 * 1024.0;
+    let mut seen = Vec::new();
+    for r in t["kernels"].as_array().expect("kernels") {
+        let Some(key) = r["precision"].as_str().filter(|k| k.starts_with("tensor_")) else {
+            continue;
+        };
+        let launches = r["launches"].as_f64().expect("launches");
+        assert_eq!(
+            r["flops_by_precision"][key].as_f64(),
+            Some(two_mnk * launches),
+            "{}",
+            r["name"]
+        );
+        assert!(r["derived_from_rates"].as_array().expect("list").is_empty());
+        seen.push(key.to_string());
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "tensor_bf16",
+            "tensor_fp16",
+            "tensor_fp64",
+            "tensor_fp8",
+            "tensor_int8",
+            "tensor_tf32"
+        ]
+    );
+}
