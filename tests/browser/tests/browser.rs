@@ -769,3 +769,312 @@ async fn a_bf16_workload_ranks_its_kernels_and_draws_its_tensor_matmul() -> Resu
     b.close().await?;
     result
 }
+
+/// Everything the page holds as text or in attributes (values, titles, data-*), to search
+/// for an answer that must not be there.
+const PAGE_TEXT: &str =
+    "return document.body.innerText + '\\n' + document.documentElement.outerHTML;";
+
+/// Sets a select's value and tells the page, as a person's pick would.
+fn select_js(id: &str, value: &str) -> String {
+    format!(
+        "const s = document.getElementById('{id}'); s.value = '{value}'; \
+         s.dispatchEvent(new Event('change', {{ bubbles: true }})); return s.value === '{value}';"
+    )
+}
+
+/// The course's solution directions for its ten rows (day 49), by the H200 sample's short
+/// names; the naive transpose ("either side") and the tiled one (not named) are left out.
+const SOLUTION: [(&str, char); 8] = [
+    ("vector add", 'n'),
+    ("block reduction", 'n'),
+    ("polynomial, 256", 'n'),
+    ("matmul, naive", 'b'),
+    ("matmul, tiled 16", 'b'),
+    ("stencil, global", 'b'),
+    ("stencil, tiled", 'b'),
+    ("vector add, stride 32", 'a'),
+];
+
+/// The exercise view on the H200 sample: a choice per suite kernel and no DRAM/ask value of
+/// any row anywhere in the page before submit; after the course's own solution directions,
+/// the score counts the rows the measured values agree with and each miss is explained; the
+/// predictions survive a reload through the URL; every bundled question is answered and
+/// its explanations and settling rows checked; the mystery kernels show no name until
+/// diagnosed, then their names, sources and verdicts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> Result<(), BoxError>
+{
+    use shared::exercise::predict::Direction;
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let sample = sample_path();
+    let expected = capture_table_json(&sample)?;
+    let kernels = expected["kernels"]
+        .as_array()
+        .ok_or("capture table json has no kernels")?
+        .clone();
+    let asked: Vec<usize> = kernels
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k["ask_bytes"].as_f64().is_some_and(|b| b > 0.0))
+        .map(|(i, _)| i)
+        .collect();
+    if asked.len() < 10 {
+        return Err(format!("only {} kernels with an ask in the sample", asked.len()).into());
+    }
+    let ratio = |i: usize| kernels[i]["dram_per_ask"].as_f64();
+    let answers: Vec<String> = asked
+        .iter()
+        .filter_map(|&i| ratio(i))
+        .map(|r| format!("{r:.4}"))
+        .collect();
+    let index_of = |short: &str| {
+        kernels
+            .iter()
+            .position(|k| k["short_name"] == Value::String(short.into()))
+    };
+    let questions = shared::exercise::quiz::bundled()?;
+    let server = StaticServer::start(dist)?;
+    server.add("/samples/h200.json", sample.clone());
+    let b = Browser::start().await?;
+    let result = async {
+        // 1. Before submit: a choice per kernel, no answer anywhere, nothing else open.
+        b.client
+            .goto(&format!("{}?src=samples/h200.json&view=exercise", server.base))
+            .await?;
+        b.wait_js(
+            &format!(
+                "return document.querySelectorAll('#predict-table tbody tr').length === {}",
+                asked.len()
+            ),
+            WAIT,
+        )
+        .await?;
+        for &i in &asked {
+            for code in ['a', 'n', 'b'] {
+                b.client
+                    .find(Locator::Css(&format!("#dir-{i}-{code}")))
+                    .await
+                    .map_err(|e| format!("kernel {i} has no choice {code}: {e}"))?;
+            }
+        }
+        let text = b.client.execute(PAGE_TEXT, Vec::new()).await?;
+        let text = text.as_str().unwrap_or("");
+        for a in &answers {
+            assert!(!text.contains(a.as_str()), "DRAM/ask {a} is in the page before submit");
+        }
+        let closed = b
+            .client
+            .execute(
+                "return [!!document.getElementById('tab-bytes'), !!document.getElementById('kernel-list'), \
+                 !!document.getElementById('exercise-lock')];",
+                Vec::new(),
+            )
+            .await?;
+        assert_eq!(closed, serde_json::json!([false, false, true]), "tabs, kernel list, lock");
+        b.screenshot("exercise-predict").await?;
+
+        // 2. The course's directions, submitted: the score is what the measured values say.
+        let mut predicted = Vec::new();
+        for (short, code) in SOLUTION {
+            let i = index_of(short).ok_or_else(|| format!("no kernel {short}"))?;
+            click(&b, &format!("#dir-{i}-{code}")).await?;
+            predicted.push((i, Direction::from_code(code).ok_or("bad code")?));
+        }
+        b.wait_js("return location.search.includes('pred=')", WAIT).await?;
+        click(&b, "#predict-submit").await?;
+        let score = b
+            .wait_js(
+                "const s = document.getElementById('predict-score'); \
+                 return s && [s.dataset.right, s.dataset.predicted];",
+                WAIT,
+            )
+            .await?;
+        let right = predicted
+            .iter()
+            .filter(|(i, d)| ratio(*i).map(Direction::of) == Some(*d))
+            .count();
+        assert_eq!(
+            score,
+            serde_json::json!([right.to_string(), predicted.len().to_string()]),
+            "score"
+        );
+        for (i, d) in &predicted {
+            let r = ratio(*i).ok_or("no DRAM/ask")?;
+            let hit = Direction::of(r) == *d;
+            let row = b
+                .client
+                .execute(
+                    &format!(
+                        "const tr = document.querySelector('#reveal-table tr[data-kernel=\"{i}\"]:not(.miss)'); \
+                         const m = document.querySelector('#reveal-table tr.miss[data-kernel=\"{i}\"]'); \
+                         return [tr.dataset.result, tr.querySelector('[data-col=dram_per_ask]').textContent, \
+                           m ? m.querySelector('.summary').textContent : null, \
+                           m ? m.querySelectorAll('li').length : 0];"
+                    ),
+                    Vec::new(),
+                )
+                .await?;
+            let want = if hit { "right" } else { "wrong" };
+            assert_eq!(row[0], want, "kernel {i}: {row:?}");
+            assert_eq!(row[1], format!("{r:.4}"), "kernel {i}: {row:?}");
+            if hit {
+                assert!(row[2].is_null(), "a right row has no explanation: {row:?}");
+            } else {
+                let summary = row[2].as_str().unwrap_or("");
+                assert!(summary.contains(&format!("{r:.4}")), "kernel {i}: {summary}");
+                assert!(row[3].as_u64().unwrap_or(0) >= 1, "kernel {i}: no findings");
+            }
+        }
+        assert!(right < predicted.len(), "the course's directions miss on the H200");
+        b.client
+            .find(Locator::Css("#tab-bytes"))
+            .await
+            .map_err(|e| format!("the tabs are back after submit: {e}"))?;
+        b.screenshot("exercise-reveal").await?;
+        // The predictions and the reveal live in the URL.
+        let url = b.client.current_url().await?;
+        b.client.goto(url.as_str()).await?;
+        let again = b
+            .wait_js(
+                "const s = document.getElementById('predict-score'); return s && s.dataset.right;",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(again, Value::String(right.to_string()), "after a reload");
+
+        // 3. Mystery kernels: no name until diagnosed.
+        b.client
+            .goto(&format!(
+                "{}?src=samples/h200.json&view=exercise&ex=mystery",
+                server.base
+            ))
+            .await?;
+        b.wait_js("return document.querySelectorAll('section.mystery').length >= 3", WAIT)
+            .await?;
+        let artifact = Artifact::from_json(&std::fs::read_to_string(&sample)?)?;
+        let table = shared::table::bytes_table(&artifact);
+        let figures = shared::figures::KernelFigures::all(&artifact, &table);
+        let picked = shared::exercise::mystery::pick(&figures);
+        let text = b.client.execute(PAGE_TEXT, Vec::new()).await?;
+        let text = text.as_str().unwrap_or("");
+        for &k in &picked {
+            let record = &artifact.kernels[k];
+            for hidden in [Some(&record.name), Some(&record.function), record.source_file.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                assert!(!text.contains(hidden.as_str()), "{hidden} shown before the diagnosis");
+            }
+        }
+        for (label, &k) in picked.iter().enumerate() {
+            let l = shared::exercise::mystery::label(label);
+            click(&b, &format!("#myst-{l}-bound-m")).await?;
+            b.wait_js(&select_js(&format!("myst-{l}-change"), "b"), WAIT).await?;
+            click(&b, &format!("#myst-{l}-commit")).await?;
+            let shown = b
+                .wait_js(
+                    &format!(
+                        "const r = document.querySelector('#mystery-{l} .mystery-reveal'); \
+                         return r && [r.querySelector('.kernel-name').title, \
+                           r.querySelector('.source-file').textContent, r.querySelector('.verdict').textContent];"
+                    ),
+                    WAIT,
+                )
+                .await?;
+            assert_eq!(shown[0], Value::String(artifact.kernels[k].name.clone()));
+            let src = artifact.kernels[k].source_file.clone().unwrap_or_else(|| "-".into());
+            assert_eq!(shown[1], Value::String(src));
+            let verdict = kernels[k]["verdict"].as_str().unwrap_or("-");
+            assert!(
+                shown[2].as_str().unwrap_or("").starts_with(verdict),
+                "{shown:?} against {verdict}"
+            );
+        }
+        b.client.find(Locator::Css("#tab-bytes")).await?;
+        b.screenshot("exercise-mystery").await?;
+
+        // 4. Every question: answered (right on even ones, wrong on odd), each option's
+        // explanation and the settling rows shown, from the sample.
+        click(&b, "#ex-mode-quiz").await?;
+        b.wait_js(
+            &format!(
+                "return document.querySelectorAll('section.question').length === {}",
+                questions.len()
+            ),
+            WAIT,
+        )
+        .await?;
+        assert!(questions.len() >= 8, "{} questions", questions.len());
+        for (n, q) in questions.iter().enumerate() {
+            let choice = if n % 2 == 0 {
+                q.correct
+            } else {
+                (q.correct + 1) % q.options.len()
+            };
+            click(&b, &format!("#q-{}-{choice}", q.id)).await?;
+            click(&b, &format!("#q-{}-check", q.id)).await?;
+            let open = format!("q-{}-open", q.id);
+            let needs_open = b
+                .wait_js(
+                    &format!(
+                        "const s = document.getElementById('q-{}'); const r = s && s.querySelector('.q-result'); \
+                         return r && [r.dataset.result, !!document.getElementById('{open}')];",
+                        q.id
+                    ),
+                    WAIT,
+                )
+                .await?;
+            let want = if choice == q.correct { "right" } else { "wrong" };
+            assert_eq!(needs_open[0], want, "{}", q.id);
+            if needs_open[1] == Value::Bool(true) {
+                // Its sample is not loaded yet: the reveal offers to open it.
+                click(&b, &format!("#{open}")).await?;
+            }
+            let revealed = b
+                .wait_js(
+                    &format!(
+                        "const s = document.getElementById('q-{}'); \
+                         const rows = [...s.querySelectorAll('tr.settles td.num')].map(td => td.textContent); \
+                         if (!rows.length || rows.some(t => t === '-')) return null; \
+                         return [[...s.querySelectorAll('li[data-option] .option-explanation')].map(p => p.textContent), rows];",
+                        q.id
+                    ),
+                    Duration::from_secs(60),
+                )
+                .await?;
+            let shown: Vec<&str> = revealed[0]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let wanted: Vec<&str> = q.explanations.iter().map(String::as_str).collect();
+            assert_eq!(shown, wanted, "{}: explanations", q.id);
+            let settled = revealed[1].as_array().map_or(0, Vec::len);
+            assert_eq!(settled, q.settles.len(), "{}: settling rows", q.id);
+        }
+        let score = b
+            .client
+            .execute("return document.getElementById('quiz-score').textContent;", Vec::new())
+            .await?;
+        let right = questions.len().div_ceil(2);
+        assert!(
+            score
+                .as_str()
+                .unwrap_or("")
+                .starts_with(&format!("{right} of {} answered right", questions.len())),
+            "{score}"
+        );
+        b.screenshot("exercise-quiz").await?;
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = b.screenshot("exercise-failure").await;
+    }
+    b.close().await?;
+    result
+}

@@ -3,6 +3,7 @@
 
 pub mod bytes;
 pub mod compare;
+pub mod exercise;
 pub mod memory;
 pub mod metrics;
 pub mod occupancy;

@@ -6,11 +6,17 @@
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
 //! - [`view`]: which view, kernel and precision; the URL query string.
 //! - [`explain`]: the explanation behind every number.
+//! - [`exercise`]: the learner's predictions, answers and diagnoses in the exercise view.
+//! - [`exercise_view`]: the exercise view's content as plain markup, and its actions.
+//! - [`markup`]: markup as plain data, rendered by `components::markup`.
 //! - [`window`]: which rows of a long table to render.
 
+pub mod exercise;
+pub mod exercise_view;
 pub mod explain;
 pub mod kernel;
 pub mod load;
+pub mod markup;
 pub mod model;
 pub mod roofline;
 pub mod view;
