@@ -506,13 +506,13 @@ pub fn explain(e: &Evidence) -> Option<Explanation> {
             "DRAM moved about what the kernel asks for ({r:.4}, inside {NEAR_LOW} to {NEAR_HIGH}): each asked byte crossed DRAM about once, with no waste and no reuse large enough to move it."
         ),
     };
-    let want = match direction {
-        Direction::Above => Push::Up,
-        Direction::Below => Push::Down,
-        Direction::Near => Push::Neither,
-    };
-    // Stable: the findings that push the measured way first, the others after.
-    found.sort_by_key(|f| f.push() != want);
+    // Stable: the findings that push the measured way first (for a ratio near 1, those
+    // that push at all), the others after.
+    found.sort_by_key(|f| match direction {
+        Direction::Above => f.push() != Push::Up,
+        Direction::Below => f.push() != Push::Down,
+        Direction::Near => f.push() == Push::Neither,
+    });
     Some(Explanation {
         dram_per_ask: r,
         direction,
