@@ -3,8 +3,9 @@
 //! from results to text (apart from [`print_summary`]); [`super::progress`] prints them on
 //! stderr. Percentages and peaks come from `shared::roofline`.
 
-use shared::artifact::{Artifact, Check, DeviceInfo, MeasuredCeilings, Timing};
+use shared::artifact::{Artifact, Check, DeviceInfo, MeasuredCeilings, TensorCeiling, Timing};
 use shared::roofline::{fp32_peak_gflop_per_s, percent_of};
+use shared::work::{device_peak, Work};
 
 use super::suite::Sizes;
 
@@ -17,8 +18,67 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / f64::from(1u32 << 20)
 }
 
-/// A device as a few aligned lines.
+/// A device as a few aligned lines, ending with the theoretical dense peak of every kind of
+/// work the peak table knows for it ([`peak_lines`]).
 pub fn describe_device(d: &DeviceInfo) -> String {
+    let mut text = device_lines(d);
+    for line in peak_lines(d) {
+        text.push_str("\n  ");
+        text.push_str(&line);
+    }
+    text
+}
+
+/// The theoretical dense peak of every kind of work the peak table knows for this device
+/// (`shared::work::device_peak`: per clock per SM from the whitepapers x SMs x SM clock),
+/// one line each; a line saying so when it knows none.
+pub fn peak_lines(d: &DeviceInfo) -> Vec<String> {
+    let lines: Vec<String> = Work::ALL
+        .into_iter()
+        .filter_map(|w| {
+            let v = device_peak(d, w)?;
+            Some(format!(
+                "theoretical {:<22} {:>9.0} G{}/s",
+                w.label(),
+                v,
+                w.unit()
+            ))
+        })
+        .collect();
+    if lines.is_empty() {
+        vec!["theoretical peaks per precision: none known for this architecture".into()]
+    } else {
+        lines
+    }
+}
+
+/// One line per tensor-core ceiling: the rate, its share of the theoretical dense peak,
+/// the check and the means; or why it was not measured.
+pub fn tensor_lines(tensor: &[TensorCeiling]) -> Vec<String> {
+    tensor
+        .iter()
+        .map(|t| {
+            let label = t.work.label();
+            match (&t.not_measured, t.measured_gflop_per_s, &t.check) {
+                (Some(why), _, _) => format!("{label:<12} not measured: {why}"),
+                (None, Some(v), Some(c)) => format!(
+                    "{label:<12} {v:8.0} G{}/s{} of the dense peak, {}x{}x{}  {}  {}; {}",
+                    t.work.unit(),
+                    pct(v, t.theoretical_gflop_per_s),
+                    t.m,
+                    t.n,
+                    t.k,
+                    if c.passed { "ok" } else { "FAILED" },
+                    c.detail,
+                    t.means
+                ),
+                _ => format!("{label:<12} not measured"),
+            }
+        })
+        .collect()
+}
+
+fn device_lines(d: &DeviceInfo) -> String {
     let p = &d.peaks;
     format!(
         "device {}: {}\n  compute capability {}, {} SMs, SM clock {} MHz, memory clock {} MHz, \

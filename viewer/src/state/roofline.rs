@@ -223,7 +223,7 @@ fn kernel_points(
     let counted = fig.work_of(kind);
     let asked_here = record
         .and_then(|k| k.asked.as_ref())
-        .is_some_and(|a| shared::metrics::cuda_core_kind(a.precision) == kind);
+        .is_some_and(|a| a.precision == kind);
     let ask_flops = row.ask_flops.filter(|f| *f > 0.0 && asked_here);
     let (flops, note) = match (counted, ask_flops) {
         (Some((c, note)), _) => (Some(c), note),
