@@ -378,7 +378,7 @@ fn measure(
             errors.join("; ")
         );
     };
-    let algo = &algos[chosen];
+    let algo = algos.get(chosen).context("the chosen algorithm")?;
     // Checked launch on a poisoned D, then the timed repetitions.
     gpu.poison(&gemm.d, spec.output.poison_word())?;
     gemm.launch(algo)?;
