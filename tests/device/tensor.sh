@@ -37,8 +37,24 @@ for _ in range(10):
     e.synchronize()
     ms.append(s.elapsed_time(e))
 med = statistics.median(ms)
+# Beside it, for diagnosis only: the same matmul on uniform [-1, 1) data, like capture's.
+u = torch.rand(n, n, device="cuda", dtype=torch.bfloat16) * 2 - 1
+v = torch.rand(n, n, device="cuda", dtype=torch.bfloat16) * 2 - 1
+for _ in range(10):
+    u @ v
+torch.cuda.synchronize()
+um = []
+for _ in range(10):
+    s = torch.cuda.Event(enable_timing=True)
+    e = torch.cuda.Event(enable_timing=True)
+    s.record()
+    c = u @ v
+    e.record()
+    e.synchronize()
+    um.append(s.elapsed_time(e))
 print(json.dumps({"torch": torch.__version__, "cuda": torch.version.cuda, "n": n,
-                  "median_ms": med, "samples_ms": ms, "tflop_per_s": 2 * n**3 / med / 1e9}))
+                  "median_ms": med, "samples_ms": ms, "tflop_per_s": 2 * n**3 / med / 1e9,
+                  "uniform_tflop_per_s": 2 * n**3 / statistics.median(um) / 1e9}))
 PY
 
 "$C" table "$OUT/run.json" --format json > "$OUT/table.json" 2>&1
@@ -65,7 +81,8 @@ for t in ceil.get("tensor", []):
 try:
     tq = json.load(open(f"{out}/torch.json"))
     print(f"PyTorch {tq['torch']} (CUDA {tq['cuda']}) bf16 8192^3: {tq['tflop_per_s']:.1f} TFLOP/s "
-          f"(median {tq['median_ms']:.4f} ms of 10)")
+          f"(median {tq['median_ms']:.4f} ms of 10); on uniform [-1, 1) data "
+          f"{tq['uniform_tflop_per_s']:.1f}")
     bf = (ceil.get("tensor_gflop_per_s") or {}).get("tensor_bf16")
     if bf:
         r = bf / 1e3 / tq["tflop_per_s"]
