@@ -12,6 +12,7 @@ use crate::artifact::{CacheControl, KernelRecord, LaunchCounters, Timing};
 use crate::chart::MemoryFlows;
 use crate::latency::{self, Latency};
 use crate::metrics::{self, HitRates, LaunchTotals, Occupancy, SpeedOfLight, Verdict};
+use crate::roofline::{self, Bound};
 use crate::table::{BytesTable, TableRow};
 use crate::work::{self, Source, Work};
 
@@ -165,6 +166,83 @@ impl KernelFigures {
     }
 }
 
+/// The roof a kernel sits under: which side of its kind's ridge its DRAM intensity falls
+/// on, and how close to that roof it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoofUnder {
+    /// The kind of work (the kernel's main kind).
+    pub kind: Work,
+    /// Memory (left of the ridge) or compute (right of it).
+    pub bound: Bound,
+    /// Whether the roof is measured (`capture run`) rather than theoretical.
+    pub measured: bool,
+    /// Attainable G(FL)OP/s at the kernel's DRAM intensity under that roof.
+    pub attainable: f64,
+    /// Achieved G(FL)OP/s as a percentage of `attainable`.
+    pub pct_of_roof: Option<f64>,
+}
+
+/// The roof kernel `fig` sits under in `artifact`: its main kind's compute ceiling (measured,
+/// else theoretical) and the DRAM bandwidth (measured copy, else theoretical), at its DRAM
+/// intensity; `None` without FLOPs, bytes, time or a ceiling.
+pub fn roof_under(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
+    let kind = fig.main_kind(artifact.kernels.get(fig.index));
+    let (flops, _) = fig.work_of(kind)?;
+    let oi = roofline::intensity(flops, fig.row.dram_bytes?)?;
+    let c = compute_ceilings(artifact, kind);
+    let peak = c.measured.or(c.theoretical)?;
+    let measured_bw = artifact.ceilings.as_ref().and_then(|c| c.copy_gbyte_per_s);
+    let bw = measured_bw.or(artifact.device.as_ref()?.peaks.dram_gbyte_per_s)?;
+    let attainable = roofline::attainable_gflop_per_s(oi, peak, bw);
+    let achieved = roofline::giga_per_s(flops, fig.row.time_ms?)?;
+    Some(RoofUnder {
+        kind,
+        bound: roofline::bound(oi, peak, bw),
+        measured: c.measured.is_some() && measured_bw.is_some(),
+        attainable,
+        pct_of_roof: roofline::percent_of(achieved, attainable),
+    })
+}
+
+/// One row of "where the time goes".
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankRow {
+    /// Index of the kernel (into the artifact and the figures).
+    pub index: usize,
+    /// Its share of the summed kernel time (the table's `time_share`).
+    pub share: Option<f64>,
+    /// The shares of this row and every row above it.
+    pub cumulative: Option<f64>,
+    /// The roof it sits under.
+    pub roof: Option<RoofUnder>,
+}
+
+/// The kernels ranked by their share of the summed kernel time, largest first (kernels
+/// without a time last, in artifact order), with the running total of the shares.
+pub fn ranking(artifact: &Artifact, figures: &[KernelFigures]) -> Vec<RankRow> {
+    let mut order: Vec<&KernelFigures> = figures.iter().collect();
+    order.sort_by(|a, b| {
+        let t = |f: &KernelFigures| f.row.time_share.unwrap_or(f64::NEG_INFINITY);
+        t(b).total_cmp(&t(a))
+    });
+    let mut running = 0.0;
+    order
+        .into_iter()
+        .map(|f| {
+            let cumulative = f.row.time_share.map(|s| {
+                running += s;
+                running
+            });
+            RankRow {
+                index: f.index,
+                share: f.row.time_share,
+                cumulative,
+                roof: roof_under(artifact, f),
+            }
+        })
+        .collect()
+}
+
 /// The compute ceilings of one kind of work on an artifact's device, G(FL)OP/s.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ComputeCeilings {
@@ -250,6 +328,37 @@ mod tests {
         assert_eq!(f.cold_cache, Some(CacheControl::Warm));
         assert_eq!(f.ncu_warm_ms, Some(0.01));
         assert_eq!(f.ncu_cold_ms, None);
+    }
+
+    #[test]
+    fn kernels_rank_by_time_with_the_roof_they_sit_under() {
+        let text =
+            include_str!("../../tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv");
+        let export = crate::ncu::read_export(text.as_bytes()).expect("export");
+        let (launches, warnings) = crate::ncu::combine(vec![export]);
+        let a = crate::merge::import_launches(launches, warnings, Default::default());
+        let table = crate::table::bytes_table(&a);
+        let figs = KernelFigures::all(&a, &table);
+        let rows = ranking(&a, &figs);
+        assert_eq!(rows.len(), a.kernels.len());
+        let last = rows.last().and_then(|r| r.cumulative).expect("cumulative");
+        assert!((last - 1.0).abs() < 1e-9, "{last}");
+        assert!(rows.windows(2).all(|w| w[0].share >= w[1].share));
+        let top = &figs[rows[0].index];
+        assert_eq!(top.name, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
+        let roof = rows[0].roof.as_ref().expect("a roof");
+        assert_eq!(roof.kind, Work::TensorBf16);
+        assert_eq!(
+            roof.bound,
+            Bound::Compute,
+            "the 4096^3 matmul is right of the ridge"
+        );
+        assert!(!roof.measured, "an import has only theoretical roofs");
+        let pct = roof.pct_of_roof.expect("pct");
+        assert!(
+            (60.0..100.0).contains(&pct),
+            "{pct} % of the dense BF16 peak"
+        );
     }
 
     #[test]

@@ -73,6 +73,16 @@ impl RunView {
     }
 }
 
+/// Whether an artifact is an application's (imported or profiled by `capture profile`) rather
+/// than the teaching suite's: such a run opens on "where the time goes".
+pub fn is_application(artifact: &shared::Artifact) -> bool {
+    use shared::artifact::Origin;
+    matches!(
+        artifact.provenance.origin,
+        Some(Origin::Import) | Some(Origin::Profile)
+    )
+}
+
 /// Everything loaded into the page.
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
