@@ -2,7 +2,8 @@
 //! reads, once, with its unit and what it measures.
 //!
 //! Nothing else in the workspace spells a counter name. [`crate::metrics`] reads launches
-//! through these constants; `capture` asks ncu for [`PROFILE`] and checks each came back;
+//! through these constants; `capture` asks ncu for [`PROFILE`], [`STALLS`] and [`TENSOR`]
+//! and checks that each came back (of the last two, those of the export's architecture);
 //! the fuzz seeds and the tests build their lists from [`all`]. A test in
 //! `tests/tests/catalog.rs` fails when `capture/src` or `viewer/src` spells a counter name
 //! of its own.

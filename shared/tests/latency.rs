@@ -119,7 +119,7 @@ fn the_gemms_latency_reasons_name_waves_and_the_top_stall() {
             .unwrap_or_else(|| panic!("{needle}: no latency reason"))
     };
     // bf16: 128 blocks, one per SM (registers and shared memory), 132 SMs; long
-    // scoreboard 3.11 of 12.41 stalled warps per issue.
+    // scoreboard 3.11 of 12.35 stalled warps per issue.
     assert_eq!(
         reason("nvjet_sm90_tst_"),
         "0.97 waves: 4 of 132 SMs idle; top stall long scoreboard (25%)"

@@ -215,6 +215,65 @@ impl LaunchFit {
         })
     }
 
+    /// The fit in sentences, for the page beside the stall chart: the grid against the
+    /// SMs and what limits the blocks per SM, what the waves leave empty, and, for a launch
+    /// about as short as its overhead, the levers.
+    pub fn notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut grid = match (self.blocks, self.threads_per_block) {
+            (Some(b), Some(t)) => format!("{b:.0} blocks of {t:.0} threads"),
+            (Some(b), None) => format!("{b:.0} blocks"),
+            _ => String::new(),
+        };
+        if let (false, Some(sms)) = (grid.is_empty(), self.sm_count) {
+            grid.push_str(&format!(" on {sms:.0} SMs"));
+        }
+        if let Some(per_sm) = self.blocks_per_sm {
+            let limit: Vec<&str> = self.limiters.iter().map(|l| l.as_str()).collect();
+            let limit = match limit.as_slice() {
+                [] => String::new(),
+                [one] => format!(", limited by {one}"),
+                [rest @ .., last] => format!(", limited by {} and {last}", rest.join(", ")),
+            };
+            let plural = if per_sm == 1.0 { "" } else { "s" };
+            let part = format!("at most {per_sm:.0} block{plural} per SM{limit}");
+            grid = if grid.is_empty() {
+                capitalized(&part)
+            } else {
+                format!("{grid}; {part}")
+            };
+        }
+        if !grid.is_empty() {
+            out.push(format!("{grid}."));
+        }
+        if let Some(w) = self.waves {
+            let source = match self.waves_source {
+                Some(WavesSource::Computed) => " (worked from the grid, SMs and block limit)",
+                _ => "",
+            };
+            let detail = if let (Some(idle), Some(sms)) = (self.idle_sms(), self.sm_count) {
+                format!(": {idle:.0} of the {sms:.0} SMs had no block at all")
+            } else if let Some((empty, slots)) = self.empty_slots() {
+                format!(": {empty:.0} of {slots:.0} block slots stayed empty")
+            } else if let Some(last) = self.tail() {
+                format!(
+                    ": the last wave is {:.0}% full, so much of the GPU idles while it runs",
+                    100.0 * last
+                )
+            } else {
+                String::new()
+            };
+            out.push(format!("{w:.2} waves per SM{source}{detail}."));
+        }
+        if let Some(ns) = self.launch_ns.filter(|_| self.is_short()) {
+            out.push(format!(
+                "{:.1} us per launch: about what launching a kernel costs (a few                  microseconds), so the launch, not the kernel, sets its time. Fusing it with                  its neighbours or replaying the sequence as a CUDA graph are the levers.",
+                ns / 1e3
+            ));
+        }
+        out
+    }
+
     /// The short-launch phrase (`3.1 us per launch, about its launch overhead`), when
     /// [`LaunchFit::is_short`].
     pub fn short_note(&self) -> Option<String> {
@@ -224,6 +283,14 @@ impl LaunchFit {
             ns / 1e3
         ))
     }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -273,6 +340,13 @@ mod tests {
         );
         let computed = f.computed_waves.expect("computed");
         assert_eq!(format!("{computed:.2}"), "0.79");
+        assert_eq!(
+            f.notes(),
+            [
+                "104 blocks on 132 SMs; at most 1 block per SM, limited by registers.",
+                "0.79 waves per SM: 28 of the 132 SMs had no block at all."
+            ]
+        );
     }
 
     #[test]
@@ -339,6 +413,13 @@ mod tests {
             f.short_note().as_deref(),
             Some("2.9 us per launch, about its launch overhead")
         );
+        let notes = f.notes();
+        assert_eq!(
+            notes[0],
+            "At most 1 block per SM, limited by registers and shared memory."
+        );
+        assert!(notes[1].contains("CUDA graph"), "{notes:?}");
+        assert_eq!(notes.len(), 2);
         assert_eq!(launch_fit(&[]), LaunchFit::default());
     }
 }

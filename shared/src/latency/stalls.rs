@@ -157,7 +157,7 @@ pub const REASONS: &[StallReason] = &[
         counter: c::STALL_MISC,
         name: "miscellaneous",
         waits_on: "a hardware reason ncu does not name",
-        causes: "rarely large",
+        causes: "a mix of minor hardware events; rarely large",
         helps: "read the other reasons first",
     },
     StallReason {
