@@ -274,24 +274,12 @@ pub fn compute_ceilings(artifact: &Artifact, kind: Work) -> ComputeCeilings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifact::{CounterSet, Metric, MetricValue};
+    use crate::artifact::CounterSet;
     use crate::counters as c;
 
     fn launch(metrics: &[(crate::counters::Counter, f64)]) -> LaunchCounters {
-        let mut l = LaunchCounters {
-            function: "k".into(),
-            ..Default::default()
-        };
-        for (counter, v) in metrics {
-            l.metrics.insert(
-                counter.name.to_string(),
-                Metric {
-                    unit: counter.unit.into(),
-                    value: MetricValue::Number(*v),
-                },
-            );
-        }
-        l
+        let named: Vec<(&str, f64)> = metrics.iter().map(|(c, v)| (c.name, *v)).collect();
+        LaunchCounters::from_numbers("k", &named)
     }
 
     fn set(cache: CacheControl, launches: Vec<LaunchCounters>) -> CounterSet {

@@ -538,24 +538,11 @@ pub fn totals(launches: &[LaunchCounters]) -> LaunchTotals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifact::{Metric, SectionMetric};
+    use crate::artifact::SectionMetric;
     use crate::counters as c;
 
     fn launch(metrics: &[(&str, f64)]) -> LaunchCounters {
-        let mut l = LaunchCounters {
-            function: "k".into(),
-            ..Default::default()
-        };
-        for (name, v) in metrics {
-            l.metrics.insert(
-                (*name).to_string(),
-                Metric {
-                    unit: String::new(),
-                    value: MetricValue::Number(*v),
-                },
-            );
-        }
-        l
+        LaunchCounters::from_numbers("k", metrics)
     }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {

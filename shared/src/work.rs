@@ -486,20 +486,9 @@ pub fn device_peak(device: &crate::artifact::DeviceInfo, work: Work) -> Option<f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifact::{Metric, MetricValue};
 
     fn launch(metrics: &[(&str, f64)]) -> LaunchCounters {
-        let mut l = LaunchCounters::default();
-        for (name, v) in metrics {
-            l.metrics.insert(
-                (*name).to_string(),
-                Metric {
-                    unit: String::new(),
-                    value: MetricValue::Number(*v),
-                },
-            );
-        }
-        l
+        LaunchCounters::from_numbers("k", metrics)
     }
 
     #[test]

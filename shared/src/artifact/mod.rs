@@ -543,6 +543,27 @@ pub struct LaunchCounters {
     pub rules: Vec<RuleResult>,
 }
 
+impl LaunchCounters {
+    /// A launch of `function` carrying the numeric raw-page metrics `numbers` (name, value in
+    /// base units), without units: what unit tests and synthetic examples need.
+    pub fn from_numbers(function: &str, numbers: &[(&str, f64)]) -> Self {
+        let mut l = LaunchCounters {
+            function: function.to_string(),
+            ..Default::default()
+        };
+        for (name, v) in numbers {
+            l.metrics.insert(
+                (*name).to_string(),
+                Metric {
+                    unit: String::new(),
+                    value: MetricValue::Number(*v),
+                },
+            );
+        }
+        l
+    }
+}
+
 /// A metric value with its unit. Numbers are normalized to base units on load (ns, byte,
 /// hz, byte/s, %); the unit says which.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
