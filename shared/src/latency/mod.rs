@@ -58,21 +58,11 @@ pub fn reason_line(fit: &LaunchFit, stalls: Option<&StallBreakdown>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifact::{Metric, MetricValue};
     use crate::counters::{self as c, Counter};
 
     fn launch(values: &[(Counter, f64)]) -> LaunchCounters {
-        let mut l = LaunchCounters::default();
-        for (counter, v) in values {
-            l.metrics.insert(
-                counter.name.to_string(),
-                Metric {
-                    unit: counter.unit.into(),
-                    value: MetricValue::Number(*v),
-                },
-            );
-        }
-        l
+        let named: Vec<(&str, f64)> = values.iter().map(|(c, v)| (c.name, *v)).collect();
+        LaunchCounters::from_numbers("k", &named)
     }
 
     #[test]

@@ -332,20 +332,10 @@ pub fn stall_breakdown(launches: &[LaunchCounters]) -> Option<StallBreakdown> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifact::{Metric, MetricValue};
 
     fn launch(values: &[(Counter, f64)]) -> LaunchCounters {
-        let mut l = LaunchCounters::default();
-        for (counter, v) in values {
-            l.metrics.insert(
-                counter.name.to_string(),
-                Metric {
-                    unit: counter.unit.into(),
-                    value: MetricValue::Number(*v),
-                },
-            );
-        }
-        l
+        let named: Vec<(&str, f64)> = values.iter().map(|(c, v)| (c.name, *v)).collect();
+        LaunchCounters::from_numbers("k", &named)
     }
 
     #[test]
