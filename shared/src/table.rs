@@ -39,6 +39,16 @@ pub struct TableCeilings {
     pub theoretical_gbs: Option<f64>,
     /// Theoretical FP32 peak from attributes, GFLOP/s.
     pub theoretical_gflops: Option<f64>,
+    /// Measured compute ceiling of every kind of work, keyed like `flops_by_precision`
+    /// (`fp32`, `tensor_bf16`, ...; every key of [`Work::ALL`]): GFLOP/s (GOP/s for
+    /// integer kinds), `null` where `capture run` measured none
+    /// ([`crate::figures::compute_ceilings`]).
+    #[serde(default)]
+    pub measured: BTreeMap<String, Option<f64>>,
+    /// Theoretical dense peak of every kind of work, keyed like `measured`, `null` where
+    /// the peak table has no figure for this device.
+    #[serde(default)]
+    pub theoretical: BTreeMap<String, Option<f64>>,
 }
 
 /// Where a row's time came from.
@@ -217,7 +227,16 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
             .device
             .as_ref()
             .and_then(|d| d.peaks.fp32_gflop_per_s),
+        ..TableCeilings::default()
     };
+    let mut ceilings = ceilings;
+    for kind in Work::ALL {
+        let c = crate::figures::compute_ceilings(artifact, kind);
+        ceilings.measured.insert(kind.key().to_string(), c.measured);
+        ceilings
+            .theoretical
+            .insert(kind.key().to_string(), c.theoretical);
+    }
     let mut kernels: Vec<TableRow> = artifact
         .kernels
         .iter()
@@ -364,6 +383,22 @@ impl BytesTable {
         }
         if !parts.is_empty() {
             lines.push(parts.join(", "));
+        }
+        // Tensor-core ceilings, when measured: one line, with the theoretical dense peaks.
+        let tensor: Vec<String> = Work::ALL
+            .into_iter()
+            .filter(|w| w.is_tensor())
+            .filter_map(|w| {
+                let v = c.measured.get(w.key()).copied().flatten()?;
+                let theo = c.theoretical.get(w.key()).copied().flatten();
+                Some(match theo {
+                    Some(t) => format!("{} {v:.0} of {t:.0} G{}/s", w.label(), w.unit()),
+                    None => format!("{} {v:.0} G{}/s", w.label(), w.unit()),
+                })
+            })
+            .collect();
+        if !tensor.is_empty() {
+            lines.push(format!("measured {}", tensor.join(", ")));
         }
         lines
     }
@@ -608,6 +643,54 @@ mod tests {
         assert_eq!(row.cells()[4], "1074.8");
         assert_eq!(row.time_ms, None, "no timing and no duration");
         assert!(t.to_text().contains("0.0039"));
+    }
+
+    #[test]
+    fn ceilings_list_every_precision_measured_or_null() {
+        use crate::artifact::{ComputeCapability, DeviceInfo, MeasuredCeilings};
+        let mut a = Artifact::new(Provenance::default());
+        let t = bytes_table(&a);
+        assert_eq!(t.ceilings.measured.len(), Work::ALL.len());
+        assert!(t.ceilings.measured.values().all(Option::is_none));
+        a.device = Some(DeviceInfo {
+            index: None,
+            name: "H200".into(),
+            compute_capability: Some(ComputeCapability { major: 9, minor: 0 }),
+            sm_count: Some(132),
+            sm_clock_khz: Some(1_980_000),
+            mem_clock_khz: None,
+            bus_width_bits: None,
+            l2_bytes: None,
+            total_mem_bytes: None,
+            peaks: Default::default(),
+        });
+        let mut c = MeasuredCeilings {
+            fma_gflop_per_s: Some(64_000.0),
+            ..Default::default()
+        };
+        c.tensor_gflop_per_s.insert(Work::TensorBf16, 780_000.0);
+        a.ceilings = Some(c);
+        let t = bytes_table(&a);
+        let m = &t.ceilings.measured;
+        assert_eq!(m.get("fp32"), Some(&Some(64_000.0)));
+        assert_eq!(m.get("tensor_bf16"), Some(&Some(780_000.0)));
+        assert_eq!(m.get("tensor_fp8"), Some(&None));
+        let th = &t.ceilings.theoretical;
+        assert_eq!(th.get("tensor_int1"), Some(&None), "no figure: null");
+        assert!(th.get("tensor_fp8").copied().flatten().is_some());
+        let json: serde_json::Value = serde_json::from_str(&t.to_json()).expect("json");
+        assert_eq!(
+            json["ceilings"]["measured"]["tensor_fp8"],
+            serde_json::Value::Null
+        );
+        assert_eq!(json["ceilings"]["measured"]["tensor_bf16"], 780_000.0);
+        assert_eq!(json["ceilings"]["fma_gflops"], 64_000.0, "old fields kept");
+        assert!(
+            t.to_text()
+                .contains("measured tensor BF16 780000 of 1070531 GFLOP/s"),
+            "{}",
+            t.to_text()
+        );
     }
 
     #[test]

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use shared::artifact::MetricValue;
-use shared::metrics::cuda_core_kind;
 use shared::table::{bytes_table, BytesTable, TableRow};
 use shared::work::Work;
 
@@ -65,7 +64,7 @@ impl RunView {
                 let asked = self.run.artifact.kernels.iter().any(|k| {
                     k.asked
                         .as_ref()
-                        .is_some_and(|a| cuda_core_kind(a.precision) == w && a.flops > 0.0)
+                        .is_some_and(|a| a.precision == w && a.flops > 0.0)
                 });
                 counted || asked || w == Work::Fp32
             })
