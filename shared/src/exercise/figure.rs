@@ -388,15 +388,20 @@ pub fn find_kernel(figures: &[KernelFigures], name: &str) -> Option<usize> {
         .map(|f| f.index)
 }
 
-/// The asked bytes' element width, bytes (4 for FP32), from the hand count's precision.
+/// The asked bytes' element width, bytes (4 for FP32), from the hand count's kind of work;
+/// `None` for a type narrower than a byte.
 pub fn element_bytes(kernel: Option<&KernelRecord>) -> Option<f64> {
-    use crate::artifact::Precision;
+    use crate::work::Work;
     kernel
         .and_then(|k| k.asked.as_ref())
-        .map(|a| match a.precision {
-            Precision::Fp16 => 2.0,
-            Precision::Fp32 => 4.0,
-            Precision::Fp64 => 8.0,
+        .and_then(|a| match a.precision {
+            Work::Fp64 | Work::TensorFp64 => Some(8.0),
+            Work::Fp32 | Work::TensorTf32 => Some(4.0),
+            Work::Fp16 | Work::TensorFp16 | Work::TensorBf16 | Work::TensorFp16Bf16Tf32 => {
+                Some(2.0)
+            }
+            Work::TensorFp8 | Work::TensorInt8 => Some(1.0),
+            Work::TensorFp6 | Work::TensorFp4 | Work::TensorInt4 | Work::TensorInt1 => None,
         })
 }
 
