@@ -464,7 +464,7 @@ pub struct Explanation {
 pub fn explain(e: &Evidence) -> Option<Explanation> {
     let r = e.dram_per_ask()?;
     let direction = Direction::of(r);
-    let mut found = findings(e);
+    let found = findings(e);
     let ups = found.iter().filter(|f| f.push() == Push::Up).count();
     let downs = found.iter().filter(|f| f.push() == Push::Down).count();
     let names = |push: Push, found: &[Finding]| {
@@ -506,13 +506,15 @@ pub fn explain(e: &Evidence) -> Option<Explanation> {
             "DRAM moved about what the kernel asks for ({r:.4}, inside {NEAR_LOW} to {NEAR_HIGH}): each asked byte crossed DRAM about once, with no waste and no reuse large enough to move it."
         ),
     };
-    // Stable: the findings that push the measured way first (for a ratio near 1, those
-    // that push at all), the others after.
-    found.sort_by_key(|f| match direction {
-        Direction::Above => f.push() != Push::Up,
-        Direction::Below => f.push() != Push::Down,
-        Direction::Near => f.push() == Push::Neither,
-    });
+    // The findings that push the measured way first (for a ratio near 1, those that push
+    // at all), the others after, each group in its order.
+    let (first, rest): (Vec<Finding>, Vec<Finding>) =
+        found.into_iter().partition(|f| match direction {
+            Direction::Above => f.push() == Push::Up,
+            Direction::Below => f.push() == Push::Down,
+            Direction::Near => f.push() != Push::Neither,
+        });
+    let found: Vec<Finding> = first.into_iter().chain(rest).collect();
     Some(Explanation {
         dram_per_ask: r,
         direction,

@@ -6,7 +6,7 @@
 //! The question file names figures by their snake-case name (`memory_pct`), so a question
 //! can say which row settles it and the viewer can show that row's value from the sample.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer};
 
 use crate::artifact::{Artifact, KernelRecord};
 use crate::counters::{self as c, Counter};
@@ -16,8 +16,7 @@ use crate::roofline;
 use crate::text::format::{fmt_si, sig3};
 
 /// A figure of a kernel (or of its run) that a question or a mystery card shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Figure {
     /// Bytes the algorithm asks for, counted by hand from the source.
     AskBytes,
@@ -96,6 +95,108 @@ pub enum Figure {
     CopyGbs,
     /// The measured ridge point, FLOP per byte (run level).
     Ridge,
+}
+
+impl Figure {
+    /// Every figure, in declaration order.
+    pub const ALL: [Figure; 38] = [
+        Figure::AskBytes,
+        Figure::DramBytes,
+        Figure::DramReadBytes,
+        Figure::DramWriteBytes,
+        Figure::L1Bytes,
+        Figure::L2Bytes,
+        Figure::DramPerAsk,
+        Figure::PctOfCopy,
+        Figure::AskPctOfCopy,
+        Figure::TimeMs,
+        Figure::NcuMs,
+        Figure::GflopsTotal,
+        Figure::AskIntensity,
+        Figure::DramIntensity,
+        Figure::AskRoofGflops,
+        Figure::KindPeakGflops,
+        Figure::PctOfRoof,
+        Figure::SmPct,
+        Figure::MemoryPct,
+        Figure::DramPct,
+        Figure::L1Pct,
+        Figure::L2Pct,
+        Figure::SmHz,
+        Figure::L1HitPct,
+        Figure::L2HitPct,
+        Figure::SectorsPerRequest,
+        Figure::GlobalRequests,
+        Figure::GlobalSectors,
+        Figure::TheoreticalOccupancyPct,
+        Figure::AchievedOccupancyPct,
+        Figure::RegistersPerThread,
+        Figure::GridBlocks,
+        Figure::BlockThreads,
+        Figure::Verdict,
+        Figure::DeviceL2Bytes,
+        Figure::DeviceSmClockHz,
+        Figure::CopyGbs,
+        Figure::Ridge,
+    ];
+
+    /// Its name in the question file: the variant in snake case (`memory_pct`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Figure::AskBytes => "ask_bytes",
+            Figure::DramBytes => "dram_bytes",
+            Figure::DramReadBytes => "dram_read_bytes",
+            Figure::DramWriteBytes => "dram_write_bytes",
+            Figure::L1Bytes => "l1_bytes",
+            Figure::L2Bytes => "l2_bytes",
+            Figure::DramPerAsk => "dram_per_ask",
+            Figure::PctOfCopy => "pct_of_copy",
+            Figure::AskPctOfCopy => "ask_pct_of_copy",
+            Figure::TimeMs => "time_ms",
+            Figure::NcuMs => "ncu_ms",
+            Figure::GflopsTotal => "gflops_total",
+            Figure::AskIntensity => "ask_intensity",
+            Figure::DramIntensity => "dram_intensity",
+            Figure::AskRoofGflops => "ask_roof_gflops",
+            Figure::KindPeakGflops => "kind_peak_gflops",
+            Figure::PctOfRoof => "pct_of_roof",
+            Figure::SmPct => "sm_pct",
+            Figure::MemoryPct => "memory_pct",
+            Figure::DramPct => "dram_pct",
+            Figure::L1Pct => "l1_pct",
+            Figure::L2Pct => "l2_pct",
+            Figure::SmHz => "sm_hz",
+            Figure::L1HitPct => "l1_hit_pct",
+            Figure::L2HitPct => "l2_hit_pct",
+            Figure::SectorsPerRequest => "sectors_per_request",
+            Figure::GlobalRequests => "global_requests",
+            Figure::GlobalSectors => "global_sectors",
+            Figure::TheoreticalOccupancyPct => "theoretical_occupancy_pct",
+            Figure::AchievedOccupancyPct => "achieved_occupancy_pct",
+            Figure::RegistersPerThread => "registers_per_thread",
+            Figure::GridBlocks => "grid_blocks",
+            Figure::BlockThreads => "block_threads",
+            Figure::Verdict => "verdict",
+            Figure::DeviceL2Bytes => "device_l2_bytes",
+            Figure::DeviceSmClockHz => "device_sm_clock_hz",
+            Figure::CopyGbs => "copy_gbs",
+            Figure::Ridge => "ridge",
+        }
+    }
+
+    /// The figure named `key`.
+    pub fn from_key(key: &str) -> Option<Figure> {
+        Figure::ALL.into_iter().find(|f| f.key() == key)
+    }
+}
+
+/// Read by name ([`Figure::key`]); an unknown name is an error that names it.
+impl<'de> Deserialize<'de> for Figure {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let key = String::deserialize(d)?;
+        Figure::from_key(&key)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown figure `{key}`")))
+    }
 }
 
 /// A figure's value.
@@ -418,14 +519,23 @@ mod tests {
     #[test]
     fn names_round_trip_through_json() {
         for (f, name) in [
-            (Figure::MemoryPct, "\"memory_pct\""),
-            (Figure::DramPerAsk, "\"dram_per_ask\""),
-            (Figure::DeviceL2Bytes, "\"device_l2_bytes\""),
+            (Figure::MemoryPct, "memory_pct"),
+            (Figure::DramPerAsk, "dram_per_ask"),
+            (Figure::DeviceL2Bytes, "device_l2_bytes"),
+            (Figure::L1HitPct, "l1_hit_pct"),
         ] {
-            assert_eq!(serde_json::to_string(&f).ok().as_deref(), Some(name));
-            assert_eq!(serde_json::from_str::<Figure>(name).ok(), Some(f));
+            assert_eq!(f.key(), name);
+            assert_eq!(
+                serde_json::from_str::<Figure>(&format!("\"{name}\"")).ok(),
+                Some(f)
+            );
         }
-        assert!(serde_json::from_str::<Figure>("\"memory_throughput\"").is_err());
+        for (i, f) in Figure::ALL.iter().enumerate() {
+            assert_eq!(Figure::from_key(f.key()), Some(*f));
+            assert!(Figure::ALL[..i].iter().all(|g| g.key() != f.key()));
+        }
+        let err = serde_json::from_str::<Figure>("\"memory_throughput\"").expect_err("unknown");
+        assert!(err.to_string().contains("memory_throughput"), "{err}");
     }
 
     #[test]

@@ -1016,7 +1016,9 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
             .iter()
             .position(|k| k["short_name"] == Value::String(short.into()))
     };
-    let questions = shared::exercise::quiz::bundled()?;
+    let questions = shared::exercise::quiz::parse_site(&std::fs::read_to_string(
+        dist.join(shared::exercise::quiz::PATH),
+    )?)?;
     let server = StaticServer::start(dist)?;
     server.add("/samples/h200.json", sample.clone());
     let b = Browser::start().await?;

@@ -24,7 +24,7 @@ use shared::exercise::quiz::{self, Question, QuizError, Row};
 use shared::text::format::fmt_si;
 
 use super::exercise::{ExerciseState, Mode};
-use super::markup::{el, El, Node};
+use super::markup::{el, El, Node, Str};
 use super::model::RunView;
 use super::view::{View, ViewState};
 
@@ -94,26 +94,31 @@ pub struct Input<'a> {
     pub run: Option<&'a RunView>,
     /// Every loaded run (a question reads its sample's run).
     pub runs: &'a [Arc<RunView>],
-    /// The bundled questions.
-    pub questions: &'a Result<Vec<Question>, QuizError>,
+    /// The site's questions, once fetched.
+    pub questions: Option<&'a Result<Vec<Question>, QuizError>>,
 }
 
 type N = Node<Action>;
 type E = El<Action>;
 
-fn p(s: impl Into<String>) -> E {
-    el("p").text(s)
+fn p(s: impl Into<Str>) -> E {
+    tag_text("p", s.into())
 }
 
-fn td(s: impl Into<String>) -> E {
-    el("td").text(s)
+fn td(s: impl Into<Str>) -> E {
+    tag_text("td", s.into())
 }
 
-fn head(labels: &[&str]) -> E {
+#[inline(never)]
+fn tag_text(tag: &'static str, s: Str) -> E {
+    el(tag).text(s)
+}
+
+fn head(labels: &[&'static str]) -> E {
     el("thead").child(el("tr").children(labels.iter().map(|l| el("th").text(*l))))
 }
 
-fn code(s: &str) -> E {
+fn code(s: &'static str) -> E {
     el("code").text(s)
 }
 
@@ -142,9 +147,8 @@ pub fn page(input: &Input<'_>) -> N {
 
 fn band() -> String {
     format!(
-        "DRAM/ask is the bytes that crossed DRAM (counted by ncu) over the bytes the kernel asks \
-         for (counted by hand from its source). Near 1 means {NEAR_LOW} to {NEAR_HIGH}, within \
-         15 percent; above 1 is more than {NEAR_HIGH}; below 1 is less than {NEAR_LOW}."
+        "DRAM/ask is the DRAM bytes ncu counted over the bytes the kernel asks for, counted by \
+         hand. Near 1 means {NEAR_LOW} to {NEAR_HIGH}, within 15 percent."
     )
 }
 
@@ -246,23 +250,34 @@ pub fn predict_form(run: &RunView, state: &ExerciseState) -> E {
     el("div")
         .id("predict")
         .child(p(format!(
-            "Before any measured figure: for each kernel, will DRAM/ask come out above 1, near 1 or below 1? {} \
-             Think about which kernels waste sectors (a 32-byte sector fetched for a few useful bytes raises it), \
-             which reuse data the caches keep (hits lower it), and whether the working set fits in L2.{l2} \
-             The verdict is optional. Nothing measured is in this page until you submit, and the other views stay hidden until then.",
+            "Predict, before any measured figure, whether each kernel's DRAM/ask comes out above \
+             1, near 1 or below 1. {} Sector waste raises it, cache reuse lowers it: does the \
+             working set fit in L2?{l2} The verdict is optional. The other views stay hidden \
+             until you submit.",
             band()
         )))
         .child(
             el("table")
                 .class("grid")
                 .id("predict-table")
-                .child(head(&["kernel", "asks for", "hand count", "DRAM/ask will be", "verdict (optional)"]))
+                .child(head(&[
+                    "kernel",
+                    "asks for",
+                    "hand count",
+                    "DRAM/ask will be",
+                    "verdict (optional)",
+                ]))
                 .child(el("tbody").children(rows)),
         )
         .child(
             el("p")
                 .class("toolbar")
-                .child(el("button").id("predict-submit").on_click(Action::Submit).text("Submit and reveal"))
+                .child(
+                    el("button")
+                        .id("predict-submit")
+                        .on_click(Action::Submit)
+                        .text("Submit and reveal"),
+                )
                 .child(el("span").id("predict-count").class("muted").text(format!(
                     "{predicted} of {total} predicted; rows left empty are not scored"
                 ))),
@@ -404,8 +419,9 @@ fn reveal_rows(run: &RunView, g: Graded) -> Vec<E> {
 /// The report-reading questions.
 fn quiz_panel(input: &Input<'_>) -> E {
     let questions = match input.questions {
-        Ok(q) => q,
-        Err(e) => return p(e.to_string()).class("error").id("quiz-error"),
+        Some(Ok(q)) => q,
+        Some(Err(e)) => return p(e.to_string()).class("error").id("quiz-error"),
+        None => return p("Loading the questions…").id("quiz-loading"),
     };
     let state = input.state;
     let total = questions.len();
@@ -418,9 +434,8 @@ fn quiz_panel(input: &Input<'_>) -> E {
     el("div")
         .id("quiz")
         .child(p(
-            "Each question is about one of the bundled samples. Pick an answer and check it: every option is then \
-             explained, and the report rows that settle it are shown from the sample, highlighted. These questions \
-             quote measured figures of the samples, so make your predictions first.",
+            "Questions on the bundled samples: check an answer to see every option explained and \
+             the report rows that settle it, highlighted. They quote measured figures: predict first.",
         ))
         .child(
             p(format!("{right} of {answered} answered right, {total} questions"))
@@ -433,14 +448,6 @@ fn quiz_panel(input: &Input<'_>) -> E {
                 .enumerate()
                 .map(|(i, q)| question_card(input, i, q)),
         )
-}
-
-/// A figure's name in the question file (`memory_pct`).
-pub fn figure_key(f: Figure) -> String {
-    serde_json::to_string(&f)
-        .unwrap_or_default()
-        .trim_matches('"')
-        .to_string()
 }
 
 /// The rows that settle a question (highlighted) and their context, valued from `run`.
@@ -457,7 +464,6 @@ fn settle_table(run: Option<&RunView>, settles: &[Row], context: &[Row]) -> E {
             let counters: Vec<&str> = row.figure.counters().iter().map(|c| c.name).collect();
             el("tr")
                 .attr_if(settles, "class", "settles")
-                .attr("data-figure", figure_key(row.figure))
                 .child(td(row.kernel.clone().unwrap_or_else(|| "(the run)".into())))
                 .child(el("th").attr("scope", "row").text(row.figure.label()))
                 .child(td(value).class("num"))
@@ -578,10 +584,9 @@ fn mystery_panel(input: &Input<'_>) -> E {
         .id("mystery")
         .child(
             p(
-                "Each kernel below is shown only by a label and its report. Read it, place it on the roofline \
-                 (its intensity against the ridge), and commit a diagnosis: what bounds it, and the one change \
-                 that would help most. Then its name, source file and the verdict its counters give appear. \
-                 A link can choose the kernels by index: ",
+                "Kernels behind labels: read each report, place it on the roofline, and commit what \
+                 bounds it and the one change that would help most; then its name, source file and \
+                 verdict appear. Choose the kernels by index with ",
             )
             .child(code("mys=3.5.11")),
         )
@@ -593,7 +598,6 @@ pub fn mystery_card(run: &RunView, state: &ExerciseState, label: usize, kernel: 
     let letter = mystery::label(label);
     let report = mystery::REPORT.into_iter().map(|f| {
         el("tr")
-            .attr("data-figure", figure_key(f))
             .child(el("th").attr("scope", "row").text(f.label()))
             .child(td(report_value(run, kernel, f)).class("num"))
     });
@@ -675,7 +679,7 @@ fn mystery_reveal(run: &RunView, kernel: usize, d: Diagnosis) -> E {
         .get(kernel)
         .map(|k| k.function.clone())
         .unwrap_or_default();
-    let kv = |label: &str, value: String, class: &str| {
+    let kv = |label: &'static str, value: String, class: &'static str| {
         el("tr")
             .child(el("th").attr("scope", "row").text(label))
             .child(td(value).attr_if(!class.is_empty(), "class", class))
@@ -752,13 +756,17 @@ mod tests {
         ws
     }
 
+    fn site_questions() -> Result<Vec<Question>, QuizError> {
+        quiz::parse_site(include_str!("../../../site/questions.json"))
+    }
+
     fn build(ws: &Workspace, state: &ExerciseState) -> N {
-        let questions = quiz::bundled();
+        let questions = site_questions();
         page(&Input {
             state,
             run: ws.runs.first().map(|r| &**r),
             runs: &ws.runs,
-            questions: &questions,
+            questions: Some(&questions),
         })
     }
 
@@ -828,7 +836,7 @@ mod tests {
         );
         apply(&mut vs, &Action::Pick(0, 1), "");
         let page = build(&ws, &vs.exercise);
-        let questions = quiz::bundled().expect("questions");
+        let questions = site_questions().expect("questions");
         assert_eq!(
             page.count(&|e| e.get("class") == Some("question card")),
             questions.len()

@@ -4,13 +4,20 @@
 //! `view!` trees would (every distinct tree is compiled on its own), and its content can be
 //! tested natively: what a page would show is a value.
 //!
-//! Text and attribute values are always set as text, never parsed as markup.
+//! Text and attribute values are always set as text, never parsed as markup. Both are
+//! `Cow<'static, str>`, so the many fixed strings of a page are neither copied nor
+//! allocated.
+
+use std::borrow::Cow;
+
+/// A text or attribute value: fixed, or worked out.
+pub type Str = Cow<'static, str>;
 
 /// A node: text, or an element.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node<A> {
     /// Text, shown as written.
-    Text(String),
+    Text(Str),
     /// An element.
     El(El<A>),
 }
@@ -21,7 +28,7 @@ pub struct El<A> {
     /// The tag name (`p`, `table`, `button`).
     pub tag: &'static str,
     /// Attributes, in order.
-    pub attrs: Vec<(&'static str, String)>,
+    pub attrs: Vec<(&'static str, Str)>,
     /// What a click sends.
     pub on_click: Option<A>,
     /// What a change sends (with the element's value).
@@ -30,7 +37,8 @@ pub struct El<A> {
     pub children: Vec<Node<A>>,
 }
 
-/// A new element.
+/// A new element (out of line, like the builder's steps below).
+#[inline(never)]
 pub fn el<A>(tag: &'static str) -> El<A> {
     El {
         tag,
@@ -42,7 +50,7 @@ pub fn el<A>(tag: &'static str) -> El<A> {
 }
 
 /// A text node.
-pub fn text<A>(s: impl Into<String>) -> Node<A> {
+pub fn text<A>(s: impl Into<Str>) -> Node<A> {
     Node::Text(s.into())
 }
 
@@ -52,15 +60,28 @@ impl<A> From<El<A>> for Node<A> {
     }
 }
 
+// The builder's steps are kept out of line: a page calls them hundreds of times, and in
+// wasm each inlined copy of a push costs more than the call.
 impl<A> El<A> {
-    /// Adds an attribute.
-    pub fn attr(mut self, name: &'static str, value: impl Into<String>) -> Self {
-        self.attrs.push((name, value.into()));
+    #[inline(never)]
+    fn push_attr(mut self, name: &'static str, value: Str) -> Self {
+        self.attrs.push((name, value));
         self
     }
 
+    #[inline(never)]
+    fn push_child(mut self, child: Node<A>) -> Self {
+        self.children.push(child);
+        self
+    }
+
+    /// Adds an attribute.
+    pub fn attr(self, name: &'static str, value: impl Into<Str>) -> Self {
+        self.push_attr(name, value.into())
+    }
+
     /// Adds an attribute when `on` holds (a boolean attribute gets an empty value).
-    pub fn attr_if(self, on: bool, name: &'static str, value: impl Into<String>) -> Self {
+    pub fn attr_if(self, on: bool, name: &'static str, value: impl Into<Str>) -> Self {
         if on {
             self.attr(name, value)
         } else {
@@ -69,25 +90,23 @@ impl<A> El<A> {
     }
 
     /// Sets the id.
-    pub fn id(self, id: impl Into<String>) -> Self {
+    pub fn id(self, id: impl Into<Str>) -> Self {
         self.attr("id", id)
     }
 
     /// Sets the class.
-    pub fn class(self, class: impl Into<String>) -> Self {
+    pub fn class(self, class: impl Into<Str>) -> Self {
         self.attr("class", class)
     }
 
     /// Appends text.
-    pub fn text(mut self, s: impl Into<String>) -> Self {
-        self.children.push(Node::Text(s.into()));
-        self
+    pub fn text(self, s: impl Into<Str>) -> Self {
+        self.push_child(Node::Text(s.into()))
     }
 
     /// Appends a child.
-    pub fn child(mut self, c: impl Into<Node<A>>) -> Self {
-        self.children.push(c.into());
-        self
+    pub fn child(self, c: impl Into<Node<A>>) -> Self {
+        self.push_child(c.into())
     }
 
     /// Appends children.
@@ -113,7 +132,7 @@ impl<A> El<A> {
         self.attrs
             .iter()
             .find(|(k, _)| *k == name)
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.as_ref())
     }
 }
 
