@@ -179,7 +179,12 @@ fn the_two_process_report_imports_as_its_raw_export() {
         .collect();
     assert_eq!(
         ids,
-        [(0, Some(4021)), (1, Some(4021)), (2, Some(4070)), (3, Some(4070))]
+        [
+            (0, Some(4021)),
+            (1, Some(4021)),
+            (2, Some(4070)),
+            (3, Some(4070))
+        ]
     );
 }
 
