@@ -101,9 +101,9 @@ fn merge_inputs() {
 #[test]
 fn report_checks_pass_on_a_real_report_and_its_cuts() {
     use std::io::Read;
-    // The checks of the report target must hold for a real report, cut anywhere: at every
-    // frame boundary of its first results and a byte either side (the fuzzer's seeds are
-    // such cuts, `fuzz/seeds.py`), and at a spread of places in between.
+    // The checks of the report target must hold for a real report, cut anywhere: at frame
+    // boundaries of its first results and a byte either side (the fuzzer's seeds are such
+    // cuts, `fuzz/seeds.py`), and at a few places in between.
     let gz = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz"),
@@ -119,7 +119,7 @@ fn report_checks_pass_on_a_real_report_and_its_cuts() {
     for cut in frames.iter().flat_map(|&f| [f - 1, f, f + 1, f + 4]) {
         checks::ncu_rep(&report[..cut]);
     }
-    for cut in (0..report.len()).step_by(9_973) {
+    for cut in (0..report.len()).step_by(49_999) {
         checks::ncu_rep(&report[..cut]);
     }
 }

@@ -236,6 +236,14 @@ impl Decoder {
                         version,
                     });
                 }
+                if kind == Kind::Source {
+                    // Kernel binaries, most of the file: stepped over, never held.
+                    if let Some(k) = input.skip(size)? {
+                        return self.cut(at + 4, kind.what(), size, k);
+                    }
+                    index += 1;
+                    continue;
+                }
                 let bytes = match input.take(size)? {
                     Take::Bytes(b) => b,
                     Take::Short(k) => return self.cut(at + 4, kind.what(), size, k),

@@ -880,6 +880,39 @@ async fn reports_open_by_src_and_by_file_input_and_draw_their_roofline() -> Resu
             .execute("return document.querySelectorAll('#run-list li').length", Vec::new())
             .await?;
         assert_eq!(runs.as_u64(), Some(2), "a refused report changed the runs");
+
+        // 4. Optionally a large report (`ROOFLINE_E2E_REPORT=PATH`), for its load time.
+        if let Some(big) = std::env::var_os("ROOFLINE_E2E_REPORT").map(PathBuf::from) {
+            let name = big.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let load_ms = "return document.getElementById('roofline-canvas').dataset.loadMs || ''";
+            let before = b.client.execute(load_ms, Vec::new()).await?;
+            let input = b.client.find(Locator::Css("#file-input")).await?;
+            input.send_keys(&big.to_string_lossy()).await?;
+            let status = b
+                .wait_js(
+                    &format!(
+                        "return document.body.innerText.split('\\n').find(l => l.startsWith('loaded ' + {})) || ''",
+                        js(&name)
+                    ),
+                    Duration::from_secs(60),
+                )
+                .await?;
+            let drawn = b
+                .wait_js(
+                    &format!(
+                        "const v = document.getElementById('roofline-canvas').dataset.loadMs || ''; return v !== {} && v;",
+                        before
+                    ),
+                    Duration::from_secs(60),
+                )
+                .await?;
+            println!(
+                "{name} ({} MB): {}; pick to drawn roofline {} ms",
+                std::fs::metadata(&big)?.len() / 1_000_000,
+                status.as_str().unwrap_or_default(),
+                drawn.as_str().unwrap_or_default()
+            );
+        }
         Ok::<(), BoxError>(())
     }
     .await;
