@@ -75,6 +75,10 @@ pub struct RunArgs {
     /// Skip the ncu pass: timings, ceilings and checks only.
     #[arg(long)]
     pub no_profile: bool,
+    /// Skip the tensor-core ceilings (cuBLASLt GEMMs of every tensor type the device has).
+    /// They are measured only when the whole suite runs (no --kernels).
+    #[arg(long)]
+    pub no_tensor_ceilings: bool,
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: u32,

@@ -12,6 +12,7 @@ pub mod counters;
 pub mod error;
 pub mod exports;
 pub mod figures;
+pub mod latency;
 pub mod merge;
 pub mod metrics;
 pub mod ncu;

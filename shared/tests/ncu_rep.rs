@@ -291,6 +291,7 @@ fn damaged_reports_never_panic() {
 /// `cargo test --release -p roofline-shared --test ncu_rep -- --ignored --nocapture`
 #[test]
 #[ignore = "a benchmark; run in release"]
+#[allow(clippy::disallowed_methods, clippy::disallowed_types)] // a benchmark: it times itself
 fn decode_speed_of_a_65_mb_report() {
     let report = gunzip(GEMMS_REPORT);
     // Result blocks after the first carry no string table of their own, so they can be

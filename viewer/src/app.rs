@@ -14,9 +14,15 @@ use crate::state::view::{View, ViewState};
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
-    let initial = ViewState::from_query(&browser::query_string());
+    let query = browser::query_string();
+    let initial = ViewState::from_query(&query);
     let sources = initial.sources.clone();
     let ctx = Ctx::new(initial);
+    ctx.view_pinned.set(
+        crate::state::view::parse_query(&query)
+            .iter()
+            .any(|(k, _)| k == "view"),
+    );
     provide_context(ctx);
     if !sources.is_empty() {
         ctx.load_sources(sources, false);
@@ -120,7 +126,10 @@ fn Tabs() -> impl IntoView {
                             role="tab"
                             class:active=active
                             aria-selected=move || active().to_string()
-                            on:click=move |_| ctx.view.update(|s| s.view = v)
+                            on:click=move |_| {
+                                ctx.view_pinned.set(true);
+                                ctx.view.update(|s| s.view = v)
+                            }
                         >
                             {v.title()}
                         </button>
@@ -138,6 +147,7 @@ fn CurrentView() -> impl IntoView {
     let kind = Memo::new(move |_| ctx.view.with(|v| v.view));
     move || match kind.get() {
         View::Overview => pages::overview::Overview().into_any(),
+        View::Time => pages::time::TimePage().into_any(),
         View::Roofline => pages::roofline::RooflinePage().into_any(),
         View::Sol => pages::sol::SolPage().into_any(),
         View::Memory => pages::memory::MemoryPage().into_any(),

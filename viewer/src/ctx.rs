@@ -27,6 +27,9 @@ pub struct Ctx {
     pub last_load_ms: RwSignal<Option<f64>>,
     /// The explanation open in the side panel.
     pub explain: RwSignal<Option<&'static str>>,
+    /// The view was chosen (by the link or by the user): loading a run does not change it.
+    /// Until then, the first application artifact loaded opens on "where the time goes".
+    pub view_pinned: RwSignal<bool>,
     /// The run the run-level views show (the selected kernel's). A memo, so views of a
     /// whole run are not rebuilt when only the selected kernel changes.
     pub run: Memo<usize>,
@@ -55,6 +58,7 @@ impl Ctx {
             pending_since: RwSignal::new(None),
             last_load_ms: RwSignal::new(None),
             explain: RwSignal::new(None),
+            view_pinned: RwSignal::new(false),
             run,
         }
     }
@@ -96,7 +100,19 @@ impl Ctx {
                     }
                 })
             });
-            self.view.update(|v| v.selected = sel);
+            let application = self.ws.with(|ws| {
+                ws.runs
+                    .get(first)
+                    .is_some_and(|r| crate::state::model::is_application(&r.run.artifact))
+            });
+            let open_time = application && !self.view_pinned.get_untracked();
+            self.view.update(|v| {
+                v.selected = sel;
+                if open_time && v.view == crate::state::view::View::Overview {
+                    v.view = crate::state::view::View::Time;
+                }
+            });
+            self.view_pinned.set(true);
             let ms = browser::now_ms() - started_ms;
             self.status.set(format!(
                 "loaded {} ({kernels} kernels) in {ms:.0} ms",

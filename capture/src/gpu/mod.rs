@@ -4,12 +4,14 @@
 //!
 //! Code map: [`suite`] declares every kernel once (source, launch shape, asked work, CPU
 //! reference); [`checks`] and [`data`] hold the host-side comparison machinery; [`runner`]
-//! is the only module that talks to CUDA; [`ceilings`] holds the ceiling procedures and
-//! their arithmetic; [`ncu`] builds ncu command lines and runs ncu behind the
+//! and [`blas`] (cuBLASLt) are the only modules that talk to CUDA; [`ceilings`] holds the
+//! ceiling procedures and their arithmetic, [`tensor`] the tensor-core ceilings' GEMMs,
+//! inputs, references and records; [`ncu`] builds ncu command lines and runs ncu behind the
 //! [`ncu::Profiler`] trait; [`mod@profile`] is the per-cache profile loop `run` and `profile`
 //! share; [`console`] writes what the commands print; [`stats`], [`host`] and [`progress`]
 //! are small helpers.
 
+pub mod blas;
 pub mod ceilings;
 pub mod checks;
 pub mod console;
@@ -24,6 +26,7 @@ pub mod progress;
 pub mod runner;
 pub mod stats;
 pub mod suite;
+pub mod tensor;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -38,7 +41,9 @@ use crate::exit::{Code, Fault};
 use crate::files;
 
 use self::ceilings::ExtraMeasurement;
-use self::console::{ceiling_lines, describe_device, kernel_line, print_summary, size_warning};
+use self::console::{
+    ceiling_lines, describe_device, kernel_line, print_summary, size_warning, tensor_lines,
+};
 use self::ncu::{Collection, Ncu, Profiler, Selection};
 use self::profile::{cache_name, stem_of, Target, WorkDir};
 use self::runner::Gpu;
@@ -89,6 +94,8 @@ pub fn devices(args: &DevicesArgs) -> Result<ExitCode> {
 /// Resolved configuration of `capture run`.
 struct RunConfig {
     kernels: Vec<&'static KernelDef>,
+    /// Whether to measure the tensor-core ceilings (whole suite, not switched off).
+    tensor_ceilings: bool,
     reps: u32,
     caches: Vec<CacheControl>,
     output: PathBuf,
@@ -102,6 +109,7 @@ fn resolve_run(args: &RunArgs) -> Result<RunConfig> {
     }
     Ok(RunConfig {
         kernels,
+        tensor_ceilings: args.kernels.is_empty() && !args.no_tensor_ceilings,
         reps: args.reps,
         caches: if args.no_profile {
             Vec::new()
@@ -263,6 +271,17 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         pb.inc(1);
     }
     pb.finish_and_clear();
+    let tensor = if cfg.tensor_ceilings {
+        let spinner = progress::spinner("tensor-core ceilings (cuBLASLt GEMMs)");
+        let t = blas::measure_all(&gpu, &info, cfg.reps);
+        spinner.finish_and_clear();
+        for line in tensor_lines(&t) {
+            progress::log(None, &line);
+        }
+        t
+    } else {
+        Vec::new()
+    };
     drop(gpu);
 
     let mut artifact = Artifact::new(Provenance {
@@ -278,6 +297,21 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         ..Provenance::default()
     });
     artifact.ceilings = ceilings::ceilings_of(&cfg.kernels, &records, extra);
+    for t in &tensor {
+        if let Some(c) = t.check.as_ref().filter(|c| !c.passed) {
+            artifact.warnings.push(format!(
+                "the {} ceiling failed its check and is not a roof: {}",
+                t.work.label(),
+                c.detail
+            ));
+        }
+    }
+    if !tensor.is_empty() {
+        tensor::add_to(
+            artifact.ceilings.get_or_insert_with(Default::default),
+            tensor,
+        );
+    }
     if let Some(c) = &artifact.ceilings {
         for line in ceiling_lines(c, &info) {
             progress::log(None, &line);

@@ -156,12 +156,14 @@ impl RooflineChart {
                     .filter(|r| r.level == level)
                     .filter_map(|r| r.gbyte_per_s)
                     .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-                let limit = match (bandwidth, peak) {
-                    (Some(bw), Some(pk)) => Some((p.flop_per_byte * bw).min(pk)),
-                    (Some(bw), None) => Some(p.flop_per_byte * bw),
-                    (None, Some(pk)) => Some(pk),
-                    (None, None) => None,
-                };
+                let limit = Roof {
+                    label: String::new(),
+                    measured: false,
+                    level,
+                    gbyte_per_s: bandwidth,
+                    gflop_per_s: peak,
+                }
+                .attainable(p.flop_per_byte);
                 p.above_roof = limit.is_some_and(|l| p.gflop_per_s > l * (1.0 + ROOF_TOLERANCE));
                 if p.above_roof {
                     flagged += 1;
@@ -258,9 +260,21 @@ pub fn draw_roofline<DB: DrawingBackend>(
         .draw()
         .map_err(ChartError::from_draw)?;
 
+    let (plot_x, plot_y) = ctx.plotting_area().get_pixel_range();
+    let mut labels = LabelPlacer::new(plot_y.clone());
+    let key_box = key_box(chart, (plot_x.end, plot_y.end), scale);
+    if let Some(b) = key_box {
+        labels.taken.push(b);
+    }
     if !chart.subtitle.is_empty() {
         let area = ctx.plotting_area();
         let (ax, ay) = area.get_pixel_range();
+        labels.taken.push(Box2 {
+            x0: ax.start,
+            y0: ay.start,
+            x1: ax.start + pxi(6.0 + 6.2 * chart.subtitle.chars().count() as f64),
+            y1: ay.start + pxi(18.0),
+        });
         root.draw(&Text::new(
             chart.subtitle.clone(),
             (ax.start + pxi(6.0), ay.start + pxi(4.0)),
@@ -297,12 +311,11 @@ pub fn draw_roofline<DB: DrawingBackend>(
         }
         if let Some(&(lx, ly)) = line.last() {
             let (bx, by) = ctx.backend_coord(&(lx, ly));
+            let w = pxi(6.2 * roof.label.chars().count() as f64);
+            let at = labels.place(bx - pxi(4.0) - w, by - pxi(15.0), w, pxi(13.0));
             root.draw(&Text::new(
                 roof.label.clone(),
-                (
-                    bx - pxi(4.0 + 6.2 * roof.label.chars().count() as f64),
-                    by - pxi(15.0),
-                ),
+                at,
                 ("sans-serif", px(11.0)).into_font().color(&color),
             ))
             .map_err(ChartError::from_draw)?;
@@ -384,9 +397,23 @@ pub fn draw_roofline<DB: DrawingBackend>(
         if series.selected || label_all {
             if let Some(p) = main_point(series) {
                 let (bx, by) = ctx.backend_coord(&(p.flop_per_byte, p.gflop_per_s));
+                let size = if series.selected { 13.0 } else { 11.0 };
+                let w = pxi(0.56 * size * series.label.chars().count() as f64);
+                let spot = (bx + pxi(8.0), by + pxi(4.0));
+                // Thinned out: a label that would cover another (or a roof's) is left for
+                // the hover text, unless its series is selected.
+                if !series.selected && labels.overlaps(spot.0, spot.1, w, pxi(size + 2.0)) {
+                    continue;
+                }
+                labels.taken.push(Box2 {
+                    x0: spot.0,
+                    y0: spot.1,
+                    x1: spot.0 + w,
+                    y1: spot.1 + pxi(size + 2.0),
+                });
                 root.draw(&Text::new(
                     series.label.clone(),
-                    (bx + pxi(8.0), by + pxi(4.0)),
+                    spot,
                     ("sans-serif", px(if series.selected { 13.0 } else { 11.0 }))
                         .into_font()
                         .color(&RGBColor(30, 30, 30)),
@@ -395,7 +422,9 @@ pub fn draw_roofline<DB: DrawingBackend>(
             }
         }
     }
-    draw_key(root, chart, scale)?;
+    if let Some(b) = key_box {
+        draw_key(root, chart, (b.x0, b.y0), scale)?;
+    }
     root.present().map_err(ChartError::from_draw)?;
     Ok(hits)
 }
@@ -588,11 +617,67 @@ fn dashed<DB: DrawingBackend>(
 }
 
 /// A small key for the marker shapes, top left inside the plot.
-fn draw_key<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    chart: &RooflineChart,
-    scale: f64,
-) -> Result<(), ChartError> {
+/// A rectangle in backend pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Box2 {
+    x0: i32,
+    y0: i32,
+    x1: i32,
+    y1: i32,
+}
+
+impl Box2 {
+    fn hits(&self, o: &Box2) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+}
+
+/// Places text so it covers no earlier label, the subtitle or the key: a label that would
+/// is moved down a line at a time, staying inside the plot.
+struct LabelPlacer {
+    taken: Vec<Box2>,
+    rows: std::ops::Range<i32>,
+}
+
+impl LabelPlacer {
+    fn new(rows: std::ops::Range<i32>) -> Self {
+        LabelPlacer {
+            taken: Vec::new(),
+            rows,
+        }
+    }
+
+    fn overlaps(&self, x: i32, y: i32, w: i32, h: i32) -> bool {
+        let b = Box2 {
+            x0: x,
+            y0: y,
+            x1: x + w,
+            y1: y + h,
+        };
+        self.taken.iter().any(|t| t.hits(&b))
+    }
+
+    /// The top-left corner for a `w` x `h` label wanted at (`x`, `y`), recorded as taken.
+    fn place(&mut self, x: i32, y: i32, w: i32, h: i32) -> (i32, i32) {
+        let mut y = y.max(self.rows.start);
+        for _ in 0..24 {
+            if !self.overlaps(x, y, w, h) || y + 2 * h > self.rows.end {
+                break;
+            }
+            y += h;
+        }
+        self.taken.push(Box2 {
+            x0: x,
+            y0: y,
+            x1: x + w,
+            y1: y + h,
+        });
+        (x, y)
+    }
+}
+
+/// The levels of bytes the chart's points use, in order.
+fn key_levels(chart: &RooflineChart) -> Vec<Level> {
     let mut levels: Vec<Level> = chart
         .series
         .iter()
@@ -600,15 +685,36 @@ fn draw_key<DB: DrawingBackend>(
         .collect();
     levels.sort();
     levels.dedup();
-    if levels.is_empty() {
-        return Ok(());
+    levels
+}
+
+/// Where the key of point shapes goes: the bottom right corner of the plot (`corner`), where
+/// a roofline rarely has points (high intensity, low performance).
+fn key_box(chart: &RooflineChart, corner: (i32, i32), scale: f64) -> Option<Box2> {
+    let n = key_levels(chart).len() as f64;
+    if n == 0.0 {
+        return None;
     }
     let pxi = |v: f64| (v * scale).round() as i32;
-    let (w, _) = root.dim_in_pixel();
-    let x = w as i32 - pxi(110.0);
-    let mut y = pxi(40.0);
+    Some(Box2 {
+        x0: corner.0 - pxi(100.0),
+        y0: corner.1 - pxi(8.0 + 16.0 * n),
+        x1: corner.0,
+        y1: corner.1,
+    })
+}
+
+fn draw_key<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &RooflineChart,
+    top_left: (i32, i32),
+    scale: f64,
+) -> Result<(), ChartError> {
+    let pxi = |v: f64| (v * scale).round() as i32;
+    let x = top_left.0 + pxi(10.0);
+    let mut y = top_left.1 + pxi(10.0);
     let grey = RGBColor(70, 70, 70);
-    for level in levels {
+    for level in key_levels(chart) {
         let elem: DynElement<'static, DB, (i32, i32)> = marker(
             level,
             0,

@@ -103,7 +103,7 @@ fn truncate(s: &str, max_chars: usize) -> String {
 }
 
 /// The longest short name shown for a kernel whose name is unique in its artifact.
-pub const SHORT_NAME_CHARS: usize = 48;
+pub const SHORT_NAME_CHARS: usize = 64;
 
 /// Longest template argument kept in a short name.
 const ARG_CHARS: usize = 32;
@@ -150,27 +150,55 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
         if differing.is_empty() {
             continue;
         }
-        for expand in [false, true] {
-            let labels: Vec<String> = args
+        let label = |a: &[&str], shown: &[usize], expand: bool| {
+            let parts: Vec<String> = shown
                 .iter()
-                .map(|a| {
-                    let shown: Vec<String> = differing
-                        .iter()
-                        .map(|&p| simplify_arg(a.get(p).copied().unwrap_or(""), expand))
-                        .collect();
-                    let omitted = if differing.len() < a.len() { "…" } else { "" };
-                    format!("{}<{}{omitted}>", heads[group[0]], shown.join(", "))
-                })
+                .map(|&p| simplify_arg(a.get(p).copied().unwrap_or(""), expand))
                 .collect();
-            let unique = labels
-                .iter()
-                .enumerate()
-                .all(|(k, l)| labels[..k].iter().all(|m| m != l));
-            for (&j, label) in group.iter().zip(&labels) {
-                out[j] = label.clone();
+            let omitted = if shown.len() < a.len() { "…" } else { "" };
+            format!("{}<{}{omitted}>", heads[group[0]], parts.join(", "))
+        };
+        let distinct = |shown: &[usize], expand: bool| {
+            let mut labels: Vec<String> = args.iter().map(|a| label(a, shown, expand)).collect();
+            labels.sort();
+            labels.dedup();
+            labels.len()
+        };
+        // Greedily add the argument position that tells most kernels apart, until all are
+        // apart or no position helps; inner template arguments are written out only if the
+        // collapsed ones cannot do it.
+        let mut chosen = None;
+        for expand in [false, true] {
+            let mut shown: Vec<usize> = Vec::new();
+            let mut best = 1;
+            while best < group.len() {
+                let next = differing
+                    .iter()
+                    .filter(|p| !shown.contains(p))
+                    .map(|&p| {
+                        let mut with: Vec<usize> = shown.clone();
+                        with.push(p);
+                        with.sort_unstable();
+                        (distinct(&with, expand), std::cmp::Reverse(p), with)
+                    })
+                    .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+                match next {
+                    Some((n, _, with)) if n > best => {
+                        best = n;
+                        shown = with;
+                    }
+                    _ => break,
+                }
             }
-            if unique {
+            let done_here = best == group.len();
+            chosen = Some((shown, expand));
+            if done_here {
                 break;
+            }
+        }
+        if let Some((shown, expand)) = chosen {
+            for (&j, a) in group.iter().zip(&args) {
+                out[j] = label(a, &shown, expand);
             }
         }
     }

@@ -9,6 +9,7 @@ pub mod occupancy;
 pub mod overview;
 pub mod roofline;
 pub mod sol;
+pub mod time;
 pub mod timing;
 
 use shared::text::format::{fmt_si, sig3};

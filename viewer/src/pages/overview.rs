@@ -1,5 +1,6 @@
-//! Overview: device and its theoretical peaks, measured ceilings and ridge points,
-//! provenance, warnings, and what each kernel asks for (so a miscount is visible).
+//! Overview: device and its theoretical peaks, measured ceilings and ridge points, the
+//! compute roofs of every precision with where each comes from, provenance, warnings, and
+//! what each kernel asks for (so a miscount is visible).
 
 use leptos::prelude::*;
 use shared::text::format::fmt_si;
@@ -34,6 +35,21 @@ pub fn Overview() -> impl IntoView {
         let ridge_measured = c
             .ridge_flop_per_byte
             .or_else(|| shared::roofline::ridge(c.fma_gflop_per_s, c.copy_gbyte_per_s));
+        let roofs = shared::figures::all_compute_ceilings(a)
+            .into_iter()
+            .map(|(w, c)| {
+                let rate = |v: Option<f64>| opt(v, |v| fmt_si(v * 1e9, &format!("{}/s", w.unit())));
+                view! {
+                    <tr>
+                        <td>{w.label()}</td>
+                        <td>{rate(c.measured)}</td>
+                        <td>{c.measured_source.unwrap_or_else(|| "not measured".into())}</td>
+                        <td>{rate(c.theoretical)}</td>
+                        <td>{c.theoretical_source.unwrap_or("no figure for this device")}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
         let gbs = |v: f64| fmt_si(v * 1e9, "B/s");
         let gflops = |v: f64| fmt_si(v * 1e9, "FLOP/s");
         let device_rows = device.map(|d| {
@@ -56,10 +72,10 @@ pub fn Overview() -> impl IntoView {
                 .map(|k| {
                     let asked = k.asked.as_ref().map(|w| {
                         format!(
-                            "{} and {} per launch ({:?}){}",
+                            "{} and {} per launch ({}){}",
                             fmt_si(w.bytes, "B"),
-                            fmt_si(w.flops, "FLOP"),
-                            w.precision,
+                            fmt_si(w.flops, w.precision.unit()),
+                            w.precision.label(),
                             if w.formula.is_empty() {
                                 String::new()
                             } else {
@@ -139,6 +155,21 @@ pub fn Overview() -> impl IntoView {
                         </ul>
                     </div>
                 </div>
+                <h3>
+                    <Term key="ceilings" text="Compute roofs per precision" />
+                </h3>
+                <table class="grid" id="compute-roofs">
+                    <thead>
+                        <tr>
+                            <th>"precision"</th>
+                            <th>"measured"</th>
+                            <th>"measured by"</th>
+                            <th>"theoretical"</th>
+                            <th>"theoretical from"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{roofs}</tbody>
+                </table>
                 <h3>"Warnings"</h3>
                 <ul class="warnings" id="warnings">
                     {if warnings.is_empty() {

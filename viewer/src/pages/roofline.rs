@@ -78,6 +78,7 @@ pub fn RooflinePage() -> impl IntoView {
                 </Show>
             </div>
             <RooflineCanvas model=model highlight=highlight />
+            <PointsTable model=model />
             <p class="legend muted">
                 "Each kernel is drawn at its "
                 <Term key="oi" text="operational intensity" />
@@ -88,5 +89,61 @@ pub fn RooflinePage() -> impl IntoView {
                 ". Hover for numbers, click to select."
             </p>
         </div>
+    }
+}
+
+/// Most points listed in the page's table of points; the CSV export has them all.
+const POINTS_SHOWN: usize = 400;
+
+/// The chart's points as a table, for screen readers and for reading exact numbers: folded
+/// away until opened, and rendered only then.
+#[component]
+fn PointsTable(model: Memo<crate::state::roofline::RooflineModel>) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let rows = move || {
+        if !open.get() {
+            return Vec::new();
+        }
+        model.with(|m| {
+            m.infos
+                .iter()
+                .flatten()
+                .take(POINTS_SHOWN)
+                .map(|p| {
+                    let kernel = p.kernel.kernel.to_string();
+                    view! {
+                        <tr data-kernel=kernel>
+                            <td class="name" title=p.name.clone()>{p.name.clone()}</td>
+                            <td>{p.level.label()}</td>
+                            <td>{p.kind.key()}</td>
+                            <td class="num" data-col="flop_per_byte">{p.flop_per_byte().to_string()}</td>
+                            <td class="num" data-col="gflop_per_s">{p.gflop_per_s().to_string()}</td>
+                        </tr>
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let more = move || {
+        let n = model.with(|m| m.infos.iter().map(Vec::len).sum::<usize>());
+        (n > POINTS_SHOWN).then(|| format!("{} more points in the CSV export", n - POINTS_SHOWN))
+    };
+    view! {
+        <details id="roofline-points" on:toggle=move |_| open.update(|o| *o = !*o)>
+            <summary>"Points as a table"</summary>
+            <table class="grid">
+                <thead>
+                    <tr>
+                        <th>"kernel"</th>
+                        <th>"point"</th>
+                        <th>"work"</th>
+                        <th>"FLOP/byte"</th>
+                        <th>"GFLOP/s"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+            <p class="muted">{more}</p>
+        </details>
     }
 }

@@ -3,6 +3,7 @@
 //! - [`load`]: files (artifact JSON, ncu CSV) into runs, with errors that name the file.
 //! - [`model`]: the loaded runs with their derived figures; sorting and searching.
 //! - [`kernel`]: per-kernel figures worked with `shared::metrics`.
+//! - [`latency`]: the stall chart and the reasons explained beside it.
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
 //! - [`view`]: which view, kernel and precision; the URL query string.
 //! - [`explain`]: the explanation behind every number.
@@ -10,6 +11,7 @@
 
 pub mod explain;
 pub mod kernel;
+pub mod latency;
 pub mod load;
 pub mod model;
 pub mod roofline;

@@ -12,6 +12,8 @@ pub enum View {
     /// Device, ceilings, ridge points, provenance, warnings.
     #[default]
     Overview,
+    /// The kernels ranked by their share of the kernel time.
+    Time,
     /// The roofline chart.
     Roofline,
     /// Speed-of-Light table with verdicts.
@@ -32,8 +34,9 @@ pub enum View {
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 9] = [
+    pub const ALL: [View; 10] = [
         View::Overview,
+        View::Time,
         View::Roofline,
         View::Sol,
         View::Memory,
@@ -48,6 +51,7 @@ impl View {
     pub fn slug(self) -> &'static str {
         match self {
             View::Overview => "overview",
+            View::Time => "time",
             View::Roofline => "roofline",
             View::Sol => "sol",
             View::Memory => "memory",
@@ -63,6 +67,7 @@ impl View {
     pub fn title(self) -> &'static str {
         match self {
             View::Overview => "Overview",
+            View::Time => "Where the time goes",
             View::Roofline => "Roofline",
             View::Sol => "Speed of Light",
             View::Memory => "Memory chart",
