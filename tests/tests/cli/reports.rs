@@ -33,12 +33,29 @@ fn table_of(dir: &Path, exports: &[PathBuf]) -> Value {
 }
 
 /// Figures a CSV in base units prints in full, which must match exactly; every other
-/// number may differ by the CSV's rounding (the report's values are exact), relatively
-/// 1e-4 at most.
+/// number may differ by the CSV's rounding (the report's values are exact): see
+/// [`tolerance`].
 const EXACT: &[&str] = &["launches", "time_ms", "dram_bytes", "l1_bytes", "l2_bytes"];
 
 /// A CSV in scaled units (Gbyte, msecond) rounds every figure but the launch count.
 const EXACT_SCALED: &[&str] = &["launches"];
+
+/// How far a figure at `at` (named `key`) from the CSV, `csv`, may be from the report's:
+/// nothing for the `exact` figures; for a stall reason's share of the stalled warps 0.001
+/// (the CSV prints each stall ratio to two decimals); for waves per SM 0.5% (worked from
+/// the occupancy, printed to a few digits); else 1e-4 relatively (counts printed to five or
+/// six digits).
+fn tolerance(at: &str, key: &str, exact: &[&str], csv: f64) -> f64 {
+    if exact.contains(&key) {
+        0.0
+    } else if at.contains(".stalls.") {
+        1e-3
+    } else if key == "waves" {
+        5e-3 * csv.abs()
+    } else {
+        1e-4 * csv.abs()
+    }
+}
 
 /// Asserts two tables are the same: same keys, texts, and numbers, those named in `exact`
 /// exactly.
@@ -60,11 +77,7 @@ fn assert_same(report: &Value, csv: &Value, exact: &[&str], at: &str) {
         (Value::Number(r), Value::Number(c)) => {
             let (r, c) = (r.as_f64().expect("f64"), c.as_f64().expect("f64"));
             let key = at.rsplit('.').next().unwrap_or_default();
-            let tolerance = if exact.contains(&key) {
-                0.0
-            } else {
-                1e-4 * c.abs()
-            };
+            let tolerance = tolerance(at, key, exact, c);
             assert!(
                 (r - c).abs() <= tolerance,
                 "{at}: {r} from the report, {c} from the CSV"
@@ -83,8 +96,7 @@ fn the_two_process_report_imports_as_its_raw_page() {
         dir.path(),
         &[fixture("ncu-h200-reports/two_process_raw.csv")],
     );
-    // Every figure of this report is printed in full in its CSV.
-    assert_eq!(from_report, from_csv);
+    assert_same(&from_report, &from_csv, EXACT, "table");
     let launches: Vec<u64> = from_report["kernels"]
         .as_array()
         .expect("kernels")
