@@ -10,6 +10,7 @@ pub mod artifact;
 pub mod chart;
 pub mod counters;
 pub mod error;
+pub mod exports;
 pub mod figures;
 pub mod latency;
 pub mod merge;
