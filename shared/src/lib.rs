@@ -13,6 +13,7 @@ pub mod error;
 pub mod figures;
 pub mod merge;
 pub mod metrics;
+pub mod multi;
 pub mod ncu;
 pub mod ncu_rep;
 pub mod range;
