@@ -7,5 +7,6 @@ mod golden;
 mod import;
 mod interrupt;
 mod merge;
+mod ranks;
 mod table;
 mod util;
