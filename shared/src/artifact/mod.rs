@@ -159,6 +159,17 @@ pub enum Launcher {
     Slurm,
 }
 
+impl Launcher {
+    /// For people: `torchrun`, `Open MPI (mpirun)`, `Slurm (srun)`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Launcher::Torchrun => "torchrun",
+            Launcher::OpenMpi => "Open MPI (mpirun)",
+            Launcher::Slurm => "Slurm (srun)",
+        }
+    }
+}
+
 /// One process's place in a job of several (its rank), as its launcher announced it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Distributed {

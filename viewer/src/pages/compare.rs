@@ -1,12 +1,14 @@
 //! Two kernels or two runs side by side, with the charts kept: one roofline with the
 //! before → after points joined, the memory chart with both values and their ratio on every
-//! arrow, and the key figures in two columns.
+//! arrow, and the key figures in two columns. Below them, when the loaded runs are the ranks
+//! of one job or the devices of one host, those side by side (`pages::multi`).
 
 use leptos::prelude::*;
 use shared::chart::MemoryChart;
 use shared::text::format::fmt_ratio;
 use shared::work::Work;
 
+use super::multi::{DevicesSection, RanksSection};
 use super::roofline::PrecisionSelect;
 use super::{bytes, ms, num, opt, pct};
 use crate::components::canvas::{MemoryCanvas, RooflineCanvas};
@@ -227,6 +229,8 @@ pub fn ComparePage() -> impl IntoView {
                     <p class="muted">{move || format!("after: {}", names().1)}</p>
                 </div>
             </div>
+            <RanksSection />
+            <DevicesSection />
         </div>
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! - [`load`]: files (artifact JSON, ncu CSV) into runs, with errors that name the file.
 //! - [`model`]: the loaded runs with their derived figures; sorting and searching.
+//! - [`multi`]: the devices of a host side by side, the ranks of a job compared.
 //! - [`kernel`]: per-kernel figures worked with `shared::metrics`.
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
 //! - [`view`]: which view, kernel and precision; the URL query string.
@@ -12,6 +13,7 @@ pub mod explain;
 pub mod kernel;
 pub mod load;
 pub mod model;
+pub mod multi;
 pub mod roofline;
 pub mod view;
 pub mod window;
