@@ -1,6 +1,7 @@
 //! Everything the views show about one kernel of a run, worked once: the bytes-table row
 //! ([`crate::table`]), the Speed-of-Light totals and verdict, occupancy, hit rates, sectors
-//! per request and memory flows ([`crate::metrics`]), and the two ncu time sources.
+//! per request and memory flows ([`crate::metrics`]), the stall breakdown and launch fit
+//! ([`crate::latency`]), and the two ncu time sources.
 //!
 //! The viewer's pages and charts read these figures and compute none of their own, and
 //! every figure comes from the launches [`metrics::reference_launches`] picks (cold, else
@@ -9,6 +10,7 @@
 use crate::artifact::Artifact;
 use crate::artifact::{CacheControl, KernelRecord, LaunchCounters, Timing};
 use crate::chart::MemoryFlows;
+use crate::latency::{self, Latency};
 use crate::metrics::{self, HitRates, LaunchTotals, Occupancy, SpeedOfLight, Verdict};
 use crate::roofline::{self, Bound};
 use crate::table::{BytesTable, TableRow};
@@ -31,6 +33,9 @@ pub struct KernelFigures {
     pub verdict: Option<Verdict>,
     /// Occupancy of the first launch (the launch configuration is the same for all).
     pub occupancy: Occupancy,
+    /// Stall breakdown, launch fit and, when latency-bound, the reason
+    /// ([`crate::latency::latency`], as the table's `stalls`, `waves` and `latency_reason`).
+    pub latency: Latency,
     /// Hit rates, mean over launches.
     pub hit_rates: HitRates,
     /// Global sectors per request, loads and stores together, over all launches
@@ -79,11 +84,13 @@ impl KernelFigures {
         let launches = metrics::reference_launches(kernel);
         let totals = metrics::totals(launches);
         let short = row.short_name.clone();
+        let verdict = metrics::verdict(&totals.sol);
         KernelFigures {
             index,
             name: kernel.name.clone(),
             row,
-            verdict: metrics::verdict(&totals.sol),
+            latency: latency::latency(launches, verdict.as_ref().map(|v| v.kind)),
+            verdict,
             occupancy: launches.first().map(metrics::occupancy).unwrap_or_default(),
             hit_rates: HitRates {
                 l1_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l1_pct),

@@ -11,6 +11,7 @@ pub mod chart;
 pub mod counters;
 pub mod error;
 pub mod figures;
+pub mod latency;
 pub mod merge;
 pub mod metrics;
 pub mod multi;

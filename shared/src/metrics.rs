@@ -385,6 +385,8 @@ pub struct Occupancy {
     pub limit_warps: Option<f64>,
     /// Blocks per SM allowed by the SM's block slots.
     pub limit_blocks: Option<f64>,
+    /// Blocks per SM allowed by the SM's barriers (exports of recent ncu versions).
+    pub limit_barriers: Option<f64>,
     /// Registers per thread.
     pub registers_per_thread: Option<f64>,
 }
@@ -401,6 +403,7 @@ pub fn occupancy(launch: &LaunchCounters) -> Occupancy {
         limit_shared_mem: either(c::LIMIT_SHARED_MEM, "Block Limit Shared Mem"),
         limit_warps: either(c::LIMIT_WARPS, "Block Limit Warps"),
         limit_blocks: either(c::LIMIT_BLOCKS, "Block Limit SM"),
+        limit_barriers: either(c::LIMIT_BARRIERS, "Block Limit Barriers"),
         registers_per_thread: either(c::REGISTERS_PER_THREAD, "Registers Per Thread"),
     }
 }

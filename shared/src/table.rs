@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Artifact, KernelRecord};
+use crate::latency;
 use crate::metrics::{self, LaunchTotals};
 use crate::roofline::{giga_per_s, percent_of, ratio, ridge};
 use crate::text::names::distinct_short_names;
@@ -118,12 +119,24 @@ pub struct TableRow {
     pub verdict: Option<String>,
     /// CPU reference check: `pass` or `fail`.
     pub check: Option<String>,
+    /// Each stall reason's share of the stalled warps (reason key to 0..1, summing to 1;
+    /// `selected`, the issuing warp, is not a stall), from ncu's warp-state counters
+    /// ([`crate::latency::stalls`]); `None` without them.
+    pub stalls: Option<BTreeMap<String, f64>>,
+    /// Waves per SM of the kernel's longest launch: ncu's own figure, else blocks / (SMs x
+    /// blocks per SM) ([`crate::latency::fit`]).
+    pub waves: Option<f64>,
+    /// For a `latency-bound` verdict, why, in one line ([`crate::latency::reason_line`]).
+    pub latency_reason: Option<String>,
 }
 
 impl TableRow {
     /// The row of one kernel record.
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
-        let totals: LaunchTotals = metrics::totals(metrics::reference_launches(kernel));
+        let launches = metrics::reference_launches(kernel);
+        let totals: LaunchTotals = metrics::totals(launches);
+        let verdict = metrics::verdict(&totals.sol);
+        let latency = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
         let n = totals.launches.max(1);
         let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
             (Some(t), _) => (Some(t.median_ms * n as f64), Some(TimeSource::EventMedian)),
@@ -189,11 +202,14 @@ impl TableRow {
             gflops: rate(flops),
             fp64_flops,
             fp64_gflops: rate(fp64_flops),
-            verdict: metrics::verdict(&totals.sol).map(|v| v.kind.as_str().to_string()),
+            verdict: verdict.map(|v| v.kind.as_str().to_string()),
             check: kernel
                 .check
                 .as_ref()
                 .map(|c| if c.passed { "pass" } else { "fail" }.to_string()),
+            stalls: latency.stalls.as_ref().map(|s| s.share_map()),
+            waves: latency.fit.waves,
+            latency_reason: latency.reason,
         }
     }
 }
@@ -280,13 +296,13 @@ fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
 }
 
 /// The column headers of the human forms.
-pub const COLUMNS: [&str; 15] = [
+pub const COLUMNS: [&str; 16] = [
     "kernel", "launches", "time ms", "time %", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask",
-    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "check",
+    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "check", "because",
 ];
 
 /// Columns of the human forms that are text (left-aligned); the others are numbers.
-pub const TEXT_COLUMNS: [usize; 4] = [0, 11, 13, 14];
+pub const TEXT_COLUMNS: [usize; 5] = [0, 11, 13, 14, 15];
 
 /// The mark after a figure derived from rates (explained under the human tables).
 pub const DERIVED_MARK: &str = "~";
@@ -296,8 +312,8 @@ impl TableRow {
     /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
     /// with the most work, and GFLOP/s of all floating-point work (FLOPs of CUDA and tensor
     /// cores), marked `>=` when a lower bound. A figure derived from rates ends in
-    /// [`DERIVED_MARK`].
-    pub fn cells(&self) -> [String; 15] {
+    /// [`DERIVED_MARK`]. `because` is the latency-bound verdict's reason.
+    pub fn cells(&self) -> [String; 16] {
         let derived = |field: &str| self.derived_from_rates.iter().any(|d| d == field);
         let mark = |text: String, field: &str| {
             if derived(field) && text != "-" {
@@ -327,13 +343,14 @@ impl TableRow {
             mark(flops, "flops_total"),
             self.verdict.clone().unwrap_or_else(|| "-".into()),
             self.check.clone().unwrap_or_else(|| "-".into()),
+            self.latency_reason.clone().unwrap_or_else(|| "-".into()),
         ]
     }
 }
 
 impl TableRow {
     /// [`TableRow::cells`] with the short name, for terminals and Markdown.
-    pub fn short_cells(&self) -> [String; 15] {
+    pub fn short_cells(&self) -> [String; 16] {
         let mut cells = self.cells();
         cells[0] = self.short_name.clone();
         cells
@@ -388,7 +405,7 @@ impl BytesTable {
 
     /// Aligned text for a terminal.
     pub fn to_text(&self) -> String {
-        let rows: Vec<[String; 15]> = self.kernels.iter().map(TableRow::short_cells).collect();
+        let rows: Vec<[String; 16]> = self.kernels.iter().map(TableRow::short_cells).collect();
         let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
         for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
@@ -484,6 +501,9 @@ impl BytesTable {
             "gflops_total",
             "flops_by_precision",
             "derived_from_rates",
+            "waves",
+            "latency_reason",
+            "stalls",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         // Writing to a Vec cannot fail.
@@ -524,6 +544,14 @@ impl BytesTable {
                     .collect::<Vec<_>>()
                     .join(" "),
                 r.derived_from_rates.join(" "),
+                num(r.waves),
+                r.latency_reason.clone().unwrap_or_default(),
+                r.stalls
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

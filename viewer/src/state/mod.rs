@@ -4,6 +4,7 @@
 //! - [`model`]: the loaded runs with their derived figures; sorting and searching.
 //! - [`multi`]: the devices of a host side by side, the ranks of a job compared.
 //! - [`kernel`]: per-kernel figures worked with `shared::metrics`.
+//! - [`latency`]: the stall chart and the reasons explained beside it.
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
 //! - [`view`]: which view, kernel and precision; the URL query string.
 //! - [`explain`]: the explanation behind every number.
@@ -11,6 +12,7 @@
 
 pub mod explain;
 pub mod kernel;
+pub mod latency;
 pub mod load;
 pub mod model;
 pub mod multi;

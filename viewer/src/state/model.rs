@@ -179,11 +179,13 @@ pub enum Column {
     Verdict,
     /// Check result.
     Check,
+    /// Why a latency-bound kernel is latency-bound.
+    Because,
 }
 
 impl Column {
     /// Every column, in table order.
-    pub const ALL: [Column; 15] = [
+    pub const ALL: [Column; 16] = [
         Column::Name,
         Column::Launches,
         Column::Time,
@@ -199,6 +201,7 @@ impl Column {
         Column::Gflops,
         Column::Verdict,
         Column::Check,
+        Column::Because,
     ];
 
     /// The JSON field of `capture table --format json` this column shows.
@@ -219,6 +222,7 @@ impl Column {
             Column::Gflops => "gflops_total",
             Column::Verdict => "verdict",
             Column::Check => "check",
+            Column::Because => "latency_reason",
         }
     }
 
@@ -238,13 +242,14 @@ impl Column {
             Column::PctCopy => "pct_of_copy",
             Column::Gflops => "gflops",
             Column::Verdict => "verdict",
+            Column::Because => "latency_reason",
         }
     }
 
     /// The number a row holds in this column, for sorting and `data-value`.
     pub fn number(self, row: &TableRow) -> Option<f64> {
         match self {
-            Column::Name | Column::Verdict | Column::Check | Column::Work => None,
+            Column::Name | Column::Verdict | Column::Check | Column::Work | Column::Because => None,
             Column::Launches => Some(row.launches as f64),
             Column::Time => row.time_ms,
             Column::TimeShare => row.time_share,
@@ -266,6 +271,7 @@ impl Column {
             Column::Verdict => row.verdict.as_deref(),
             Column::Check => row.check.as_deref(),
             Column::Work => row.precision.as_deref(),
+            Column::Because => row.latency_reason.as_deref(),
             _ => None,
         }
     }
