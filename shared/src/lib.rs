@@ -15,6 +15,7 @@ pub mod figures;
 pub mod latency;
 pub mod merge;
 pub mod metrics;
+pub mod multi;
 pub mod ncu;
 pub mod ncu_rep;
 pub mod range;

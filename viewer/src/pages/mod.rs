@@ -5,6 +5,7 @@ pub mod bytes;
 pub mod compare;
 pub mod memory;
 pub mod metrics;
+pub mod multi;
 pub mod occupancy;
 pub mod overview;
 pub mod roofline;
