@@ -71,7 +71,7 @@ mod tests {
         a.write_json(&mut json).unwrap_or_else(|e| panic!("{e}"));
         InputFile {
             name: format!("p-{rank}.json"),
-            text: String::from_utf8(json).unwrap_or_default(),
+            bytes: json,
         }
     }
 
@@ -114,7 +114,7 @@ mod tests {
             a.write_json(&mut json).unwrap_or_else(|e| panic!("{e}"));
             files.push(InputFile {
                 name: format!("run-{index}.json"),
-                text: String::from_utf8(json).unwrap_or_default(),
+                bytes: json,
             });
         }
         let (runs, errors) = load_batch(files);
