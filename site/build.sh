@@ -46,7 +46,7 @@ cp "$here/index.html" "$here/start.js" "$here/style.css" "$here/questions.json" 
 # Bundled samples (real captures only) and the menu's list of them.
 shopt -s nullglob
 samples=()
-for f in "$here"/samples/*.json; do
+for f in "$here"/samples/*.json "$here"/samples/*.ncu-rep; do
   name="$(basename "$f")"
   [ "$name" = "index.json" ] && continue
   cp "$f" "$dist/samples/"

@@ -1,23 +1,26 @@
 //! The one place capture touches the file system for its inputs and outputs: reading
-//! exports and artifacts with the file named in every error, and atomic writes (every
-//! artifact and CSV page capture writes goes through [`write_atomic`]; only ncu's own log
-//! and report are written by ncu as it runs).
+//! exports (CSV text or `.ncu-rep` reports) and artifacts with the file named in every
+//! error, and atomic writes (every artifact and CSV page capture writes goes through
+//! [`write_atomic`]; only ncu's own log and report are written by ncu as it runs).
 
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use shared::ncu::{self, Export};
+use shared::exports;
+use shared::ncu::Export;
 use shared::Artifact;
 
 use crate::interrupt;
 
-/// Reads an ncu CSV export, streaming; errors name the file.
+/// Reads an ncu export, streaming, through [`shared::exports`]: a binary report
+/// (`.ncu-rep`, told by its magic) into the launches its raw CSV page would give, else a
+/// CSV text export. Errors name the file, and the line or byte offset.
 pub fn read_export(path: &Path) -> Result<Export> {
     let file = fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
     let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    ncu::read_export(reader).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    exports::read_from(reader).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Reads and validates an artifact JSON file; errors name the file.

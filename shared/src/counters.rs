@@ -212,16 +212,7 @@ counters! {
 pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
     const V70: &[Counter] = &[TENSOR_PIPE_INST];
     const T75: &[Counter] = &[T75_FP16_BF16_TF32, T_FP16_DST_FP16, T_INT8, T_INT4, T_INT1];
-    const A80: &[Counter] = &[
-        T_BF16,
-        T_FP16_DST_FP16,
-        T_FP16_DST_FP32,
-        T_TF32,
-        T_INT8,
-        T_INT4,
-        T_FP64,
-        T_INT1,
-    ];
+    // Ada (8.9) has Ampere's families plus fp8; Ampere's list is its first eight.
     const A89: &[Counter] = &[
         T_BF16,
         T_FP16_DST_FP16,
@@ -234,6 +225,7 @@ pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
         T_FP8_DENSE,
         T_FP8_SPARSE,
     ];
+    const A80: &[Counter] = A89.split_at(8).0;
     const H90: &[Counter] = &[T_BF16, T_FP16, T_TF32, T_FP8, T_FP64, T_INT8, T_INT1];
     match (major, minor) {
         (7, 0) | (7, 2) => V70,

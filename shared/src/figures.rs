@@ -378,6 +378,7 @@ mod tests {
             bus_width_bits: None,
             l2_bytes: None,
             total_mem_bytes: None,
+            pci_bus_id: None,
             peaks: crate::artifact::TheoreticalPeaks {
                 fp32_gflop_per_s: Some(66_908.0),
                 ..Default::default()

@@ -662,6 +662,7 @@ mod tests {
             bus_width_bits: None,
             l2_bytes: None,
             total_mem_bytes: None,
+            pci_bus_id: None,
             peaks: Default::default(),
         });
         let mut c = MeasuredCeilings {

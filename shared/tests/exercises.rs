@@ -78,7 +78,7 @@ fn the_course_solution_scores_what_the_h200_measured() {
     let verdict_of = find_kernel(&figures, "polynomial, 256").expect("polynomial");
     predictions[verdict_of].verdict = Some(VerdictKind::ComputeBound);
     let (rows, score) = grade(&artifact, &figures, &predictions);
-    assert_eq!(rows.len(), 19, "every suite kernel has an ask");
+    assert_eq!(rows.len(), 20, "every suite kernel has an ask");
     assert_eq!((score.right, score.predicted), (7, 8), "{score:?}");
     assert_eq!((score.verdicts_right, score.verdicts_predicted), (1, 1));
     let misses: Vec<_> = rows
@@ -90,7 +90,9 @@ fn the_course_solution_scores_what_the_h200_measured() {
     assert_eq!(figures[miss.index].short, "stencil, tiled");
     assert_eq!(miss.measured, Some(Direction::Near));
     let x = miss.explanation.as_ref().expect("the miss is explained");
-    assert!(x.summary.contains("0.8645"), "{}", x.summary);
+    let shown = format!("{:.4}", x.dram_per_ask);
+    assert_eq!(Some(x.dram_per_ask), figures[miss.index].row.dram_per_ask);
+    assert!(x.summary.contains(&shown), "{}", x.summary);
     let titles: Vec<&str> = x.findings.iter().map(Finding::title).collect();
     assert!(titles.contains(&"sector waste"), "{titles:?}");
     assert!(titles.contains(&"L2 reuse"), "{titles:?}");

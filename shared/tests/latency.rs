@@ -11,10 +11,13 @@ use shared::table::bytes_table;
 
 const GEMMS_FULL: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
 const PROBE_FULL: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_raw.csv");
+const RESNET18_FULL: &str =
+    include_str!("../../tests/fixtures/ncu-h200-torch/resnet18_full_raw.csv");
 
 /// Every raw export of the fixtures that carries ncu's waves per SM.
-const WITH_WAVES: [(&str, &str); 9] = [
+const WITH_WAVES: [(&str, &str); 10] = [
     ("gemms full", GEMMS_FULL),
+    ("resnet-18 full", RESNET18_FULL),
     ("probe full", PROBE_FULL),
     (
         "gemms roofline",
@@ -86,7 +89,11 @@ fn computed_waves_match_ncus_own_to_its_printed_precision() {
 
 #[test]
 fn the_full_set_gives_every_kernel_stall_shares_that_sum_to_one() {
-    for (name, text) in [("gemms", GEMMS_FULL), ("probe", PROBE_FULL)] {
+    for (name, text) in [
+        ("gemms", GEMMS_FULL),
+        ("probe", PROBE_FULL),
+        ("resnet-18", RESNET18_FULL),
+    ] {
         let table = bytes_table(&import(text));
         for row in &table.kernels {
             let stalls = row

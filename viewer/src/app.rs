@@ -120,8 +120,9 @@ fn Welcome() -> impl IntoView {
         <div class="welcome">
             <p>
                 "Open an artifact written by " <code>"capture"</code>
-                ", or one or more Nsight Compute CSV exports (" <code>"--page raw"</code> ", "
-                <code>"--page details"</code>
+                ", an Nsight Compute report (" <code>".ncu-rep"</code>
+                ", no Nsight Compute needed), or one or more Nsight Compute CSV exports ("
+                <code>"--page raw"</code> ", " <code>"--page details"</code>
                 ", or both of one run), with the button above or by dropping files anywhere on the page. Or pick a bundled sample from the menu."
             </p>
             <p>"Everything happens in this page: no file leaves your browser."</p>

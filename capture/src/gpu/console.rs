@@ -216,6 +216,7 @@ mod tests {
             bus_width_bits: None,
             l2_bytes: None,
             total_mem_bytes: None,
+            pci_bus_id: None,
             peaks: shared::artifact::TheoreticalPeaks {
                 fp32_lanes_per_sm: Some(128),
                 fp32_gflop_per_s: Some(66900.0),
@@ -259,6 +260,7 @@ mod tests {
             bus_width_bits: None,
             l2_bytes: None,
             total_mem_bytes: None,
+            pci_bus_id: None,
             peaks: Default::default(),
         };
         let lines = peak_lines(&h200);

@@ -76,6 +76,11 @@ pub fn device_count() -> Result<u32> {
     Ok(n as u32)
 }
 
+/// A PCI address as `cuDeviceGetPCIBusId` writes it: `domain:bus:device.0`, in hex.
+pub fn pci_address(domain: u32, bus: u32, device: u32) -> String {
+    format!("{domain:04x}:{bus:02x}:{device:02x}.0")
+}
+
 /// Attributes of device `ordinal`, its theoretical peaks, and the facts that size the suite.
 pub fn describe(ordinal: u32) -> Result<(DeviceInfo, DeviceFacts)> {
     let count = device_count()?;
@@ -103,6 +108,17 @@ pub fn describe(ordinal: u32) -> Result<(DeviceInfo, DeviceFacts)> {
     // SAFETY: valid device handle.
     let total_mem = unsafe { cu::device::total_mem(dev) }.context("cuDeviceTotalMem")? as u64;
     let name = cu::device::get_name(dev).context("cuDeviceGetName")?;
+    // The physical GPU, as `nvidia-smi` and `cuDeviceGetPCIBusId` name it (function 0):
+    // ordinals change with CUDA_VISIBLE_DEVICES, this does not.
+    let pci = |a| attr(a).ok().and_then(|v| u32::try_from(v).ok());
+    let pci_bus_id = match (
+        pci(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
+        pci(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
+        pci(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID),
+    ) {
+        (Some(domain), Some(bus), Some(device)) => Some(pci_address(domain, bus, device)),
+        _ => None,
+    };
     let cc = (major >= 0 && minor >= 0).then_some(ComputeCapability {
         major: major as u32,
         minor: minor as u32,
@@ -126,6 +142,7 @@ pub fn describe(ordinal: u32) -> Result<(DeviceInfo, DeviceFacts)> {
         bus_width_bits: positive(bus).map(|v| v as u32),
         l2_bytes: positive(l2),
         total_mem_bytes: Some(total_mem),
+        pci_bus_id,
         peaks,
     };
     let facts = DeviceFacts {
@@ -627,6 +644,12 @@ fn linear(blocks: u32) -> LaunchConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pci_addresses_are_written_as_cuda_writes_them() {
+        assert_eq!(pci_address(0, 0x1b, 0), "0000:1b:00.0");
+        assert_eq!(pci_address(1, 0xdb, 0x1f), "0001:db:1f.0");
+    }
 
     /// Compiles every source for sm_90 where NVRTC is installed (CI usually has none, and
     /// then this test only says so): catches a kernel that does not build before a GPU run.

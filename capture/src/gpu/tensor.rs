@@ -643,6 +643,7 @@ mod tests {
             bus_width_bits: None,
             l2_bytes: None,
             total_mem_bytes: None,
+            pci_bus_id: None,
             peaks: Default::default(),
         };
         let bf16 = GEMMS[3];

@@ -41,7 +41,9 @@ fn schema_line(text: &str) -> usize {
 ///    `metrics` an array of values in that order.
 /// 3: measured tensor-core ceilings (`ceilings.tensor_gflop_per_s`, `ceilings.tensor`); the
 ///    asked precision may name any kind of work (`tensor_bf16`, ...), not only `fp16`,
-///    `fp32` and `fp64`.
+///    `fp32` and `fp64`. Added while schema 3 was unreleased, both optional and written only
+///    when known: `provenance.distributed` (the rank of a job's process) and
+///    `device.pci_bus_id`.
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
@@ -133,6 +135,63 @@ pub struct Provenance {
     /// Files this artifact was built from (exports, timings), by name.
     #[serde(default)]
     pub inputs: Vec<String>,
+    /// The process's place in a job of several processes (a rank under `torchrun`, `srun`
+    /// or `mpirun`), read from the launcher's environment variables; absent for a process
+    /// started on its own, and in artifacts written before it existed (schema 3 added it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distributed: Option<Distributed>,
+}
+
+/// Which launcher started a process of a job, told by the environment variables it sets.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Launcher {
+    /// `torchrun` (and the launchers that follow PyTorch's convention): `RANK`,
+    /// `LOCAL_RANK`, `WORLD_SIZE`, `LOCAL_WORLD_SIZE`, `TORCHELASTIC_RUN_ID`.
+    Torchrun,
+    /// Open MPI's `mpirun`: `OMPI_COMM_WORLD_RANK`, `OMPI_COMM_WORLD_LOCAL_RANK`,
+    /// `OMPI_COMM_WORLD_SIZE`, `OMPI_COMM_WORLD_LOCAL_SIZE`.
+    OpenMpi,
+    /// Slurm's `srun`: `SLURM_PROCID`, `SLURM_LOCALID`, `SLURM_STEP_NUM_TASKS` (else
+    /// `SLURM_NTASKS`), `SLURM_JOB_ID` and `SLURM_STEP_ID`.
+    Slurm,
+}
+
+impl Launcher {
+    /// For people: `torchrun`, `Open MPI (mpirun)`, `Slurm (srun)`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Launcher::Torchrun => "torchrun",
+            Launcher::OpenMpi => "Open MPI (mpirun)",
+            Launcher::Slurm => "Slurm (srun)",
+        }
+    }
+}
+
+/// One process's place in a job of several (its rank), as its launcher announced it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Distributed {
+    /// Which launcher's variables these came from.
+    pub launcher: Launcher,
+    /// The variable the rank was read from (`RANK`, `SLURM_PROCID`, ...).
+    pub rank_variable: String,
+    /// Global rank, 0-based.
+    pub rank: u32,
+    /// Rank within this host, 0-based, when the launcher gives it.
+    #[serde(default)]
+    pub local_rank: Option<u32>,
+    /// Number of processes in the job, when the launcher gives it.
+    #[serde(default)]
+    pub world_size: Option<u32>,
+    /// Number of processes on this host, when the launcher gives it.
+    #[serde(default)]
+    pub local_world_size: Option<u32>,
+    /// The job's identity, the same for every rank of one job, when the launcher gives one
+    /// (`TORCHELASTIC_RUN_ID`; `SLURM_JOB_ID.SLURM_STEP_ID`).
+    #[serde(default)]
+    pub job_id: Option<String>,
 }
 
 /// Compute capability, `major.minor`.
@@ -179,6 +238,11 @@ pub struct DeviceInfo {
     /// Total device memory, bytes.
     #[serde(default)]
     pub total_mem_bytes: Option<u64>,
+    /// PCI address (`0000:1b:00.0`, domain:bus:device.function), which names the physical
+    /// GPU whatever `CUDA_VISIBLE_DEVICES` does to the ordinal; absent for imports and in
+    /// artifacts written before it existed (schema 3 added it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_bus_id: Option<String>,
     /// Peaks worked from the attributes above.
     pub peaks: TheoreticalPeaks,
 }

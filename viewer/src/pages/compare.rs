@@ -1,13 +1,15 @@
 //! Two kernels or two runs side by side, with the charts kept: one roofline with the
 //! before → after points joined, the memory chart with both values and their ratio on every
 //! arrow, the stall chart with both kernels' shares of every reason, and the key figures in
-//! two columns.
+//! two columns. Below them, when the loaded runs are the ranks of one job or the devices of
+//! one host, those side by side (`pages::multi`).
 
 use leptos::prelude::*;
 use shared::chart::MemoryChart;
 use shared::text::format::fmt_ratio;
 use shared::work::Work;
 
+use super::multi::{DevicesSection, RanksSection};
 use super::roofline::PrecisionSelect;
 use super::{bytes, ms, num, opt, pct};
 use crate::components::canvas::{MemoryCanvas, RooflineCanvas, StallCanvas};
@@ -243,6 +245,8 @@ pub fn ComparePage() -> impl IntoView {
                     <p class="muted">{move || format!("after: {}", names().1)}</p>
                 </div>
             </div>
+            <RanksSection />
+            <DevicesSection />
         </div>
     }
 }

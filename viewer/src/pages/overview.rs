@@ -1,10 +1,12 @@
 //! Overview: device and its theoretical peaks, measured ceilings and ridge points, the
-//! compute roofs of every precision with where each comes from, provenance, warnings, and
-//! what each kernel asks for (so a miscount is visible).
+//! compute roofs of every precision with where each comes from, the host's other devices
+//! side by side when their runs are loaded (`pages::multi`), provenance, warnings, and what
+//! each kernel asks for (so a miscount is visible).
 
 use leptos::prelude::*;
 use shared::text::format::fmt_si;
 
+use super::multi::DevicesSection;
 use super::{num, opt};
 use crate::components::explain::Term;
 use crate::ctx::Ctx;
@@ -56,6 +58,7 @@ pub fn Overview() -> impl IntoView {
             view! {
                 <table class="kv" id="device">
                     {row("name", d.name.clone())}
+                    {row("ordinal, PCI", format!("{}, {}", d.index.map_or("-".into(), |i| i.to_string()), d.pci_bus_id.clone().unwrap_or("-".into())))}
                     {row("compute capability", d.compute_capability.map(|c| c.to_string()).unwrap_or("-".into()))}
                     {row("SMs", d.sm_count.map(|v| v.to_string()).unwrap_or("-".into()))}
                     {row("SM clock", opt(d.sm_clock_khz.map(|v| v as f64 * 1e3), |v| fmt_si(v, "Hz")))}
@@ -103,6 +106,27 @@ pub fn Overview() -> impl IntoView {
                     }
                 })
                 .collect_view();
+        let rank = p.distributed.as_ref().map_or_else(
+            || "-".to_string(),
+            |d| {
+                let of = d
+                    .world_size
+                    .map_or_else(String::new, |n| format!(" of {n}"));
+                let local = d
+                    .local_rank
+                    .map_or_else(String::new, |l| format!(", local rank {l}"));
+                let job = d
+                    .job_id
+                    .as_ref()
+                    .map_or_else(String::new, |j| format!(", job {j}"));
+                format!(
+                    "{}{of}{local}{job} ({}, from {})",
+                    d.rank,
+                    d.launcher.label(),
+                    d.rank_variable
+                )
+            },
+        );
         let warnings = a.warnings.clone();
         view! {
             <div class="page overview" id="page-overview">
@@ -143,6 +167,7 @@ pub fn Overview() -> impl IntoView {
                             {row("tool", format!("{} {}", p.tool, p.tool_version))}
                             {row("created (UTC)", p.created_utc.clone().unwrap_or("-".into()))}
                             {row("host", p.host.clone().unwrap_or("-".into()))}
+                            {row("rank", rank.clone())}
                             {row("driver", p.driver_version.clone().unwrap_or("-".into()))}
                             {row("CUDA", p.cuda_version.clone().unwrap_or("-".into()))}
                             {row("NVRTC", p.nvrtc_version.clone().unwrap_or("-".into()))}
@@ -170,6 +195,7 @@ pub fn Overview() -> impl IntoView {
                     </thead>
                     <tbody>{roofs}</tbody>
                 </table>
+                <DevicesSection run=Signal::derive(move || ctx.current_run()) />
                 <h3>"Warnings"</h3>
                 <ul class="warnings" id="warnings">
                     {if warnings.is_empty() {

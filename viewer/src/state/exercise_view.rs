@@ -742,10 +742,10 @@ mod tests {
 
     fn h200() -> Workspace {
         let path = format!("{}/../site/samples/h200.json", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let bytes = std::fs::read(path).unwrap_or_default();
         let (mut runs, errors) = load_batch(vec![InputFile {
             name: "h200.json".into(),
-            text,
+            bytes,
         }]);
         assert!(errors.is_empty(), "{errors:?}");
         for r in &mut runs {
@@ -758,6 +758,12 @@ mod tests {
 
     fn site_questions() -> Result<Vec<Question>, QuizError> {
         quiz::parse_site(include_str!("../../../site/questions.json"))
+    }
+
+    /// The index of the kernel called `short` in the sample.
+    fn index(ws: &Workspace, short: &str) -> usize {
+        let figures = &ws.runs[0].kernels;
+        shared::exercise::figure::find_kernel(figures, short).expect(short)
     }
 
     fn build(ws: &Workspace, state: &ExerciseState) -> N {
@@ -775,11 +781,16 @@ mod tests {
         let ws = h200();
         let run = &ws.runs[0];
         let mut state = ExerciseState::default();
-        state.set_direction(4, Some(Direction::Near));
+        let add = index(&ws, "vector add");
+        state.set_direction(add, Some(Direction::Near));
         let page = build(&ws, &state);
         let all = page.all_text();
         let asked = exercise_kernels(&run.kernels);
-        assert_eq!(asked.len(), 19);
+        assert_eq!(
+            asked.len(),
+            run.kernels.len(),
+            "every suite kernel has an ask"
+        );
         for &k in &asked {
             let r = run.kernels[k].row.dram_per_ask.expect("measured");
             let shown = format!("{r:.4}");
@@ -793,23 +804,29 @@ mod tests {
             let options = page.count(&|e| e.tag == "option" && e.children == [text(word)]);
             assert_eq!(all.matches(word).count(), options, "{word}");
         }
-        let checked = page.find("dir-4-n").and_then(|e| e.get("checked"));
+        let checked = page
+            .find(&format!("dir-{add}-n"))
+            .and_then(|e| e.get("checked"));
         assert_eq!(checked, Some(""));
-        assert!(page.text_content().contains("1 of 19 predicted"));
+        let count = format!("1 of {} predicted", asked.len());
+        assert!(page.text_content().contains(&count));
     }
 
     #[test]
     fn the_reveal_scores_and_explains_each_miss() {
         let ws = h200();
         let mut vs = ViewState::default();
+        // Right, wrong (near 1), wrong (far below 1).
+        let add = index(&ws, "vector add");
+        let stencil = index(&ws, "stencil, tiled");
         for (k, d) in [
-            (4, Direction::Near),
-            (12, Direction::Below),
-            (8, Direction::Above),
+            (add, Direction::Near),
+            (stencil, Direction::Below),
+            (index(&ws, "matmul, naive"), Direction::Above),
         ] {
             apply(&mut vs, &Action::Direction(k, d), "");
         }
-        apply(&mut vs, &Action::Verdict(4), "m");
+        apply(&mut vs, &Action::Verdict(add), "m");
         apply(&mut vs, &Action::Submit, "");
         let page = build(&ws, &vs.exercise);
         let score = page.find("predict-score").expect("a score");
@@ -817,7 +834,11 @@ mod tests {
         assert_eq!(score.get("data-predicted"), Some("3"));
         let misses = page.count(&|e| e.get("class") == Some("miss"));
         assert_eq!(misses, 2);
-        assert!(page.all_text().contains("0.8645"));
+        let r = ws.runs[0].kernels[stencil]
+            .row
+            .dram_per_ask
+            .expect("measured");
+        assert!(page.all_text().contains(&format!("{r:.4}")));
         assert!(page.text_content().contains("Verdicts: 1 of 1 right."));
         apply(&mut vs, &Action::StartOver, "");
         assert!(!vs.exercise.submitted && vs.exercise.predictions.is_empty());
@@ -852,7 +873,16 @@ mod tests {
         }
         let settled = card.count(&|e| e.get("class") == Some("settles"));
         assert_eq!(settled, questions[0].settles.len());
-        assert!(card.all_text().contains("81.2 %"), "{}", card.all_text());
+        // The settling row's value, read from the loaded sample as the figure writes it.
+        let row = &questions[0].settles[0];
+        let run = &ws.runs[0];
+        let value = quiz::value_of(row, &run.run.artifact, &run.kernels).expect("a value");
+        let shown = row.figure.format(&value);
+        assert!(
+            card.all_text().contains(&shown),
+            "{shown}: {}",
+            card.all_text()
+        );
         // A question about a sample that is not loaded offers to open it.
         let tensor = questions
             .iter()

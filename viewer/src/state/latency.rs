@@ -69,10 +69,10 @@ mod tests {
 
     fn workspace(fixture: &str) -> Workspace {
         let path = format!("{}/../tests/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let bytes = std::fs::read(path).unwrap_or_default();
         let (runs, errors) = load_batch(vec![InputFile {
             name: "raw.csv".into(),
-            text,
+            bytes,
         }]);
         assert!(errors.is_empty(), "{errors:?}");
         let mut ws = Workspace::default();

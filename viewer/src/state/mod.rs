@@ -2,6 +2,7 @@
 //!
 //! - [`load`]: files (artifact JSON, ncu CSV) into runs, with errors that name the file.
 //! - [`model`]: the loaded runs with their derived figures; sorting and searching.
+//! - [`multi`]: the devices of a host side by side, the ranks of a job compared.
 //! - [`kernel`]: per-kernel figures worked with `shared::metrics`.
 //! - [`latency`]: the stall chart and the reasons explained beside it.
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
@@ -20,6 +21,7 @@ pub mod latency;
 pub mod load;
 pub mod markup;
 pub mod model;
+pub mod multi;
 pub mod roofline;
 pub mod view;
 pub mod window;
