@@ -744,22 +744,40 @@ async fn a_bf16_workload_ranks_its_kernels_and_draws_its_tensor_matmul() -> Resu
         click(&b, "#tab-roofline").await?;
         wait_drawn(&b, "roofline-canvas").await?;
         click(&b, "#roofline-points summary").await?;
-        let tflops = b
-            .wait_js(
-                &format!(
-                    "const rows = [...document.querySelectorAll('#roofline-points tbody tr')]; \
-                     const r = rows.find(r => r.querySelector('td.name').title === '{MATMUL}' \
-                       && r.children[1].textContent === 'DRAM'); \
-                     return r && [r.children[2].textContent, \
-                       Number(r.querySelector('[data-col=gflop_per_s]').textContent) / 1e3];"
-                ),
-                WAIT,
-            )
-            .await?;
+        let find_point = format!(
+            "const rows = [...document.querySelectorAll('#roofline-points tbody tr')]; \
+             const r = rows.find(r => r.querySelector('td.name').title === '{MATMUL}' \
+               && r.children[1].textContent === 'DRAM'); \
+             return r && [r.children[2].textContent, \
+               Number(r.querySelector('[data-col=gflop_per_s]').textContent) / 1e3];"
+        );
+        let tflops = b.wait_js(&find_point, WAIT).await?;
         assert_eq!(tflops[0], "tensor_bf16", "{tflops:?}");
         let t = tflops[1].as_f64().unwrap_or(0.0);
         assert!((700.0..900.0).contains(&t), "matmul at {t} TFLOP/s");
         b.screenshot("gpt2-roofline").await?;
+
+        // The same program's export made with ncu's own roofline sections (DRAM only as a
+        // rate, derived): opened by the file input, the matmul has the same point.
+        let export =
+            workspace_root().join("tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv");
+        b.client
+            .goto(&format!("{}?view=roofline", server.base))
+            .await?;
+        b.wait_js("return document.getElementById('file-input')", WAIT)
+            .await?;
+        let input = b.client.find(Locator::Css("#file-input")).await?;
+        input.send_keys(&export.to_string_lossy()).await?;
+        wait_drawn(&b, "roofline-canvas").await?;
+        click(&b, "#roofline-points summary").await?;
+        let point = b.wait_js(&find_point, WAIT).await?;
+        assert_eq!(point[0], "tensor_bf16", "{point:?}");
+        let t = point[1].as_f64().unwrap_or(0.0);
+        assert!(
+            (700.0..900.0).contains(&t),
+            "roofline-set matmul at {t} TFLOP/s"
+        );
+        b.screenshot("gpt2-roofline-set").await?;
         Ok::<(), BoxError>(())
     }
     .await;
