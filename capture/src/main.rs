@@ -8,6 +8,7 @@ mod files;
 mod gpu;
 mod import;
 mod interrupt;
+mod stages;
 mod table;
 
 use std::process::ExitCode;
