@@ -16,7 +16,7 @@ use super::ident::{IdColumns, ID_COLUMNS};
 use super::lines::Header;
 use super::rows::{for_each_row, RowSource, Warnings};
 use super::units::{normalize_unit, UnitScale};
-use super::value::{classify, to_value};
+use super::value::{classify_in, to_value, Cell};
 
 /// One metric column.
 struct Column {
@@ -142,10 +142,16 @@ pub fn read(
         let shared = shared.get_or_insert_with(|| shared_columns(&columns));
         let mut metrics = Metrics::with_columns(Arc::clone(shared));
         for (i, column) in columns.iter().enumerate() {
-            let text = record.get(column.index).unwrap_or_default();
-            let cell = classify(text, &column.scale);
-            warnings.check_cell(&column.name, &cell, text, &column.scale.unit, row.line);
-            metrics.set(i, to_value(text, cell));
+            let (tail, len) = record.get_with_tail(column.index).unwrap_or_default();
+            match classify_in(tail, len, &column.scale) {
+                // Nearly every cell: nothing to warn about, no text to keep.
+                Cell::Number(v) => metrics.set_number(i, v),
+                cell => {
+                    let text = tail.get(..len).unwrap_or_default();
+                    warnings.check_cell(&column.name, &cell, text, &column.scale.unit, row.line);
+                    metrics.set(i, to_value(text, cell));
+                }
+            }
         }
         launch.metrics = metrics;
         emit(launch);

@@ -21,6 +21,9 @@ use crate::error::NcuError;
 use super::lines::{Header, LineFilter};
 use super::Warning;
 
+/// How many bytes of a record's buffer at least follow each field's end.
+pub const TAIL_BYTES: usize = 8;
+
 /// One record: its fields' bytes (unescaped), each field a range of them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Record {
@@ -43,6 +46,19 @@ impl Record {
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         let &(start, end) = self.bounds.get(i)?;
         self.data.get(start..end)
+    }
+
+    /// Field `i` as `(tail, len)`: the record's bytes from the field's start on, of which
+    /// the field is the first `len`. At least [`TAIL_BYTES`] follow every field, so a reader
+    /// may look at eight bytes at a time (see [`super::value::classify_in`]).
+    pub fn get_with_tail(&self, i: usize) -> Option<(&[u8], usize)> {
+        let &(start, end) = self.bounds.get(i)?;
+        Some((self.data.get(start..)?, end - start))
+    }
+
+    /// Pads the data so that [`TAIL_BYTES`] follow the last field.
+    fn pad(&mut self) {
+        self.data.extend_from_slice(&[0; TAIL_BYTES]);
     }
 
     /// The fields in order.
@@ -73,38 +89,42 @@ pub struct Row {
 fn split_quoted(line: &[u8], delimiter: u8, bounds: &mut Vec<(usize, usize)>) -> bool {
     bounds.clear();
     let body = line.strip_suffix(b"\n").unwrap_or(line);
-    let mut fields = QuotedFields {
-        body,
-        delimiter,
-        bounds,
-        next_open: Some(0),
-        field_start: None,
-        ok: true,
-    };
-    // The quotes, found eight bytes at a time: fields are a few bytes long, too short for
-    // a search call per quote to pay.
-    let mut chunks = body.chunks_exact(8);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let mut mask = quote_mask(u64::from_le_bytes(word));
-        while mask != 0 {
-            fields.quote(base + (mask.trailing_zeros() / 8) as usize);
-            mask &= mask - 1;
-        }
-        if !fields.ok {
+    if body.first() != Some(&b'"') {
+        return false;
+    }
+    // Field by field: from just after an opening quote, the closing one is found eight
+    // bytes at a time (fields are a few bytes long: a search call per field would not pay,
+    // nor would a loop over single bytes, whose varying length mispredicts its end).
+    let mut start = 1;
+    loop {
+        let Some(close) = next_quote(line, start) else {
             return false;
+        };
+        bounds.push((start, close));
+        match body.get(close + 1) {
+            None if close + 1 == body.len() => return true,
+            Some(&d) if d == delimiter && body.get(close + 2) == Some(&b'"') => start = close + 3,
+            _ => return false,
         }
-        base += 8;
     }
-    for (i, &b) in chunks.remainder().iter().enumerate() {
-        if b == b'"' {
-            fields.quote(base + i);
+}
+
+/// The position of the first quote in `line` at or after `from`.
+#[inline]
+fn next_quote(line: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let rest = line.get(from..)?;
+        match rest.first_chunk::<8>() {
+            Some(word) => {
+                let mask = quote_mask(u64::from_le_bytes(*word));
+                if mask != 0 {
+                    return Some(from + (mask.trailing_zeros() / 8) as usize);
+                }
+                from += 8;
+            }
+            None => return rest.iter().position(|&b| b == b'"').map(|i| from + i),
         }
     }
-    // Complete: the last quote closed a field at the end of the line.
-    fields.ok && fields.field_start.is_none() && fields.next_open.is_none()
 }
 
 /// The high bit of each byte of `word` that is a double quote, exactly (no carries between
@@ -114,44 +134,6 @@ fn quote_mask(word: u64) -> u64 {
     let x = word ^ 0x2222_2222_2222_2222;
     // A byte of x is zero where the word has a quote; its high bit is set here just then.
     !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
-}
-
-/// The state of [`split_quoted`] between quotes.
-struct QuotedFields<'a> {
-    body: &'a [u8],
-    delimiter: u8,
-    bounds: &'a mut Vec<(usize, usize)>,
-    /// Where the next field's opening quote must be; `None` after the last field.
-    next_open: Option<usize>,
-    /// Start of the field being read (after its opening quote).
-    field_start: Option<usize>,
-    ok: bool,
-}
-
-impl QuotedFields<'_> {
-    /// Takes the quote at `at`.
-    fn quote(&mut self, at: usize) {
-        match self.field_start.take() {
-            None => {
-                if self.next_open == Some(at) {
-                    self.field_start = Some(at + 1);
-                } else {
-                    self.ok = false;
-                }
-            }
-            Some(start) => {
-                self.bounds.push((start, at));
-                self.next_open = match self.body.get(at + 1) {
-                    None => None,
-                    Some(&d) if d == self.delimiter => Some(at + 2),
-                    Some(_) => {
-                        self.ok = false;
-                        None
-                    }
-                };
-            }
-        }
-    }
 }
 
 /// The export's records, read and split from a [`LineFilter`], with one record of
@@ -221,6 +203,8 @@ impl<R: Read> Rows<R> {
         }
         let line = self.filter.line_no();
         let mut record = Record::default();
+        // Rows have the header's width, as a rule: one allocation for the field list.
+        record.bounds.reserve(self.header.fields.len());
         if self.pos == 0
             && split_quoted(
                 self.filter.line(),
@@ -231,6 +215,7 @@ impl<R: Read> Rows<R> {
             // A plain quoted line has an even number of quotes: no need to count them.
             self.filter.quotes_are_even();
             self.filter.take_line(&mut record.data);
+            record.pad();
             self.pos = self.filter.line().len();
             return Ok(Some((record, line)));
         }
@@ -283,6 +268,7 @@ impl<R: Read> Rows<R> {
                 }
                 ReadRecordResult::Record => {
                     record.data.truncate(out_len);
+                    record.pad();
                     record.bounds.clear();
                     let mut start = 0;
                     for &end in self.ends.get(..n_ends).unwrap_or_default() {
