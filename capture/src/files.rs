@@ -13,6 +13,7 @@ use shared::ncu::Export;
 use shared::Artifact;
 
 use crate::interrupt;
+use crate::stages::Stages;
 
 /// Reads an ncu export, streaming, through [`shared::exports`]: a binary report
 /// (`.ncu-rep`, told by its magic) into the launches its raw CSV page would give, else a
@@ -68,6 +69,16 @@ pub fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
+    write_atomic_staged(path, &mut Stages::off(), write)
+}
+
+/// [`write_atomic_with`], marking the end of the writing (`write`) and of the sync and
+/// rename (`sync`) in `stages`.
+fn write_atomic_staged(
+    path: &Path,
+    stages: &mut Stages,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -81,11 +92,13 @@ pub fn write_atomic_with(
             .and_then(|()| out.flush())
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
+    stages.mark("write");
     tmp.as_file()
         .sync_all()
         .with_context(|| format!("{}: cannot write", path.display()))?;
     tmp.persist(path)
         .map_err(|e| anyhow::anyhow!("{}: cannot replace: {}", path.display(), e.error))?;
+    stages.mark("sync");
     Ok(())
 }
 
@@ -97,7 +110,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Writes an artifact atomically, streaming its JSON (a large import is never held as
 /// text in memory).
 pub fn write_artifact(path: &Path, artifact: &Artifact) -> Result<()> {
-    write_atomic_with(path, |out| {
+    write_artifact_staged(path, artifact, &mut Stages::off())
+}
+
+/// [`write_artifact`], marking its stages in `stages` (see [`write_atomic_staged`]).
+pub fn write_artifact_staged(path: &Path, artifact: &Artifact, stages: &mut Stages) -> Result<()> {
+    write_atomic_staged(path, stages, |out| {
         artifact.write_json(out).map_err(std::io::Error::from)
     })
 }

@@ -14,6 +14,7 @@ use shared::ncu::{self, Warning};
 use crate::cli::{ImportArgs, MergeArgs};
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::stages::Stages;
 
 /// Provenance common to everything capture writes.
 pub fn provenance(origin: Origin, inputs: &[PathBuf]) -> Provenance {
@@ -52,7 +53,9 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
 
 /// `capture import`.
 pub fn import(args: &ImportArgs) -> Result<ExitCode> {
+    let mut stages = Stages::from_env();
     let (launches, warnings) = read_exports(&args.exports)?;
+    stages.mark("read");
     let n_launches = launches.len();
     let n_warnings = warnings.len();
     for w in &warnings {
@@ -63,7 +66,9 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
         warnings,
         provenance(Origin::Import, &args.exports),
     );
-    files::write_artifact(&args.output, &artifact)?;
+    stages.mark("build");
+    files::write_artifact_staged(&args.output, &artifact, &mut stages)?;
+    stages.print();
     let skipped = if n_warnings == 0 {
         "nothing skipped".to_string()
     } else {

@@ -307,11 +307,15 @@ pub fn parse_tensor_name(base: &str) -> Option<TensorName<'_>> {
 /// The base name (before `.sum`) of a tensor-work metric in any of the forms [`total_of`]
 /// reads; `None` for other suffixes (`.avg`, `.peak_sustained`, `pct_of_peak...`).
 fn tensor_total_base(name: &str) -> Option<&str> {
+    // The prefix first: it rules out nearly every name of a full set at its first bytes.
+    if !name.starts_with(c::TENSOR_SRC_PREFIX) {
+        return None;
+    }
     let base = name
         .strip_suffix(".sum")
         .or_else(|| name.strip_suffix(".sum.per_second"))
         .or_else(|| name.strip_suffix(".sum.per_cycle_elapsed"))?;
-    base.starts_with(c::TENSOR_SRC_PREFIX).then_some(base)
+    Some(base)
 }
 
 /// Tensor-core work of a launch by kind, with no double counting (module documentation).

@@ -153,6 +153,18 @@ impl Metrics {
         }
     }
 
+    /// Sets column `i` to the number `v` (missing when not finite; ignored when out of
+    /// range): [`Metrics::set`] for a number, without building a [`MetricValue`].
+    pub fn set_number(&mut self, i: usize, v: f64) {
+        match self.values.get_mut(i) {
+            Some(slot) if slot.to_bits() != TEXT_BITS => {
+                *slot = if v.is_finite() { v } else { missing() };
+            }
+            Some(_) => self.set(i, MetricValue::Number(v)),
+            None => {}
+        }
+    }
+
     fn value_at(&self, i: usize) -> MetricValue {
         match self.values.get(i).copied() {
             Some(v) if v.to_bits() == TEXT_BITS => self
@@ -281,6 +293,32 @@ impl Metrics {
             })
     }
 
+    /// Appends the row's values as a JSON array, exactly as serde_json writes them one by
+    /// one in [`super::Artifact::write_json`]'s layout: `[1056.0,"all",null]`.
+    fn render_values(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.push(b'[');
+        let mut texts = self.texts.iter().peekable();
+        for (i, v) in self.values.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            if v.is_finite() {
+                super::json::push_f64(out, *v);
+                continue;
+            }
+            if v.to_bits() == TEXT_BITS {
+                while texts.next_if(|(k, _)| (*k as usize) < i).is_some() {}
+                if let Some((_, t)) = texts.next_if(|(k, _)| *k as usize == i) {
+                    serde_json::to_writer(&mut *out, t.as_str())?;
+                    continue;
+                }
+            }
+            out.extend_from_slice(b"null");
+        }
+        out.push(b']');
+        Ok(())
+    }
+
     /// The value for each of `columns`, by name (missing where this row lacks the column).
     fn values_for<'a>(
         &'a self,
@@ -348,9 +386,36 @@ pub struct ValuesSer<'a> {
 
 impl Serialize for ValuesSer<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m = self.metrics;
+        let own_columns = std::ptr::eq(Arc::as_ptr(&m.columns), self.columns);
+        if own_columns && super::json::raw_arrays() {
+            let mut out = Vec::with_capacity(16 * m.values.len() + 2);
+            m.render_values(&mut out)
+                .map_err(|e| serde::ser::Error::custom(e.to_string()))?;
+            return s.serialize_bytes(&out);
+        }
         let mut seq = s.serialize_seq(Some(self.columns.len()))?;
-        for v in self.metrics.values_for(self.columns) {
-            seq.serialize_element(&v)?;
+        if own_columns {
+            // The usual case, the row's own columns: its values as they are stored, texts
+            // taken in column order, no value built per cell.
+            let mut texts = m.texts.iter().peekable();
+            for i in 0..self.columns.len() {
+                match m.values.get(i) {
+                    Some(v) if v.is_finite() => seq.serialize_element(v)?,
+                    Some(v) if v.to_bits() == TEXT_BITS => {
+                        while texts.next_if(|(k, _)| (*k as usize) < i).is_some() {}
+                        match texts.next_if(|(k, _)| *k as usize == i) {
+                            Some((_, t)) => seq.serialize_element(t.as_str())?,
+                            None => seq.serialize_element(&None::<f64>)?,
+                        }
+                    }
+                    _ => seq.serialize_element(&None::<f64>)?,
+                }
+            }
+        } else {
+            for v in m.values_for(self.columns) {
+                seq.serialize_element(&v)?;
+            }
         }
         seq.end()
     }

@@ -874,11 +874,14 @@ impl Artifact {
     /// Writes the artifact as JSON to `out`, streaming: objects one key per line,
     /// indented; arrays on one line, so a launch's thousands of metric values stay compact.
     pub fn write_json<W: std::io::Write>(&self, out: W) -> Result<(), serde_json::Error> {
-        let mut out = out;
+        use std::io::Write;
+        let mut out = json::Buffered::new(out);
         let mut ser =
             serde_json::Serializer::with_formatter(&mut out, json::ObjectsIndented::new());
-        self.serialize(&mut ser)?;
-        out.write_all(b"\n").map_err(serde_json::Error::io)
+        json::with_raw_arrays(|| self.serialize(&mut ser))?;
+        out.write_all(b"\n")
+            .and_then(|()| out.flush())
+            .map_err(serde_json::Error::io)
     }
 
     /// The JSON Schema of the artifact format, as pretty JSON.
@@ -893,6 +896,30 @@ impl Artifact {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_value_arrays_are_what_the_per_element_path_writes() {
+        // Text, missing and every kind of number: a real full-set row, and the gemm rows.
+        for csv in [
+            include_str!("../../../tests/fixtures/ncu-h200/probe_full_raw.csv"),
+            include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv"),
+        ] {
+            let export = crate::ncu::read_export(csv.as_bytes()).expect("reads");
+            let artifact = crate::merge::import_launches(
+                export.launches,
+                export.warnings,
+                Provenance::default(),
+            );
+            let raw = artifact.to_json();
+            let mut out = Vec::new();
+            let mut ser =
+                serde_json::Serializer::with_formatter(&mut out, json::ObjectsIndented::new());
+            artifact.serialize(&mut ser).expect("serializes");
+            out.push(b'\n');
+            assert!(raw.as_bytes() == out.as_slice(), "the two paths differ");
+            assert!(raw.contains("\"PolicySpread\"") && raw.contains("null"));
+        }
+    }
 
     #[test]
     fn committed_schema_is_current() {

@@ -11,16 +11,15 @@
 //! value are required.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
 
-use csv::ByteRecord;
+use super::records::Record;
 
 use crate::artifact::{LaunchCounters, RuleResult, SectionMetric};
 use crate::error::NcuError;
 
 use super::ident::IdColumns;
 use super::lines::Header;
-use super::rows::{for_each_row, Parser, Warnings};
+use super::rows::{for_each_row, RowSource, Warnings};
 use super::sections::is_known_section;
 use super::units::{normalize_unit, UnitScale};
 use super::value::{classify, parse_number, to_value};
@@ -60,7 +59,7 @@ impl Columns {
     }
 }
 
-fn cell(record: &ByteRecord, column: Option<usize>) -> &[u8] {
+fn cell(record: &Record, column: Option<usize>) -> &[u8] {
     column
         .and_then(|c| record.get(c))
         .unwrap_or_default()
@@ -73,8 +72,8 @@ fn text(cell: &[u8]) -> String {
 
 /// Reads the rows after a details-page header, handing each launch to `emit` when the
 /// next row belongs to another launch.
-pub fn read<R: Read>(
-    parser: &mut Parser<R>,
+pub fn read(
+    rows: &mut RowSource<'_>,
     header: &Header,
     warnings: &mut Warnings,
     emit: &mut dyn FnMut(LaunchCounters),
@@ -91,7 +90,7 @@ pub fn read<R: Read>(
     let mut current: Option<((Option<u64>, u64), LaunchCounters)> = None;
     let mut units: HashMap<Vec<u8>, UnitScale> = HashMap::new();
     let mut unknown_sections: HashSet<String> = HashSet::new();
-    for_each_row(parser, |record, row| {
+    for_each_row(rows, |record, row| {
         if row.truncated {
             warnings.push(
                 Some(row.line),

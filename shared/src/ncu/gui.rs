@@ -8,14 +8,13 @@
 //! `ID` line starts another launch, so an export of several results also loads.
 
 use std::borrow::Cow;
-use std::io::Read;
 
 use crate::artifact::{LaunchCounters, Metric, MetricValue};
 use crate::error::NcuError;
 
 use super::ident::{parse_dim3, parse_u64};
 use super::lines::Header;
-use super::rows::{for_each_row, Parser, Warnings};
+use super::rows::{for_each_row, RowSource, Warnings};
 use super::units::normalize_unit;
 use super::value::{classify, to_value};
 
@@ -62,14 +61,14 @@ impl Current {
 
 /// Reads the lines of a GUI export, starting with its first (`ID`) line, handing each
 /// launch to `emit`.
-pub fn read<R: Read>(
-    parser: &mut Parser<R>,
+pub fn read(
+    rows: &mut RowSource<'_>,
     header: &Header,
     warnings: &mut Warnings,
     emit: &mut dyn FnMut(LaunchCounters),
 ) -> Result<(), NcuError> {
     let mut current = Current::new();
-    for_each_row(parser, |record, row| {
+    for_each_row(rows, |record, row| {
         if row.truncated {
             warnings.push(
                 Some(row.line),

@@ -2,7 +2,7 @@
 //! small parsers for their values: launch numbers with thousands separators and
 //! `(256, 1, 1)` launch dimensions.
 
-use csv::ByteRecord;
+use super::records::Record;
 
 use crate::artifact::LaunchCounters;
 
@@ -99,17 +99,17 @@ impl IdColumns {
         }
     }
 
-    fn cell(record: &ByteRecord, column: Option<usize>) -> &[u8] {
+    fn cell(record: &Record, column: Option<usize>) -> &[u8] {
         column.and_then(|c| record.get(c)).unwrap_or_default()
     }
 
     /// The raw `ID` cell of a row.
-    pub fn id_cell<'r>(&self, record: &'r ByteRecord) -> &'r [u8] {
+    pub fn id_cell<'r>(&self, record: &'r Record) -> &'r [u8] {
         Self::cell(record, self.id)
     }
 
     /// The launch key of a row: (process ID, launch ID), or why it has none.
-    pub fn key(&self, record: &ByteRecord) -> Result<(Option<u64>, u64), String> {
+    pub fn key(&self, record: &Record) -> Result<(Option<u64>, u64), String> {
         let id_cell = self.id_cell(record);
         let id = parse_u64(id_cell).ok_or_else(|| {
             format!(
@@ -121,7 +121,7 @@ impl IdColumns {
     }
 
     /// A launch with the identity fields of a row filled in and no measurements.
-    pub fn launch(&self, record: &ByteRecord) -> Result<LaunchCounters, String> {
+    pub fn launch(&self, record: &Record) -> Result<LaunchCounters, String> {
         let (process_id, id) = self.key(record)?;
         let cell = |column| Self::cell(record, column);
         Ok(LaunchCounters {

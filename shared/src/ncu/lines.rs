@@ -4,12 +4,11 @@
 //! [`LineFilter::open`] looks at the first kilobyte for binary data, strips a UTF-8
 //! byte-order mark, skips program output and `==PROF==` lines, and finds the header: an ncu
 //! CLI header (`"ID",...,"Kernel Name",...`, comma or semicolon separated) or the first line
-//! of the GUI's two-column export (`ID,<value>`). After that the filter is an
-//! [`std::io::Read`] that hands the CSV parser the export's lines and drops the rest, so the
-//! file streams through once and is never held whole. It remembers how many lines it
-//! dropped before each handed line, so a row's position in the filtered stream maps back to
-//! its 1-based line in the original input. It also tracks whether the input ended inside a
-//! quoted field, which is how a row cut off by a truncated file is recognized.
+//! of the GUI's two-column export (`ID,<value>`). After that the filter hands
+//! [`super::records`] the export's lines one at a time, each with its 1-based line in the
+//! original input, and drops the rest, so the file streams through once and is never held
+//! whole. It also tracks whether the input ended inside a quoted field, which is how a row
+//! cut off by a truncated file is recognized.
 
 use std::io::{self, BufRead, BufReader, Chain, Cursor, Read};
 
@@ -38,32 +37,37 @@ enum Mode {
 
 /// What the header says about the export.
 #[derive(Clone, Debug)]
-pub(crate) struct Header {
+pub struct Header {
     /// Which page the export is.
-    pub page: Page,
+    pub(crate) page: Page,
     /// Field delimiter, `,` or `;`.
-    pub delimiter: u8,
+    pub(crate) delimiter: u8,
     /// 1-based line of the header (for the GUI, of its first field line).
-    pub line: u64,
+    pub(crate) line: u64,
     /// Column names of a CLI header; empty for the GUI export, whose first line is data.
-    pub fields: Vec<String>,
+    pub(crate) fields: Vec<String>,
 }
 
-/// A reader over the export's own lines; see the module documentation.
+impl Header {
+    /// Which page the export is.
+    pub fn page(&self) -> Page {
+        self.page
+    }
+}
+
+/// A reader of the export's own lines; see the module documentation.
 pub(crate) struct LineFilter<R: Read> {
     inner: BufReader<Chain<Cursor<Vec<u8>>, R>>,
     /// The current line, as read (with its terminator).
     line: Vec<u8>,
-    /// How much of `line` was handed to the parser.
-    pos: usize,
     /// 1-based number of the last line read from the input.
     line_no: u64,
-    /// Lines handed to the parser so far.
-    handed: u64,
-    /// Whether the handed lines so far end inside a quoted field.
+    /// Whether the handed lines so far end inside a quoted field (once the current line's
+    /// quotes are counted).
     in_quote: bool,
-    /// `(handed line, original line)` at every point where the two numberings shift.
-    map: Vec<(u64, u64)>,
+    /// Whether the current line's quotes are in `in_quote` yet: counted when the next line
+    /// is read, unless the record splitter already knows their number is even.
+    counted: bool,
     /// Lines dropped as not part of the export.
     skipped: u64,
     /// The first dropped line: number and start of its text.
@@ -164,11 +168,9 @@ impl<R: Read> LineFilter<R> {
         let mut filter = LineFilter {
             inner: BufReader::with_capacity(BUFFER_BYTES, Cursor::new(prefix).chain(input)),
             line: Vec::new(),
-            pos: 0,
             line_no: 0,
-            handed: 0,
             in_quote: false,
-            map: Vec::new(),
+            counted: true,
             skipped: 0,
             first_skipped: None,
             mode: Mode::Cli,
@@ -194,7 +196,7 @@ impl<R: Read> LineFilter<R> {
                 let fields = split_fields(text, delimiter);
                 if let Some(page) = cli_page(&fields) {
                     // The header itself is not handed on: the caller has its fields.
-                    self.pos = self.line.len();
+                    self.line.clear();
                     self.mode = Mode::Cli;
                     return Ok(Header {
                         page,
@@ -237,7 +239,6 @@ impl<R: Read> LineFilter<R> {
     /// Reads the next line of the input into `line`; false at the end.
     fn next_line(&mut self) -> io::Result<bool> {
         self.line.clear();
-        self.pos = 0;
         if self.inner.read_until(b'\n', &mut self.line)? == 0 {
             return Ok(false);
         }
@@ -261,23 +262,50 @@ impl<R: Read> LineFilter<R> {
         }
     }
 
-    /// Makes the current line the next one the parser sees.
+    /// Makes the current line the next one handed on; its quotes are counted later (see
+    /// `counted`).
     fn hand_line(&mut self) {
-        self.handed += 1;
-        let shifted = match self.map.last() {
-            Some(&(handed, original)) => original - handed != self.line_no - self.handed,
-            None => true,
-        };
-        if shifted {
-            self.map.push((self.handed, self.line_no));
-        }
-        if self.line.iter().filter(|&&b| b == b'"').count() % 2 == 1 {
-            self.in_quote = !self.in_quote;
+        self.counted = false;
+    }
+
+    /// Adds the current line's quotes to `in_quote`, once.
+    fn count_quotes(&mut self) {
+        if !self.counted {
+            self.counted = true;
+            if memchr::memchr_iter(b'"', &self.line).count() % 2 == 1 {
+                self.in_quote = !self.in_quote;
+            }
         }
     }
 
+    /// Says that the current line has an even number of quotes (the record splitter found
+    /// it a complete record of quoted fields), so they need no counting.
+    pub(crate) fn quotes_are_even(&mut self) {
+        self.counted = true;
+    }
+
+    /// The current line, with its `\n` (a CRLF ending is read as `\n`).
+    pub(crate) fn line(&self) -> &[u8] {
+        &self.line
+    }
+
+    /// Swaps the current line's buffer with `buffer` (whose contents become the current
+    /// line's, to be overwritten by the next), so a record can keep the line's bytes
+    /// without a copy. Call [`LineFilter::quotes_are_even`] first, if at all: the bytes
+    /// left behind are not the line's.
+    pub(crate) fn take_line(&mut self, buffer: &mut Vec<u8>) {
+        self.count_quotes();
+        std::mem::swap(&mut self.line, buffer);
+    }
+
+    /// 1-based line number of the current line in the original input.
+    pub(crate) fn line_no(&self) -> u64 {
+        self.line_no
+    }
+
     /// Moves to the next line that belongs to the export; false at the end of input.
-    fn next_export_line(&mut self) -> io::Result<bool> {
+    pub(crate) fn next_export_line(&mut self) -> io::Result<bool> {
+        self.count_quotes();
         loop {
             if !self.next_line()? {
                 self.eof_in_quote = self.in_quote;
@@ -302,15 +330,6 @@ impl<R: Read> LineFilter<R> {
         }
     }
 
-    /// The 1-based input line of the parser's 1-based line `handed`.
-    pub(crate) fn original_line(&self, handed: u64) -> u64 {
-        let at = self.map.partition_point(|&(h, _)| h <= handed);
-        match at.checked_sub(1).and_then(|i| self.map.get(i)) {
-            Some(&(h, original)) => original + (handed - h),
-            None => handed,
-        }
-    }
-
     /// Whether the input ended inside a quoted field (its last row is cut off). Meaningful
     /// once the parser has reached the end.
     pub(crate) fn eof_in_quote(&self) -> bool {
@@ -332,44 +351,37 @@ impl<R: Read> LineFilter<R> {
     }
 }
 
-impl<R: Read> Read for LineFilter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.pos >= self.line.len() {
-            if !self.next_export_line()? {
-                return Ok(0);
-            }
-        }
-        let rest = self.line.get(self.pos..).unwrap_or_default();
-        let n = rest.len().min(buf.len());
-        if let (Some(to), Some(from)) = (buf.get_mut(..n), rest.get(..n)) {
-            to.copy_from_slice(from);
-        }
-        self.pos += n;
-        Ok(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn read_all(input: &str) -> (String, LineFilter<&[u8]>, Header) {
+    /// The handed lines as one text, each line's number, the filter and the header.
+    fn read_all(input: &str) -> (String, Vec<u64>, LineFilter<&[u8]>, Header) {
         let (mut filter, header) = LineFilter::open(input.as_bytes()).expect("opens");
-        let mut out = String::new();
-        filter.read_to_string(&mut out).expect("reads");
-        (out, filter, header)
+        let mut out = Vec::new();
+        let mut numbers = Vec::new();
+        // The GUI's first line is data, and current when the filter opens.
+        if !filter.line().is_empty() {
+            out.extend_from_slice(filter.line());
+            numbers.push(filter.line_no());
+        }
+        while filter.next_export_line().expect("reads") {
+            out.extend_from_slice(filter.line());
+            numbers.push(filter.line_no());
+        }
+        let text = String::from_utf8(out).expect("utf-8");
+        (text, numbers, filter, header)
     }
 
     #[test]
     fn drops_program_output_and_maps_lines() {
         let input = "==PROF== hi\nprogram says\n\"ID\",\"Kernel Name\"\n\"1\",\"k\"\nnoise\n\
                      \n\"2\",\"k\"\n==PROF== bye\n";
-        let (out, filter, header) = read_all(input);
+        let (out, lines, filter, header) = read_all(input);
         assert_eq!(header.page, Page::Raw);
         assert_eq!(header.line, 3);
         assert_eq!(out, "\"1\",\"k\"\n\"2\",\"k\"\n");
-        assert_eq!(filter.original_line(1), 4);
-        assert_eq!(filter.original_line(2), 7);
+        assert_eq!(lines, [4, 7]);
         let warning = filter.skipped_warning().expect("a warning");
         assert_eq!(warning.line, Some(1));
         assert!(warning.message.contains("skipped 4 lines"), "{warning}");
@@ -378,24 +390,24 @@ mod tests {
     #[test]
     fn keeps_multi_line_quoted_fields() {
         let input = "\"ID\",\"Kernel Name\"\n\"1\",\"two\nlines\"\n\"2\",\"k\"\n";
-        let (out, filter, _) = read_all(input);
+        let (out, lines, filter, _) = read_all(input);
         assert_eq!(out, "\"1\",\"two\nlines\"\n\"2\",\"k\"\n");
-        assert_eq!(filter.original_line(3), 4);
+        assert_eq!(lines, [2, 3, 4]);
         assert!(!filter.eof_in_quote());
         assert_eq!(filter.skipped_warning(), None);
     }
 
     #[test]
     fn notices_a_cut_quoted_field() {
-        let (_, filter, _) = read_all("\"ID\",\"Kernel Name\"\n\"1\",\"cut of");
+        let (_, _, filter, _) = read_all("\"ID\",\"Kernel Name\"\n\"1\",\"cut of");
         assert!(filter.eof_in_quote());
     }
 
     #[test]
     fn detects_semicolons_bom_and_gui() {
-        let (_, _, header) = read_all("\u{feff}\"ID\";\"Kernel Name\";\"x\"\n");
+        let (_, _, _, header) = read_all("\u{feff}\"ID\";\"Kernel Name\";\"x\"\n");
         assert_eq!((header.page, header.delimiter), (Page::Raw, b';'));
-        let (out, _, header) = read_all("\u{feff}ID,0\nFunction Name,copy\n");
+        let (out, _, _, header) = read_all("\u{feff}ID,0\nFunction Name,copy\n");
         assert_eq!((header.page, header.line), (Page::GuiRaw, 1));
         assert_eq!(out, "ID,0\nFunction Name,copy\n");
     }

@@ -7,8 +7,11 @@
 //! the CSV are skipped. A file that is not an export is an [`NcuError`]; a partly broken one
 //! loads what is valid and lists the rest as [`Warning`]s.
 //!
-//! Inside: `lines` recognizes the input and filters its lines, `rows` runs the row loop,
-//! `raw`, `details` and `gui` read one page shape each, `ident` parses the launch identity
+//! Reading is two stages, which a caller may run on two threads: [`Rows`] (in `records`)
+//! reads the input and splits it into records, and [`read_rows`] turns records into
+//! launches; [`read_export`] runs both in turn. Inside: `lines` recognizes the input and
+//! filters its lines, `records` splits them, `rows` runs the row loop, `raw`, `details` and
+//! `gui` read one page shape each, `ident` parses the launch identity
 //! columns, [`value`] and [`units`] turn cells into base-unit numbers, and [`sections`]
 //! lists the section names the details reader knows.
 
@@ -22,6 +25,7 @@ mod gui;
 mod ident;
 mod lines;
 mod raw;
+mod records;
 mod rows;
 pub mod sections;
 pub mod units;
@@ -31,11 +35,10 @@ pub mod value;
 mod tests;
 
 pub use ident::{parse_dim3, ID_COLUMNS};
+pub use lines::Header;
+pub use records::{Record, Row, Rows};
 pub use sections::{is_known_section, KNOWN_SECTION_IDS, KNOWN_SECTION_NAMES};
 pub use units::{normalize_unit, UnitScale};
-
-/// Read buffer of the CSV parser; raw-page rows of a full set are tens of kilobytes.
-const PARSER_BUFFER_BYTES: usize = 256 * 1024;
 
 /// Which page of an export was read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,27 +119,49 @@ pub struct ExportSummary {
 /// [`NcuError::NotAnExport`] when no header is found, [`NcuError::NoRows`] when a header has
 /// no complete row after it, and [`NcuError::Io`] when reading fails.
 pub fn read_export<R: std::io::Read>(input: R) -> Result<Export, NcuError> {
-    let mut launches: Vec<LaunchCounters> = Vec::new();
-    let mut index: HashMap<(Option<u64>, u64), usize> = HashMap::new();
-    let mut is_details = None;
-    let summary = read_export_inner(input, &mut |page, launch| {
+    let mut rows = Rows::open(input)?;
+    let header = rows.header().clone();
+    let mut launches = Launches::default();
+    let read = read_rows(&header, &mut rows, &mut |page, launch| {
+        launches.push(page, launch);
+    })?;
+    let summary = read.finish(rows.skipped_warning())?;
+    Ok(launches.into_export(summary))
+}
+
+/// Launches gathered as [`read_export`] keeps them: in file order, the pieces of one
+/// details-page launch joined.
+#[derive(Debug, Default)]
+pub struct Launches {
+    launches: Vec<LaunchCounters>,
+    index: HashMap<(Option<u64>, u64), usize>,
+    is_details: Option<bool>,
+}
+
+impl Launches {
+    /// Adds a launch read from a `page`.
+    pub fn push(&mut self, page: Page, launch: LaunchCounters) {
         // Only a details page hands a launch on in pieces (when its rows are not adjacent);
         // two raw rows of the same launch ID stay two launches, as in the file.
-        if *is_details.get_or_insert(page == Page::Details) {
+        if *self.is_details.get_or_insert(page == Page::Details) {
             let key = (launch.process_id, launch.id);
-            if let Some(existing) = index.get(&key).and_then(|&i| launches.get_mut(i)) {
+            if let Some(existing) = self.index.get(&key).and_then(|&i| self.launches.get_mut(i)) {
                 merge_into(existing, launch);
                 return;
             }
-            index.insert(key, launches.len());
+            self.index.insert(key, self.launches.len());
         }
-        launches.push(launch);
-    })?;
-    Ok(Export {
-        page: summary.page,
-        launches,
-        warnings: summary.warnings,
-    })
+        self.launches.push(launch);
+    }
+
+    /// The export: these launches with what the read found.
+    pub fn into_export(self, summary: ExportSummary) -> Export {
+        Export {
+            page: summary.page,
+            launches: self.launches,
+            warnings: summary.warnings,
+        }
+    }
 }
 
 /// Reads one export like [`read_export`], but hands each launch to `on_launch` as soon as it
@@ -155,21 +180,59 @@ where
     R: std::io::Read,
     F: FnMut(LaunchCounters),
 {
-    read_export_inner(input, &mut |_, launch| on_launch(launch))
+    let mut rows = Rows::open(input)?;
+    let header = rows.header().clone();
+    let read = read_rows(&header, &mut rows, &mut |_, launch| on_launch(launch))?;
+    read.finish(rows.skipped_warning())
 }
 
-/// The reader behind [`read_export`] and [`read_export_with`].
-fn read_export_inner<R: std::io::Read>(
-    input: R,
+/// What [`read_rows`] found, before the record stage's own warning is added
+/// ([`RowsRead::finish`]).
+pub struct RowsRead {
+    page: Page,
+    header_line: u64,
+    launches: usize,
+    warnings: rows::Warnings,
+}
+
+impl RowsRead {
+    /// The summary of the whole read, with `skipped`, the warning of [`Rows::skipped_warning`]
+    /// once the rows are exhausted.
+    ///
+    /// # Errors
+    ///
+    /// [`NcuError::NoRows`] when no launch was read.
+    pub fn finish(self, skipped: Option<Warning>) -> Result<ExportSummary, NcuError> {
+        if self.launches == 0 {
+            return Err(NcuError::NoRows {
+                line: self.header_line,
+            });
+        }
+        let mut warnings = self.warnings;
+        if let Some(skipped) = skipped {
+            warnings.push(skipped.line, skipped.message);
+        }
+        Ok(ExportSummary {
+            page: self.page,
+            launches: self.launches,
+            warnings: warnings.finish(),
+        })
+    }
+}
+
+/// The second stage of a read: the launches of the `rows` split from an export with this
+/// `header` (both from [`Rows`]), each handed to `on_launch` with its page as soon as it is
+/// complete. The rows may come from another thread; finish with [`RowsRead::finish`].
+///
+/// # Errors
+///
+/// The first error of `rows` (reading failed), or of the page: [`NcuError::NoUnitsRow`]
+/// for a raw page without its units row.
+pub fn read_rows(
+    header: &Header,
+    rows: &mut dyn Iterator<Item = Result<Row, NcuError>>,
     on_launch: &mut dyn FnMut(Page, LaunchCounters),
-) -> Result<ExportSummary, NcuError> {
-    let (filter, header) = lines::LineFilter::open(input)?;
-    let mut parser = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(header.delimiter)
-        .buffer_capacity(PARSER_BUFFER_BYTES)
-        .from_reader(filter);
+) -> Result<RowsRead, NcuError> {
     let mut warnings = rows::Warnings::default();
     let mut count = 0usize;
     let page = header.page;
@@ -178,20 +241,15 @@ fn read_export_inner<R: std::io::Read>(
         on_launch(page, launch);
     };
     match page {
-        Page::Raw => raw::read(&mut parser, &header, &mut warnings, &mut emit)?,
-        Page::Details => details::read(&mut parser, &header, &mut warnings, &mut emit)?,
-        Page::GuiRaw => gui::read(&mut parser, &header, &mut warnings, &mut emit)?,
+        Page::Raw => raw::read(rows, header, &mut warnings, &mut emit)?,
+        Page::Details => details::read(rows, header, &mut warnings, &mut emit)?,
+        Page::GuiRaw => gui::read(rows, header, &mut warnings, &mut emit)?,
     }
-    if count == 0 {
-        return Err(NcuError::NoRows { line: header.line });
-    }
-    if let Some(skipped) = parser.get_ref().skipped_warning() {
-        warnings.push(skipped.line, skipped.message);
-    }
-    Ok(ExportSummary {
+    Ok(RowsRead {
         page,
+        header_line: header.line,
         launches: count,
-        warnings: warnings.finish(),
+        warnings,
     })
 }
 

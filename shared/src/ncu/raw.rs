@@ -7,7 +7,6 @@
 //! each row holds only its values: no per-row names, sorting or large temporary buffers,
 //! which matters with the 2,200 columns of a full-set export.
 
-use std::io::Read;
 use std::sync::Arc;
 
 use crate::artifact::{LaunchCounters, MetricColumns, MetricKey, Metrics};
@@ -15,9 +14,9 @@ use crate::error::NcuError;
 
 use super::ident::{IdColumns, ID_COLUMNS};
 use super::lines::Header;
-use super::rows::{for_each_row, Parser, Warnings};
+use super::rows::{for_each_row, RowSource, Warnings};
 use super::units::{normalize_unit, UnitScale};
-use super::value::{classify, to_value};
+use super::value::{classify_in, to_value, Cell};
 
 /// One metric column.
 struct Column {
@@ -74,8 +73,8 @@ fn shared_columns(columns: &[Column]) -> Arc<MetricColumns> {
 }
 
 /// Reads the rows after a raw-page header, handing each launch to `emit`.
-pub fn read<R: Read>(
-    parser: &mut Parser<R>,
+pub fn read(
+    rows: &mut RowSource<'_>,
     header: &Header,
     warnings: &mut Warnings,
     emit: &mut dyn FnMut(LaunchCounters),
@@ -86,7 +85,7 @@ pub fn read<R: Read>(
     let mut first_row = true;
     let mut units_read = false;
     let mut shared: Option<Arc<MetricColumns>> = None;
-    for_each_row(parser, |record, row| {
+    for_each_row(rows, |record, row| {
         if row.truncated {
             warnings.push(
                 Some(row.line),
@@ -143,10 +142,16 @@ pub fn read<R: Read>(
         let shared = shared.get_or_insert_with(|| shared_columns(&columns));
         let mut metrics = Metrics::with_columns(Arc::clone(shared));
         for (i, column) in columns.iter().enumerate() {
-            let text = record.get(column.index).unwrap_or_default();
-            let cell = classify(text, &column.scale);
-            warnings.check_cell(&column.name, &cell, text, &column.scale.unit, row.line);
-            metrics.set(i, to_value(text, cell));
+            let (tail, len) = record.get_with_tail(column.index).unwrap_or_default();
+            match classify_in(tail, len, &column.scale) {
+                // Nearly every cell: nothing to warn about, no text to keep.
+                Cell::Number(v) => metrics.set_number(i, v),
+                cell => {
+                    let text = tail.get(..len).unwrap_or_default();
+                    warnings.check_cell(&column.name, &cell, text, &column.scale.unit, row.line);
+                    metrics.set(i, to_value(text, cell));
+                }
+            }
         }
         launch.metrics = metrics;
         emit(launch);

@@ -1,20 +1,17 @@
 //! The row loop shared by the page readers, and the warning collector.
 //!
-//! [`for_each_row`] streams records out of the CSV parser with one record of lookahead, so
-//! each page reader knows which row is the last one and whether the input ended inside it
-//! (a truncated file), and gets every row's 1-based line in the original input.
-//! [`Warnings`] gathers what the readers skipped; repeated non-finite or out-of-range values
-//! of the same metric become one warning, so a 10,000-launch export cannot drown its own
-//! messages.
+//! [`for_each_row`] hands each page reader the rows of [`super::records::Rows`] (or of any
+//! iterator of them, such as a channel from another thread), each with its 1-based line in
+//! the original input, whether it is the last row and whether the input ended inside it
+//! (a truncated file). [`Warnings`] gathers what the readers skipped; repeated non-finite
+//! or out-of-range values of the same metric become one warning, so a 10,000-launch export
+//! cannot drown its own messages.
 
 use std::collections::HashMap;
-use std::io::Read;
-
-use csv::ByteRecord;
 
 use crate::error::NcuError;
 
-use super::lines::LineFilter;
+use super::records::{Record, Row};
 use super::value::{Cell, OutOfRange, MAX_MAGNITUDE};
 use super::Warning;
 
@@ -29,49 +26,22 @@ pub struct RowInfo {
     pub truncated: bool,
 }
 
-/// A parser over the export's own lines.
-pub type Parser<R> = csv::Reader<LineFilter<R>>;
+/// The rows a page reader reads: split records, in order, or the error that stopped them.
+pub type RowSource<'a> = dyn Iterator<Item = Result<Row, NcuError>> + 'a;
 
-/// Reads one record; false at the end of input.
-fn next_record<R: Read>(parser: &mut Parser<R>, record: &mut ByteRecord) -> Result<bool, NcuError> {
-    parser.read_byte_record(record).map_err(|e| {
-        let line = e
-            .position()
-            .map(|p| parser.get_ref().original_line(p.line()))
-            .unwrap_or(0);
-        match e.into_kind() {
-            csv::ErrorKind::Io(io) => NcuError::Io(io.to_string()),
-            kind => NcuError::Csv {
-                line,
-                message: format!("{kind:?}"),
-            },
-        }
-    })
-}
-
-/// Calls `each` on every remaining record, in order, reusing two record buffers.
-pub fn for_each_row<R, F>(parser: &mut Parser<R>, mut each: F) -> Result<(), NcuError>
+/// Calls `each` on every remaining row, in order.
+pub fn for_each_row<F>(rows: &mut RowSource<'_>, mut each: F) -> Result<(), NcuError>
 where
-    R: Read,
-    F: FnMut(&ByteRecord, RowInfo) -> Result<(), NcuError>,
+    F: FnMut(&Record, RowInfo) -> Result<(), NcuError>,
 {
-    let mut current = ByteRecord::new();
-    let mut next = ByteRecord::new();
-    let mut have = next_record(parser, &mut current)?;
-    while have {
-        let have_next = next_record(parser, &mut next)?;
-        let filter = parser.get_ref();
+    for row in rows {
+        let row = row?;
         let info = RowInfo {
-            line: current
-                .position()
-                .map(|p| filter.original_line(p.line()))
-                .unwrap_or(0),
-            is_last: !have_next,
-            truncated: !have_next && filter.eof_in_quote(),
+            line: row.line,
+            is_last: row.is_last,
+            truncated: row.truncated,
         };
-        each(&current, info)?;
-        std::mem::swap(&mut current, &mut next);
-        have = have_next;
+        each(&row.record, info)?;
     }
     Ok(())
 }
