@@ -49,7 +49,7 @@ impl Record {
     }
 
     /// Field `i` as `(tail, len)`: the record's bytes from the field's start on, of which
-    /// the field is the first `len`. At least [`TAIL_BYTES`] follow every field, so a reader
+    /// the field is the first `len`. At least `TAIL_BYTES` follow every field, so a reader
     /// may look at eight bytes at a time (see [`super::value::classify_in`]).
     pub fn get_with_tail(&self, i: usize) -> Option<(&[u8], usize)> {
         let &(start, end) = self.bounds.get(i)?;
@@ -136,7 +136,7 @@ fn quote_mask(word: u64) -> u64 {
     !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
-/// The export's records, read and split from a [`LineFilter`], with one record of
+/// The export's records, read and split from a `LineFilter`, with one record of
 /// lookahead so each row knows whether it is the last; an iterator of [`Row`]s.
 pub struct Rows<R: Read> {
     filter: LineFilter<R>,
