@@ -5,13 +5,17 @@
 //! Rows are one line high (the table's cells do not wrap; long text ends in an ellipsis
 //! with the whole text on hover) and the height of a rendered row is measured, so the
 //! spacers match the rows they replace. The table keeps its place for assistive
-//! technology: `aria-rowcount` on the table, `aria-rowindex` on every row.
+//! technology: `aria-rowcount` on the table, `aria-rowindex` on every row
+//! (`state::page::tables::aria_row`).
 
 use std::sync::Arc;
 
-use leptos::html::{Div, Tbody};
+use leptos::html::{Div, Table, Tbody, Thead};
 use leptos::prelude::*;
 
+use crate::components::markup::{fill_with, listen, Actions, Listener, Local};
+use crate::state::markup::Node;
+use crate::state::page::PageEl;
 use crate::state::window::row_window;
 
 /// Row height, CSS pixels, until a row has been measured (the style sheet's one-line row).
@@ -46,28 +50,24 @@ pub fn rows_memo(keys: impl Fn() -> Vec<usize> + Send + Sync + 'static) -> Memo<
     )
 }
 
-/// `aria-rowindex` of the row at display position `pos` (the header row is 1).
-pub fn aria_row(pos: usize) -> String {
-    (pos + 2).to_string()
-}
-
-/// A table whose body renders only the rows in and near the viewport.
+/// A table whose body renders only the rows in and near the viewport. The header row and
+/// the rows are markup (`state::page::tables`), rebuilt when the window moves or what
+/// `header` and `row` read changes (the selection, a sort); their actions go through
+/// `components::markup::listen`, with [`Act::Local`](crate::state::page::Act::Local) to
+/// `local`.
 ///
-/// Not generic on purpose: every table shares one copy of this code and of the keyed list
-/// under it, which keeps the WebAssembly small.
-#[component]
-pub fn VirtualTable(
-    /// Element id of the `<table>`.
+/// Not generic on purpose: every table shares one copy of this code, which keeps the
+/// WebAssembly small.
+pub fn virtual_table(
     id: &'static str,
-    /// The rows, from [`rows_memo`].
     rows: Memo<Rows>,
-    /// Renders one row (a `<tr>` with `aria-rowindex` from [`aria_row`]) from its display
-    /// position and its key.
-    row: Callback<(usize, usize), AnyView>,
-    /// The header row.
-    children: Children,
+    header: Box<dyn Fn() -> PageEl>,
+    row: Box<dyn Fn(usize, usize) -> Option<PageEl>>,
+    local: Option<Local>,
 ) -> impl IntoView {
     let scroller = NodeRef::<Div>::new();
+    let table = NodeRef::<Table>::new();
+    let head = NodeRef::<Thead>::new();
     let body = NodeRef::<Tbody>::new();
     let scroll_px = RwSignal::new(0.0f64);
     let viewport_px = RwSignal::new(DEFAULT_VIEWPORT_PX);
@@ -107,19 +107,29 @@ pub fn VirtualTable(
     let resize = window_event_listener(leptos::ev::resize, move |_| measure());
     on_cleanup(move || resize.remove());
 
-    let visible = move || {
+    // The header and the rows in view, as markup.
+    let actions: Actions = StoredValue::new_local(Vec::new());
+    let kept: Listener = StoredValue::new_local(None);
+    Effect::new(move |_| {
+        let (Some(t), Some(h), Some(b)) = (table.get(), head.get(), body.get()) else {
+            return;
+        };
+        listen(&t, actions, local.clone(), kept);
         let w = window.get();
-        rows.with(|r| {
-            let epoch = r.epoch;
+        let mut acts = Vec::new();
+        fill_with(&h, vec![Node::El(header())], &mut acts);
+        let trs = rows.with(|r| {
             r.keys
                 .get(w.start..w.end)
                 .unwrap_or_default()
                 .iter()
                 .enumerate()
-                .map(|(i, k)| (epoch, w.start + i, *k))
-                .collect::<Vec<_>>()
-        })
-    };
+                .filter_map(|(i, k)| row(w.start + i, *k).map(Node::El))
+                .collect()
+        });
+        fill_with(&b, trs, &mut acts);
+        actions.set_value(acts);
+    });
     view! {
         <div class="vscroll" node_ref=scroller on:scroll=move |_| measure()>
             <div
@@ -133,15 +143,10 @@ pub fn VirtualTable(
                     class="grid virtual"
                     id=id
                     aria-rowcount=move || (len() + 1).to_string()
+                    node_ref=table
                 >
-                    <thead>{children()}</thead>
-                    <tbody node_ref=body>
-                        <For
-                            each=visible
-                            key=|(epoch, pos, _)| (*epoch, *pos)
-                            children=move |(_, pos, k)| row.run((pos, k))
-                        />
-                    </tbody>
+                    <thead node_ref=head></thead>
+                    <tbody node_ref=body></tbody>
                 </table>
             </div>
         </div>

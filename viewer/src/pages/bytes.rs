@@ -1,35 +1,24 @@
 //! The asked vs measured bytes table, sortable and exportable, with the same rows and cell
-//! formatting as `capture table`; only the rows in view are in the page.
+//! formatting as `capture table`; only the rows in view are in the page. Rows and text are
+//! markup from `state::page::tables`.
+
+use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use super::table_page;
 use crate::browser;
-use crate::components::explain::Term;
-use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::components::virtual_table::{rows_memo, virtual_table};
 use crate::ctx::Ctx;
 use crate::state::model::{sorted_indices, Column};
+use crate::state::page::tables::{bytes_header, bytes_intro, bytes_row, bytes_titles};
 use crate::state::view::KernelRef;
-
-/// Header labels, as `capture table` prints them.
-const HEADERS: [&str; 16] = shared::table::COLUMNS;
-
-/// The explanation of a column's numbers, for its cells' and header's hover text.
-fn column_title(col: Column) -> String {
-    crate::state::explain::explain(col.explain_key())
-        .map(|e| e.as_text())
-        .unwrap_or_default()
-}
 
 /// The bytes table of the current run.
 #[component]
 pub fn BytesPage() -> impl IntoView {
     let ctx = Ctx::get();
     let sort = RwSignal::new(None::<(Column, bool)>);
-    let ceilings = move || {
-        let run = ctx.current_run();
-        ctx.ws
-            .with(|ws| ws.runs.get(run).map(|r| r.table.ceilings.clone()))
-    };
     // The rows' order: recomputed on a new run, new data or a new sort, not on scrolling.
     let rows = rows_memo(move || {
         let run = ctx.run.get();
@@ -46,93 +35,34 @@ pub fn BytesPage() -> impl IntoView {
         })
     });
     // Worked out once: every cell of a column has the same hover text.
-    let titles = StoredValue::new(Column::ALL.map(column_title));
-    let row = move |(pos, kernel): (usize, usize)| {
+    let titles = Rc::new(bytes_titles());
+    let header_titles = titles.clone();
+    let row = move |pos: usize, kernel: usize| {
         let kr = KernelRef {
             run: ctx.run.get_untracked(),
             kernel,
         };
+        let selected = ctx.selected();
         ctx.ws.with_untracked(|ws| {
-            ws.runs
-                .get(kr.run)
-                .and_then(|r| r.table.kernels.get(kr.kernel))
-                .map(|row| {
-                    let tds = Column::ALL
-                        .into_iter()
-                        .zip(row.short_cells())
-                        .enumerate()
-                        .map(|(i, (col, text))| {
-                            let value = col
-                                .number(row)
-                                .map(|v| v.to_string())
-                                .or_else(|| col.text(row).map(str::to_string))
-                                .unwrap_or_default();
-                            if col == Column::Name {
-                                view! {
-                                    <td class="name" data-col=col.field() data-value=value title=row.name.clone()>
-                                        <button class="link" on:click=move |_| ctx.select(kr)>{text}</button>
-                                    </td>
-                                }
-                                    .into_any()
-                            } else {
-                                view! {
-                                    <td class="num" data-col=col.field() data-value=value title=titles.with_value(|t| t[i].clone())>
-                                        {text}
-                                    </td>
-                                }
-                                    .into_any()
-                            }
-                        })
-                        .collect_view();
-                    view! {
-                        <tr
-                            class:selected=move || ctx.selected() == Some(kr)
-                            data-kernel=kr.kernel.to_string()
-                            aria-rowindex=aria_row(pos)
-                        >
-                            {tds}
-                        </tr>
-                    }
-                    .into_any()
-                })
+            let run = ws.runs.get(kr.run)?;
+            bytes_row(kr, pos, run, &titles, selected)
         })
-        .unwrap_or_else(|| ().into_any())
     };
-    let header = move || {
-        Column::ALL
-            .into_iter()
-            .zip(HEADERS)
-            .map(|(col, label)| {
-                let arrow = move || match sort.get() {
-                    Some((c, true)) if c == col => " ▲",
-                    Some((c, false)) if c == col => " ▼",
-                    _ => "",
-                };
-                let key = col.explain_key();
-                let title = column_title(col);
-                view! {
-                    <th
-                        class="sortable"
-                        data-col=col.field()
-                        title=title
-                        on:click=move |_| {
-                            sort.update(|s| {
-                                *s = match *s {
-                                    Some((c, asc)) if c == col => Some((col, !asc)),
-                                    _ => Some((col, col == Column::Name)),
-                                };
-                            });
-                            if !key.is_empty() {
-                                ctx.explain.set(Some(key));
-                            }
-                        }
-                    >
-                        {label}
-                        {arrow}
-                    </th>
-                }
-            })
-            .collect_view()
+    // A header click sorts by its column (again: the other way) and explains it.
+    let on_header = move |i: usize, _: String| {
+        let Some(col) = Column::ALL.get(i).copied() else {
+            return;
+        };
+        sort.update(|s| {
+            *s = match *s {
+                Some((c, asc)) if c == col => Some((col, !asc)),
+                _ => Some((col, col == Column::Name)),
+            };
+        });
+        let key = col.explain_key();
+        if !key.is_empty() {
+            ctx.explain.set(Some(key));
+        }
     };
     let export = move |_| {
         let run = ctx.current_run();
@@ -143,31 +73,24 @@ pub fn BytesPage() -> impl IntoView {
             }
         }
     };
-    view! {
-        <div class="page bytes" id="page-bytes">
-            <p class="muted">
-                {move || {
-                    ceilings()
-                        .map(|c| {
-                            let mut parts = Vec::new();
-                            if let Some(v) = c.copy_gbs {
-                                parts.push(format!("copy ceiling {v:.1} GB/s"));
-                            }
-                            if let Some(v) = c.theoretical_gbs {
-                                parts.push(format!("theoretical {v:.0} GB/s"));
-                            }
-                            parts.join(", ")
-                        })
-                        .unwrap_or_default()
-                }}
-                " Sums over each kernel's launches. "
-                <Term key="dram_per_ask" text="DRAM/ask" />
-                " to four decimals: 0.003 is a real answer. Click a header to sort."
-            </p>
+    table_page(
+        "page bytes",
+        "page-bytes",
+        Box::new(move || {
+            let run = ctx.current_run();
+            ctx.ws
+                .with(|ws| bytes_intro(ws.runs.get(run).map(|r| &**r)))
+        }),
+        view! {
             <button id="export-bytes-csv" on:click=export>"Export CSV"</button>
-            <VirtualTable id="bytes-table" rows=rows row=Callback::new(row)>
-                <tr aria-rowindex="1">{header}</tr>
-            </VirtualTable>
-        </div>
-    }
+            {virtual_table(
+                "bytes-table",
+                rows,
+                Box::new(move || bytes_header(sort.get(), &header_titles)),
+                Box::new(row),
+                Some(Rc::new(on_header)),
+            )}
+        }
+        .into_any(),
+    )
 }

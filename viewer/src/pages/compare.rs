@@ -9,7 +9,7 @@ use shared::chart::MemoryChart;
 use shared::text::format::fmt_ratio;
 use shared::work::Work;
 
-use super::multi::{DevicesSection, RanksSection};
+use super::multi::ranks_and_devices;
 use super::roofline::PrecisionSelect;
 use super::{bytes, ms, num, opt, pct};
 use crate::components::canvas::{MemoryCanvas, RooflineCanvas, StallCanvas};
@@ -245,8 +245,7 @@ pub fn ComparePage() -> impl IntoView {
                     <p class="muted">{move || format!("after: {}", names().1)}</p>
                 </div>
             </div>
-            <RanksSection />
-            <DevicesSection />
+            {ranks_and_devices()}
         </div>
     }
 }

@@ -43,7 +43,7 @@ pub fn ExercisePage() -> impl IntoView {
     };
     root.set_id("exercise-root");
     let on_event = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-        let Some((index, value)) = action_of(&ev) else {
+        let Some((index, value)) = action_of(&ev, None) else {
             return;
         };
         let Some(action) = actions.with_value(|a| a.get(index).cloned()) else {

@@ -1,12 +1,13 @@
-//! The memory chart of the selected kernel, with its headline memory figures.
+//! The memory chart of the selected kernel, with its headline memory figures (markup from
+//! `state::page::kernel`).
 
 use leptos::prelude::*;
 use shared::chart::MemoryChart;
 
-use super::{num, opt, pct};
 use crate::components::canvas::MemoryCanvas;
-use crate::components::explain::Term;
+use crate::components::markup::markup_host;
 use crate::ctx::Ctx;
+use crate::state::page::kernel::memory_facts;
 
 /// The memory chart of the selected kernel.
 #[component]
@@ -26,38 +27,12 @@ pub fn MemoryPage() -> impl IntoView {
     });
     let facts = move || {
         let sel = ctx.selected();
-        ctx.ws.with(|ws| {
-            sel.and_then(|r| ws.kernel(r)).map(|(_, k)| {
-                (
-                    k.name.clone(),
-                    k.sectors_per_request,
-                    k.hit_rates.l1_pct,
-                    k.hit_rates.l2_pct,
-                    k.row.dram_per_ask,
-                )
-            })
-        })
+        ctx.ws
+            .with(|ws| memory_facts(sel.and_then(|r| ws.kernel(r)).map(|(_, k)| k)))
     };
     view! {
         <div class="page memory" id="page-memory">
-            {move || {
-                facts()
-                    .map(|(name, spr, l1, l2, dpa)| {
-                        view! {
-                            <h2 class="kernel-name" id="memory-kernel">{name}</h2>
-                            <p>
-                                <Term key="sectors_per_request" text="sectors per request" />
-                                {format!(": {}  ", opt(spr, num))}
-                                <Term key="hit_rate" text="L1 hit" />
-                                {format!(": {} %  ", opt(l1, pct))}
-                                <Term key="hit_rate" text="L2 hit" />
-                                {format!(": {} %  ", opt(l2, pct))}
-                                <Term key="dram_per_ask" text="DRAM/ask" />
-                                {format!(": {}", opt(dpa, |v| format!("{v:.4}")))}
-                            </p>
-                        }
-                    })
-            }}
+            {markup_host(Box::new(facts), None)}
             <MemoryCanvas chart=chart />
         </div>
     }

@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::components::virtual_table::{aria_row, rows_memo, VirtualTable};
+use crate::components::virtual_table::{rows_memo, virtual_table};
 use crate::ctx::Ctx;
-use crate::state::model::{search_metrics, MetricRow};
+use crate::state::model::search_metrics;
+use crate::state::page::tables::{metric_row, metrics_header};
 
 /// Rows listed at most; the search narrows the rest.
 const LIMIT: usize = 100_000;
@@ -35,21 +36,8 @@ pub fn MetricsPage() -> impl IntoView {
         })
     });
     let rows = rows_memo(move || result.with(|(_, rows, _)| (0..rows.len()).collect()));
-    let row = move |(pos, i): (usize, usize)| {
-        let m: Option<MetricRow> = result.with_untracked(|(_, rows, _)| rows.get(i).cloned());
-        m.map(|m| {
-            let (section_title, name_title) = (m.section.clone(), m.name.clone());
-            view! {
-                <tr aria-rowindex=aria_row(pos)>
-                    <td class="num">{m.launch}</td>
-                    <td title=section_title>{m.section}</td>
-                    <td class="metric" title=name_title>{m.name}</td>
-                    <td>{m.unit}</td>
-                    <td class="num">{m.value}</td>
-                </tr>
-            }
-        })
-        .into_any()
+    let row = move |pos: usize, i: usize| {
+        result.with_untracked(|(_, rows, _)| rows.get(i).map(|m| metric_row(pos, m)))
     };
     view! {
         <div class="page metrics" id="page-metrics">
@@ -65,15 +53,7 @@ pub fn MetricsPage() -> impl IntoView {
                     result.with(|(_, rows, total)| format!("{} of {total} rows shown", rows.len()))
                 }}
             </p>
-            <VirtualTable id="metrics-table" rows=rows row=Callback::new(row)>
-                <tr aria-rowindex="1">
-                    <th>"launch"</th>
-                    <th>"section"</th>
-                    <th>"metric"</th>
-                    <th>"unit"</th>
-                    <th>"value"</th>
-                </tr>
-            </VirtualTable>
+            {virtual_table("metrics-table", rows, Box::new(metrics_header), Box::new(row), None)}
         </div>
     }
 }

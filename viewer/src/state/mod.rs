@@ -11,6 +11,7 @@
 //! - [`exercise`]: the learner's predictions, answers and diagnoses in the exercise view.
 //! - [`exercise_view`]: the exercise view's content as plain markup, and its actions.
 //! - [`markup`]: markup as plain data, rendered by `components::markup`.
+//! - [`page`]: the pages and sections built as markup, and the actions they send.
 //! - [`window`]: which rows of a long table to render.
 
 pub mod exercise;
@@ -22,6 +23,7 @@ pub mod load;
 pub mod markup;
 pub mod model;
 pub mod multi;
+pub mod page;
 pub mod roofline;
 pub mod view;
 pub mod window;
