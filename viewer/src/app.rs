@@ -1,14 +1,17 @@
 //! The application shell: provides the shared context ([`crate::ctx::Ctx`]), keeps the URL
 //! in step with the view, and lays out the page with its tabs.
 
+use std::rc::Rc;
+
 use leptos::prelude::*;
 
 use crate::browser;
-use crate::components::explain::ExplainPanel;
 use crate::components::kernel_list::{KernelList, RunList};
 use crate::components::loader::Loader;
+use crate::components::markup::markup_host;
 use crate::ctx::Ctx;
 use crate::pages;
+use crate::state::page::shell;
 use crate::state::view::{View, ViewState};
 
 /// The whole page.
@@ -69,9 +72,9 @@ pub fn App() -> impl IntoView {
                 <h1>"Roofline viewer"</h1>
                 <Loader />
             </header>
-            <ErrorList />
+            {markup_host(Box::new(move || ctx.errors.with(|e| shell::error_list(e))), None)}
             <p id="status" class="status">{move || ctx.status.get()}</p>
-            <Show when=has_runs fallback=|| view! { <Welcome /> }>
+            <Show when=has_runs fallback=|| markup_host(Box::new(shell::welcome), None)>
                 <div class="main">
                     <aside class="side">
                         <RunList />
@@ -80,118 +83,39 @@ pub fn App() -> impl IntoView {
                         </Show>
                     </aside>
                     <section class="content">
-                        <Show when=move || !hidden.get() fallback=|| view! { <ExerciseLock /> }>
-                            <Tabs />
-                        </Show>
+                        {tabs(hidden)}
                         <CurrentView />
                     </section>
-                    <ExplainPanel />
+                    {explain_panel()}
                 </div>
             </Show>
         </div>
     }
 }
 
-#[component]
-fn ErrorList() -> impl IntoView {
+/// The tabs, or the lock of an exercise in their place while it is `hidden`.
+fn tabs(hidden: Memo<bool>) -> impl IntoView {
     let ctx = Ctx::get();
-    view! {
-        <div id="errors" class="errors" role="alert">
-            <For
-                each=move || ctx.errors.get().into_iter().enumerate()
-                key=|(i, e)| (*i, e.file.clone(), e.message.clone())
-                children=move |(_, e)| {
-                    view! {
-                        <p class="error">
-                            <strong class="error-file">{e.file.clone()}</strong>
-                            ": "
-                            <span class="error-message">{e.message.clone()}</span>
-                        </p>
-                    }
-                }
-            />
-        </div>
-    }
+    let on_local = move |n: usize, _: String| {
+        let view = View::ALL.get(n).copied().unwrap_or(View::Overview);
+        if n == shell::LEAVE_EXERCISE || n < View::ALL.len() {
+            ctx.view_pinned.set(true);
+            ctx.view.update(|s| s.view = view);
+        }
+    };
+    markup_host(
+        Box::new(move || ctx.view.with(|v| shell::tabs(v.view, hidden.get()))),
+        Some(Rc::new(on_local)),
+    )
 }
 
-#[component]
-fn Welcome() -> impl IntoView {
-    view! {
-        <div class="welcome">
-            <p>
-                "Open an artifact written by " <code>"capture"</code>
-                ", an Nsight Compute report (" <code>".ncu-rep"</code>
-                ", no Nsight Compute needed), or one or more Nsight Compute CSV exports ("
-                <code>"--page raw"</code> ", " <code>"--page details"</code>
-                ", or both of one run), with the button above or by dropping files anywhere on the page. Or pick a bundled sample from the menu."
-            </p>
-            <p>"Everything happens in this page: no file leaves your browser."</p>
-            <h2>"Learning without a GPU"</h2>
-            <p>
-                "The Exercises tab turns a report into a lesson: commit to an answer, then see what the counters say. "
-                "A course can hand out links such as "
-                <code>"?src=samples/h200.json&view=exercise"</code>
-                ": the learner predicts whether each kernel's DRAM/ask lands above 1, near 1 (0.85 to 1.15) or below 1, with no measured figure in the page until they submit; then sees the measured values, a score, and each miss explained from that kernel's own counters. "
-                "Reading the report ("
-                <code>"&ex=quiz"</code>
-                ") asks questions about the bundled samples and shows the rows that settle them; mystery kernels ("
-                <code>"&ex=mystery"</code>
-                ") hide names and sources until a diagnosis is committed. Every choice is kept in the link, so a learner can hand in or come back to their answers."
-            </p>
-        </div>
-    }
-}
-
-/// In place of the tabs while an exercise waits for answers.
-#[component]
-fn ExerciseLock() -> impl IntoView {
+/// The explanation side panel.
+fn explain_panel() -> impl IntoView {
     let ctx = Ctx::get();
-    view! {
-        <div id="exercise-lock" class="lock">
-            <span>
-                "Exercise in progress: the other views and the kernel list come back once you commit your answers."
-            </span>
-            <button
-                class="link"
-                id="leave-exercise"
-                on:click=move |_| {
-                    ctx.view_pinned.set(true);
-                    ctx.view.update(|s| s.view = View::Overview)
-                }
-            >
-                "leave the exercise (shows the answers)"
-            </button>
-        </div>
-    }
-}
-
-#[component]
-fn Tabs() -> impl IntoView {
-    let ctx = Ctx::get();
-    view! {
-        <nav class="tabs" role="tablist">
-            {View::ALL
-                .into_iter()
-                .map(|v| {
-                    let active = move || ctx.view.with(|s| s.view == v);
-                    view! {
-                        <button
-                            id=format!("tab-{}", v.slug())
-                            role="tab"
-                            class:active=active
-                            aria-selected=move || active().to_string()
-                            on:click=move |_| {
-                                ctx.view_pinned.set(true);
-                                ctx.view.update(|s| s.view = v)
-                            }
-                        >
-                            {v.title()}
-                        </button>
-                    }
-                })
-                .collect_view()}
-        </nav>
-    }
+    markup_host(
+        Box::new(move || ctx.explain.with(|e| shell::explain_panel(*e))),
+        Some(Rc::new(move |_, _| ctx.explain.set(None))),
+    )
 }
 
 #[component]

@@ -6,17 +6,17 @@
 
 use leptos::prelude::*;
 use shared::chart::MemoryChart;
-use shared::text::format::fmt_ratio;
 use shared::work::Work;
 
 use super::multi::ranks_and_devices;
 use super::roofline::PrecisionSelect;
-use super::{bytes, ms, num, opt, pct};
 use crate::components::canvas::{MemoryCanvas, RooflineCanvas, StallCanvas};
-use crate::components::explain::Term;
+use crate::components::markup::markup_host;
 use crate::ctx::Ctx;
 use crate::state::kernel::KernelFigures;
 use crate::state::latency::compare_stall_chart;
+use crate::state::model::RunView;
+use crate::state::page::charts::compare_table;
 use crate::state::roofline::compare_roofline;
 use crate::state::view::KernelRef;
 
@@ -82,43 +82,6 @@ fn KernelPicker(
     }
 }
 
-type Figure = (
-    &'static str,
-    &'static str,
-    fn(&KernelFigures) -> Option<f64>,
-    fn(f64) -> String,
-);
-
-const FIGURES: [Figure; 12] = [
-    ("time ms", "time", |k| k.row.time_ms, ms),
-    ("DRAM bytes", "dram_bytes", |k| k.row.dram_bytes, bytes),
-    ("L2 bytes", "l2_bytes", |k| k.row.l2_bytes, bytes),
-    ("L1 bytes", "l1_bytes", |k| k.row.l1_bytes, bytes),
-    (
-        "DRAM/ask",
-        "dram_per_ask",
-        |k| k.row.dram_per_ask,
-        |v| format!("{v:.4}"),
-    ),
-    ("DRAM GB/s", "gbs", |k| k.row.gbs, num),
-    ("GFLOP/s", "gflops", |k| k.row.gflops, num),
-    ("Compute (SM) %", "sm_pct", |k| k.sol().sm_pct, pct),
-    ("Memory %", "memory_pct", |k| k.sol().memory_pct, pct),
-    ("DRAM %", "dram_pct", |k| k.sol().dram_pct, pct),
-    (
-        "achieved occupancy %",
-        "occupancy",
-        |k| k.occupancy.achieved_pct,
-        pct,
-    ),
-    (
-        "waves per SM",
-        "waves",
-        |k| k.latency.fit.waves,
-        |v| format!("{v:.2}"),
-    ),
-];
-
 /// The comparison view.
 #[component]
 pub fn ComparePage() -> impl IntoView {
@@ -173,37 +136,13 @@ pub fn ComparePage() -> impl IntoView {
     });
     let table = move || {
         ctx.ws.with(|ws| {
-            let ka = a.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k.clone());
-            let kb = b.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k.clone());
-            FIGURES
-                .iter()
-                .map(|(label, key, get, fmt)| {
-                    let va = ka.as_ref().and_then(get);
-                    let vb = kb.as_ref().and_then(get);
-                    let ratio = match (va, vb) {
-                        (Some(x), Some(y)) => fmt_ratio(y, x),
-                        _ => "-".into(),
-                    };
-                    view! {
-                        <tr>
-                            <th scope="row"><Term key=key text=*label /></th>
-                            <td class="num">{opt(va, fmt)}</td>
-                            <td class="num">{opt(vb, fmt)}</td>
-                            <td class="num">{ratio}</td>
-                        </tr>
-                    }
-                })
-                .collect_view()
-        })
-    };
-    let names = move || {
-        ctx.ws.with(|ws| {
-            let n = |r: Option<KernelRef>| {
-                r.and_then(|r| ws.kernel(r))
-                    .map(|(run, k)| format!("{}: {}", run.run.name, k.name))
+            let k = |r: Option<KernelRef>| r.and_then(|r| ws.kernel(r));
+            let (ka, kb) = (k(a.get()), k(b.get()));
+            let name = |x: Option<(&std::sync::Arc<RunView>, &KernelFigures)>| {
+                x.map(|(run, k)| format!("{}: {}", run.run.name, k.name))
                     .unwrap_or_default()
             };
-            (n(a.get()), n(b.get()))
+            compare_table(ka.map(|x| x.1), kb.map(|x| x.1), (name(ka), name(kb)))
         })
     };
     view! {
@@ -230,19 +169,7 @@ pub fn ComparePage() -> impl IntoView {
                     <StallCanvas chart=stalls id="compare-stalls" />
                 </div>
                 <div>
-                    <table class="grid" id="compare-table">
-                        <thead>
-                            <tr>
-                                <th></th>
-                                <th title=move || names().0>"before"</th>
-                                <th title=move || names().1>"after"</th>
-                                <th>"after / before"</th>
-                            </tr>
-                        </thead>
-                        <tbody>{table}</tbody>
-                    </table>
-                    <p class="muted">{move || format!("before: {}", names().0)}</p>
-                    <p class="muted">{move || format!("after: {}", names().1)}</p>
+                    {markup_host(Box::new(table), None)}
                 </div>
             </div>
             {ranks_and_devices()}

@@ -1,11 +1,14 @@
 //! The roofline view: precision selector, the chart, and how to read it.
 
+use std::rc::Rc;
+
 use leptos::prelude::*;
 use shared::work::Work;
 
 use crate::components::canvas::RooflineCanvas;
-use crate::components::explain::Term;
+use crate::components::markup::markup_host;
 use crate::ctx::Ctx;
+use crate::state::page::charts;
 use crate::state::roofline::run_roofline;
 use crate::state::view::{parse_precision, precision_slug, Plotted};
 
@@ -71,79 +74,33 @@ pub fn RooflinePage() -> impl IntoView {
         <div class="page roofline" id="page-roofline">
             <div class="toolbar">
                 <PrecisionSelect options=options />
-                <Show when=move || model.with(|m| m.analytic)>
-                    <span class="badge analytic">
-                        <Term key="analytic" text="analytic roofline (no counters)" />
-                    </span>
-                </Show>
+                {markup_host(
+                    Box::new(move || charts::analytic_badge(model.with(|m| m.analytic))),
+                    None,
+                )}
             </div>
             <RooflineCanvas model=model highlight=highlight />
-            <PointsTable model=model />
-            <p class="legend muted">
-                "Each kernel is drawn at its "
-                <Term key="oi" text="operational intensity" />
-                " for each kind of bytes: hollow circle = asked (hand count), filled circle = DRAM, square = L2, diamond = L1, joined by a line. Solid roofs are measured, dashed ones theoretical; the knee is the "
-                <Term key="ridge" text="ridge point" />
-                ". A red ring marks a point "
-                <Term key="above_roof" text="above its roof" />
-                ". Hover for numbers, click to select."
-            </p>
+            {points_table(model)}
+            {markup_host(Box::new(charts::legend), None)}
         </div>
     }
 }
 
-/// Most points listed in the page's table of points; the CSV export has them all.
-const POINTS_SHOWN: usize = 400;
-
-/// The chart's points as a table, for screen readers and for reading exact numbers: folded
-/// away until opened, and rendered only then.
-#[component]
-fn PointsTable(model: Memo<crate::state::roofline::RooflineModel>) -> impl IntoView {
+/// The chart's points as a table, folded away until opened, and rendered only then
+/// (markup from `state::page::charts`).
+fn points_table(model: Memo<crate::state::roofline::RooflineModel>) -> impl IntoView {
     let open = RwSignal::new(false);
-    let rows = move || {
-        if !open.get() {
-            return Vec::new();
+    let on_toggle = move |_: usize, value: String| {
+        let now = value == "open";
+        if open.get_untracked() != now {
+            open.set(now);
         }
-        model.with(|m| {
-            m.infos
-                .iter()
-                .flatten()
-                .take(POINTS_SHOWN)
-                .map(|p| {
-                    let kernel = p.kernel.kernel.to_string();
-                    view! {
-                        <tr data-kernel=kernel>
-                            <td class="name" title=p.name.clone()>{p.name.clone()}</td>
-                            <td>{p.level.label()}</td>
-                            <td>{p.kind.key()}</td>
-                            <td class="num" data-col="flop_per_byte">{p.flop_per_byte().to_string()}</td>
-                            <td class="num" data-col="gflop_per_s">{p.gflop_per_s().to_string()}</td>
-                        </tr>
-                    }
-                })
-                .collect::<Vec<_>>()
-        })
     };
-    let more = move || {
-        let n = model.with(|m| m.infos.iter().map(Vec::len).sum::<usize>());
-        (n > POINTS_SHOWN).then(|| format!("{} more points in the CSV export", n - POINTS_SHOWN))
-    };
-    view! {
-        <details id="roofline-points" on:toggle=move |_| open.update(|o| *o = !*o)>
-            <summary>"Points as a table"</summary>
-            <table class="grid">
-                <thead>
-                    <tr>
-                        <th>"kernel"</th>
-                        <th>"point"</th>
-                        <th>"work"</th>
-                        <th>"FLOP/byte"</th>
-                        <th>"GFLOP/s"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-            <p class="muted">{more}</p>
-        </details>
-    }
+    markup_host(
+        Box::new(move || {
+            let open = open.get();
+            model.with(|m| charts::points_table(m, open))
+        }),
+        Some(Rc::new(on_toggle)),
+    )
 }

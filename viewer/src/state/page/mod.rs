@@ -5,13 +5,17 @@
 //! tree of element types a `view!` of it would compile.
 //!
 //! - [`overview`]: device, peaks, ceilings, provenance, compute roofs, warnings, asks.
+//! - [`charts`]: the roofline's badge, legend and points table; the compare table.
 //! - [`kernel`]: the selected kernel's stalls, fit and memory figures beside its charts.
 //! - [`multi`]: the devices of a host side by side, the ranks of a job compared.
+//! - [`shell`]: the welcome text, load errors, tabs and the explanation panel.
 //! - [`tables`]: the header and rows of the long tables, rendered a window at a time.
 
+pub mod charts;
 pub mod kernel;
 pub mod multi;
 pub mod overview;
+pub mod shell;
 pub mod tables;
 
 use super::explain::explain;
