@@ -1,9 +1,14 @@
 //! The loaded runs and the kernels of the current run, in the side bar. Full names are text
-//! (never markup) and shown on hover; the list shows shortened names.
+//! (never markup) and shown on hover; the list shows shortened names. The lists are markup
+//! from `state::page::shell`.
+
+use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use crate::components::markup::markup_host;
 use crate::ctx::Ctx;
+use crate::state::page::shell::{self, ListedKernel};
 use crate::state::view::KernelRef;
 
 /// Most kernels listed before the filter must narrow the list.
@@ -14,48 +19,33 @@ const MAX_LISTED: usize = 400;
 pub fn RunList() -> impl IntoView {
     let ctx = Ctx::get();
     let runs = move || {
+        let current = ctx.current_run();
         ctx.ws.with(|ws| {
-            ws.runs
+            let runs: Vec<(String, usize)> = ws
+                .runs
                 .iter()
-                .enumerate()
-                .map(|(i, r)| (i, r.run.name.clone(), r.kernels.len()))
-                .collect::<Vec<_>>()
+                .map(|r| (r.run.name.clone(), r.kernels.len()))
+                .collect();
+            shell::run_list(&runs, current)
         })
+    };
+    let on_local = move |n: usize, _: String| {
+        let i = n / 2;
+        if n == shell::run_action(i) {
+            let first = ctx
+                .ws
+                .with(|ws| ws.resolve_selection(Some(KernelRef { run: i, kernel: 0 })));
+            if let Some(r) = first {
+                ctx.select(r);
+            }
+        } else {
+            ctx.remove_run(i);
+        }
     };
     view! {
         <div class="runs">
             <h2>"Runs"</h2>
-            <ul id="run-list">
-                <For
-                    each=runs
-                    key=|r| r.clone()
-                    children=move |(i, name, n)| {
-                        let current = move || ctx.current_run() == i;
-                        view! {
-                            <li class:current=current>
-                                <button
-                                    class="link run-name"
-                                    title=name.clone()
-                                    on:click=move |_| {
-                                        let first = ctx
-                                            .ws
-                                            .with(|ws| ws.resolve_selection(Some(KernelRef { run: i, kernel: 0 })));
-                                        if let Some(r) = first {
-                                            ctx.select(r);
-                                        }
-                                    }
-                                >
-                                    {name.clone()}
-                                </button>
-                                <span class="muted">{format!(" {n} kernels ")}</span>
-                                <button class="link remove" title="remove this run" on:click=move |_| ctx.remove_run(i)>
-                                    "×"
-                                </button>
-                            </li>
-                        }
-                    }
-                />
-            </ul>
+            {markup_host(Box::new(runs), Some(Rc::new(on_local)))}
         </div>
     }
 }
@@ -78,7 +68,7 @@ pub fn KernelList() -> impl IntoView {
                 .filter(|k| needle.is_empty() || k.name.to_lowercase().contains(&needle))
                 .collect();
             let total = all.len();
-            let shown = all
+            let shown: Vec<ListedKernel> = all
                 .into_iter()
                 .take(MAX_LISTED)
                 .map(|k| {
@@ -90,10 +80,14 @@ pub fn KernelList() -> impl IntoView {
                         k.row.verdict.clone(),
                     )
                 })
-                .collect::<Vec<_>>();
+                .collect();
             (shown, total)
         })
     });
+    let list = move || {
+        let selected = ctx.selected();
+        items.with(|(shown, total)| shell::kernel_items(shown, *total, selected))
+    };
     view! {
         <div class="kernels">
             <h2>"Kernels"</h2>
@@ -103,38 +97,7 @@ pub fn KernelList() -> impl IntoView {
                 placeholder="filter kernels"
                 on:input=move |ev| filter.set(event_target_value(&ev))
             />
-            <ul id="kernel-list">
-                <For
-                    each=move || items.get().0
-                    key=|k| (k.0, k.1)
-                    children=move |(run, index, short, name, verdict)| {
-                        let r = KernelRef { run, kernel: index };
-                        let selected = move || ctx.selected() == Some(r);
-                        view! {
-                            <li>
-                                <button
-                                    class="kernel link"
-                                    class:selected=selected
-                                    data-kernel=index.to_string()
-                                    title=name
-                                    on:click=move |_| ctx.select(r)
-                                >
-                                    {short}
-                                </button>
-                                <span class="verdict muted">{verdict.unwrap_or_default()}</span>
-                            </li>
-                        }
-                    }
-                />
-            </ul>
-            <Show when=move || { let (s, t) = items.get(); t > s.len() }>
-                <p class="muted">
-                    {move || {
-                        let (s, t) = items.get();
-                        format!("{} of {t} shown; filter to find the rest", s.len())
-                    }}
-                </p>
-            </Show>
+            {markup_host(Box::new(list), None)}
         </div>
     }
 }

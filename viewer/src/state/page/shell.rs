@@ -159,9 +159,89 @@ pub fn explain_panel(open: Option<&str>) -> PageNode {
         .into()
 }
 
+/// The [`Act::Local`] of run `i`'s name (which opens it); the one after it removes it.
+pub fn run_action(i: usize) -> usize {
+    2 * i
+}
+
+/// The loaded runs (name, kernel count) with `current` marked, each with a button that
+/// opens it and one that removes it ([`run_action`]).
+pub fn run_list(runs: &[(String, usize)], current: usize) -> PageNode {
+    el("ul")
+        .id("run-list")
+        .children(runs.iter().enumerate().map(|(i, (name, n))| {
+            el("li")
+                .attr_if(i == current, "class", "current")
+                .child(
+                    el("button")
+                        .class("link run-name")
+                        .attr("title", name.clone())
+                        .on_click(Act::Local(run_action(i)))
+                        .text(name.clone()),
+                )
+                .child(tagged("span", "muted", format!(" {n} kernels ")))
+                .child(
+                    el("button")
+                        .class("link remove")
+                        .attr("title", "remove this run")
+                        .on_click(Act::Local(run_action(i) + 1))
+                        .text("×"),
+                )
+        }))
+        .into()
+}
+
+/// A kernel of the side bar's list: its run, index, short and whole name, and verdict.
+pub type ListedKernel = (usize, usize, String, String, Option<String>);
+
+/// The listed kernels, the selected one marked, and how many matched in all.
+pub fn kernel_items(
+    shown: &[ListedKernel],
+    total: usize,
+    selected: Option<crate::state::view::KernelRef>,
+) -> PageNode {
+    let items = shown.iter().map(|(run, index, short, name, verdict)| {
+        let r = crate::state::view::KernelRef {
+            run: *run,
+            kernel: *index,
+        };
+        let class = if selected == Some(r) {
+            "kernel link selected"
+        } else {
+            "kernel link"
+        };
+        el("li")
+            .child(
+                el("button")
+                    .class(class)
+                    .attr("data-kernel", index.to_string())
+                    .attr("title", name.clone())
+                    .on_click(Act::Select(r))
+                    .text(short.clone()),
+            )
+            .child(tagged(
+                "span",
+                "verdict muted",
+                verdict.clone().unwrap_or_default(),
+            ))
+    });
+    let more = (total > shown.len()).then(|| {
+        tagged(
+            "p",
+            "muted",
+            format!("{} of {total} shown; filter to find the rest", shown.len()),
+        )
+    });
+    el("div")
+        .child(el("ul").id("kernel-list").children(items))
+        .children(more)
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::markup::Node;
 
     #[test]
     fn tabs_mark_the_current_view_and_the_lock_replaces_them() {
@@ -185,6 +265,25 @@ mod tests {
         assert!(one
             .find_by(&|e| e.get("data-explain") == Some("ridge"))
             .is_some());
+    }
+
+    #[test]
+    fn the_side_lists_mark_the_current_run_and_the_selected_kernel() {
+        let runs = run_list(&[("a.json".into(), 3), ("b.json".into(), 1)], 1);
+        let current = runs.find_by(&|e| e.get("class") == Some("current"));
+        let current = current.map(|c| Node::El(c.clone()).text_content());
+        assert_eq!(current.as_deref(), Some("b.json 1 kernels ×"));
+        let remove = runs.find_by(&|e| e.get("title") == Some("remove this run"));
+        assert_eq!(remove.and_then(|b| b.on_click), Some(Act::Local(1)));
+        let r = crate::state::view::KernelRef { run: 0, kernel: 2 };
+        let shown = vec![(0, 2, "k".to_string(), "kernel".to_string(), None)];
+        let list = kernel_items(&shown, 5, Some(r));
+        let button = list.find_by(&|e| e.get("data-kernel") == Some("2"));
+        assert_eq!(
+            button.and_then(|b| b.get("class")),
+            Some("kernel link selected")
+        );
+        assert!(list.text_content().contains("1 of 5 shown"));
     }
 
     #[test]
