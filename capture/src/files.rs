@@ -8,17 +8,19 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use shared::ncu::{self, Export};
+use shared::ncu::Export;
 use shared::Artifact;
 
 use crate::interrupt;
+use crate::overlap;
 use crate::stages::Stages;
 
-/// Reads an ncu CSV export, streaming; errors name the file.
+/// Reads an ncu CSV export, streaming, on two threads (see [`overlap::read_export`]);
+/// errors name the file.
 pub fn read_export(path: &Path) -> Result<Export> {
     let file = fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    ncu::read_export(reader).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    // The reader buffers its input itself.
+    overlap::read_export(file).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Reads and validates an artifact JSON file; errors name the file.
@@ -81,12 +83,18 @@ fn write_atomic_staged(
         _ => Path::new("."),
     };
     fs::create_dir_all(dir).with_context(|| format!("{}: cannot create folder", dir.display()))?;
-    let mut tmp = temp_file_for(path, dir)?;
+    let tmp = temp_file_for(path, dir)?;
     let _undo = interrupt::remove_on_interrupt(tmp.path());
     {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        // A second thread writes the bytes to disk while `write` produces them.
+        let file = tmp
+            .as_file()
+            .try_clone()
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        let mut out = overlap::BackgroundWriter::new(file)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
         write(&mut out)
-            .and_then(|()| out.flush())
+            .and_then(|()| out.finish())
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
     stages.mark("write");

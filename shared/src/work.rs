@@ -28,10 +28,11 @@
 //! 2:4-sparse rate, twice the dense one: the roof is the dense peak.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::artifact::LaunchCounters;
+use crate::artifact::{LaunchCounters, MetricColumns};
 use crate::counters::{self as c, Counter};
 
 /// One kind of arithmetic work: a unit (CUDA cores or tensor cores) and a type.
@@ -313,54 +314,115 @@ fn tensor_total_base(name: &str) -> Option<&str> {
     Some(base)
 }
 
+/// Where a launch's columns keep their tensor-work counters: worked out once from the
+/// names of a column set, then used for every launch that shares it (every launch of an
+/// export does), so the thousands of names of a full set are not parsed per launch.
+struct TensorPlan {
+    /// The column set this plan was made for.
+    columns: Arc<MetricColumns>,
+    /// `(work, family)` in sorted order, each with the name of its total (`base.sum`) per
+    /// slot: total, dense, sparse.
+    families: Vec<(Work, [Option<String>; 3])>,
+    /// `(column, family, slot)` for every tensor counter column, in column order.
+    entries: Vec<(usize, usize, usize)>,
+}
+
+impl TensorPlan {
+    fn of(columns: &Arc<MetricColumns>) -> TensorPlan {
+        let mut by_family: BTreeMap<(Work, String), [Option<String>; 3]> = BTreeMap::new();
+        let mut found = Vec::new();
+        for (i, key) in columns.keys().iter().enumerate() {
+            let Some(base) = tensor_total_base(&key.name) else {
+                continue;
+            };
+            let Some(t) = parse_tensor_name(base) else {
+                continue;
+            };
+            let slot = match t.sparse {
+                None => 0,
+                Some(false) => 1,
+                Some(true) => 2,
+            };
+            let names = by_family.entry((t.work, t.family.to_string())).or_default();
+            if let Some(name) = names.get_mut(slot) {
+                name.get_or_insert_with(|| format!("{base}.sum"));
+            }
+            found.push((i, (t.work, t.family.to_string()), slot));
+        }
+        let order: Vec<(Work, String)> = by_family.keys().cloned().collect();
+        let entries = found
+            .into_iter()
+            .filter_map(|(i, family, slot)| order.binary_search(&family).ok().map(|f| (i, f, slot)))
+            .collect();
+        TensorPlan {
+            columns: Arc::clone(columns),
+            families: by_family
+                .into_iter()
+                .map(|((work, _), names)| (work, names))
+                .collect(),
+            entries,
+        }
+    }
+
+    /// Tensor-core work of `launch`, whose metrics have this plan's columns.
+    fn work(&self, launch: &LaunchCounters) -> WorkByKind {
+        // family -> (total, dense, sparse), each with its source; a slot is filled by the
+        // first of its columns that holds a number, as a scan of the names in column order
+        // would.
+        type Parts = [Option<(f64, Source)>; 3];
+        let mut parts: Vec<Parts> = vec![[None; 3]; self.families.len()];
+        let mut seen: Vec<[bool; 3]> = vec![[false; 3]; self.families.len()];
+        for &(column, family, slot) in &self.entries {
+            if launch.metrics.number_at(column).is_none() {
+                continue;
+            }
+            let (Some(done), Some(part), Some((_, names))) = (
+                seen.get_mut(family).and_then(|s| s.get_mut(slot)),
+                parts.get_mut(family).and_then(|p| p.get_mut(slot)),
+                self.families.get(family),
+            ) else {
+                continue;
+            };
+            if !*done {
+                *done = true;
+                *part = names
+                    .get(slot)
+                    .and_then(Option::as_deref)
+                    .and_then(|name| total_of(launch, name));
+            }
+        }
+        let mut out = WorkByKind::new();
+        for ((work, _), [whole, dense, sparse]) in self.families.iter().zip(parts) {
+            let value = whole.or(match (dense, sparse) {
+                (None, None) => None,
+                (d, s) => {
+                    let d = d.unwrap_or((0.0, Source::Total));
+                    let s = s.unwrap_or((0.0, Source::Total));
+                    Some((d.0 + s.0, d.1.max(s.1)))
+                }
+            });
+            if let Some((ops, source)) = value {
+                add(&mut out, *work, ops, source, &[]);
+            }
+        }
+        if out.is_empty() && is_volta(launch) {
+            if let Some((inst, _)) = total(launch, c::TENSOR_PIPE_INST) {
+                add(
+                    &mut out,
+                    Work::TensorFp16,
+                    VOLTA_FLOP_PER_TENSOR_INST * inst,
+                    Source::Estimate,
+                    &[],
+                );
+            }
+        }
+        out
+    }
+}
+
 /// Tensor-core work of a launch by kind, with no double counting (module documentation).
 pub fn tensor_work(launch: &LaunchCounters) -> WorkByKind {
-    // family -> (total, dense, sparse), each with its source.
-    type Parts = [Option<(f64, Source)>; 3];
-    let mut families: BTreeMap<(Work, String), Parts> = BTreeMap::new();
-    for (name, _) in launch.metrics.numbers() {
-        let Some(base) = tensor_total_base(name) else {
-            continue;
-        };
-        let Some(t) = parse_tensor_name(base) else {
-            continue;
-        };
-        let slot = match t.sparse {
-            None => 0,
-            Some(false) => 1,
-            Some(true) => 2,
-        };
-        let parts = families.entry((t.work, t.family.to_string())).or_default();
-        if parts[slot].is_none() {
-            parts[slot] = total_of(launch, &format!("{base}.sum"));
-        }
-    }
-    let mut out = WorkByKind::new();
-    for ((work, _), [whole, dense, sparse]) in families {
-        let value = whole.or(match (dense, sparse) {
-            (None, None) => None,
-            (d, s) => {
-                let d = d.unwrap_or((0.0, Source::Total));
-                let s = s.unwrap_or((0.0, Source::Total));
-                Some((d.0 + s.0, d.1.max(s.1)))
-            }
-        });
-        if let Some((ops, source)) = value {
-            add(&mut out, work, ops, source, &[]);
-        }
-    }
-    if out.is_empty() && is_volta(launch) {
-        if let Some((inst, _)) = total(launch, c::TENSOR_PIPE_INST) {
-            add(
-                &mut out,
-                Work::TensorFp16,
-                VOLTA_FLOP_PER_TENSOR_INST * inst,
-                Source::Estimate,
-                &[],
-            );
-        }
-    }
-    out
+    TensorPlan::of(launch.metrics.columns()).work(launch)
 }
 
 /// FLOPs per warp-level tensor instruction on Volta (NERSC's roofline method: each HMMA
@@ -389,7 +451,12 @@ fn add(out: &mut WorkByKind, work: Work, ops: f64, source: Source, missing: &[St
 
 /// All work of a launch by kind: CUDA cores and tensor cores.
 pub fn work(launch: &LaunchCounters) -> WorkByKind {
-    let mut out = tensor_work(launch);
+    work_with(launch, &TensorPlan::of(launch.metrics.columns()))
+}
+
+/// [`work`] with the tensor plan of the launch's columns.
+fn work_with(launch: &LaunchCounters, plan: &TensorPlan) -> WorkByKind {
+    let mut out = plan.work(launch);
     for kind in [Work::Fp64, Work::Fp32, Work::Fp16] {
         if let Some(w) = cuda_core_work(launch, kind) {
             add(&mut out, kind, w.ops, w.source, &w.missing);
@@ -401,8 +468,15 @@ pub fn work(launch: &LaunchCounters) -> WorkByKind {
 /// Work by kind summed over launches.
 pub fn work_over(launches: &[LaunchCounters]) -> WorkByKind {
     let mut out = WorkByKind::new();
+    let mut plan: Option<TensorPlan> = None;
     for launch in launches {
-        for (kind, w) in work(launch) {
+        // Launches of one export share their columns, and so one plan.
+        let columns = launch.metrics.columns();
+        let plan = match plan.take() {
+            Some(p) if Arc::ptr_eq(&p.columns, columns) => plan.insert(p),
+            _ => plan.insert(TensorPlan::of(columns)),
+        };
+        for (kind, w) in work_with(launch, plan) {
             add(&mut out, kind, w.ops, w.source, &w.missing);
         }
     }

@@ -194,6 +194,11 @@ impl Metrics {
         self.values.get(i).copied().filter(|v| v.is_finite())
     }
 
+    /// The number in column `i`; `None` when out of range or not a number.
+    pub fn number_at(&self, i: usize) -> Option<f64> {
+        self.values.get(i).copied().filter(|v| v.is_finite())
+    }
+
     /// Whether the row has a column called `name`.
     pub fn contains_key(&self, name: &str) -> bool {
         self.columns.position(name).is_some()

@@ -24,11 +24,12 @@ use super::Warning;
 /// How many bytes of a record's buffer at least follow each field's end.
 pub const TAIL_BYTES: usize = 8;
 
-/// One record: its fields' bytes (unescaped), each field a range of them.
+/// One record: its fields' bytes (unescaped), each field a range of them (32-bit offsets:
+/// a full-set row has some 2,200 fields, and the list crosses from one thread to another).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Record {
     data: Vec<u8>,
-    bounds: Vec<(usize, usize)>,
+    bounds: Vec<(u32, u32)>,
 }
 
 impl Record {
@@ -45,7 +46,7 @@ impl Record {
     /// Field `i`, if there is one.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         let &(start, end) = self.bounds.get(i)?;
-        self.data.get(start..end)
+        self.data.get(start as usize..end as usize)
     }
 
     /// Field `i` as `(tail, len)`: the record's bytes from the field's start on, of which
@@ -53,7 +54,7 @@ impl Record {
     /// may look at eight bytes at a time (see [`super::value::classify_in`]).
     pub fn get_with_tail(&self, i: usize) -> Option<(&[u8], usize)> {
         let &(start, end) = self.bounds.get(i)?;
-        Some((self.data.get(start..)?, end - start))
+        Some((self.data.get(start as usize..)?, (end - start) as usize))
     }
 
     /// Pads the data so that [`TAIL_BYTES`] follow the last field.
@@ -63,9 +64,11 @@ impl Record {
 
     /// The fields in order.
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.bounds
-            .iter()
-            .map(|&(start, end)| self.data.get(start..end).unwrap_or_default())
+        self.bounds.iter().map(|&(start, end)| {
+            self.data
+                .get(start as usize..end as usize)
+                .unwrap_or_default()
+        })
     }
 }
 
@@ -86,27 +89,32 @@ pub struct Row {
 /// fields without escapes, `"a","b",...,"z"`, into field ranges; false (and `bounds` left
 /// in any state) for anything else. On true the fields are what `csv_core` makes of the
 /// line: quoted fields keep every byte but the quotes, and the `\n` ends the record.
-fn split_quoted(line: &[u8], delimiter: u8, bounds: &mut Vec<(usize, usize)>) -> bool {
+fn split_quoted(line: &[u8], delimiter: u8, bounds: &mut Vec<(u32, u32)>) -> bool {
     bounds.clear();
     let body = line.strip_suffix(b"\n").unwrap_or(line);
-    if body.first() != Some(&b'"') {
+    if body.first() != Some(&b'"') || u32::try_from(line.len()).is_err() {
         return false;
     }
+    // The list is filled as a local, so that its length stays in a register.
+    let mut fields = std::mem::take(bounds);
     // Field by field: from just after an opening quote, the closing one is found eight
     // bytes at a time (fields are a few bytes long: a search call per field would not pay,
     // nor would a loop over single bytes, whose varying length mispredicts its end).
     let mut start = 1;
-    loop {
+    let complete = loop {
         let Some(close) = next_quote(line, start) else {
-            return false;
+            break false;
         };
-        bounds.push((start, close));
+        // Both below the line's length, which fits in 32 bits.
+        fields.push((start as u32, close as u32));
         match body.get(close + 1) {
-            None if close + 1 == body.len() => return true,
+            None => break close + 1 == body.len(),
             Some(&d) if d == delimiter && body.get(close + 2) == Some(&b'"') => start = close + 3,
-            _ => return false,
+            _ => break false,
         }
-    }
+    };
+    *bounds = fields;
+    complete
 }
 
 /// The position of the first quote in `line` at or after `from`.
@@ -136,6 +144,24 @@ fn quote_mask(word: u64) -> u64 {
     !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
+/// Where [`super::read_rows`] takes its rows from: [`Rows`] itself, or rows handed over
+/// from another thread.
+pub trait RowStream {
+    /// The next row, or the error that ends the rows (nothing more is asked after it), or
+    /// `None` at the end.
+    fn next_row(&mut self) -> Option<Result<Row, NcuError>>;
+
+    /// Takes back a row once it has been read, so that its buffers can hold a later one
+    /// (a full-set row is tens of kilobytes; reusing them saves an allocation, and the
+    /// memory's first touch, per row). Dropping it is fine too.
+    fn recycle(&mut self, row: Row) {
+        drop(row);
+    }
+}
+
+/// How many read rows [`Rows`] keeps for reuse.
+const SPARE_ROWS: usize = 64;
+
 /// The export's records, read and split from a [`LineFilter`], with one record of
 /// lookahead so each row knows whether it is the last; an iterator of [`Row`]s.
 pub struct Rows<R: Read> {
@@ -151,6 +177,8 @@ pub struct Rows<R: Read> {
     started: bool,
     /// Set after an error: nothing more is read.
     failed: bool,
+    /// Records handed back ([`RowStream::recycle`]), for their buffers.
+    spare: Vec<Record>,
 }
 
 impl<R: Read> Rows<R> {
@@ -172,6 +200,7 @@ impl<R: Read> Rows<R> {
             ahead: None,
             started: false,
             failed: false,
+            spare: Vec::new(),
         })
     }
 
@@ -202,7 +231,7 @@ impl<R: Read> Rows<R> {
             }
         }
         let line = self.filter.line_no();
-        let mut record = Record::default();
+        let mut record = self.spare.pop().unwrap_or_default();
         // Rows have the header's width, as a rule: one allocation for the field list.
         record.bounds.reserve(self.header.fields.len());
         if self.pos == 0
@@ -272,6 +301,10 @@ impl<R: Read> Rows<R> {
                     record.bounds.clear();
                     let mut start = 0;
                     for &end in self.ends.get(..n_ends).unwrap_or_default() {
+                        let end = u32::try_from(end).map_err(|_| NcuError::Csv {
+                            line: self.filter.line_no(),
+                            message: "a record of more than 4 GiB".into(),
+                        })?;
                         record.bounds.push((start, end));
                         start = end;
                     }
@@ -299,6 +332,18 @@ impl<R: Read> Rows<R> {
             is_last,
             truncated: is_last && self.filter.eof_in_quote(),
         }))
+    }
+}
+
+impl<R: Read> RowStream for Rows<R> {
+    fn next_row(&mut self) -> Option<Result<Row, NcuError>> {
+        self.next()
+    }
+
+    fn recycle(&mut self, row: Row) {
+        if self.spare.len() < SPARE_ROWS {
+            self.spare.push(row.record);
+        }
     }
 }
 

@@ -327,38 +327,72 @@ fn digits_value(word: u64, count: u32) -> u64 {
     u64::from(((v1.wrapping_add(v2)) >> 32) as u32)
 }
 
-/// A cell of 1 to 8 digits, optionally a point and 1 to 8 more: (the digits as an
-/// integer, how many follow the point). `None` for anything else, which the general parser
-/// reads. The cell is `tail[..len]` (see [`classify_in`]).
+/// A cell of plain digits: 1 to 16 digits, or 1 to 3 then groups of `,ddd`, optionally a
+/// point and 1 to 8 more digits, 19 digits at most: (the digits as an integer, how many
+/// follow the point). `None` for anything else, which the general parser reads. The cell
+/// is `tail[..len]` (see [`classify_in`]).
 #[inline]
 fn plain_decimal(tail: &[u8], len: usize) -> Option<(u64, i32)> {
-    if len == 0 || len > 17 || tail.len() < len {
+    if len == 0 || len > 32 || tail.len() < len {
         return None;
     }
-    let word = load8(tail, 0);
     // Digits may follow the cell in `tail`: only the cell's own count.
-    let whole = leading_digits(word).min(len as u32);
+    let word = load8(tail, 0);
+    let whole = (leading_digits(word) as usize).min(len);
     if whole == 0 {
         return None;
     }
-    let int = digits_value(word, whole);
-    if whole as usize == len {
-        return Some((int, 0));
+    let mut m = digits_value(word, whole as u32);
+    let mut pos = whole;
+    let mut digits = whole;
+    if whole == 8 && len > 8 {
+        let word = load8(tail, 8);
+        let more = (leading_digits(word) as usize).min(len - 8);
+        if more == 8 {
+            return None;
+        }
+        if more > 0 {
+            m = m * POW10_U64.get(more)? + digits_value(word, more as u32);
+        }
+        pos += more;
+        digits += more;
     }
-    if tail.get(whole as usize) != Some(&b'.') {
+    if tail.get(pos) == Some(&b',') && pos < len {
+        // Thousands separators: after 1 to 3 digits, groups of exactly three.
+        if whole > 3 {
+            return None;
+        }
+        while pos < len && tail.get(pos) == Some(&b',') {
+            let group = tail.get(pos + 1..pos + 4)?;
+            // At most 19 digits: no overflow.
+            if pos + 4 > len || digits + 3 > 19 || !group.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let value = group
+                .iter()
+                .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
+            m = m * 1000 + value;
+            digits += 3;
+            pos += 4;
+        }
+    }
+    if pos == len {
+        return Some((m, 0));
+    }
+    if tail.get(pos) != Some(&b'.') {
         return None;
     }
-    let fraction_len = len - whole as usize - 1;
-    if fraction_len == 0 || fraction_len > 8 {
+    let fraction_len = len - pos - 1;
+    if fraction_len == 0 || fraction_len > 8 || digits + fraction_len > 19 {
         return None;
     }
-    let word = load8(tail, whole as usize + 1);
+    let word = load8(tail, pos + 1);
     if (leading_digits(word) as usize) < fraction_len {
         return None;
     }
     let count = fraction_len as u32;
     let shift = POW10_U64.get(fraction_len)?;
-    Some((int * shift + digits_value(word, count), count as i32))
+    Some((m * shift + digits_value(word, count), count as i32))
 }
 
 /// Powers of ten up to 10^8 as integers.
@@ -516,19 +550,47 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for _ in 0..200_000 {
-            let len = (next() % 20) as usize;
-            let after = (next() % 12) as usize;
-            let buffer: Vec<u8> = (0..len + after)
-                .map(|i| {
-                    let digit_heavy = i >= len || next() % 4 != 0;
-                    if digit_heavy {
-                        b'0' + (next() % 10) as u8
-                    } else {
-                        pieces[(next() % pieces.len() as u64) as usize]
+        for round in 0..300_000 {
+            let (mut buffer, len) = if round % 3 == 0 {
+                // A number as ncu prints it: thousands separators, maybe a fraction.
+                let int = next() >> (next() % 64);
+                let mut text = int.to_string();
+                let mut grouped = String::new();
+                for (i, ch) in text.chars().enumerate() {
+                    if i > 0 && (text.len() - i) % 3 == 0 {
+                        grouped.push(',');
                     }
-                })
-                .collect();
+                    grouped.push(ch);
+                }
+                text = grouped;
+                if next() % 2 == 0 {
+                    let fraction = next() % 1_000_000_000;
+                    let width = 1 + (next() % 10) as usize;
+                    text.push_str(&format!(".{fraction:0width$}"));
+                    text.truncate(text.find('.').map_or(text.len(), |p| p + 1 + width));
+                }
+                let len = text.len();
+                (text.into_bytes(), len)
+            } else {
+                let len = (next() % 20) as usize;
+                let buffer: Vec<u8> = (0..len)
+                    .map(|_| {
+                        if next() % 4 != 0 {
+                            b'0' + (next() % 10) as u8
+                        } else {
+                            pieces[(next() % pieces.len() as u64) as usize]
+                        }
+                    })
+                    .collect();
+                (buffer, len)
+            };
+            for _ in 0..(next() % 12) {
+                buffer.push(if next() % 2 == 0 {
+                    b'0' + (next() % 10) as u8
+                } else {
+                    pieces[(next() % pieces.len() as u64) as usize]
+                });
+            }
             let scale = &scales[(next() % 3) as usize];
             let text = &buffer[..len];
             assert_eq!(

@@ -1,0 +1,262 @@
+//! The second core for `capture import`: reading and splitting an export on one thread
+//! while the other turns its records into launches, and writing an artifact's bytes to disk
+//! on one thread while the other renders them. Both hand work over through a bounded
+//! channel, so memory stays bounded and the result is the one the single-threaded path
+//! gives: the shared reader's two stages ([`shared::ncu::Rows`], [`shared::ncu::read_rows`])
+//! run in the same order on the same records, and the bytes are written in order.
+//!
+//! `shared` stays free of threads (it builds for wasm32, where the viewer runs the same
+//! stages in turn); this module only wires them up. Used by [`crate::files`].
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread;
+
+use shared::error::NcuError;
+use shared::ncu::{self, Export, Row, RowStream, Rows};
+
+/// Rows handed from the splitting to the converting thread at a time: one hand-over per
+/// row would wake one thread or the other per row, tens of thousands of times.
+const ROWS_PER_BATCH: usize = 16;
+
+/// Batches in flight between the two threads (a full-set row is some 35 KB with its field
+/// list).
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// Size of each block of artifact bytes handed to the writing thread.
+const WRITE_BLOCK_BYTES: usize = 1 << 20;
+
+/// Blocks in flight to the writing thread: room for it to sync to disk (see
+/// [`SYNC_EVERY_BYTES`]) while the renderer keeps going.
+const WRITE_BLOCKS_IN_FLIGHT: usize = 64;
+
+/// The writing thread syncs the file to disk after every this many bytes, so that the
+/// final sync before the rename (see `files::write_atomic_with`) has little left to wait
+/// for: the disk works while the artifact is still being rendered.
+const SYNC_EVERY_BYTES: u64 = 64 << 20;
+
+/// Reads one export: [`Rows`] reads and splits `input` on a second thread, and this thread
+/// converts the rows into launches ([`ncu::read_rows`]), gathering them as
+/// [`ncu::read_export`] does. Same result, same errors.
+pub fn read_export<R: Read + Send>(input: R) -> Result<Export, NcuError> {
+    let rows = Rows::open(input)?;
+    let header = rows.header().clone();
+    thread::scope(|scope| {
+        let (sender, receiver) = sync_channel(BATCHES_IN_FLIGHT);
+        // Read rows go back to the splitter, whose next rows reuse their buffers.
+        let (give_back, taken_back) = sync_channel(BATCHES_IN_FLIGHT + 1);
+        let splitter = scope.spawn(move || split(rows, &sender, &taken_back));
+        let mut stream = Handed {
+            batches: receiver,
+            batch: Vec::new().into_iter(),
+            give_back,
+            read: Vec::new(),
+        };
+        let mut launches = ncu::Launches::default();
+        let read = ncu::read_rows(&header, &mut stream, &mut |page, launch| {
+            launches.push(page, launch);
+        });
+        // An error here stops the splitter at its next batch.
+        drop(stream);
+        let skipped = splitter
+            .join()
+            .map_err(|_| NcuError::Io("the reading thread failed".into()))?;
+        let summary = read?.finish(skipped)?;
+        Ok(launches.into_export(summary))
+    })
+}
+
+/// A batch of rows (or the error that ends them, last).
+type Batch = Vec<Result<Row, NcuError>>;
+
+/// The splitting thread: batches of rows into `sender` until the end or an error; the
+/// warning about dropped lines at the end.
+fn split<R: Read>(
+    mut rows: Rows<R>,
+    sender: &SyncSender<Batch>,
+    taken_back: &Receiver<Vec<Row>>,
+) -> Option<ncu::Warning> {
+    let mut ended = false;
+    while !ended {
+        while let Ok(read) = taken_back.try_recv() {
+            for row in read {
+                rows.recycle(row);
+            }
+        }
+        let mut batch = Vec::with_capacity(ROWS_PER_BATCH);
+        while batch.len() < ROWS_PER_BATCH {
+            match rows.next() {
+                Some(row) => {
+                    ended = row.is_err();
+                    batch.push(row);
+                    if ended {
+                        break;
+                    }
+                }
+                None => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if !batch.is_empty() && sender.send(batch).is_err() {
+            // The converter stopped (an error of its own); nothing more is wanted.
+            break;
+        }
+    }
+    rows.skipped_warning()
+}
+
+/// The converting thread's side: rows from the batches, read rows given back in batches.
+struct Handed {
+    batches: Receiver<Batch>,
+    batch: std::vec::IntoIter<Result<Row, NcuError>>,
+    give_back: SyncSender<Vec<Row>>,
+    read: Vec<Row>,
+}
+
+impl RowStream for Handed {
+    fn next_row(&mut self) -> Option<Result<Row, NcuError>> {
+        loop {
+            if let Some(row) = self.batch.next() {
+                return Some(row);
+            }
+            self.batch = self.batches.recv().ok()?.into_iter();
+        }
+    }
+
+    fn recycle(&mut self, row: Row) {
+        self.read.push(row);
+        if self.read.len() >= ROWS_PER_BATCH {
+            // When the splitter has enough back already, these are simply dropped.
+            let _ = self.give_back.try_send(std::mem::take(&mut self.read));
+        }
+    }
+}
+
+/// A writer whose bytes a second thread writes to a file, in order, syncing it every
+/// [`SYNC_EVERY_BYTES`]. [`BackgroundWriter::finish`] returns the file once everything is
+/// written, or the first error.
+pub struct BackgroundWriter {
+    block: Vec<u8>,
+    sender: Option<SyncSender<Vec<u8>>>,
+    thread: Option<thread::JoinHandle<io::Result<File>>>,
+}
+
+impl BackgroundWriter {
+    /// Starts the writing thread over `file`.
+    pub fn new(file: File) -> io::Result<Self> {
+        let (sender, receiver) = sync_channel(WRITE_BLOCKS_IN_FLIGHT);
+        let thread = thread::Builder::new()
+            .name("artifact-writer".into())
+            .spawn(move || write_blocks(file, receiver))?;
+        Ok(BackgroundWriter {
+            block: Vec::with_capacity(WRITE_BLOCK_BYTES),
+            sender: Some(sender),
+            thread: Some(thread),
+        })
+    }
+
+    /// Hands the current block to the writing thread.
+    fn send_block(&mut self) -> io::Result<()> {
+        let block = std::mem::replace(&mut self.block, Vec::with_capacity(WRITE_BLOCK_BYTES));
+        match &self.sender {
+            Some(sender) if sender.send(block).is_ok() => Ok(()),
+            // The writing thread stopped on an error, which `finish` returns.
+            _ => Err(io::Error::other("the writing thread stopped")),
+        }
+    }
+
+    /// Writes out what is left and waits for the writing thread: the file, with every
+    /// byte written to it, or the first error.
+    pub fn finish(mut self) -> io::Result<File> {
+        let sent = if self.block.is_empty() {
+            Ok(())
+        } else {
+            self.send_block()
+        };
+        self.sender = None;
+        let written = match self.thread.take().map(thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            _ => Err(io::Error::other("the writing thread failed")),
+        };
+        // The thread's own error says more than "stopped".
+        let file = written?;
+        sent.map(|()| file)
+    }
+}
+
+impl Write for BackgroundWriter {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.write_all(data)?;
+        Ok(data.len())
+    }
+
+    fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
+        while !data.is_empty() {
+            let room = WRITE_BLOCK_BYTES - self.block.len().min(WRITE_BLOCK_BYTES);
+            let (now, later) = data.split_at(room.min(data.len()));
+            self.block.extend_from_slice(now);
+            data = later;
+            if self.block.len() >= WRITE_BLOCK_BYTES {
+                self.send_block()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks go out when full and at [`BackgroundWriter::finish`]; a flush has nothing
+    /// to add (the artifact writer flushes once, at its end).
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The writing thread: every block into `file` in order, a sync every
+/// [`SYNC_EVERY_BYTES`].
+fn write_blocks(mut file: File, blocks: Receiver<Vec<u8>>) -> io::Result<File> {
+    let mut unsynced = 0u64;
+    for block in blocks {
+        file.write_all(&block)?;
+        unsynced += block.len() as u64;
+        if unsynced >= SYNC_EVERY_BYTES {
+            file.sync_data()?;
+            unsynced = 0;
+        }
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RAW: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+    const DETAILS: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_details.csv");
+
+    #[test]
+    fn two_threads_read_what_one_reads() {
+        for text in [RAW, DETAILS, "\"ID\",\"Kernel Name\"\n"] {
+            let one = ncu::read_export(text.as_bytes());
+            let two = read_export(text.as_bytes());
+            assert_eq!(one, two);
+        }
+    }
+
+    #[test]
+    fn the_background_writer_writes_every_byte_in_order() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("out.bin");
+        let file = File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut writer = BackgroundWriter::new(file).unwrap_or_else(|e| panic!("{e}"));
+        let mut expected = Vec::new();
+        for i in 0..5000u32 {
+            let piece = vec![(i % 251) as u8; (i as usize * 7) % 3000];
+            writer.write_all(&piece).unwrap_or_else(|e| panic!("{e}"));
+            expected.extend_from_slice(&piece);
+        }
+        drop(writer.finish().unwrap_or_else(|e| panic!("{e}")));
+        assert!(std::fs::read(&path).ok() == Some(expected));
+    }
+}
