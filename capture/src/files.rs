@@ -121,7 +121,7 @@ pub fn write_artifact(path: &Path, artifact: &Artifact) -> Result<()> {
 /// [`write_artifact`], marking its stages in `stages` (see [`write_atomic_staged`]).
 pub fn write_artifact_staged(path: &Path, artifact: &Artifact, stages: &mut Stages) -> Result<()> {
     write_atomic_staged(path, stages, |out| {
-        artifact.write_json(out).map_err(std::io::Error::from)
+        overlap::write_artifact_json(artifact, out)
     })
 }
 

@@ -1,6 +1,7 @@
 //! The second core for `capture import`: reading and splitting an export on one thread
-//! while the other turns its records into launches, and writing an artifact's bytes to disk
-//! on one thread while the other renders them. Both hand work over through a bounded
+//! while the other turns its records into launches; rendering an artifact's value arrays on
+//! two threads ([`write_artifact_json`]), and writing its bytes to disk on a third while
+//! they are rendered. Both hand work over through a bounded
 //! channel, so memory stays bounded and the result is the one the single-threaded path
 //! gives: the shared reader's two stages ([`shared::ncu::Rows`], [`shared::ncu::read_rows`])
 //! run in the same order on the same records, and the bytes are written in order.
@@ -10,11 +11,15 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread;
 
+use shared::artifact::Metrics;
 use shared::error::NcuError;
 use shared::ncu::{self, Export, Row, RowStream, Rows};
+use shared::Artifact;
 
 /// Rows handed from the splitting to the converting thread at a time: one hand-over per
 /// row would wake one thread or the other per row, tens of thousands of times.
@@ -23,6 +28,10 @@ const ROWS_PER_BATCH: usize = 16;
 /// Batches in flight between the two threads (a full-set row is some 35 KB with its field
 /// list).
 const BATCHES_IN_FLIGHT: usize = 4;
+
+/// Value arrays a helper may have rendered ahead of the writer (a full-set launch's is
+/// some 15 KB).
+const ARRAYS_IN_FLIGHT: usize = 64;
 
 /// Size of each block of artifact bytes handed to the writing thread.
 const WRITE_BLOCK_BYTES: usize = 1 << 20;
@@ -135,6 +144,72 @@ impl RowStream for Handed {
     }
 }
 
+/// Writes `artifact` as [`Artifact::write_json`] does, the launches' value arrays rendered
+/// by this thread and a helper together: each array is claimed by whichever thread gets to
+/// it first (an atomic counter in the order of [`Artifact::value_arrays`]), and this thread
+/// writes them in order, waiting for the helper's when it claimed the next one. The bytes
+/// are [`Metrics::json_array`]'s either way, so the file is the same.
+pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Result<()> {
+    let arrays = artifact.value_arrays();
+    if arrays.len() < 2 {
+        return artifact.write_json(out).map_err(io::Error::from);
+    }
+    let identity: Vec<usize> = arrays.iter().map(|m| address(m)).collect();
+    // The first index nobody has claimed.
+    let next = Arc::new(AtomicUsize::new(0));
+    thread::scope(|scope| {
+        let (sender, receiver) = sync_channel::<(usize, Vec<u8>)>(ARRAYS_IN_FLIGHT);
+        let claim = Arc::clone(&next);
+        let arrays = &arrays;
+        scope.spawn(move || loop {
+            let i = claim.fetch_add(1, Ordering::AcqRel);
+            let Some(m) = arrays.get(i) else { break };
+            if sender.send((i, m.json_array())).is_err() {
+                break;
+            }
+        });
+        let mut pending: Option<(usize, Vec<u8>)> = None;
+        let source = move |i: usize, m: &Metrics, buf: &mut Vec<u8>| {
+            *buf = loop {
+                if next.load(Ordering::Acquire) <= i {
+                    // Nobody has claimed it: this thread renders it, unless the helper
+                    // claims it first.
+                    if next
+                        .compare_exchange(i, i + 1, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        break m.json_array();
+                    }
+                    continue;
+                }
+                // The helper claimed it; its arrays arrive in claim order.
+                let item = pending.take().or_else(|| receiver.recv().ok());
+                match item {
+                    Some((j, bytes)) if j == i && identity.get(i) == Some(&address(m)) => {
+                        break bytes;
+                    }
+                    Some((j, _)) if j < i => continue,
+                    // Not the array asked for (the order differs): render it here.
+                    other => {
+                        pending = other.filter(|(j, _)| *j > i);
+                        break m.json_array();
+                    }
+                }
+            };
+        };
+        artifact
+            .write_json_with(out, Box::new(source))
+            .map_err(io::Error::from)
+        // Leaving the scope drops the receiver (inside `source`, dropped with the
+        // serializer's state), which ends the helper.
+    })
+}
+
+/// A row's address, to check that an array rendered ahead is the one asked for.
+fn address(m: &Metrics) -> usize {
+    m as *const Metrics as usize
+}
+
 /// A writer whose bytes a second thread writes to a file, in order, syncing it every
 /// [`SYNC_EVERY_BYTES`]. [`BackgroundWriter::finish`] returns the file once everything is
 /// written, or the first error.
@@ -242,6 +317,23 @@ mod tests {
             let two = read_export(text.as_bytes());
             assert_eq!(one, two);
         }
+    }
+
+    #[test]
+    fn two_threads_render_the_artifact_one_renders() {
+        let export = ncu::read_export(RAW.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        let mut launches = export.launches;
+        // Enough launches for both threads to take some.
+        let copies: Vec<_> = (0..50).flat_map(|_| launches.clone()).collect();
+        launches.extend(copies);
+        let artifact = shared::merge::import_launches(
+            launches,
+            export.warnings,
+            shared::artifact::Provenance::default(),
+        );
+        let mut out = Vec::new();
+        write_artifact_json(&artifact, &mut out).unwrap_or_else(|e| panic!("{e}"));
+        assert!(out == artifact.to_json().into_bytes());
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! plus a short list of its text values. In JSON a [`super::CounterSet`] lists the columns
 //! once (`metric_columns`) and each launch's `metrics` is an array of values in column order.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -298,9 +299,17 @@ impl Metrics {
             })
     }
 
-    /// Appends the row's values as a JSON array, exactly as serde_json writes them one by
-    /// one in [`super::Artifact::write_json`]'s layout: `[1056.0,"all",null]`.
-    fn render_values(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    /// The row's values as a JSON array, exactly as [`super::Artifact::write_json`] writes
+    /// them: `[1056.0,"all",null]`. A pure function of the row, so a caller may render the
+    /// rows of an artifact on another thread ([`super::Artifact::write_json_with`]).
+    pub fn json_array(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 * self.values.len() + 2);
+        self.render_values(&mut out);
+        out
+    }
+
+    /// Appends the row's values as a JSON array (see [`Metrics::json_array`]).
+    fn render_values(&self, out: &mut Vec<u8>) {
         out.push(b'[');
         let mut texts = self.texts.iter().peekable();
         for (i, v) in self.values.iter().enumerate() {
@@ -314,14 +323,14 @@ impl Metrics {
             if v.to_bits() == TEXT_BITS {
                 while texts.next_if(|(k, _)| (*k as usize) < i).is_some() {}
                 if let Some((_, t)) = texts.next_if(|(k, _)| *k as usize == i) {
-                    serde_json::to_writer(&mut *out, t.as_str())?;
+                    // Writing a string to a Vec cannot fail.
+                    let _ = serde_json::to_writer(&mut *out, t.as_str());
                     continue;
                 }
             }
             out.extend_from_slice(b"null");
         }
         out.push(b']');
-        Ok(())
     }
 
     /// The value for each of `columns`, by name (missing where this row lacks the column).
@@ -381,6 +390,32 @@ impl fmt::Debug for Metrics {
     }
 }
 
+/// Where the value arrays of an artifact being written come from: called with each array's
+/// index (in the order of [`super::Artifact::value_arrays`]), its row and an empty buffer
+/// to fill with exactly [`Metrics::json_array`]'s bytes.
+pub type ArraySource = Box<dyn FnMut(usize, &Metrics, &mut Vec<u8>)>;
+
+thread_local! {
+    /// The array source of the artifact being written on this thread, and the index of
+    /// the next array; none: each row renders its own.
+    static ARRAYS: RefCell<Option<(ArraySource, usize)>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (writing an artifact) with `source` giving the value arrays, restoring the
+/// previous source afterwards, even if `f` panics.
+pub(crate) fn with_array_source<T>(source: Option<ArraySource>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<(ArraySource, usize)>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            ARRAYS.with(|arrays| *arrays.borrow_mut() = previous);
+        }
+    }
+    let previous = ARRAYS.with(|arrays| arrays.replace(source.map(|s| (s, 0))));
+    let _restore = Restore(previous);
+    f()
+}
+
 /// Serializes a row's values in the order of `columns`: numbers, strings or null.
 pub struct ValuesSer<'a> {
     /// The row.
@@ -393,10 +428,16 @@ impl Serialize for ValuesSer<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let m = self.metrics;
         let own_columns = std::ptr::eq(Arc::as_ptr(&m.columns), self.columns);
-        if own_columns && super::json::raw_arrays() {
-            let mut out = Vec::with_capacity(16 * m.values.len() + 2);
-            m.render_values(&mut out)
-                .map_err(|e| serde::ser::Error::custom(e.to_string()))?;
+        if super::json::raw_arrays() && (own_columns || m.columns.keys == self.columns.keys) {
+            let out = ARRAYS.with(|arrays| match arrays.borrow_mut().as_mut() {
+                Some((source, index)) => {
+                    let mut out = Vec::new();
+                    source(*index, m, &mut out);
+                    *index += 1;
+                    out
+                }
+                None => m.json_array(),
+            });
             return s.serialize_bytes(&out);
         }
         let mut seq = s.serialize_seq(Some(self.columns.len()))?;

@@ -15,8 +15,8 @@ use schemars::JsonSchema;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
-pub use self::metrics_map::{MetricColumns, MetricKey, Metrics};
-use self::metrics_map::{ValuesSer, ValuesWire};
+use self::metrics_map::{with_array_source, ValuesSer, ValuesWire};
+pub use self::metrics_map::{ArraySource, MetricColumns, MetricKey, Metrics};
 use crate::error::ArtifactError;
 use crate::range::OutOfRange;
 use crate::text::names::shorten_kernel_name;
@@ -760,14 +760,46 @@ impl Artifact {
     /// Writes the artifact as JSON to `out`, streaming: objects one key per line,
     /// indented; arrays on one line, so a launch's thousands of metric values stay compact.
     pub fn write_json<W: std::io::Write>(&self, out: W) -> Result<(), serde_json::Error> {
+        self.write_json_from(out, None)
+    }
+
+    /// [`Artifact::write_json`], with the launches' value arrays (the bulk of a large
+    /// import) from `arrays`, which may have rendered them ahead on other threads with
+    /// [`Metrics::json_array`]; the bytes must be that function's, and the file is then the
+    /// same. `arrays` is called in the order of [`Artifact::value_arrays`].
+    pub fn write_json_with<W: std::io::Write>(
+        &self,
+        out: W,
+        arrays: ArraySource,
+    ) -> Result<(), serde_json::Error> {
+        self.write_json_from(out, Some(arrays))
+    }
+
+    fn write_json_from<W: std::io::Write>(
+        &self,
+        out: W,
+        arrays: Option<ArraySource>,
+    ) -> Result<(), serde_json::Error> {
         use std::io::Write;
         let mut out = json::Buffered::new(out);
         let mut ser =
             serde_json::Serializer::with_formatter(&mut out, json::ObjectsIndented::new());
-        json::with_raw_arrays(|| self.serialize(&mut ser))?;
+        with_array_source(arrays, || {
+            json::with_raw_arrays(|| self.serialize(&mut ser))
+        })?;
         out.write_all(b"\n")
             .and_then(|()| out.flush())
             .map_err(serde_json::Error::io)
+    }
+
+    /// The launches' metrics whose value arrays [`Artifact::write_json`] writes, in the
+    /// order it writes them: each kernel's cold launches, then its warm ones.
+    pub fn value_arrays(&self) -> Vec<&Metrics> {
+        self.kernels
+            .iter()
+            .flat_map(|k| k.cold.iter().chain(k.warm.iter()))
+            .flat_map(|set| set.launches.iter().map(|l| &l.metrics))
+            .collect()
     }
 
     /// The JSON Schema of the artifact format, as pretty JSON.
@@ -805,6 +837,35 @@ mod tests {
             assert!(raw.as_bytes() == out.as_slice(), "the two paths differ");
             assert!(raw.contains("\"PolicySpread\"") && raw.contains("null"));
         }
+    }
+
+    #[test]
+    fn value_arrays_come_in_the_order_they_are_written() {
+        let csv = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+        let export = crate::ncu::read_export(csv.as_bytes()).expect("reads");
+        let artifact =
+            crate::merge::import_launches(export.launches, export.warnings, Provenance::default());
+        let order: Vec<usize> = artifact
+            .value_arrays()
+            .iter()
+            .map(|m| *m as *const Metrics as usize)
+            .collect();
+        assert_eq!(order.len(), 6);
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = std::rc::Rc::clone(&seen);
+        let mut out = Vec::new();
+        artifact
+            .write_json_with(
+                &mut out,
+                Box::new(move |i, m, buf| {
+                    log.borrow_mut().push((i, m as *const Metrics as usize));
+                    *buf = m.json_array();
+                }),
+            )
+            .expect("writes");
+        let expected: Vec<(usize, usize)> = order.into_iter().enumerate().collect();
+        assert_eq!(*seen.borrow(), expected);
+        assert!(out == artifact.to_json().into_bytes());
     }
 
     #[test]
