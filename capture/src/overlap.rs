@@ -150,26 +150,30 @@ impl RowStream for Handed {
 /// writes them in order, waiting for the helper's when it claimed the next one. The bytes
 /// are [`Metrics::json_array`]'s either way, so the file is the same.
 pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Result<()> {
-    let arrays = artifact.value_arrays();
-    if arrays.len() < 2 {
+    if artifact.kernels.iter().map(launches_of).sum::<usize>() < 2 {
         return artifact.write_json(out).map_err(io::Error::from);
     }
-    let identity: Vec<usize> = arrays.iter().map(|m| address(m)).collect();
     // The first index nobody has claimed.
     let next = Arc::new(AtomicUsize::new(0));
     thread::scope(|scope| {
-        let (sender, receiver) = sync_channel::<(usize, Vec<u8>)>(ARRAYS_IN_FLIGHT);
+        let (sender, receiver) = sync_channel::<(usize, usize, Vec<u8>)>(ARRAYS_IN_FLIGHT);
         let claim = Arc::clone(&next);
-        let arrays = &arrays;
-        scope.spawn(move || loop {
-            let i = claim.fetch_add(1, Ordering::AcqRel);
-            let Some(m) = arrays.get(i) else { break };
-            if sender.send((i, m.json_array())).is_err() {
-                break;
+        scope.spawn(move || {
+            // Worked out here, while this thread writes what comes before the arrays.
+            let arrays = artifact.value_arrays();
+            loop {
+                let i = claim.fetch_add(1, Ordering::AcqRel);
+                let Some((m, only)) = arrays.get(i) else {
+                    break;
+                };
+                let bytes = m.json_array(only.as_deref());
+                if sender.send((i, address(m), bytes)).is_err() {
+                    break;
+                }
             }
         });
-        let mut pending: Option<(usize, Vec<u8>)> = None;
-        let source = move |i: usize, m: &Metrics, buf: &mut Vec<u8>| {
+        let mut pending: Option<(usize, usize, Vec<u8>)> = None;
+        let source = move |i: usize, m: &Metrics, only: Option<&[u32]>, buf: &mut Vec<u8>| {
             *buf = loop {
                 if next.load(Ordering::Acquire) <= i {
                     // Nobody has claimed it: this thread renders it, unless the helper
@@ -178,21 +182,19 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
                         .compare_exchange(i, i + 1, Ordering::AcqRel, Ordering::Acquire)
                         .is_ok()
                     {
-                        break m.json_array();
+                        break m.json_array(only);
                     }
                     continue;
                 }
                 // The helper claimed it; its arrays arrive in claim order.
                 let item = pending.take().or_else(|| receiver.recv().ok());
                 match item {
-                    Some((j, bytes)) if j == i && identity.get(i) == Some(&address(m)) => {
-                        break bytes;
-                    }
-                    Some((j, _)) if j < i => continue,
+                    Some((j, at, bytes)) if j == i && at == address(m) => break bytes,
+                    Some((j, _, _)) if j < i => continue,
                     // Not the array asked for (the order differs): render it here.
                     other => {
-                        pending = other.filter(|(j, _)| *j > i);
-                        break m.json_array();
+                        pending = other.filter(|(j, _, _)| *j > i);
+                        break m.json_array(only);
                     }
                 }
             };
@@ -203,6 +205,14 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
         // Leaving the scope drops the receiver (inside `source`, dropped with the
         // serializer's state), which ends the helper.
     })
+}
+
+/// Launches of a kernel, cold and warm.
+fn launches_of(kernel: &shared::artifact::KernelRecord) -> usize {
+    [&kernel.cold, &kernel.warm]
+        .iter()
+        .filter_map(|set| set.as_ref().map(|s| s.launches.len()))
+        .sum()
 }
 
 /// A row's address, to check that an array rendered ahead is the one asked for.

@@ -142,13 +142,18 @@ pub fn import_launches(
         .extend(warnings.iter().map(|w| w.to_string()));
     let mut index: HashMap<String, usize> = HashMap::new();
     for launch in launches {
-        let i = *index.entry(launch.function.clone()).or_insert_with(|| {
-            artifact.kernels.push(KernelRecord {
-                cold: Some(CounterSet::of(Vec::new())),
-                ..KernelRecord::new(launch.function.clone(), launch.function.clone())
-            });
-            artifact.kernels.len() - 1
-        });
+        // Looked up first: the name is copied only for a new kernel.
+        let i = match index.get(&launch.function) {
+            Some(&i) => i,
+            None => {
+                artifact.kernels.push(KernelRecord {
+                    cold: Some(CounterSet::of(Vec::new())),
+                    ..KernelRecord::new(launch.function.clone(), launch.function.clone())
+                });
+                index.insert(launch.function.clone(), artifact.kernels.len() - 1);
+                artifact.kernels.len() - 1
+            }
+        };
         if let Some(set) = artifact.kernels.get_mut(i).and_then(|k| k.cold.as_mut()) {
             set.launches.push(launch);
         }
