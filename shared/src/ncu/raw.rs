@@ -16,7 +16,7 @@ use super::ident::{IdColumns, ID_COLUMNS};
 use super::lines::Header;
 use super::rows::{for_each_row, RowSource, Warnings};
 use super::units::{normalize_unit, UnitScale};
-use super::value::{classify_in, classify_plain, to_value, Cell};
+use super::value::{classify_in, classify_plain, plain_number, to_value, Cell};
 
 /// One metric column.
 struct Column {
@@ -143,14 +143,13 @@ pub fn read(
         let mut metrics = RowBuilder::new(Arc::clone(shared));
         for column in &columns {
             // A plain decimal's digits were read by the splitter; anything else is read here.
-            let plain = record
-                .plain_decimal(column.index)
-                .and_then(|(m, fraction)| classify_plain(m, fraction, &column.scale));
-            if let Some(Cell::Number(v)) = plain {
+            let digits = record.plain_decimal(column.index);
+            if let Some(v) = digits.and_then(|(m, f)| plain_number(m, f, &column.scale)) {
                 // Nearly every cell: nothing to warn about, no text to keep.
                 metrics.push_number(v);
                 continue;
             }
+            let plain = digits.and_then(|(m, f)| classify_plain(m, f, &column.scale));
             let (tail, len) = record.get_with_tail(column.index).unwrap_or_default();
             match plain.unwrap_or_else(|| classify_in(tail, len, &column.scale)) {
                 Cell::Number(v) => metrics.push_number(v),

@@ -269,6 +269,20 @@ pub(crate) fn classify_plain(m: u64, fraction_digits: i32, scale: &UnitScale) ->
     Some(number_cell(v, scale))
 }
 
+/// [`classify_plain`] when the result is a number in range, the usual case: the number
+/// alone, so the caller's loop has no cell to build and match.
+#[inline]
+pub(crate) fn plain_number(m: u64, fraction_digits: i32, scale: &UnitScale) -> Option<f64> {
+    let v = exact_scaled(m, scale.exp10.checked_sub(fraction_digits)?)?;
+    let v = if scale.factor == 1.0 {
+        v
+    } else {
+        v * scale.factor
+    };
+    // Plain decimals are not negative: only the magnitude can be out of range.
+    (v <= MAX_MAGNITUDE).then_some(v)
+}
+
 /// A number in the unit of `scale` as a cell: in the base unit, or out of range.
 #[inline]
 fn number_cell(v: f64, scale: &UnitScale) -> Cell {
@@ -372,15 +386,13 @@ pub(crate) fn plain_decimal(tail: &[u8], len: usize) -> Option<(u64, i32)> {
             return None;
         }
         while pos < len && tail.get(pos) == Some(&b',') {
-            let group = tail.get(pos + 1..pos + 4)?;
+            // `,ddd`, read as one word: the three bytes after the comma must be digits.
+            let group = load8(tail, pos) >> 8;
             // At most 19 digits: no overflow.
-            if pos + 4 > len || digits + 3 > 19 || !group.iter().all(u8::is_ascii_digit) {
+            if pos + 4 > len || digits + 3 > 19 || leading_digits(group) < 3 {
                 return None;
             }
-            let value = group
-                .iter()
-                .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
-            m = m * 1000 + value;
+            m = m * 1000 + digits_value(group, 3);
             digits += 3;
             pos += 4;
         }
