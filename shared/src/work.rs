@@ -379,11 +379,14 @@ pub fn cuda_core_work(launch: &LaunchCounters, work: Work) -> Option<WorkCount> 
     })
 }
 
-/// [`cuda_core_work`] through a plan's columns: `counters` as [`cuda_core_counters`] gives
-/// them, each with its form columns.
+/// A CUDA-core kind's counters as [`cuda_core_counters`] gives them, each with the columns
+/// of its forms.
+type CudaCounters = [(Counter, f64, FormColumns); 3];
+
+/// [`cuda_core_work`] through a plan's columns.
 fn cuda_core_work_at(
     launch: &LaunchCounters,
-    counters: &[(Counter, f64, FormColumns); 3],
+    counters: &CudaCounters,
     time: TimeColumns,
 ) -> Option<WorkCount> {
     let mut ops = 0.0;
@@ -470,7 +473,7 @@ struct WorkPlan {
     /// `(column, family, slot)` for every tensor counter column, in column order.
     entries: Vec<(usize, usize, usize)>,
     /// The CUDA-core kinds with their counters, weights and form columns.
-    cuda: Vec<(Work, [(Counter, f64, FormColumns); 3])>,
+    cuda: Vec<(Work, CudaCounters)>,
     /// The time and cycles rates need.
     time: TimeColumns,
     /// The Volta tensor-pipe counter and compute capability.

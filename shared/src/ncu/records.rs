@@ -165,7 +165,7 @@ fn split_quoted(
             match next_quote(line, start) {
                 // Of the longer fields the splitter reads every other one too, so that the
                 // two threads of `capture import` take about the same time.
-                Some(close) if fields.len() % 2 == 0 => {
+                Some(close) if fields.len().is_multiple_of(2) => {
                     let tail = line.get(start..).unwrap_or_default();
                     (
                         close,
