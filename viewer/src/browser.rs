@@ -26,13 +26,18 @@ pub fn files_of(list: &web_sys::FileList) -> Vec<web_sys::File> {
     (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
-/// Reads every file as text. A file that cannot be read becomes an error naming it; the
-/// others are still returned.
+/// Reads every file as text. A file that cannot be read, or that is too large for the tab
+/// (see [`crate::state::load::refuse_large_file`], checked before reading), becomes an error
+/// naming it; the others are still returned.
 pub async fn read_files(list: Vec<web_sys::File>) -> (Vec<InputFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for file in list {
         let name = file.name();
+        if let Some(e) = crate::state::load::refuse_large_file(&name, file.size() as u64) {
+            errors.push((e.file, e.message));
+            continue;
+        }
         match JsFuture::from(file.text()).await {
             Ok(v) => match v.as_string() {
                 Some(text) => files.push(InputFile { name, text }),

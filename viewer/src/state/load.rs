@@ -55,6 +55,33 @@ impl std::fmt::Display for LoadError {
     }
 }
 
+/// The largest file the viewer reads, in bytes. A browser tab holds a file's whole text
+/// (twice: as the browser's string and as the viewer's copy in WebAssembly memory) and then
+/// every value of it, one `f64` per metric per launch, and reads it in one go, the tab busy
+/// meanwhile. Measured in headless Chromium 156 on the development machine
+/// (`tests/browser/examples/load_size.rs`, README, Performance), raw full-set exports: 200 MB
+/// load in 5 s with the tab at 0.8 GB, 300 MB in 7 s at 1.1 GB, 500 MB in 10 s at 1.7 GB,
+/// the tab busy all the while; past about 536 MB Chromium cannot hold the text as a string
+/// at all and hands the page an empty file (which read as "the file is empty"). The same
+/// export imported by `capture import` is an artifact that writes each kernel's repeated
+/// values once: the 500 MB export's is 13 MB and loads in 2 to 3 s.
+pub const MAX_FILE_BYTES: u64 = 250 * 1000 * 1000;
+
+/// Refuses a file of `bytes` bytes larger than [`MAX_FILE_BYTES`] before it is read, with a
+/// message that says so and what to do instead; `None` when it may be read.
+pub fn refuse_large_file(name: &str, bytes: u64) -> Option<LoadError> {
+    (bytes > MAX_FILE_BYTES).then(|| LoadError {
+        file: name.to_string(),
+        message: format!(
+            "{:.0} MB is more than a browser tab can load (at most {} MB); import it with \
+             `capture import {name} -o run.json` and open run.json instead",
+            // Rounded up, so that a file just over the limit does not read as at it.
+            (bytes as f64 / 1e6).ceil(),
+            MAX_FILE_BYTES / 1_000_000
+        ),
+    })
+}
+
 /// Whether a file's text looks like JSON (an artifact) rather than a CSV export.
 fn looks_like_json(text: &str) -> bool {
     text.trim_start_matches('\u{feff}')
@@ -173,6 +200,20 @@ mod tests {
             name: name.into(),
             text: std::fs::read_to_string(&path).unwrap_or_default(),
         }
+    }
+
+    #[test]
+    fn a_file_too_large_for_the_tab_is_refused_with_what_to_do() {
+        assert_eq!(refuse_large_file("run.csv", MAX_FILE_BYTES), None);
+        let just_over = refuse_large_file("a.csv", MAX_FILE_BYTES + 1).map(|e| e.message);
+        assert!(just_over.is_some_and(|m| m.starts_with("251 MB is more")));
+        let e = refuse_large_file("big-raw.csv", 500_009_714).expect("refused");
+        assert_eq!(e.file, "big-raw.csv");
+        assert_eq!(
+            e.to_string(),
+            "big-raw.csv: 501 MB is more than a browser tab can load (at most 250 MB); \
+             import it with `capture import big-raw.csv -o run.json` and open run.json instead"
+        );
     }
 
     #[test]
