@@ -71,8 +71,7 @@ impl Record {
 
     /// Field `i` as a plain decimal read ahead: its digits as an integer and how many of
     /// them follow the point (see [`super::value::classify_in`]); `None` for any other field,
-    /// and for those the splitter left to the reader (half of those longer than seven
-    /// bytes).
+    /// and, in a record the fast split did not take, for those longer than seven bytes.
     pub fn plain_decimal(&self, i: usize) -> Option<(u64, i32)> {
         let packed = *self.digits.get(i)?;
         (packed != NOT_PLAIN).then_some((
@@ -86,9 +85,9 @@ impl Record {
         self.data.extend_from_slice(&[0; TAIL_BYTES]);
     }
 
-    /// Reads the digits of the fields of up to seven bytes that are plain decimals (the
-    /// fast split reads them as it goes; the reader reads longer ones itself, so that the
-    /// two threads of `capture import` take about the same time).
+    /// Reads the digits of the fields of up to seven bytes that are plain decimals, for a
+    /// record split by `csv_core` (the fast split reads every field's as it goes; these
+    /// records are rare, and the reader reads longer fields itself).
     fn read_digits(&mut self) {
         self.digits.clear();
         for &(start, end) in &self.bounds {
@@ -158,21 +157,19 @@ fn split_quoted(
             .and_then(<[u8]>::first_chunk::<8>)
             .map(|w| u64::from_le_bytes(*w));
         let mask = word.map_or(0, quote_mask);
+        let tail = || line.get(start..).unwrap_or_default();
         let (close, packed) = if let (Some(word), true) = (word, mask != 0) {
             let len = (mask.trailing_zeros() / 8) as usize;
-            (start + len, pack(super::value::plain_in_word(word, len)))
+            // Thousands separators are read by the general form.
+            let plain = super::value::plain_in_word(word, len)
+                .or_else(|| super::value::plain_decimal(tail(), len));
+            (start + len, pack(plain))
         } else {
             match next_quote(line, start) {
-                // Of the longer fields the splitter reads every other one too, so that the
-                // two threads of `capture import` take about the same time.
-                Some(close) if fields.len().is_multiple_of(2) => {
-                    let tail = line.get(start..).unwrap_or_default();
-                    (
-                        close,
-                        pack(super::value::plain_decimal(tail, close - start)),
-                    )
-                }
-                Some(close) => (close, NOT_PLAIN),
+                Some(close) => (
+                    close,
+                    pack(super::value::plain_decimal(tail(), close - start)),
+                ),
                 None => break false,
             }
         };
@@ -577,8 +574,15 @@ mod tests {
         assert_eq!(
             digits,
             [
-                // Up to seven bytes: longer ones are the reader's.
-                vec![Some((1, 0)), None, Some((250, 2)), None, None, None, None],
+                vec![
+                    Some((1, 0)),
+                    None,
+                    Some((250, 2)),
+                    None,
+                    Some((1024, 0)),
+                    None,
+                    None
+                ],
                 vec![Some((1, 0)), Some((2, 0))],
             ]
         );
@@ -621,7 +625,10 @@ mod tests {
             &mut bounds,
             &mut digits
         ));
-        assert_eq!(digits, [pack(Some((12_345_678, 0))), NOT_PLAIN]);
+        assert_eq!(
+            digits,
+            [pack(Some((12_345_678, 0))), pack(Some((10_245, 1)))]
+        );
         assert!(split_quoted(b"\"a\";\"b\"", b';', &mut bounds, &mut digits));
         let long = b"\"0123456789\",\"\",\"ab\",\"\",\"\",\"x\",\"0123456789abcdef\",\"\"\n";
         assert!(split_quoted(long, b',', &mut bounds, &mut digits));
