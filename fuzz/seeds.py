@@ -8,6 +8,7 @@ ignored by git; this script is how it is made again.
 """
 
 import csv
+import gzip
 import io
 import json
 import pathlib
@@ -19,6 +20,7 @@ H200 = ROOT / "tests" / "fixtures" / "ncu-h200"
 GUI = ROOT / "tests" / "fixtures" / "ncu-gui" / "probe_full_gui_raw.csv"
 GOLDEN = ROOT / "tests" / "golden" / "probe_metrics.artifact.json"
 SAMPLES = ROOT / "site" / "samples"
+TWO_PROCESS = ROOT / "tests" / "fixtures" / "ncu-h200-reports" / "two_process.ncu-rep.gz"
 
 # Identity columns of ncu CLI exports, then the metrics the model reads: every counter of
 # the catalog, parsed from shared/src/counters.rs (its `ID = "name", "unit", "meaning";`
@@ -105,6 +107,57 @@ def slim_artifact(path, kernels=3, counters=True):
     return json.dumps(artifact, separators=(",", ":")).encode()
 
 
+def varint(data, at):
+    """A protobuf varint at `at`: (value, offset after it)."""
+    value, shift = 0, 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, at
+
+
+def payload_size(header):
+    """Field 5 (payload bytes) of a report's block header, 0 when absent."""
+    at, size = 0, 0
+    while at < len(header):
+        key, at = varint(header, at)
+        kind = key & 7
+        if kind == 0:
+            value, at = varint(header, at)
+            if key >> 3 == 5:
+                size = value
+        elif kind == 1:
+            at += 8
+        elif kind == 5:
+            at += 4
+        elif kind == 2:
+            length, at = varint(header, at)
+            at += length
+        else:
+            raise ValueError(f"wire type {kind} in a block header")
+    return size
+
+
+def report_frames(report):
+    """Where each frame of a report ends: the file header, then each block header and each
+    size-prefixed message of its payload."""
+    u32 = lambda at: int.from_bytes(report[at:at + 4], "little")
+    at = 8 + u32(4)
+    ends = [at]
+    while at + 4 <= len(report):
+        header = report[at + 4:at + 4 + u32(at)]
+        at += 4 + len(header)
+        ends.append(at)
+        end = at + payload_size(header)
+        while at < end:
+            at += 4 + u32(at)
+            ends.append(at)
+    return ends
+
+
 def write(target, name, data):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -171,6 +224,21 @@ def main():
     }
     for name, data in merges.items():
         write("merge_table", name, data)
+
+    # ncu_rep: the two-process report cut after its session, inside and after its first
+    # result (one complete result, a cut one), and after its second process's first result.
+    report = gzip.decompress(TWO_PROCESS.read_bytes())
+    ends = report_frames(report)
+    # Ends of: file header, session block, source block header, source, result block header.
+    first_result = ends[4]
+    cuts = {
+        "session_only": ends[1],
+        "first_result_cut": first_result + 2000,
+        "one_result": ends[5],
+        "second_process_first_result": ends[16],
+    }
+    for name, cut in cuts.items():
+        write("ncu_rep", name, report[:cut])
 
     for target in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
         sizes = sorted(f.stat().st_size for f in target.iterdir())

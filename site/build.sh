@@ -41,12 +41,12 @@ rm -rf "$dist"
 mkdir -p "$dist/pkg" "$dist/samples"
 wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
   --out-dir "$dist/pkg" "$wasm"
-cp "$here/index.html" "$here/start.js" "$here/style.css" "$dist/"
+cp "$here/index.html" "$here/start.js" "$here/style.css" "$here/questions.json" "$dist/"
 
 # Bundled samples (real captures only) and the menu's list of them.
 shopt -s nullglob
 samples=()
-for f in "$here"/samples/*.json; do
+for f in "$here"/samples/*.json "$here"/samples/*.ncu-rep; do
   name="$(basename "$f")"
   [ "$name" = "index.json" ] && continue
   cp "$f" "$dist/samples/"

@@ -57,10 +57,55 @@ pub enum CacheArg {
     Both,
 }
 
+/// The devices `capture run --device` measures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceArg {
+    /// `all`: every device the driver lists (after `CUDA_VISIBLE_DEVICES`).
+    All,
+    /// Ordinals, in the order given (`0,3`).
+    List(Vec<u32>),
+}
+
+impl DeviceArg {
+    /// Parses `all` or a comma-separated list of distinct CUDA ordinals.
+    pub fn parse(text: &str) -> Result<DeviceArg, String> {
+        if text.trim().eq_ignore_ascii_case("all") {
+            return Ok(DeviceArg::All);
+        }
+        let mut list = Vec::new();
+        for part in text.split(',').map(str::trim) {
+            let n: u32 = part.parse().map_err(|_| {
+                format!("{part:?} is not a device: give `all` or CUDA ordinals, like 0,3")
+            })?;
+            if list.contains(&n) {
+                return Err(format!("device {n} is listed twice"));
+            }
+            list.push(n);
+        }
+        Ok(DeviceArg::List(list))
+    }
+
+    /// The ordinals on a host with `count` devices; an error names an ordinal it lacks.
+    pub fn ordinals(&self, count: u32) -> Result<Vec<u32>, String> {
+        match self {
+            DeviceArg::All => Ok((0..count).collect()),
+            DeviceArg::List(list) => match list.iter().find(|&&n| n >= count) {
+                Some(n) => Err(format!(
+                    "no CUDA device {n}: this host has {count} (ordinals 0 to {})",
+                    count.saturating_sub(1)
+                )),
+                None => Ok(list.clone()),
+            },
+        }
+    }
+}
+
 /// `capture run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Where to write the artifact.
+    /// Where to write the artifact. May hold `{device}` (the CUDA ordinal), `{host}`,
+    /// `{rank}` and `{local_rank}`; with several devices and no `{device}`, `-gpuN` is added
+    /// before the extension (`roofline-gpu3.json`).
     #[arg(short, long, default_value = "roofline.json")]
     pub output: PathBuf,
     /// Run only these kernels (suite function names, comma separated, e.g. vector_add).
@@ -75,9 +120,13 @@ pub struct RunArgs {
     /// Skip the ncu pass: timings, ceilings and checks only.
     #[arg(long)]
     pub no_profile: bool,
-    /// CUDA device ordinal.
-    #[arg(long, default_value_t = 0)]
-    pub device: u32,
+    /// Skip the tensor-core ceilings (cuBLASLt GEMMs of every tensor type the device has).
+    /// They are measured only when the whole suite runs (no --kernels).
+    #[arg(long)]
+    pub no_tensor_ceilings: bool,
+    /// CUDA device ordinal, a list (`0,3`) or `all`: each device in turn, one artifact each.
+    #[arg(long, default_value = "0", value_parser = DeviceArg::parse)]
+    pub device: DeviceArg,
     /// Elements of the streaming arrays (default: scaled from the device's L2 size).
     #[arg(long)]
     pub size: Option<u64>,
@@ -126,7 +175,9 @@ pub struct ImportArgs {
 /// `capture profile`.
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
-    /// Where to write the artifact.
+    /// Where to write the artifact. May hold `{rank}`, `{local_rank}` and `{host}` (from
+    /// torchrun's, Open MPI's or Slurm's variables); required when several ranks are
+    /// detected, so that they do not write one file.
     #[arg(short, long, default_value = "profile.json")]
     pub output: PathBuf,
     /// Profile only kernels whose name matches this regular expression.
@@ -222,4 +273,39 @@ pub enum TableSort {
     Time,
     /// By short name.
     Name,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_parse_as_all_or_a_list_and_resolve_against_the_host() {
+        // (flag, devices on the host, ordinals or the error's start)
+        type Case = (&'static str, u32, Result<&'static [u32], &'static str>);
+        let cases: [Case; 8] = [
+            ("0", 1, Ok(&[0])),
+            ("all", 8, Ok(&[0, 1, 2, 3, 4, 5, 6, 7])),
+            ("ALL", 1, Ok(&[0])),
+            ("0,3", 4, Ok(&[0, 3])),
+            ("3, 0", 4, Ok(&[3, 0])),
+            (
+                "0,3",
+                2,
+                Err("no CUDA device 3: this host has 2 (ordinals 0 to 1)"),
+            ),
+            ("0,0", 2, Err("device 0 is listed twice")),
+            ("gpu1", 2, Err("\"gpu1\" is not a device")),
+        ];
+        for (flag, count, want) in cases {
+            let got = DeviceArg::parse(flag).and_then(|d| d.ordinals(count));
+            match want {
+                Ok(list) => assert_eq!(got.as_deref(), Ok(list), "{flag}"),
+                Err(start) => {
+                    let err = got.err().unwrap_or_default();
+                    assert!(err.starts_with(start), "{flag}: {err}");
+                }
+            }
+        }
+    }
 }

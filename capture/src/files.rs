@@ -1,13 +1,14 @@
 //! The one place capture touches the file system for its inputs and outputs: reading
-//! exports and artifacts with the file named in every error, and atomic writes (every
-//! artifact and CSV page capture writes goes through [`write_atomic`]; only ncu's own log
-//! and report are written by ncu as it runs).
+//! exports (CSV text or `.ncu-rep` reports) and artifacts with the file named in every
+//! error, and atomic writes (every artifact and CSV page capture writes goes through
+//! [`write_atomic`]; only ncu's own log and report are written by ncu as it runs).
 
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use shared::exports;
 use shared::ncu::Export;
 use shared::Artifact;
 
@@ -15,12 +16,16 @@ use crate::interrupt;
 use crate::overlap;
 use crate::stages::Stages;
 
-/// Reads an ncu CSV export, streaming, on two threads (see [`overlap::read_export`]);
-/// errors name the file.
+/// Reads an ncu export, streaming, through [`shared::exports`]: a binary report
+/// (`.ncu-rep`, told by its magic) into the launches its raw CSV page would give, else a
+/// CSV text export, read on two threads ([`overlap::read_export`]). Errors name the file,
+/// and the line or byte offset.
 pub fn read_export(path: &Path) -> Result<Export> {
     let file = fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    // The reader buffers its input itself.
-    overlap::read_export(file).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    // Small: the CSV reader buffers its input itself, and reads larger blocks past this.
+    let reader = std::io::BufReader::with_capacity(64 << 10, file);
+    exports::read_from_with(reader, overlap::read_export)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Reads and validates an artifact JSON file; errors name the file.

@@ -9,6 +9,7 @@ mod gpu;
 mod import;
 mod interrupt;
 mod overlap;
+mod ranks;
 mod stages;
 mod table;
 

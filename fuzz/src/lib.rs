@@ -16,8 +16,9 @@
 
 use shared::artifact::{CacheControl, LaunchCounters, MetricValue, Provenance};
 use shared::counters;
-use shared::error::NcuError;
+use shared::error::{ExportError, NcuError, ReportError};
 use shared::ncu::{self, Export, Page};
+use shared::ncu_rep;
 use shared::Artifact;
 
 /// The fixture whose raw-page header and units row prefix the structured inputs.
@@ -434,5 +435,104 @@ fn attach(artifact: &mut Artifact, launches: Vec<LaunchCounters>, cache: CacheCo
     if let Err(error) = shared::merge::attach_counters(artifact, launches, cache) {
         assert!(!error.to_string().is_empty(), "an error without a message");
         assert!(*artifact == before, "a refused merge changed the artifact");
+    }
+}
+
+/// A reader that hands out its bytes a few at a time (1 to 7 per call, cycling), so the
+/// streaming report reader meets every frame split across reads.
+struct Trickle<'a> {
+    data: &'a [u8],
+    calls: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        let n = (1 + self.calls % 7).min(buf.len()).min(self.data.len());
+        let (now, rest) = self.data.split_at(n);
+        buf[..n].copy_from_slice(now);
+        self.data = rest;
+        Ok(n)
+    }
+}
+
+/// The byte offset a report error names, if it names one.
+fn report_offset(error: &ReportError) -> Option<u64> {
+    match error {
+        ReportError::NotAReport { .. } => Some(0),
+        ReportError::Truncated { offset, .. }
+        | ReportError::ZeroSize { offset, .. }
+        | ReportError::Malformed { offset, .. }
+        | ReportError::Layout { offset, .. } => Some(*offset),
+        ReportError::NoResults | ReportError::Io(_) => None,
+        // A variant added later: its message is still checked.
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// The report target: any bytes into the `.ncu-rep` reader. The slice reader, the
+/// streaming reader (fed a few bytes per read) and the decoded [`ncu_rep::Report`] must
+/// agree; an error names a byte inside the input (its message starting `byte N: `); an
+/// accepted report has launches with finite values, and what it imports to renders its
+/// bytes table and round-trips through JSON. [`shared::exports::read`] must read it alike.
+pub fn ncu_rep(data: &[u8]) {
+    let export = ncu_rep::read_export(data);
+    let streamed = ncu_rep::read_export_from(Trickle { data, calls: 0 });
+    assert_eq!(export, streamed, "the slice and streaming readers disagree");
+    let report = ncu_rep::read_report(data);
+    match (&export, &report) {
+        (Ok(export), Ok(report)) => assert_eq!(
+            &report.to_export(),
+            export,
+            "read_report then to_export differs from read_export"
+        ),
+        (Err(a), Err(b)) => assert_eq!(a, b, "read_report refused the input differently"),
+        _ => panic!("read_report and read_export disagree: {export:?} / {report:?}"),
+    }
+    if ncu_rep::is_report(data) {
+        assert_eq!(
+            shared::exports::read(data),
+            export.clone().map_err(ExportError::from),
+            "exports::read read a report differently"
+        );
+    }
+    match export {
+        Ok(export) => {
+            assert!(
+                !export.launches.is_empty(),
+                "an accepted report has no launches"
+            );
+            for warning in &export.warnings {
+                assert!(!warning.message.is_empty(), "a warning without a message");
+            }
+            for launch in &export.launches {
+                for (name, metric) in &launch.metrics {
+                    assert_finite(&metric.value, name);
+                }
+            }
+            let artifact = shared::merge::import_launches(
+                export.launches,
+                export.warnings,
+                Provenance::default(),
+            );
+            round_trip(&artifact);
+            table_forms(&artifact);
+        }
+        Err(error) => {
+            let message = error.to_string();
+            assert!(!message.is_empty(), "an error without a message");
+            if let Some(offset) = report_offset(&error) {
+                assert!(
+                    offset <= data.len() as u64,
+                    "error names byte {offset} of an input of {} bytes: {message}",
+                    data.len()
+                );
+                assert!(
+                    message.starts_with(&format!("byte {offset}: ")),
+                    "the message does not start with its byte: {message}"
+                );
+            }
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! reads, once, with its unit and what it measures.
 //!
 //! Nothing else in the workspace spells a counter name. [`crate::metrics`] reads launches
-//! through these constants; `capture` asks ncu for [`PROFILE`] and checks each came back;
+//! through these constants; `capture` asks ncu for [`PROFILE`], [`STALLS`] and [`TENSOR`]
+//! and checks that each came back (of the last two, those of the export's architecture);
 //! the fuzz seeds and the tests build their lists from [`all`]. A test in
 //! `tests/tests/catalog.rs` fails when `capture/src` or `viewer/src` spells a counter name
 //! of its own.
@@ -106,6 +107,77 @@ counters! {
     L2_XBAR_BYTES = "derived__lts__lts2xbar_bytes.sum", "byte", "L2-to-crossbar bytes of ncu's hierarchical roofline";
 }}
 
+counters! {
+    /// Warp-state counters (ncu's WarpStateStats section, in `--set full`): for each reason,
+    /// the mean number of warps in that state per cycle in which the scheduler issued, so
+    /// the reasons sum to ncu's warp cycles per issued instruction. The union over
+    /// architectures, in the H200's order; [`stall_reasons`] says which one has which.
+    /// `capture profile` asks for every one (ncu drops those a GPU lacks) and checks those
+    /// of the export's architecture; [`crate::latency::stalls`] explains each.
+    STALLS {
+    STALL_BARRIER = "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio", "inst", "warps waiting at a block-wide barrier, per issue-active cycle";
+    STALL_BRANCH_RESOLVING = "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio", "inst", "warps waiting for a branch target to be resolved, per issue-active cycle";
+    STALL_DISPATCH_STALL = "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio", "inst", "warps selected but held back by a dispatch interlock, per issue-active cycle";
+    STALL_DRAIN = "smsp__average_warps_issue_stalled_drain_per_issue_active.ratio", "inst", "warps after exit, waiting for memory stores to drain, per issue-active cycle";
+    STALL_GMMA = "smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio", "inst", "warps waiting on warpgroup MMA (wgmma) resources or results (CC 9.0), per issue-active cycle";
+    STALL_IMC_MISS = "smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio", "inst", "warps waiting for an immediate-constant cache miss, per issue-active cycle";
+    STALL_LG_THROTTLE = "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio", "inst", "warps waiting for room in the local/global memory instruction queue, per issue-active cycle";
+    STALL_LONG_SCOREBOARD = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", "inst", "warps waiting on an L1TEX result: global, local, surface or texture memory, per issue-active cycle";
+    STALL_MATH_PIPE_THROTTLE = "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio", "inst", "warps waiting for a busy math pipe, per issue-active cycle";
+    STALL_MEMBAR = "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio", "inst", "warps waiting at a memory barrier (fence), per issue-active cycle";
+    STALL_MIO_THROTTLE = "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio", "inst", "warps waiting for room in the MIO instruction queue (shared memory, special math), per issue-active cycle";
+    STALL_MISC = "smsp__average_warps_issue_stalled_misc_per_issue_active.ratio", "inst", "warps miscellaneous hardware reasons, per issue-active cycle";
+    STALL_NO_INSTRUCTION = "smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio", "inst", "warps waiting for an instruction to be fetched, per issue-active cycle";
+    STALL_NOT_SELECTED = "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio", "inst", "warps eligible, but another warp was selected to issue, per issue-active cycle";
+    STALL_SELECTED = "smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", "inst", "warps selected: the warp issued (one per issued instruction, not a stall), per issue-active cycle";
+    STALL_SHORT_SCOREBOARD = "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio", "inst", "warps waiting on an MIO result: shared memory or special math, per issue-active cycle";
+    STALL_SLEEPING = "smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio", "inst", "warps all threads of the warp asleep or blocked (nanosleep, yield), per issue-active cycle";
+    STALL_TEX_THROTTLE = "smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio", "inst", "warps waiting for room in the texture unit's queue, per issue-active cycle";
+    STALL_WAIT = "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio", "inst", "warps waiting a fixed number of cycles on an execution dependency, per issue-active cycle";
+}}
+
+/// The warp-state counters of a compute capability: CC 7.0 to 8.9 have every reason of
+/// [`STALLS`] but `gmma` (Hopper's warpgroup MMA); CC 9.0 has all of them. Other
+/// architectures get the CC 7.0 list: reasons a newer GPU adds or drops were not seen
+/// here, and the breakdown uses whichever reasons an export carries.
+pub fn stall_reasons(major: u32, minor: u32) -> &'static [Counter] {
+    const VOLTA_TO_ADA: &[Counter] = &[
+        STALL_BARRIER,
+        STALL_BRANCH_RESOLVING,
+        STALL_DISPATCH_STALL,
+        STALL_DRAIN,
+        STALL_IMC_MISS,
+        STALL_LG_THROTTLE,
+        STALL_LONG_SCOREBOARD,
+        STALL_MATH_PIPE_THROTTLE,
+        STALL_MEMBAR,
+        STALL_MIO_THROTTLE,
+        STALL_MISC,
+        STALL_NO_INSTRUCTION,
+        STALL_NOT_SELECTED,
+        STALL_SELECTED,
+        STALL_SHORT_SCOREBOARD,
+        STALL_SLEEPING,
+        STALL_TEX_THROTTLE,
+        STALL_WAIT,
+    ];
+    match (major, minor) {
+        (9, 0) => STALLS,
+        (major, _) if major < 7 => &[],
+        _ => VOLTA_TO_ADA,
+    }
+}
+
+counters! {
+    /// Launch statistics: read where an export has them (ncu's LaunchStats and Occupancy
+    /// sections, which `capture` collects, carry them), never asked for by name.
+    LAUNCH {
+    WAVES_PER_SM = "launch__waves_per_multiprocessor", "", "waves per SM: blocks over (SMs x blocks per SM the occupancy limits allow)";
+    GRID_SIZE = "launch__grid_size", "", "blocks in the grid";
+    LAUNCH_SM_COUNT = "launch__sm_count", "", "SMs the launch could use";
+    LIMIT_BARRIERS = "launch__occupancy_limit_barriers", "block", "blocks per SM allowed by the SM's barriers";
+}}
+
 /// The prefix of tensor-core work counters by source type (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`):
 /// [`crate::work`] reads every counter of this family an export has, whatever the
 /// architecture, and never the op-level (`sm__ops_path_tensor_op_*`) or per-SMSP ones.
@@ -140,16 +212,7 @@ counters! {
 pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
     const V70: &[Counter] = &[TENSOR_PIPE_INST];
     const T75: &[Counter] = &[T75_FP16_BF16_TF32, T_FP16_DST_FP16, T_INT8, T_INT4, T_INT1];
-    const A80: &[Counter] = &[
-        T_BF16,
-        T_FP16_DST_FP16,
-        T_FP16_DST_FP32,
-        T_TF32,
-        T_INT8,
-        T_INT4,
-        T_FP64,
-        T_INT1,
-    ];
+    // Ada (8.9) has Ampere's families plus fp8; Ampere's list is its first eight.
     const A89: &[Counter] = &[
         T_BF16,
         T_FP16_DST_FP16,
@@ -162,6 +225,7 @@ pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
         T_FP8_DENSE,
         T_FP8_SPARSE,
     ];
+    const A80: &[Counter] = A89.split_at(8).0;
     const H90: &[Counter] = &[T_BF16, T_FP16, T_TF32, T_FP8, T_FP64, T_INT8, T_INT1];
     match (major, minor) {
         (7, 0) | (7, 2) => V70,
@@ -174,7 +238,7 @@ pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
 }
 
 /// Every list of the catalog.
-pub const LISTS: &[&[Counter]] = &[PROFILE, DEVICE, ROOFLINE_SET, TENSOR];
+pub const LISTS: &[&[Counter]] = &[PROFILE, DEVICE, ROOFLINE_SET, STALLS, LAUNCH, TENSOR];
 
 /// Every counter of the catalog, in declaration order.
 pub fn all() -> impl Iterator<Item = &'static Counter> {

@@ -103,6 +103,29 @@ pub enum NcuError {
     Io(String),
 }
 
+/// Why an export file of either kind, CSV text or binary report, could not be read (see
+/// [`crate::exports`]).
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ExportError {
+    /// A CSV text export that could not be read.
+    #[error(transparent)]
+    Csv(#[from] NcuError),
+    /// A binary report (it starts with the report magic) that could not be read.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// Binary data that does not start with the report magic either: neither kind.
+    #[error(
+        "byte 0: neither a CSV text export (binary data on line {line}) nor an Nsight Compute \
+         report (expected the magic \"NVR\\0\", found \"{found}\")"
+    )]
+    Unrecognized {
+        /// 1-based line where the CSV reader found non-text bytes.
+        line: u64,
+        /// The first bytes found (at most four), escaped.
+        found: String,
+    },
+}
+
 /// Why an Nsight Compute report (`.ncu-rep`) could not be read at all. Every variant names
 /// the byte offset of the problem. A report cut short after some complete results is not
 /// an error: those results load, with a warning (see [`crate::ncu_rep`]).
@@ -110,7 +133,7 @@ pub enum NcuError {
 pub enum ReportError {
     /// The file does not start with the report magic `NVR\0`.
     #[error(
-        "byte 0: not an Nsight Compute report: expected the magic \"NVR\\0\", found {found:?}"
+        "byte 0: not an Nsight Compute report: expected the magic \"NVR\\0\", found \"{found}\""
     )]
     NotAReport {
         /// The first bytes found (at most four), escaped.

@@ -87,6 +87,7 @@ pub fn device_from_launches(launches: &[LaunchCounters]) -> Option<DeviceInfo> {
         bus_width_bits,
         l2_bytes: int(c::L2_CACHE_BYTES),
         total_mem_bytes: int(c::TOTAL_MEMORY_BYTES),
+        pci_bus_id: None,
         peaks: roofline::theoretical_peaks(
             sm_count,
             sm_clock_khz,

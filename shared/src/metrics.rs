@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::artifact::{KernelRecord, LaunchCounters, MetricValue, Precision};
 use crate::counters::{self as c, Counter};
 use crate::roofline::ratio;
-use crate::work::{self, Source, Work, WorkByKind};
+use crate::work::{self, Source, WorkByKind};
 
 /// Bytes per DRAM / L2 / L1 sector.
 pub const SECTOR_BYTES: f64 = 32.0;
@@ -146,19 +146,11 @@ pub struct FlopCount {
     pub missing: Vec<String>,
 }
 
-/// The CUDA-core work kind of a precision.
-pub fn cuda_core_kind(precision: Precision) -> Work {
-    match precision {
-        Precision::Fp16 => Work::Fp16,
-        Precision::Fp32 => Work::Fp32,
-        Precision::Fp64 => Work::Fp64,
-    }
-}
-
 /// CUDA-core FLOPs of one precision ([`work::cuda_core_work`]: add + mul + 2 x fma, FP16
-/// as ncu counts packed half2); `None` when none of its counters was collected.
+/// as ncu counts packed half2); `None` when none of its counters was collected, and for
+/// tensor-core kinds (see [`work::tensor_work`]).
 pub fn flops(launch: &LaunchCounters, precision: Precision) -> Option<FlopCount> {
-    work::cuda_core_work(launch, cuda_core_kind(precision)).map(|w| FlopCount {
+    work::cuda_core_work(launch, precision).map(|w| FlopCount {
         flops: w.ops,
         missing: w.missing,
     })
@@ -393,6 +385,8 @@ pub struct Occupancy {
     pub limit_warps: Option<f64>,
     /// Blocks per SM allowed by the SM's block slots.
     pub limit_blocks: Option<f64>,
+    /// Blocks per SM allowed by the SM's barriers (exports of recent ncu versions).
+    pub limit_barriers: Option<f64>,
     /// Registers per thread.
     pub registers_per_thread: Option<f64>,
 }
@@ -409,6 +403,7 @@ pub fn occupancy(launch: &LaunchCounters) -> Occupancy {
         limit_shared_mem: either(c::LIMIT_SHARED_MEM, "Block Limit Shared Mem"),
         limit_warps: either(c::LIMIT_WARPS, "Block Limit Warps"),
         limit_blocks: either(c::LIMIT_BLOCKS, "Block Limit SM"),
+        limit_barriers: either(c::LIMIT_BARRIERS, "Block Limit Barriers"),
         registers_per_thread: either(c::REGISTERS_PER_THREAD, "Registers Per Thread"),
     }
 }
@@ -450,7 +445,7 @@ fn sum_all(launches: &[LaunchCounters], f: impl Fn(&LaunchCounters) -> Option<f6
 }
 
 fn flop_count(by: &WorkByKind, precision: Precision) -> Option<FlopCount> {
-    by.get(&cuda_core_kind(precision)).map(|w| FlopCount {
+    by.get(&precision).map(|w| FlopCount {
         flops: w.ops,
         missing: w.missing.clone(),
     })

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Artifact, KernelRecord};
+use crate::latency;
 use crate::metrics::{self, LaunchTotals};
 use crate::roofline::{giga_per_s, percent_of, ratio, ridge};
 use crate::text::names::distinct_short_names;
@@ -38,6 +39,16 @@ pub struct TableCeilings {
     pub theoretical_gbs: Option<f64>,
     /// Theoretical FP32 peak from attributes, GFLOP/s.
     pub theoretical_gflops: Option<f64>,
+    /// Measured compute ceiling of every kind of work, keyed like `flops_by_precision`
+    /// (`fp32`, `tensor_bf16`, ...; every key of [`Work::ALL`]): GFLOP/s (GOP/s for
+    /// integer kinds), `null` where `capture run` measured none
+    /// ([`crate::figures::compute_ceilings`]).
+    #[serde(default)]
+    pub measured: BTreeMap<String, Option<f64>>,
+    /// Theoretical dense peak of every kind of work, keyed like `measured`, `null` where
+    /// the peak table has no figure for this device.
+    #[serde(default)]
+    pub theoretical: BTreeMap<String, Option<f64>>,
 }
 
 /// Where a row's time came from.
@@ -108,12 +119,24 @@ pub struct TableRow {
     pub verdict: Option<String>,
     /// CPU reference check: `pass` or `fail`.
     pub check: Option<String>,
+    /// Each stall reason's share of the stalled warps (reason key to 0..1, summing to 1;
+    /// `selected`, the issuing warp, is not a stall), from ncu's warp-state counters
+    /// ([`crate::latency::stalls`]); `None` without them.
+    pub stalls: Option<BTreeMap<String, f64>>,
+    /// Waves per SM of the kernel's longest launch: ncu's own figure, else blocks / (SMs x
+    /// blocks per SM) ([`crate::latency::fit`]).
+    pub waves: Option<f64>,
+    /// For a `latency-bound` verdict, why, in one line ([`crate::latency::reason_line`]).
+    pub latency_reason: Option<String>,
 }
 
 impl TableRow {
     /// The row of one kernel record.
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
-        let totals: LaunchTotals = metrics::totals(metrics::reference_launches(kernel));
+        let launches = metrics::reference_launches(kernel);
+        let totals: LaunchTotals = metrics::totals(launches);
+        let verdict = metrics::verdict(&totals.sol);
+        let latency = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
         let n = totals.launches.max(1);
         let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
             (Some(t), _) => (Some(t.median_ms * n as f64), Some(TimeSource::EventMedian)),
@@ -179,11 +202,14 @@ impl TableRow {
             gflops: rate(flops),
             fp64_flops,
             fp64_gflops: rate(fp64_flops),
-            verdict: metrics::verdict(&totals.sol).map(|v| v.kind.as_str().to_string()),
+            verdict: verdict.map(|v| v.kind.as_str().to_string()),
             check: kernel
                 .check
                 .as_ref()
                 .map(|c| if c.passed { "pass" } else { "fail" }.to_string()),
+            stalls: latency.stalls.as_ref().map(|s| s.share_map()),
+            waves: latency.fit.waves,
+            latency_reason: latency.reason,
         }
     }
 }
@@ -201,7 +227,16 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
             .device
             .as_ref()
             .and_then(|d| d.peaks.fp32_gflop_per_s),
+        ..TableCeilings::default()
     };
+    let mut ceilings = ceilings;
+    for kind in Work::ALL {
+        let c = crate::figures::compute_ceilings(artifact, kind);
+        ceilings.measured.insert(kind.key().to_string(), c.measured);
+        ceilings
+            .theoretical
+            .insert(kind.key().to_string(), c.theoretical);
+    }
     let mut kernels: Vec<TableRow> = artifact
         .kernels
         .iter()
@@ -261,13 +296,13 @@ fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
 }
 
 /// The column headers of the human forms.
-pub const COLUMNS: [&str; 15] = [
+pub const COLUMNS: [&str; 16] = [
     "kernel", "launches", "time ms", "time %", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask",
-    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "check",
+    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "check", "because",
 ];
 
 /// Columns of the human forms that are text (left-aligned); the others are numbers.
-pub const TEXT_COLUMNS: [usize; 4] = [0, 11, 13, 14];
+pub const TEXT_COLUMNS: [usize; 5] = [0, 11, 13, 14, 15];
 
 /// The mark after a figure derived from rates (explained under the human tables).
 pub const DERIVED_MARK: &str = "~";
@@ -277,8 +312,8 @@ impl TableRow {
     /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
     /// with the most work, and GFLOP/s of all floating-point work (FLOPs of CUDA and tensor
     /// cores), marked `>=` when a lower bound. A figure derived from rates ends in
-    /// [`DERIVED_MARK`].
-    pub fn cells(&self) -> [String; 15] {
+    /// [`DERIVED_MARK`]. `because` is the latency-bound verdict's reason.
+    pub fn cells(&self) -> [String; 16] {
         let derived = |field: &str| self.derived_from_rates.iter().any(|d| d == field);
         let mark = |text: String, field: &str| {
             if derived(field) && text != "-" {
@@ -308,13 +343,14 @@ impl TableRow {
             mark(flops, "flops_total"),
             self.verdict.clone().unwrap_or_else(|| "-".into()),
             self.check.clone().unwrap_or_else(|| "-".into()),
+            self.latency_reason.clone().unwrap_or_else(|| "-".into()),
         ]
     }
 }
 
 impl TableRow {
     /// [`TableRow::cells`] with the short name, for terminals and Markdown.
-    pub fn short_cells(&self) -> [String; 15] {
+    pub fn short_cells(&self) -> [String; 16] {
         let mut cells = self.cells();
         cells[0] = self.short_name.clone();
         cells
@@ -348,12 +384,28 @@ impl BytesTable {
         if !parts.is_empty() {
             lines.push(parts.join(", "));
         }
+        // Tensor-core ceilings, when measured: one line, with the theoretical dense peaks.
+        let tensor: Vec<String> = Work::ALL
+            .into_iter()
+            .filter(|w| w.is_tensor())
+            .filter_map(|w| {
+                let v = c.measured.get(w.key()).copied().flatten()?;
+                let theo = c.theoretical.get(w.key()).copied().flatten();
+                Some(match theo {
+                    Some(t) => format!("{} {v:.0} of {t:.0} G{}/s", w.label(), w.unit()),
+                    None => format!("{} {v:.0} G{}/s", w.label(), w.unit()),
+                })
+            })
+            .collect();
+        if !tensor.is_empty() {
+            lines.push(format!("measured {}", tensor.join(", ")));
+        }
         lines
     }
 
     /// Aligned text for a terminal.
     pub fn to_text(&self) -> String {
-        let rows: Vec<[String; 15]> = self.kernels.iter().map(TableRow::short_cells).collect();
+        let rows: Vec<[String; 16]> = self.kernels.iter().map(TableRow::short_cells).collect();
         let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
         for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
@@ -449,6 +501,9 @@ impl BytesTable {
             "gflops_total",
             "flops_by_precision",
             "derived_from_rates",
+            "waves",
+            "latency_reason",
+            "stalls",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         // Writing to a Vec cannot fail.
@@ -489,6 +544,14 @@ impl BytesTable {
                     .collect::<Vec<_>>()
                     .join(" "),
                 r.derived_from_rates.join(" "),
+                num(r.waves),
+                r.latency_reason.clone().unwrap_or_default(),
+                r.stalls
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
@@ -580,6 +643,55 @@ mod tests {
         assert_eq!(row.cells()[4], "1074.8");
         assert_eq!(row.time_ms, None, "no timing and no duration");
         assert!(t.to_text().contains("0.0039"));
+    }
+
+    #[test]
+    fn ceilings_list_every_precision_measured_or_null() {
+        use crate::artifact::{ComputeCapability, DeviceInfo, MeasuredCeilings};
+        let mut a = Artifact::new(Provenance::default());
+        let t = bytes_table(&a);
+        assert_eq!(t.ceilings.measured.len(), Work::ALL.len());
+        assert!(t.ceilings.measured.values().all(Option::is_none));
+        a.device = Some(DeviceInfo {
+            index: None,
+            name: "H200".into(),
+            compute_capability: Some(ComputeCapability { major: 9, minor: 0 }),
+            sm_count: Some(132),
+            sm_clock_khz: Some(1_980_000),
+            mem_clock_khz: None,
+            bus_width_bits: None,
+            l2_bytes: None,
+            total_mem_bytes: None,
+            pci_bus_id: None,
+            peaks: Default::default(),
+        });
+        let mut c = MeasuredCeilings {
+            fma_gflop_per_s: Some(64_000.0),
+            ..Default::default()
+        };
+        c.tensor_gflop_per_s.insert(Work::TensorBf16, 780_000.0);
+        a.ceilings = Some(c);
+        let t = bytes_table(&a);
+        let m = &t.ceilings.measured;
+        assert_eq!(m.get("fp32"), Some(&Some(64_000.0)));
+        assert_eq!(m.get("tensor_bf16"), Some(&Some(780_000.0)));
+        assert_eq!(m.get("tensor_fp8"), Some(&None));
+        let th = &t.ceilings.theoretical;
+        assert_eq!(th.get("tensor_int1"), Some(&None), "no figure: null");
+        assert!(th.get("tensor_fp8").copied().flatten().is_some());
+        let json: serde_json::Value = serde_json::from_str(&t.to_json()).expect("json");
+        assert_eq!(
+            json["ceilings"]["measured"]["tensor_fp8"],
+            serde_json::Value::Null
+        );
+        assert_eq!(json["ceilings"]["measured"]["tensor_bf16"], 780_000.0);
+        assert_eq!(json["ceilings"]["fma_gflops"], 64_000.0, "old fields kept");
+        assert!(
+            t.to_text()
+                .contains("measured tensor BF16 780000 of 1070531 GFLOP/s"),
+            "{}",
+            t.to_text()
+        );
     }
 
     #[test]

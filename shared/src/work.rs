@@ -30,13 +30,18 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{LaunchCounters, MetricColumns};
 use crate::counters::{self as c, Counter};
 
-/// One kind of arithmetic work: a unit (CUDA cores or tensor cores) and a type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// One kind of arithmetic work: a unit (CUDA cores or tensor cores) and a type. In JSON its
+/// [`Work::key`] (`fp32`, `tensor_bf16`, ...): the artifact's asked precision and tensor
+/// ceilings, and the table's `flops_by_precision`, all use these keys.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Work {
     /// FP64 on CUDA cores.
@@ -991,6 +996,9 @@ mod tests {
     fn keys_round_trip_and_integers_are_ops() {
         for w in Work::ALL {
             assert_eq!(Work::from_key(w.key()), Some(w));
+            // JSON writes the key, so the artifact's precision and the table agree.
+            let json = serde_json::to_string(&w).expect("serializes");
+            assert_eq!(json, format!("\"{}\"", w.key()));
             assert_eq!(w.unit() == "OP", w.is_integer());
         }
         assert!(!Work::Fp32.is_tensor() && Work::TensorTf32.is_tensor());

@@ -97,3 +97,29 @@ fn artifact_inputs() {
 fn merge_inputs() {
     run_all("merge_table", checks::merge_table);
 }
+
+#[test]
+fn report_checks_pass_on_a_real_report_and_its_cuts() {
+    use std::io::Read;
+    // The checks of the report target must hold for a real report, cut anywhere: at frame
+    // boundaries of its first results and a byte either side (the fuzzer's seeds are such
+    // cuts, `fuzz/seeds.py`), and at a few places in between.
+    let gz = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz"),
+    )
+    .expect("fixture");
+    let mut report = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut report)
+        .expect("gunzips");
+    checks::ncu_rep(&report);
+    // Where its frames start (file header, block headers, messages; `ncu_rep::outline`).
+    let frames = [10, 145, 5522, 32523, 87935, 96412, 102975, 157080];
+    for cut in frames.iter().flat_map(|&f| [f - 1, f, f + 1, f + 4]) {
+        checks::ncu_rep(&report[..cut]);
+    }
+    for cut in (0..report.len()).step_by(49_999) {
+        checks::ncu_rep(&report[..cut]);
+    }
+}

@@ -17,6 +17,13 @@ const PROBE_RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_r
 const GEMMS_REPORT: &[u8] =
     include_bytes!("../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");
 const GEMMS_RAW: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+const TWO_PROCESS_REPORT: &[u8] =
+    include_bytes!("../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
+const TWO_PROCESS_RAW: &str =
+    include_str!("../../tests/fixtures/ncu-h200-reports/two_process_raw.csv");
+const BASIC_REPORT: &[u8] =
+    include_bytes!("../../tests/fixtures/ncu-h200-reports/gemms_basic.ncu-rep.gz");
+const BASIC_RAW: &str = include_str!("../../tests/fixtures/ncu-h200-reports/gemms_basic_raw.csv");
 
 /// The report inside a gzipped fixture.
 fn gunzip(gz: &[u8]) -> Vec<u8> {
@@ -42,8 +49,9 @@ fn tolerance(text: &str, unit: &str) -> f64 {
 }
 
 /// Asserts that the report `report` (gzipped) imports to what the raw page `csv` imports
-/// to: same launches, identity columns, metric names, units and values.
-fn assert_report_matches_csv(report_gz: &[u8], csv: &str) {
+/// to: same launches, identity columns, metric names, units and values, at least
+/// `min_metrics` of them per launch.
+fn assert_report_matches_csv(report_gz: &[u8], csv: &str, min_metrics: usize) {
     let report = gunzip(report_gz);
     let from_csv = ncu::read_export(csv.as_bytes()).expect("CSV reads");
     let from_report = ncu_rep::read_export(&report).expect("report reads");
@@ -104,7 +112,7 @@ fn assert_report_matches_csv(report_gz: &[u8], csv: &str) {
         }
     }
     assert!(
-        compared > 2000 * from_csv.launches.len(),
+        compared >= min_metrics * from_csv.launches.len(),
         "{compared} values compared"
     );
 
@@ -149,12 +157,40 @@ fn assert_identity(r: &LaunchCounters, c: &LaunchCounters) {
 
 #[test]
 fn the_probe_report_imports_as_its_raw_export_in_scaled_units() {
-    assert_report_matches_csv(PROBE_REPORT, PROBE_RAW);
+    assert_report_matches_csv(PROBE_REPORT, PROBE_RAW, 2000);
 }
 
 #[test]
 fn the_gemms_report_imports_as_its_raw_export_in_base_units() {
-    assert_report_matches_csv(GEMMS_REPORT, GEMMS_RAW);
+    assert_report_matches_csv(GEMMS_REPORT, GEMMS_RAW, 2000);
+}
+
+/// Two processes, each with its own blocks: the second process's string table starts fresh
+/// and `ID` counts results over the whole file.
+#[test]
+fn the_two_process_report_imports_as_its_raw_export() {
+    assert_report_matches_csv(TWO_PROCESS_REPORT, TWO_PROCESS_RAW, 500);
+    let report = ncu_rep::read_report(&gunzip(TWO_PROCESS_REPORT)).expect("reads");
+    assert_eq!(report.session.processes.len(), 2);
+    let ids: Vec<(u64, Option<u64>)> = report
+        .results
+        .iter()
+        .map(|r| (r.index, r.process.id))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            (0, Some(4021)),
+            (1, Some(4021)),
+            (2, Some(4070)),
+            (3, Some(4070))
+        ]
+    );
+}
+
+#[test]
+fn the_basic_set_report_imports_as_its_raw_export() {
+    assert_report_matches_csv(BASIC_REPORT, BASIC_RAW, 500);
 }
 
 #[test]

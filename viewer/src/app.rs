@@ -43,6 +43,21 @@ pub fn App() -> impl IntoView {
         }
     };
     let has_runs = move || ctx.ws.with(|ws| !ws.runs.is_empty());
+    // While an exercise waits for answers, the other views and the kernel list (names,
+    // verdicts, figures) stay out of the page.
+    let hidden = Memo::new(move |_| {
+        let run = ctx.run.get();
+        ctx.view.with(|v| {
+            v.view == View::Exercise && {
+                let mysteries = ctx.ws.with(|ws| {
+                    ws.runs
+                        .get(run)
+                        .map_or(0, |r| v.exercise.mystery_kernels(&r.kernels).len())
+                });
+                v.exercise.hides_page(mysteries)
+            }
+        })
+    });
 
     view! {
         <div
@@ -60,10 +75,14 @@ pub fn App() -> impl IntoView {
                 <div class="main">
                     <aside class="side">
                         <RunList />
-                        <KernelList />
+                        <Show when=move || !hidden.get()>
+                            <KernelList />
+                        </Show>
                     </aside>
                     <section class="content">
-                        <Tabs />
+                        <Show when=move || !hidden.get() fallback=|| view! { <ExerciseLock /> }>
+                            <Tabs />
+                        </Show>
                         <CurrentView />
                     </section>
                     <ExplainPanel />
@@ -101,11 +120,47 @@ fn Welcome() -> impl IntoView {
         <div class="welcome">
             <p>
                 "Open an artifact written by " <code>"capture"</code>
-                ", or one or more Nsight Compute CSV exports (" <code>"--page raw"</code> ", "
-                <code>"--page details"</code>
+                ", an Nsight Compute report (" <code>".ncu-rep"</code>
+                ", no Nsight Compute needed), or one or more Nsight Compute CSV exports ("
+                <code>"--page raw"</code> ", " <code>"--page details"</code>
                 ", or both of one run), with the button above or by dropping files anywhere on the page. Or pick a bundled sample from the menu."
             </p>
             <p>"Everything happens in this page: no file leaves your browser."</p>
+            <h2>"Learning without a GPU"</h2>
+            <p>
+                "The Exercises tab turns a report into a lesson: commit to an answer, then see what the counters say. "
+                "A course can hand out links such as "
+                <code>"?src=samples/h200.json&view=exercise"</code>
+                ": the learner predicts whether each kernel's DRAM/ask lands above 1, near 1 (0.85 to 1.15) or below 1, with no measured figure in the page until they submit; then sees the measured values, a score, and each miss explained from that kernel's own counters. "
+                "Reading the report ("
+                <code>"&ex=quiz"</code>
+                ") asks questions about the bundled samples and shows the rows that settle them; mystery kernels ("
+                <code>"&ex=mystery"</code>
+                ") hide names and sources until a diagnosis is committed. Every choice is kept in the link, so a learner can hand in or come back to their answers."
+            </p>
+        </div>
+    }
+}
+
+/// In place of the tabs while an exercise waits for answers.
+#[component]
+fn ExerciseLock() -> impl IntoView {
+    let ctx = Ctx::get();
+    view! {
+        <div id="exercise-lock" class="lock">
+            <span>
+                "Exercise in progress: the other views and the kernel list come back once you commit your answers."
+            </span>
+            <button
+                class="link"
+                id="leave-exercise"
+                on:click=move |_| {
+                    ctx.view_pinned.set(true);
+                    ctx.view.update(|s| s.view = View::Overview)
+                }
+            >
+                "leave the exercise (shows the answers)"
+            </button>
         </div>
     }
 }
@@ -155,5 +210,6 @@ fn CurrentView() -> impl IntoView {
         View::Timing => pages::timing::TimingPage().into_any(),
         View::Metrics => pages::metrics::MetricsPage().into_any(),
         View::Compare => pages::compare::ComparePage().into_any(),
+        View::Exercise => pages::exercise::ExercisePage().into_any(),
     }
 }

@@ -26,8 +26,14 @@ pub fn files_of(list: &web_sys::FileList) -> Vec<web_sys::File> {
     (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
-/// Reads every file as text. A file that cannot be read, or that is too large for the tab
-/// (see [`crate::state::load::refuse_large_file`], checked before reading), becomes an error
+/// The bytes of a resolved `ArrayBuffer` promise.
+fn bytes_of(buffer: &wasm_bindgen::JsValue) -> Vec<u8> {
+    js_sys::Uint8Array::new(buffer).to_vec()
+}
+
+/// Reads every file as bytes (a report is binary; the loader tells text from binary). A
+/// file that cannot be read, or that is too large for the tab (see
+/// [`crate::state::load::refuse_large_file`], checked before reading), becomes an error
 /// naming it; the others are still returned.
 pub async fn read_files(list: Vec<web_sys::File>) -> (Vec<InputFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
@@ -38,19 +44,19 @@ pub async fn read_files(list: Vec<web_sys::File>) -> (Vec<InputFile>, Vec<(Strin
             errors.push((e.file, e.message));
             continue;
         }
-        match JsFuture::from(file.text()).await {
-            Ok(v) => match v.as_string() {
-                Some(text) => files.push(InputFile { name, text }),
-                None => errors.push((name, "the file is not text".to_string())),
-            },
+        match JsFuture::from(file.array_buffer()).await {
+            Ok(buffer) => files.push(InputFile {
+                name,
+                bytes: bytes_of(&buffer),
+            }),
             Err(e) => errors.push((name, format!("could not be read: {}", js_error(e)))),
         }
     }
     (files, errors)
 }
 
-/// Fetches a file of the site by relative path and returns its text.
-pub async fn fetch_text(path: &str) -> Result<String, String> {
+/// Fetches a file of the site by relative path: the response, when it is a success.
+async fn fetch(path: &str) -> Result<web_sys::Response, String> {
     let resp = JsFuture::from(window()?.fetch_with_str(path))
         .await
         .map_err(|e| format!("could not be fetched: {}", js_error(e)))?;
@@ -60,6 +66,21 @@ pub async fn fetch_text(path: &str) -> Result<String, String> {
     if !resp.ok() {
         return Err(format!("could not be fetched: HTTP {}", resp.status()));
     }
+    Ok(resp)
+}
+
+/// Fetches a file of the site by relative path and returns its bytes.
+pub async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let resp = fetch(path).await?;
+    let buffer = JsFuture::from(resp.array_buffer().map_err(js_error)?)
+        .await
+        .map_err(|e| format!("could not be read: {}", js_error(e)))?;
+    Ok(bytes_of(&buffer))
+}
+
+/// Fetches a file of the site by relative path and returns its text.
+pub async fn fetch_text(path: &str) -> Result<String, String> {
+    let resp = fetch(path).await?;
     let text = JsFuture::from(resp.text().map_err(js_error)?)
         .await
         .map_err(|e| format!("could not be read: {}", js_error(e)))?;

@@ -161,11 +161,11 @@ impl Ctx {
                     });
                     continue;
                 }
-                match browser::fetch_text(&src).await {
-                    Ok(text) => {
+                match browser::fetch_bytes(&src).await {
+                    Ok(bytes) => {
                         let (mut loaded, errs) = load_batch(vec![InputFile {
                             name: src.clone(),
-                            text,
+                            bytes,
                         }]);
                         for r in &mut loaded {
                             r.src = Some(src.clone());

@@ -201,6 +201,23 @@ pub fn close_f32(
     .into_check(what, got.len(), false)
 }
 
+/// Compares elements of any type, read as numbers by `to_f64` (NaN for an unwritten
+/// element), with a reference `(value, tolerance)`, over `coverage`.
+pub fn close_with<T: Copy + Sync>(
+    what: &str,
+    got: &[T],
+    coverage: Coverage,
+    to_f64: impl Fn(T) -> f64 + Sync,
+    want: impl Fn(usize) -> (f64, f64) + Sync,
+) -> Check {
+    tally(got, coverage, &to_f64, |i, g| {
+        let (w, tol) = want(i);
+        let g = to_f64(g);
+        ((g - w).abs() <= tol, g, w)
+    })
+    .into_check(what, got.len(), false)
+}
+
 /// A check built from a condition, for the non-array checks (clock plausibility).
 pub fn condition(passed: bool, detail: String) -> Check {
     Check {

@@ -3,8 +3,9 @@
 //! from results to text (apart from [`print_summary`]); [`super::progress`] prints them on
 //! stderr. Percentages and peaks come from `shared::roofline`.
 
-use shared::artifact::{Artifact, Check, DeviceInfo, MeasuredCeilings, Timing};
+use shared::artifact::{Artifact, Check, DeviceInfo, MeasuredCeilings, TensorCeiling, Timing};
 use shared::roofline::{fp32_peak_gflop_per_s, percent_of};
+use shared::work::{device_peak, Work};
 
 use super::suite::Sizes;
 
@@ -17,8 +18,67 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / f64::from(1u32 << 20)
 }
 
-/// A device as a few aligned lines.
+/// A device as a few aligned lines, ending with the theoretical dense peak of every kind of
+/// work the peak table knows for it ([`peak_lines`]).
 pub fn describe_device(d: &DeviceInfo) -> String {
+    let mut text = device_lines(d);
+    for line in peak_lines(d) {
+        text.push_str("\n  ");
+        text.push_str(&line);
+    }
+    text
+}
+
+/// The theoretical dense peak of every kind of work the peak table knows for this device
+/// (`shared::work::device_peak`: per clock per SM from the whitepapers x SMs x SM clock),
+/// one line each; a line saying so when it knows none.
+pub fn peak_lines(d: &DeviceInfo) -> Vec<String> {
+    let lines: Vec<String> = Work::ALL
+        .into_iter()
+        .filter_map(|w| {
+            let v = device_peak(d, w)?;
+            Some(format!(
+                "theoretical {:<22} {:>9.0} G{}/s",
+                w.label(),
+                v,
+                w.unit()
+            ))
+        })
+        .collect();
+    if lines.is_empty() {
+        vec!["theoretical peaks per precision: none known for this architecture".into()]
+    } else {
+        lines
+    }
+}
+
+/// One line per tensor-core ceiling: the rate, its share of the theoretical dense peak,
+/// the check and the means; or why it was not measured.
+pub fn tensor_lines(tensor: &[TensorCeiling]) -> Vec<String> {
+    tensor
+        .iter()
+        .map(|t| {
+            let label = t.work.label();
+            match (&t.not_measured, t.measured_gflop_per_s, &t.check) {
+                (Some(why), _, _) => format!("{label:<12} not measured: {why}"),
+                (None, Some(v), Some(c)) => format!(
+                    "{label:<12} {v:8.0} G{}/s{} of the dense peak, {}x{}x{}  {}  {}; {}",
+                    t.work.unit(),
+                    pct(v, t.theoretical_gflop_per_s),
+                    t.m,
+                    t.n,
+                    t.k,
+                    if c.passed { "ok" } else { "FAILED" },
+                    c.detail,
+                    t.means
+                ),
+                _ => format!("{label:<12} not measured"),
+            }
+        })
+        .collect()
+}
+
+fn device_lines(d: &DeviceInfo) -> String {
     let p = &d.peaks;
     format!(
         "device {}: {}\n  compute capability {}, {} SMs, SM clock {} MHz, memory clock {} MHz, \
@@ -156,6 +216,7 @@ mod tests {
             bus_width_bits: None,
             l2_bytes: None,
             total_mem_bytes: None,
+            pci_bus_id: None,
             peaks: shared::artifact::TheoreticalPeaks {
                 fp32_lanes_per_sm: Some(128),
                 fp32_gflop_per_s: Some(66900.0),
@@ -185,5 +246,90 @@ mod tests {
         );
         assert_eq!(lines[3], "held SM clock 1955 MHz");
         assert_eq!(lines[4], "measured ridge 14.98 FLOP/byte");
+    }
+
+    #[test]
+    fn devices_list_the_theoretical_peak_of_every_precision_the_table_knows() {
+        let h200 = DeviceInfo {
+            index: Some(0),
+            name: "NVIDIA H200".into(),
+            compute_capability: Some(shared::artifact::ComputeCapability { major: 9, minor: 0 }),
+            sm_count: Some(132),
+            sm_clock_khz: Some(1_980_000),
+            mem_clock_khz: None,
+            bus_width_bits: None,
+            l2_bytes: None,
+            total_mem_bytes: None,
+            pci_bus_id: None,
+            peaks: Default::default(),
+        };
+        let lines = peak_lines(&h200);
+        let kinds = [
+            "FP64 ",
+            "FP32 ",
+            "FP16 ",
+            "tensor FP64",
+            "tensor TF32",
+            "tensor FP16 ",
+            "tensor BF16",
+            "tensor FP8",
+            "tensor INT8",
+        ];
+        assert_eq!(lines.len(), kinds.len(), "{lines:#?}");
+        for (line, kind) in lines.iter().zip(kinds) {
+            assert!(line.contains(kind), "{line} / {kind}");
+        }
+        // 4096 x 132 x 1.98 GHz and 8192 x 132 x 1.98 GHz (integer OPs).
+        assert!(lines[6].ends_with("1070531 GFLOP/s"), "{}", lines[6]);
+        assert!(lines[8].ends_with("2141061 GOP/s"), "{}", lines[8]);
+        let text = describe_device(&h200);
+        assert!(text.contains("\n  theoretical tensor BF16"), "{text}");
+        let unknown = DeviceInfo {
+            compute_capability: Some(shared::artifact::ComputeCapability { major: 6, minor: 1 }),
+            ..h200
+        };
+        assert_eq!(
+            peak_lines(&unknown),
+            ["theoretical peaks per precision: none known for this architecture"]
+        );
+    }
+
+    #[test]
+    fn tensor_lines_show_rate_share_check_and_reasons() {
+        let t = TensorCeiling {
+            work: Work::TensorBf16,
+            means: "cuBLASLt 13.1.0".into(),
+            m: 8192,
+            n: 8192,
+            k: 8192,
+            ops: 1.0,
+            bytes: 1.0,
+            measured_gflop_per_s: Some(781_000.0),
+            theoretical_gflop_per_s: Some(1_070_530.0),
+            timing: None,
+            check: Some(Check {
+                passed: true,
+                detail: "sampled".into(),
+                max_abs_error: None,
+            }),
+            not_measured: None,
+        };
+        let not = TensorCeiling {
+            work: Work::TensorFp8,
+            measured_gflop_per_s: None,
+            check: None,
+            not_measured: Some("FP8 tensor cores need 8.9".into()),
+            ..t.clone()
+        };
+        let lines = tensor_lines(&[t, not]);
+        assert_eq!(
+            lines[0],
+            "tensor BF16    781000 GFLOP/s (73.0 %) of the dense peak, 8192x8192x8192  ok  \
+             sampled; cuBLASLt 13.1.0"
+        );
+        assert_eq!(
+            lines[1],
+            "tensor FP8   not measured: FP8 tensor cores need 8.9"
+        );
     }
 }

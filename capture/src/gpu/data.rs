@@ -9,10 +9,20 @@ use std::ops::Range;
 /// The value of element `i` of an input filled with `seed`: splitmix64 of the index, top 24
 /// bits mapped exactly onto [-1, 1). Mirrors `hash_value` in `kernels/fill.cu`.
 pub fn hash_value(i: u64, seed: u64) -> f32 {
+    unit_of(hash_bits(i, seed))
+}
+
+/// splitmix64 of element `i` under `seed`: the 64 bits [`hash_value`] maps onto [-1, 1).
+/// Mirrors `hash_bits` in `kernels/fill.cu`.
+pub fn hash_bits(i: u64, seed: u64) -> u64 {
     let mut z = i.wrapping_add(seed.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
+    z ^ (z >> 31)
+}
+
+/// The top 24 bits of a hash, mapped exactly onto [-1, 1) on a 2^-23 grid.
+pub fn unit_of(z: u64) -> f32 {
     ((z >> 40) as u32) as f32 * (1.0 / 8_388_608.0) - 1.0
 }
 

@@ -4,12 +4,14 @@
 //!
 //! Code map: [`suite`] declares every kernel once (source, launch shape, asked work, CPU
 //! reference); [`checks`] and [`data`] hold the host-side comparison machinery; [`runner`]
-//! is the only module that talks to CUDA; [`ceilings`] holds the ceiling procedures and
-//! their arithmetic; [`ncu`] builds ncu command lines and runs ncu behind the
+//! and [`blas`] (cuBLASLt) are the only modules that talk to CUDA; [`ceilings`] holds the
+//! ceiling procedures and their arithmetic, [`tensor`] the tensor-core ceilings' GEMMs,
+//! inputs, references and records; [`ncu`] builds ncu command lines and runs ncu behind the
 //! [`ncu::Profiler`] trait; [`mod@profile`] is the per-cache profile loop `run` and `profile`
 //! share; [`console`] writes what the commands print; [`stats`], [`host`] and [`progress`]
 //! are small helpers.
 
+pub mod blas;
 pub mod ceilings;
 pub mod checks;
 pub mod console;
@@ -24,6 +26,7 @@ pub mod progress;
 pub mod runner;
 pub mod stats;
 pub mod suite;
+pub mod tensor;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -31,14 +34,19 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use shared::artifact::{Artifact, CacheControl, DeviceInfo, KernelRecord, Origin, Provenance};
+use shared::artifact::{
+    Artifact, CacheControl, DeviceInfo, Distributed, KernelRecord, Origin, Provenance,
+};
 
-use crate::cli::{CacheArg, DevicesArgs, NcuCommandArgs, ProfileArgs, RunArgs};
+use crate::cli::{CacheArg, DeviceArg, DevicesArgs, NcuCommandArgs, ProfileArgs, RunArgs};
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
 
 use self::ceilings::ExtraMeasurement;
-use self::console::{ceiling_lines, describe_device, kernel_line, print_summary, size_warning};
+use self::console::{
+    ceiling_lines, describe_device, kernel_line, print_summary, size_warning, tensor_lines,
+};
 use self::ncu::{Collection, Ncu, Profiler, Selection};
 use self::profile::{cache_name, stem_of, Target, WorkDir};
 use self::runner::Gpu;
@@ -89,26 +97,52 @@ pub fn devices(args: &DevicesArgs) -> Result<ExitCode> {
 /// Resolved configuration of `capture run`.
 struct RunConfig {
     kernels: Vec<&'static KernelDef>,
+    /// Whether to measure the tensor-core ceilings (whole suite, not switched off).
+    tensor_ceilings: bool,
     reps: u32,
     caches: Vec<CacheControl>,
-    output: PathBuf,
+    /// `-o`, resolved against this process's rank and host; one path per device.
+    outputs: OutputPlan,
     keep_exports: bool,
 }
 
+impl RunConfig {
+    /// Where device `device`'s artifact goes: `-o` with its placeholders filled, and
+    /// `-gpuN` before the extension when several devices run and `-o` has no `{device}`.
+    fn output_for(&self, device: u32, several: bool) -> Result<PathBuf> {
+        let path = self.outputs.path(Some(device)).map_err(usage)?;
+        Ok(if several && !self.outputs.has(Placeholder::Device) {
+            ranks::with_suffix(&path, &format!("-gpu{device}"))
+        } else {
+            path
+        })
+    }
+}
+
+/// Checks `capture run`'s flags, with this process's environment and host name.
 fn resolve_run(args: &RunArgs) -> Result<RunConfig> {
+    resolve_run_in(args, &ProcessEnv, host::host_name())
+}
+
+/// [`resolve_run`] against any environment (tests pass a map).
+fn resolve_run_in(args: &RunArgs, env: &dyn Env, host: Option<String>) -> Result<RunConfig> {
     let kernels = suite::select(&args.kernels).map_err(usage)?;
     if args.reps == 0 {
         return Err(usage("--reps must be at least 1"));
     }
+    let distributed = ranks::detect(env).map_err(usage)?;
+    let outputs =
+        OutputPlan::new(&args.output, &Placeholder::ALL, distributed, host).map_err(usage)?;
     Ok(RunConfig {
         kernels,
+        tensor_ceilings: args.kernels.is_empty() && !args.no_tensor_ceilings,
         reps: args.reps,
         caches: if args.no_profile {
             Vec::new()
         } else {
             caches_of(args.cache)
         },
-        output: args.output.clone(),
+        outputs,
         keep_exports: args.keep_exports,
     })
 }
@@ -154,7 +188,11 @@ fn open_gpu(device: u32, size: Option<u64>, quiet: bool) -> Result<(Gpu, DeviceI
 /// once on freshly filled buffers; no checks, no timing loops.
 fn profile_mode(args: &RunArgs) -> Result<ExitCode> {
     let kernels = suite::select(&args.kernels).map_err(usage)?;
-    let (gpu, _, sizes) = open_gpu(args.device, args.size, true)?;
+    let device = match &args.device {
+        DeviceArg::List(list) if list.len() == 1 => list.first().copied().unwrap_or_default(),
+        _ => return Err(usage("--profile-mode runs on one device")),
+    };
+    let (gpu, _, sizes) = open_gpu(device, args.size, true)?;
     for def in kernels {
         let plan = (def.plan)(&sizes);
         let bufs = gpu.buffers(&plan)?;
@@ -219,12 +257,15 @@ fn measure_kernel(
     })
 }
 
-/// `capture run`.
+/// `capture run`: the suite and the ceilings on each device asked for, one after the other,
+/// one artifact each. Never concurrently: devices of one host share the host's memory
+/// bandwidth, PCIe and CPU cores, and ncu profiles one kernel at a time, so runs side by
+/// side would lower each other's ceilings, the very figures compared across devices. A
+/// device that fails does not stop the others; the first failure is the exit status.
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     if args.profile_mode {
         return profile_mode(args);
     }
-    let started = Instant::now();
     let cfg = resolve_run(args)?;
     let timeout = Duration::from_secs(args.ncu_timeout);
     // The driver first: on a host without one the answer is "no GPU", whatever else is
@@ -235,7 +276,58 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     } else {
         Some(Ncu::locate(args.ncu.as_deref(), timeout)?)
     };
-    let (gpu, info, sizes) = open_gpu(args.device, args.size, false)?;
+    let devices = args
+        .device
+        .ordinals(runner::device_count()?)
+        .map_err(usage)?;
+    let several = devices.len() > 1;
+    let outputs: Vec<PathBuf> = devices
+        .iter()
+        .map(|&d| cfg.output_for(d, several))
+        .collect::<Result<_>>()?;
+    if several {
+        progress::log(
+            None,
+            &format!(
+                "{} devices, one after the other (side by side they would share host memory,                  PCIe and the ncu pass, and lower each other's ceilings)",
+                devices.len()
+            ),
+        );
+    }
+    let mut failures: Vec<(u32, anyhow::Error)> = Vec::new();
+    for (&device, output) in devices.iter().zip(&outputs) {
+        if several {
+            progress::log(None, &format!("device {device} -> {}", output.display()));
+        }
+        if let Err(e) = run_device(args, &cfg, ncu.as_ref(), device, output) {
+            if !several {
+                return Err(e);
+            }
+            eprintln!("error: device {device}: {e:#}");
+            failures.push((device, e));
+        }
+    }
+    let failed: Vec<String> = failures.iter().map(|(d, _)| d.to_string()).collect();
+    match failures.into_iter().next() {
+        None => Ok(ExitCode::SUCCESS),
+        Some((device, e)) => Err(e.context(format!(
+            "device {device} failed (failed: {} of {} devices)",
+            failed.join(", "),
+            devices.len()
+        ))),
+    }
+}
+
+/// `capture run` on one device, writing `output`.
+fn run_device(
+    args: &RunArgs,
+    cfg: &RunConfig,
+    ncu: Option<&Ncu>,
+    device: u32,
+    output: &std::path::Path,
+) -> Result<ExitCode> {
+    let started = Instant::now();
+    let (gpu, info, sizes) = open_gpu(device, args.size, false)?;
     progress::log(None, &describe_device(&info));
     progress::log(None, &size_warning(&sizes, &info));
 
@@ -263,6 +355,17 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         pb.inc(1);
     }
     pb.finish_and_clear();
+    let tensor = if cfg.tensor_ceilings {
+        let spinner = progress::spinner("tensor-core ceilings (cuBLASLt GEMMs)");
+        let t = blas::measure_all(&gpu, &info, cfg.reps);
+        spinner.finish_and_clear();
+        for line in tensor_lines(&t) {
+            progress::log(None, &line);
+        }
+        t
+    } else {
+        Vec::new()
+    };
     drop(gpu);
 
     let mut artifact = Artifact::new(Provenance {
@@ -275,9 +378,25 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         cuda_version: runner::driver_api_version(),
         nvrtc_version: runner::nvrtc_version(),
         command_line: Some(host::command_line()),
+        distributed: cfg.outputs.distributed().cloned(),
         ..Provenance::default()
     });
     artifact.ceilings = ceilings::ceilings_of(&cfg.kernels, &records, extra);
+    for t in &tensor {
+        if let Some(c) = t.check.as_ref().filter(|c| !c.passed) {
+            artifact.warnings.push(format!(
+                "the {} ceiling failed its check and is not a roof: {}",
+                t.work.label(),
+                c.detail
+            ));
+        }
+    }
+    if !tensor.is_empty() {
+        tensor::add_to(
+            artifact.ceilings.get_or_insert_with(Default::default),
+            tensor,
+        );
+    }
     if let Some(c) = &artifact.ceilings {
         for line in ceiling_lines(c, &info) {
             progress::log(None, &line);
@@ -303,7 +422,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             "failed checks, no roofline point for: {}; ncu pass skipped",
             failed.join(", ")
         ));
-        files::write_artifact(&cfg.output, &artifact)?;
+        files::write_artifact(output, &artifact)?;
         print_summary(&artifact);
         return Err(Fault::new(
             Code::CheckFailed,
@@ -311,21 +430,21 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                 "{} kernel(s) failed their CPU reference check: {}; the artifact {} marks them",
                 failed.len(),
                 failed.join(", "),
-                cfg.output.display()
+                output.display()
             ),
         )
         .into());
     }
 
-    if let Some(ncu) = &ncu {
-        let work = WorkDir::new(cfg.keep_exports, &cfg.output)?;
+    if let Some(ncu) = ncu {
+        let work = WorkDir::new(cfg.keep_exports, output)?;
         let exe = std::env::current_exe().context("locating this executable for ncu")?;
         let mut program: Vec<OsString> = vec![
             exe.into_os_string(),
             "run".into(),
             "--profile-mode".into(),
             "--device".into(),
-            args.device.to_string().into(),
+            device.to_string().into(),
             "--size".into(),
             sizes.stream_elems.to_string().into(),
         ];
@@ -347,29 +466,29 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                 ncu_args: Vec::new(),
             },
             work.path(),
-            &stem_of(&cfg.output),
+            &stem_of(output),
         );
         if let Err(e) = profiled {
             // Still leave the timings: they are complete in what they claim.
             artifact
                 .warnings
                 .push(format!("no counters: the ncu pass failed: {e:#}"));
-            files::write_artifact(&cfg.output, &artifact)?;
+            files::write_artifact(output, &artifact)?;
             progress::log(
                 None,
-                &format!("wrote the timings-only artifact {}", cfg.output.display()),
+                &format!("wrote the timings-only artifact {}", output.display()),
             );
             return Err(e);
         }
     }
 
-    files::write_artifact(&cfg.output, &artifact)?;
+    files::write_artifact(output, &artifact)?;
     print_summary(&artifact);
     progress::log(
         None,
         &format!(
             "wrote {} in {:.1} s",
-            cfg.output.display(),
+            output.display(),
             started.elapsed().as_secs_f64()
         ),
     );
@@ -390,15 +509,29 @@ pub struct ProfileConfig {
     ncu_args: Vec<String>,
     /// One collection each, cold first.
     caches: Vec<CacheControl>,
-    /// Where the artifact goes.
+    /// Where the artifact goes: `-o` with its placeholders filled.
     output: PathBuf,
     /// Keep the reports and pages beside it.
     keep_exports: bool,
+    /// This process's place in a job, for provenance.
+    distributed: Option<Distributed>,
+    /// This machine's host name, for provenance.
+    host: Option<String>,
 }
 
 /// Checks `capture profile`'s flags and finds its program, before ncu starts: a program
-/// that does not exist or may not be executed is a usage error naming it.
+/// that does not exist or may not be executed is a usage error naming it, and so is an `-o`
+/// that several detected ranks would share.
 pub fn resolve_profile(args: &ProfileArgs) -> Result<ProfileConfig> {
+    resolve_profile_in(args, &ProcessEnv, host::host_name())
+}
+
+/// [`resolve_profile`] against any environment and host name (tests pass a map).
+pub fn resolve_profile_in(
+    args: &ProfileArgs,
+    env: &dyn Env,
+    host: Option<String>,
+) -> Result<ProfileConfig> {
     let program: Vec<OsString> = args.program.iter().map(OsString::from).collect();
     let Some(first) = program.first() else {
         return Err(usage("capture profile needs a program after --"));
@@ -408,6 +541,10 @@ pub fn resolve_profile(args: &ProfileArgs) -> Result<ProfileConfig> {
         return Err(usage("--launch-count must be at least 1"));
     }
     ncu::check_ncu_args(&args.ncu_arg).map_err(usage)?;
+    let distributed = ranks::detect(env).map_err(usage)?;
+    let allowed = [Placeholder::Rank, Placeholder::LocalRank, Placeholder::Host];
+    let plan = OutputPlan::new(&args.output, &allowed, distributed, host.clone()).map_err(usage)?;
+    let output = plan.path(None).map_err(usage)?;
     Ok(ProfileConfig {
         program,
         selection: Selection {
@@ -419,8 +556,10 @@ pub fn resolve_profile(args: &ProfileArgs) -> Result<ProfileConfig> {
         },
         ncu_args: args.ncu_arg.clone(),
         caches: caches_of(args.cache),
-        output: args.output.clone(),
+        output,
         keep_exports: args.keep_exports,
+        distributed: plan.distributed().cloned(),
+        host,
     })
 }
 
@@ -483,7 +622,10 @@ pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<Exit
         tool: "capture".into(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         created_utc: Some(crate::clock::now_rfc3339()),
+        host: cfg.host.clone(),
+        driver_version: host::nvidia_driver_version(),
         command_line: Some(host::command_line()),
+        distributed: cfg.distributed.clone(),
         ..Provenance::default()
     };
     let artifact = profile::import(collected, provenance, profiler)
@@ -627,6 +769,7 @@ pub fn ncu_command(args: &NcuCommandArgs) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
     use std::path::Path;
 
     /// `capture profile` flags for `program`, writing `out`.
@@ -645,6 +788,117 @@ mod tests {
             keep_exports: false,
             program: program.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    /// `capture profile`'s flags resolved in an empty environment on host `h`, whatever
+    /// launcher the tests run under.
+    fn resolved(args: &ProfileArgs) -> Result<ProfileConfig> {
+        resolve_profile_in(args, &HashMap::new(), Some("h".into()))
+    }
+
+    /// `capture run` flags writing `out`.
+    fn run_args(out: &str, device: DeviceArg) -> RunArgs {
+        RunArgs {
+            output: PathBuf::from(out),
+            kernels: Vec::new(),
+            reps: 20,
+            cache: CacheArg::Cold,
+            no_profile: true,
+            no_tensor_ceilings: false,
+            device,
+            size: None,
+            ncu: None,
+            ncu_timeout: 10,
+            keep_exports: false,
+            profile_mode: false,
+        }
+    }
+
+    #[test]
+    fn two_ranks_write_one_artifact_each_with_rank_and_host() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let template = dir.path().join("p-{rank}.json");
+        let exe = this_program();
+        for rank in ["0", "1"] {
+            let env = HashMap::from([("RANK", rank), ("LOCAL_RANK", rank), ("WORLD_SIZE", "2")]);
+            let args = profile_args(&template, &[&exe]);
+            let cfg = resolve_profile_in(&args, &env, Some("node7".into()))
+                .unwrap_or_else(|e| panic!("{e:#}"));
+            profile_with(&cfg, &fake::probe()).unwrap_or_else(|e| panic!("{e:#}"));
+        }
+        for rank in [0, 1] {
+            let path = dir.path().join(format!("p-{rank}.json"));
+            let a = files::read_artifact(&path).unwrap_or_else(|e| panic!("{e:#}"));
+            let d = a.provenance.distributed.expect("the rank is recorded");
+            assert_eq!(
+                (d.rank, d.world_size, d.local_rank),
+                (rank, Some(2), Some(rank))
+            );
+            assert_eq!(d.rank_variable, "RANK");
+            assert_eq!(a.provenance.host.as_deref(), Some("node7"));
+        }
+        // Both are one job to the viewer's arithmetic.
+        let read = |r: u32| files::read_artifact(&dir.path().join(format!("p-{r}.json")));
+        let (a0, a1) = (
+            read(0).unwrap_or_else(|e| panic!("{e:#}")),
+            read(1).unwrap_or_else(|e| panic!("{e:#}")),
+        );
+        let jobs = shared::multi::ranks::jobs(&[&a0, &a1]);
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].missing, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn several_ranks_sharing_one_output_are_refused_before_ncu_starts() {
+        let exe = this_program();
+        let args = profile_args(Path::new("prof.json"), &[&exe]);
+        let env = HashMap::from([("SLURM_PROCID", "0"), ("SLURM_STEP_NUM_TASKS", "4")]);
+        let err = resolve_profile_in(&args, &env, None)
+            .err()
+            .unwrap_or_else(|| panic!("four ranks may not share prof.json"));
+        assert_eq!(crate::exit::code_of(&err), Code::Usage);
+        let msg = format!("{err:#}");
+        assert!(
+            msg.starts_with("4 ranks detected (SLURM_PROCID=0, of 4)"),
+            "{msg}"
+        );
+        assert!(msg.contains("-o prof-{rank}.json"), "{msg}");
+        let env = HashMap::from([("RANK", "x")]);
+        let err = resolve_profile_in(&args, &env, None)
+            .err()
+            .map(|e| format!("{e:#}"));
+        assert_eq!(err.as_deref(), Some("RANK=x is not a whole number from 0"));
+        let args = profile_args(Path::new("p-{device}.json"), &[&exe]);
+        let err = resolve_profile_in(&args, &HashMap::new(), None)
+            .err()
+            .map(|e| format!("{e:#}"));
+        assert!(err.is_some_and(|e| e.contains("{device} is not a placeholder here")));
+    }
+
+    #[test]
+    fn run_outputs_one_file_per_device() {
+        let none: HashMap<&str, &str> = HashMap::new();
+        let cfg = |out: &str| {
+            resolve_run_in(&run_args(out, DeviceArg::All), &none, Some("n1".into()))
+                .unwrap_or_else(|e| panic!("{e:#}"))
+        };
+        let path = |c: &RunConfig, d: u32, several: bool| {
+            c.output_for(d, several).unwrap_or_else(|e| panic!("{e:#}"))
+        };
+        let plain = cfg("out/run.json");
+        assert_eq!(path(&plain, 0, false), Path::new("out/run.json"));
+        assert_eq!(path(&plain, 3, true), Path::new("out/run-gpu3.json"));
+        let named = cfg("run-{host}-{device}.json");
+        assert_eq!(path(&named, 3, true), Path::new("run-n1-3.json"));
+        assert_eq!(path(&named, 0, false), Path::new("run-n1-0.json"));
+        // Under a launcher, run is refused like profile when ranks would share a file.
+        let env = HashMap::from([("RANK", "1"), ("WORLD_SIZE", "2")]);
+        let err = resolve_run_in(&run_args("run.json", DeviceArg::All), &env, None).err();
+        assert_eq!(err.map(|e| crate::exit::code_of(&e)), Some(Code::Usage));
+        let ok = resolve_run_in(&run_args("run-{rank}.json", DeviceArg::All), &env, None)
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(path(&ok, 0, false), Path::new("run-1.json"));
+        assert_eq!(ok.outputs.distributed().map(|d| d.rank), Some(1));
     }
 
     /// This test binary: a program that exists and may be executed.
@@ -668,7 +922,7 @@ mod tests {
             ..profile_args(&out, &[&exe, "x.py"])
         };
         let p = fake::probe();
-        let cfg = resolve_profile(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
         profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
         let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(a.provenance.origin, Some(Origin::Profile));
@@ -697,7 +951,7 @@ mod tests {
             program_status: Some(3),
             ..fake::probe()
         };
-        let cfg = resolve_profile(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
         let err = profile_with(&cfg, &p)
             .err()
             .unwrap_or_else(|| panic!("a failed program is not a success"));
@@ -726,7 +980,7 @@ mod tests {
         let out = Path::new("p.json");
         let exe = this_program();
         let usage_error = |args: ProfileArgs| {
-            let err = resolve_profile(&args)
+            let err = resolved(&args)
                 .err()
                 .unwrap_or_else(|| panic!("{:?} must be refused", args.program));
             assert_eq!(crate::exit::code_of(&err), Code::Usage);

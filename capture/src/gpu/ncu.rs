@@ -28,12 +28,13 @@ use super::ncu_log;
 /// [`missing_metrics`] checks that each came back.
 pub const METRICS: &[Counter] = counters::PROFILE;
 
-/// The `--metrics` value: every name of [`METRICS`], then the tensor-work counters of every
-/// architecture ([`counters::TENSOR`]: ncu keeps the ones the GPU has and drops the others),
-/// comma separated.
+/// The `--metrics` value: every name of [`METRICS`], then the warp-state counters
+/// ([`counters::STALLS`]) and the tensor-work counters ([`counters::TENSOR`]) of every
+/// architecture (ncu keeps the ones the GPU has and drops the others), comma separated.
 pub fn metrics_arg() -> String {
     METRICS
         .iter()
+        .chain(counters::STALLS)
         .chain(counters::TENSOR)
         .map(|c| c.name)
         .collect::<Vec<_>>()
@@ -256,19 +257,24 @@ pub fn command_line(program: &OsStr, args: &[OsString]) -> String {
 }
 
 /// The requested metrics that no launch of an export carries (ncu dropped them): every one
-/// of [`METRICS`], and the tensor-work counters of the export's own architecture
-/// ([`counters::tensor_work`], from the launches' compute capability).
+/// of [`METRICS`], and the warp-state and tensor-work counters of the export's own
+/// architecture ([`counters::stall_reasons`], [`counters::tensor_work`], from the launches'
+/// compute capability).
 pub fn missing_metrics(launches: &[LaunchCounters]) -> Vec<&'static str> {
     let cc = launches.iter().find_map(|l| {
         let major = l.metrics.number(counters::CC_MAJOR.name)?;
         let minor = l.metrics.number(counters::CC_MINOR.name)?;
         Some((major as u32, minor as u32))
     });
-    let tensor = cc.map_or(&[][..], |(major, minor)| {
-        counters::tensor_work(major, minor)
+    let (stalls, tensor) = cc.map_or((&[][..], &[][..]), |(major, minor)| {
+        (
+            counters::stall_reasons(major, minor),
+            counters::tensor_work(major, minor),
+        )
     });
     METRICS
         .iter()
+        .chain(stalls)
         .chain(tensor)
         .map(|c| c.name)
         .filter(|m| !launches.iter().any(|l| l.metrics.contains_key(m)))
@@ -786,9 +792,9 @@ mod tests {
     }
 
     #[test]
-    fn tensor_counters_are_asked_for_and_checked_for_the_exports_architecture() {
+    fn stall_and_tensor_counters_are_asked_for_and_checked_for_the_exports_architecture() {
         let arg = metrics_arg();
-        for c in counters::TENSOR {
+        for c in counters::TENSOR.iter().chain(counters::STALLS) {
             assert!(arg.split(',').any(|n| n == c.name), "{}", c.name);
         }
         let number = |v: f64| shared::artifact::Metric {
@@ -808,11 +814,21 @@ mod tests {
         l.metrics
             .insert(counters::CC_MINOR.name.into(), number(0.0));
         let missing = missing_metrics(std::slice::from_ref(&l));
-        let want: Vec<&str> = counters::tensor_work(9, 0).iter().map(|c| c.name).collect();
+        let want: Vec<&str> = counters::stall_reasons(9, 0)
+            .iter()
+            .chain(counters::tensor_work(9, 0))
+            .map(|c| c.name)
+            .collect();
         assert_eq!(
             missing, want,
-            "a CC 9.0 export must carry CC 9.0's tensor counters"
+            "a CC 9.0 export must carry CC 9.0's warp-state and tensor counters"
         );
+        // An Ampere export is not asked for Hopper's gmma stall.
+        l.metrics
+            .insert(counters::CC_MAJOR.name.into(), number(8.0));
+        let missing = missing_metrics(std::slice::from_ref(&l));
+        assert!(missing.contains(&counters::STALL_LONG_SCOREBOARD.name));
+        assert!(!missing.contains(&counters::STALL_GMMA.name));
     }
 
     #[test]

@@ -76,6 +76,11 @@ pub fn device_count() -> Result<u32> {
     Ok(n as u32)
 }
 
+/// A PCI address as `cuDeviceGetPCIBusId` writes it: `domain:bus:device.0`, in hex.
+pub fn pci_address(domain: u32, bus: u32, device: u32) -> String {
+    format!("{domain:04x}:{bus:02x}:{device:02x}.0")
+}
+
 /// Attributes of device `ordinal`, its theoretical peaks, and the facts that size the suite.
 pub fn describe(ordinal: u32) -> Result<(DeviceInfo, DeviceFacts)> {
     let count = device_count()?;
@@ -103,6 +108,17 @@ pub fn describe(ordinal: u32) -> Result<(DeviceInfo, DeviceFacts)> {
     // SAFETY: valid device handle.
     let total_mem = unsafe { cu::device::total_mem(dev) }.context("cuDeviceTotalMem")? as u64;
     let name = cu::device::get_name(dev).context("cuDeviceGetName")?;
+    // The physical GPU, as `nvidia-smi` and `cuDeviceGetPCIBusId` name it (function 0):
+    // ordinals change with CUDA_VISIBLE_DEVICES, this does not.
+    let pci = |a| attr(a).ok().and_then(|v| u32::try_from(v).ok());
+    let pci_bus_id = match (
+        pci(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
+        pci(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
+        pci(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID),
+    ) {
+        (Some(domain), Some(bus), Some(device)) => Some(pci_address(domain, bus, device)),
+        _ => None,
+    };
     let cc = (major >= 0 && minor >= 0).then_some(ComputeCapability {
         major: major as u32,
         minor: minor as u32,
@@ -126,6 +142,7 @@ pub fn describe(ordinal: u32) -> Result<(DeviceInfo, DeviceFacts)> {
         bus_width_bits: positive(bus).map(|v| v as u32),
         l2_bytes: positive(l2),
         total_mem_bytes: Some(total_mem),
+        pci_bus_id,
         peaks,
     };
     let facts = DeviceFacts {
@@ -161,7 +178,12 @@ fn functions_of(file: &str) -> Vec<&'static str> {
         .map(|k| k.function)
         .collect();
     match file {
-        "fill.cu" => names.extend(["fill_hash_f32", "fill_hash_f64", "fill_bits_u32"]),
+        "fill.cu" => names.extend([
+            "fill_hash_f32",
+            "fill_hash_f64",
+            "fill_bits_u32",
+            "fill_gemm",
+        ]),
         "ceilings.cu" => names.push("clock_spin"),
         _ => {}
     }
@@ -218,12 +240,66 @@ pub fn compile_all(cc: ComputeCapability) -> Result<Vec<(&'static str, Ptx)>> {
     Ok(out)
 }
 
-/// A device buffer of either precision.
+/// A device buffer: `float`, `double`, or raw 8-, 16- or 32-bit words (bf16, fp16, fp8,
+/// int8 and int32 elements, which the host handles as bit patterns).
 pub enum DevBuf {
     /// `float` elements.
     F32(CudaSlice<f32>),
     /// `double` elements.
     F64(CudaSlice<f64>),
+    /// Bytes (fp8, int8).
+    U8(CudaSlice<u8>),
+    /// 16-bit words (bf16, fp16).
+    U16(CudaSlice<u16>),
+    /// 32-bit words (int32, tf32 bits).
+    U32(CudaSlice<u32>),
+}
+
+/// A buffer downloaded as it lies in device memory.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostBits {
+    /// Bytes.
+    U8(Vec<u8>),
+    /// 16-bit words.
+    U16(Vec<u16>),
+    /// 32-bit words.
+    U32(Vec<u32>),
+    /// 64-bit words.
+    U64(Vec<u64>),
+}
+
+/// Pushes a [`DevBuf`] as a kernel's pointer argument.
+fn push_buf<'a>(b: &mut cudarc::driver::LaunchArgs<'a>, buf: &'a DevBuf) {
+    match buf {
+        DevBuf::F32(s) => b.arg(s),
+        DevBuf::F64(s) => b.arg(s),
+        DevBuf::U8(s) => b.arg(s),
+        DevBuf::U16(s) => b.arg(s),
+        DevBuf::U32(s) => b.arg(s),
+    };
+}
+
+impl DevBuf {
+    /// Bytes per element.
+    pub fn width(&self) -> u64 {
+        match self {
+            DevBuf::U8(_) => 1,
+            DevBuf::U16(_) => 2,
+            DevBuf::F32(_) | DevBuf::U32(_) => 4,
+            DevBuf::F64(_) => 8,
+        }
+    }
+
+    /// Elements.
+    pub fn elems(&self) -> usize {
+        match self {
+            DevBuf::F32(s) => s.len(),
+            DevBuf::F64(s) => s.len(),
+            DevBuf::U8(s) => s.len(),
+            DevBuf::U16(s) => s.len(),
+            DevBuf::U32(s) => s.len(),
+        }
+    }
 }
 
 /// An open device with the suite loaded.
@@ -295,14 +371,12 @@ impl Gpu {
     ) -> Result<()> {
         let f = self.function(name)?;
         let mut b = self.stream.launch_builder(f);
-        match ptr_arg {
-            DevBuf::F32(s) => b.arg(s),
-            DevBuf::F64(s) => b.arg(s),
-        };
+        push_buf(&mut b, ptr_arg);
         b.arg(&words);
         match &value {
             FillValue::Seed(s) => b.arg(s),
             FillValue::Bits(v) => b.arg(v),
+            FillValue::Gemm(seed, format) => b.arg(seed).arg(format),
         };
         let blocks = words.div_ceil(256).clamp(1, u64::from(self.fill_blocks)) as u32;
         // SAFETY: the fill kernels take (pointer, element count, seed or bits) and write
@@ -326,9 +400,81 @@ impl Gpu {
                     format!("allocating {} ({} MiB)", spec.name, (spec.len * 8) >> 20)
                 })?)
             }
+            // Rounded up to whole 32-bit words, which the poison fill writes.
+            Elem::Bf16 => DevBuf::U16(
+                unsafe { self.stream.alloc::<u16>(len.div_ceil(2) * 2) }.with_context(|| {
+                    format!("allocating {} ({} MiB)", spec.name, (spec.len * 2) >> 20)
+                })?,
+            ),
         };
         self.fill(&buf, spec)?;
         Ok(buf)
+    }
+
+    /// Allocates `len` elements of `width` bytes (1, 2, 4 or 8), uninitialized: the caller
+    /// fills all of it ([`Gpu::fill_gemm`], [`Gpu::poison`]) before any read.
+    pub fn alloc_raw(&self, width: u64, len: u64, what: &str) -> Result<DevBuf> {
+        let n = usize::try_from(len).context("buffer too large for this host")?;
+        let ctx = || format!("allocating {what} ({} MiB)", (len * width) >> 20);
+        // SAFETY: uninitialized until filled, as documented above; rounded up to whole
+        // 32-bit words, which the poison fill writes.
+        Ok(match width {
+            1 => {
+                DevBuf::U8(unsafe { self.stream.alloc::<u8>(n.div_ceil(4) * 4) }.with_context(ctx)?)
+            }
+            2 => DevBuf::U16(
+                unsafe { self.stream.alloc::<u16>(n.div_ceil(2) * 2) }.with_context(ctx)?,
+            ),
+            4 => DevBuf::U32(unsafe { self.stream.alloc::<u32>(n) }.with_context(ctx)?),
+            8 => DevBuf::F64(unsafe { self.stream.alloc::<f64>(n) }.with_context(ctx)?),
+            w => anyhow::bail!("{what}: no buffer of {w}-byte elements"),
+        })
+    }
+
+    /// Fills the first `len` elements of `buf` with the inputs of `fill_gemm` format `format`
+    /// (`kernels/fill.cu`), element i a function of i and `seed`.
+    pub fn fill_gemm(&self, buf: &DevBuf, len: u64, seed: u64, format: i32) -> Result<()> {
+        self.launch_fill("fill_gemm", buf, len, FillValue::Gemm(seed, format))
+    }
+
+    /// Fills all of `buf` with the 32-bit pattern `bits`.
+    pub fn poison(&self, buf: &DevBuf, bits: u32) -> Result<()> {
+        let words = (buf.elems() as u64 * buf.width()) / 4;
+        self.launch_fill("fill_bits_u32", buf, words, FillValue::Bits(bits))
+    }
+
+    /// Downloads all of `buf` as it lies in memory.
+    pub fn download_bits(&self, buf: &DevBuf) -> Result<HostBits> {
+        let s = &self.stream;
+        Ok(match buf {
+            DevBuf::U8(b) => HostBits::U8(s.clone_dtoh(b).context("download")?),
+            DevBuf::U16(b) => HostBits::U16(s.clone_dtoh(b).context("download")?),
+            DevBuf::U32(b) => HostBits::U32(s.clone_dtoh(b).context("download")?),
+            DevBuf::F32(b) => HostBits::U32(
+                s.clone_dtoh(b)
+                    .context("download")?
+                    .into_iter()
+                    .map(f32::to_bits)
+                    .collect(),
+            ),
+            DevBuf::F64(b) => HostBits::U64(
+                s.clone_dtoh(b)
+                    .context("download")?
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect(),
+            ),
+        })
+    }
+
+    /// The CUDA stream every launch and cuBLASLt call of this run goes to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The CUDA context of the device.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
     }
 
     /// (Re)initializes `buf` as `spec` says.
@@ -336,8 +482,10 @@ impl Gpu {
         let words = match spec.elem {
             Elem::F32 => spec.len,
             Elem::F64 => 2 * spec.len,
+            Elem::Bf16 => spec.len.div_ceil(2),
         };
         match (spec.fill, spec.elem) {
+            (Fill::Hash(seed), Elem::Bf16) => self.fill_gemm(buf, spec.len, seed, BF16_FORMAT),
             (Fill::Hash(seed), Elem::F32) => {
                 self.launch_fill("fill_hash_f32", buf, spec.len, FillValue::Seed(seed))
             }
@@ -362,8 +510,10 @@ impl Gpu {
         for arg in &plan.args {
             match arg {
                 Arg::Buf(i) => match bufs.get(*i) {
-                    Some(DevBuf::F32(s)) => b.arg(s),
-                    Some(DevBuf::F64(s)) => b.arg(s),
+                    Some(buf) => {
+                        push_buf(&mut b, buf);
+                        &mut b
+                    }
                     None => {
                         anyhow::bail!("{function}: plan names buffer {i}, which does not exist")
                     }
@@ -394,10 +544,7 @@ impl Gpu {
     ) -> Result<()> {
         let f = self.function("clock_spin")?;
         let mut b = self.stream.launch_builder(f);
-        match out {
-            DevBuf::F32(s) => b.arg(s),
-            DevBuf::F64(s) => b.arg(s),
-        };
+        push_buf(&mut b, out);
         b.arg(&cycles).arg(&m).arg(&c);
         // SAFETY: clock_spin(float* out, long long, float, float) writes one float per
         // thread; `out` holds blocks x 256 floats (the caller allocates it so).
@@ -432,6 +579,10 @@ impl Gpu {
             let data = match buf {
                 DevBuf::F32(s) => HostData::F32(self.stream.clone_dtoh(s).context("download")?),
                 DevBuf::F64(s) => HostData::F64(self.stream.clone_dtoh(s).context("download")?),
+                _ => anyhow::bail!(
+                    "output {} is not float or double; the suite's checks download only those",
+                    spec.name
+                ),
             };
             out.set(i, data);
         }
@@ -474,7 +625,12 @@ impl Gpu {
 enum FillValue {
     Seed(u64),
     Bits(u32),
+    /// Seed and `fill_gemm` format.
+    Gemm(u64, i32),
 }
+
+/// The `fill_gemm` format of bf16 inputs (`kernels/fill.cu`).
+const BF16_FORMAT: i32 = super::tensor::Format::Bf16.fill_code();
 
 /// A one-dimensional launch of `blocks` blocks of 256 threads.
 fn linear(blocks: u32) -> LaunchConfig {
@@ -488,6 +644,12 @@ fn linear(blocks: u32) -> LaunchConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pci_addresses_are_written_as_cuda_writes_them() {
+        assert_eq!(pci_address(0, 0x1b, 0), "0000:1b:00.0");
+        assert_eq!(pci_address(1, 0xdb, 0x1f), "0001:db:1f.0");
+    }
 
     /// Compiles every source for sm_90 where NVRTC is installed (CI usually has none, and
     /// then this test only says so): catches a kernel that does not build before a GPU run.
@@ -503,6 +665,13 @@ mod tests {
         assert_eq!(modules.len(), SOURCES.len());
         for (file, ptx) in &modules {
             let text = ptx.to_src();
+            if *file == "tensor.cu" {
+                // The suite's tensor kernel really issues tensor-core MMAs: 16 per slice.
+                let mmas = text
+                    .matches("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")
+                    .count();
+                assert_eq!(mmas, 16, "{file}");
+            }
             for f in functions_of(file) {
                 assert!(
                     text.contains(&format!(".entry {f}(")),

@@ -1,5 +1,5 @@
 //! Summary statistics of event-timed repetitions (rates from them are
-//! `shared::roofline::giga_per_s`).
+//! `shared::roofline::giga_per_s`, the median `shared::multi::median`).
 
 use shared::artifact::Timing;
 
@@ -8,12 +8,7 @@ pub fn timing(warmups: u32, samples_ms: Vec<f64>) -> Option<Timing> {
     let mut sorted = samples_ms.clone();
     sorted.sort_by(f64::total_cmp);
     let (first, last) = (*sorted.first()?, *sorted.last()?);
-    let mid = sorted.len() / 2;
-    let median = if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
-    };
+    let median = shared::multi::median(&sorted)?;
     Some(Timing {
         warmups,
         min_ms: first,

@@ -6,7 +6,8 @@
 //!
 //! Problem sizes come from the device ([`Sizes::derive`]): streaming arrays are at least
 //! eight times the L2 (rounded up to a power of two), the matmul pair is cache-resident
-//! (512 as in the seeds), the L2 copy works on buffers a quarter of the L2.
+//! (512 as in the seeds), the tensor-core matmul is 2048^3 (large enough to keep the tensor
+//! cores busy, with no partial tile), the L2 copy works on buffers a quarter of the L2.
 
 use shared::artifact::{AskedWork, Check, LaunchShape, Precision};
 
@@ -36,6 +37,11 @@ pub const CLOCK_CYCLES: i64 = 20_000_000;
 pub const HEAT_ALPHA: f32 = 0.2;
 /// Smallest streaming size `--size` accepts.
 pub const MIN_STREAM_ELEMS: u64 = 1 << 16;
+/// Side of the tensor-core matmul (`kernels/tensor.cu`): 2048^3, 17.2 GFLOP, 8 MiB per
+/// bf16 operand.
+pub const TENSOR_DIM: u32 = 2048;
+/// Block tile of the tensor-core matmul, rows and columns of C.
+pub const TENSOR_TILE: u32 = 64;
 
 /// The CUDA sources, embedded at build time: (file name under `kernels/`, text).
 pub const SOURCES: &[(&str, &str)] = &[
@@ -50,6 +56,7 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../kernels/transpose.cu"),
     ),
     ("matmul.cu", include_str!("../../../kernels/matmul.cu")),
+    ("tensor.cu", include_str!("../../../kernels/tensor.cu")),
     (
         "reduction.cu",
         include_str!("../../../kernels/reduction.cu"),
@@ -90,6 +97,8 @@ pub struct Sizes {
     pub square_dim: u32,
     /// Side of the cache-resident matmul pair.
     pub matmul_dim: u32,
+    /// Side of the tensor-core matmul (a multiple of its 64 x 64 tiles).
+    pub tensor_dim: u32,
     /// Blocks of the L2 copy (each owns 256 x 4 float4s = 16 KiB of each buffer).
     pub l2_blocks: u32,
     /// Passes of the L2 copy over its buffers.
@@ -157,6 +166,7 @@ impl Sizes {
             ceiling_elems,
             square_dim,
             matmul_dim,
+            tensor_dim: TENSOR_DIM,
             l2_blocks,
             l2_reps,
             fma_blocks,
@@ -181,6 +191,8 @@ pub enum Elem {
     F32,
     /// `double`.
     F64,
+    /// bf16, as 16-bit words (filled by `fill_gemm`; inputs only).
+    Bf16,
 }
 
 /// How a buffer is initialized before the launch.
@@ -663,6 +675,74 @@ fn check_matmul(s: &Sizes, p: &Plan, o: &Outputs) -> Check {
 }
 
 // ---------------------------------------------------------------------------------------
+// Tensor-core matmul (kernels/tensor.cu)
+// ---------------------------------------------------------------------------------------
+
+/// Fill seeds of the tensor-core matmul's A and B (stored transposed).
+const TENSOR_SEEDS: (u64, u64) = (91, 92);
+
+fn plan_matmul_bf16(s: &Sizes) -> Plan {
+    let d = s.tensor_dim;
+    let (d64, n) = (f64::from(d), u64::from(d) * u64::from(d));
+    let tiles = d64 / f64::from(TENSOR_TILE);
+    let bf16 = |name| BufferSpec {
+        name,
+        elem: Elem::Bf16,
+        len: n,
+        fill: Fill::Hash(if name == "a" {
+            TENSOR_SEEDS.0
+        } else {
+            TENSOR_SEEDS.1
+        }),
+    };
+    Plan {
+        launch: grid2(d / TENSOR_TILE, d / TENSOR_TILE, [128, 1, 1]),
+        buffers: vec![bf16("a"), bf16("bt"), output("c", n)],
+        args: vec![
+            Arg::Buf(0),
+            Arg::Buf(1),
+            Arg::Buf(2),
+            Arg::I32(d as i32),
+            Arg::I32(d as i32),
+            Arg::I32(d as i32),
+        ],
+        asked: asked(
+            2.0 * tiles * d64 * d64 * 2.0 + 4.0 * d64 * d64,
+            2.0 * d64.powi(3),
+            Precision::TensorBf16,
+            format!(
+                "each of the (d/64)^2 blocks reads a 64-row panel of A and of B, 64 x d bf16                  each, and writes its 64 x 64 floats: 2 x (d/64) x d^2 x 2 + 4 d^2 bytes;                  2 d^3 tensor FLOPs (d^3/4096 mma.m16n8k16 of 4096), d = {d}"
+            ),
+        ),
+    }
+}
+
+fn check_matmul_bf16(s: &Sizes, p: &Plan, o: &Outputs) -> Check {
+    let d = u64::from(s.tensor_dim);
+    let (sa, sb) = (p.seed(0), p.seed(1));
+    match o.f32(2) {
+        // Products of bf16 are exact in f64; the tensor cores accumulate in fp32.
+        Ok(c) => checks::close_f32(
+            "C = A B (bf16, tensor cores) against an f64 reference",
+            c,
+            Coverage::Every(61),
+            |i| {
+                let (row, col) = (i as u64 / d, i as u64 % d);
+                let r = super::tensor::dot(super::tensor::Format::Bf16, (sa, sb), (row, col), d);
+                (r.0, TENSOR_TOLERANCE.of(r))
+            },
+        ),
+        Err(e) => checks::broken("bf16 matmul", &e),
+    }
+}
+
+/// The tensor-core matmul's tolerance: fp32 accumulation and output.
+const TENSOR_TOLERANCE: super::tensor::Tolerance = super::tensor::Tolerance {
+    output: 1.0 / 1_048_576.0,
+    accumulate: 1.0 / 16_384.0,
+};
+
+// ---------------------------------------------------------------------------------------
 // Block reduction (kernels/reduction.cu)
 // ---------------------------------------------------------------------------------------
 
@@ -929,9 +1009,10 @@ const PAIR_ADD: f32 = 0.5;
 
 fn plan_pair(s: &Sizes, elem: Elem) -> Plan {
     let n = s.stream_elems;
-    let (width, precision, add) = match elem {
-        Elem::F32 => (4.0, Precision::Fp32, Arg::F32(PAIR_ADD)),
-        Elem::F64 => (8.0, Precision::Fp64, Arg::F64(f64::from(PAIR_ADD))),
+    let (width, precision, add) = if elem == Elem::F64 {
+        (8.0, Precision::Fp64, Arg::F64(f64::from(PAIR_ADD)))
+    } else {
+        (4.0, Precision::Fp32, Arg::F32(PAIR_ADD))
     };
     let seed = if elem == Elem::F32 { 81 } else { 82 };
     Plan {
@@ -1084,6 +1165,14 @@ pub const SUITE: &[KernelDef] = &[
         check: check_matmul,
     },
     KernelDef {
+        function: "matmul_bf16_mma",
+        name: "matmul, bf16 tensor cores",
+        file: "tensor.cu",
+        role: Role::Suite,
+        plan: plan_matmul_bf16,
+        check: check_matmul_bf16,
+    },
+    KernelDef {
         function: "block_reduce",
         name: "block reduction",
         file: "reduction.cu",
@@ -1226,6 +1315,7 @@ mod tests {
         assert_eq!(s.ceiling_elems, 1 << 29, "2 GiB per ceiling array");
         assert_eq!(s.square_dim, 8192, "256 MiB matrices, 4.3 x L2");
         assert_eq!(s.matmul_dim, 512, "three 1 MiB matrices stay in L2");
+        assert_eq!(s.tensor_dim, 2048);
         assert_eq!(s.fma_blocks, 132 * 8, "2048 threads on every SM");
         assert_eq!(s.l2_blocks, 528);
         assert!(
@@ -1325,6 +1415,7 @@ mod tests {
                     "read_f4" => 16,
                     "copy_l2_f4" => 16,
                     "transpose_naive" | "transpose_tiled" => 4,
+                    "matmul_bf16_mma" => 32,
                     _ => 1,
                 };
                 let covered = threads * per_thread;
@@ -1396,6 +1487,7 @@ mod tests {
             ceiling_elems: 1 << 16,
             square_dim: 64,
             matmul_dim: 32,
+            tensor_dim: 128,
             l2_blocks: 2,
             l2_reps: 1,
             fma_blocks: 2,
@@ -1520,6 +1612,43 @@ mod tests {
             );
         }
         pass_then_fail("read_f4", 1, sums, 1);
+    }
+
+    #[test]
+    fn bf16_matmul_reference_and_hand_counts() {
+        use crate::gpu::tensor::{input_value, Format};
+        let s = small();
+        let p = plan_matmul_bf16(&s);
+        let d = s.tensor_dim as usize;
+        let value = |i: usize, seed: u64| input_value(Format::Bf16, i as u64, seed) as f32;
+        let a: Vec<f32> = (0..d * d).map(|i| value(i, p.seed(0))).collect();
+        let bt: Vec<f32> = (0..d * d).map(|i| value(i, p.seed(1))).collect();
+        // The kernel's arithmetic on the host: fp32 accumulation along k.
+        let c: Vec<f32> = (0..d * d)
+            .map(|i| {
+                let (r, col) = (i / d, i % d);
+                (0..d).fold(0.0f32, |acc, k| a[r * d + k].mul_add(bt[col * d + k], acc))
+            })
+            .collect();
+        pass_then_fail("matmul_bf16_mma", 2, c, 61 * 3);
+        // bf16 inputs truncated from the hash, as fill_gemm writes them.
+        assert_eq!(a[0].to_bits() & 0xFFFF, 0);
+        // FLOPs from the kernel's structure: blocks x 4 warps x d/32 slices x 16 mma per
+        // warp and slice x 4096 FLOPs per m16n8k16 mma = 2 d^3, all on tensor cores.
+        let d = f64::from(TENSOR_DIM);
+        let h200 = plan_matmul_bf16(&sizes(&H200, None));
+        let mma_flops = (d / 64.0).powi(2) * 4.0 * (d / 32.0) * 16.0 * 4096.0;
+        assert_eq!(h200.asked.flops, mma_flops);
+        assert_eq!(h200.asked.flops, 2.0 * 2048f64.powi(3));
+        assert_eq!(h200.asked.precision, Precision::TensorBf16);
+        // Bytes: each block reads 64 x d of A and of B (2 bytes each), writes 64 x 64 floats.
+        let blocks = (d / 64.0).powi(2);
+        assert_eq!(
+            h200.asked.bytes,
+            blocks * (2.0 * 64.0 * d * 2.0 + 64.0 * 64.0 * 4.0)
+        );
+        assert_eq!(h200.launch.grid, [32, 32, 1]);
+        assert_eq!(TENSOR_DIM % TENSOR_TILE, 0, "no partial tile");
     }
 
     #[test]

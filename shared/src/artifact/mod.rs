@@ -9,6 +9,7 @@
 mod json;
 mod metrics_map;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -22,6 +23,7 @@ use self::metrics_map::{with_array_source, ConstantsSer, ValuesSer, ValuesWire};
 use crate::error::ArtifactError;
 use crate::range::OutOfRange;
 use crate::text::names::shorten_kernel_name;
+pub use crate::work::Work;
 
 /// The 1-based line of the top-level `"schema"` field in `text` (the first such key).
 fn schema_line(text: &str) -> usize {
@@ -39,9 +41,13 @@ fn schema_line(text: &str) -> usize {
 /// 1: metrics of a launch as an object `name: {unit, value}`.
 /// 2: metric names and units once per counter set (`metric_columns`), each launch's
 ///    `metrics` an array of values in that order.
-/// 3: where launches of a counter set share their columns, the values the same in all of
-///    them are written once (`constant_values`) and each launch's `metrics` lists only the
-///    `varying_columns`.
+/// 3: measured tensor-core ceilings (`ceilings.tensor_gflop_per_s`, `ceilings.tensor`); the
+///    asked precision may name any kind of work (`tensor_bf16`, ...), not only `fp16`,
+///    `fp32` and `fp64`. Added while schema 3 was unreleased, both optional and written only
+///    when known: `provenance.distributed` (the rank of a job's process) and
+///    `device.pci_bus_id`; and, where launches of a counter set share their columns, the
+///    values the same in all of them written once (`constant_values`), each launch's
+///    `metrics` listing only the `varying_columns`.
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
@@ -133,6 +139,63 @@ pub struct Provenance {
     /// Files this artifact was built from (exports, timings), by name.
     #[serde(default)]
     pub inputs: Vec<String>,
+    /// The process's place in a job of several processes (a rank under `torchrun`, `srun`
+    /// or `mpirun`), read from the launcher's environment variables; absent for a process
+    /// started on its own, and in artifacts written before it existed (schema 3 added it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distributed: Option<Distributed>,
+}
+
+/// Which launcher started a process of a job, told by the environment variables it sets.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Launcher {
+    /// `torchrun` (and the launchers that follow PyTorch's convention): `RANK`,
+    /// `LOCAL_RANK`, `WORLD_SIZE`, `LOCAL_WORLD_SIZE`, `TORCHELASTIC_RUN_ID`.
+    Torchrun,
+    /// Open MPI's `mpirun`: `OMPI_COMM_WORLD_RANK`, `OMPI_COMM_WORLD_LOCAL_RANK`,
+    /// `OMPI_COMM_WORLD_SIZE`, `OMPI_COMM_WORLD_LOCAL_SIZE`.
+    OpenMpi,
+    /// Slurm's `srun`: `SLURM_PROCID`, `SLURM_LOCALID`, `SLURM_STEP_NUM_TASKS` (else
+    /// `SLURM_NTASKS`), `SLURM_JOB_ID` and `SLURM_STEP_ID`.
+    Slurm,
+}
+
+impl Launcher {
+    /// For people: `torchrun`, `Open MPI (mpirun)`, `Slurm (srun)`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Launcher::Torchrun => "torchrun",
+            Launcher::OpenMpi => "Open MPI (mpirun)",
+            Launcher::Slurm => "Slurm (srun)",
+        }
+    }
+}
+
+/// One process's place in a job of several (its rank), as its launcher announced it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Distributed {
+    /// Which launcher's variables these came from.
+    pub launcher: Launcher,
+    /// The variable the rank was read from (`RANK`, `SLURM_PROCID`, ...).
+    pub rank_variable: String,
+    /// Global rank, 0-based.
+    pub rank: u32,
+    /// Rank within this host, 0-based, when the launcher gives it.
+    #[serde(default)]
+    pub local_rank: Option<u32>,
+    /// Number of processes in the job, when the launcher gives it.
+    #[serde(default)]
+    pub world_size: Option<u32>,
+    /// Number of processes on this host, when the launcher gives it.
+    #[serde(default)]
+    pub local_world_size: Option<u32>,
+    /// The job's identity, the same for every rank of one job, when the launcher gives one
+    /// (`TORCHELASTIC_RUN_ID`; `SLURM_JOB_ID.SLURM_STEP_ID`).
+    #[serde(default)]
+    pub job_id: Option<String>,
 }
 
 /// Compute capability, `major.minor`.
@@ -179,6 +242,11 @@ pub struct DeviceInfo {
     /// Total device memory, bytes.
     #[serde(default)]
     pub total_mem_bytes: Option<u64>,
+    /// PCI address (`0000:1b:00.0`, domain:bus:device.function), which names the physical
+    /// GPU whatever `CUDA_VISIBLE_DEVICES` does to the ordinal; absent for imports and in
+    /// artifacts written before it existed (schema 3 added it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_bus_id: Option<String>,
     /// Peaks worked from the attributes above.
     pub peaks: TheoreticalPeaks,
 }
@@ -229,6 +297,56 @@ pub struct MeasuredCeilings {
     /// The individual measurements behind the figures above.
     #[serde(default)]
     pub measurements: Vec<CeilingMeasurement>,
+    /// Tensor-core ceilings that passed their check, by kind of work (`tensor_bf16`, ...):
+    /// GFLOP/s, GOP/s for integer kinds. Each is the event median of a large GEMM (see
+    /// `tensor`). Absent before schema 3.
+    #[serde(default)]
+    pub tensor_gflop_per_s: BTreeMap<Work, f64>,
+    /// Every tensor-core ceiling `capture run` tried, measured or not, with its GEMM, check
+    /// and timings, or the reason it was not measured. Absent before schema 3.
+    #[serde(default)]
+    pub tensor: Vec<TensorCeiling>,
+}
+
+/// One tensor-core ceiling: a GEMM of one kind of work timed with CUDA events beside the
+/// theoretical dense peak of that kind, or why it was not measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TensorCeiling {
+    /// The kind of work (`tensor_bf16`, `tensor_fp8`, ...).
+    pub work: Work,
+    /// How it was measured, in one line (library and version, layout, types, algorithm).
+    #[serde(default)]
+    pub means: String,
+    /// Rows of the GEMM's output D (and of A).
+    pub m: u64,
+    /// Columns of D (and of B).
+    pub n: u64,
+    /// The reduction dimension.
+    pub k: u64,
+    /// Work per GEMM, 2 x M x N x K: FLOPs, or integer OPs for integer kinds.
+    pub ops: f64,
+    /// Bytes of A, B and D per GEMM (each read or written once).
+    pub bytes: f64,
+    /// Measured rate: `ops` over the event median, GFLOP/s (GOP/s for integer kinds);
+    /// absent when not measured.
+    #[serde(default)]
+    pub measured_gflop_per_s: Option<f64>,
+    /// The theoretical dense peak of this kind on this device (`shared::work::device_peak`),
+    /// GFLOP/s (GOP/s); absent where the peak table has no figure.
+    #[serde(default)]
+    pub theoretical_gflop_per_s: Option<f64>,
+    /// Event timings of the timed GEMMs.
+    #[serde(default)]
+    pub timing: Option<Timing>,
+    /// CPU reference check on sampled elements of D (and every element written), and the
+    /// rate at most the theoretical peak. A ceiling whose check failed is not in
+    /// `tensor_gflop_per_s`.
+    #[serde(default)]
+    pub check: Option<Check>,
+    /// Why the kind was not measured (library missing, no such tensor cores on this
+    /// device, no algorithm), when it was not.
+    #[serde(default)]
+    pub not_measured: Option<String>,
 }
 
 /// One ceiling measurement: what was moved or computed, and how long it took.
@@ -262,26 +380,21 @@ pub struct LaunchShape {
 pub struct AskedWork {
     /// Compulsory global-memory bytes (read plus written), per launch.
     pub bytes: f64,
-    /// Floating-point operations (an FMA counts two), per launch.
+    /// Floating-point operations (an FMA counts two; an MMA's multiply-add two), per launch;
+    /// integer OPs for integer kinds.
     pub flops: f64,
-    /// Precision of those FLOPs.
+    /// The kind of work those FLOPs are (`fp32`, `tensor_bf16`, ...). Schemas 1 and 2 knew
+    /// only `fp16`, `fp32` and `fp64`, which keep their keys.
     pub precision: Precision,
     /// How the counts were worked out, in one line (`3 x n x 4 bytes`).
     #[serde(default)]
     pub formula: String,
 }
 
-/// Floating-point precision of a FLOP count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Precision {
-    /// Half precision.
-    Fp16,
-    /// Single precision.
-    Fp32,
-    /// Double precision.
-    Fp64,
-}
+/// The kind of work of a hand count: a unit and a type, any [`Work`] kind (`Precision::Fp32`
+/// is CUDA-core FP32, `Precision::TensorBf16` BF16 on tensor cores). One definition of the
+/// kinds, so the asked work, the counted work and the ceilings name them alike.
+pub type Precision = Work;
 
 /// Event timings of repeated launches, after warm-ups.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -1226,6 +1339,56 @@ mod tests {
         assert!(a.kernels[0].cold.is_none() && a.device.is_none());
         let again = Artifact::from_json(&a.to_json()).expect("round trip");
         assert_eq!(a, again);
+    }
+
+    #[test]
+    fn schema_2_artifacts_load_and_tensor_ceilings_round_trip() {
+        // A schema-2 run: FP32 ceilings only, asked precisions of the old three.
+        let old = r#"{"schema": 2, "provenance": {"tool": "capture", "tool_version": "0.1.0"},
+            "ceilings": {"copy_gbyte_per_s": 4272.0, "fma_gflop_per_s": 64000.0,
+                         "measurements": []},
+            "kernels": [{"name": "pair", "function": "horner64_f64",
+                         "asked": {"bytes": 16.0, "flops": 128.0, "precision": "fp64"}}]}"#;
+        let a = Artifact::from_json(old).expect("schema 2 loads");
+        let c = a.ceilings.as_ref().expect("ceilings");
+        assert!(c.tensor.is_empty() && c.tensor_gflop_per_s.is_empty());
+        assert_eq!(
+            a.kernels[0].asked.as_ref().map(|w| w.precision),
+            Some(Work::Fp64)
+        );
+        // Schema 3: a tensor precision and tensor ceilings, keyed by the work keys.
+        let mut a = Artifact::new(Provenance::default());
+        let mut c = MeasuredCeilings::default();
+        c.tensor_gflop_per_s.insert(Work::TensorBf16, 781_000.5);
+        c.tensor.push(TensorCeiling {
+            work: Work::TensorFp8,
+            means: String::new(),
+            m: 8192,
+            n: 8192,
+            k: 8192,
+            ops: 1.0995e12,
+            bytes: 3.3e8,
+            measured_gflop_per_s: None,
+            theoretical_gflop_per_s: Some(2_141_061.1),
+            timing: None,
+            check: None,
+            not_measured: Some("FP8 tensor cores need compute capability 8.9".into()),
+        });
+        a.ceilings = Some(c);
+        a.kernels.push(KernelRecord {
+            asked: Some(AskedWork {
+                bytes: 1.0,
+                flops: 2.0,
+                precision: Work::TensorBf16,
+                formula: String::new(),
+            }),
+            ..KernelRecord::new("mma", "matmul_bf16_mma")
+        });
+        let text = a.to_json();
+        assert!(text.contains("\"tensor_bf16\": 781000.5"), "{text}");
+        assert!(text.contains("\"precision\": \"tensor_bf16\""), "{text}");
+        assert!(text.contains("\"work\": \"tensor_fp8\""), "{text}");
+        assert_eq!(Artifact::from_json(&text).expect("round trip"), a);
     }
 
     #[test]

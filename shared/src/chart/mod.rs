@@ -1,14 +1,15 @@
 //! Chart drawing, generic over the plotters backend: the same code draws to a canvas in the
 //! browser (`plotters-canvas`) and to SVG natively, where tests check it.
 //!
-//! Architecture invariant: charts take plain numbers (see [`roofline::RooflineChart`] and
-//! [`memory::MemoryChart`]); they do not read artifacts or counters. The viewer's state
+//! Architecture invariant: charts take plain numbers (see [`roofline::RooflineChart`],
+//! [`memory::MemoryChart`] and [`stalls::StallChart`]); they do not read artifacts or counters. The viewer's state
 //! layer turns an artifact into those numbers with [`crate::metrics`], so a chart can never
 //! compute a figure differently from the tables.
 
 pub mod hits;
 pub mod memory;
 pub mod roofline;
+pub mod stalls;
 
 use plotters::prelude::*;
 
@@ -17,6 +18,7 @@ pub use memory::{draw_memory, MemoryChart, MemoryFlows};
 pub use roofline::{
     draw_highlight, draw_roofline, ChartPoint, KernelSeries, Level, Roof, RooflineChart,
 };
+pub use stalls::{draw_stalls, StallChart, StallSeries};
 
 /// A drawing failed (the backend refused an operation).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -69,6 +71,16 @@ pub fn memory_svg(chart: &MemoryChart, width: u32, height: u32) -> Result<String
     {
         let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
         draw_memory(&root, chart, 1.0)?;
+    }
+    Ok(out)
+}
+
+/// Draws the stall chart to an SVG document of `width` x `height` pixels.
+pub fn stalls_svg(chart: &StallChart, width: u32, height: u32) -> Result<String, ChartError> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        draw_stalls(&root, chart, 1.0)?;
     }
     Ok(out)
 }

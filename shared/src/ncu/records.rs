@@ -37,7 +37,7 @@ pub struct Record {
     digits: Vec<u64>,
 }
 
-/// A field that is no plain decimal (or that the splitter left), in [`Record::digits`].
+/// A field that is no plain decimal (or that the splitter left), in `Record::digits`.
 const NOT_PLAIN: u64 = u64::MAX;
 
 /// Where a plain decimal's count of fraction digits (0 to 8) sits in its packed form,
@@ -62,7 +62,7 @@ impl Record {
     }
 
     /// Field `i` as `(tail, len)`: the record's bytes from the field's start on, of which
-    /// the field is the first `len`. At least [`TAIL_BYTES`] follow every field, so a reader
+    /// the field is the first `len`. At least `TAIL_BYTES` follow every field, so a reader
     /// may look at eight bytes at a time (see [`super::value::classify_in`]).
     pub fn get_with_tail(&self, i: usize) -> Option<(&[u8], usize)> {
         let &(start, end) = self.bounds.get(i)?;
@@ -187,7 +187,7 @@ fn split_quoted(
     complete
 }
 
-/// A plain decimal's digits in [`Record::digits`]' packed form.
+/// A plain decimal's digits in `Record::digits`' packed form.
 #[inline]
 fn pack(plain: Option<(u64, i32)>) -> u64 {
     match plain {
@@ -241,7 +241,7 @@ pub trait RowStream {
 /// How many read rows [`Rows`] keeps for reuse.
 const SPARE_ROWS: usize = 64;
 
-/// The export's records, read and split from a [`LineFilter`], with one record of
+/// The export's records, read and split from a `LineFilter`, with one record of
 /// lookahead so each row knows whether it is the last; an iterator of [`Row`]s.
 pub struct Rows<R: Read> {
     filter: LineFilter<R>,

@@ -236,6 +236,14 @@ impl Decoder {
                         version,
                     });
                 }
+                if kind == Kind::Source {
+                    // Kernel binaries, most of the file: stepped over, never held.
+                    if let Some(k) = input.skip(size)? {
+                        return self.cut(at + 4, kind.what(), size, k);
+                    }
+                    index += 1;
+                    continue;
+                }
                 let bytes = match input.take(size)? {
                     Take::Bytes(b) => b,
                     Take::Short(k) => return self.cut(at + 4, kind.what(), size, k),
@@ -267,13 +275,19 @@ impl Decoder {
 /// [`ReportError::NotAReport`] for a file starting with `start`.
 fn not_a_report(start: &[u8]) -> ReportError {
     ReportError::NotAReport {
-        found: start
-            .iter()
-            .take(4)
-            .flat_map(|b| std::ascii::escape_default(*b))
-            .map(char::from)
-            .collect(),
+        found: escaped_start(start),
     }
+}
+
+/// The first four bytes of a file, escaped, for a message saying what was found instead
+/// of the magic.
+pub(crate) fn escaped_start(start: &[u8]) -> String {
+    start
+        .iter()
+        .take(4)
+        .flat_map(|b| std::ascii::escape_default(*b))
+        .map(char::from)
+        .collect()
 }
 
 /// One size-prefixed frame of `input` for [`outline`]: its offset and bytes, or why not.

@@ -1,6 +1,8 @@
 //! Where the report's bytes come from: a slice already in memory (the browser's file, a
 //! mapped file), borrowed without copying, or any `Read`, read one frame (header or
-//! message) at a time into one reused buffer.
+//! message) at a time straight into one reused buffer. Frames the decoder does not read
+//! (the kernel binaries, most of a report's bytes) are skipped: a slice steps over them,
+//! a reader reads them into that buffer a chunk at a time and drops them.
 //!
 //! Neither allocates more than the input holds: a slice checks a declared size against
 //! what is left, and a reader grows its buffer only as bytes arrive, so a corrupt size
@@ -27,6 +29,9 @@ pub trait Input {
     fn offset(&self) -> u64;
     /// The next `n` bytes, valid until the next call.
     fn take(&mut self, n: u64) -> Result<Take<'_>, ReportError>;
+    /// Steps over the next `n` bytes: `None` when they were all there, else how many were
+    /// (consumed).
+    fn skip(&mut self, n: u64) -> Result<Option<u64>, ReportError>;
 }
 
 /// A report in memory.
@@ -60,6 +65,13 @@ impl Input for SliceInput<'_> {
             }
         }
     }
+
+    fn skip(&mut self, n: u64) -> Result<Option<u64>, ReportError> {
+        Ok(match self.take(n)? {
+            Take::Bytes(_) => None,
+            Take::Short(k) => Some(k),
+        })
+    }
 }
 
 /// A report streamed from a reader.
@@ -87,32 +99,55 @@ impl<R: Read> Input for ReadInput<R> {
 
     fn take(&mut self, n: u64) -> Result<Take<'_>, ReportError> {
         self.buf.clear();
-        let mut chunk = [0u8; 64 * 1024];
-        while (self.buf.len() as u64) < n {
-            let want = (n - self.buf.len() as u64).min(chunk.len() as u64) as usize;
-            let Some(into) = chunk.get_mut(..want) else {
-                break;
-            };
-            match self.inner.read(into) {
-                Ok(0) => break,
-                Ok(got) => {
-                    if self.buf.capacity() - self.buf.len() < got {
-                        let left = (n - self.buf.len() as u64).min(READ_CHUNK as u64) as usize;
-                        self.buf.reserve(left.max(got));
-                    }
-                    self.buf
-                        .extend_from_slice(into.get(..got).unwrap_or_default());
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(ReportError::Io(e.to_string())),
-            }
-        }
-        self.offset += self.buf.len() as u64;
-        if (self.buf.len() as u64) < n {
-            Ok(Take::Short(self.buf.len() as u64))
+        let got = self.fill(n, false)?;
+        self.offset += got;
+        if got < n {
+            Ok(Take::Short(got))
         } else {
             Ok(Take::Bytes(&self.buf))
         }
+    }
+
+    fn skip(&mut self, n: u64) -> Result<Option<u64>, ReportError> {
+        let got = self.fill(n, true)?;
+        self.offset += got;
+        Ok((got < n).then_some(got))
+    }
+}
+
+impl<R: Read> ReadInput<R> {
+    /// Reads up to `n` bytes into the buffer, straight from the reader. The buffer grows
+    /// to at most [`READ_CHUNK`] beyond what has arrived (a corrupt size costs nothing),
+    /// and is zeroed once per frame, not per read, so a reader that returns a few bytes at
+    /// a time costs no more. With `drop`, each chunk is dropped once read, so the buffer
+    /// never outgrows one chunk. Returns how many bytes were read.
+    fn fill(&mut self, n: u64, drop: bool) -> Result<u64, ReportError> {
+        let mut total = 0u64;
+        let mut filled = self.buf.len();
+        while total < n {
+            if drop {
+                filled = 0;
+            }
+            let want = (n - total).min(READ_CHUNK as u64) as usize;
+            if self.buf.len() < filled + want {
+                self.buf.resize(filled + want, 0);
+            }
+            let into = self.buf.get_mut(filled..filled + want).unwrap_or_default();
+            match self.inner.read(into) {
+                Ok(0) => break,
+                Ok(got) => {
+                    filled += got;
+                    total += got as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.buf.clear();
+                    return Err(ReportError::Io(e.to_string()));
+                }
+            }
+        }
+        self.buf.truncate(if drop { 0 } else { filled });
+        Ok(total)
     }
 }
 
@@ -148,5 +183,21 @@ mod tests {
         assert_eq!(huge.offset(), 8);
         let mut huge = SliceInput::new(data);
         assert!(matches!(huge.take(u64::MAX), Ok(Take::Short(8))));
+    }
+
+    #[test]
+    fn slices_and_readers_skip_alike() {
+        let data = b"abcdefgh";
+        for input in [
+            &mut SliceInput::new(data) as &mut dyn Input,
+            &mut ReadInput::new(&data[..]),
+        ] {
+            assert_eq!(input.skip(3).ok(), Some(None));
+            assert_eq!(input.offset(), 3);
+            assert!(matches!(input.take(2), Ok(Take::Bytes(b"de"))));
+            assert_eq!(input.skip(u64::MAX).ok(), Some(Some(3)));
+            assert_eq!(input.offset(), 8);
+            assert_eq!(input.skip(0).ok(), Some(None));
+        }
     }
 }

@@ -40,6 +40,7 @@ pub mod wire;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use container::escaped_start;
 pub use container::outline;
 pub use layout::KNOWN_VERSION;
 pub use strings::StringTable;

@@ -744,27 +744,769 @@ async fn a_bf16_workload_ranks_its_kernels_and_draws_its_tensor_matmul() -> Resu
         click(&b, "#tab-roofline").await?;
         wait_drawn(&b, "roofline-canvas").await?;
         click(&b, "#roofline-points summary").await?;
-        let tflops = b
-            .wait_js(
-                &format!(
-                    "const rows = [...document.querySelectorAll('#roofline-points tbody tr')]; \
-                     const r = rows.find(r => r.querySelector('td.name').title === '{MATMUL}' \
-                       && r.children[1].textContent === 'DRAM'); \
-                     return r && [r.children[2].textContent, \
-                       Number(r.querySelector('[data-col=gflop_per_s]').textContent) / 1e3];"
-                ),
-                WAIT,
-            )
-            .await?;
+        let find_point = format!(
+            "const rows = [...document.querySelectorAll('#roofline-points tbody tr')]; \
+             const r = rows.find(r => r.querySelector('td.name').title === '{MATMUL}' \
+               && r.children[1].textContent === 'DRAM'); \
+             return r && [r.children[2].textContent, \
+               Number(r.querySelector('[data-col=gflop_per_s]').textContent) / 1e3];"
+        );
+        let tflops = b.wait_js(&find_point, WAIT).await?;
         assert_eq!(tflops[0], "tensor_bf16", "{tflops:?}");
         let t = tflops[1].as_f64().unwrap_or(0.0);
         assert!((700.0..900.0).contains(&t), "matmul at {t} TFLOP/s");
         b.screenshot("gpt2-roofline").await?;
+
+        // The same program's export made with ncu's own roofline sections (DRAM only as a
+        // rate, derived): opened by the file input, the matmul has the same point.
+        let export =
+            workspace_root().join("tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv");
+        b.client
+            .goto(&format!("{}?view=roofline", server.base))
+            .await?;
+        b.wait_js("return document.getElementById('file-input')", WAIT)
+            .await?;
+        let input = b.client.find(Locator::Css("#file-input")).await?;
+        input.send_keys(&export.to_string_lossy()).await?;
+        wait_drawn(&b, "roofline-canvas").await?;
+        click(&b, "#roofline-points summary").await?;
+        let point = b.wait_js(&find_point, WAIT).await?;
+        assert_eq!(point[0], "tensor_bf16", "{point:?}");
+        let t = point[1].as_f64().unwrap_or(0.0);
+        assert!(
+            (700.0..900.0).contains(&t),
+            "roofline-set matmul at {t} TFLOP/s"
+        );
+        b.screenshot("gpt2-roofline-set").await?;
         Ok::<(), BoxError>(())
     }
     .await;
     if result.is_err() {
         let _ = b.screenshot("gpt2-failure").await;
+    }
+    b.close().await?;
+    result
+}
+
+/// The bytes table of a raw export, as `capture import` then `capture table` would give it.
+fn table_of_export(path: &std::path::Path) -> Result<shared::table::BytesTable, BoxError> {
+    let text = std::fs::read_to_string(path)?;
+    let export = shared::ncu::read_export(text.as_bytes())?;
+    let (launches, warnings) = shared::ncu::combine(vec![export]);
+    let artifact =
+        shared::merge::import_launches(launches, warnings, shared::artifact::Provenance::default());
+    Ok(shared::table::bytes_table(&artifact))
+}
+
+/// Latency-bound, explained: the six GEMMs' `--set full` export (warp-state counters) shows
+/// the selected kernel's stall chart with its largest reasons explained on the occupancy
+/// page, the reason of every latency-bound kernel on the Speed-of-Light page and in the
+/// bytes table exactly as the shared table gives it, and both kernels' stalls in the
+/// compare view; the PyTorch GPT-2 sample, collected without warp-state counters, says so
+/// and still shows its launch fit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn latency_bound_kernels_show_their_stalls_and_launch_fit() -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join("samples/h200-gpt2-bf16.json").exists() {
+        return Err(
+            "site/dist/samples/h200-gpt2-bf16.json is missing: run bash site/build.sh".into(),
+        );
+    }
+    let gemms = workspace_root().join("tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+    let table = table_of_export(&gemms)?;
+    let bf16 = table.kernels.first().ok_or("no GEMM")?;
+    let bf16_reason = bf16
+        .latency_reason
+        .clone()
+        .ok_or("bf16 GEMM has no reason")?;
+    let server = StaticServer::start(dist)?;
+    server.add("/test/gemms_full_raw.csv", gemms);
+    let b = Browser::start().await?;
+    let result = async {
+        // 1. The occupancy page: the bf16 GEMM's stall chart, reasons and fit.
+        b.client
+            .goto(&format!(
+                "{}?src=test/gemms_full_raw.csv&view=occupancy&kernel=0.0",
+                server.base
+            ))
+            .await?;
+        b.wait_js(
+            &format!(
+                "const h = document.getElementById('latency-kernel'); return h && h.textContent === {};",
+                Value::String(bf16.name.clone())
+            ),
+            WAIT,
+        )
+        .await?;
+        wait_drawn(&b, "stall-canvas").await?;
+        let shown = b
+            .wait_js(
+                "const d = document.querySelector(\"dl[data-for='stall-canvas'] dd[data-stall='long_scoreboard']\"); \
+                 return d && [d.textContent, \
+                   [...document.querySelectorAll('#stall-reasons li')].map(li => li.dataset.stall), \
+                   document.getElementById('latency-reason').textContent, \
+                   document.querySelectorAll('#fit-notes li').length];",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(shown[0], "25.2 %", "{shown:?}");
+        assert_eq!(
+            shown[1],
+            serde_json::json!(["long_scoreboard", "gmma", "wait"]),
+            "{shown:?}"
+        );
+        assert_eq!(
+            shown[2].as_str(),
+            Some(format!("latency-bound: {bf16_reason}").as_str())
+        );
+        assert!(shown[3].as_u64() >= Some(2), "{shown:?}");
+        assert!(b.canvas_ink("stall-canvas").await? > 1_000, "stall chart blank");
+        b.screenshot("stalls").await?;
+
+        // 2. The Speed-of-Light page and the bytes table give each latency-bound kernel the
+        //    shared table's reason.
+        click(&b, "#tab-sol").await?;
+        b.wait_js(
+            &format!(
+                "return document.querySelectorAll('#sol-table tbody tr').length === {}",
+                table.kernels.len()
+            ),
+            WAIT,
+        )
+        .await?;
+        let sol = table_cells(&b, "sol-table").await?;
+        click(&b, "#tab-bytes").await?;
+        b.wait_js(
+            &format!(
+                "return document.querySelectorAll('#bytes-table tbody tr').length === {}",
+                table.kernels.len()
+            ),
+            WAIT,
+        )
+        .await?;
+        let bytes = table_cells(&b, "bytes-table").await?;
+        for (i, want) in table.kernels.iter().enumerate() {
+            let find = |rows: &[Value]| {
+                rows.iter()
+                    .find(|r| r["kernel"] == Value::String(i.to_string()))
+                    .cloned()
+                    .ok_or_else(|| format!("no row for kernel {i}"))
+            };
+            let (s, t) = (find(&sol)?, find(&bytes)?);
+            let because = s["texts"]["because"].as_str().unwrap_or("");
+            let cell = t["cells"]["latency_reason"].as_str().unwrap_or("");
+            match &want.latency_reason {
+                Some(reason) => {
+                    assert_eq!(because, reason, "kernel {i} on the SOL page");
+                    assert_eq!(cell, reason, "kernel {i} in the bytes table");
+                }
+                None => {
+                    assert!(!because.is_empty(), "kernel {i}: the SOL numbers");
+                    assert_eq!(cell, "", "kernel {i}");
+                }
+            }
+        }
+
+        // 3. The compare view: both kernels' shares on every reason.
+        b.client
+            .goto(&format!(
+                "{}?src=test/gemms_full_raw.csv&view=compare&kernel=0.0&cmp=0.5",
+                server.base
+            ))
+            .await?;
+        wait_drawn(&b, "compare-stalls").await?;
+        let mio = b
+            .wait_js(
+                "const d = document.querySelector(\"dl[data-for='compare-stalls'] dd[data-stall='mio_throttle']\"); \
+                 return d && d.textContent;",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(mio.as_str(), Some("10.1 % → 35.7 %"), "{mio}");
+        b.screenshot("compare-stalls").await?;
+
+        // 4. The PyTorch sample (GPT-2 under capture profile, warp-state counters collected):
+        //    a latency-bound kernel gets its reason, launch fit and stall chart.
+        let expected = capture_table_json(&dist_dir().join("samples/h200-gpt2-bf16.json"))?;
+        let kernels = expected["kernels"].as_array().ok_or("no kernels")?;
+        let (i, k) = kernels
+            .iter()
+            .enumerate()
+            .find(|(_, k)| k["verdict"] == "latency-bound")
+            .ok_or("no latency-bound kernel in the GPT-2 sample")?;
+        let reason = k["latency_reason"].as_str().ok_or("no reason")?;
+        assert!(reason.contains("top stall"), "{reason}");
+        b.client
+            .goto(&format!(
+                "{}?src=samples/h200-gpt2-bf16.json&view=occupancy&kernel=0.{i}",
+                server.base
+            ))
+            .await?;
+        let shown = b
+            .wait_js(
+                &format!(
+                    "const p = document.getElementById('latency-reason'); \
+                     return p && p.textContent === {} && !document.getElementById('no-stalls') \
+                       && document.querySelectorAll('#stall-reasons li').length \
+                       && document.querySelectorAll('#fit-notes li').length;",
+                    Value::String(format!("latency-bound: {reason}"))
+                ),
+                WAIT,
+            )
+            .await?;
+        assert!(shown.as_u64() >= Some(1), "{shown}");
+        wait_drawn(&b, "stall-canvas").await?;
+        b.screenshot("gpt2-stalls").await?;
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = b.screenshot("stalls-failure").await;
+    }
+    b.close().await?;
+    result
+}
+
+// == Nsight Compute reports (`.ncu-rep`) ==
+
+/// The two-process report bundled with the site: a `--set basic` capture, so its kernels
+/// have times but no DRAM bytes, and its roofline shows the ceilings without a point.
+const REPORT_SAMPLE: &str = "samples/h200-two-process.ncu-rep";
+
+/// `capture import REPORT` into tests/out, then `capture table --format json` of it.
+fn capture_report_table(report: &std::path::Path) -> Result<Value, BoxError> {
+    let stem = report.file_stem().unwrap_or_default().to_string_lossy();
+    let artifact = out_dir().join(format!("{stem}.json"));
+    let out = std::process::Command::new(capture_bin())
+        .arg("import")
+        .arg(report)
+        .arg("-o")
+        .arg(&artifact)
+        .output()?;
+    if !out.status.success() {
+        return Err(format!(
+            "capture import {} failed: {}",
+            report.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    capture_table_json(&artifact)
+}
+
+/// The gzipped report fixture `rel` (under tests/fixtures), un-gzipped into tests/out.
+fn gunzipped_report(rel: &str) -> Result<PathBuf, BoxError> {
+    use std::io::Read;
+    let gz = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut bytes)?;
+    let name = std::path::Path::new(rel)
+        .file_stem()
+        .ok_or("no file name")?
+        .to_owned();
+    let path = out_dir().join(name);
+    std::fs::write(&path, bytes)?;
+    Ok(path)
+}
+
+/// Checks that the bytes table shows what `capture table --format json` says of `kernels`.
+async fn assert_bytes_table(b: &Browser, kernels: &[Value]) -> Result<(), BoxError> {
+    click(b, "#tab-bytes").await?;
+    b.wait_js(
+        &format!(
+            "return document.querySelectorAll('#bytes-table tbody tr').length === {}",
+            kernels.len()
+        ),
+        WAIT,
+    )
+    .await?;
+    let rows = table_cells(b, "bytes-table").await?;
+    for (i, want) in kernels.iter().enumerate() {
+        let row = rows
+            .iter()
+            .find(|r| r["kernel"] == Value::String(i.to_string()))
+            .ok_or_else(|| format!("bytes table has no row for kernel {i}"))?;
+        assert_eq!(row["cells"]["name"], want["name"], "kernel {i} name");
+        // Every numeric column the page shows, by the field name it carries.
+        let cells = row["cells"].as_object().ok_or("no cells")?;
+        let mut compared = 0;
+        for (field, page) in cells {
+            if !matches!(want[field], Value::Number(_) | Value::Null) || want.get(field).is_none() {
+                continue;
+            }
+            let page = page.as_str().unwrap_or("");
+            assert!(
+                same_number(page, &want[field]),
+                "kernel {i} {field}: page {page:?}, capture table {}",
+                want[field]
+            );
+            compared += 1;
+        }
+        assert!(
+            compared >= 8,
+            "kernel {i}: only {compared} numeric columns compared"
+        );
+    }
+    Ok(())
+}
+
+/// A filled roofline marker's CSS offset in the canvas, polled until `WAIT` passes; null
+/// when none is drawn.
+async fn roofline_marker(b: &Browser, wait: Duration) -> Result<Value, BoxError> {
+    let colors: Vec<Value> = (0..10)
+        .map(|i| {
+            let c = shared::chart::palette(i);
+            serde_json::json!([c.0, c.1, c.2])
+        })
+        .collect();
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        let at = b
+            .client
+            .execute(FIND_MARKER, vec![Value::Array(colors.clone())])
+            .await?;
+        if !at.is_null() || std::time::Instant::now() > deadline {
+            return Ok(at);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn reports_open_by_src_and_by_file_input_and_draw_their_roofline() -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let sample = dist.join(REPORT_SAMPLE);
+    if !sample.exists() {
+        return Err(format!("{} is missing: site/build.sh copies it", sample.display()).into());
+    }
+    let two_process = capture_report_table(&sample)?;
+    // A `--set full` report of six GEMMs (21 MB), opened by the file input: they have
+    // FLOPs, so points.
+    let gemms = gunzipped_report("ncu-h200-gemms/gemms_full.ncu-rep.gz")?;
+    let gemms_table = capture_report_table(&gemms)?;
+    let kernels_of = |t: &Value| t["kernels"].as_array().cloned().unwrap_or_default();
+    // A broken copy, refused in the page naming the file and the byte.
+    let mut broken = std::fs::read(&gemms)?;
+    broken[4..8].copy_from_slice(&[0; 4]);
+    let broken_path = out_dir().join("zero_size.ncu-rep");
+    std::fs::write(&broken_path, broken)?;
+
+    let server = StaticServer::start(dist)?;
+    let b = Browser::start().await?;
+    let result = async {
+        // 1. By ?src=: the run is the report's, its table is capture's, its roofline drawn.
+        b.client
+            .goto(&format!("{}?src={REPORT_SAMPLE}&view=roofline", server.base))
+            .await?;
+        wait_drawn(&b, "roofline-canvas").await?;
+        let ink = b.canvas_ink("roofline-canvas").await?;
+        assert!(ink > 2_000, "roofline canvas nearly blank: {ink} inked pixels");
+        b.wait_js(
+            "const li = document.querySelector('#run-list li.current'); \
+             return li && li.textContent.includes('h200-two-process.ncu-rep');",
+            WAIT,
+        )
+        .await?;
+        b.screenshot("report-src-roofline").await?;
+        assert_bytes_table(&b, &kernels_of(&two_process)).await?;
+
+        // 2. By the file input: the GEMMs report becomes the current run, with points on
+        // the roofline and the same table as capture's.
+        let input = b.client.find(Locator::Css("#file-input")).await?;
+        input.send_keys(&gemms.to_string_lossy()).await?;
+        b.wait_js(
+            "const li = document.querySelector('#run-list li.current'); \
+             return li && li.textContent.includes('gemms_full.ncu-rep');",
+            WAIT,
+        )
+        .await?;
+        assert_bytes_table(&b, &kernels_of(&gemms_table)).await?;
+        click(&b, "#tab-roofline").await?;
+        wait_drawn(&b, "roofline-canvas").await?;
+        let at = roofline_marker(&b, WAIT).await?;
+        if at.is_null() {
+            return Err("the GEMMs report's kernels have no marker on the roofline".into());
+        }
+        b.screenshot("report-file-roofline").await?;
+        let status = b
+            .client
+            .execute("return document.body.innerText.match(/loaded gemms_full[^\\n]*/)?.[0] || ''", Vec::new())
+            .await?;
+        println!("{}", status.as_str().unwrap_or_default());
+
+        // 3. A broken report is an error naming the file and the byte; the runs stay.
+        let input = b.client.find(Locator::Css("#file-input")).await?;
+        input.send_keys(&broken_path.to_string_lossy()).await?;
+        let text = b
+            .wait_js(
+                "return Array.from(document.querySelectorAll('#errors .error')).map(e => e.textContent).find(t => t.includes('zero_size.ncu-rep')) || ''",
+                WAIT,
+            )
+            .await?;
+        let text = text.as_str().unwrap_or_default();
+        assert!(
+            text.starts_with("zero_size.ncu-rep: byte 4: the file header has size 0"),
+            "{text}"
+        );
+        let runs = b
+            .client
+            .execute("return document.querySelectorAll('#run-list li').length", Vec::new())
+            .await?;
+        assert_eq!(runs.as_u64(), Some(2), "a refused report changed the runs");
+
+        // 4. Optionally a large report (`ROOFLINE_E2E_REPORT=PATH`), for its load time.
+        if let Some(big) = std::env::var_os("ROOFLINE_E2E_REPORT").map(PathBuf::from) {
+            let name = big.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let load_ms = "return document.getElementById('roofline-canvas').dataset.loadMs || ''";
+            let before = b.client.execute(load_ms, Vec::new()).await?;
+            let input = b.client.find(Locator::Css("#file-input")).await?;
+            input.send_keys(&big.to_string_lossy()).await?;
+            let status = b
+                .wait_js(
+                    &format!(
+                        "return document.body.innerText.split('\\n').find(l => l.startsWith('loaded ' + {})) || ''",
+                        js(&name)
+                    ),
+                    Duration::from_secs(60),
+                )
+                .await?;
+            let drawn = b
+                .wait_js(
+                    &format!(
+                        "const v = document.getElementById('roofline-canvas').dataset.loadMs || ''; return v !== {} && v;",
+                        before
+                    ),
+                    Duration::from_secs(60),
+                )
+                .await?;
+            println!(
+                "{name} ({} MB): {}; pick to drawn roofline {} ms",
+                std::fs::metadata(&big)?.len() / 1_000_000,
+                status.as_str().unwrap_or_default(),
+                drawn.as_str().unwrap_or_default()
+            );
+        }
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = b.screenshot("report-failure").await;
+    }
+    b.close().await?;
+    result
+}
+
+/// Everything the page holds as text or in attributes (values, titles, data-*), to search
+/// for an answer that must not be there.
+const PAGE_TEXT: &str =
+    "return document.body.innerText + '\\n' + document.documentElement.outerHTML;";
+
+/// Sets a select's value and tells the page, as a person's pick would.
+fn select_js(id: &str, value: &str) -> String {
+    format!(
+        "const s = document.getElementById('{id}'); s.value = '{value}'; \
+         s.dispatchEvent(new Event('change', {{ bubbles: true }})); return s.value === '{value}';"
+    )
+}
+
+/// The course's solution directions for its ten rows (day 49), by the H200 sample's short
+/// names; the naive transpose ("either side") and the tiled one (not named) are left out.
+const SOLUTION: [(&str, char); 8] = [
+    ("vector add", 'n'),
+    ("block reduction", 'n'),
+    ("polynomial, 256", 'n'),
+    ("matmul, naive", 'b'),
+    ("matmul, tiled 16", 'b'),
+    ("stencil, global", 'b'),
+    ("stencil, tiled", 'b'),
+    ("vector add, stride 32", 'a'),
+];
+
+/// The exercise view on the H200 sample: a choice per suite kernel and no DRAM/ask value of
+/// any row anywhere in the page before submit; after the course's own solution directions,
+/// the score counts the rows the measured values agree with and each miss is explained; the
+/// predictions survive a reload through the URL; every bundled question is answered and
+/// its explanations and settling rows checked; the mystery kernels show no name until
+/// diagnosed, then their names, sources and verdicts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> Result<(), BoxError>
+{
+    use shared::exercise::predict::Direction;
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let sample = sample_path();
+    let expected = capture_table_json(&sample)?;
+    let kernels = expected["kernels"]
+        .as_array()
+        .ok_or("capture table json has no kernels")?
+        .clone();
+    let asked: Vec<usize> = kernels
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k["ask_bytes"].as_f64().is_some_and(|b| b > 0.0))
+        .map(|(i, _)| i)
+        .collect();
+    if asked.len() < 10 {
+        return Err(format!("only {} kernels with an ask in the sample", asked.len()).into());
+    }
+    let ratio = |i: usize| kernels[i]["dram_per_ask"].as_f64();
+    let answers: Vec<String> = asked
+        .iter()
+        .filter_map(|&i| ratio(i))
+        .map(|r| format!("{r:.4}"))
+        .collect();
+    let index_of = |short: &str| {
+        kernels
+            .iter()
+            .position(|k| k["short_name"] == Value::String(short.into()))
+    };
+    let questions = shared::exercise::quiz::parse_site(&std::fs::read_to_string(
+        dist.join(shared::exercise::quiz::PATH),
+    )?)?;
+    let server = StaticServer::start(dist)?;
+    server.add("/samples/h200.json", sample.clone());
+    let b = Browser::start().await?;
+    let result = async {
+        // 1. Before submit: a choice per kernel, no answer anywhere, nothing else open.
+        b.client
+            .goto(&format!("{}?src=samples/h200.json&view=exercise", server.base))
+            .await?;
+        b.wait_js(
+            &format!(
+                "return document.querySelectorAll('#predict-table tbody tr').length === {}",
+                asked.len()
+            ),
+            WAIT,
+        )
+        .await?;
+        for &i in &asked {
+            for code in ['a', 'n', 'b'] {
+                b.client
+                    .find(Locator::Css(&format!("#dir-{i}-{code}")))
+                    .await
+                    .map_err(|e| format!("kernel {i} has no choice {code}: {e}"))?;
+            }
+        }
+        let text = b.client.execute(PAGE_TEXT, Vec::new()).await?;
+        let text = text.as_str().unwrap_or("");
+        for a in &answers {
+            assert!(!text.contains(a.as_str()), "DRAM/ask {a} is in the page before submit");
+        }
+        let closed = b
+            .client
+            .execute(
+                "return [!!document.getElementById('tab-bytes'), !!document.getElementById('kernel-list'), \
+                 !!document.getElementById('exercise-lock')];",
+                Vec::new(),
+            )
+            .await?;
+        assert_eq!(closed, serde_json::json!([false, false, true]), "tabs, kernel list, lock");
+        b.screenshot("exercise-predict").await?;
+
+        // 2. The course's directions, submitted: the score is what the measured values say.
+        let mut predicted = Vec::new();
+        for (short, code) in SOLUTION {
+            let i = index_of(short).ok_or_else(|| format!("no kernel {short}"))?;
+            click(&b, &format!("#dir-{i}-{code}")).await?;
+            predicted.push((i, Direction::from_code(code).ok_or("bad code")?));
+        }
+        b.wait_js("return location.search.includes('pred=')", WAIT).await?;
+        click(&b, "#predict-submit").await?;
+        let score = b
+            .wait_js(
+                "const s = document.getElementById('predict-score'); \
+                 return s && [s.dataset.right, s.dataset.predicted];",
+                WAIT,
+            )
+            .await?;
+        let right = predicted
+            .iter()
+            .filter(|(i, d)| ratio(*i).map(Direction::of) == Some(*d))
+            .count();
+        assert_eq!(
+            score,
+            serde_json::json!([right.to_string(), predicted.len().to_string()]),
+            "score"
+        );
+        for (i, d) in &predicted {
+            let r = ratio(*i).ok_or("no DRAM/ask")?;
+            let hit = Direction::of(r) == *d;
+            let row = b
+                .client
+                .execute(
+                    &format!(
+                        "const tr = document.querySelector('#reveal-table tr[data-kernel=\"{i}\"]:not(.miss)'); \
+                         const m = document.querySelector('#reveal-table tr.miss[data-kernel=\"{i}\"]'); \
+                         return [tr.dataset.result, tr.querySelector('[data-col=dram_per_ask]').textContent, \
+                           m ? m.querySelector('.summary').textContent : null, \
+                           m ? m.querySelectorAll('li').length : 0];"
+                    ),
+                    Vec::new(),
+                )
+                .await?;
+            let want = if hit { "right" } else { "wrong" };
+            assert_eq!(row[0], want, "kernel {i}: {row:?}");
+            assert_eq!(row[1], format!("{r:.4}"), "kernel {i}: {row:?}");
+            if hit {
+                assert!(row[2].is_null(), "a right row has no explanation: {row:?}");
+            } else {
+                let summary = row[2].as_str().unwrap_or("");
+                assert!(summary.contains(&format!("{r:.4}")), "kernel {i}: {summary}");
+                assert!(row[3].as_u64().unwrap_or(0) >= 1, "kernel {i}: no findings");
+            }
+        }
+        assert!(right < predicted.len(), "the course's directions miss on the H200");
+        b.client
+            .find(Locator::Css("#tab-bytes"))
+            .await
+            .map_err(|e| format!("the tabs are back after submit: {e}"))?;
+        b.screenshot("exercise-reveal").await?;
+        // The predictions and the reveal live in the URL.
+        let url = b.client.current_url().await?;
+        b.client.goto(url.as_str()).await?;
+        let again = b
+            .wait_js(
+                "const s = document.getElementById('predict-score'); return s && s.dataset.right;",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(again, Value::String(right.to_string()), "after a reload");
+
+        // 3. Mystery kernels: no name until diagnosed.
+        b.client
+            .goto(&format!(
+                "{}?src=samples/h200.json&view=exercise&ex=mystery",
+                server.base
+            ))
+            .await?;
+        b.wait_js("return document.querySelectorAll('section.mystery').length >= 3", WAIT)
+            .await?;
+        let artifact = Artifact::from_json(&std::fs::read_to_string(&sample)?)?;
+        let table = shared::table::bytes_table(&artifact);
+        let figures = shared::figures::KernelFigures::all(&artifact, &table);
+        let picked = shared::exercise::mystery::pick(&figures);
+        let text = b.client.execute(PAGE_TEXT, Vec::new()).await?;
+        let text = text.as_str().unwrap_or("");
+        for &k in &picked {
+            let record = &artifact.kernels[k];
+            for hidden in [Some(&record.name), Some(&record.function), record.source_file.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                assert!(!text.contains(hidden.as_str()), "{hidden} shown before the diagnosis");
+            }
+        }
+        for (label, &k) in picked.iter().enumerate() {
+            let l = shared::exercise::mystery::label(label);
+            click(&b, &format!("#myst-{l}-bound-m")).await?;
+            b.wait_js(&select_js(&format!("myst-{l}-change"), "b"), WAIT).await?;
+            click(&b, &format!("#myst-{l}-commit")).await?;
+            let shown = b
+                .wait_js(
+                    &format!(
+                        "const r = document.querySelector('#mystery-{l} .mystery-reveal'); \
+                         return r && [r.querySelector('.kernel-name').title, \
+                           r.querySelector('.source-file').textContent, r.querySelector('.verdict').textContent];"
+                    ),
+                    WAIT,
+                )
+                .await?;
+            assert_eq!(shown[0], Value::String(artifact.kernels[k].name.clone()));
+            let src = artifact.kernels[k].source_file.clone().unwrap_or_else(|| "-".into());
+            assert_eq!(shown[1], Value::String(src));
+            let verdict = kernels[k]["verdict"].as_str().unwrap_or("-");
+            assert!(
+                shown[2].as_str().unwrap_or("").starts_with(verdict),
+                "{shown:?} against {verdict}"
+            );
+        }
+        b.client.find(Locator::Css("#tab-bytes")).await?;
+        b.screenshot("exercise-mystery").await?;
+
+        // 4. Every question: answered (right on even ones, wrong on odd), each option's
+        // explanation and the settling rows shown, from the sample.
+        click(&b, "#ex-mode-quiz").await?;
+        b.wait_js(
+            &format!(
+                "return document.querySelectorAll('section.question').length === {}",
+                questions.len()
+            ),
+            WAIT,
+        )
+        .await?;
+        assert!(questions.len() >= 8, "{} questions", questions.len());
+        for (n, q) in questions.iter().enumerate() {
+            let choice = if n % 2 == 0 {
+                q.correct
+            } else {
+                (q.correct + 1) % q.options.len()
+            };
+            click(&b, &format!("#q-{}-{choice}", q.id)).await?;
+            click(&b, &format!("#q-{}-check", q.id)).await?;
+            let open = format!("q-{}-open", q.id);
+            let needs_open = b
+                .wait_js(
+                    &format!(
+                        "const s = document.getElementById('q-{}'); const r = s && s.querySelector('.q-result'); \
+                         return r && [r.dataset.result, !!document.getElementById('{open}')];",
+                        q.id
+                    ),
+                    WAIT,
+                )
+                .await?;
+            let want = if choice == q.correct { "right" } else { "wrong" };
+            assert_eq!(needs_open[0], want, "{}", q.id);
+            if needs_open[1] == Value::Bool(true) {
+                // Its sample is not loaded yet: the reveal offers to open it.
+                click(&b, &format!("#{open}")).await?;
+            }
+            let revealed = b
+                .wait_js(
+                    &format!(
+                        "const s = document.getElementById('q-{}'); \
+                         const rows = [...s.querySelectorAll('tr.settles td.num')].map(td => td.textContent); \
+                         if (!rows.length || rows.some(t => t === '-')) return null; \
+                         return [[...s.querySelectorAll('li[data-option] .option-explanation')].map(p => p.textContent), rows];",
+                        q.id
+                    ),
+                    Duration::from_secs(60),
+                )
+                .await?;
+            let shown: Vec<&str> = revealed[0]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let wanted: Vec<&str> = q.explanations.iter().map(String::as_str).collect();
+            assert_eq!(shown, wanted, "{}: explanations", q.id);
+            let settled = revealed[1].as_array().map_or(0, Vec::len);
+            assert_eq!(settled, q.settles.len(), "{}: settling rows", q.id);
+        }
+        let score = b
+            .client
+            .execute("return document.getElementById('quiz-score').textContent;", Vec::new())
+            .await?;
+        let right = questions.len().div_ceil(2);
+        assert!(
+            score
+                .as_str()
+                .unwrap_or("")
+                .starts_with(&format!("{right} of {} answered right", questions.len())),
+            "{score}"
+        );
+        b.screenshot("exercise-quiz").await?;
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = b.screenshot("exercise-failure").await;
     }
     b.close().await?;
     result

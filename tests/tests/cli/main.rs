@@ -7,5 +7,7 @@ mod golden;
 mod import;
 mod interrupt;
 mod merge;
+mod ranks;
+mod reports;
 mod table;
 mod util;

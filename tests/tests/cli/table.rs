@@ -184,3 +184,61 @@ fn capture_profiles_own_metric_set_gives_2mnk_per_launch_in_each_precision() {
         ]
     );
 }
+
+#[test]
+fn latency_bound_kernels_say_why_in_every_format() {
+    // The six GEMMs under `--set full`: warp-state counters and ncu's waves per SM.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let art = import(dir.path(), &[fixture("ncu-h200-gemms/gemms_full_raw.csv")]);
+    let t = table_json(&art, "launch");
+    let rows = t["kernels"].as_array().expect("kernels");
+    let bf16 = &rows[0];
+    assert_eq!(bf16["verdict"], "latency-bound");
+    assert_eq!(bf16["waves"].as_f64(), Some(0.97));
+    assert_eq!(
+        bf16["latency_reason"],
+        "0.97 waves: 4 of 132 SMs idle; top stall long scoreboard (25%)"
+    );
+    let stalls = bf16["stalls"].as_object().expect("stalls object");
+    let sum: f64 = stalls.values().filter_map(serde_json::Value::as_f64).sum();
+    assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+    assert!(stalls.contains_key("long_scoreboard") && !stalls.contains_key("selected"));
+    let fp64 = &rows[3];
+    assert_eq!(fp64["verdict"], "compute-bound");
+    assert!(fp64["latency_reason"].is_null());
+    assert!(fp64["stalls"].is_object());
+    // The human forms carry the reason in a `because` column; CSV in its own columns.
+    let text = stdout(&capture(&["table", s(&art)]));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("verdict") && l.ends_with("because")),
+        "{text}"
+    );
+    assert!(
+        text.contains("latency-bound  -      0.97 waves: 4 of 132 SMs idle"),
+        "{text}"
+    );
+    let md = stdout(&capture(&["table", s(&art), "--format", "markdown"]));
+    assert!(md.contains("| because |"), "{md}");
+    let csv = stdout(&capture(&["table", s(&art), "--format", "csv"]));
+    assert!(csv
+        .lines()
+        .next()
+        .is_some_and(|h| h.ends_with(",waves,latency_reason,stalls")));
+    assert!(csv.contains("long_scoreboard=0.25"), "{csv}");
+
+    // GPT-2 from capture profile's old metric set: waves, but no warp-state counters.
+    let art = import(
+        dir.path(),
+        &[fixture("ncu-h200-torch/gpt2_bf16_profile_raw.csv")],
+    );
+    let t = table_json(&art, "launch");
+    for r in t["kernels"].as_array().expect("kernels") {
+        assert!(r["stalls"].is_null(), "{}", r["name"]);
+        assert!(r["waves"].as_f64().is_some(), "{}", r["name"]);
+        if r["verdict"] == "latency-bound" {
+            let reason = r["latency_reason"].as_str().expect("a reason");
+            assert!(reason.ends_with("no warp-state counters"), "{reason}");
+        }
+    }
+}

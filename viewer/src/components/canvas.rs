@@ -1,5 +1,5 @@
-//! Chart canvases: the roofline (with tooltips, click to select, SVG/PNG/CSV export) and the
-//! memory chart. Both draw with the `shared::chart` code through `plotters-canvas`, sized to
+//! Chart canvases: the roofline (with tooltips, click to select, SVG/PNG/CSV export), the
+//! memory chart and the stall chart. Both draw with the `shared::chart` code through `plotters-canvas`, sized to
 //! the element and the device pixel ratio, and redraw when their data or the window size
 //! changes.
 
@@ -7,7 +7,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use shared::chart::{self, HitGrid, HitPoint, MemoryChart};
+use shared::chart::{self, HitGrid, HitPoint, MemoryChart, StallChart};
 
 use crate::browser;
 use crate::ctx::Ctx;
@@ -303,6 +303,66 @@ pub fn MemoryCanvas(
                     view! {
                         <dt>{key.replace('-', " → ")}</dt>
                         <dd data-flow=key>{text}</dd>
+                    }
+                }
+            />
+        </dl>
+    }
+}
+
+/// The stall chart canvas of `chart`, with each drawn row repeated as text under it.
+#[component]
+pub fn StallCanvas(
+    /// What to draw.
+    chart: Memo<StallChart>,
+    /// Element id of the canvas.
+    #[prop(default = "stall-canvas")]
+    id: &'static str,
+) -> impl IntoView {
+    let ctx = Ctx::get();
+    let canvas_ref = NodeRef::<Canvas>::new();
+    let tick = resize_tick();
+    let drawn = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        tick.track();
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let dpr = fit(&canvas);
+        let result = chart.with(|c| {
+            CanvasBackend::with_canvas_object(canvas.clone())
+                .map(|b| chart::draw_stalls(&b.into_drawing_area(), c, dpr))
+        });
+        match result {
+            Some(Ok(())) => drawn.update(|d| *d += 1),
+            Some(Err(e)) => ctx.status.set(e.to_string()),
+            None => ctx.status.set("this browser has no 2-D canvas".into()),
+        }
+    });
+    let rows = move || {
+        chart.with(|c| {
+            chart::stalls::stall_rows(c)
+                .into_iter()
+                .map(|r| (r.key, r.name, r.text))
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <canvas
+            id=id
+            class="chart stalls"
+            node_ref=canvas_ref
+            data-drawn=move || drawn.get().to_string()
+            data-rows=move || chart.with(|c| chart::stalls::stall_rows(c).len().to_string())
+        ></canvas>
+        <dl class="stall-labels" data-for=id>
+            <For
+                each=rows
+                key=|r| r.clone()
+                children=|(key, name, text)| {
+                    view! {
+                        <dt>{name}</dt>
+                        <dd data-stall=key>{text}</dd>
                     }
                 }
             />

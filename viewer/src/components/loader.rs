@@ -7,7 +7,8 @@ use wasm_bindgen::JsCast;
 use crate::browser;
 use crate::ctx::Ctx;
 
-/// Picker for artifacts and CSV exports (several at once), and the bundled samples menu.
+/// Picker for artifacts, CSV exports and `.ncu-rep` reports (several at once), and the
+/// bundled samples menu.
 #[component]
 pub fn Loader() -> impl IntoView {
     let ctx = Ctx::get();
@@ -50,7 +51,7 @@ pub fn Loader() -> impl IntoView {
                 id="file-input"
                 type="file"
                 multiple=true
-                accept=".json,.csv,.txt,application/json,text/csv"
+                accept=".json,.csv,.txt,.ncu-rep,application/json,text/csv"
                 on:change=on_change
             />
             <Show when=move || samples.with(|s| !s.is_empty())>
@@ -66,7 +67,7 @@ pub fn Loader() -> impl IntoView {
                     />
                 </select>
             </Show>
-            <span class="hint">"or drop artifacts and ncu CSV exports anywhere"</span>
+            <span class="hint">"or drop artifacts, ncu CSV exports and .ncu-rep reports anywhere"</span>
         </div>
     }
 }

@@ -6,4 +6,5 @@ pub mod canvas;
 pub mod explain;
 pub mod kernel_list;
 pub mod loader;
+pub mod markup;
 pub mod virtual_table;

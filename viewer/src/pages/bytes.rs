@@ -11,7 +11,7 @@ use crate::state::model::{sorted_indices, Column};
 use crate::state::view::KernelRef;
 
 /// Header labels, as `capture table` prints them.
-const HEADERS: [&str; 15] = shared::table::COLUMNS;
+const HEADERS: [&str; 16] = shared::table::COLUMNS;
 
 /// The explanation of a column's numbers, for its cells' and header's hover text.
 fn column_title(col: Column) -> String {

@@ -1,18 +1,22 @@
 //! Two kernels or two runs side by side, with the charts kept: one roofline with the
 //! before → after points joined, the memory chart with both values and their ratio on every
-//! arrow, and the key figures in two columns.
+//! arrow, the stall chart with both kernels' shares of every reason, and the key figures in
+//! two columns. Below them, when the loaded runs are the ranks of one job or the devices of
+//! one host, those side by side (`pages::multi`).
 
 use leptos::prelude::*;
 use shared::chart::MemoryChart;
 use shared::text::format::fmt_ratio;
 use shared::work::Work;
 
+use super::multi::{DevicesSection, RanksSection};
 use super::roofline::PrecisionSelect;
 use super::{bytes, ms, num, opt, pct};
-use crate::components::canvas::{MemoryCanvas, RooflineCanvas};
+use crate::components::canvas::{MemoryCanvas, RooflineCanvas, StallCanvas};
 use crate::components::explain::Term;
 use crate::ctx::Ctx;
 use crate::state::kernel::KernelFigures;
+use crate::state::latency::compare_stall_chart;
 use crate::state::roofline::compare_roofline;
 use crate::state::view::KernelRef;
 
@@ -85,7 +89,7 @@ type Figure = (
     fn(f64) -> String,
 );
 
-const FIGURES: [Figure; 11] = [
+const FIGURES: [Figure; 12] = [
     ("time ms", "time", |k| k.row.time_ms, ms),
     ("DRAM bytes", "dram_bytes", |k| k.row.dram_bytes, bytes),
     ("L2 bytes", "l2_bytes", |k| k.row.l2_bytes, bytes),
@@ -106,6 +110,12 @@ const FIGURES: [Figure; 11] = [
         "occupancy",
         |k| k.occupancy.achieved_pct,
         pct,
+    ),
+    (
+        "waves per SM",
+        "waves",
+        |k| k.latency.fit.waves,
+        |v| format!("{v:.2}"),
     ),
 ];
 
@@ -144,6 +154,13 @@ pub fn ComparePage() -> impl IntoView {
                 flows: fa.unwrap_or_default(),
                 compare: fb,
             }
+        })
+    });
+    let stalls = Memo::new(move |_| {
+        ctx.ws.with(|ws| {
+            let ka = a.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k);
+            let kb = b.get().and_then(|r| ws.kernel(r)).map(|(_, k)| k);
+            compare_stall_chart(ka, kb)
         })
     });
     let options = Signal::derive(move || {
@@ -210,6 +227,7 @@ pub fn ComparePage() -> impl IntoView {
             <div class="side-by-side">
                 <div>
                     <MemoryCanvas chart=memory id="compare-memory" />
+                    <StallCanvas chart=stalls id="compare-stalls" />
                 </div>
                 <div>
                     <table class="grid" id="compare-table">
@@ -227,6 +245,8 @@ pub fn ComparePage() -> impl IntoView {
                     <p class="muted">{move || format!("after: {}", names().1)}</p>
                 </div>
             </div>
+            <RanksSection />
+            <DevicesSection />
         </div>
     }
 }

@@ -3,8 +3,10 @@
 
 pub mod bytes;
 pub mod compare;
+pub mod exercise;
 pub mod memory;
 pub mod metrics;
+pub mod multi;
 pub mod occupancy;
 pub mod overview;
 pub mod roofline;

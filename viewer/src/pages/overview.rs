@@ -1,9 +1,12 @@
-//! Overview: device and its theoretical peaks, measured ceilings and ridge points,
-//! provenance, warnings, and what each kernel asks for (so a miscount is visible).
+//! Overview: device and its theoretical peaks, measured ceilings and ridge points, the
+//! compute roofs of every precision with where each comes from, the host's other devices
+//! side by side when their runs are loaded (`pages::multi`), provenance, warnings, and what
+//! each kernel asks for (so a miscount is visible).
 
 use leptos::prelude::*;
 use shared::text::format::fmt_si;
 
+use super::multi::DevicesSection;
 use super::{num, opt};
 use crate::components::explain::Term;
 use crate::ctx::Ctx;
@@ -34,12 +37,28 @@ pub fn Overview() -> impl IntoView {
         let ridge_measured = c
             .ridge_flop_per_byte
             .or_else(|| shared::roofline::ridge(c.fma_gflop_per_s, c.copy_gbyte_per_s));
+        let roofs = shared::figures::all_compute_ceilings(a)
+            .into_iter()
+            .map(|(w, c)| {
+                let rate = |v: Option<f64>| opt(v, |v| fmt_si(v * 1e9, &format!("{}/s", w.unit())));
+                view! {
+                    <tr>
+                        <td>{w.label()}</td>
+                        <td>{rate(c.measured)}</td>
+                        <td>{c.measured_source.unwrap_or_else(|| "not measured".into())}</td>
+                        <td>{rate(c.theoretical)}</td>
+                        <td>{c.theoretical_source.unwrap_or("no figure for this device")}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
         let gbs = |v: f64| fmt_si(v * 1e9, "B/s");
         let gflops = |v: f64| fmt_si(v * 1e9, "FLOP/s");
         let device_rows = device.map(|d| {
             view! {
                 <table class="kv" id="device">
                     {row("name", d.name.clone())}
+                    {row("ordinal, PCI", format!("{}, {}", d.index.map_or("-".into(), |i| i.to_string()), d.pci_bus_id.clone().unwrap_or("-".into())))}
                     {row("compute capability", d.compute_capability.map(|c| c.to_string()).unwrap_or("-".into()))}
                     {row("SMs", d.sm_count.map(|v| v.to_string()).unwrap_or("-".into()))}
                     {row("SM clock", opt(d.sm_clock_khz.map(|v| v as f64 * 1e3), |v| fmt_si(v, "Hz")))}
@@ -56,10 +75,10 @@ pub fn Overview() -> impl IntoView {
                 .map(|k| {
                     let asked = k.asked.as_ref().map(|w| {
                         format!(
-                            "{} and {} per launch ({:?}){}",
+                            "{} and {} per launch ({}){}",
                             fmt_si(w.bytes, "B"),
-                            fmt_si(w.flops, "FLOP"),
-                            w.precision,
+                            fmt_si(w.flops, w.precision.unit()),
+                            w.precision.label(),
                             if w.formula.is_empty() {
                                 String::new()
                             } else {
@@ -87,6 +106,27 @@ pub fn Overview() -> impl IntoView {
                     }
                 })
                 .collect_view();
+        let rank = p.distributed.as_ref().map_or_else(
+            || "-".to_string(),
+            |d| {
+                let of = d
+                    .world_size
+                    .map_or_else(String::new, |n| format!(" of {n}"));
+                let local = d
+                    .local_rank
+                    .map_or_else(String::new, |l| format!(", local rank {l}"));
+                let job = d
+                    .job_id
+                    .as_ref()
+                    .map_or_else(String::new, |j| format!(", job {j}"));
+                format!(
+                    "{}{of}{local}{job} ({}, from {})",
+                    d.rank,
+                    d.launcher.label(),
+                    d.rank_variable
+                )
+            },
+        );
         let warnings = a.warnings.clone();
         view! {
             <div class="page overview" id="page-overview">
@@ -127,6 +167,7 @@ pub fn Overview() -> impl IntoView {
                             {row("tool", format!("{} {}", p.tool, p.tool_version))}
                             {row("created (UTC)", p.created_utc.clone().unwrap_or("-".into()))}
                             {row("host", p.host.clone().unwrap_or("-".into()))}
+                            {row("rank", rank.clone())}
                             {row("driver", p.driver_version.clone().unwrap_or("-".into()))}
                             {row("CUDA", p.cuda_version.clone().unwrap_or("-".into()))}
                             {row("NVRTC", p.nvrtc_version.clone().unwrap_or("-".into()))}
@@ -139,6 +180,22 @@ pub fn Overview() -> impl IntoView {
                         </ul>
                     </div>
                 </div>
+                <h3>
+                    <Term key="ceilings" text="Compute roofs per precision" />
+                </h3>
+                <table class="grid" id="compute-roofs">
+                    <thead>
+                        <tr>
+                            <th>"precision"</th>
+                            <th>"measured"</th>
+                            <th>"measured by"</th>
+                            <th>"theoretical"</th>
+                            <th>"theoretical from"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{roofs}</tbody>
+                </table>
+                <DevicesSection run=Signal::derive(move || ctx.current_run()) />
                 <h3>"Warnings"</h3>
                 <ul class="warnings" id="warnings">
                     {if warnings.is_empty() {

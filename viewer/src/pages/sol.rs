@@ -1,5 +1,6 @@
 //! Speed-of-Light table: the headline percentages of each kernel with the verdict and the
-//! numbers that produced it.
+//! numbers that produced it; a latency-bound kernel's reason says why (its waves and top
+//! stall).
 
 use leptos::prelude::*;
 
@@ -30,8 +31,15 @@ pub fn SolPage() -> impl IntoView {
         ctx.ws.with_untracked(|ws| {
             ws.kernel(kr).map(|(_, k)| {
                 let s = k.sol().clone();
-                let reason = k.verdict.as_ref().map(|v| v.reason.clone()).unwrap_or_default();
-                let reason_title = reason.clone();
+                // A latency-bound kernel says why (waves, stalls); the Speed-of-Light
+                // numbers behind every verdict stay in the hover text.
+                let numbers = k.verdict.as_ref().map(|v| v.reason.clone()).unwrap_or_default();
+                let reason = k.latency.reason.clone().unwrap_or_else(|| numbers.clone());
+                let reason_title = if k.latency.reason.is_some() {
+                    format!("{reason}\n{numbers}")
+                } else {
+                    numbers
+                };
                 view! {
                     <tr
                         class:selected=move || ctx.selected() == Some(kr)
@@ -63,7 +71,7 @@ pub fn SolPage() -> impl IntoView {
                         <td data-col="verdict" class="verdict">
                             {k.verdict.as_ref().map(|v| v.kind.as_str().to_string()).unwrap_or_else(|| "-".into())}
                         </td>
-                        <td class="reason muted" title=reason_title>{reason}</td>
+                        <td class="reason muted" data-col="because" title=reason_title>{reason}</td>
                     </tr>
                 }
                 .into_any()

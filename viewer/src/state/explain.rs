@@ -88,6 +88,7 @@ const OCCUPANCY_LIMITS: &[Counter] = &[
     c::LIMIT_REGISTERS,
     c::LIMIT_SHARED_MEM,
     c::LIMIT_WARPS,
+    c::LIMIT_BARRIERS,
 ];
 
 /// One explanation.
@@ -394,6 +395,46 @@ pub const ALL: &[Explanation] = &[
                   covered, more of it does not make a kernel faster.",
     },
     Explanation {
+        key: "stalls",
+        title: "Warp stalls",
+        what: "Where the warps of a kernel waited instead of issuing: each reason's share of \
+               the stalled warps, from ncu's warp-state counters ({}).",
+        formula: "Each counter is the mean number of warps in that state per cycle in which \
+                  an instruction issued, weighted by duration over launches; a share is one \
+                  reason over the sum of all of them but selected (the warp that issued, as \
+                  ncu counts it), so the shares add up to 1. Collected by --set full (Warp \
+                  State Statistics) and by capture profile.",
+        counters: &[Named::Family(c::STALLS)],
+        pitfall: "Stalls are normal: a GPU hides them by switching warps. They explain a slow \
+                  kernel only when too few warps are ready to cover them, so read them with \
+                  occupancy, and read not selected as a sign of enough ready warps.",
+    },
+    Explanation {
+        key: "waves",
+        title: "Waves per SM",
+        what: "How many times over the grid fills the GPU: blocks over (SMs x blocks per SM \
+               the occupancy limits allow).",
+        formula: "{}, else {} / (SMs x the smallest of {}).",
+        counters: &[
+            Named::Metric(c::WAVES_PER_SM),
+            Named::Metric(c::GRID_SIZE),
+            Named::Family(OCCUPANCY_LIMITS),
+        ],
+        pitfall: "Under 1 wave some SMs (or block slots) get no work at all; just over a \
+                  whole number, the last wave runs on a nearly empty GPU. Many waves hide both.",
+    },
+    Explanation {
+        key: "latency_reason",
+        title: "Why latency-bound",
+        what: "For a latency-bound kernel, why, in one line: its waves and what they left \
+               empty, a launch as short as its overhead, and the largest stall reason.",
+        formula: "Waves from {}; a launch under 5 us counts as short; the top stall is the \
+                  largest share of the warp-state counters.",
+        counters: &[Named::Metric(c::WAVES_PER_SM)],
+        pitfall: "Latency-bound says neither roof is the limit, not that nothing can be done: \
+                  more parallel work, fewer dependent waits or fused launches move it.",
+    },
+    Explanation {
         key: "analytic",
         title: "Analytic roofline",
         what: "A roofline drawn without hardware counters.",
@@ -445,6 +486,8 @@ mod tests {
         assert!(text("sectors_per_request").contains("sectors"));
         assert!(text("occupancy").contains("latency"));
         assert!(text("sectors_per_request").contains("loads and stores together"));
+        assert!(text("stalls").contains("selected"));
+        assert!(text("waves").contains("nearly empty"));
     }
 
     #[test]
@@ -469,9 +512,15 @@ mod tests {
         let base = duration.trim_end_matches(" of the profiled launch.");
         assert!(!base.contains('.') && !base.is_empty(), "{duration}");
         assert!(c::GPU_TIME_DURATION.name.starts_with(&format!("{base}.")));
-        for members in [FLOP_COUNTERS, OCCUPANCY_LIMITS] {
+        for members in [FLOP_COUNTERS, OCCUPANCY_LIMITS, c::STALLS] {
             let text = family(members);
-            assert!(formula("flops").contains(&text) || formula("occupancy").contains(&text));
+            let what = |k: &str| explain(k).map(|e| e.what()).unwrap_or_default();
+            assert!(
+                formula("flops").contains(&text)
+                    || formula("occupancy").contains(&text)
+                    || what("stalls").contains(&text),
+                "{text}"
+            );
             let (start, end) = text.split_once('*').unwrap_or_default();
             assert!(start.contains("__"), "{text}");
             assert!(members

@@ -1,20 +1,21 @@
 //! Turning the bytes of dropped, picked or fetched files into runs.
 //!
-//! An artifact JSON file is one run. Nsight Compute CSV exports picked together are pages of
-//! one run (a raw page and a details page, say) and are read and joined exactly as
-//! `capture import` does, through [`shared::ncu`] and [`shared::merge::import_launches`].
-//! Every failure names the file it came from; the caller keeps whatever was loaded before.
+//! An artifact JSON file is one run. Nsight Compute exports picked together, CSV pages or
+//! binary reports (`.ncu-rep`, told by their magic), are pages of one run (a raw page and a
+//! details page, say) and are read and joined exactly as `capture import` does, through
+//! [`shared::exports`] and [`shared::merge::import_launches`]. Every failure names the file
+//! it came from; the caller keeps whatever was loaded before.
 
 use shared::artifact::{Artifact, Origin, Provenance};
 use shared::ncu::{self, Export};
 
-/// One file handed to the viewer: its name (for messages) and its text.
+/// One file handed to the viewer: its name (for messages) and its bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InputFile {
     /// File name or sample path, shown in messages and provenance.
     pub name: String,
-    /// The file's text.
-    pub text: String,
+    /// The file's contents: text for artifacts and CSV exports, binary for reports.
+    pub bytes: Vec<u8>,
 }
 
 /// What kind of file a run was made from.
@@ -22,14 +23,15 @@ pub struct InputFile {
 pub enum SourceKind {
     /// An artifact JSON document.
     Artifact,
-    /// One or more Nsight Compute CSV exports, imported in the browser.
+    /// One or more Nsight Compute exports (CSV pages or `.ncu-rep` reports), imported in
+    /// the browser.
     NcuExport,
 }
 
 /// A loaded run: an artifact and where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
-    /// Display name: the file name, or the CSV names joined with " + ".
+    /// Display name: the file name, or the export names joined with " + ".
     pub name: String,
     /// Path the run was fetched from (`samples/h200.json`), when it came by URL, so a link
     /// can reopen it.
@@ -82,16 +84,31 @@ pub fn refuse_large_file(name: &str, bytes: u64) -> Option<LoadError> {
     })
 }
 
-/// Whether a file's text looks like JSON (an artifact) rather than a CSV export.
-fn looks_like_json(text: &str) -> bool {
-    text.trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with('{')
+/// The UTF-8 byte order mark some editors write at the start of a text file.
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// Whether a file's bytes look like JSON (an artifact) rather than an export.
+fn looks_like_json(bytes: &[u8]) -> bool {
+    bytes
+        .strip_prefix(BOM)
+        .unwrap_or(bytes)
+        .trim_ascii_start()
+        .starts_with(b"{")
 }
 
 /// Parses one artifact JSON file.
 pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
-    let text = file.text.trim_start_matches('\u{feff}');
+    let error = |message: String| LoadError {
+        file: file.name.clone(),
+        message,
+    };
+    let bytes = file.bytes.strip_prefix(BOM).unwrap_or(&file.bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        error(format!(
+            "byte {}: not UTF-8 text, so not an artifact",
+            e.valid_up_to() + file.bytes.len() - bytes.len()
+        ))
+    })?;
     Artifact::from_json(text)
         .map(|artifact| Run {
             name: file.name.clone(),
@@ -99,21 +116,19 @@ pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
             kind: SourceKind::Artifact,
             artifact,
         })
-        .map_err(|e| LoadError {
-            file: file.name.clone(),
-            message: e.to_string(),
-        })
+        .map_err(|e| error(e.to_string()))
 }
 
-/// Reads one CSV export; its warnings name the file first, as `capture import` prints them.
-pub fn read_csv(file: &InputFile) -> Result<Export, LoadError> {
-    if file.text.trim().is_empty() {
+/// Reads one export, a CSV page or a report; its warnings name the file first, as
+/// `capture import` prints them.
+pub fn read_export(file: &InputFile) -> Result<Export, LoadError> {
+    if file.bytes.trim_ascii().is_empty() {
         return Err(LoadError {
             file: file.name.clone(),
             message: "the file is empty".into(),
         });
     }
-    let mut export = ncu::read_export(file.text.as_bytes()).map_err(|e| LoadError {
+    let mut export = shared::exports::read(&file.bytes).map_err(|e| LoadError {
         file: file.name.clone(),
         message: e.to_string(),
     })?;
@@ -123,11 +138,10 @@ pub fn read_csv(file: &InputFile) -> Result<Export, LoadError> {
     Ok(export)
 }
 
-/// Imports CSV exports of one run into an artifact, the same way `capture import` does.
-pub fn import_csvs(files: &[InputFile]) -> Result<Run, LoadError> {
-    let exports = files.iter().map(read_csv).collect::<Result<Vec<_>, _>>()?;
+/// Imports exports of one run, read by [`read_export`] from the files `names`, into an
+/// artifact, the same way `capture import` does.
+fn import_read(names: Vec<String>, exports: Vec<Export>) -> Result<Run, LoadError> {
     let (launches, warnings) = ncu::combine(exports);
-    let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
     if launches.is_empty() {
         return Err(LoadError {
             file: names.join(" + "),
@@ -149,39 +163,44 @@ pub fn import_csvs(files: &[InputFile]) -> Result<Run, LoadError> {
     })
 }
 
+/// Imports exports (CSV pages or reports) of one run into an artifact, the same way
+/// `capture import` does; the first file that cannot be read is the error.
+pub fn import_exports(files: &[InputFile]) -> Result<Run, LoadError> {
+    let exports = files
+        .iter()
+        .map(read_export)
+        .collect::<Result<Vec<_>, _>>()?;
+    import_read(files.iter().map(|f| f.name.clone()).collect(), exports)
+}
+
 /// Loads a batch of files picked or dropped together: each artifact becomes a run, and all
-/// CSV exports together become one run. Files that fail are reported one by one; the CSV
-/// files that did read still import.
+/// exports (CSV pages and reports) together become one run. Files that fail are reported
+/// one by one; the exports that did read still import. Each file is read once.
 pub fn load_batch(files: Vec<InputFile>) -> (Vec<Run>, Vec<LoadError>) {
     let mut runs = Vec::new();
     let mut errors = Vec::new();
-    let mut csvs = Vec::new();
+    let mut names = Vec::new();
+    let mut exports = Vec::new();
     for file in files {
-        if looks_like_json(&file.text) {
+        if looks_like_json(&file.bytes) {
             match load_artifact(&file) {
                 Ok(run) => runs.push(run),
                 Err(e) => errors.push(e),
             }
-        } else {
-            csvs.push(file);
+            continue;
+        }
+        match read_export(&file) {
+            Ok(export) => {
+                names.push(file.name);
+                exports.push(export);
+            }
+            Err(e) => errors.push(e),
         }
     }
-    if !csvs.is_empty() {
-        let good: Vec<InputFile> = csvs
-            .into_iter()
-            .filter(|f| match read_csv(f) {
-                Ok(_) => true,
-                Err(e) => {
-                    errors.push(e);
-                    false
-                }
-            })
-            .collect();
-        if !good.is_empty() {
-            match import_csvs(&good) {
-                Ok(run) => runs.push(run),
-                Err(e) => errors.push(e),
-            }
+    if !exports.is_empty() {
+        match import_read(names, exports) {
+            Ok(run) => runs.push(run),
+            Err(e) => errors.push(e),
         }
     }
     (runs, errors)
@@ -198,7 +217,7 @@ mod tests {
         );
         InputFile {
             name: name.into(),
-            text: std::fs::read_to_string(&path).unwrap_or_default(),
+            bytes: std::fs::read(&path).unwrap_or_default(),
         }
     }
 
@@ -220,7 +239,7 @@ mod tests {
     fn a_bad_file_is_named_in_the_error() {
         let (runs, errors) = load_batch(vec![InputFile {
             name: "notes.txt".into(),
-            text: "hello, this is not an export\n".into(),
+            bytes: b"hello, this is not an export\n".to_vec(),
         }]);
         assert!(runs.is_empty());
         assert_eq!(errors.len(), 1);
@@ -232,7 +251,7 @@ mod tests {
     fn broken_json_says_where() {
         let (runs, errors) = load_batch(vec![InputFile {
             name: "broken.json".into(),
-            text: "{\"schema\": 1, \"kernels\": [".into(),
+            bytes: b"{\"schema\": 1, \"kernels\": [".to_vec(),
         }]);
         assert!(runs.is_empty());
         assert!(
@@ -246,7 +265,7 @@ mod tests {
     fn future_schema_is_refused_plainly() {
         let (_, errors) = load_batch(vec![InputFile {
             name: "new.json".into(),
-            text: "{\"schema\": 99}".into(),
+            bytes: b"{\"schema\": 99}".to_vec(),
         }]);
         assert!(errors[0].message.contains("newer"), "{}", errors[0]);
     }
@@ -267,7 +286,7 @@ mod tests {
             .collect();
         assert_eq!(names, vec!["copy", "fma_loop"]);
         // The same launches through the shared importer directly.
-        let export = ncu::read_export(raw.text.as_bytes());
+        let export = ncu::read_export(&raw.bytes[..]);
         let direct = export.map(|e| e.launches.len()).unwrap_or(0);
         let via_viewer: usize = run
             .artifact
@@ -286,7 +305,7 @@ mod tests {
         );
         let file = InputFile {
             name: "out_of_range.csv".into(),
-            text: std::fs::read_to_string(&path).unwrap_or_default(),
+            bytes: std::fs::read(&path).unwrap_or_default(),
         };
         let (runs, errors) = load_batch(vec![file]);
         assert!(errors.is_empty(), "{errors:?}");
@@ -316,5 +335,115 @@ mod tests {
             .and_then(|c| c.launches.first());
         let launch = launch.map(|l| (l.metrics.is_empty(), l.sections.is_empty()));
         assert_eq!(launch, Some((false, false)));
+    }
+
+    /// The two-process report bundled with the site, and its raw CSV page.
+    fn two_process() -> (InputFile, InputFile) {
+        let read = |rel: &str| {
+            std::fs::read(format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"))).unwrap_or_default()
+        };
+        (
+            InputFile {
+                name: "h200-two-process.ncu-rep".into(),
+                bytes: read("site/samples/h200-two-process.ncu-rep"),
+            },
+            InputFile {
+                name: "two_process_raw.csv".into(),
+                bytes: read("tests/fixtures/ncu-h200-reports/two_process_raw.csv"),
+            },
+        )
+    }
+
+    #[test]
+    fn a_report_imports_as_its_raw_page() {
+        let (report, csv) = two_process();
+        let (from_report, errors) = load_batch(vec![report]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let (from_csv, errors) = load_batch(vec![csv]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let (a, b) = (&from_report[0], &from_csv[0]);
+        assert_eq!(a.kind, SourceKind::NcuExport);
+        assert_eq!(a.name, "h200-two-process.ncu-rep");
+        // The bytes table of each, as `capture table` prints it: the same kernels, launches,
+        // times, bytes, FLOPs and verdicts (figures worked from cells the CSV rounds, such
+        // as waves and stall shares, differ in their last digits; the CLI tests bound them).
+        let rows = |run: &Run| {
+            shared::table::bytes_table(&run.artifact)
+                .kernels
+                .into_iter()
+                .map(|r| {
+                    let bytes = (r.l1_bytes, r.l2_bytes, r.dram_bytes);
+                    (
+                        r.name,
+                        r.launches,
+                        r.time_ms,
+                        bytes,
+                        r.flops_by_precision,
+                        r.verdict,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rows(a), rows(b));
+        assert_eq!(a.artifact.device, b.artifact.device);
+        let launches: usize = a
+            .artifact
+            .kernels
+            .iter()
+            .map(|k| k.cold.as_ref().map_or(0, |c| c.launches.len()))
+            .sum();
+        assert_eq!(launches, 4);
+    }
+
+    #[test]
+    fn a_cut_report_loads_its_complete_results_with_a_warning() {
+        let (mut report, _) = two_process();
+        report.bytes.truncate(report.bytes.len() - 1000);
+        let (runs, errors) = load_batch(vec![report]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let warnings = &runs[0].artifact.warnings;
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("h200-two-process.ncu-rep: byte ")
+                    && w.ends_with("the 3 complete results before it are loaded")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_broken_report_is_named_with_its_byte_offset() {
+        let (report, _) = two_process();
+        let cases: [(&str, usize, &[u8], &str); 3] = [
+            (
+                "wrong magic",
+                0,
+                b"NVX\0",
+                "byte 0: neither a CSV text export",
+            ),
+            (
+                "zero size",
+                4,
+                &[0; 4],
+                "byte 4: the file header has size 0",
+            ),
+            (
+                "oversized",
+                4,
+                &[0xff; 4],
+                "byte 8: the report ends inside the file header",
+            ),
+        ];
+        for (what, at, patch, want) in cases {
+            let mut file = report.clone();
+            file.bytes[at..at + patch.len()].copy_from_slice(patch);
+            let (runs, errors) = load_batch(vec![file]);
+            assert!(runs.is_empty(), "{what}");
+            let e = errors.first().map(ToString::to_string).unwrap_or_default();
+            assert!(
+                e.starts_with(&format!("h200-two-process.ncu-rep: {want}")),
+                "{what}: {e}"
+            );
+        }
     }
 }

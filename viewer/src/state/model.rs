@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use shared::artifact::MetricValue;
-use shared::metrics::cuda_core_kind;
 use shared::table::{bytes_table, BytesTable, TableRow};
 use shared::work::Work;
 
@@ -65,7 +64,7 @@ impl RunView {
                 let asked = self.run.artifact.kernels.iter().any(|k| {
                     k.asked
                         .as_ref()
-                        .is_some_and(|a| cuda_core_kind(a.precision) == w && a.flops > 0.0)
+                        .is_some_and(|a| a.precision == w && a.flops > 0.0)
                 });
                 counted || asked || w == Work::Fp32
             })
@@ -180,11 +179,13 @@ pub enum Column {
     Verdict,
     /// Check result.
     Check,
+    /// Why a latency-bound kernel is latency-bound.
+    Because,
 }
 
 impl Column {
     /// Every column, in table order.
-    pub const ALL: [Column; 15] = [
+    pub const ALL: [Column; 16] = [
         Column::Name,
         Column::Launches,
         Column::Time,
@@ -200,6 +201,7 @@ impl Column {
         Column::Gflops,
         Column::Verdict,
         Column::Check,
+        Column::Because,
     ];
 
     /// The JSON field of `capture table --format json` this column shows.
@@ -220,6 +222,7 @@ impl Column {
             Column::Gflops => "gflops_total",
             Column::Verdict => "verdict",
             Column::Check => "check",
+            Column::Because => "latency_reason",
         }
     }
 
@@ -239,13 +242,14 @@ impl Column {
             Column::PctCopy => "pct_of_copy",
             Column::Gflops => "gflops",
             Column::Verdict => "verdict",
+            Column::Because => "latency_reason",
         }
     }
 
     /// The number a row holds in this column, for sorting and `data-value`.
     pub fn number(self, row: &TableRow) -> Option<f64> {
         match self {
-            Column::Name | Column::Verdict | Column::Check | Column::Work => None,
+            Column::Name | Column::Verdict | Column::Check | Column::Work | Column::Because => None,
             Column::Launches => Some(row.launches as f64),
             Column::Time => row.time_ms,
             Column::TimeShare => row.time_share,
@@ -267,6 +271,7 @@ impl Column {
             Column::Verdict => row.verdict.as_deref(),
             Column::Check => row.check.as_deref(),
             Column::Work => row.precision.as_deref(),
+            Column::Because => row.latency_reason.as_deref(),
             _ => None,
         }
     }
@@ -385,10 +390,10 @@ mod tests {
             "{}/../tests/fixtures/ncu-h200/probe_full_raw.csv",
             env!("CARGO_MANIFEST_DIR")
         );
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let bytes = std::fs::read(path).unwrap_or_default();
         let (runs, errors) = load_batch(vec![InputFile {
             name: "raw.csv".into(),
-            text,
+            bytes,
         }]);
         assert!(errors.is_empty(), "{errors:?}");
         let mut ws = Workspace::default();

@@ -151,8 +151,9 @@ pub fn roofs(artifact: &Artifact, plotted: Plotted, kinds: &[Work]) -> Vec<Roof>
             if let Some(bw) = c.copy_gbyte_per_s {
                 parts.push(format!("copy {}", fmt_si(bw * 1e9, "B/s")));
             }
-            if let Some(fl) = measured_fl {
-                parts.push(format!("FMA {}", fmt_si(fl * 1e9, "FLOP/s")));
+            if let (Some(fl), Some((w, _))) = (measured_fl, ceilings.first()) {
+                let what = if *w == Work::Fp32 { "FMA" } else { w.label() };
+                parts.push(format!("{what} {}", fmt_si(fl * 1e9, &unit(*w))));
             }
             out.push(Roof {
                 label: format!("measured {}", parts.join(", ")),
@@ -223,7 +224,7 @@ fn kernel_points(
     let counted = fig.work_of(kind);
     let asked_here = record
         .and_then(|k| k.asked.as_ref())
-        .is_some_and(|a| shared::metrics::cuda_core_kind(a.precision) == kind);
+        .is_some_and(|a| a.precision == kind);
     let ask_flops = row.ask_flops.filter(|f| *f > 0.0 && asked_here);
     let (flops, note) = match (counted, ask_flops) {
         (Some((c, note)), _) => (Some(c), note),
@@ -536,10 +537,10 @@ mod tests {
             "{}/../tests/fixtures/ncu-h200/{name}",
             env!("CARGO_MANIFEST_DIR")
         );
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let bytes = std::fs::read(path).unwrap_or_default();
         let (runs, errors) = load_batch(vec![InputFile {
             name: "raw.csv".into(),
-            text,
+            bytes,
         }]);
         assert!(errors.is_empty(), "{errors:?}");
         let mut ws = Workspace::default();

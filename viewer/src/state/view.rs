@@ -6,6 +6,8 @@
 
 use shared::work::Work;
 
+use super::exercise::ExerciseState;
+
 /// The views, one per tab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum View {
@@ -30,11 +32,13 @@ pub enum View {
     Metrics,
     /// Two kernels or two runs side by side.
     Compare,
+    /// Exercises: predict then reveal, report-reading questions, mystery kernels.
+    Exercise,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 11] = [
         View::Overview,
         View::Time,
         View::Roofline,
@@ -45,6 +49,7 @@ impl View {
         View::Timing,
         View::Metrics,
         View::Compare,
+        View::Exercise,
     ];
 
     /// The name used in the URL and in element ids.
@@ -60,6 +65,7 @@ impl View {
             View::Timing => "timing",
             View::Metrics => "metrics",
             View::Compare => "compare",
+            View::Exercise => "exercise",
         }
     }
 
@@ -76,6 +82,7 @@ impl View {
             View::Timing => "Timing",
             View::Metrics => "Raw metrics",
             View::Compare => "Compare",
+            View::Exercise => "Exercises",
         }
     }
 
@@ -107,6 +114,8 @@ pub struct ViewState {
     pub compare: Option<KernelRef>,
     /// Which work the roofline plots.
     pub precision: Plotted,
+    /// The learner's choices in the exercise view.
+    pub exercise: ExerciseState,
 }
 
 /// Which work the roofline plots: every kernel at its own kind of work against that kind's
@@ -138,6 +147,7 @@ impl Default for ViewState {
             selected: None,
             compare: None,
             precision: Plotted::Own,
+            exercise: ExerciseState::default(),
         }
     }
 }
@@ -190,7 +200,9 @@ impl ViewState {
                 "kernel" => state.selected = parse_ref(&value).or(state.selected),
                 "cmp" => state.compare = parse_ref(&value).or(state.compare),
                 "prec" => state.precision = parse_precision(&value).unwrap_or(state.precision),
-                _ => {}
+                _ => {
+                    state.exercise.read(&key, &value);
+                }
             }
         }
         state
@@ -212,6 +224,7 @@ impl ViewState {
         if self.precision != Plotted::Own {
             parts.push(format!("prec={}", precision_slug(self.precision)));
         }
+        parts.extend(self.exercise.query_parts());
         format!("?{}", parts.join("&"))
     }
 }
@@ -284,6 +297,7 @@ mod tests {
             selected: Some(KernelRef { run: 0, kernel: 3 }),
             compare: Some(KernelRef { run: 1, kernel: 3 }),
             precision: Plotted::Kind(Work::Fp64),
+            exercise: ExerciseState::default(),
         };
         let q = state.to_query();
         assert_eq!(
@@ -291,6 +305,22 @@ mod tests {
             "?src=samples/h200.json&src=samples/with%20space.json&view=roofline&kernel=0.3&cmp=1.3&prec=fp64"
         );
         assert_eq!(ViewState::from_query(&q), state);
+    }
+
+    #[test]
+    fn exercise_choices_round_trip() {
+        use shared::exercise::predict::Direction;
+        let q = "?src=samples/h200.json&view=exercise&pred=nab&vpred=m&done=1&ex=quiz&qa=bc";
+        let s = ViewState::from_query(q);
+        assert_eq!(s.view, View::Exercise);
+        assert_eq!(s.exercise.prediction(1).direction, Some(Direction::Above));
+        assert!(s.exercise.submitted);
+        assert_eq!(s.exercise.answer(1), Some(2));
+        assert_eq!(
+            s.to_query(),
+            "?src=samples/h200.json&view=exercise&ex=quiz&pred=nab&vpred=m&done=1&qa=bc"
+        );
+        assert_eq!(ViewState::from_query(&s.to_query()), s);
     }
 
     #[test]
