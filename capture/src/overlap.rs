@@ -329,6 +329,42 @@ mod tests {
         }
     }
 
+    /// `RAW`'s header and units rows, then its data rows `copies` times over with fresh
+    /// IDs: many batches, so rows are handed over and their buffers recycled.
+    fn repeated(copies: usize) -> String {
+        let mut lines = RAW.lines();
+        let mut text = String::new();
+        for _ in 0..2 {
+            text.push_str(lines.next().unwrap_or_default());
+            text.push('\n');
+        }
+        let data: Vec<&str> = lines.filter(|l| !l.is_empty()).collect();
+        for i in 0..copies * data.len() {
+            let row = data[i % data.len()];
+            let rest = row.split_once(',').map_or("", |(_, rest)| rest);
+            text.push_str(&format!("\"{i}\",{rest}\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn two_threads_read_what_one_reads_over_many_batches() {
+        let text = repeated(40);
+        let one = ncu::read_export(text.as_bytes());
+        assert!(one.as_ref().is_ok_and(|e| e.launches.len() == 240));
+        assert_eq!(one, read_export(text.as_bytes()));
+
+        // A row cut short partway (the 150th launch): the same error or warning either way.
+        let mut lines: Vec<&str> = text.lines().collect();
+        let cut = &lines[152][..lines[152].len() / 2];
+        lines[152] = cut;
+        let broken = lines.join("\n");
+        assert_eq!(
+            ncu::read_export(broken.as_bytes()),
+            read_export(broken.as_bytes())
+        );
+    }
+
     #[test]
     fn two_threads_render_the_artifact_one_renders() {
         let export = ncu::read_export(RAW.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
