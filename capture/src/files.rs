@@ -13,15 +13,19 @@ use shared::ncu::Export;
 use shared::Artifact;
 
 use crate::interrupt;
+use crate::overlap;
 use crate::stages::Stages;
 
 /// Reads an ncu export, streaming, through [`shared::exports`]: a binary report
 /// (`.ncu-rep`, told by its magic) into the launches its raw CSV page would give, else a
-/// CSV text export. Errors name the file, and the line or byte offset.
+/// CSV text export, read on two threads ([`overlap::read_export`]). Errors name the file,
+/// and the line or byte offset.
 pub fn read_export(path: &Path) -> Result<Export> {
     let file = fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    exports::read_from(reader).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    // Small: the CSV reader buffers its input itself, and reads larger blocks past this.
+    let reader = std::io::BufReader::with_capacity(64 << 10, file);
+    exports::read_from_with(reader, overlap::read_export)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Reads and validates an artifact JSON file; errors name the file.
@@ -84,12 +88,18 @@ fn write_atomic_staged(
         _ => Path::new("."),
     };
     fs::create_dir_all(dir).with_context(|| format!("{}: cannot create folder", dir.display()))?;
-    let mut tmp = temp_file_for(path, dir)?;
+    let tmp = temp_file_for(path, dir)?;
     let _undo = interrupt::remove_on_interrupt(tmp.path());
     {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        // A second thread writes the bytes to disk while `write` produces them.
+        let file = tmp
+            .as_file()
+            .try_clone()
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        let mut out = overlap::BackgroundWriter::new(file)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
         write(&mut out)
-            .and_then(|()| out.flush())
+            .and_then(|()| out.finish())
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
     stages.mark("write");
@@ -116,7 +126,7 @@ pub fn write_artifact(path: &Path, artifact: &Artifact) -> Result<()> {
 /// [`write_artifact`], marking its stages in `stages` (see [`write_atomic_staged`]).
 pub fn write_artifact_staged(path: &Path, artifact: &Artifact, stages: &mut Stages) -> Result<()> {
     write_atomic_staged(path, stages, |out| {
-        artifact.write_json(out).map_err(std::io::Error::from)
+        overlap::write_artifact_json(artifact, out)
     })
 }
 

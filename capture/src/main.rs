@@ -8,6 +8,7 @@ mod files;
 mod gpu;
 mod import;
 mod interrupt;
+mod overlap;
 mod ranks;
 mod stages;
 mod table;

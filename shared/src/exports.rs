@@ -31,13 +31,27 @@ pub fn read(bytes: &[u8]) -> Result<Export, ExportError> {
 /// # Errors
 ///
 /// As [`read`]; reading errors are [`NcuError::Io`] or the report's `Io`.
-pub fn read_from<R: BufRead>(mut input: R) -> Result<Export, ExportError> {
+pub fn read_from<R: BufRead>(input: R) -> Result<Export, ExportError> {
+    read_from_with(input, ncu::read_export)
+}
+
+/// [`read_from`], with a CSV text export read by `csv` (which must read it as
+/// [`ncu::read_export`] does: `capture import` runs that reader's two stages on two
+/// threads).
+///
+/// # Errors
+///
+/// As [`read_from`].
+pub fn read_from_with<R: BufRead>(
+    mut input: R,
+    csv: impl FnOnce(R) -> Result<Export, NcuError>,
+) -> Result<Export, ExportError> {
     let start = input.fill_buf().map_err(|e| NcuError::Io(e.to_string()))?;
     if ncu_rep::is_report(start) {
         return Ok(ncu_rep::read_export_from(input)?);
     }
     let start = start.get(..4).unwrap_or(start).to_vec();
-    ncu::read_export(input).map_err(|e| neither(e, &start))
+    csv(input).map_err(|e| neither(e, &start))
 }
 
 /// A CSV reader's error for a file starting with `start`: binary data is

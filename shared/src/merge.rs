@@ -14,6 +14,7 @@ use crate::counters as c;
 use crate::metrics::{self, metric};
 use crate::ncu::Warning;
 use crate::roofline;
+use crate::work::{self, Work};
 use crate::text::names::shorten_kernel_name;
 
 /// Why counters could not be merged into a timings artifact.
@@ -103,17 +104,18 @@ fn counter_warnings(kernel: &KernelRecord) -> Vec<String> {
     let Some(set) = &kernel.cold else {
         return Vec::new();
     };
-    let totals = metrics::totals(&set.launches);
+    // Only the two figures warned about, not all of `metrics::totals`: an import of tens
+    // of thousands of launches spends its build stage here.
     let name = shorten_kernel_name(&kernel.name, 80);
     let mut out = Vec::new();
-    if totals.dram_bytes.is_none() {
+    if set.launches.is_empty() || set.launches.iter().any(|l| metrics::dram_bytes(l).is_none()) {
         out.push(format!(
             "{name}: no DRAM byte counters ({} + {}); no measured-intensity point",
             c::DRAM_BYTES_READ,
             c::DRAM_BYTES_WRITE
         ));
     }
-    match &totals.flops_fp32 {
+    match work::work_over(&set.launches).get(&Work::Fp32) {
         Some(f) if !f.missing.is_empty() => out.push(format!(
             "{name}: FP32 FLOP counters not collected: {}; FLOP figures are lower bounds",
             f.missing.join(", ")
@@ -143,13 +145,18 @@ pub fn import_launches(
         .extend(warnings.iter().map(|w| w.to_string()));
     let mut index: HashMap<String, usize> = HashMap::new();
     for launch in launches {
-        let i = *index.entry(launch.function.clone()).or_insert_with(|| {
-            artifact.kernels.push(KernelRecord {
-                cold: Some(CounterSet::of(Vec::new())),
-                ..KernelRecord::new(launch.function.clone(), launch.function.clone())
-            });
-            artifact.kernels.len() - 1
-        });
+        // Looked up first: the name is copied only for a new kernel.
+        let i = match index.get(&launch.function) {
+            Some(&i) => i,
+            None => {
+                artifact.kernels.push(KernelRecord {
+                    cold: Some(CounterSet::of(Vec::new())),
+                    ..KernelRecord::new(launch.function.clone(), launch.function.clone())
+                });
+                index.insert(launch.function.clone(), artifact.kernels.len() - 1);
+                artifact.kernels.len() - 1
+            }
+        };
         if let Some(set) = artifact.kernels.get_mut(i).and_then(|k| k.cold.as_mut()) {
             set.launches.push(launch);
         }

@@ -33,6 +33,7 @@ impl OutOfRange {
 }
 
 /// Whether `value`, in the base unit `unit`, is out of range, and why.
+#[inline]
 pub fn check(unit: &str, value: f64) -> Option<OutOfRange> {
     if !value.is_finite() || value.abs() > MAX_MAGNITUDE {
         Some(OutOfRange::TooLarge)

@@ -28,11 +28,12 @@
 //! 2:4-sparse rate, twice the dense one: the roof is the dense peak.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::artifact::LaunchCounters;
+use crate::artifact::{LaunchCounters, MetricColumns};
 use crate::counters::{self as c, Counter};
 
 /// One kind of arithmetic work: a unit (CUDA cores or tensor cores) and a type. In JSON its
@@ -202,21 +203,131 @@ impl Source {
 /// has it, with how it was obtained (see the module documentation). `None` when no form is
 /// present or the time or cycles a rate needs are missing.
 pub fn total_of(launch: &LaunchCounters, name: &str) -> Option<(f64, Source)> {
-    let m = &launch.metrics;
-    if let Some(v) = m.number(name) {
+    total_from(&ByName {
+        metrics: &launch.metrics,
+        name,
+    })
+}
+
+/// Where [`total_from`] reads a counter's forms and the time and cycles its rates need.
+trait Forms {
+    /// `name`.
+    fn total(&self) -> Option<f64>;
+    /// `name.per_second`.
+    fn per_second(&self) -> Option<f64>;
+    /// `name.per_cycle_elapsed`.
+    fn per_cycle(&self) -> Option<f64>;
+    /// The launch's duration, ns.
+    fn duration_ns(&self) -> Option<f64>;
+    /// The launch's SM cycles.
+    fn sm_cycles(&self) -> Option<f64>;
+    /// The launch's SM clock, Hz.
+    fn sm_hz(&self) -> Option<f64>;
+}
+
+/// The one formula of [`total_of`], whichever way the forms are found.
+fn total_from(forms: &impl Forms) -> Option<(f64, Source)> {
+    if let Some(v) = forms.total() {
         return Some((v, Source::Total));
     }
-    let duration_ns = || m.number(c::GPU_TIME_DURATION.name);
-    if let Some(rate) = m.number(&format!("{name}.per_second")) {
-        return Some((rate * duration_ns()? / 1e9, Source::PerSecond));
+    if let Some(rate) = forms.per_second() {
+        return Some((rate * forms.duration_ns()? / 1e9, Source::PerSecond));
     }
-    if let Some(per_cycle) = m.number(&format!("{name}.per_cycle_elapsed")) {
-        let cycles = m
-            .number(c::SM_CYCLES.name)
-            .or_else(|| Some(m.number(c::SM_HZ.name)? * duration_ns()? / 1e9))?;
+    if let Some(per_cycle) = forms.per_cycle() {
+        let cycles = forms
+            .sm_cycles()
+            .or_else(|| Some(forms.sm_hz()? * forms.duration_ns()? / 1e9))?;
         return Some((per_cycle * cycles, Source::PerCycle));
     }
     None
+}
+
+/// A counter's forms looked up by name.
+struct ByName<'a> {
+    metrics: &'a crate::artifact::Metrics,
+    name: &'a str,
+}
+
+impl Forms for ByName<'_> {
+    fn total(&self) -> Option<f64> {
+        self.metrics.number(self.name)
+    }
+    fn per_second(&self) -> Option<f64> {
+        self.metrics.number(&format!("{}.per_second", self.name))
+    }
+    fn per_cycle(&self) -> Option<f64> {
+        self.metrics
+            .number(&format!("{}.per_cycle_elapsed", self.name))
+    }
+    fn duration_ns(&self) -> Option<f64> {
+        self.metrics.number(c::GPU_TIME_DURATION.name)
+    }
+    fn sm_cycles(&self) -> Option<f64> {
+        self.metrics.number(c::SM_CYCLES.name)
+    }
+    fn sm_hz(&self) -> Option<f64> {
+        self.metrics.number(c::SM_HZ.name)
+    }
+}
+
+/// The columns of a counter's forms in a column set (see [`Forms`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct FormColumns {
+    total: Option<usize>,
+    per_second: Option<usize>,
+    per_cycle: Option<usize>,
+}
+
+impl FormColumns {
+    fn of(columns: &MetricColumns, name: &str) -> Self {
+        FormColumns {
+            total: columns.position(name),
+            per_second: columns.position(&format!("{name}.per_second")),
+            per_cycle: columns.position(&format!("{name}.per_cycle_elapsed")),
+        }
+    }
+}
+
+/// The columns of the time and cycles rates need.
+#[derive(Clone, Copy, Debug, Default)]
+struct TimeColumns {
+    duration_ns: Option<usize>,
+    sm_cycles: Option<usize>,
+    sm_hz: Option<usize>,
+}
+
+/// A counter's forms read from a launch by column, through a plan made for its columns.
+struct ByColumn<'a> {
+    metrics: &'a crate::artifact::Metrics,
+    forms: FormColumns,
+    time: TimeColumns,
+}
+
+impl ByColumn<'_> {
+    fn at(&self, column: Option<usize>) -> Option<f64> {
+        self.metrics.number_at(column?)
+    }
+}
+
+impl Forms for ByColumn<'_> {
+    fn total(&self) -> Option<f64> {
+        self.at(self.forms.total)
+    }
+    fn per_second(&self) -> Option<f64> {
+        self.at(self.forms.per_second)
+    }
+    fn per_cycle(&self) -> Option<f64> {
+        self.at(self.forms.per_cycle)
+    }
+    fn duration_ns(&self) -> Option<f64> {
+        self.at(self.time.duration_ns)
+    }
+    fn sm_cycles(&self) -> Option<f64> {
+        self.at(self.time.sm_cycles)
+    }
+    fn sm_hz(&self) -> Option<f64> {
+        self.at(self.time.sm_hz)
+    }
 }
 
 /// [`total_of`] for a catalog counter.
@@ -258,6 +369,42 @@ pub fn cuda_core_work(launch: &LaunchCounters, work: Work) -> Option<WorkCount> 
     let mut any = false;
     for (counter, weight) in counters {
         match total(launch, counter) {
+            Some((v, s)) => {
+                any = true;
+                ops += weight * v;
+                source = source.max(s);
+            }
+            None => missing.push(counter.name.to_string()),
+        }
+    }
+    any.then_some(WorkCount {
+        ops,
+        source,
+        missing,
+    })
+}
+
+/// A CUDA-core kind's counters as [`cuda_core_counters`] gives them, each with the columns
+/// of its forms.
+type CudaCounters = [(Counter, f64, FormColumns); 3];
+
+/// [`cuda_core_work`] through a plan's columns.
+fn cuda_core_work_at(
+    launch: &LaunchCounters,
+    counters: &CudaCounters,
+    time: TimeColumns,
+) -> Option<WorkCount> {
+    let mut ops = 0.0;
+    let mut source = Source::Total;
+    let mut missing = Vec::new();
+    let mut any = false;
+    for &(counter, weight, forms) in counters {
+        let found = total_from(&ByColumn {
+            metrics: &launch.metrics,
+            forms,
+            time,
+        });
+        match found {
             Some((v, s)) => {
                 any = true;
                 ops += weight * v;
@@ -318,64 +465,170 @@ fn tensor_total_base(name: &str) -> Option<&str> {
     Some(base)
 }
 
+/// Where a launch's columns keep the counters of its work: worked out once from the names
+/// of a column set, then used for every launch that shares it (every launch of an export
+/// does), so the thousands of names of a full set are not parsed, nor the counters looked
+/// up by name, per launch.
+struct WorkPlan {
+    /// The column set this plan was made for.
+    columns: Arc<MetricColumns>,
+    /// Tensor-core `(work, family)` in sorted order, each with the form columns of its
+    /// total (`base.sum`) per slot: total, dense, sparse.
+    families: Vec<(Work, [FormColumns; 3])>,
+    /// `(column, family, slot)` for every tensor counter column, in column order.
+    entries: Vec<(usize, usize, usize)>,
+    /// The CUDA-core kinds with their counters, weights and form columns.
+    cuda: Vec<(Work, CudaCounters)>,
+    /// The time and cycles rates need.
+    time: TimeColumns,
+    /// The Volta tensor-pipe counter and compute capability.
+    volta: (FormColumns, Option<usize>, Option<usize>),
+}
+
+impl WorkPlan {
+    fn of(columns: &Arc<MetricColumns>) -> WorkPlan {
+        let mut by_family: BTreeMap<(Work, String), [Option<String>; 3]> = BTreeMap::new();
+        let mut found = Vec::new();
+        for (i, key) in columns.keys().iter().enumerate() {
+            let Some(base) = tensor_total_base(&key.name) else {
+                continue;
+            };
+            let Some(t) = parse_tensor_name(base) else {
+                continue;
+            };
+            let slot = match t.sparse {
+                None => 0,
+                Some(false) => 1,
+                Some(true) => 2,
+            };
+            let names = by_family.entry((t.work, t.family.to_string())).or_default();
+            if let Some(name) = names.get_mut(slot) {
+                name.get_or_insert_with(|| format!("{base}.sum"));
+            }
+            found.push((i, (t.work, t.family.to_string()), slot));
+        }
+        let order: Vec<(Work, String)> = by_family.keys().cloned().collect();
+        let entries = found
+            .into_iter()
+            .filter_map(|(i, family, slot)| order.binary_search(&family).ok().map(|f| (i, f, slot)))
+            .collect();
+        let forms = |name: Option<&str>| {
+            name.map_or_else(FormColumns::default, |n| FormColumns::of(columns, n))
+        };
+        let cuda = [Work::Fp64, Work::Fp32, Work::Fp16]
+            .into_iter()
+            .filter_map(|work| {
+                let counters = cuda_core_counters(work)?;
+                Some((
+                    work,
+                    counters.map(|(counter, weight)| (counter, weight, forms(Some(counter.name)))),
+                ))
+            })
+            .collect();
+        WorkPlan {
+            columns: Arc::clone(columns),
+            families: by_family
+                .into_iter()
+                .map(|((work, _), names)| (work, names.each_ref().map(|n| forms(n.as_deref()))))
+                .collect(),
+            entries,
+            cuda,
+            time: TimeColumns {
+                duration_ns: columns.position(c::GPU_TIME_DURATION.name),
+                sm_cycles: columns.position(c::SM_CYCLES.name),
+                sm_hz: columns.position(c::SM_HZ.name),
+            },
+            volta: (
+                forms(Some(c::TENSOR_PIPE_INST.name)),
+                columns.position(c::CC_MAJOR.name),
+                columns.position(c::CC_MINOR.name),
+            ),
+        }
+    }
+
+    /// The total of a counter with these form columns in `launch`.
+    fn total(&self, launch: &LaunchCounters, forms: FormColumns) -> Option<(f64, Source)> {
+        total_from(&ByColumn {
+            metrics: &launch.metrics,
+            forms,
+            time: self.time,
+        })
+    }
+
+    /// Tensor-core work of `launch`, whose metrics have this plan's columns.
+    fn tensor_work(&self, launch: &LaunchCounters) -> WorkByKind {
+        // family -> (total, dense, sparse), each with its source; a slot is filled by the
+        // first of its columns that holds a number, as a scan of the names in column order
+        // would.
+        type Parts = [Option<(f64, Source)>; 3];
+        let mut parts: Vec<Parts> = vec![[None; 3]; self.families.len()];
+        let mut seen: Vec<[bool; 3]> = vec![[false; 3]; self.families.len()];
+        for &(column, family, slot) in &self.entries {
+            if launch.metrics.number_at(column).is_none() {
+                continue;
+            }
+            let (Some(done), Some(part), Some((_, forms))) = (
+                seen.get_mut(family).and_then(|s| s.get_mut(slot)),
+                parts.get_mut(family).and_then(|p| p.get_mut(slot)),
+                self.families.get(family),
+            ) else {
+                continue;
+            };
+            if !*done {
+                *done = true;
+                *part = forms.get(slot).and_then(|f| self.total(launch, *f));
+            }
+        }
+        let mut out = WorkByKind::new();
+        for ((work, _), [whole, dense, sparse]) in self.families.iter().zip(parts) {
+            let value = whole.or(match (dense, sparse) {
+                (None, None) => None,
+                (d, s) => {
+                    let d = d.unwrap_or((0.0, Source::Total));
+                    let s = s.unwrap_or((0.0, Source::Total));
+                    Some((d.0 + s.0, d.1.max(s.1)))
+                }
+            });
+            if let Some((ops, source)) = value {
+                add(&mut out, *work, ops, source, &[]);
+            }
+        }
+        let (pipe, major, minor) = self.volta;
+        let at = |column: Option<usize>| column.and_then(|i| launch.metrics.number_at(i));
+        if out.is_empty() && at(major) == Some(7.0) && at(minor) == Some(0.0) {
+            if let Some((inst, _)) = self.total(launch, pipe) {
+                add(
+                    &mut out,
+                    Work::TensorFp16,
+                    VOLTA_FLOP_PER_TENSOR_INST * inst,
+                    Source::Estimate,
+                    &[],
+                );
+            }
+        }
+        out
+    }
+
+    /// All work of `launch` by kind ([`work`]).
+    fn work(&self, launch: &LaunchCounters) -> WorkByKind {
+        let mut out = self.tensor_work(launch);
+        for (kind, counters) in &self.cuda {
+            if let Some(w) = cuda_core_work_at(launch, counters, self.time) {
+                add(&mut out, *kind, w.ops, w.source, &w.missing);
+            }
+        }
+        out
+    }
+}
+
 /// Tensor-core work of a launch by kind, with no double counting (module documentation).
 pub fn tensor_work(launch: &LaunchCounters) -> WorkByKind {
-    // family -> (total, dense, sparse), each with its source.
-    type Parts = [Option<(f64, Source)>; 3];
-    let mut families: BTreeMap<(Work, String), Parts> = BTreeMap::new();
-    for (name, _) in launch.metrics.numbers() {
-        let Some(base) = tensor_total_base(name) else {
-            continue;
-        };
-        let Some(t) = parse_tensor_name(base) else {
-            continue;
-        };
-        let slot = match t.sparse {
-            None => 0,
-            Some(false) => 1,
-            Some(true) => 2,
-        };
-        let parts = families.entry((t.work, t.family.to_string())).or_default();
-        if parts[slot].is_none() {
-            parts[slot] = total_of(launch, &format!("{base}.sum"));
-        }
-    }
-    let mut out = WorkByKind::new();
-    for ((work, _), [whole, dense, sparse]) in families {
-        let value = whole.or(match (dense, sparse) {
-            (None, None) => None,
-            (d, s) => {
-                let d = d.unwrap_or((0.0, Source::Total));
-                let s = s.unwrap_or((0.0, Source::Total));
-                Some((d.0 + s.0, d.1.max(s.1)))
-            }
-        });
-        if let Some((ops, source)) = value {
-            add(&mut out, work, ops, source, &[]);
-        }
-    }
-    if out.is_empty() && is_volta(launch) {
-        if let Some((inst, _)) = total(launch, c::TENSOR_PIPE_INST) {
-            add(
-                &mut out,
-                Work::TensorFp16,
-                VOLTA_FLOP_PER_TENSOR_INST * inst,
-                Source::Estimate,
-                &[],
-            );
-        }
-    }
-    out
+    WorkPlan::of(launch.metrics.columns()).tensor_work(launch)
 }
 
 /// FLOPs per warp-level tensor instruction on Volta (NERSC's roofline method: each HMMA
 /// instruction of a warp does a 16x16x16 slice split in steps, 512 FLOPs).
 pub const VOLTA_FLOP_PER_TENSOR_INST: f64 = 512.0;
-
-fn is_volta(launch: &LaunchCounters) -> bool {
-    let m = &launch.metrics;
-    m.number(c::CC_MAJOR.name) == Some(7.0) && m.number(c::CC_MINOR.name) == Some(0.0)
-}
 
 fn add(out: &mut WorkByKind, work: Work, ops: f64, source: Source, missing: &[String]) {
     let entry = out.entry(work).or_insert(WorkCount {
@@ -394,20 +647,21 @@ fn add(out: &mut WorkByKind, work: Work, ops: f64, source: Source, missing: &[St
 
 /// All work of a launch by kind: CUDA cores and tensor cores.
 pub fn work(launch: &LaunchCounters) -> WorkByKind {
-    let mut out = tensor_work(launch);
-    for kind in [Work::Fp64, Work::Fp32, Work::Fp16] {
-        if let Some(w) = cuda_core_work(launch, kind) {
-            add(&mut out, kind, w.ops, w.source, &w.missing);
-        }
-    }
-    out
+    WorkPlan::of(launch.metrics.columns()).work(launch)
 }
 
 /// Work by kind summed over launches.
 pub fn work_over(launches: &[LaunchCounters]) -> WorkByKind {
     let mut out = WorkByKind::new();
+    let mut plan: Option<WorkPlan> = None;
     for launch in launches {
-        for (kind, w) in work(launch) {
+        // Launches of one export share their columns, and so one plan.
+        let columns = launch.metrics.columns();
+        let plan = match plan.take() {
+            Some(p) if Arc::ptr_eq(&p.columns, columns) => plan.insert(p),
+            _ => plan.insert(WorkPlan::of(columns)),
+        };
+        for (kind, w) in plan.work(launch) {
             add(&mut out, kind, w.ops, w.source, &w.missing);
         }
     }
@@ -495,6 +749,25 @@ pub fn device_peak(device: &crate::artifact::DeviceInfo, work: Work) -> Option<f
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_column_plan_finds_what_the_names_find() {
+        // CUDA-core work by column (the plan every launch of an export shares) against the
+        // same counters looked up by name, on real exports of every set.
+        for csv in [
+            include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv"),
+            include_str!("../../tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv"),
+            include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_detailed_raw.csv"),
+        ] {
+            let export = crate::ncu::read_export(csv.as_bytes()).expect("reads");
+            for launch in &export.launches {
+                let by_plan = work(launch);
+                for kind in [Work::Fp64, Work::Fp32, Work::Fp16] {
+                    assert_eq!(by_plan.get(&kind), cuda_core_work(launch, kind).as_ref());
+                }
+            }
+        }
+    }
 
     fn launch(metrics: &[(&str, f64)]) -> LaunchCounters {
         LaunchCounters::from_numbers("k", metrics)

@@ -1,49 +1,67 @@
 #!/usr/bin/env python3
-"""Import benchmark: `capture import` of a large raw export against Python's csv module.
+"""Import benchmark: `capture import` of a large raw export against Python reading it.
 
-Generates a raw-page export of about SIZE_MB (default 500) from the real full-set row of
-tests/fixtures/ncu-h200/probe_full_raw.csv (the same row repeated with fresh launch IDs),
-then measures, on the same file in the same run:
+Makes two raw-page exports of about SIZE_MB (default 500) each, by repeating the data rows
+of a real export with fresh launch IDs:
 
-  * `capture import` (release build): wall time, throughput, peak resident memory;
-  * Python's csv module doing the same job (rows into per-launch dicts of numbers, the
-    thousands separators stripped): throughput;
-  * Python's csv module only iterating the rows (no number parsing): throughput.
+  * probe: the one full-set row of tests/fixtures/ncu-h200/probe_full_raw.csv (2,227
+    metrics), the export issue 13 is judged on;
+  * gemms: the six `--set full` rows of tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv
+    (six cuBLAS/CUTLASS GEMMs, 2,227 metrics).
 
-Ratios use CPU time (user + system), which a busy machine disturbs far less than wall
-time; wall time is printed too. Needs /usr/bin/time for the peak memory. Usage:
-    cargo build --release -p capture && python3 tests/bench/import_bench.py [SIZE_MB]
+On each file, in one run, each command RUNS times (default 3) in turn, the median kept:
+
+  * `capture import` (release build): wall and CPU time, peak resident memory, artifact size;
+  * Python's csv module only iterating the rows (no number parsing, nothing kept);
+  * Python's csv module doing the same job as the import (rows into per-launch dicts of
+    numbers, the thousands separators stripped), on a tenth of the file and scaled (it needs
+    some 10 x the file in memory);
+  * pandas.read_csv of the file (thousands separators, the units row skipped), when pandas
+    is installed (`pip install pandas`); skipped otherwise.
+
+Every command runs as its own process, measured the same way: wall time around it, CPU time
+(user + system) from the operating system's accounting of the child, peak memory from
+/usr/bin/time. Ratios are of the medians: `x` is how many times faster capture is. Note
+that both files repeat real rows, so every launch of a kernel is identical and the artifact
+writes each kernel's values once (schema 3): the best case for its size; see the README.
+Usage:
+    cargo build --release -p capture && python3 tests/bench/import_bench.py [SIZE_MB] [RUNS]
 """
 
 import csv
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FIXTURE = os.path.join(ROOT, "tests/fixtures/ncu-h200/probe_full_raw.csv")
+FIXTURES = {
+    "probe": os.path.join(ROOT, "tests/fixtures/ncu-h200/probe_full_raw.csv"),
+    "gemms": os.path.join(ROOT, "tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv"),
+}
 CAPTURE = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")),
                        "release/capture")
 
 
-def generate(path, size_mb):
-    with open(FIXTURE, newline="") as f:
-        rows = list(csv.reader(f))
-    header, units, row = rows[0], rows[1], rows[2]
+def generate(fixture, path, size_mb):
+    """The fixture's header and units rows, then its data rows in turn until SIZE_MB."""
+    with open(fixture, newline="") as f:
+        rows = [r for r in csv.reader(f) if r]
+    header, units, data = rows[0], rows[1], rows[2:]
     with open(path, "w", newline="") as out:
         w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
         w.writerow(header)
         w.writerow(units)
         launches = 0
         while out.tell() < size_mb * 1_000_000:
-            r = list(row)
+            r = list(data[launches % len(data)])
             r[0] = str(launches)
             w.writerow(r)
             launches += 1
-    return launches
+    return launches, len(header) - 11
 
 
 def python_import(path):
@@ -73,55 +91,101 @@ def python_iterate(path):
     return n
 
 
-def cpu_timed(fn, *args):
-    """CPU seconds of this process for fn(*args): robust on a shared, loaded machine."""
-    t0 = time.process_time()
-    fn(*args)
-    return time.process_time() - t0
+def pandas_read(path):
+    import pandas
+    return len(pandas.read_csv(path, thousands=",", skiprows=[1], low_memory=False))
+
+
+JOBS = {"iterate": python_iterate, "job": python_import, "pandas": pandas_read}
+
+
+def has_pandas():
+    try:
+        import pandas  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def run(cmd):
+    """(wall s, CPU s, peak MB) of one command, as its own process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, check=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    peak_mb = int(proc.stderr.strip().splitlines()[-1]) * 1024 / 1e6
+    return wall, cpu, peak_mb
+
+
+def medians(samples):
+    return tuple(statistics.median(s[i] for s in samples) for i in range(3))
+
+
+def bench(name, fixture, size_mb, runs, tmp):
+    src = os.path.join(tmp, f"{name}-raw.csv")
+    launches, metrics = generate(fixture, src, size_mb)
+    mb = os.path.getsize(src) / 1e6
+    print(f"\n{name}: {mb:.1f} MB, {launches} launches x {metrics:,} metrics "
+          f"(from {os.path.relpath(fixture, ROOT)}), median of {runs}")
+
+    # Python on a tenth of the file for the full job (it needs ~10 x the file in RAM),
+    # scaled: the per-byte cost is flat.
+    part = os.path.join(tmp, f"{name}-part.csv")
+    with open(src, newline="") as f, open(part, "w", newline="") as g:
+        limit = os.path.getsize(src) // 10
+        for line in f:
+            g.write(line)
+            if g.tell() >= limit:
+                break
+    part_scale = mb / (os.path.getsize(part) / 1e6)
+
+    out = os.path.join(tmp, f"{name}.json")
+    me = [sys.executable, os.path.abspath(__file__), "--run"]
+    commands = {
+        "capture": [CAPTURE, "import", src, "-o", out],
+        "iterate": me + ["iterate", src],
+        "job": me + ["job", part],
+    }
+    if has_pandas():
+        commands["pandas"] = me + ["pandas", src]
+    samples = {k: [] for k in commands}
+    for _ in range(runs):
+        # In turn, so that a change in the machine's load falls on all of them alike.
+        for key, cmd in commands.items():
+            samples[key].append(run(cmd))
+    m = {k: medians(v) for k, v in samples.items()}
+    wall, cpu, peak = m["capture"]
+    print(f"  capture import: wall {wall:.2f} s ({mb / wall:.0f} MB/s), CPU {cpu:.2f} s, "
+          f"peak RSS {peak:.0f} MB ({peak / mb:.2f} x the file); "
+          f"artifact {os.path.getsize(out) / 1e6:.1f} MB")
+    rows = [("python csv, rows only (no number parsing)", m["iterate"], 1.0),
+            ("python csv, same job (rows to dicts of floats)", m["job"], part_scale)]
+    if "pandas" in m:
+        rows.append(("pandas.read_csv", m["pandas"], 1.0))
+    else:
+        print("  pandas.read_csv: skipped (pandas not installed: pip install pandas)")
+    for label, (w, c, p), scale in rows:
+        w, c = w * scale, c * scale
+        note = f" (measured on {mb / part_scale:.0f} MB, scaled)" if scale != 1.0 else ""
+        print(f"  {label}: wall {w:.2f} s, CPU {c:.2f} s, peak {p:.0f} MB{note}; "
+              f"capture is {w / wall:.2f} x faster (wall), {c / cpu:.2f} x (CPU)")
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--run":
+        JOBS[sys.argv[2]](sys.argv[3])
+        return
     size_mb = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     if not os.path.exists(CAPTURE):
         sys.exit(f"{CAPTURE} missing: run cargo build --release -p capture first")
     with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, "big-raw.csv")
-        launches = generate(src, size_mb)
-        size = os.path.getsize(src)
-        mb = size / 1e6
-        print(f"export: {mb:.1f} MB, {launches} launches x 2,227 metrics (from {os.path.basename(FIXTURE)})")
+        for name, fixture in FIXTURES.items():
+            bench(name, fixture, size_mb, runs, tmp)
 
-        out = os.path.join(tmp, "big.json")
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        proc = subprocess.run(["/usr/bin/time", "-f", "%M", CAPTURE, "import", src, "-o", out],
-                              check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True)
-        rust_s = time.perf_counter() - t0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        rust_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        peak_mb = int(proc.stderr.strip().splitlines()[-1]) * 1024 / 1e6
-        print(f"capture import: wall {rust_s:.2f} s ({mb / rust_s:.1f} MB/s), CPU {rust_cpu:.2f} s "
-              f"({mb / rust_cpu:.1f} MB/s), peak RSS {peak_mb:.0f} MB ({peak_mb / mb:.2f} x the "
-              f"file); artifact {os.path.getsize(out) / 1e6:.1f} MB")
-
-        # Python on a tenth of the file for the full job (it needs ~10 x the file in RAM),
-        # scaled: the per-byte cost is flat.
-        part = os.path.join(tmp, "part.csv")
-        with open(src, newline="") as f, open(part, "w", newline="") as g:
-            limit = size // 10
-            for line in f:
-                g.write(line)
-                if g.tell() >= limit:
-                    break
-        part_mb = os.path.getsize(part) / 1e6
-        py_job_cpu = cpu_timed(python_import, part) * (mb / part_mb)
-        py_iter_cpu = cpu_timed(python_iterate, src)
-        print(f"python csv, same job (rows to dicts of floats): CPU {mb / py_job_cpu:.1f} MB/s "
-              f"(measured on {part_mb:.0f} MB)")
-        print(f"python csv, rows only (no number parsing): CPU {mb / py_iter_cpu:.1f} MB/s")
-        print(f"ratio (CPU time) vs python csv doing the same job: {py_job_cpu / rust_cpu:.1f} x")
-        print(f"ratio (CPU time) vs python csv only iterating rows: {py_iter_cpu / rust_cpu:.2f} x")
 
 if __name__ == "__main__":
     main()

@@ -32,12 +32,18 @@ fn bytes_of(buffer: &wasm_bindgen::JsValue) -> Vec<u8> {
 }
 
 /// Reads every file as bytes (a report is binary; the loader tells text from binary). A
-/// file that cannot be read becomes an error naming it; the others are still returned.
+/// file that cannot be read, or that is too large for the tab (see
+/// [`crate::state::load::refuse_large_file`], checked before reading), becomes an error
+/// naming it; the others are still returned.
 pub async fn read_files(list: Vec<web_sys::File>) -> (Vec<InputFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for file in list {
         let name = file.name();
+        if let Some(e) = crate::state::load::refuse_large_file(&name, file.size() as u64) {
+            errors.push((e.file, e.message));
+            continue;
+        }
         match JsFuture::from(file.array_buffer()).await {
             Ok(buffer) => files.push(InputFile {
                 name,

@@ -5,8 +5,13 @@
 //! each; here the names and units of an export are stored once ([`MetricColumns`], shared
 //! through an `Arc` by every launch read from it) and each launch holds one `f64` per column
 //! plus a short list of its text values. In JSON a [`super::CounterSet`] lists the columns
-//! once (`metric_columns`) and each launch's `metrics` is an array of values in column order.
+//! once (`metric_columns`) and each launch's `metrics` is an array of values in column order;
+//! where several launches share the columns, the values that are the same in all of them
+//! (a device's attributes, a launch's shape, counters that do not change from launch to
+//! launch) are written once (`constant_values`) and each launch lists only the others, the
+//! `varying_columns` ([`varying_columns`]).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -101,6 +106,55 @@ impl Default for Metrics {
     }
 }
 
+/// Fills a row of shared columns value by value, in column order: for a reader that has
+/// every value of a row in turn, cheaper than [`Metrics::set`] per column.
+pub struct RowBuilder {
+    columns: Arc<MetricColumns>,
+    values: Vec<f64>,
+    texts: Vec<(u32, String)>,
+}
+
+impl RowBuilder {
+    /// An empty row of `columns`.
+    pub fn new(columns: Arc<MetricColumns>) -> Self {
+        RowBuilder {
+            values: Vec::with_capacity(columns.len()),
+            columns,
+            texts: Vec::new(),
+        }
+    }
+
+    /// The next column's value, a number (missing when not finite).
+    #[inline]
+    pub fn push_number(&mut self, v: f64) {
+        self.values.push(if v.is_finite() { v } else { missing() });
+    }
+
+    /// The next column's value.
+    pub fn push(&mut self, value: MetricValue) {
+        match value {
+            MetricValue::Number(v) => self.push_number(v),
+            MetricValue::Text(t) => {
+                self.texts.push((self.values.len() as u32, t));
+                self.values.push(f64::from_bits(TEXT_BITS));
+            }
+            MetricValue::Missing => self.values.push(missing()),
+        }
+    }
+
+    /// The row: columns not pushed are missing, values beyond the columns dropped.
+    pub fn finish(mut self) -> Metrics {
+        let n = self.columns.len();
+        self.values.resize(n, missing());
+        self.texts.retain(|(k, _)| (*k as usize) < n);
+        Metrics {
+            columns: self.columns,
+            values: self.values,
+            texts: self.texts,
+        }
+    }
+}
+
 impl Metrics {
     /// An empty map.
     pub fn new() -> Self {
@@ -191,6 +245,11 @@ impl Metrics {
     /// The number of metric `name`, without allocating; `None` when absent or not a number.
     pub fn number(&self, name: &str) -> Option<f64> {
         let i = self.columns.position(name)?;
+        self.values.get(i).copied().filter(|v| v.is_finite())
+    }
+
+    /// The number in column `i`; `None` when out of range or not a number.
+    pub fn number_at(&self, i: usize) -> Option<f64> {
         self.values.get(i).copied().filter(|v| v.is_finite())
     }
 
@@ -293,15 +352,42 @@ impl Metrics {
             })
     }
 
-    /// Appends the row's values as a JSON array, exactly as serde_json writes them one by
-    /// one in [`super::Artifact::write_json`]'s layout: `[1056.0,"all",null]`.
-    fn render_values(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    /// The row's values as a JSON array, exactly as [`super::Artifact::write_json`] writes
+    /// them: `[1056.0,"all",null]`; only the columns `only` (ascending) when given. A pure
+    /// function of the row, so a caller may render the rows of an artifact on another
+    /// thread ([`super::Artifact::write_json_with`]).
+    pub fn json_array(&self, only: Option<&[u32]>) -> Vec<u8> {
+        let count = only.map_or(self.values.len(), <[u32]>::len);
+        let mut out = Vec::with_capacity(16 * count + 2);
+        match only {
+            Some(columns) => self.render_values(&mut out, columns.iter().map(|&i| i as usize)),
+            None => self.render_values(&mut out, 0..self.values.len()),
+        }
+        out
+    }
+
+    /// The text of column `i`, if it holds one.
+    fn text_at(&self, i: usize) -> Option<&str> {
+        let p = self
+            .texts
+            .binary_search_by_key(&(i as u32), |(k, _)| *k)
+            .ok()?;
+        self.texts.get(p).map(|(_, t)| t.as_str())
+    }
+
+    /// Appends the values of `columns` (ascending) as a JSON array (see
+    /// [`Metrics::json_array`]).
+    fn render_values(&self, out: &mut Vec<u8>, columns: impl Iterator<Item = usize>) {
         out.push(b'[');
         let mut texts = self.texts.iter().peekable();
-        for (i, v) in self.values.iter().enumerate() {
-            if i > 0 {
+        for (n, i) in columns.enumerate() {
+            if n > 0 {
                 out.push(b',');
             }
+            let Some(v) = self.values.get(i) else {
+                out.extend_from_slice(b"null");
+                continue;
+            };
             if v.is_finite() {
                 super::json::push_f64(out, *v);
                 continue;
@@ -309,14 +395,14 @@ impl Metrics {
             if v.to_bits() == TEXT_BITS {
                 while texts.next_if(|(k, _)| (*k as usize) < i).is_some() {}
                 if let Some((_, t)) = texts.next_if(|(k, _)| *k as usize == i) {
-                    serde_json::to_writer(&mut *out, t.as_str())?;
+                    // Writing a string to a Vec cannot fail.
+                    let _ = serde_json::to_writer(&mut *out, t.as_str());
                     continue;
                 }
             }
             out.extend_from_slice(b"null");
         }
         out.push(b']');
-        Ok(())
     }
 
     /// The value for each of `columns`, by name (missing where this row lacks the column).
@@ -376,23 +462,128 @@ impl fmt::Debug for Metrics {
     }
 }
 
+/// The columns (ascending) whose values differ between `rows`, which share their columns;
+/// `None` when writing the others once would not pay: fewer than two rows, or no column
+/// the same in all of them. Values are compared bit for bit, texts by their characters.
+pub fn varying_columns(rows: &[&Metrics]) -> Option<Vec<u32>> {
+    let (first, rest) = rows.split_first()?;
+    if rest.is_empty() {
+        return None;
+    }
+    let n = first.values.len();
+    let mut varies = vec![false; n];
+    for row in rest {
+        if row.values.len() != n {
+            return None;
+        }
+        // Bits first, over whole rows without a branch per value; then the texts, of which
+        // a row has few.
+        for (flag, (a, b)) in varies.iter_mut().zip(first.values.iter().zip(&row.values)) {
+            *flag |= a.to_bits() != b.to_bits();
+        }
+        for (k, text) in &first.texts {
+            if let Some(flag) = varies.get_mut(*k as usize) {
+                *flag |= row.text_at(*k as usize) != Some(text.as_str());
+            }
+        }
+    }
+    if varies.iter().all(|v| *v) {
+        return None;
+    }
+    Some(
+        varies
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v)
+            .map(|(i, _)| i as u32)
+            .collect(),
+    )
+}
+
+/// The values of a row's columns that are not in `varying` (ascending): the
+/// `constant_values` of a counter set, written like a row's values.
+pub struct ConstantsSer<'a> {
+    /// A row of the counter set (any: the constants are the same in all).
+    pub metrics: &'a Metrics,
+    /// The columns left out.
+    pub varying: &'a [u32],
+}
+
+impl Serialize for ConstantsSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m = self.metrics;
+        let mut varying = self.varying.iter().peekable();
+        let mut seq = s.serialize_seq(Some(m.values.len().saturating_sub(self.varying.len())))?;
+        for i in 0..m.values.len() {
+            if varying.next_if(|&&v| v as usize == i).is_some() {
+                continue;
+            }
+            seq.serialize_element(&m.value_at(i))?;
+        }
+        seq.end()
+    }
+}
+
+/// Where the value arrays of an artifact being written come from: called with each array's
+/// index (in the order of [`super::Artifact::value_arrays`]), its row, the columns it lists
+/// (`None`: all) and an empty buffer to fill with exactly [`Metrics::json_array`]'s bytes.
+pub type ArraySource = Box<dyn FnMut(usize, &Metrics, Option<&[u32]>, &mut Vec<u8>)>;
+
+thread_local! {
+    /// The array source of the artifact being written on this thread, and the index of
+    /// the next array; none: each row renders its own.
+    static ARRAYS: RefCell<Option<(ArraySource, usize)>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (writing an artifact) with `source` giving the value arrays, restoring the
+/// previous source afterwards, even if `f` panics.
+pub(crate) fn with_array_source<T>(source: Option<ArraySource>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<(ArraySource, usize)>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            ARRAYS.with(|arrays| *arrays.borrow_mut() = previous);
+        }
+    }
+    let previous = ARRAYS.with(|arrays| arrays.replace(source.map(|s| (s, 0))));
+    let _restore = Restore(previous);
+    f()
+}
+
 /// Serializes a row's values in the order of `columns`: numbers, strings or null.
 pub struct ValuesSer<'a> {
     /// The row.
     pub metrics: &'a Metrics,
     /// The column order to write in.
     pub columns: &'a MetricColumns,
+    /// Only these columns (ascending) of the row's own, when its counter set writes the
+    /// others once ([`varying_columns`]).
+    pub only: Option<&'a [u32]>,
 }
 
 impl Serialize for ValuesSer<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let m = self.metrics;
         let own_columns = std::ptr::eq(Arc::as_ptr(&m.columns), self.columns);
-        if own_columns && super::json::raw_arrays() {
-            let mut out = Vec::with_capacity(16 * m.values.len() + 2);
-            m.render_values(&mut out)
-                .map_err(|e| serde::ser::Error::custom(e.to_string()))?;
+        let in_order = own_columns || m.columns.keys == self.columns.keys;
+        if super::json::raw_arrays() && in_order {
+            let out = ARRAYS.with(|arrays| match arrays.borrow_mut().as_mut() {
+                Some((source, index)) => {
+                    let mut out = Vec::new();
+                    source(*index, m, self.only, &mut out);
+                    *index += 1;
+                    out
+                }
+                None => m.json_array(self.only),
+            });
             return s.serialize_bytes(&out);
+        }
+        if let (Some(only), true) = (self.only, in_order) {
+            let mut seq = s.serialize_seq(Some(only.len()))?;
+            for &i in only {
+                seq.serialize_element(&m.value_at(i as usize))?;
+            }
+            return seq.end();
         }
         let mut seq = s.serialize_seq(Some(self.columns.len()))?;
         if own_columns {
@@ -443,6 +634,62 @@ impl ValuesWire {
         self.values.is_empty()
     }
 
+    /// Joins the values of the columns `varying` (ascending, checked by the caller) to
+    /// `columns`, the others from `constants`, a row of those columns; values beyond
+    /// `varying` are an error, missing trailing values are missing.
+    pub fn into_metrics_with(
+        self,
+        columns: Arc<MetricColumns>,
+        varying: &[u32],
+        constants: &Metrics,
+    ) -> Result<Metrics, String> {
+        if self.own_columns.is_some() {
+            return Err(
+                "a launch of a counter set with constant_values lists its metrics \
+                        by name"
+                    .into(),
+            );
+        }
+        if self.values.len() > varying.len() {
+            return Err(format!(
+                "{} metric values for {} varying_columns",
+                self.values.len(),
+                varying.len()
+            ));
+        }
+        let mut values = constants.values.clone();
+        let mut texts: Vec<(u32, String)> = constants
+            .texts
+            .iter()
+            .filter(|(k, _)| varying.binary_search(k).is_err())
+            .cloned()
+            .collect();
+        let mut own_texts = self.texts.into_iter().peekable();
+        for (n, (&column, v)) in varying.iter().zip(self.values.iter()).enumerate() {
+            if let Some(slot) = values.get_mut(column as usize) {
+                *slot = *v;
+            }
+            if v.to_bits() == TEXT_BITS {
+                while own_texts.next_if(|(k, _)| (*k as usize) < n).is_some() {}
+                if let Some((_, t)) = own_texts.next_if(|(k, _)| *k as usize == n) {
+                    texts.push((column, t));
+                }
+            }
+        }
+        // Varying columns this launch did not list are missing.
+        for &column in varying.get(self.values.len()..).unwrap_or_default() {
+            if let Some(slot) = values.get_mut(column as usize) {
+                *slot = missing();
+            }
+        }
+        texts.sort_by_key(|(k, _)| *k);
+        Ok(Metrics {
+            columns,
+            values,
+            texts,
+        })
+    }
+
     /// Joins the values to `columns`; values beyond the columns are an error, missing
     /// trailing values are missing.
     pub fn into_metrics(mut self, columns: Arc<MetricColumns>) -> Result<Metrics, String> {
@@ -475,6 +722,49 @@ impl ValuesWire {
             columns,
             values: self.values,
             texts: self.texts,
+        })
+    }
+}
+
+impl ValuesWire {
+    /// A row of `columns` holding these values at the columns not in `varying`
+    /// (ascending, checked by the caller), the `constant_values` of a counter set; the
+    /// varying columns are missing. More values than such columns are an error, fewer are
+    /// missing.
+    pub fn into_constants(
+        self,
+        columns: Arc<MetricColumns>,
+        varying: &[u32],
+    ) -> Result<Metrics, String> {
+        let fixed = columns.len().saturating_sub(varying.len());
+        if self.own_columns.is_some() || self.values.len() > fixed {
+            return Err(format!(
+                "{} constant_values for {fixed} columns not varying",
+                self.values.len()
+            ));
+        }
+        let mut values = vec![missing(); columns.len()];
+        let mut texts = Vec::new();
+        let mut wire_texts = self.texts.into_iter().peekable();
+        let mut varying = varying.iter().peekable();
+        let mut next = self.values.iter().enumerate();
+        for (i, slot) in values.iter_mut().enumerate() {
+            if varying.next_if(|&&v| v as usize == i).is_some() {
+                continue;
+            }
+            let Some((n, v)) = next.next() else { break };
+            *slot = *v;
+            if v.to_bits() == TEXT_BITS {
+                while wire_texts.next_if(|(k, _)| (*k as usize) < n).is_some() {}
+                if let Some((_, t)) = wire_texts.next_if(|(k, _)| *k as usize == n) {
+                    texts.push((i as u32, t));
+                }
+            }
+        }
+        Ok(Metrics {
+            columns,
+            values,
+            texts,
         })
     }
 }
@@ -541,8 +831,9 @@ impl JsonSchema for ValuesWire {
         let mut schema = <Vec<MetricValue>>::json_schema(generator);
         schema.insert(
             "description".into(),
-            "Metric values in the order of the counter set's `metric_columns`: a number in \
-             the column's unit, a string, or null for no value."
+            "Metric values in the order of the counter set's `metric_columns` (or of its \
+             `varying_columns`, where it has them): a number in the column's unit, a string, \
+             or null for no value."
                 .into(),
         );
         schema
@@ -664,6 +955,7 @@ mod tests {
         let text = serde_json::to_string(&ValuesSer {
             metrics: &m,
             columns: &cols,
+            only: None,
         })
         .expect("serializes");
         assert_eq!(text, r#"[1.25,"all",null]"#);

@@ -16,8 +16,10 @@ use schemars::JsonSchema;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
-pub use self::metrics_map::{MetricColumns, MetricKey, Metrics};
-use self::metrics_map::{ValuesSer, ValuesWire};
+pub use self::metrics_map::{
+    varying_columns, ArraySource, MetricColumns, MetricKey, Metrics, RowBuilder,
+};
+use self::metrics_map::{with_array_source, ConstantsSer, ValuesSer, ValuesWire};
 use crate::error::ArtifactError;
 use crate::range::OutOfRange;
 use crate::text::names::shorten_kernel_name;
@@ -43,7 +45,9 @@ fn schema_line(text: &str) -> usize {
 ///    asked precision may name any kind of work (`tensor_bf16`, ...), not only `fp16`,
 ///    `fp32` and `fp64`. Added while schema 3 was unreleased, both optional and written only
 ///    when known: `provenance.distributed` (the rank of a job's process) and
-///    `device.pci_bus_id`.
+///    `device.pci_bus_id`; and, where launches of a counter set share their columns, the
+///    values the same in all of them written once (`constant_values`), each launch's
+///    `metrics` listing only the `varying_columns`.
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
@@ -481,7 +485,10 @@ impl CounterSet {
 ///
 /// In JSON the raw-page metric names and units are listed once, in `metric_columns`, and
 /// each launch's `metrics` is an array of values in that order; a launch with other columns
-/// (joined from another export) lists its own (see [`CounterSetJson`]).
+/// (joined from another export) lists its own (see [`CounterSetJson`]). Where two or more
+/// launches share the columns and some values are the same in all of them, those are
+/// written once, in `constant_values`, and each of those launches lists only the
+/// `varying_columns`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "CounterSetJson")]
 pub struct CounterSet {
@@ -500,6 +507,16 @@ pub struct CounterSetJson {
     /// Names and units of the raw-page metrics, in the order of every launch's `metrics`.
     #[serde(default)]
     pub metric_columns: Vec<MetricKey>,
+    /// Indices (ascending) into `metric_columns` of the metrics whose values differ between
+    /// the launches that share these columns: each such launch's `metrics` lists only these,
+    /// in this order. Absent: every launch lists every column (schema 2 and earlier, a set
+    /// of one launch, or no value the same in all).
+    #[serde(default)]
+    pub varying_columns: Option<Vec<u32>>,
+    /// With `varying_columns`: the values of every other column, in column order, the same
+    /// in every launch that shares the columns.
+    #[serde(default)]
+    pub constant_values: Option<ValuesWire>,
     /// Every profiled launch of the kernel, in launch order.
     pub launches: Vec<LaunchJson>,
 }
@@ -515,7 +532,8 @@ pub struct LaunchJson {
     #[serde(default)]
     pub metric_columns: Option<Vec<MetricKey>>,
     /// Raw-page metric values, in the order of the launch's `metric_columns` if it has
-    /// them, else the counter set's.
+    /// them, else the counter set's: all of its columns, or only its `varying_columns`
+    /// where the set has them.
     #[serde(default)]
     pub metrics: ValuesWire,
 }
@@ -526,23 +544,40 @@ impl TryFrom<CounterSetJson> for CounterSet {
     fn try_from(json: CounterSetJson) -> Result<Self, String> {
         // Schema 2 shares one column list, which a launch may override with its own;
         // schema-1 launches bring their own. A launch whose columns equal the previous
-        // launch's shares them.
+        // launch's shares them. Schema 3 may write the shared columns' common values once.
         let shared = MetricColumns::new(json.metric_columns);
+        let constants = match (json.varying_columns, json.constant_values) {
+            (Some(varying), Some(values)) => {
+                let ascending = varying.windows(2).all(|w| w[0] < w[1]);
+                if !ascending || varying.last().is_some_and(|&v| v as usize >= shared.len()) {
+                    return Err(
+                        "varying_columns must be ascending indices into metric_columns".into(),
+                    );
+                }
+                let row = values.into_constants(Arc::clone(&shared), &varying)?;
+                Some((varying, row))
+            }
+            (None, None) => None,
+            _ => return Err("varying_columns and constant_values go together".into()),
+        };
         let mut last = Arc::clone(&shared);
         let launches = json
             .launches
             .into_iter()
             .map(|l| {
                 let mut launch = l.launch;
-                let columns = match l.metric_columns {
-                    Some(keys) if keys.as_slice() == last.keys() => Arc::clone(&last),
-                    Some(keys) => MetricColumns::new(keys),
-                    None => Arc::clone(&shared),
+                let metrics = match (l.metric_columns, &constants) {
+                    (Some(keys), _) if keys.as_slice() == last.keys() => {
+                        l.metrics.into_metrics(Arc::clone(&last))
+                    }
+                    (Some(keys), _) => l.metrics.into_metrics(MetricColumns::new(keys)),
+                    (None, Some((varying, row))) => {
+                        l.metrics
+                            .into_metrics_with(Arc::clone(&shared), varying, row)
+                    }
+                    (None, None) => l.metrics.into_metrics(Arc::clone(&shared)),
                 };
-                launch.metrics = l
-                    .metrics
-                    .into_metrics(columns)
-                    .map_err(|e| format!("launch {}: {e}", launch.id))?;
+                launch.metrics = metrics.map_err(|e| format!("launch {}: {e}", launch.id))?;
                 last = Arc::clone(launch.metrics.columns());
                 Ok(launch)
             })
@@ -550,6 +585,43 @@ impl TryFrom<CounterSetJson> for CounterSet {
         Ok(CounterSet {
             cache_control: json.cache_control,
             launches,
+        })
+    }
+}
+
+impl CounterSet {
+    /// The columns in `metric_columns`: the first launch's.
+    fn columns(&self) -> Option<&MetricColumns> {
+        self.launches.first().map(|l| l.metrics.columns().as_ref())
+    }
+
+    /// Whether `launch` is written against the set's `metric_columns` (else it lists its
+    /// own).
+    fn shares_columns(launch: &LaunchCounters, columns: &MetricColumns) -> bool {
+        let own = launch.metrics.columns();
+        std::ptr::eq(Arc::as_ptr(own), columns) || own.keys() == columns.keys()
+    }
+
+    /// The columns whose values differ between the launches that share the set's columns,
+    /// when the others are written once ([`varying_columns`]).
+    pub fn varying_columns(&self) -> Option<Vec<u32>> {
+        let columns = self.columns()?;
+        let rows: Vec<&Metrics> = self
+            .launches
+            .iter()
+            .filter(|l| Self::shares_columns(l, columns))
+            .map(|l| &l.metrics)
+            .collect();
+        metrics_map::varying_columns(&rows)
+    }
+
+    /// Each launch's metrics, and whether it is written against the set's columns (so
+    /// lists only the varying ones, when the set has them).
+    fn value_arrays(&self) -> impl Iterator<Item = (&Metrics, bool)> + '_ {
+        let columns = self.columns();
+        self.launches.iter().map(move |l| {
+            let shares = columns.is_some_and(|c| Self::shares_columns(l, c));
+            (&l.metrics, shares)
         })
     }
 }
@@ -564,35 +636,50 @@ impl Serialize for CounterSet {
             metric_columns: Option<&'a [MetricKey]>,
             metrics: ValuesSer<'a>,
         }
-        struct LaunchesOut<'a>(&'a [LaunchCounters], &'a MetricColumns);
+        struct LaunchesOut<'a>(&'a [LaunchCounters], &'a MetricColumns, Option<&'a [u32]>);
         impl Serialize for LaunchesOut<'_> {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.collect_seq(self.0.iter().map(|launch| {
                     // Launches of one export share the set's columns; any other launch
                     // (joined from an export with other columns) lists its own.
                     let own = launch.metrics.columns();
-                    let shared =
-                        std::ptr::eq(Arc::as_ptr(own), self.1) || own.keys() == self.1.keys();
+                    let shared = CounterSet::shares_columns(launch, self.1);
                     LaunchOut {
                         launch,
                         metric_columns: (!shared).then(|| own.keys()),
                         metrics: ValuesSer {
                             metrics: &launch.metrics,
                             columns: if shared { self.1 } else { own },
+                            only: self.2.filter(|_| shared),
                         },
                     }
                 }))
             }
         }
         let empty = MetricColumns::default();
-        let columns: &MetricColumns = self
+        let columns: &MetricColumns = self.columns().unwrap_or(&empty);
+        let varying = self.varying_columns();
+        let first_shared = self
             .launches
-            .first()
-            .map_or(&empty, |l| l.metrics.columns().as_ref());
-        let mut st = s.serialize_struct("CounterSet", 3)?;
+            .iter()
+            .find(|l| Self::shares_columns(l, columns));
+        let mut st = s.serialize_struct("CounterSet", 5)?;
         st.serialize_field("cache_control", &self.cache_control)?;
         st.serialize_field("metric_columns", columns.keys())?;
-        st.serialize_field("launches", &LaunchesOut(&self.launches, columns))?;
+        if let (Some(varying), Some(first)) = (&varying, first_shared) {
+            st.serialize_field("varying_columns", varying)?;
+            st.serialize_field(
+                "constant_values",
+                &ConstantsSer {
+                    metrics: &first.metrics,
+                    varying,
+                },
+            )?;
+        }
+        st.serialize_field(
+            "launches",
+            &LaunchesOut(&self.launches, columns, varying.as_deref()),
+        )?;
         st.end()
     }
 }
@@ -874,14 +961,54 @@ impl Artifact {
     /// Writes the artifact as JSON to `out`, streaming: objects one key per line,
     /// indented; arrays on one line, so a launch's thousands of metric values stay compact.
     pub fn write_json<W: std::io::Write>(&self, out: W) -> Result<(), serde_json::Error> {
+        self.write_json_from(out, None)
+    }
+
+    /// [`Artifact::write_json`], with the launches' value arrays (the bulk of a large
+    /// import) from `arrays`, which may have rendered them ahead on other threads with
+    /// [`Metrics::json_array`]; the bytes must be that function's, and the file is then the
+    /// same. `arrays` is called in the order of [`Artifact::value_arrays`].
+    pub fn write_json_with<W: std::io::Write>(
+        &self,
+        out: W,
+        arrays: ArraySource,
+    ) -> Result<(), serde_json::Error> {
+        self.write_json_from(out, Some(arrays))
+    }
+
+    fn write_json_from<W: std::io::Write>(
+        &self,
+        out: W,
+        arrays: Option<ArraySource>,
+    ) -> Result<(), serde_json::Error> {
         use std::io::Write;
         let mut out = json::Buffered::new(out);
         let mut ser =
             serde_json::Serializer::with_formatter(&mut out, json::ObjectsIndented::new());
-        json::with_raw_arrays(|| self.serialize(&mut ser))?;
+        with_array_source(arrays, || {
+            json::with_raw_arrays(|| self.serialize(&mut ser))
+        })?;
         out.write_all(b"\n")
             .and_then(|()| out.flush())
             .map_err(serde_json::Error::io)
+    }
+
+    /// The launches' value arrays [`Artifact::write_json`] writes, in the order it writes
+    /// them (each kernel's cold launches, then its warm ones): each launch's metrics and
+    /// the columns its array lists (`None`: all; see [`CounterSet::varying_columns`]).
+    pub fn value_arrays(&self) -> Vec<(&Metrics, Option<Arc<[u32]>>)> {
+        let mut out = Vec::new();
+        for set in self
+            .kernels
+            .iter()
+            .flat_map(|k| k.cold.iter().chain(k.warm.iter()))
+        {
+            let varying: Option<Arc<[u32]>> = set.varying_columns().map(Arc::from);
+            for (metrics, shares) in set.value_arrays() {
+                out.push((metrics, varying.clone().filter(|_| shares)));
+            }
+        }
+        out
     }
 
     /// The JSON Schema of the artifact format, as pretty JSON.
@@ -919,6 +1046,164 @@ mod tests {
             assert!(raw.as_bytes() == out.as_slice(), "the two paths differ");
             assert!(raw.contains("\"PolicySpread\"") && raw.contains("null"));
         }
+    }
+
+    /// A counter set of `values.len()` launches of one export: columns `a` to `d`.
+    fn set_of(values: &[[MetricValue; 4]]) -> CounterSet {
+        let columns = MetricColumns::new(
+            ["a", "b", "c", "d"]
+                .iter()
+                .map(|n| MetricKey {
+                    name: (*n).into(),
+                    unit: "byte".into(),
+                })
+                .collect(),
+        );
+        let launches = values
+            .iter()
+            .enumerate()
+            .map(|(id, row)| {
+                let mut metrics = Metrics::with_columns(Arc::clone(&columns));
+                for (i, v) in row.iter().enumerate() {
+                    metrics.set(i, v.clone());
+                }
+                LaunchCounters {
+                    id: id as u64,
+                    function: "k".into(),
+                    metrics,
+                    ..Default::default()
+                }
+            })
+            .collect();
+        CounterSet::of(launches)
+    }
+
+    fn artifact_of(set: CounterSet) -> Artifact {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(KernelRecord {
+            cold: Some(set),
+            ..KernelRecord::new("k", "k")
+        });
+        a
+    }
+
+    #[test]
+    fn values_the_same_in_every_launch_are_written_once() {
+        use MetricValue::{Missing, Number as N, Text};
+        let t = |s: &str| Text(s.into());
+        let set = set_of(&[
+            [N(1.0), t("all"), N(5.0), Missing],
+            [N(1.0), t("all"), N(6.0), N(2.0)],
+            [N(1.0), t("all"), N(7.0), Missing],
+        ]);
+        assert_eq!(set.varying_columns(), Some(vec![2, 3]));
+        let a = artifact_of(set);
+        let text = a.to_json();
+        assert!(text.contains("\"varying_columns\": [2,3]"), "{text}");
+        assert!(
+            text.contains("\"constant_values\": [1.0,\"all\"]"),
+            "{text}"
+        );
+        assert!(text.contains("\"metrics\": [6.0,2.0]"), "{text}");
+        let back = Artifact::from_json(&text).expect("loads");
+        assert_eq!(back, a);
+        assert_eq!(
+            back.kernels[0]
+                .cold
+                .as_ref()
+                .map(|s| s.launches[1].metrics.get("b")),
+            Some(Some(Metric {
+                unit: "byte".into(),
+                value: t("all")
+            }))
+        );
+        assert_eq!(back.to_json(), text, "writes again the same");
+        // One launch, or nothing the same in all: every launch lists every column.
+        for values in [
+            vec![[N(1.0), N(2.0), N(3.0), N(4.0)]],
+            vec![
+                [N(1.0), N(2.0), N(3.0), N(4.0)],
+                [N(2.0), N(3.0), N(4.0), N(5.0)],
+            ],
+        ] {
+            let set = set_of(&values);
+            assert_eq!(set.varying_columns(), None);
+            let text = artifact_of(set).to_json();
+            assert!(!text.contains("varying_columns"), "{text}");
+        }
+        // Identical launches: nothing varies, each lists nothing.
+        let row = [N(1.0), N(2.0), Missing, t("x")];
+        let same = artifact_of(set_of(&[row.clone(), row.clone(), row]));
+        let text = same.to_json();
+        assert!(text.contains("\"varying_columns\": []"), "{text}");
+        assert_eq!(Artifact::from_json(&text).expect("loads"), same);
+    }
+
+    #[test]
+    fn broken_constant_values_are_errors() {
+        use MetricValue::Number as N;
+        let text = artifact_of(set_of(&[
+            [N(1.0), N(2.0), N(5.0), N(0.0)],
+            [N(1.0), N(2.0), N(6.0), N(0.0)],
+        ]))
+        .to_json();
+        assert!(text.contains("\"varying_columns\": [2]"), "{text}");
+        for (from, to) in [
+            ("\"varying_columns\": [2]", "\"varying_columns\": [2,1]"),
+            ("\"varying_columns\": [2]", "\"varying_columns\": [9]"),
+            ("\"varying_columns\": [2]", "\"varying_columns\": [2,2]"),
+            (
+                "\"constant_values\": [1.0,2.0,0.0]",
+                "\"constant_values\": [1,2,3,4]",
+            ),
+            ("\"metrics\": [6.0]", "\"metrics\": [6.0,7.0]"),
+            ("\"constant_values\": [1.0,2.0,0.0],", ""),
+        ] {
+            assert!(text.contains(from), "{from}");
+            let broken = text.replace(from, to);
+            assert!(Artifact::from_json(&broken).is_err(), "{to}");
+        }
+        // Fewer values than columns: the rest are missing, as in schema 2.
+        let short = text.replace(
+            "\"constant_values\": [1.0,2.0,0.0]",
+            "\"constant_values\": [1.0]",
+        );
+        let a = Artifact::from_json(&short).expect("loads");
+        let m = &a.kernels[0]
+            .cold
+            .as_ref()
+            .map(|s| s.launches[0].metrics.clone());
+        assert_eq!(m.as_ref().and_then(|m| m.number("b")), None);
+        assert_eq!(m.as_ref().and_then(|m| m.number("c")), Some(5.0));
+    }
+
+    #[test]
+    fn value_arrays_come_in_the_order_they_are_written() {
+        let csv = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+        let export = crate::ncu::read_export(csv.as_bytes()).expect("reads");
+        let artifact =
+            crate::merge::import_launches(export.launches, export.warnings, Provenance::default());
+        let order: Vec<usize> = artifact
+            .value_arrays()
+            .iter()
+            .map(|(m, _)| *m as *const Metrics as usize)
+            .collect();
+        assert_eq!(order.len(), 6);
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = std::rc::Rc::clone(&seen);
+        let mut out = Vec::new();
+        artifact
+            .write_json_with(
+                &mut out,
+                Box::new(move |i, m, only, buf| {
+                    log.borrow_mut().push((i, m as *const Metrics as usize));
+                    *buf = m.json_array(only);
+                }),
+            )
+            .expect("writes");
+        let expected: Vec<(usize, usize)> = order.into_iter().enumerate().collect();
+        assert_eq!(*seen.borrow(), expected);
+        assert!(out == artifact.to_json().into_bytes());
     }
 
     #[test]

@@ -36,7 +36,7 @@ mod tests;
 
 pub use ident::{parse_dim3, ID_COLUMNS};
 pub use lines::Header;
-pub use records::{Record, Row, Rows};
+pub use records::{Record, Row, RowStream, Rows};
 pub use sections::{is_known_section, KNOWN_SECTION_IDS, KNOWN_SECTION_NAMES};
 pub use units::{normalize_unit, UnitScale};
 
@@ -230,7 +230,7 @@ impl RowsRead {
 /// for a raw page without its units row.
 pub fn read_rows(
     header: &Header,
-    rows: &mut dyn Iterator<Item = Result<Row, NcuError>>,
+    rows: &mut dyn RowStream,
     on_launch: &mut dyn FnMut(Page, LaunchCounters),
 ) -> Result<RowsRead, NcuError> {
     let mut warnings = rows::Warnings::default();

@@ -9,14 +9,14 @@
 
 use std::sync::Arc;
 
-use crate::artifact::{LaunchCounters, MetricColumns, MetricKey, Metrics};
+use crate::artifact::{LaunchCounters, MetricColumns, MetricKey, RowBuilder};
 use crate::error::NcuError;
 
 use super::ident::{IdColumns, ID_COLUMNS};
 use super::lines::Header;
 use super::rows::{for_each_row, RowSource, Warnings};
 use super::units::{normalize_unit, UnitScale};
-use super::value::{classify_in, to_value, Cell};
+use super::value::{classify_in, classify_plain, plain_number, to_value, Cell};
 
 /// One metric column.
 struct Column {
@@ -140,20 +140,27 @@ pub fn read(
         // Every launch shares the columns (built once, after the units row) and gets only
         // its own values, in `columns` order.
         let shared = shared.get_or_insert_with(|| shared_columns(&columns));
-        let mut metrics = Metrics::with_columns(Arc::clone(shared));
-        for (i, column) in columns.iter().enumerate() {
-            let (tail, len) = record.get_with_tail(column.index).unwrap_or_default();
-            match classify_in(tail, len, &column.scale) {
+        let mut metrics = RowBuilder::new(Arc::clone(shared));
+        for column in &columns {
+            // A plain decimal's digits were read by the splitter; anything else is read here.
+            let digits = record.plain_decimal(column.index);
+            if let Some(v) = digits.and_then(|(m, f)| plain_number(m, f, &column.scale)) {
                 // Nearly every cell: nothing to warn about, no text to keep.
-                Cell::Number(v) => metrics.set_number(i, v),
+                metrics.push_number(v);
+                continue;
+            }
+            let plain = digits.and_then(|(m, f)| classify_plain(m, f, &column.scale));
+            let (tail, len) = record.get_with_tail(column.index).unwrap_or_default();
+            match plain.unwrap_or_else(|| classify_in(tail, len, &column.scale)) {
+                Cell::Number(v) => metrics.push_number(v),
                 cell => {
                     let text = tail.get(..len).unwrap_or_default();
                     warnings.check_cell(&column.name, &cell, text, &column.scale.unit, row.line);
-                    metrics.set(i, to_value(text, cell));
+                    metrics.push(to_value(text, cell));
                 }
             }
         }
-        launch.metrics = metrics;
+        launch.metrics = metrics.finish();
         emit(launch);
         Ok(())
     })

@@ -10,7 +10,10 @@
 //!
 //! The two stages share nothing but the records, so a caller may run them on two threads
 //! (`capture import` does): [`Rows`] reads and splits, and the rows go to
-//! [`super::read_rows`] through any iterator.
+//! [`super::read_rows`] through a [`RowStream`]. So that the two threads share the work,
+//! the splitter also reads the digits of every field that is a plain decimal (the part of
+//! parsing a number that needs no unit, see [`super::value`]); the second stage scales
+//! them to base units.
 
 use std::io::Read;
 
@@ -24,12 +27,22 @@ use super::Warning;
 /// How many bytes of a record's buffer at least follow each field's end.
 pub const TAIL_BYTES: usize = 8;
 
-/// One record: its fields' bytes (unescaped), each field a range of them.
+/// One record: its fields' bytes (unescaped), each field a range of them (32-bit offsets:
+/// a full-set row has some 2,200 fields, and the list crosses from one thread to another).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Record {
     data: Vec<u8>,
-    bounds: Vec<(usize, usize)>,
+    bounds: Vec<(u32, u32)>,
+    /// Per field, its digits when it is a plain decimal ([`Record::plain_decimal`]).
+    digits: Vec<u64>,
 }
+
+/// A field that is no plain decimal (or that the splitter left), in `Record::digits`.
+const NOT_PLAIN: u64 = u64::MAX;
+
+/// Where a plain decimal's count of fraction digits (0 to 8) sits in its packed form,
+/// above its digits (at most 2^53: beyond that the general parser reads it anyway).
+const FRACTION_SHIFT: u32 = 56;
 
 impl Record {
     /// Number of fields.
@@ -45,7 +58,7 @@ impl Record {
     /// Field `i`, if there is one.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         let &(start, end) = self.bounds.get(i)?;
-        self.data.get(start..end)
+        self.data.get(start as usize..end as usize)
     }
 
     /// Field `i` as `(tail, len)`: the record's bytes from the field's start on, of which
@@ -53,7 +66,18 @@ impl Record {
     /// may look at eight bytes at a time (see [`super::value::classify_in`]).
     pub fn get_with_tail(&self, i: usize) -> Option<(&[u8], usize)> {
         let &(start, end) = self.bounds.get(i)?;
-        Some((self.data.get(start..)?, end - start))
+        Some((self.data.get(start as usize..)?, (end - start) as usize))
+    }
+
+    /// Field `i` as a plain decimal read ahead: its digits as an integer and how many of
+    /// them follow the point (see [`super::value::classify_in`]); `None` for any other field,
+    /// and, in a record the fast split did not take, for those longer than seven bytes.
+    pub fn plain_decimal(&self, i: usize) -> Option<(u64, i32)> {
+        let packed = *self.digits.get(i)?;
+        (packed != NOT_PLAIN).then_some((
+            packed & ((1 << FRACTION_SHIFT) - 1),
+            (packed >> FRACTION_SHIFT) as i32,
+        ))
     }
 
     /// Pads the data so that [`TAIL_BYTES`] follow the last field.
@@ -61,11 +85,32 @@ impl Record {
         self.data.extend_from_slice(&[0; TAIL_BYTES]);
     }
 
+    /// Reads the digits of the fields of up to seven bytes that are plain decimals, for a
+    /// record split by `csv_core` (the fast split reads every field's as it goes; these
+    /// records are rare, and the reader reads longer fields itself).
+    fn read_digits(&mut self) {
+        self.digits.clear();
+        for &(start, end) in &self.bounds {
+            let len = (end - start) as usize;
+            let packed = match self
+                .data
+                .get(start as usize..)
+                .and_then(<[u8]>::first_chunk)
+            {
+                Some(word) => pack(super::value::plain_in_word(u64::from_le_bytes(*word), len)),
+                None => NOT_PLAIN,
+            };
+            self.digits.push(packed);
+        }
+    }
+
     /// The fields in order.
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.bounds
-            .iter()
-            .map(|&(start, end)| self.data.get(start..end).unwrap_or_default())
+        self.bounds.iter().map(|&(start, end)| {
+            self.data
+                .get(start as usize..end as usize)
+                .unwrap_or_default()
+        })
     }
 }
 
@@ -86,26 +131,68 @@ pub struct Row {
 /// fields without escapes, `"a","b",...,"z"`, into field ranges; false (and `bounds` left
 /// in any state) for anything else. On true the fields are what `csv_core` makes of the
 /// line: quoted fields keep every byte but the quotes, and the `\n` ends the record.
-fn split_quoted(line: &[u8], delimiter: u8, bounds: &mut Vec<(usize, usize)>) -> bool {
+fn split_quoted(
+    line: &[u8],
+    delimiter: u8,
+    bounds: &mut Vec<(u32, u32)>,
+    digits: &mut Vec<u64>,
+) -> bool {
     bounds.clear();
+    digits.clear();
     let body = line.strip_suffix(b"\n").unwrap_or(line);
-    if body.first() != Some(&b'"') {
+    if body.first() != Some(&b'"') || u32::try_from(line.len()).is_err() {
         return false;
     }
+    // The lists are filled as locals, so that their lengths stay in registers.
+    let mut fields = std::mem::take(bounds);
+    let mut numbers = std::mem::take(digits);
     // Field by field: from just after an opening quote, the closing one is found eight
     // bytes at a time (fields are a few bytes long: a search call per field would not pay,
-    // nor would a loop over single bytes, whose varying length mispredicts its end).
+    // nor would a loop over single bytes, whose varying length mispredicts its end). Where
+    // it is within those eight, the same word gives the digits of a plain decimal.
     let mut start = 1;
-    loop {
-        let Some(close) = next_quote(line, start) else {
-            return false;
+    let complete = loop {
+        let word = line
+            .get(start..)
+            .and_then(<[u8]>::first_chunk::<8>)
+            .map(|w| u64::from_le_bytes(*w));
+        let mask = word.map_or(0, quote_mask);
+        let tail = || line.get(start..).unwrap_or_default();
+        let (close, packed) = if let (Some(word), true) = (word, mask != 0) {
+            let len = (mask.trailing_zeros() / 8) as usize;
+            // Thousands separators are read by the general form.
+            let plain = super::value::plain_in_word(word, len)
+                .or_else(|| super::value::plain_decimal(tail(), len));
+            (start + len, pack(plain))
+        } else {
+            match next_quote(line, start) {
+                Some(close) => (
+                    close,
+                    pack(super::value::plain_decimal(tail(), close - start)),
+                ),
+                None => break false,
+            }
         };
-        bounds.push((start, close));
+        // Both below the line's length, which fits in 32 bits.
+        fields.push((start as u32, close as u32));
+        numbers.push(packed);
         match body.get(close + 1) {
-            None if close + 1 == body.len() => return true,
+            None => break close + 1 == body.len(),
             Some(&d) if d == delimiter && body.get(close + 2) == Some(&b'"') => start = close + 3,
-            _ => return false,
+            _ => break false,
         }
+    };
+    *bounds = fields;
+    *digits = numbers;
+    complete
+}
+
+/// A plain decimal's digits in `Record::digits`' packed form.
+#[inline]
+fn pack(plain: Option<(u64, i32)>) -> u64 {
+    match plain {
+        Some((m, fraction)) if m <= 1 << 53 => m | ((fraction as u64) << FRACTION_SHIFT),
+        _ => NOT_PLAIN,
     }
 }
 
@@ -136,6 +223,24 @@ fn quote_mask(word: u64) -> u64 {
     !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
+/// Where [`super::read_rows`] takes its rows from: [`Rows`] itself, or rows handed over
+/// from another thread.
+pub trait RowStream {
+    /// The next row, or the error that ends the rows (nothing more is asked after it), or
+    /// `None` at the end.
+    fn next_row(&mut self) -> Option<Result<Row, NcuError>>;
+
+    /// Takes back a row once it has been read, so that its buffers can hold a later one
+    /// (a full-set row is tens of kilobytes; reusing them saves an allocation, and the
+    /// memory's first touch, per row). Dropping it is fine too.
+    fn recycle(&mut self, row: Row) {
+        drop(row);
+    }
+}
+
+/// How many read rows [`Rows`] keeps for reuse.
+const SPARE_ROWS: usize = 64;
+
 /// The export's records, read and split from a `LineFilter`, with one record of
 /// lookahead so each row knows whether it is the last; an iterator of [`Row`]s.
 pub struct Rows<R: Read> {
@@ -151,6 +256,8 @@ pub struct Rows<R: Read> {
     started: bool,
     /// Set after an error: nothing more is read.
     failed: bool,
+    /// Records handed back ([`RowStream::recycle`]), for their buffers.
+    spare: Vec<Record>,
 }
 
 impl<R: Read> Rows<R> {
@@ -172,6 +279,7 @@ impl<R: Read> Rows<R> {
             ahead: None,
             started: false,
             failed: false,
+            spare: Vec::new(),
         })
     }
 
@@ -202,14 +310,16 @@ impl<R: Read> Rows<R> {
             }
         }
         let line = self.filter.line_no();
-        let mut record = Record::default();
+        let mut record = self.spare.pop().unwrap_or_default();
         // Rows have the header's width, as a rule: one allocation for the field list.
         record.bounds.reserve(self.header.fields.len());
+        record.digits.reserve(self.header.fields.len());
         if self.pos == 0
             && split_quoted(
                 self.filter.line(),
                 self.header.delimiter,
                 &mut record.bounds,
+                &mut record.digits,
             )
         {
             // A plain quoted line has an even number of quotes: no need to count them.
@@ -268,13 +378,18 @@ impl<R: Read> Rows<R> {
                 }
                 ReadRecordResult::Record => {
                     record.data.truncate(out_len);
-                    record.pad();
                     record.bounds.clear();
                     let mut start = 0;
                     for &end in self.ends.get(..n_ends).unwrap_or_default() {
+                        let end = u32::try_from(end).map_err(|_| NcuError::Csv {
+                            line: self.filter.line_no(),
+                            message: "a record of more than 4 GiB".into(),
+                        })?;
                         record.bounds.push((start, end));
                         start = end;
                     }
+                    record.pad();
+                    record.read_digits();
                     return Ok(Some(record));
                 }
                 ReadRecordResult::End => return Ok(None),
@@ -299,6 +414,18 @@ impl<R: Read> Rows<R> {
             is_last,
             truncated: is_last && self.filter.eof_in_quote(),
         }))
+    }
+}
+
+impl<R: Read> RowStream for Rows<R> {
+    fn next_row(&mut self) -> Option<Result<Row, NcuError>> {
+        self.next()
+    }
+
+    fn recycle(&mut self, row: Row) {
+        if self.spare.len() < SPARE_ROWS {
+            self.spare.push(row.record);
+        }
     }
 }
 
@@ -433,6 +560,32 @@ mod tests {
         assert_eq!(got[0].record.get(1), Some(&b"two\nlines"[..]));
         assert_eq!(got[1].record.get(1), Some(&b"k"[..]));
         assert_eq!(got[1].record.get(2), None);
+        let plain = rows(
+            b"\"ID\",\"Kernel Name\"\n\"1\",\"x\",\"2.50\",\"y\",\"1,024\",\"\",\"a\"\n\"1\",2\n",
+        );
+        let digits: Vec<Vec<Option<(u64, i32)>>> = plain
+            .iter()
+            .map(|r| {
+                (0..r.record.len())
+                    .map(|i| r.record.plain_decimal(i))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            digits,
+            [
+                vec![
+                    Some((1, 0)),
+                    None,
+                    Some((250, 2)),
+                    None,
+                    Some((1024, 0)),
+                    None,
+                    None
+                ],
+                vec![Some((1, 0)), Some((2, 0))],
+            ]
+        );
         let cut = rows(b"\"ID\",\"Kernel Name\"\n\"1\",\"k\"\n\"2\",\"cut of");
         assert_eq!(
             cut.last().map(|r| (r.is_last, r.truncated)),
@@ -443,13 +596,49 @@ mod tests {
     #[test]
     fn the_fast_split_takes_only_plain_quoted_lines() {
         let mut bounds = Vec::new();
-        assert!(split_quoted(b"\"a\",\"\",\"bc\"\n", b',', &mut bounds));
+        let mut digits = Vec::new();
+        assert!(split_quoted(
+            b"\"a\",\"\",\"bc\"\n",
+            b',',
+            &mut bounds,
+            &mut digits
+        ));
         assert_eq!(bounds, [(1, 2), (5, 5), (8, 10)]);
-        assert!(split_quoted(b"\"a\";\"b\"", b';', &mut bounds));
+        assert_eq!(digits, [NOT_PLAIN; 3]);
+        assert!(split_quoted(
+            b"\"12\",\"0.5\",\"12345678\"\n",
+            b',',
+            &mut bounds,
+            &mut digits
+        ));
+        assert_eq!(
+            digits,
+            [
+                pack(Some((12, 0))),
+                pack(Some((5, 1))),
+                pack(Some((12_345_678, 0)))
+            ]
+        );
+        assert!(split_quoted(
+            b"\"12345678\",\"1,024.5\"\n",
+            b',',
+            &mut bounds,
+            &mut digits
+        ));
+        assert_eq!(
+            digits,
+            [pack(Some((12_345_678, 0))), pack(Some((10_245, 1)))]
+        );
+        assert!(split_quoted(b"\"a\";\"b\"", b';', &mut bounds, &mut digits));
         let long = b"\"0123456789\",\"\",\"ab\",\"\",\"\",\"x\",\"0123456789abcdef\",\"\"\n";
-        assert!(split_quoted(long, b',', &mut bounds));
+        assert!(split_quoted(long, b',', &mut bounds, &mut digits));
         assert_eq!(bounds.len(), 8);
-        assert!(!split_quoted(&long[..long.len() - 2], b',', &mut bounds));
+        assert!(!split_quoted(
+            &long[..long.len() - 2],
+            b',',
+            &mut bounds,
+            &mut digits
+        ));
         for (b, quote) in (0u8..=255).map(|b| (b, b == b'"')) {
             let mask = quote_mask(u64::from_le_bytes([
                 b,
@@ -474,7 +663,10 @@ mod tests {
             b"",
             b"\n",
         ] {
-            assert!(!split_quoted(line, b',', &mut bounds), "{line:?}");
+            assert!(
+                !split_quoted(line, b',', &mut bounds, &mut digits),
+                "{line:?}"
+            );
         }
     }
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::error::NcuError;
 
-use super::records::{Record, Row};
+use super::records::{Record, RowStream};
 use super::value::{Cell, OutOfRange, MAX_MAGNITUDE};
 use super::Warning;
 
@@ -27,14 +27,14 @@ pub struct RowInfo {
 }
 
 /// The rows a page reader reads: split records, in order, or the error that stopped them.
-pub type RowSource<'a> = dyn Iterator<Item = Result<Row, NcuError>> + 'a;
+pub type RowSource<'a> = dyn RowStream + 'a;
 
-/// Calls `each` on every remaining row, in order.
+/// Calls `each` on every remaining row, in order, handing each row back to `rows` after.
 pub fn for_each_row<F>(rows: &mut RowSource<'_>, mut each: F) -> Result<(), NcuError>
 where
     F: FnMut(&Record, RowInfo) -> Result<(), NcuError>,
 {
-    for row in rows {
+    while let Some(row) = rows.next_row() {
         let row = row?;
         let info = RowInfo {
             line: row.line,
@@ -42,6 +42,7 @@ where
             truncated: row.truncated,
         };
         each(&row.record, info)?;
+        rows.recycle(row);
     }
     Ok(())
 }

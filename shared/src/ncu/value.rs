@@ -260,6 +260,29 @@ pub fn classify_in(tail: &[u8], len: usize, scale: &UnitScale) -> Cell {
     classify_general(text, scale)
 }
 
+/// The cell of a plain decimal read ahead ([`plain_decimal`]'s digits `m` and
+/// `fraction_digits`), in the unit of `scale`; `None` when the general parser must decide
+/// (the scaled value is not one correctly rounded operation away).
+#[inline]
+pub(crate) fn classify_plain(m: u64, fraction_digits: i32, scale: &UnitScale) -> Option<Cell> {
+    let v = exact_scaled(m, scale.exp10.checked_sub(fraction_digits)?)?;
+    Some(number_cell(v, scale))
+}
+
+/// [`classify_plain`] when the result is a number in range, the usual case: the number
+/// alone, so the caller's loop has no cell to build and match.
+#[inline]
+pub(crate) fn plain_number(m: u64, fraction_digits: i32, scale: &UnitScale) -> Option<f64> {
+    let v = exact_scaled(m, scale.exp10.checked_sub(fraction_digits)?)?;
+    let v = if scale.factor == 1.0 {
+        v
+    } else {
+        v * scale.factor
+    };
+    // Plain decimals are not negative: only the magnitude can be out of range.
+    (v <= MAX_MAGNITUDE).then_some(v)
+}
+
 /// A number in the unit of `scale` as a cell: in the base unit, or out of range.
 #[inline]
 fn number_cell(v: f64, scale: &UnitScale) -> Cell {
@@ -327,38 +350,101 @@ fn digits_value(word: u64, count: u32) -> u64 {
     u64::from(((v1.wrapping_add(v2)) >> 32) as u32)
 }
 
-/// A cell of 1 to 8 digits, optionally a point and 1 to 8 more: (the digits as an
-/// integer, how many follow the point). `None` for anything else, which the general parser
-/// reads. The cell is `tail[..len]` (see [`classify_in`]).
+/// A cell of plain digits: 1 to 16 digits, or 1 to 3 then groups of `,ddd`, optionally a
+/// point and 1 to 8 more digits, 19 digits at most: (the digits as an integer, how many
+/// follow the point). `None` for anything else, which the general parser reads. The cell
+/// is `tail[..len]` (see [`classify_in`]).
 #[inline]
-fn plain_decimal(tail: &[u8], len: usize) -> Option<(u64, i32)> {
-    if len == 0 || len > 17 || tail.len() < len {
+pub(crate) fn plain_decimal(tail: &[u8], len: usize) -> Option<(u64, i32)> {
+    if len == 0 || len > 32 || tail.len() < len {
         return None;
     }
-    let word = load8(tail, 0);
     // Digits may follow the cell in `tail`: only the cell's own count.
-    let whole = leading_digits(word).min(len as u32);
+    let word = load8(tail, 0);
+    let whole = (leading_digits(word) as usize).min(len);
     if whole == 0 {
         return None;
     }
-    let int = digits_value(word, whole);
-    if whole as usize == len {
-        return Some((int, 0));
+    let mut m = digits_value(word, whole as u32);
+    let mut pos = whole;
+    let mut digits = whole;
+    if whole == 8 && len > 8 {
+        let word = load8(tail, 8);
+        let more = (leading_digits(word) as usize).min(len - 8);
+        if more == 8 {
+            return None;
+        }
+        if more > 0 {
+            m = m * POW10_U64.get(more)? + digits_value(word, more as u32);
+        }
+        pos += more;
+        digits += more;
     }
-    if tail.get(whole as usize) != Some(&b'.') {
+    if tail.get(pos) == Some(&b',') && pos < len {
+        // Thousands separators: after 1 to 3 digits, groups of exactly three.
+        if whole > 3 {
+            return None;
+        }
+        while pos < len && tail.get(pos) == Some(&b',') {
+            // `,ddd`, read as one word: the three bytes after the comma must be digits.
+            let group = load8(tail, pos) >> 8;
+            // At most 19 digits: no overflow.
+            if pos + 4 > len || digits + 3 > 19 || leading_digits(group) < 3 {
+                return None;
+            }
+            m = m * 1000 + digits_value(group, 3);
+            digits += 3;
+            pos += 4;
+        }
+    }
+    if pos == len {
+        return Some((m, 0));
+    }
+    if tail.get(pos) != Some(&b'.') {
         return None;
     }
-    let fraction_len = len - whole as usize - 1;
-    if fraction_len == 0 || fraction_len > 8 {
+    let fraction_len = len - pos - 1;
+    if fraction_len == 0 || fraction_len > 8 || digits + fraction_len > 19 {
         return None;
     }
-    let word = load8(tail, whole as usize + 1);
+    let word = load8(tail, pos + 1);
     if (leading_digits(word) as usize) < fraction_len {
         return None;
     }
     let count = fraction_len as u32;
     let shift = POW10_U64.get(fraction_len)?;
-    Some((int * shift + digits_value(word, count), count as i32))
+    Some((m * shift + digits_value(word, count), count as i32))
+}
+
+/// [`plain_decimal`] of a cell of `len` bytes (1 to 7) held in the low bytes of `word`
+/// (little-endian; the bytes above it may be anything): the record splitter's form, which
+/// has the word at hand where it found the cell's end.
+#[inline(always)]
+pub(crate) fn plain_in_word(word: u64, len: usize) -> Option<(u64, i32)> {
+    if len == 0 || len >= 8 {
+        return None;
+    }
+    let whole = (leading_digits(word) as usize).min(len);
+    if whole == 0 {
+        return None;
+    }
+    if whole == len {
+        return Some((digits_value(word, whole as u32), 0));
+    }
+    if (word >> (8 * whole)) as u8 != b'.' {
+        return None;
+    }
+    let fraction_len = len - whole - 1;
+    let fraction = word >> (8 * (whole + 1));
+    if fraction_len == 0 || (leading_digits(fraction) as usize) < fraction_len {
+        return None;
+    }
+    let int = digits_value(word, whole as u32);
+    let shift = POW10_U64.get(fraction_len)?;
+    Some((
+        int * shift + digits_value(fraction, fraction_len as u32),
+        fraction_len as i32,
+    ))
 }
 
 /// Powers of ten up to 10^8 as integers.
@@ -516,19 +602,47 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for _ in 0..200_000 {
-            let len = (next() % 20) as usize;
-            let after = (next() % 12) as usize;
-            let buffer: Vec<u8> = (0..len + after)
-                .map(|i| {
-                    let digit_heavy = i >= len || next() % 4 != 0;
-                    if digit_heavy {
-                        b'0' + (next() % 10) as u8
-                    } else {
-                        pieces[(next() % pieces.len() as u64) as usize]
+        for round in 0..300_000 {
+            let (mut buffer, len) = if round % 3 == 0 {
+                // A number as ncu prints it: thousands separators, maybe a fraction.
+                let int = next() >> (next() % 64);
+                let mut text = int.to_string();
+                let mut grouped = String::new();
+                for (i, ch) in text.chars().enumerate() {
+                    if i > 0 && (text.len() - i) % 3 == 0 {
+                        grouped.push(',');
                     }
-                })
-                .collect();
+                    grouped.push(ch);
+                }
+                text = grouped;
+                if next() % 2 == 0 {
+                    let fraction = next() % 1_000_000_000;
+                    let width = 1 + (next() % 10) as usize;
+                    text.push_str(&format!(".{fraction:0width$}"));
+                    text.truncate(text.find('.').map_or(text.len(), |p| p + 1 + width));
+                }
+                let len = text.len();
+                (text.into_bytes(), len)
+            } else {
+                let len = (next() % 20) as usize;
+                let buffer: Vec<u8> = (0..len)
+                    .map(|_| {
+                        if next() % 4 != 0 {
+                            b'0' + (next() % 10) as u8
+                        } else {
+                            pieces[(next() % pieces.len() as u64) as usize]
+                        }
+                    })
+                    .collect();
+                (buffer, len)
+            };
+            for _ in 0..(next() % 12) {
+                buffer.push(if next() % 2 == 0 {
+                    b'0' + (next() % 10) as u8
+                } else {
+                    pieces[(next() % pieces.len() as u64) as usize]
+                });
+            }
             let scale = &scales[(next() % 3) as usize];
             let text = &buffer[..len];
             assert_eq!(
@@ -538,6 +652,32 @@ mod tests {
                 String::from_utf8_lossy(text),
                 String::from_utf8_lossy(&buffer)
             );
+        }
+        // The splitter's form, on cells of up to 7 bytes with anything after them.
+        for _ in 0..200_000 {
+            let len = 1 + (next() % 7) as usize;
+            let mut bytes = [0u8; 8];
+            for (i, b) in bytes.iter_mut().enumerate() {
+                *b = if i < len && next() % 5 != 0 {
+                    b'0' + (next() % 10) as u8
+                } else {
+                    pieces[(next() % pieces.len() as u64) as usize]
+                };
+            }
+            let word = u64::from_le_bytes(bytes);
+            // Thousands separators are left to the general form.
+            let got = plain_in_word(word, len);
+            let want = plain_decimal(&bytes, len);
+            let cell = &bytes[..len];
+            if cell.contains(&b',') {
+                assert!(
+                    got.is_none() || got == want,
+                    "{:?}",
+                    String::from_utf8_lossy(cell)
+                );
+            } else {
+                assert_eq!(got, want, "{:?}", String::from_utf8_lossy(cell));
+            }
         }
         for n in [0u64, 1, 7, 12_345_678, 99_999_999] {
             for count in 1..=8u32 {

@@ -260,6 +260,11 @@ impl Browser {
         Ok(n as u64)
     }
 
+    /// The chromedriver process's ID (Chromium and its tabs are its descendants).
+    pub fn driver_pid(&self) -> Option<u32> {
+        self._driver.id()
+    }
+
     /// Ends the session.
     pub async fn close(self) -> Result<(), BoxError> {
         self.client.close().await?;

@@ -57,6 +57,34 @@ impl std::fmt::Display for LoadError {
     }
 }
 
+/// The largest file the viewer reads, in bytes. A browser tab reads a file in one go, the
+/// tab busy meanwhile, and holds its bytes and then every value of it, one `f64` per
+/// metric per launch (for a full-set raw export, about the file's size again), within
+/// WebAssembly's 4 GiB. Measured in headless Chromium 156 on the development machine
+/// (`tests/browser/examples/load_size.rs`, README, Performance), raw full-set exports: 200 MB
+/// load in 3 s with the tab at 0.8 GB, 500 MB in 7 s at 1.7 GB, 1 GB in 16 s at 3.2 GB,
+/// 1.5 GB in 23 s at 4.7 GB. Past this limit the tab would stay unresponsive for more than
+/// ten seconds and need over 2 GB (where a browser shows "page unresponsive", or a smaller
+/// machine runs out); the same export imported by `capture import` is an artifact that
+/// writes each kernel's repeated values once (the 500 MB export's is 13 MB and loads in
+/// 2 to 3 s).
+pub const MAX_FILE_BYTES: u64 = 600 * 1000 * 1000;
+
+/// Refuses a file of `bytes` bytes larger than [`MAX_FILE_BYTES`] before it is read, with a
+/// message that says so and what to do instead; `None` when it may be read.
+pub fn refuse_large_file(name: &str, bytes: u64) -> Option<LoadError> {
+    (bytes > MAX_FILE_BYTES).then(|| LoadError {
+        file: name.to_string(),
+        message: format!(
+            "{:.0} MB is more than a browser tab can load (at most {} MB); import it with \
+             `capture import {name} -o run.json` and open run.json instead",
+            // Rounded up, so that a file just over the limit does not read as at it.
+            (bytes as f64 / 1e6).ceil(),
+            MAX_FILE_BYTES / 1_000_000
+        ),
+    })
+}
+
 /// The UTF-8 byte order mark some editors write at the start of a text file.
 const BOM: &[u8] = "\u{feff}".as_bytes();
 
@@ -192,6 +220,21 @@ mod tests {
             name: name.into(),
             bytes: std::fs::read(&path).unwrap_or_default(),
         }
+    }
+
+    #[test]
+    fn a_file_too_large_for_the_tab_is_refused_with_what_to_do() {
+        assert_eq!(refuse_large_file("run.csv", MAX_FILE_BYTES), None);
+        let just_over = refuse_large_file("a.csv", MAX_FILE_BYTES + 1).map(|e| e.message);
+        assert!(just_over.is_some_and(|m| m.starts_with("601 MB is more")));
+        assert_eq!(refuse_large_file("big-raw.csv", 500_009_714), None);
+        let e = refuse_large_file("big-raw.csv", 1_000_013_221).expect("refused");
+        assert_eq!(e.file, "big-raw.csv");
+        assert_eq!(
+            e.to_string(),
+            "big-raw.csv: 1001 MB is more than a browser tab can load (at most 600 MB); \
+             import it with `capture import big-raw.csv -o run.json` and open run.json instead"
+        );
     }
 
     #[test]

@@ -1,0 +1,117 @@
+//! Benchmark (not a test): how the viewer copes with one large file, in headless Chromium.
+//! For each file given, in a fresh browser: the file is picked, then the page is watched
+//! until the roofline is drawn (its load time as the page measures it, `performance.now()`
+//! from the input's change event to the drawn chart) or an error is shown (the message, and
+//! how long it took to appear); then the tab's peak memory is read: the largest peak
+//! resident set (`VmHWM`) of the Chromium renderer processes under this run's chromedriver.
+//! This is how `viewer/src/state/load.rs`'s `MAX_FILE_BYTES` was chosen (README,
+//! Performance).
+//!
+//!     bash site/build.sh
+//!     cargo run --release -p roofline-browser-tests --example load_size -- FILE...
+
+use std::time::{Duration, Instant};
+
+use fantoccini::Locator;
+use roofline_browser_tests::{dist_dir, BoxError, Browser, StaticServer};
+
+/// How long one file may take to load or fail.
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Direct children of every process, from /proc.
+fn children() -> Vec<(u32, u32)> {
+    let mut pairs = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The parent is the second field after the command name, which is in parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            pairs.push((ppid, pid));
+        }
+    }
+    pairs
+}
+
+/// The largest peak resident set of the renderer processes under `root`, in MB.
+fn renderer_peak_mb(root: u32) -> f64 {
+    let pairs = children();
+    let mut todo = vec![root];
+    let mut peak_kb = 0u64;
+    while let Some(pid) = todo.pop() {
+        todo.extend(pairs.iter().filter(|(p, _)| *p == pid).map(|(_, c)| *c));
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if !String::from_utf8_lossy(&cmdline).contains("--type=renderer") {
+            continue;
+        }
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let hwm = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
+        peak_kb = peak_kb.max(hwm);
+    }
+    peak_kb as f64 * 1024.0 / 1e6
+}
+
+async fn one(server: &StaticServer, path: &str) -> Result<(), BoxError> {
+    let b = Browser::start().await?;
+    b.client
+        .goto(&format!("{}?view=roofline", server.base))
+        .await?;
+    b.wait_js(
+        "return document.getElementById('file-input')",
+        Duration::from_secs(30),
+    )
+    .await?;
+    let input = b.client.find(Locator::Css("#file-input")).await?;
+    let started = Instant::now();
+    input.send_keys(path).await?;
+    let outcome = b
+        .wait_js(
+            "const c = document.getElementById('roofline-canvas'); \
+             if (c && c.dataset.loadMs) return 'drawn in ' + c.dataset.loadMs + ' ms'; \
+             const e = document.querySelector('#errors .error'); \
+             return e ? 'error: ' + e.textContent : null;",
+            TIMEOUT,
+        )
+        .await;
+    let seen_ms = started.elapsed().as_secs_f64() * 1e3;
+    let peak = b.driver_pid().map_or(f64::NAN, renderer_peak_mb);
+    let size_mb = std::fs::metadata(path).map_or(0.0, |m| m.len() as f64 / 1e6);
+    match outcome {
+        Ok(v) => println!(
+            "{path} ({size_mb:.0} MB): {} (page clock); {seen_ms:.0} ms seen from WebDriver; \
+             tab peak {peak:.0} MB",
+            v.as_str().unwrap_or("?")
+        ),
+        Err(e) => println!(
+            "{path} ({size_mb:.0} MB): no roofline and no error after {seen_ms:.0} ms ({e}); \
+             tab peak {peak:.0} MB"
+        ),
+    }
+    let _ = b.close().await;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), BoxError> {
+    let files: Vec<String> = std::env::args().skip(1).collect();
+    if files.is_empty() {
+        return Err("usage: load_size FILE...".into());
+    }
+    let server = StaticServer::start(dist_dir())?;
+    for path in &files {
+        one(&server, path).await?;
+    }
+    Ok(())
+}
