@@ -363,12 +363,25 @@ pub fn cuda_core_counters(work: Work) -> Option<[(Counter, f64); 3]> {
 /// CUDA-core work of one kind in a launch; `None` when none of its counters is present.
 pub fn cuda_core_work(launch: &LaunchCounters, work: Work) -> Option<WorkCount> {
     let counters = cuda_core_counters(work)?;
+    weighted_sum(
+        counters
+            .into_iter()
+            .map(|(counter, weight)| (counter, weight, total(launch, counter))),
+    )
+}
+
+/// The weighted sum of a CUDA-core kind's counters, each with its total if the launch has
+/// it: the least direct source among those found, and the names of the others; `None` when
+/// none is found.
+fn weighted_sum(
+    counters: impl IntoIterator<Item = (Counter, f64, Option<(f64, Source)>)>,
+) -> Option<WorkCount> {
     let mut ops = 0.0;
     let mut source = Source::Total;
     let mut missing = Vec::new();
     let mut any = false;
-    for (counter, weight) in counters {
-        match total(launch, counter) {
+    for (counter, weight, found) in counters {
+        match found {
             Some((v, s)) => {
                 any = true;
                 ops += weight * v;
@@ -394,30 +407,14 @@ fn cuda_core_work_at(
     counters: &CudaCounters,
     time: TimeColumns,
 ) -> Option<WorkCount> {
-    let mut ops = 0.0;
-    let mut source = Source::Total;
-    let mut missing = Vec::new();
-    let mut any = false;
-    for &(counter, weight, forms) in counters {
+    weighted_sum(counters.iter().map(|&(counter, weight, forms)| {
         let found = total_from(&ByColumn {
             metrics: &launch.metrics,
             forms,
             time,
         });
-        match found {
-            Some((v, s)) => {
-                any = true;
-                ops += weight * v;
-                source = source.max(s);
-            }
-            None => missing.push(counter.name.to_string()),
-        }
-    }
-    any.then_some(WorkCount {
-        ops,
-        source,
-        missing,
-    })
+        (counter, weight, found)
+    }))
 }
 
 /// One tensor counter name taken apart: its kind, its family (sources and accumulator) and

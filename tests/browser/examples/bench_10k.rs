@@ -308,17 +308,7 @@ requestAnimationFrame(() => requestAnimationFrame(tick));
 "#;
 
 async fn load(b: &Browser, server: &StaticServer, path: &str) -> Result<f64, BoxError> {
-    b.client
-        .goto(&format!("{}?view=roofline", server.base))
-        .await?;
-    b.wait_js(
-        "return document.getElementById('file-input')",
-        Duration::from_secs(30),
-    )
-    .await?;
-    let input = b.client.find(Locator::Css("#file-input")).await?;
-    let started = Instant::now();
-    input.send_keys(path).await?;
+    let started = b.pick_file_on_roofline(&server.base, path).await?;
     let ms = b
         .wait_js(
             "const c = document.getElementById('roofline-canvas'); return c && c.dataset.loadMs;",

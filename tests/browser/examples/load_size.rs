@@ -10,9 +10,8 @@
 //!     bash site/build.sh
 //!     cargo run --release -p roofline-browser-tests --example load_size -- FILE...
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use fantoccini::Locator;
 use roofline_browser_tests::{dist_dir, BoxError, Browser, StaticServer};
 
 /// How long one file may take to load or fail.
@@ -65,17 +64,7 @@ fn renderer_peak_mb(root: u32) -> f64 {
 
 async fn one(server: &StaticServer, path: &str) -> Result<(), BoxError> {
     let b = Browser::start().await?;
-    b.client
-        .goto(&format!("{}?view=roofline", server.base))
-        .await?;
-    b.wait_js(
-        "return document.getElementById('file-input')",
-        Duration::from_secs(30),
-    )
-    .await?;
-    let input = b.client.find(Locator::Css("#file-input")).await?;
-    let started = Instant::now();
-    input.send_keys(path).await?;
+    let started = b.pick_file_on_roofline(&server.base, path).await?;
     let outcome = b
         .wait_js(
             "const c = document.getElementById('roofline-canvas'); \

@@ -235,6 +235,25 @@ impl Browser {
         }
     }
 
+    /// Opens the site at `base` on the roofline view, waits for the file input and picks
+    /// the file at `path` (an absolute path on this machine) in it; returns when the file
+    /// was handed over, for the caller to time what follows.
+    pub async fn pick_file_on_roofline(&self, base: &str, path: &str) -> Result<Instant, BoxError> {
+        self.client.goto(&format!("{base}?view=roofline")).await?;
+        self.wait_js(
+            "return document.getElementById('file-input')",
+            Duration::from_secs(30),
+        )
+        .await?;
+        let input = self
+            .client
+            .find(fantoccini::Locator::Css("#file-input"))
+            .await?;
+        let started = Instant::now();
+        input.send_keys(path).await?;
+        Ok(started)
+    }
+
     /// Saves a screenshot of the page as `tests/out/NAME.png`.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf, BoxError> {
         let png = self.client.screenshot().await?;
