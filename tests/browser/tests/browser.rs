@@ -422,6 +422,16 @@ async fn page_state(b: &Browser) -> Result<(u64, bool), BoxError> {
 /// Loads one corpus file through the file input and checks what the page shows.
 async fn check_corpus_file(b: &Browser, name: &str, expected: &Expected) -> Result<(), BoxError> {
     let path = workspace_root().join("tests/fixtures/bad").join(name);
+    check_picked_file(b, &path, name, expected).await
+}
+
+/// [`check_corpus_file`] for the file at `path`, named `name`.
+async fn check_picked_file(
+    b: &Browser,
+    path: &std::path::Path,
+    name: &str,
+    expected: &Expected,
+) -> Result<(), BoxError> {
     let (runs_before, _) = page_state(b).await?;
     let input = b.client.find(Locator::Css("#file-input")).await?;
     input.send_keys(&path.to_string_lossy()).await?;
@@ -534,6 +544,15 @@ async fn corpus_files_render_with_warnings_or_name_themselves_in_an_error() -> R
                 failures.push(e.to_string());
             }
         }
+        // A file larger than a tab can load is refused before it is read (a sparse file:
+        // no bytes of it are written), saying so and what to do instead.
+        let big = out_dir().join("too-large-raw.csv");
+        std::fs::File::create(&big)?.set_len(viewer::state::load::MAX_FILE_BYTES + 1)?;
+        let expected: Expected = Err("is more than a browser tab can load");
+        if let Err(e) = check_picked_file(&b, &big, "too-large-raw.csv", &expected).await {
+            failures.push(e.to_string());
+        }
+        let _ = std::fs::remove_file(&big);
         // The long name is whole on hover, shortened in the list.
         let (_, intact) = page_state(&b).await?;
         assert!(intact, "the page went blank during the corpus");
