@@ -14,8 +14,8 @@ use crate::counters as c;
 use crate::metrics::{self, metric};
 use crate::ncu::Warning;
 use crate::roofline;
-use crate::work::{self, Work};
 use crate::text::names::shorten_kernel_name;
+use crate::work::{self, Work};
 
 /// Why counters could not be merged into a timings artifact.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -108,7 +108,12 @@ fn counter_warnings(kernel: &KernelRecord) -> Vec<String> {
     // of thousands of launches spends its build stage here.
     let name = shorten_kernel_name(&kernel.name, 80);
     let mut out = Vec::new();
-    if set.launches.is_empty() || set.launches.iter().any(|l| metrics::dram_bytes(l).is_none()) {
+    if set.launches.is_empty()
+        || set
+            .launches
+            .iter()
+            .any(|l| metrics::dram_bytes(l).is_none())
+    {
         out.push(format!(
             "{name}: no DRAM byte counters ({} + {}); no measured-intensity point",
             c::DRAM_BYTES_READ,
