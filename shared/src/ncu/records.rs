@@ -160,7 +160,7 @@ fn split_quoted(
         let tail = || line.get(start..).unwrap_or_default();
         let (close, packed) = if let (Some(word), true) = (word, mask != 0) {
             let len = (mask.trailing_zeros() / 8) as usize;
-            // Thousands separators are read by the general form.
+            // A separator with a point (`1,024.5`) is read by the general form.
             let plain = super::value::plain_in_word(word, len)
                 .or_else(|| super::value::plain_decimal(tail(), len));
             (start + len, pack(plain))
