@@ -65,6 +65,20 @@ impl NumBuf {
         Some(())
     }
 
+    /// Appends `text` but its commas, without a branch per byte.
+    fn push_without_commas(&mut self, text: &[u8]) -> Option<()> {
+        if self.len + text.len() > self.bytes.len() {
+            return None;
+        }
+        for &c in text {
+            if let Some(slot) = self.bytes.get_mut(self.len) {
+                *slot = c;
+            }
+            self.len += usize::from(c != b',');
+        }
+        Some(())
+    }
+
     fn push_i32(&mut self, v: i32) -> Option<()> {
         if v < 0 {
             self.push(b'-')?;
@@ -219,6 +233,18 @@ pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
     buf.as_str()?.parse::<f64>().ok()
 }
 
+/// A plain decimal's cell `text` ([`plain_decimal`]) shifted by `exp10` powers of ten,
+/// correctly rounded: its digits and point without separators, to the standard library's
+/// parser, for the cells [`exact_scaled`] does not take.
+#[inline(never)]
+fn parse_plain(text: &[u8], exp10: i32) -> Option<f64> {
+    let mut buf = NumBuf::new();
+    buf.push_without_commas(text)?;
+    buf.push(b'e')?;
+    buf.push_i32(exp10)?;
+    buf.as_str()?.parse::<f64>().ok()
+}
+
 /// Whether a cell says "no value".
 fn is_missing(text: &[u8]) -> bool {
     text.is_empty() || text.eq_ignore_ascii_case(b"n/a") || text.eq_ignore_ascii_case(b"no data")
@@ -249,11 +275,14 @@ pub fn classify_in(tail: &[u8], len: usize, scale: &UnitScale) -> Cell {
     // read eight bytes at a time, with few branches to mispredict (cell lengths vary from
     // column to column, so loops over single bytes mispredict their ends).
     if let Some((m, fraction_digits)) = plain_decimal(tail, text.len()) {
-        if let Some(v) = scale
-            .exp10
-            .checked_sub(fraction_digits)
-            .and_then(|e| exact_scaled(m, e))
-        {
+        let exp10 = scale.exp10.checked_sub(fraction_digits);
+        if let Some(v) = exp10.and_then(|e| exact_scaled(m, e)) {
+            return number_cell(v, scale);
+        }
+        // More digits than one correctly rounded operation takes (`116,455,152,130,441.47`):
+        // the text without its separators to the standard library's parser, with no second
+        // reading of its own.
+        if let Some(v) = parse_plain(text, scale.exp10) {
             return number_cell(v, scale);
         }
     }
@@ -741,6 +770,33 @@ mod tests {
                     assert_eq!(leading_digits(word), count);
                     assert_eq!(digits_value(word, count), n, "{text}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_decimals_past_the_fast_path_read_as_the_general_parser_reads_them() {
+        let cells = [
+            "116,455,152,130,441.47",
+            "15,372,080,081,218,274",
+            "1,921,510,010,152,284.25",
+            "9007199254740993",
+            "9,007,199,254,740,993",
+            "9999999999999999.99",
+            "18,446,744,073,709,551.615",
+        ];
+        for unit in ["", "%", "ms", "Tbyte/s", "nJ"] {
+            let scale = normalize_unit(unit);
+            for cell in cells {
+                let mut buffer = cell.as_bytes().to_vec();
+                buffer.extend_from_slice(b"\",\"12");
+                let got = classify_in(&buffer, cell.len(), &scale);
+                assert_eq!(
+                    got,
+                    classify_general(cell.as_bytes(), &scale),
+                    "{cell} {unit}"
+                );
+                assert!(matches!(got, Cell::Number(_)), "{cell} {unit}");
             }
         }
     }
