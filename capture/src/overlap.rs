@@ -153,14 +153,17 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
     if artifact.kernels.iter().map(launches_of).sum::<usize>() < 2 {
         return artifact.write_json(out).map_err(io::Error::from);
     }
+    // Each counter set's varying columns, a scan of every value: once, for both threads.
+    let varying = artifact.varying_columns();
     // The first index nobody has claimed.
     let next = Arc::new(AtomicUsize::new(0));
     thread::scope(|scope| {
         let (sender, receiver) = sync_channel::<(usize, usize, Vec<u8>)>(ARRAYS_IN_FLIGHT);
         let claim = Arc::clone(&next);
+        let ahead = &varying;
         scope.spawn(move || {
             // Worked out here, while this thread writes what comes before the arrays.
-            let arrays = artifact.value_arrays();
+            let arrays = artifact.value_arrays(ahead);
             loop {
                 let i = claim.fetch_add(1, Ordering::AcqRel);
                 let Some((m, only)) = arrays.get(i) else {
@@ -200,7 +203,7 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
             };
         };
         artifact
-            .write_json_with(out, Box::new(source))
+            .write_json_with(out, Box::new(source), &varying)
             .map_err(io::Error::from)
         // Leaving the scope drops the receiver (inside `source`, dropped with the
         // serializer's state), which ends the helper.

@@ -471,30 +471,32 @@ pub fn varying_columns(rows: &[&Metrics]) -> Option<Vec<u32>> {
         return None;
     }
     let n = first.values.len();
-    let mut varies = vec![false; n];
+    // Per column, the bits in which some row's value differs from the first's (zero: the
+    // same in all).
+    let mut differ = vec![0u64; n];
     for row in rest {
         if row.values.len() != n {
             return None;
         }
-        // Bits first, over whole rows without a branch per value; then the texts, of which
-        // a row has few.
-        for (flag, (a, b)) in varies.iter_mut().zip(first.values.iter().zip(&row.values)) {
-            *flag |= a.to_bits() != b.to_bits();
+        // Bits first, over whole rows: an OR of XORs, which compiles to vector operations
+        // with no compare per value; then the texts, of which a row has few.
+        for (d, (a, b)) in differ.iter_mut().zip(first.values.iter().zip(&row.values)) {
+            *d |= a.to_bits() ^ b.to_bits();
         }
         for (k, text) in &first.texts {
-            if let Some(flag) = varies.get_mut(*k as usize) {
-                *flag |= row.text_at(*k as usize) != Some(text.as_str());
+            if let Some(d) = differ.get_mut(*k as usize) {
+                *d |= u64::from(row.text_at(*k as usize) != Some(text.as_str()));
             }
         }
     }
-    if varies.iter().all(|v| *v) {
+    if differ.iter().all(|d| *d != 0) {
         return None;
     }
     Some(
-        varies
+        differ
             .iter()
             .enumerate()
-            .filter(|(_, v)| **v)
+            .filter(|(_, d)| **d != 0)
             .map(|(i, _)| i as u32)
             .collect(),
     )

@@ -658,7 +658,12 @@ impl Serialize for CounterSet {
         }
         let empty = MetricColumns::default();
         let columns: &MetricColumns = self.columns().unwrap_or(&empty);
-        let varying = self.varying_columns();
+        // Worked out once per write: by the writer ahead ([`Artifact::write_json_with`]),
+        // else here.
+        let varying: Option<Arc<[u32]>> = match precomputed_varying(self) {
+            Some(varying) => varying,
+            None => self.varying_columns().map(Arc::from),
+        };
         let first_shared = self
             .launches
             .iter()
@@ -667,7 +672,7 @@ impl Serialize for CounterSet {
         st.serialize_field("cache_control", &self.cache_control)?;
         st.serialize_field("metric_columns", columns.keys())?;
         if let (Some(varying), Some(first)) = (&varying, first_shared) {
-            st.serialize_field("varying_columns", varying)?;
+            st.serialize_field("varying_columns", &**varying)?;
             st.serialize_field(
                 "constant_values",
                 &ConstantsSer {
@@ -967,26 +972,32 @@ impl Artifact {
     /// [`Artifact::write_json`], with the launches' value arrays (the bulk of a large
     /// import) from `arrays`, which may have rendered them ahead on other threads with
     /// [`Metrics::json_array`]; the bytes must be that function's, and the file is then the
-    /// same. `arrays` is called in the order of [`Artifact::value_arrays`].
+    /// same. `arrays` is called in the order of [`Artifact::value_arrays`]; `varying` is
+    /// this artifact's [`Artifact::varying_columns`] (a list found for another set is not
+    /// used), so that they are not worked out again.
     pub fn write_json_with<W: std::io::Write>(
         &self,
         out: W,
         arrays: ArraySource,
+        varying: &VaryingColumns,
     ) -> Result<(), serde_json::Error> {
-        self.write_json_from(out, Some(arrays))
+        self.write_json_from(out, Some((arrays, varying.clone())))
     }
 
     fn write_json_from<W: std::io::Write>(
         &self,
         out: W,
-        arrays: Option<ArraySource>,
+        arrays: Option<(ArraySource, VaryingColumns)>,
     ) -> Result<(), serde_json::Error> {
         use std::io::Write;
         let mut out = json::Buffered::new(out);
         let mut ser =
             serde_json::Serializer::with_formatter(&mut out, json::ObjectsIndented::new());
-        with_array_source(arrays, || {
-            json::with_raw_arrays(|| self.serialize(&mut ser))
+        let (arrays, varying) = arrays.unzip();
+        with_varying(varying, || {
+            with_array_source(arrays, || {
+                json::with_raw_arrays(|| self.serialize(&mut ser))
+            })
         })?;
         out.write_all(b"\n")
             .and_then(|()| out.flush())
@@ -995,20 +1006,38 @@ impl Artifact {
 
     /// The launches' value arrays [`Artifact::write_json`] writes, in the order it writes
     /// them (each kernel's cold launches, then its warm ones): each launch's metrics and
-    /// the columns its array lists (`None`: all; see [`CounterSet::varying_columns`]).
-    pub fn value_arrays(&self) -> Vec<(&Metrics, Option<Arc<[u32]>>)> {
+    /// the columns its array lists (`None`: all; see [`CounterSet::varying_columns`]),
+    /// from `varying`, this artifact's [`Artifact::varying_columns`].
+    pub fn value_arrays(&self, varying: &VaryingColumns) -> Vec<(&Metrics, Option<Arc<[u32]>>)> {
         let mut out = Vec::new();
-        for set in self
-            .kernels
-            .iter()
-            .flat_map(|k| k.cold.iter().chain(k.warm.iter()))
-        {
-            let varying: Option<Arc<[u32]>> = set.varying_columns().map(Arc::from);
+        for (i, set) in self.counter_sets().enumerate() {
+            let varying = match varying.0.get(i) {
+                Some((at, list)) if *at == set_address(set) => list.clone(),
+                _ => set.varying_columns().map(Arc::from),
+            };
             for (metrics, shares) in set.value_arrays() {
                 out.push((metrics, varying.clone().filter(|_| shares)));
             }
         }
         out
+    }
+
+    /// Every counter set's [`CounterSet::varying_columns`], in the order
+    /// [`Artifact::write_json`] writes the sets (a scan of every value of every launch:
+    /// worked out once for [`Artifact::value_arrays`] and [`Artifact::write_json_with`]).
+    pub fn varying_columns(&self) -> VaryingColumns {
+        VaryingColumns(
+            self.counter_sets()
+                .map(|set| (set_address(set), set.varying_columns().map(Arc::from)))
+                .collect(),
+        )
+    }
+
+    /// The counter sets in the order they are written: each kernel's cold, then warm.
+    fn counter_sets(&self) -> impl Iterator<Item = &CounterSet> + '_ {
+        self.kernels
+            .iter()
+            .flat_map(|k| k.cold.iter().chain(k.warm.iter()))
     }
 
     /// The JSON Schema of the artifact format, as pretty JSON.
@@ -1018,6 +1047,51 @@ impl Artifact {
         s.push('\n');
         s
     }
+}
+
+/// The varying columns of an artifact's counter sets, in the order they are written, each
+/// with its set's address, so that a list is only ever used for the set it was found for
+/// ([`Artifact::varying_columns`]).
+#[derive(Clone, Debug, Default)]
+pub struct VaryingColumns(Vec<(usize, Option<Arc<[u32]>>)>);
+
+/// A counter set's address, to check that a list worked out ahead is its own.
+fn set_address(set: &CounterSet) -> usize {
+    set as *const CounterSet as usize
+}
+
+thread_local! {
+    /// The varying columns of the artifact being written on this thread, and the index of
+    /// the next set; none: each set works out its own.
+    static VARYING: std::cell::RefCell<Option<(VaryingColumns, usize)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (writing an artifact) with `varying` giving the sets' varying columns,
+/// restoring the previous ones afterwards, even if `f` panics.
+fn with_varying<T>(varying: Option<VaryingColumns>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<(VaryingColumns, usize)>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            VARYING.with(|v| *v.borrow_mut() = previous);
+        }
+    }
+    let previous = VARYING.with(|v| v.replace(varying.map(|v| (v, 0))));
+    let _restore = Restore(previous);
+    f()
+}
+
+/// The varying columns worked out ahead for `set`, the next set written, if any: `None`
+/// when there are none or they are another set's.
+fn precomputed_varying(set: &CounterSet) -> Option<Option<Arc<[u32]>>> {
+    VARYING.with(|v| {
+        let mut v = v.borrow_mut();
+        let (list, next) = v.as_mut()?;
+        let (at, varying) = list.0.get(*next)?;
+        *next += 1;
+        (*at == set_address(set)).then(|| varying.clone())
+    })
 }
 
 #[cfg(test)]
@@ -1045,6 +1119,66 @@ mod tests {
             out.push(b'\n');
             assert!(raw.as_bytes() == out.as_slice(), "the two paths differ");
             assert!(raw.contains("\"PolicySpread\"") && raw.contains("null"));
+        }
+    }
+
+    #[test]
+    fn varying_columns_worked_out_ahead_write_what_each_set_works_out() {
+        use MetricValue::{Missing, Number as N, Text};
+        let t = |s: &str| Text(s.into());
+        let of = |cold: &[[MetricValue; 4]], warm: &[[MetricValue; 4]]| {
+            let mut a = artifact_of(set_of(cold));
+            a.kernels[0].warm = Some(set_of(warm));
+            a
+        };
+        let artifact = of(
+            &[
+                [N(1.0), t("all"), N(5.0), Missing],
+                [N(1.0), t("all"), N(6.0), N(2.0)],
+            ],
+            &[
+                [N(1.0), t("x"), N(5.0), N(3.0)],
+                [N(2.0), t("y"), N(5.0), N(3.0)],
+            ],
+        );
+        let other = of(
+            &[
+                [N(1.0), N(2.0), N(3.0), N(4.0)],
+                [N(1.0), N(2.0), N(3.0), N(5.0)],
+            ],
+            &[[N(1.0), N(2.0), N(3.0), N(4.0)]],
+        );
+        let own = artifact.varying_columns();
+        let lists: Vec<Option<Vec<u32>>> = own
+            .0
+            .iter()
+            .map(|(_, v)| v.as_deref().map(<[u32]>::to_vec))
+            .collect();
+        assert_eq!(lists, [Some(vec![2, 3]), Some(vec![0, 1])]);
+        let plain = artifact.to_json();
+        assert!(plain.contains("\"varying_columns\": [0,1]"), "{plain}");
+        // Its own lists give the same bytes; lists of other sets (another artifact's, its
+        // own in the wrong order, none) are not used, so they do too.
+        let swapped = VaryingColumns(own.0.iter().rev().cloned().collect());
+        for varying in [
+            own,
+            other.varying_columns(),
+            swapped,
+            VaryingColumns::default(),
+        ] {
+            let arrays: Vec<Option<Vec<u32>>> = artifact
+                .value_arrays(&varying)
+                .iter()
+                .map(|(_, only)| only.as_deref().map(<[u32]>::to_vec))
+                .collect();
+            let want = [vec![2, 3], vec![2, 3], vec![0, 1], vec![0, 1]];
+            assert_eq!(arrays, want.map(Some), "{varying:?}");
+            let mut out = Vec::new();
+            let source: ArraySource = Box::new(|_, m, only, buf| *buf = m.json_array(only));
+            artifact
+                .write_json_with(&mut out, source, &varying)
+                .expect("writes");
+            assert!(out == plain.as_bytes(), "{varying:?}");
         }
     }
 
@@ -1183,8 +1317,9 @@ mod tests {
         let export = crate::ncu::read_export(csv.as_bytes()).expect("reads");
         let artifact =
             crate::merge::import_launches(export.launches, export.warnings, Provenance::default());
+        let varying = artifact.varying_columns();
         let order: Vec<usize> = artifact
-            .value_arrays()
+            .value_arrays(&varying)
             .iter()
             .map(|(m, _)| *m as *const Metrics as usize)
             .collect();
@@ -1199,6 +1334,7 @@ mod tests {
                     log.borrow_mut().push((i, m as *const Metrics as usize));
                     *buf = m.json_array(only);
                 }),
+                &varying,
             )
             .expect("writes");
         let expected: Vec<(usize, usize)> = order.into_iter().enumerate().collect();

@@ -11,9 +11,9 @@
 //! The two stages share nothing but the records, so a caller may run them on two threads
 //! (`capture import` does): [`Rows`] reads and splits, and the rows go to
 //! [`super::read_rows`] through a [`RowStream`]. So that the two threads share the work,
-//! the splitter also reads the digits of every field that is a plain decimal (the part of
-//! parsing a number that needs no unit, see [`super::value`]); the second stage scales
-//! them to base units.
+//! the splitter also reads the digits of every field of up to 15 bytes that is a plain
+//! decimal (the part of parsing a number that needs no unit, see [`super::value`]); the
+//! second stage scales them to base units and reads the longer fields itself.
 
 use std::io::Read;
 
@@ -36,6 +36,9 @@ pub struct Record {
     /// Per field, its digits when it is a plain decimal ([`Record::plain_decimal`]).
     digits: Vec<u64>,
 }
+
+/// Fields of this many bytes and more the fast split leaves to the reader of the rows.
+const LEFT_TO_READER: usize = 16;
 
 /// A field that is no plain decimal (or that the splitter left), in `Record::digits`.
 const NOT_PLAIN: u64 = u64::MAX;
@@ -71,7 +74,8 @@ impl Record {
 
     /// Field `i` as a plain decimal read ahead: its digits as an integer and how many of
     /// them follow the point (see [`super::value::classify_in`]); `None` for any other field,
-    /// and, in a record the fast split did not take, for those longer than seven bytes.
+    /// for those of `LEFT_TO_READER` bytes and more, and, in a record the fast split did not
+    /// take, for those longer than seven bytes.
     pub fn plain_decimal(&self, i: usize) -> Option<(u64, i32)> {
         let packed = *self.digits.get(i)?;
         (packed != NOT_PLAIN).then_some((
@@ -160,16 +164,19 @@ fn split_quoted(
         let tail = || line.get(start..).unwrap_or_default();
         let (close, packed) = if let (Some(word), true) = (word, mask != 0) {
             let len = (mask.trailing_zeros() / 8) as usize;
-            // Thousands separators are read by the general form.
+            // A separator with a point (`1,024.5`) is read by the general form.
             let plain = super::value::plain_in_word(word, len)
                 .or_else(|| super::value::plain_decimal(tail(), len));
             (start + len, pack(plain))
         } else {
             match next_quote(line, start) {
-                Some(close) => (
+                // Cells of 16 bytes and more are left to the reader of the rows, so that
+                // the two threads share the work evenly.
+                Some(close) if close - start < LEFT_TO_READER => (
                     close,
                     pack(super::value::plain_decimal(tail(), close - start)),
                 ),
+                Some(close) => (close, NOT_PLAIN),
                 None => break false,
             }
         };
@@ -628,6 +635,21 @@ mod tests {
         assert_eq!(
             digits,
             [pack(Some((12_345_678, 0))), pack(Some((10_245, 1)))]
+        );
+        // Long cells are left to the reader of the rows.
+        assert!(split_quoted(
+            b"\"1,234,567,890.12\",\"12,345,678.90\",\"123456789012345\"\n",
+            b',',
+            &mut bounds,
+            &mut digits
+        ));
+        assert_eq!(
+            digits,
+            [
+                NOT_PLAIN,
+                pack(Some((1_234_567_890, 2))),
+                pack(Some((123_456_789_012_345, 0)))
+            ]
         );
         assert!(split_quoted(b"\"a\";\"b\"", b';', &mut bounds, &mut digits));
         let long = b"\"0123456789\",\"\",\"ab\",\"\",\"\",\"x\",\"0123456789abcdef\",\"\"\n";

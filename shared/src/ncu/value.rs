@@ -65,6 +65,20 @@ impl NumBuf {
         Some(())
     }
 
+    /// Appends `text` but its commas, without a branch per byte.
+    fn push_without_commas(&mut self, text: &[u8]) -> Option<()> {
+        if self.len + text.len() > self.bytes.len() {
+            return None;
+        }
+        for &c in text {
+            if let Some(slot) = self.bytes.get_mut(self.len) {
+                *slot = c;
+            }
+            self.len += usize::from(c != b',');
+        }
+        Some(())
+    }
+
     fn push_i32(&mut self, v: i32) -> Option<()> {
         if v < 0 {
             self.push(b'-')?;
@@ -219,6 +233,18 @@ pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
     buf.as_str()?.parse::<f64>().ok()
 }
 
+/// A plain decimal's cell `text` ([`plain_decimal`]) shifted by `exp10` powers of ten,
+/// correctly rounded: its digits and point without separators, to the standard library's
+/// parser, for the cells [`exact_scaled`] does not take.
+#[inline(never)]
+fn parse_plain(text: &[u8], exp10: i32) -> Option<f64> {
+    let mut buf = NumBuf::new();
+    buf.push_without_commas(text)?;
+    buf.push(b'e')?;
+    buf.push_i32(exp10)?;
+    buf.as_str()?.parse::<f64>().ok()
+}
+
 /// Whether a cell says "no value".
 fn is_missing(text: &[u8]) -> bool {
     text.is_empty() || text.eq_ignore_ascii_case(b"n/a") || text.eq_ignore_ascii_case(b"no data")
@@ -249,11 +275,14 @@ pub fn classify_in(tail: &[u8], len: usize, scale: &UnitScale) -> Cell {
     // read eight bytes at a time, with few branches to mispredict (cell lengths vary from
     // column to column, so loops over single bytes mispredict their ends).
     if let Some((m, fraction_digits)) = plain_decimal(tail, text.len()) {
-        if let Some(v) = scale
-            .exp10
-            .checked_sub(fraction_digits)
-            .and_then(|e| exact_scaled(m, e))
-        {
+        let exp10 = scale.exp10.checked_sub(fraction_digits);
+        if let Some(v) = exp10.and_then(|e| exact_scaled(m, e)) {
+            return number_cell(v, scale);
+        }
+        // More digits than one correctly rounded operation takes (`116,455,152,130,441.47`):
+        // the text without its separators to the standard library's parser, with no second
+        // reading of its own.
+        if let Some(v) = parse_plain(text, scale.exp10) {
             return number_cell(v, scale);
         }
     }
@@ -418,33 +447,55 @@ pub(crate) fn plain_decimal(tail: &[u8], len: usize) -> Option<(u64, i32)> {
 
 /// [`plain_decimal`] of a cell of `len` bytes (1 to 7) held in the low bytes of `word`
 /// (little-endian; the bytes above it may be anything): the record splitter's form, which
-/// has the word at hand where it found the cell's end.
+/// has the word at hand where it found the cell's end. It reads cells of digits with at
+/// most one other byte, a point (`0.56`) or a thousands separator (`1,024`), nearly every
+/// short cell, with one branch: the other byte is taken out and the digits read as one
+/// run, wherever it was. `None` for anything else (which includes `1,024.5`, left to
+/// [`plain_decimal`]).
 #[inline(always)]
 pub(crate) fn plain_in_word(word: u64, len: usize) -> Option<(u64, i32)> {
     if len == 0 || len >= 8 {
         return None;
     }
-    let whole = (leading_digits(word) as usize).min(len);
-    if whole == 0 {
+    let len = len as u32;
+    // The cell's bytes that are no digit: at most one.
+    let other = non_digits(word) & (u64::MAX >> (64 - 8 * len));
+    if other & other.wrapping_sub(1) != 0 {
         return None;
     }
-    if whole == len {
-        return Some((digits_value(word, whole as u32), 0));
-    }
-    if (word >> (8 * whole)) as u8 != b'.' {
+    // Where the other byte is (the cell's length when there is none), and what it is.
+    let at = if other == 0 {
+        len
+    } else {
+        other.trailing_zeros() / 8
+    };
+    let byte = (word >> (8 * at)) as u8;
+    let point = other != 0 && byte == b'.';
+    let comma = other != 0 && byte == b',';
+    // A point between digits; a separator after 1 to 3 digits, before exactly three.
+    let plain = other == 0
+        || (point && at >= 1 && at + 2 <= len)
+        || (comma && (1..=3).contains(&at) && at + 4 == len);
+    if !plain {
         return None;
     }
-    let fraction_len = len - whole - 1;
-    let fraction = word >> (8 * (whole + 1));
-    if fraction_len == 0 || (leading_digits(fraction) as usize) < fraction_len {
-        return None;
-    }
-    let int = digits_value(word, whole as u32);
-    let shift = POW10_U64.get(fraction_len)?;
-    Some((
-        int * shift + digits_value(fraction, fraction_len as u32),
-        fraction_len as i32,
-    ))
+    // The digits before the other byte, then those after it, moved down over it.
+    let below = word & !(u64::MAX << (8 * at));
+    let above = (word >> (8 * at)) >> 8;
+    let run = below | (above << (8 * at));
+    let count = len - u32::from(other != 0);
+    let fraction = if point { len - at - 1 } else { 0 };
+    Some((digits_value(run, count), fraction as i32))
+}
+
+/// The high bit of each byte of `word` that is no ASCII digit, exactly (no carries between
+/// bytes).
+fn non_digits(word: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let x = word ^ 0x3030_3030_3030_3030;
+    // A byte of x is below 10 just for a digit; adding 0x76 to its low seven bits sets
+    // their high bit from 10 on, with no carry out (0x7f + 0x76 = 0xf5).
+    (((x & LOW7).wrapping_add(0x7676_7676_7676_7676)) | x) & !LOW7
 }
 
 /// Powers of ten up to 10^8 as integers.
@@ -665,11 +716,11 @@ mod tests {
                 };
             }
             let word = u64::from_le_bytes(bytes);
-            // Thousands separators are left to the general form.
+            // A separator and a point together are left to the general form.
             let got = plain_in_word(word, len);
             let want = plain_decimal(&bytes, len);
             let cell = &bytes[..len];
-            if cell.contains(&b',') {
+            if cell.iter().filter(|b| !b.is_ascii_digit()).count() > 1 {
                 assert!(
                     got.is_none() || got == want,
                     "{:?}",
@@ -679,6 +730,38 @@ mod tests {
                 assert_eq!(got, want, "{:?}", String::from_utf8_lossy(cell));
             }
         }
+        let in_word = |cell: &str| {
+            let mut bytes = [b'7'; 8];
+            bytes[..cell.len()].copy_from_slice(cell.as_bytes());
+            plain_in_word(u64::from_le_bytes(bytes), cell.len())
+        };
+        let table: &[(&str, Option<(u64, i32)>)] = &[
+            ("0", Some((0, 0))),
+            ("1234567", Some((1_234_567, 0))),
+            ("0.56", Some((56, 2))),
+            ("12345.6", Some((123_456, 1))),
+            ("1,024", Some((1024, 0))),
+            ("123,456", Some((123_456, 0))),
+            ("1,2345", None),
+            ("1234,56", None),
+            ("1,23", None),
+            (",123", None),
+            ("123,", None),
+            (".5", None),
+            ("5.", None),
+            ("1,024.5", None),
+            ("1.2.3", None),
+            ("", None),
+            ("12345678", None),
+        ];
+        for &(cell, want) in table {
+            assert_eq!(in_word(cell), want, "{cell:?}");
+        }
+        for (b, digit) in (0u8..=255).map(|b| (b, b.is_ascii_digit())) {
+            let word = u64::from_le_bytes([b, b'5', b',', b, 0xff, b'0', b'9', b]);
+            let own = if digit { 0 } else { 0x8000_0000_8000_0080 };
+            assert_eq!(non_digits(word), own | 0x0000_0080_0080_0000, "{b}");
+        }
         for n in [0u64, 1, 7, 12_345_678, 99_999_999] {
             for count in 1..=8u32 {
                 let text = format!("{n:0width$}", width = count as usize);
@@ -687,6 +770,33 @@ mod tests {
                     assert_eq!(leading_digits(word), count);
                     assert_eq!(digits_value(word, count), n, "{text}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_decimals_past_the_fast_path_read_as_the_general_parser_reads_them() {
+        let cells = [
+            "116,455,152,130,441.47",
+            "15,372,080,081,218,274",
+            "1,921,510,010,152,284.25",
+            "9007199254740993",
+            "9,007,199,254,740,993",
+            "9999999999999999.99",
+            "18,446,744,073,709,551.615",
+        ];
+        for unit in ["", "%", "ms", "Tbyte/s", "nJ"] {
+            let scale = normalize_unit(unit);
+            for cell in cells {
+                let mut buffer = cell.as_bytes().to_vec();
+                buffer.extend_from_slice(b"\",\"12");
+                let got = classify_in(&buffer, cell.len(), &scale);
+                assert_eq!(
+                    got,
+                    classify_general(cell.as_bytes(), &scale),
+                    "{cell} {unit}"
+                );
+                assert!(matches!(got, Cell::Number(_)), "{cell} {unit}");
             }
         }
     }
