@@ -7,6 +7,7 @@
 //! `wasm32-unknown-unknown` and the CLI and the viewer compute every number the same way.
 
 pub mod artifact;
+pub mod ceilings;
 pub mod chart;
 pub mod counters;
 pub mod error;

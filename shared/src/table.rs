@@ -42,7 +42,7 @@ pub struct TableCeilings {
     /// Measured compute ceiling of every kind of work, keyed like `flops_by_precision`
     /// (`fp32`, `tensor_bf16`, ...; every key of [`Work::ALL`]): GFLOP/s (GOP/s for
     /// integer kinds), `null` where `capture run` measured none
-    /// ([`crate::figures::compute_ceilings`]).
+    /// ([`crate::ceilings::compute_ceilings`]).
     #[serde(default)]
     pub measured: BTreeMap<String, Option<f64>>,
     /// Theoretical dense peak of every kind of work, keyed like `measured`, `null` where
@@ -231,7 +231,7 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
     };
     let mut ceilings = ceilings;
     for kind in Work::ALL {
-        let c = crate::figures::compute_ceilings(artifact, kind);
+        let c = crate::ceilings::compute_ceilings(artifact, kind);
         ceilings.measured.insert(kind.key().to_string(), c.measured);
         ceilings
             .theoretical

@@ -9,8 +9,9 @@
 use serde::{Deserialize, Deserializer};
 
 use crate::artifact::{Artifact, KernelRecord};
+use crate::ceilings::compute_ceilings;
 use crate::counters::{self as c, Counter};
-use crate::figures::{compute_ceilings, roof_under, KernelFigures};
+use crate::figures::{roof_under, KernelFigures};
 use crate::metrics;
 use crate::roofline;
 use crate::text::format::{fmt_si, sig3};

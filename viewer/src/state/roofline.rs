@@ -6,9 +6,9 @@
 //! time is the bytes table's, so the chart and the tables agree.
 
 use shared::artifact::Artifact;
+use shared::ceilings::compute_ceilings;
 use shared::chart::roofline::SeriesLink;
 use shared::chart::{ChartPoint, KernelSeries, Level, Roof, RooflineChart};
-use shared::figures::compute_ceilings;
 use shared::table::TimeSource;
 use shared::text::format::{fmt_si, sig3};
 use shared::work::Work;
@@ -103,7 +103,7 @@ impl PointInfo {
 /// The roofs of an artifact when the chart plots `plotted`: the bandwidth roofs (theoretical
 /// DRAM, measured copy, measured L2) and a compute ceiling for each kind of work plotted
 /// (`kinds`: the kinds present, for [`Plotted::Own`]), theoretical dashed and measured
-/// solid, from [`shared::figures::compute_ceilings`]. A kind with no known peak gets no
+/// solid, from [`shared::ceilings::compute_ceilings`]. A kind with no known peak gets no
 /// ceiling (none is guessed).
 pub fn roofs(artifact: &Artifact, plotted: Plotted, kinds: &[Work]) -> Vec<Roof> {
     let plotted_kinds: Vec<Work> = match plotted {
@@ -111,13 +111,13 @@ pub fn roofs(artifact: &Artifact, plotted: Plotted, kinds: &[Work]) -> Vec<Roof>
         Plotted::Own => kinds.to_vec(),
     };
     let single = plotted_kinds.len() == 1;
-    let ceilings: Vec<(Work, shared::figures::ComputeCeilings)> = plotted_kinds
+    let ceilings: Vec<(Work, shared::ceilings::ComputeCeilings)> = plotted_kinds
         .iter()
         .map(|&w| (w, compute_ceilings(artifact, w)))
         .collect();
     // With one kind, its ceilings join the bandwidth roofs (one line with a knee); with
     // several, each kind gets flat ceilings of its own.
-    let joined = |pick: fn(&shared::figures::ComputeCeilings) -> Option<f64>| {
+    let joined = |pick: fn(&shared::ceilings::ComputeCeilings) -> Option<f64>| {
         ceilings
             .first()
             .filter(|_| single)
