@@ -21,6 +21,7 @@ use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::values::{Bases, Values};
 use super::{Metric, MetricValue};
 
 /// A metric's name and unit, shared by every launch of an export.
@@ -91,7 +92,7 @@ fn missing() -> f64 {
 #[derive(Clone)]
 pub struct Metrics {
     columns: Arc<MetricColumns>,
-    values: Vec<f64>,
+    values: Values,
     /// Text values by column, sorted by column.
     texts: Vec<(u32, String)>,
 }
@@ -100,7 +101,7 @@ impl Default for Metrics {
     fn default() -> Self {
         Metrics {
             columns: Arc::new(MetricColumns::default()),
-            values: Vec::new(),
+            values: Values::default(),
             texts: Vec::new(),
         }
     }
@@ -149,7 +150,7 @@ impl RowBuilder {
         self.texts.retain(|(k, _)| (*k as usize) < n);
         Metrics {
             columns: self.columns,
-            values: self.values,
+            values: Values::from_vec(self.values),
             texts: self.texts,
         }
     }
@@ -164,7 +165,7 @@ impl Metrics {
     /// A row of `columns` with every value missing; fill it with [`Metrics::set`].
     pub fn with_columns(columns: Arc<MetricColumns>) -> Self {
         Metrics {
-            values: vec![missing(); columns.len()],
+            values: Values::from_vec(vec![missing(); columns.len()]),
             columns,
             texts: Vec::new(),
         }
@@ -175,10 +176,20 @@ impl Metrics {
         &self.columns
     }
 
+    /// Stores this row of a launch of `kernel` over the kernel's earlier rows in `bases`
+    /// where they hold the same values (see [`Bases`]): the same values read back, in a
+    /// fraction of the memory when launches repeat each other.
+    pub fn share_values(&mut self, kernel: &str, bases: &mut Bases) {
+        bases.share(kernel, &self.columns, &mut self.values);
+    }
+
     /// Sets the value of column `i` (ignored when out of range). Non-finite numbers are
     /// stored as missing.
     pub fn set(&mut self, i: usize, value: MetricValue) {
-        let Some(slot) = self.values.get_mut(i) else {
+        if i >= self.values.len() {
+            return;
+        }
+        let Some(slot) = self.values.make_mut().get_mut(i) else {
             return;
         };
         let i32_key = i as u32;
@@ -210,17 +221,19 @@ impl Metrics {
     /// Sets column `i` to the number `v` (missing when not finite; ignored when out of
     /// range): [`Metrics::set`] for a number, without building a [`MetricValue`].
     pub fn set_number(&mut self, i: usize, v: f64) {
-        match self.values.get_mut(i) {
-            Some(slot) if slot.to_bits() != TEXT_BITS => {
-                *slot = if v.is_finite() { v } else { missing() };
+        match self.values.get(i) {
+            Some(old) if old.to_bits() == TEXT_BITS => self.set(i, MetricValue::Number(v)),
+            Some(_) => {
+                if let Some(slot) = self.values.make_mut().get_mut(i) {
+                    *slot = if v.is_finite() { v } else { missing() };
+                }
             }
-            Some(_) => self.set(i, MetricValue::Number(v)),
             None => {}
         }
     }
 
     fn value_at(&self, i: usize) -> MetricValue {
-        match self.values.get(i).copied() {
+        match self.values.get(i) {
             Some(v) if v.to_bits() == TEXT_BITS => self
                 .texts
                 .binary_search_by_key(&(i as u32), |(k, _)| *k)
@@ -245,12 +258,12 @@ impl Metrics {
     /// The number of metric `name`, without allocating; `None` when absent or not a number.
     pub fn number(&self, name: &str) -> Option<f64> {
         let i = self.columns.position(name)?;
-        self.values.get(i).copied().filter(|v| v.is_finite())
+        self.values.get(i).filter(|v| v.is_finite())
     }
 
     /// The number in column `i`; `None` when out of range or not a number.
     pub fn number_at(&self, i: usize) -> Option<f64> {
-        self.values.get(i).copied().filter(|v| v.is_finite())
+        self.values.get(i).filter(|v| v.is_finite())
     }
 
     /// Whether the row has a column called `name`.
@@ -290,7 +303,7 @@ impl Metrics {
                     name,
                     unit: metric.unit,
                 });
-                self.values.push(missing());
+                self.values.make_mut().push(missing());
                 i
             }
         };
@@ -304,10 +317,20 @@ impl Metrics {
         mut keep: impl FnMut(&MetricKey, f64) -> bool,
     ) -> Vec<MetricKey> {
         let mut dropped = Vec::new();
-        for (slot, key) in self.values.iter_mut().zip(&self.columns.keys) {
-            if slot.is_finite() && !keep(key, *slot) {
-                *slot = missing();
+        let mut drop_at = Vec::new();
+        for (i, (v, key)) in self.values.iter().zip(&self.columns.keys).enumerate() {
+            if v.is_finite() && !keep(key, v) {
+                drop_at.push(i);
                 dropped.push(key.clone());
+            }
+        }
+        // A row shared with others is copied only when it has something to drop.
+        if !drop_at.is_empty() {
+            let values = self.values.make_mut();
+            for i in drop_at {
+                if let Some(slot) = values.get_mut(i) {
+                    *slot = missing();
+                }
             }
         }
         dropped
@@ -329,9 +352,9 @@ impl Metrics {
         self.columns
             .keys
             .iter()
-            .zip(&self.values)
+            .zip(self.values.iter())
             .filter(|(_, v)| v.is_finite())
-            .map(|(k, v)| (k.name.as_str(), *v))
+            .map(|(k, v)| (k.name.as_str(), v))
     }
 
     /// Metrics in column order, as (name, metric).
@@ -380,16 +403,17 @@ impl Metrics {
     fn render_values(&self, out: &mut Vec<u8>, columns: impl Iterator<Item = usize>) {
         out.push(b'[');
         let mut texts = self.texts.iter().peekable();
+        let mut values = self.values.ascending();
         for (n, i) in columns.enumerate() {
             if n > 0 {
                 out.push(b',');
             }
-            let Some(v) = self.values.get(i) else {
+            let Some(v) = values.at(i) else {
                 out.extend_from_slice(b"null");
                 continue;
             };
             if v.is_finite() {
-                super::json::push_f64(out, *v);
+                super::json::push_f64(out, v);
                 continue;
             }
             if v.to_bits() == TEXT_BITS {
@@ -478,11 +502,9 @@ pub fn varying_columns(rows: &[&Metrics]) -> Option<Vec<u32>> {
         if row.values.len() != n {
             return None;
         }
-        // Bits first, over whole rows: an OR of XORs, which compiles to vector operations
-        // with no compare per value; then the texts, of which a row has few.
-        for (d, (a, b)) in differ.iter_mut().zip(first.values.iter().zip(&row.values)) {
-            *d |= a.to_bits() ^ b.to_bits();
-        }
+        // Bits first (over whole rows, or only the columns changed where the rows share
+        // their values); then the texts, of which a row has few.
+        row.values.differ_into(&first.values, &mut differ);
         for (k, text) in &first.texts {
             if let Some(d) = differ.get_mut(*k as usize) {
                 *d |= u64::from(row.text_at(*k as usize) != Some(text.as_str()));
@@ -592,9 +614,10 @@ impl Serialize for ValuesSer<'_> {
             // The usual case, the row's own columns: its values as they are stored, texts
             // taken in column order, no value built per cell.
             let mut texts = m.texts.iter().peekable();
+            let mut values = m.values.ascending();
             for i in 0..self.columns.len() {
-                match m.values.get(i) {
-                    Some(v) if v.is_finite() => seq.serialize_element(v)?,
+                match values.at(i) {
+                    Some(v) if v.is_finite() => seq.serialize_element(&v)?,
                     Some(v) if v.to_bits() == TEXT_BITS => {
                         while texts.next_if(|(k, _)| (*k as usize) < i).is_some() {}
                         match texts.next_if(|(k, _)| *k as usize == i) {
@@ -659,7 +682,8 @@ impl ValuesWire {
                 varying.len()
             ));
         }
-        let mut values = constants.values.clone();
+        let mut changed_at = Vec::with_capacity(varying.len());
+        let mut changed = Vec::with_capacity(varying.len());
         let mut texts: Vec<(u32, String)> = constants
             .texts
             .iter()
@@ -667,9 +691,11 @@ impl ValuesWire {
             .cloned()
             .collect();
         let mut own_texts = self.texts.into_iter().peekable();
+        let n_columns = constants.values.len();
         for (n, (&column, v)) in varying.iter().zip(self.values.iter()).enumerate() {
-            if let Some(slot) = values.get_mut(column as usize) {
-                *slot = *v;
+            if (column as usize) < n_columns {
+                changed_at.push(column);
+                changed.push(*v);
             }
             if v.to_bits() == TEXT_BITS {
                 while own_texts.next_if(|(k, _)| (*k as usize) < n).is_some() {}
@@ -680,14 +706,16 @@ impl ValuesWire {
         }
         // Varying columns this launch did not list are missing.
         for &column in varying.get(self.values.len()..).unwrap_or_default() {
-            if let Some(slot) = values.get_mut(column as usize) {
-                *slot = missing();
+            if (column as usize) < n_columns {
+                changed_at.push(column);
+                changed.push(missing());
             }
         }
         texts.sort_by_key(|(k, _)| *k);
+        // Stored over the constants' row, which every launch of the set shares.
         Ok(Metrics {
             columns,
-            values,
+            values: Values::over(&constants.values, changed_at, changed),
             texts,
         })
     }
@@ -705,7 +733,7 @@ impl ValuesWire {
             self.values.shrink_to_fit();
             return Ok(Metrics {
                 columns,
-                values: self.values,
+                values: Values::from_vec(self.values),
                 texts: self.texts,
             });
         }
@@ -722,7 +750,7 @@ impl ValuesWire {
         self.values.shrink_to_fit();
         Ok(Metrics {
             columns,
-            values: self.values,
+            values: Values::from_vec(self.values),
             texts: self.texts,
         })
     }
@@ -765,7 +793,7 @@ impl ValuesWire {
         }
         Ok(Metrics {
             columns,
-            values,
+            values: Values::from_vec(values),
             texts,
         })
     }
@@ -851,6 +879,72 @@ mod tests {
             name: name.into(),
             unit: unit.into(),
         }
+    }
+
+    /// Rows of one kernel built from `values`, each stored over the kernel's base (shared)
+    /// or alone (own).
+    fn rows(cols: &Arc<MetricColumns>, values: &[[f64; 4]], shared: bool) -> Vec<Metrics> {
+        let mut bases = Bases::default();
+        values
+            .iter()
+            .map(|row| {
+                let mut b = RowBuilder::new(Arc::clone(cols));
+                for &v in row {
+                    b.push_number(v);
+                }
+                b.push(MetricValue::Text("all".into()));
+                let mut m = b.finish();
+                if shared {
+                    m.share_values("k", &mut bases);
+                }
+                m
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shared_rows_read_write_and_change_like_rows_of_their_own() {
+        let cols = MetricColumns::new(
+            ["a", "b", "c", "d", "e"]
+                .iter()
+                .map(|n| key(n, "byte"))
+                .collect(),
+        );
+        let values = [
+            [1.0, 2.0, 3.0, 4.0],
+            [1.0, 2.5, 3.0, 4.0],
+            [1.0, 2.0, 3.0, -7.0],
+            [1.0, 2.0, 3.0, 4.0],
+        ];
+        let shared = rows(&cols, &values, true);
+        let own = rows(&cols, &values, false);
+        for (s, o) in shared.iter().zip(&own) {
+            assert_eq!(s, o);
+            assert_eq!(s.json_array(None), o.json_array(None));
+            assert_eq!(
+                s.json_array(Some(&[1, 3, 4])),
+                o.json_array(Some(&[1, 3, 4]))
+            );
+            assert_eq!(
+                s.numbers().collect::<Vec<_>>(),
+                o.numbers().collect::<Vec<_>>()
+            );
+        }
+        let refs = |r: &[Metrics]| varying_columns(&r.iter().collect::<Vec<_>>());
+        assert_eq!(refs(&shared), Some(vec![1, 3]));
+        assert_eq!(refs(&shared), refs(&own));
+        // Dropping a value, or setting one, changes that row only.
+        let mut shared = shared;
+        let dropped = shared[2].drop_numbers(|_, v| v >= 0.0);
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(shared[2].number("d"), None);
+        shared[0].set_number(0, 9.0);
+        assert_eq!(shared[0].number("a"), Some(9.0));
+        for row in &shared[1..] {
+            assert_eq!(row.number("a"), Some(1.0));
+        }
+        assert_eq!(shared[3].number("d"), Some(4.0));
+        assert_eq!(shared[1].number("b"), Some(2.5));
     }
 
     #[test]

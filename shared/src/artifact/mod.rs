@@ -8,6 +8,7 @@
 
 mod json;
 mod metrics_map;
+mod values;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,6 +21,7 @@ pub use self::metrics_map::{
     varying_columns, ArraySource, MetricColumns, MetricKey, Metrics, RowBuilder,
 };
 use self::metrics_map::{with_array_source, ConstantsSer, ValuesSer, ValuesWire};
+pub use self::values::Bases;
 use crate::error::ArtifactError;
 use crate::range::OutOfRange;
 use crate::text::names::shorten_kernel_name;

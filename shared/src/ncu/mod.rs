@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use crate::artifact::LaunchCounters;
+use crate::artifact::{Bases, LaunchCounters};
 use crate::error::NcuError;
 
 mod details;
@@ -130,17 +130,19 @@ pub fn read_export<R: std::io::Read>(input: R) -> Result<Export, NcuError> {
 }
 
 /// Launches gathered as [`read_export`] keeps them: in file order, the pieces of one
-/// details-page launch joined.
-#[derive(Debug, Default)]
+/// details-page launch joined; the values of a kernel's raw-page launches stored once where
+/// they repeat ([`Bases`]).
+#[derive(Default)]
 pub struct Launches {
     launches: Vec<LaunchCounters>,
     index: HashMap<(Option<u64>, u64), usize>,
     is_details: Option<bool>,
+    bases: Bases,
 }
 
 impl Launches {
     /// Adds a launch read from a `page`.
-    pub fn push(&mut self, page: Page, launch: LaunchCounters) {
+    pub fn push(&mut self, page: Page, mut launch: LaunchCounters) {
         // Only a details page hands a launch on in pieces (when its rows are not adjacent);
         // two raw rows of the same launch ID stay two launches, as in the file.
         if *self.is_details.get_or_insert(page == Page::Details) {
@@ -150,6 +152,11 @@ impl Launches {
                 return;
             }
             self.index.insert(key, self.launches.len());
+        } else {
+            // A raw row is a whole launch: most of its values are its kernel's last ones.
+            launch
+                .metrics
+                .share_values(&launch.function, &mut self.bases);
         }
         self.launches.push(launch);
     }
