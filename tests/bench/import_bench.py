@@ -7,7 +7,13 @@ of a real export with fresh launch IDs:
   * probe: the one full-set row of tests/fixtures/ncu-h200/probe_full_raw.csv (2,227
     metrics), the export issue 13 is judged on;
   * gemms: the six `--set full` rows of tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv
-    (six cuBLAS/CUTLASS GEMMs, 2,227 metrics).
+    (six cuBLAS/CUTLASS GEMMs, 2,227 metrics);
+  * varied: the probe row again, but every launch with its own values in the columns that
+    differ between launches of one kernel and shape in a real export
+    (tests/fixtures/ncu-h200-torch/resnet18_full_raw.csv, PyTorch's ResNet-18: 27 % of
+    the cells of such launches), each number there scaled by a factor of the launch. Real
+    repeated launches look like this; the other two repeat rows exactly, the best case for
+    the artifact and for the memory of the launches kept.
 
 On each file, in one run, each command RUNS times (default 3) in turn, the median kept:
 
@@ -42,15 +48,50 @@ FIXTURES = {
     "probe": os.path.join(ROOT, "tests/fixtures/ncu-h200/probe_full_raw.csv"),
     "gemms": os.path.join(ROOT, "tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv"),
 }
+VARYING_FROM = os.path.join(ROOT, "tests/fixtures/ncu-h200-torch/resnet18_full_raw.csv")
 CAPTURE = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")),
                        "release/capture")
 
 
-def generate(fixture, path, size_mb):
-    """The fixture's header and units rows, then its data rows in turn until SIZE_MB."""
+def varying_names(path):
+    """Metric columns whose cells differ between launches of one kernel and launch shape
+    in the real export at `path`."""
+    with open(path, newline="") as f:
+        rows = [r for r in csv.reader(f) if r]
+    header, data = rows[0], rows[2:]
+    at = {name: header.index(name) for name in ("Kernel Name", "Grid Size", "Block Size")}
+    groups = {}
+    for r in data:
+        groups.setdefault(tuple(r[i] for i in at.values()), []).append(r)
+    names = set()
+    for launches in groups.values():
+        for j in range(11, len(header)):
+            if len({r[j] for r in launches}) > 1:
+                names.add(header[j])
+    return names
+
+
+def scaled(cell, launch):
+    """A number cell scaled by a factor of the launch, written as ncu writes it (the same
+    decimals, thousands separators where it had them); other cells as they are."""
+    try:
+        v = float(cell.replace(",", ""))
+    except ValueError:
+        return cell
+    if v != v or v in (float("inf"), float("-inf")):
+        return cell
+    v *= 1 + (launch * 7919 % 1000 + 1) / 10_000
+    decimals = len(cell) - cell.index(".") - 1 if "." in cell else 0
+    return f"{v:,.{decimals}f}" if "," in cell else f"{v:.{decimals}f}"
+
+
+def generate(fixture, path, size_mb, vary=None):
+    """The fixture's header and units rows, then its data rows in turn until SIZE_MB; the
+    cells of the columns named in `vary` scaled per launch."""
     with open(fixture, newline="") as f:
         rows = [r for r in csv.reader(f) if r]
     header, units, data = rows[0], rows[1], rows[2:]
+    varied = [j for j, name in enumerate(header) if j >= 11 and name in (vary or ())]
     with open(path, "w", newline="") as out:
         w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
         w.writerow(header)
@@ -59,6 +100,8 @@ def generate(fixture, path, size_mb):
         while out.tell() < size_mb * 1_000_000:
             r = list(data[launches % len(data)])
             r[0] = str(launches)
+            for j in varied:
+                r[j] = scaled(r[j], launches)
             w.writerow(r)
             launches += 1
     return launches, len(header) - 11
@@ -124,12 +167,13 @@ def medians(samples):
     return tuple(statistics.median(s[i] for s in samples) for i in range(3))
 
 
-def bench(name, fixture, size_mb, runs, tmp):
+def bench(name, fixture, size_mb, runs, tmp, vary=None):
     src = os.path.join(tmp, f"{name}-raw.csv")
-    launches, metrics = generate(fixture, src, size_mb)
+    launches, metrics = generate(fixture, src, size_mb, vary)
     mb = os.path.getsize(src) / 1e6
+    varied = f", {len(vary)} columns varied per launch" if vary else ""
     print(f"\n{name}: {mb:.1f} MB, {launches} launches x {metrics:,} metrics "
-          f"(from {os.path.relpath(fixture, ROOT)}), median of {runs}")
+          f"(from {os.path.relpath(fixture, ROOT)}{varied}), median of {runs}")
 
     # Python on a tenth of the file for the full job (it needs ~10 x the file in RAM),
     # scaled: the per-byte cost is flat.
@@ -185,6 +229,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name, fixture in FIXTURES.items():
             bench(name, fixture, size_mb, runs, tmp)
+        bench("varied", FIXTURES["probe"], size_mb, runs, tmp, varying_names(VARYING_FROM))
 
 
 if __name__ == "__main__":

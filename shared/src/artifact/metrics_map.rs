@@ -176,11 +176,12 @@ impl Metrics {
         &self.columns
     }
 
-    /// Stores this row of a launch of `kernel` over the kernel's earlier rows in `bases`
-    /// where they hold the same values (see [`Bases`]): the same values read back, in a
-    /// fraction of the memory when launches repeat each other.
-    pub fn share_values(&mut self, kernel: &str, bases: &mut Bases) {
-        bases.share(kernel, &self.columns, &mut self.values);
+    /// Stores this row of a launch of the kind `kind` (a hash of what makes launches
+    /// alike: the kernel and its shape) over an earlier row of that kind in `bases` where
+    /// they hold the same values (see [`Bases`]): the same values read back, in a fraction
+    /// of the memory when launches repeat each other.
+    pub fn share_values(&mut self, kind: u64, bases: &mut Bases) {
+        bases.share(kind, &self.columns, &mut self.values);
     }
 
     /// Sets the value of column `i` (ignored when out of range). Non-finite numbers are
@@ -895,7 +896,7 @@ mod tests {
                 b.push(MetricValue::Text("all".into()));
                 let mut m = b.finish();
                 if shared {
-                    m.share_values("k", &mut bases);
+                    m.share_values(1, &mut bases);
                 }
                 m
             })

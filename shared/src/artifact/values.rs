@@ -184,35 +184,32 @@ impl Ascending<'_> {
 /// differ from it: a changed value costs 12 bytes, an own one 8.
 const SHARE_AT_MOST_ONE_IN: usize = 2;
 
-/// The base rows of the launches read so far, one per kernel and set of columns: each new
-/// row of a kernel is stored over its base when it differs from it in few columns
-/// ([`Bases::share`]), and becomes the kernel's base otherwise.
+/// The base rows of the launches read so far, one per kind of launch (a kernel and its
+/// launch shape, say) and set of columns: each new row of a kind is stored over its base when
+/// it differs from it in few columns ([`Bases::share`]), and becomes the kind's base
+/// otherwise. Which base a row is stored over never changes what it reads back, only how
+/// much memory it takes.
 #[derive(Default)]
 pub struct Bases {
-    by_kernel: HashMap<String, (Arc<MetricColumns>, Values)>,
+    by_kind: HashMap<u64, (Arc<MetricColumns>, Values)>,
     /// Indices of the columns in which the row being shared differs (kept for reuse).
     differ: Vec<u32>,
 }
 
 impl Bases {
-    /// Stores `values`, a row of `columns` read for `kernel`, over that kernel's base row
-    /// when they differ in few columns; otherwise it becomes the kernel's base. The values
-    /// read back are the same bits either way.
-    pub(crate) fn share(
-        &mut self,
-        kernel: &str,
-        columns: &Arc<MetricColumns>,
-        values: &mut Values,
-    ) {
+    /// Stores `values`, a row of `columns` of a launch of the kind `kind` (a hash), over that
+    /// kind's base row when they differ in few columns; otherwise it becomes the kind's
+    /// base. The values read back are the same bits either way.
+    pub(crate) fn share(&mut self, kind: u64, columns: &Arc<MetricColumns>, values: &mut Values) {
         if !values.changed_at.is_empty() || Arc::strong_count(&values.base) > 1 {
             // Already shared.
             return;
         }
-        let base = match self.by_kernel.get(kernel) {
+        let base = match self.by_kind.get(&kind) {
             Some((cols, base)) if Arc::ptr_eq(cols, columns) && base.len() == values.len() => base,
             _ => {
-                self.by_kernel
-                    .insert(kernel.to_owned(), (Arc::clone(columns), values.clone()));
+                self.by_kind
+                    .insert(kind, (Arc::clone(columns), values.clone()));
                 return;
             }
         };
@@ -223,10 +220,9 @@ impl Bases {
             if a.to_bits() != b.to_bits() {
                 self.differ.push(i as u32);
                 if self.differ.len() > limit {
-                    // Another shape of the kernel, most likely: the next rows will be
-                    // like this one.
-                    self.by_kernel
-                        .insert(kernel.to_owned(), (Arc::clone(columns), values.clone()));
+                    // The next rows of the kind are more likely to be like this one.
+                    self.by_kind
+                        .insert(kind, (Arc::clone(columns), values.clone()));
                     return;
                 }
             }
@@ -265,12 +261,12 @@ mod tests {
         let mut bases = Bases::default();
         let first: Vec<f64> = (0..8).map(f64::from).collect();
         let mut a = Values::from_vec(first.clone());
-        bases.share("k", &cols, &mut a);
+        bases.share(1, &cols, &mut a);
         let mut second = first.clone();
         second[3] = 30.0;
         second[6] = -0.0;
         let mut b = Values::from_vec(second.clone());
-        bases.share("k", &cols, &mut b);
+        bases.share(1, &cols, &mut b);
         assert!(
             Arc::ptr_eq(&a.base, &b.base),
             "the second row is stored over the first"
@@ -299,19 +295,19 @@ mod tests {
         let cols = columns(4);
         let mut bases = Bases::default();
         let mut a = Values::from_vec(vec![1.0, 2.0, 3.0, 4.0]);
-        bases.share("k", &cols, &mut a);
+        bases.share(1, &cols, &mut a);
         let mut b = Values::from_vec(vec![5.0, 6.0, 7.0, 4.0]);
-        bases.share("k", &cols, &mut b);
+        bases.share(1, &cols, &mut b);
         assert!(!Arc::ptr_eq(&a.base, &b.base));
         let mut c = Values::from_vec(vec![5.0, 6.0, 8.0, 4.0]);
-        bases.share("k", &cols, &mut c);
+        bases.share(1, &cols, &mut c);
         assert!(Arc::ptr_eq(&b.base, &c.base));
         // Another kernel, or other columns, never share.
         let mut d = Values::from_vec(vec![5.0, 6.0, 7.0, 4.0]);
-        bases.share("other", &cols, &mut d);
+        bases.share(2, &cols, &mut d);
         assert!(!Arc::ptr_eq(&b.base, &d.base));
         let mut e = Values::from_vec(vec![5.0, 6.0, 7.0, 4.0]);
-        bases.share("k", &columns(4), &mut e);
+        bases.share(1, &columns(4), &mut e);
         assert!(!Arc::ptr_eq(&b.base, &e.base));
     }
 
@@ -320,9 +316,9 @@ mod tests {
         let cols = columns(3);
         let mut bases = Bases::default();
         let mut a = Values::from_vec(vec![1.0, 2.0, 3.0]);
-        bases.share("k", &cols, &mut a);
+        bases.share(1, &cols, &mut a);
         let mut b = Values::from_vec(vec![1.0, 9.0, 3.0]);
-        bases.share("k", &cols, &mut b);
+        bases.share(1, &cols, &mut b);
         b.make_mut()[0] = 7.0;
         assert_eq!(b.iter().collect::<Vec<_>>(), [7.0, 9.0, 3.0]);
         assert_eq!(a.iter().collect::<Vec<_>>(), [1.0, 2.0, 3.0]);
@@ -344,7 +340,7 @@ mod tests {
             .iter()
             .map(|r| {
                 let mut v = Values::from_vec(r.clone());
-                bases.share("k", &cols, &mut v);
+                bases.share(1, &cols, &mut v);
                 v
             })
             .collect();

@@ -16,6 +16,7 @@
 //! lists the section names the details reader knows.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 use crate::artifact::{Bases, LaunchCounters};
 use crate::error::NcuError;
@@ -153,10 +154,11 @@ impl Launches {
             }
             self.index.insert(key, self.launches.len());
         } else {
-            // A raw row is a whole launch: most of its values are its kernel's last ones.
-            launch
-                .metrics
-                .share_values(&launch.function, &mut self.bases);
+            // A raw row is a whole launch: most of its values are those of the last launch
+            // of the same kernel and shape.
+            let mut kind = std::hash::DefaultHasher::new();
+            (&launch.function, launch.grid, launch.block).hash(&mut kind);
+            launch.metrics.share_values(kind.finish(), &mut self.bases);
         }
         self.launches.push(launch);
     }
