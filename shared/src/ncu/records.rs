@@ -37,9 +37,6 @@ pub struct Record {
     digits: Vec<u64>,
 }
 
-/// Fields of this many bytes and more the fast split leaves to the reader of the rows.
-const LEFT_TO_READER: usize = 16;
-
 /// A field that is no plain decimal (or that the splitter left), in `Record::digits`.
 const NOT_PLAIN: u64 = u64::MAX;
 
@@ -73,9 +70,9 @@ impl Record {
     }
 
     /// Field `i` as a plain decimal read ahead: its digits as an integer and how many of
-    /// them follow the point (see [`super::value::classify_in`]); `None` for any other field,
-    /// for those of `LEFT_TO_READER` bytes and more, and, in a record the fast split did not
-    /// take, for those longer than seven bytes.
+    /// them follow the point (see [`super::value::classify_in`]); `None` for any other field
+    /// and for those longer than seven bytes, which the reader of the rows reads itself (so
+    /// that the two threads share the work evenly).
     pub fn plain_decimal(&self, i: usize) -> Option<(u64, i32)> {
         let packed = *self.digits.get(i)?;
         (packed != NOT_PLAIN).then_some((
@@ -170,13 +167,14 @@ fn split_quoted(
             (start + len, pack(plain))
         } else {
             match next_quote(line, start) {
-                // Cells of 16 bytes and more are left to the reader of the rows, so that
+                // Cells of eight bytes and more are left to the reader of the rows, so that
                 // the two threads share the work evenly.
-                Some(close) if close - start < LEFT_TO_READER => (
+                Some(close) if word.is_some() => (close, NOT_PLAIN),
+                // The line's last bytes: a short cell too.
+                Some(close) => (
                     close,
                     pack(super::value::plain_decimal(tail(), close - start)),
                 ),
-                Some(close) => (close, NOT_PLAIN),
                 None => break false,
             }
         };
@@ -618,39 +616,22 @@ mod tests {
             &mut bounds,
             &mut digits
         ));
-        assert_eq!(
-            digits,
-            [
-                pack(Some((12, 0))),
-                pack(Some((5, 1))),
-                pack(Some((12_345_678, 0)))
-            ]
-        );
+        assert_eq!(digits, [pack(Some((12, 0))), pack(Some((5, 1))), NOT_PLAIN]);
         assert!(split_quoted(
             b"\"12345678\",\"1,024.5\"\n",
             b',',
             &mut bounds,
             &mut digits
         ));
-        assert_eq!(
-            digits,
-            [pack(Some((12_345_678, 0))), pack(Some((10_245, 1)))]
-        );
-        // Long cells are left to the reader of the rows.
+        assert_eq!(digits, [NOT_PLAIN, pack(Some((10_245, 1)))]);
+        // Cells of eight bytes and more are left to the reader of the rows.
         assert!(split_quoted(
             b"\"1,234,567,890.12\",\"12,345,678.90\",\"123456789012345\"\n",
             b',',
             &mut bounds,
             &mut digits
         ));
-        assert_eq!(
-            digits,
-            [
-                NOT_PLAIN,
-                pack(Some((1_234_567_890, 2))),
-                pack(Some((123_456_789_012_345, 0)))
-            ]
-        );
+        assert_eq!(digits, [NOT_PLAIN, NOT_PLAIN, NOT_PLAIN]);
         assert!(split_quoted(b"\"a\";\"b\"", b';', &mut bounds, &mut digits));
         let long = b"\"0123456789\",\"\",\"ab\",\"\",\"\",\"x\",\"0123456789abcdef\",\"\"\n";
         assert!(split_quoted(long, b',', &mut bounds, &mut digits));
