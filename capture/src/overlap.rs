@@ -55,12 +55,15 @@ pub fn read_export<R: Read + Send>(input: R) -> Result<Export, NcuError> {
         let (sender, receiver) = sync_channel(BATCHES_IN_FLIGHT);
         // Read rows go back to the splitter, whose next rows reuse their buffers.
         let (give_back, taken_back) = sync_channel(BATCHES_IN_FLIGHT + 1);
-        let splitter = scope.spawn(move || split(rows, &sender, &taken_back));
+        let queued = Arc::new(AtomicUsize::new(0));
+        let waiting = Arc::clone(&queued);
+        let splitter = scope.spawn(move || split(rows, &sender, &taken_back, &waiting));
         let mut stream = Handed {
             batches: receiver,
             batch: Vec::new().into_iter(),
             give_back,
             read: Vec::new(),
+            queued,
         };
         let mut launches = ncu::Launches::default();
         let read = ncu::read_rows(&header, &mut stream, &mut |page, launch| {
@@ -80,14 +83,24 @@ pub fn read_export<R: Read + Send>(input: R) -> Result<Export, NcuError> {
 type Batch = Vec<Result<Row, NcuError>>;
 
 /// The splitting thread: batches of rows into `sender` until the end or an error; the
-/// warning about dropped lines at the end.
+/// warning about dropped lines at the end. `queued` counts the batches sent and not yet
+/// taken: the splitter reads the digits of short fields itself (see [`Rows::read_digits`])
+/// while the converter has batches waiting (it is the slower, so this thread takes work
+/// off it), and leaves them to the converter once it waits for batches. Either way the
+/// rows convert to the same launches.
 fn split<R: Read>(
     mut rows: Rows<R>,
     sender: &SyncSender<Batch>,
     taken_back: &Receiver<Vec<Row>>,
+    queued: &AtomicUsize,
 ) -> Option<ncu::Warning> {
     let mut ended = false;
     while !ended {
+        match queued.load(Ordering::Relaxed) {
+            0 => rows.read_digits(false),
+            n if n + 1 >= BATCHES_IN_FLIGHT => rows.read_digits(true),
+            _ => {}
+        }
         while let Ok(read) = taken_back.try_recv() {
             for row in read {
                 rows.recycle(row);
@@ -109,7 +122,11 @@ fn split<R: Read>(
                 }
             }
         }
-        if !batch.is_empty() && sender.send(batch).is_err() {
+        if batch.is_empty() {
+            continue;
+        }
+        queued.fetch_add(1, Ordering::Relaxed);
+        if sender.send(batch).is_err() {
             // The converter stopped (an error of its own); nothing more is wanted.
             break;
         }
@@ -123,6 +140,8 @@ struct Handed {
     batch: std::vec::IntoIter<Result<Row, NcuError>>,
     give_back: SyncSender<Vec<Row>>,
     read: Vec<Row>,
+    /// Batches sent and not yet taken (see [`split`]).
+    queued: Arc<AtomicUsize>,
 }
 
 impl RowStream for Handed {
@@ -132,6 +151,7 @@ impl RowStream for Handed {
                 return Some(row);
             }
             self.batch = self.batches.recv().ok()?.into_iter();
+            self.queued.fetch_sub(1, Ordering::Relaxed);
         }
     }
 

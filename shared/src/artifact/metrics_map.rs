@@ -143,6 +143,12 @@ impl RowBuilder {
         }
     }
 
+    /// The values pushed so far, in column order: numbers as they are stored, anything
+    /// else (missing, text) a NaN.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
     /// The row: columns not pushed are missing, values beyond the columns dropped.
     pub fn finish(mut self) -> Metrics {
         let n = self.columns.len();

@@ -156,9 +156,8 @@ impl Launches {
         } else {
             // A raw row is a whole launch: most of its values are those of the last launch
             // of the same kernel and shape.
-            let mut kind = std::hash::DefaultHasher::new();
-            (&launch.function, launch.grid, launch.block).hash(&mut kind);
-            launch.metrics.share_values(kind.finish(), &mut self.bases);
+            let kind = launch_kind(&launch);
+            launch.metrics.share_values(kind, &mut self.bases);
         }
         self.launches.push(launch);
     }
@@ -171,6 +170,15 @@ impl Launches {
             warnings: summary.warnings,
         }
     }
+}
+
+/// What makes launches alike, as a hash: the kernel and its launch shape. Launches of one
+/// kind repeat most of their values (a device's attributes, the shape, every counter the
+/// same from launch to launch), which the reader uses to store and read them once.
+pub(crate) fn launch_kind(launch: &LaunchCounters) -> u64 {
+    let mut kind = std::hash::DefaultHasher::new();
+    (&launch.function, launch.grid, launch.block).hash(&mut kind);
+    kind.finish()
 }
 
 /// Reads one export like [`read_export`], but hands each launch to `on_launch` as soon as it

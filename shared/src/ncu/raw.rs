@@ -7,13 +7,16 @@
 //! each row holds only its values: no per-row names, sorting or large temporary buffers,
 //! which matters with the 2,200 columns of a full-set export.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::artifact::{LaunchCounters, MetricColumns, MetricKey, RowBuilder};
 use crate::error::NcuError;
 
 use super::ident::{IdColumns, ID_COLUMNS};
+use super::launch_kind;
 use super::lines::Header;
+use super::records::Record;
 use super::rows::{for_each_row, RowSource, Warnings};
 use super::units::{normalize_unit, UnitScale};
 use super::value::{classify_in, classify_plain, plain_number, to_value, Cell};
@@ -72,6 +75,40 @@ fn shared_columns(columns: &[Column]) -> Arc<MetricColumns> {
     )
 }
 
+/// A row kept for the later rows of its kind of launch ([`launch_kind`]): a cell whose
+/// digits were not read ahead and that has the same text as this row's takes this row's
+/// value without being read again. Launches of a kernel repeat most of their cells, and a
+/// cell costs more to read than to compare; the result is the same, as the same text in
+/// the same column reads as the same number.
+struct Reference {
+    record: Record,
+    /// The row's values in `columns` order (NaN where it had no number).
+    values: Vec<f64>,
+}
+
+/// Kinds of launch with a [`Reference`] kept, at most (some 60 KB each for a full set).
+const MAX_REFERENCES: usize = 256;
+
+/// Whether cell `i` of `record` has the same bytes as cell `i` of `other`: for cells of up
+/// to sixteen bytes, nearly all, one masked 128-bit compare, with no call.
+#[inline]
+fn same_cell(record: &Record, other: &Record, i: usize) -> bool {
+    let (Some((a, len)), Some((b, other_len))) = (record.get_with_tail(i), other.get_with_tail(i))
+    else {
+        return false;
+    };
+    if len != other_len {
+        return false;
+    }
+    let (Some(a16), Some(b16), true) = (a.first_chunk::<16>(), b.first_chunk::<16>(), len <= 16)
+    else {
+        return a.get(..len) == b.get(..len);
+    };
+    // The bytes past the cells are masked off.
+    let mask = u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0);
+    (u128::from_le_bytes(*a16) ^ u128::from_le_bytes(*b16)) & mask == 0
+}
+
 /// Reads the rows after a raw-page header, handing each launch to `emit`.
 pub fn read(
     rows: &mut RowSource<'_>,
@@ -85,6 +122,7 @@ pub fn read(
     let mut first_row = true;
     let mut units_read = false;
     let mut shared: Option<Arc<MetricColumns>> = None;
+    let mut references: HashMap<u64, Reference> = HashMap::new();
     for_each_row(rows, |record, row| {
         if row.truncated {
             warnings.push(
@@ -141,13 +179,28 @@ pub fn read(
         // its own values, in `columns` order.
         let shared = shared.get_or_insert_with(|| shared_columns(&columns));
         let mut metrics = RowBuilder::new(Arc::clone(shared));
-        for column in &columns {
+        let kind = launch_kind(&launch);
+        let reference = references.get(&kind);
+        // Long cells read, and those of them that had the reference's text.
+        let (mut long, mut same) = (0usize, 0usize);
+        for (c, column) in columns.iter().enumerate() {
             // A plain decimal's digits were read by the splitter; anything else is read here.
             let digits = record.plain_decimal(column.index);
             if let Some(v) = digits.and_then(|(m, f)| plain_number(m, f, &column.scale)) {
                 // Nearly every cell: nothing to warn about, no text to keep.
                 metrics.push_number(v);
                 continue;
+            }
+            if let Some(reference) = reference {
+                long += 1;
+                let known = reference.values.get(c).copied().filter(|v| v.is_finite());
+                if let Some(v) =
+                    known.filter(|_| same_cell(record, &reference.record, column.index))
+                {
+                    same += 1;
+                    metrics.push_number(v);
+                    continue;
+                }
             }
             let plain = digits.and_then(|(m, f)| classify_plain(m, f, &column.scale));
             let (tail, len) = record.get_with_tail(column.index).unwrap_or_default();
@@ -159,6 +212,21 @@ pub fn read(
                     metrics.push(to_value(text, cell));
                 }
             }
+        }
+        // The first row of a kind is kept, and replaced by a row unlike it.
+        let keep = match reference {
+            None => references.len() < MAX_REFERENCES,
+            Some(_) => 2 * same < long,
+        };
+        if keep {
+            let values = metrics.values().to_vec();
+            references.insert(
+                kind,
+                Reference {
+                    record: record.clone(),
+                    values,
+                },
+            );
         }
         launch.metrics = metrics.finish();
         emit(launch);

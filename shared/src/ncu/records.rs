@@ -132,11 +132,14 @@ pub struct Row {
 /// fields without escapes, `"a","b",...,"z"`, into field ranges; false (and `bounds` left
 /// in any state) for anything else. On true the fields are what `csv_core` makes of the
 /// line: quoted fields keep every byte but the quotes, and the `\n` ends the record.
+/// `digits` gets each field's digits (see [`Record::plain_decimal`]) when `read_digits`,
+/// else none (`NOT_PLAIN`: the reader of the rows reads them all).
 fn split_quoted(
     line: &[u8],
     delimiter: u8,
     bounds: &mut Vec<(u32, u32)>,
     digits: &mut Vec<u64>,
+    read_digits: bool,
 ) -> bool {
     bounds.clear();
     digits.clear();
@@ -161,16 +164,21 @@ fn split_quoted(
         let tail = || line.get(start..).unwrap_or_default();
         let (close, packed) = if let (Some(word), true) = (word, mask != 0) {
             let len = (mask.trailing_zeros() / 8) as usize;
-            // A separator with a point (`1,024.5`) is read by the general form.
-            let plain = super::value::plain_in_word(word, len)
-                .or_else(|| super::value::plain_decimal(tail(), len));
-            (start + len, pack(plain))
+            if !read_digits {
+                (start + len, NOT_PLAIN)
+            } else {
+                // A separator with a point (`1,024.5`) is read by the general form.
+                let plain = super::value::plain_in_word(word, len)
+                    .or_else(|| super::value::plain_decimal(tail(), len));
+                (start + len, pack(plain))
+            }
         } else {
             match next_quote(line, start) {
                 // Cells of eight bytes and more are left to the reader of the rows, so that
                 // the two threads share the work evenly.
                 Some(close) if word.is_some() => (close, NOT_PLAIN),
                 // The line's last bytes: a short cell too.
+                Some(close) if !read_digits => (close, NOT_PLAIN),
                 Some(close) => (
                     close,
                     pack(super::value::plain_decimal(tail(), close - start)),
@@ -263,6 +271,9 @@ pub struct Rows<R: Read> {
     failed: bool,
     /// Records handed back ([`RowStream::recycle`]), for their buffers.
     spare: Vec<Record>,
+    /// Whether plain quoted lines get their short fields' digits read here
+    /// ([`Rows::read_digits`]).
+    read_digits: bool,
 }
 
 impl<R: Read> Rows<R> {
@@ -285,7 +296,16 @@ impl<R: Read> Rows<R> {
             started: false,
             failed: false,
             spare: Vec::new(),
+            read_digits: true,
         })
+    }
+
+    /// Whether to read the digits of the short fields of plain quoted lines as they are
+    /// split (the default), or to leave every field to the reader of the rows: the same
+    /// rows either way, with the work on one side or the other (see
+    /// `capture/src/overlap.rs`, which moves it to whichever thread waits for the other).
+    pub fn read_digits(&mut self, read: bool) {
+        self.read_digits = read;
     }
 
     /// What the header says: page, delimiter, line, column names.
@@ -325,6 +345,7 @@ impl<R: Read> Rows<R> {
                 self.header.delimiter,
                 &mut record.bounds,
                 &mut record.digits,
+                self.read_digits,
             )
         {
             // A plain quoted line has an even number of quotes: no need to count them.
@@ -606,7 +627,8 @@ mod tests {
             b"\"a\",\"\",\"bc\"\n",
             b',',
             &mut bounds,
-            &mut digits
+            &mut digits,
+            true
         ));
         assert_eq!(bounds, [(1, 2), (5, 5), (8, 10)]);
         assert_eq!(digits, [NOT_PLAIN; 3]);
@@ -614,14 +636,16 @@ mod tests {
             b"\"12\",\"0.5\",\"12345678\"\n",
             b',',
             &mut bounds,
-            &mut digits
+            &mut digits,
+            true
         ));
         assert_eq!(digits, [pack(Some((12, 0))), pack(Some((5, 1))), NOT_PLAIN]);
         assert!(split_quoted(
             b"\"12345678\",\"1,024.5\"\n",
             b',',
             &mut bounds,
-            &mut digits
+            &mut digits,
+            true
         ));
         assert_eq!(digits, [NOT_PLAIN, pack(Some((10_245, 1)))]);
         // Cells of eight bytes and more are left to the reader of the rows.
@@ -629,18 +653,26 @@ mod tests {
             b"\"1,234,567,890.12\",\"12,345,678.90\",\"123456789012345\"\n",
             b',',
             &mut bounds,
-            &mut digits
+            &mut digits,
+            true
         ));
         assert_eq!(digits, [NOT_PLAIN, NOT_PLAIN, NOT_PLAIN]);
-        assert!(split_quoted(b"\"a\";\"b\"", b';', &mut bounds, &mut digits));
+        assert!(split_quoted(
+            b"\"a\";\"b\"",
+            b';',
+            &mut bounds,
+            &mut digits,
+            true
+        ));
         let long = b"\"0123456789\",\"\",\"ab\",\"\",\"\",\"x\",\"0123456789abcdef\",\"\"\n";
-        assert!(split_quoted(long, b',', &mut bounds, &mut digits));
+        assert!(split_quoted(long, b',', &mut bounds, &mut digits, true));
         assert_eq!(bounds.len(), 8);
         assert!(!split_quoted(
             &long[..long.len() - 2],
             b',',
             &mut bounds,
-            &mut digits
+            &mut digits,
+            true
         ));
         for (b, quote) in (0u8..=255).map(|b| (b, b == b'"')) {
             let mask = quote_mask(u64::from_le_bytes([
@@ -667,7 +699,7 @@ mod tests {
             b"\n",
         ] {
             assert!(
-                !split_quoted(line, b',', &mut bounds, &mut digits),
+                !split_quoted(line, b',', &mut bounds, &mut digits, true),
                 "{line:?}"
             );
         }

@@ -786,3 +786,125 @@ fn never_panics_on_damaged_inputs() {
         }
     }
 }
+
+/// Rows whose short fields' digits are read ahead on every `every`-th row only (0: never),
+/// as capture's splitting thread switches between reading them and leaving them to the
+/// reader of the rows.
+struct Switching<'a> {
+    rows: Rows<&'a [u8]>,
+    every: usize,
+    n: usize,
+}
+
+impl RowStream for Switching<'_> {
+    fn next_row(&mut self) -> Option<Result<Row, NcuError>> {
+        self.n += 1;
+        self.rows
+            .read_digits(self.every != 0 && self.n.is_multiple_of(self.every));
+        self.rows.next_row()
+    }
+
+    fn recycle(&mut self, row: Row) {
+        self.rows.recycle(row);
+    }
+}
+
+fn read_switching(text: &str, every: usize) -> Export {
+    let rows = Rows::open(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let header = rows.header().clone();
+    let mut stream = Switching { rows, every, n: 0 };
+    let mut launches = Launches::default();
+    let read = read_rows(&header, &mut stream, &mut |page, launch| {
+        launches.push(page, launch);
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let summary = read
+        .finish(stream.rows.skipped_warning())
+        .unwrap_or_else(|e| panic!("{e}"));
+    launches.into_export(summary)
+}
+
+/// `text`'s data rows `times` times over, each copy's launch IDs their own, and in every
+/// other copy one long and one short cell of each row changed.
+fn repeated_rows(text: &str, times: usize) -> String {
+    let mut lines = text.lines();
+    let (Some(header), Some(units)) = (lines.next(), lines.next()) else {
+        panic!("no header");
+    };
+    let data: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
+    let mut out = format!("{header}\n{units}\n");
+    for copy in 0..times {
+        for (n, row) in data.iter().enumerate() {
+            let mut fields: Vec<String> = row.split("\",\"").map(str::to_owned).collect();
+            if let Some(id) = fields.first_mut() {
+                *id = format!("\"{}", copy * data.len() + n);
+            }
+            if copy % 2 == 1 {
+                for field in fields.iter_mut().skip(11) {
+                    if field.len() >= 8 && field.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+                        field.push('1');
+                        break;
+                    }
+                }
+                for field in fields.iter_mut().skip(11) {
+                    if (1..4).contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit()) {
+                        field.push('7');
+                        break;
+                    }
+                }
+            }
+            out.push_str(&fields.join("\",\""));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn digits_read_ahead_or_not_and_cells_taken_from_an_earlier_row_read_the_same() {
+    let gemms = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+    let resnet = include_str!("../../../tests/fixtures/ncu-h200-torch/resnet18_full_raw.csv");
+    let gpt2 = include_str!("../../../tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_raw.csv");
+    for (name, text) in [
+        ("probe", repeated_rows(FULL_RAW, 6)),
+        ("gemms", repeated_rows(gemms, 3)),
+        ("resnet18", resnet.to_owned()),
+        ("gpt2", gpt2.to_owned()),
+    ] {
+        let plain = ok(&text);
+        assert!(plain.launches.len() > 1, "{name}");
+        for every in [0, 1, 2, 3] {
+            let other = read_switching(&text, every);
+            assert_eq!(other.launches.len(), plain.launches.len(), "{name}");
+            for (a, b) in plain.launches.iter().zip(&other.launches) {
+                assert_eq!(
+                    a.metrics.json_array(None),
+                    b.metrics.json_array(None),
+                    "{name}, launch {}, digits read every {every} rows",
+                    a.id
+                );
+                assert_eq!(a, b, "{name}, launch {}", a.id);
+            }
+            assert_eq!(other.warnings, plain.warnings, "{name}");
+        }
+        // Each launch reads as its row alone reads, with no earlier row to take cells from.
+        let mut lines = text.lines();
+        let (Some(header), Some(units)) = (lines.next(), lines.next()) else {
+            panic!("{name}: no header");
+        };
+        let rows: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(rows.len(), plain.launches.len(), "{name}");
+        for (row, launch) in rows.iter().zip(&plain.launches) {
+            let alone = ok(&format!("{header}\n{units}\n{row}\n"));
+            let [one] = alone.launches.as_slice() else {
+                panic!("{name}: one launch expected");
+            };
+            assert_eq!(
+                one.metrics.json_array(None),
+                launch.metrics.json_array(None),
+                "{name}, launch {}",
+                launch.id
+            );
+        }
+    }
+}
