@@ -31,6 +31,30 @@ fn bytes_of(buffer: &wasm_bindgen::JsValue) -> Vec<u8> {
     js_sys::Uint8Array::new(buffer).to_vec()
 }
 
+/// How much of a file is read at a time: the tab holds one such piece besides the bytes read
+/// so far, instead of a second copy of the whole file.
+const READ_PIECE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
+
+/// The bytes of `file`, read piece by piece straight into one buffer of the file's size.
+async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, wasm_bindgen::JsValue> {
+    let size = file.size();
+    let mut bytes = Vec::with_capacity(size as usize);
+    let mut start = 0.0;
+    while start < size {
+        let end = (start + READ_PIECE_BYTES).min(size);
+        let piece = file.slice_with_f64_and_f64(start, end)?;
+        let buffer = JsFuture::from(piece.array_buffer()).await?;
+        let array = js_sys::Uint8Array::new(&buffer);
+        let at = bytes.len();
+        bytes.resize(at + array.length() as usize, 0);
+        if let Some(into) = bytes.get_mut(at..) {
+            array.copy_to(into);
+        }
+        start = end;
+    }
+    Ok(bytes)
+}
+
 /// Reads every file as bytes (a report is binary; the loader tells text from binary). A
 /// file that cannot be read, or that is too large for the tab (see
 /// [`crate::state::load::refuse_large_file`], checked before reading), becomes an error
@@ -44,11 +68,8 @@ pub async fn read_files(list: Vec<web_sys::File>) -> (Vec<InputFile>, Vec<(Strin
             errors.push((e.file, e.message));
             continue;
         }
-        match JsFuture::from(file.array_buffer()).await {
-            Ok(buffer) => files.push(InputFile {
-                name,
-                bytes: bytes_of(&buffer),
-            }),
+        match read_file(&file).await {
+            Ok(bytes) => files.push(InputFile { name, bytes }),
             Err(e) => errors.push((name, format!("could not be read: {}", js_error(e)))),
         }
     }

@@ -185,10 +185,10 @@ impl Ascending<'_> {
 const SHARE_AT_MOST_ONE_IN: usize = 2;
 
 /// The base rows of the launches read so far, one per kind of launch (a kernel and its
-/// launch shape, say) and set of columns: each new row of a kind is stored over its base when
-/// it differs from it in few columns ([`Bases::share`]), and becomes the kind's base
-/// otherwise. Which base a row is stored over never changes what it reads back, only how
-/// much memory it takes.
+/// launch shape, say) and set of columns: each new row of a kind is stored over its base
+/// when it differs from it in few columns ([`super::Metrics::share_values`]), and becomes
+/// the kind's base otherwise. Which base a row is stored over never changes what it reads
+/// back, only how much memory it takes.
 #[derive(Default)]
 pub struct Bases {
     by_kind: HashMap<u64, (Arc<MetricColumns>, Values)>,
