@@ -58,17 +58,17 @@ impl std::fmt::Display for LoadError {
 }
 
 /// The largest file the viewer reads, in bytes. A browser tab reads a file in one go, the
-/// tab busy meanwhile, and holds its bytes twice while it is read (as the browser read it,
-/// and copied into WebAssembly's memory, at most 4 GiB), then the launches' values (shared
-/// between launches that repeat them, as `capture import` keeps them). Measured in headless
-/// Chromium 156 on the development machine (`tests/browser/examples/load_size.rs`, README,
-/// Performance), raw full-set 500 MB exports load in 7 s with the tab at 1.2 GB, and in 10 s
-/// at 1.4 GB when a third of each launch's values are its own; before values were shared,
-/// 1 GB took 16 s at 3.2 GB and 1.5 GB 23 s at 4.7 GB. Past this limit the tab would stay
-/// unresponsive for more than ten seconds and need over 2 GB (where a browser shows "page
+/// tab busy meanwhile, and holds its bytes (read piece by piece into WebAssembly's memory, at
+/// most 4 GiB), then the launches' values (shared between launches that repeat them, as
+/// `capture import` keeps them). Measured in headless Chromium 156 on the development
+/// machine (`tests/browser/examples/load_size.rs`, README, Performance), raw full-set 500 MB
+/// exports load in 6 to 7.6 s with the tab at 0.8 GB, and in 10 to 11.6 s at 1.05 GB when a
+/// third of each launch's values are its own; before values were shared and the file read
+/// in pieces, 1 GB took 16 s at 3.2 GB and 1.5 GB 23 s at 4.7 GB. Past this limit the tab
+/// would stay unresponsive for more than ten seconds (where a browser shows "page
 /// unresponsive", or a smaller machine runs out); the same export imported by `capture
 /// import` is an artifact that writes each kernel's repeated values once (the 500 MB
-/// export's is 13 MB and loads in 3 s).
+/// export's is 13 MB and loads in 2.3 s).
 pub const MAX_FILE_BYTES: u64 = 600 * 1000 * 1000;
 
 /// Refuses a file of `bytes` bytes larger than [`MAX_FILE_BYTES`] before it is read, with a
