@@ -113,6 +113,24 @@ impl Values {
     /// ORs into `differ[i]` the bits in which column `i` of this row and of `other` (of the
     /// same length) differ.
     pub fn differ_into(&self, other: &Values, differ: &mut [u64]) {
+        if Arc::ptr_eq(&self.base, &other.base)
+            && (self.changed_at.is_empty() || other.changed_at.is_empty())
+        {
+            // One of the two is the base row itself (the usual case: the first launch of a
+            // kind against a later one): only the other's changes can differ.
+            let changed = if self.changed_at.is_empty() {
+                other
+            } else {
+                self
+            };
+            for (&i, v) in changed.changed_at.iter().zip(changed.changed.iter()) {
+                if let (Some(d), Some(b)) = (differ.get_mut(i as usize), self.base.get(i as usize))
+                {
+                    *d |= v.to_bits() ^ b.to_bits();
+                }
+            }
+            return;
+        }
         if Arc::ptr_eq(&self.base, &other.base) {
             // Same base row: only the columns either changed can differ.
             let mut mine = self.ascending();
