@@ -6,6 +6,7 @@
 //! handle its absence. A change to these types bumps [`SCHEMA_VERSION`], regenerates
 //! `schema/artifact.schema.json` and adds a line to `CHANGELOG.md`.
 
+mod columns;
 mod json;
 mod metrics_map;
 mod values;
@@ -17,9 +18,8 @@ use schemars::JsonSchema;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
-pub use self::metrics_map::{
-    varying_columns, ArraySource, MetricColumns, MetricKey, Metrics, RowBuilder,
-};
+pub use self::columns::{MetricColumns, MetricKey};
+pub use self::metrics_map::{varying_columns, ArraySource, Metrics, RowBuilder};
 use self::metrics_map::{with_array_source, ConstantsSer, ValuesSer, ValuesWire};
 pub use self::values::Bases;
 use crate::error::ArtifactError;

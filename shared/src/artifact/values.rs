@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::metrics_map::MetricColumns;
+use super::columns::MetricColumns;
 
 /// One row's values, one `f64` per column: the base row's, except at the columns listed in
 /// `changed_at` (ascending, each once), whose values are in `changed` in the same order.

@@ -1,0 +1,64 @@
+//! The names and units of a metric table's columns, stored once and shared by every
+//! launch read from one export (see `metrics_map.rs` for the values).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A metric's name and unit, shared by every launch of an export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MetricKey {
+    /// Full metric name as ncu prints it (`dram__bytes_read.sum`).
+    pub name: String,
+    /// Unit after normalization to base units (`byte`, `ns`, `hz`, `%`, or empty).
+    pub unit: String,
+}
+
+/// The columns of a metric table: names and units in export order, with an index by name
+/// (the first of duplicated names wins a lookup; every column is kept).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricColumns {
+    pub(super) keys: Vec<MetricKey>,
+    index: HashMap<String, u32>,
+}
+
+impl MetricColumns {
+    /// Columns from keys in order, shared behind an `Arc`.
+    pub fn new(keys: Vec<MetricKey>) -> Arc<Self> {
+        let mut index = HashMap::with_capacity(keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            index.entry(k.name.clone()).or_insert(i as u32);
+        }
+        Arc::new(MetricColumns { keys, index })
+    }
+
+    /// The keys in column order.
+    pub fn keys(&self) -> &[MetricKey] {
+        &self.keys
+    }
+
+    /// Number of columns.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there are no columns.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Column of a metric name.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).map(|&i| i as usize)
+    }
+
+    /// Adds a column at the end; its index.
+    pub(super) fn push(&mut self, key: MetricKey) -> usize {
+        let i = self.keys.len();
+        self.index.entry(key.name.clone()).or_insert(i as u32);
+        self.keys.push(key);
+        i
+    }
+}
