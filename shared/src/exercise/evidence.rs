@@ -12,8 +12,8 @@ use crate::metrics::{self, SECTOR_BYTES};
 use crate::roofline::ratio;
 use crate::text::format::{fmt_si, sig3};
 
+use super::direction::{Direction, NEAR_HIGH, NEAR_LOW};
 use super::figure::{element_bytes, ideal_sectors_per_request, mib};
-use super::predict::{Direction, NEAR_HIGH, NEAR_LOW};
 
 /// L1 bytes per asked byte above which the warps touched sectors they did not use.
 pub const WASTE_RATIO: f64 = 1.25;

@@ -7,9 +7,11 @@
 //!   settle them.
 //! - [`mystery`]: kernels behind labels until a diagnosis is committed.
 //! - [`figure`]: the report rows they quote, read from [`crate::figures`].
+//! - [`direction`]: where a DRAM/ask falls (above, near or below 1), what a prediction says.
 //!
 //! Like the rest of the crate, nothing here does I/O; the questions are embedded.
 
+pub mod direction;
 pub mod evidence;
 pub mod figure;
 pub mod mystery;
