@@ -101,6 +101,19 @@ pub fn par_ranges<R: Send>(n: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Ve
     })
 }
 
+/// A buffer downloaded as it lies in device memory.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostBits {
+    /// Bytes.
+    U8(Vec<u8>),
+    /// 16-bit words.
+    U16(Vec<u16>),
+    /// 32-bit words.
+    U32(Vec<u32>),
+    /// 64-bit words.
+    U64(Vec<u64>),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::{self, CompileError, CompileOptions, Ptx};
 use shared::artifact::{ComputeCapability, DeviceInfo, Timing};
 
-use super::data::{HostData, Outputs, POISON_BITS};
+use super::data::{HostBits, HostData, Outputs, POISON_BITS};
 use super::suite::{Arg, BufferSpec, DeviceFacts, Elem, Fill, Plan, SOURCES, SUITE};
 use crate::exit::{Code, Fault};
 
@@ -253,19 +253,6 @@ pub enum DevBuf {
     U16(CudaSlice<u16>),
     /// 32-bit words (int32, tf32 bits).
     U32(CudaSlice<u32>),
-}
-
-/// A buffer downloaded as it lies in device memory.
-#[derive(Clone, Debug, PartialEq)]
-pub enum HostBits {
-    /// Bytes.
-    U8(Vec<u8>),
-    /// 16-bit words.
-    U16(Vec<u16>),
-    /// 32-bit words.
-    U32(Vec<u32>),
-    /// 64-bit words.
-    U64(Vec<u64>),
 }
 
 /// Pushes a [`DevBuf`] as a kernel's pointer argument.

@@ -11,8 +11,7 @@ use shared::roofline::giga_per_s;
 use shared::work::{device_peak, Work};
 
 use super::checks::{self, Coverage};
-use super::data::{hash_bits, unit_of};
-use super::runner::HostBits;
+use super::data::{hash_bits, unit_of, HostBits};
 
 /// An element format of a GEMM operand, as it lies in device memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
