@@ -181,8 +181,9 @@ pub fn read(
         let mut metrics = RowBuilder::new(Arc::clone(shared));
         let kind = launch_kind(&launch);
         let reference = references.get(&kind);
-        // Long cells read, and those of them that had the reference's text.
-        let (mut long, mut same) = (0usize, 0usize);
+        // Cells whose digits were not read ahead, and those of them that had the reference's
+        // text.
+        let (mut unread, mut same) = (0usize, 0usize);
         for (c, column) in columns.iter().enumerate() {
             // A plain decimal's digits were read by the splitter; anything else is read here.
             let digits = record.plain_decimal(column.index);
@@ -192,7 +193,7 @@ pub fn read(
                 continue;
             }
             if let Some(reference) = reference {
-                long += 1;
+                unread += 1;
                 let known = reference.values.get(c).copied().filter(|v| v.is_finite());
                 if let Some(v) =
                     known.filter(|_| same_cell(record, &reference.record, column.index))
@@ -216,7 +217,7 @@ pub fn read(
         // The first row of a kind is kept, and replaced by a row unlike it.
         let keep = match reference {
             None => references.len() < MAX_REFERENCES,
-            Some(_) => 2 * same < long,
+            Some(_) => 2 * same < unread,
         };
         if keep {
             let values = metrics.values().to_vec();
