@@ -1,8 +1,9 @@
 //! The names and units of a metric table's columns, stored once and shared by every
 //! launch read from one export (see `metrics_map.rs` for the values).
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -21,13 +22,13 @@ pub struct MetricKey {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricColumns {
     pub(super) keys: Vec<MetricKey>,
-    index: HashMap<String, u32>,
+    index: FxHashMap<String, u32>,
 }
 
 impl MetricColumns {
     /// Columns from keys in order, shared behind an `Arc`.
     pub fn new(keys: Vec<MetricKey>) -> Arc<Self> {
-        let mut index = HashMap::with_capacity(keys.len());
+        let mut index = FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
         for (i, k) in keys.iter().enumerate() {
             index.entry(k.name.clone()).or_insert(i as u32);
         }

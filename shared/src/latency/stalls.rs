@@ -296,20 +296,25 @@ impl StallBreakdown {
 /// weights without durations), over the launches that carry it, then as a share of the
 /// reasons' sum. `None` when no launch carries any stall counter, or every one reads 0.
 pub fn stall_breakdown(launches: &[LaunchCounters]) -> Option<StallBreakdown> {
-    let weight = |l: &LaunchCounters| metrics::duration_ns(l).filter(|d| *d > 0.0).unwrap_or(1.0);
-    let mut found: Vec<(&'static StallReason, f64)> = Vec::new();
-    for reason in REASONS.iter().filter(|r| r.is_stall()) {
-        let (mut num, mut den) = (0.0, 0.0);
-        for l in launches {
+    let stalls: Vec<&'static StallReason> = REASONS.iter().filter(|r| r.is_stall()).collect();
+    // Per reason, the weighted sum and the weights of the launches that carry it; each
+    // launch's weight is read once (a whole application has tens of thousands of launches).
+    let mut sums = vec![(0.0, 0.0); stalls.len()];
+    for l in launches {
+        let weight = metrics::duration_ns(l).filter(|d| *d > 0.0).unwrap_or(1.0);
+        for (reason, (num, den)) in stalls.iter().zip(&mut sums) {
             if let Some(v) = metrics::metric(l, reason.counter) {
-                num += v * weight(l);
-                den += weight(l);
+                *num += v * weight;
+                *den += weight;
             }
         }
-        if den > 0.0 {
-            found.push((reason, num / den));
-        }
     }
+    let found: Vec<(&'static StallReason, f64)> = stalls
+        .into_iter()
+        .zip(sums)
+        .filter(|(_, (_, den))| *den > 0.0)
+        .map(|(reason, (num, den))| (reason, num / den))
+        .collect();
     let total: f64 = found.iter().map(|(_, v)| v).sum();
     if found.is_empty() || total <= 0.0 {
         return None;
