@@ -4,7 +4,7 @@
 //! name. `capture import` and the viewer both read their inputs here, so a file means the
 //! same to both.
 
-use std::io::BufRead;
+use std::io::{BufRead, Cursor};
 
 use crate::error::{ExportError, NcuError};
 use crate::ncu::{self, Export};
@@ -19,10 +19,97 @@ use crate::ncu_rep;
 /// [`ExportError::Csv`] for a CSV export that cannot be read (naming the line), and
 /// [`ExportError::Unrecognized`] for binary data that is neither.
 pub fn read(bytes: &[u8]) -> Result<Export, ExportError> {
-    if ncu_rep::is_report(bytes) {
-        return Ok(ncu_rep::read_export(bytes)?);
+    let mut reading = Reading::open(bytes)?;
+    while reading.step(usize::MAX)? {}
+    reading.finish()
+}
+
+/// An export held in memory, read as [`read`] reads it but a part at a time, so that the
+/// caller can do other work between parts (the viewer draws its progress). A CSV export is
+/// read a number of rows per [`Reading::step`]; a report, which reads at hundreds of MB/s,
+/// in one go at [`Reading::finish`].
+pub struct Reading<B: AsRef<[u8]>> {
+    state: State<B>,
+    len: usize,
+}
+
+enum State<B: AsRef<[u8]>> {
+    Report(B),
+    Csv {
+        /// Boxed: a report's state is only its bytes.
+        reading: Box<ncu::Reading<Cursor<B>>>,
+        /// The file's first bytes, for the message should it be binary.
+        start: Vec<u8>,
+    },
+}
+
+impl<B: AsRef<[u8]>> Reading<B> {
+    /// Tells a report from a CSV export and, for the latter, reads its header.
+    ///
+    /// # Errors
+    ///
+    /// As [`read`], for what the start of the file shows.
+    pub fn open(bytes: B) -> Result<Self, ExportError> {
+        let all = bytes.as_ref();
+        let len = all.len();
+        if ncu_rep::is_report(all) {
+            return Ok(Reading {
+                state: State::Report(bytes),
+                len,
+            });
+        }
+        let start = all.get(..4).unwrap_or(all).to_vec();
+        let reading = ncu::Reading::open(Cursor::new(bytes)).map_err(|e| neither(e, &start))?;
+        let reading = Box::new(reading);
+        Ok(Reading {
+            state: State::Csv { reading, start },
+            len,
+        })
     }
-    ncu::read_export(bytes).map_err(|e| neither(e, bytes))
+
+    /// Reads at most `rows` more rows of a CSV export; whether any may remain.
+    ///
+    /// # Errors
+    ///
+    /// As [`read`]; nothing is to be read after an error.
+    pub fn step(&mut self, rows: usize) -> Result<bool, ExportError> {
+        match &mut self.state {
+            State::Report(_) => Ok(false),
+            State::Csv { reading, start } => reading.step(rows).map_err(|e| neither(e, start)),
+        }
+    }
+
+    /// How many of the file's bytes have been taken in so far, of [`Reading::len`].
+    pub fn bytes_read(&self) -> usize {
+        match &self.state {
+            State::Report(_) => 0,
+            State::Csv { reading, .. } => {
+                usize::try_from(reading.input().position()).map_or(self.len, |p| p.min(self.len))
+            }
+        }
+    }
+
+    /// The file's size in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The export, once [`Reading::step`] has said no rows remain (a report is read here).
+    ///
+    /// # Errors
+    ///
+    /// As [`read`].
+    pub fn finish(self) -> Result<Export, ExportError> {
+        match self.state {
+            State::Report(bytes) => Ok(ncu_rep::read_export(bytes.as_ref())?),
+            State::Csv { reading, start } => reading.finish().map_err(|e| neither(e, &start)),
+        }
+    }
 }
 
 /// Reads an export from a buffered reader, streaming either kind: a report when its first

@@ -5,7 +5,7 @@
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::state::load::InputFile;
+use crate::state::load::{InputFile, Progress, Stage};
 
 fn window() -> Result<web_sys::Window, String> {
     web_sys::window().ok_or_else(|| "no window".to_string())
@@ -35,12 +35,17 @@ fn bytes_of(buffer: &wasm_bindgen::JsValue) -> Vec<u8> {
 /// so far, instead of a second copy of the whole file.
 const READ_PIECE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
 
-/// The bytes of `file`, read piece by piece straight into one buffer of the file's size.
-async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, wasm_bindgen::JsValue> {
+/// The bytes of `file`, read piece by piece straight into one buffer of the file's size;
+/// `on_piece` hears how many bytes are in before each piece.
+async fn read_file(
+    file: &web_sys::File,
+    on_piece: &dyn Fn(u64),
+) -> Result<Vec<u8>, wasm_bindgen::JsValue> {
     let size = file.size();
     let mut bytes = Vec::with_capacity(size as usize);
     let mut start = 0.0;
     while start < size {
+        on_piece(bytes.len() as u64);
         let end = (start + READ_PIECE_BYTES).min(size);
         let piece = file.slice_with_f64_and_f64(start, end)?;
         let buffer = JsFuture::from(piece.array_buffer()).await?;
@@ -58,17 +63,30 @@ async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, wasm_bindgen::JsValu
 /// Reads every file as bytes (a report is binary; the loader tells text from binary). A
 /// file that cannot be read, or that is too large for the tab (see
 /// [`crate::state::load::refuse_large_file`], checked before reading), becomes an error
-/// naming it; the others are still returned.
-pub async fn read_files(list: Vec<web_sys::File>) -> (Vec<InputFile>, Vec<(String, String)>) {
+/// naming it; the others are still returned. `on_progress` hears, piece by piece, which
+/// file is being read and how far.
+pub async fn read_files(
+    list: Vec<web_sys::File>,
+    on_progress: &dyn Fn(Progress),
+) -> (Vec<InputFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for file in list {
         let name = file.name();
-        if let Some(e) = crate::state::load::refuse_large_file(&name, file.size() as u64) {
+        let size = file.size() as u64;
+        if let Some(e) = crate::state::load::refuse_large_file(&name, size) {
             errors.push((e.file, e.message));
             continue;
         }
-        match read_file(&file).await {
+        let progress = |read_bytes| {
+            on_progress(Progress {
+                stage: Stage::Copy,
+                file: name.clone(),
+                read_bytes,
+                total_bytes: size,
+            })
+        };
+        match read_file(&file, &progress).await {
             Ok(bytes) => files.push(InputFile { name, bytes }),
             Err(e) => errors.push((name, format!("could not be read: {}", js_error(e)))),
         }
@@ -149,6 +167,18 @@ pub fn replace_query(query: &str) {
     if let Ok(history) = window().and_then(|w| w.history().map_err(js_error)) {
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(query));
     }
+}
+
+/// Lets the browser draw and handle input before going on: resolves in a task of its own
+/// (`setTimeout(0)`).
+pub async fn yield_to_browser() {
+    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+        let queued = window().is_ok_and(|w| w.set_timeout_with_callback(&resolve).is_ok());
+        if !queued {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
 }
 
 /// Milliseconds since the page started (`performance.now()`).

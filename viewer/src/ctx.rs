@@ -6,9 +6,16 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::browser;
-use crate::state::load::{load_batch, InputFile, LoadError, Run};
+use crate::state::load::{InputFile, LoadError, Loading, Progress, Run};
 use crate::state::model::Workspace;
 use crate::state::view::{is_local_path, KernelRef, ViewState};
+
+/// How long the tab works on a load before it draws and takes input again, in ms.
+const SLICE_MS: f64 = 50.0;
+
+/// Rows of an export read between looks at the clock: some milliseconds of full-set rows
+/// (2,200 cells each), far less of other pages.
+const STEP_ROWS: usize = 16;
 
 /// Everything the components share, all reactive.
 #[derive(Clone, Copy)]
@@ -123,6 +130,26 @@ impl Ctx {
         self.errors.set(errors);
     }
 
+    /// Loads a batch of files as [`crate::state::load::load_batch`] does, in slices of some
+    /// [`SLICE_MS`] each, between which the tab draws the progress in the status line and
+    /// takes input.
+    async fn load_in_slices(&self, files: Vec<InputFile>) -> (Vec<Run>, Vec<LoadError>) {
+        let mut loading = Loading::new(files);
+        let mut slice_started = browser::now_ms();
+        while loading.step(STEP_ROWS) {
+            if browser::now_ms() - slice_started >= SLICE_MS {
+                if let Some(progress) = loading.progress() {
+                    self.status.set(progress.line());
+                }
+                browser::yield_to_browser().await;
+                slice_started = browser::now_ms();
+            }
+        }
+        self.status.set("working out the figures…".into());
+        browser::yield_to_browser().await;
+        loading.finish()
+    }
+
     /// Reads picked or dropped files and loads them as a batch.
     pub fn load_files(&self, list: Vec<web_sys::File>) {
         let ctx = *self;
@@ -130,8 +157,9 @@ impl Ctx {
         ctx.pending_since.set(Some(started));
         ctx.status.set("reading files…".into());
         spawn_local(async move {
-            let (files, read_errors) = browser::read_files(list).await;
-            let (runs, mut errors) = load_batch(files);
+            let show = |p: Progress| ctx.status.set(p.line());
+            let (files, read_errors) = browser::read_files(list, &show).await;
+            let (runs, mut errors) = ctx.load_in_slices(files).await;
             errors.extend(
                 read_errors
                     .into_iter()
@@ -163,10 +191,12 @@ impl Ctx {
                 }
                 match browser::fetch_bytes(&src).await {
                     Ok(bytes) => {
-                        let (mut loaded, errs) = load_batch(vec![InputFile {
-                            name: src.clone(),
-                            bytes,
-                        }]);
+                        let (mut loaded, errs) = ctx
+                            .load_in_slices(vec![InputFile {
+                                name: src.clone(),
+                                bytes,
+                            }])
+                            .await;
                         for r in &mut loaded {
                             r.src = Some(src.clone());
                         }

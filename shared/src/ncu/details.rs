@@ -19,7 +19,7 @@ use crate::error::NcuError;
 
 use super::ident::IdColumns;
 use super::lines::Header;
-use super::rows::{for_each_row, RowSource, Warnings};
+use super::rows::{PageReader, RowInfo, Warnings};
 use super::sections::is_known_section;
 use super::units::{normalize_unit, UnitScale};
 use super::value::{classify, parse_number, to_value};
@@ -70,27 +70,60 @@ fn text(cell: &[u8]) -> String {
     String::from_utf8_lossy(cell).into_owned()
 }
 
-/// Reads the rows after a details-page header, handing each launch to `emit` when the
-/// next row belongs to another launch.
-pub fn read(
-    rows: &mut RowSource<'_>,
-    header: &Header,
-    warnings: &mut Warnings,
-    emit: &mut dyn FnMut(LaunchCounters),
-) -> Result<(), NcuError> {
-    let ids = IdColumns::from_header(&header.fields);
-    let columns = Columns::from_header(&header.fields).ok_or_else(|| NcuError::NotAnExport {
-        line: header.line,
-        found: "a details header without Section Name, Metric Name, Metric Unit and Metric \
-                Value columns"
-            .to_owned(),
-    })?;
-    let required = columns.required();
-    // The launch whose rows are being read, with its key.
-    let mut current: Option<((Option<u64>, u64), LaunchCounters)> = None;
-    let mut units: HashMap<Vec<u8>, UnitScale> = HashMap::new();
-    let mut unknown_sections: HashSet<String> = HashSet::new();
-    for_each_row(rows, |record, row| {
+/// The reader of the rows after a details-page header: each launch is handed on when the
+/// next row belongs to another launch, the last one at the end.
+pub struct Page {
+    ids: IdColumns,
+    columns: Columns,
+    required: usize,
+    /// The launch whose rows are being read, with its key.
+    current: Option<((Option<u64>, u64), LaunchCounters)>,
+    units: HashMap<Vec<u8>, UnitScale>,
+    unknown_sections: HashSet<String>,
+}
+
+impl Page {
+    /// A reader of the rows under `header`.
+    ///
+    /// # Errors
+    ///
+    /// [`NcuError::NotAnExport`] when the header lacks a details page's columns.
+    pub fn new(header: &Header) -> Result<Page, NcuError> {
+        let columns =
+            Columns::from_header(&header.fields).ok_or_else(|| NcuError::NotAnExport {
+                line: header.line,
+                found: "a details header without Section Name, Metric Name, Metric Unit and \
+                        Metric Value columns"
+                    .to_owned(),
+            })?;
+        Ok(Page {
+            ids: IdColumns::from_header(&header.fields),
+            required: columns.required(),
+            columns,
+            current: None,
+            units: HashMap::new(),
+            unknown_sections: HashSet::new(),
+        })
+    }
+}
+
+impl PageReader for Page {
+    fn row(
+        &mut self,
+        record: &Record,
+        row: RowInfo,
+        warnings: &mut Warnings,
+        emit: &mut dyn FnMut(LaunchCounters),
+    ) -> Result<(), NcuError> {
+        let Page {
+            ids,
+            columns,
+            required,
+            current,
+            units,
+            unknown_sections,
+        } = self;
+        let required = *required;
         if row.truncated {
             warnings.push(
                 Some(row.line),
@@ -193,9 +226,11 @@ pub fn read(
             value: to_value(value_text, value),
         });
         Ok(())
-    })?;
-    if let Some((_, done)) = current {
-        emit(done);
     }
-    Ok(())
+
+    fn end(&mut self, emit: &mut dyn FnMut(LaunchCounters)) {
+        if let Some((_, done)) = self.current.take() {
+            emit(done);
+        }
+    }
 }

@@ -14,7 +14,8 @@ use crate::error::NcuError;
 
 use super::ident::{parse_dim3, parse_u64};
 use super::lines::Header;
-use super::rows::{for_each_row, RowSource, Warnings};
+use super::records::Record;
+use super::rows::{PageReader, RowInfo, Warnings};
 use super::units::normalize_unit;
 use super::value::{classify, to_value};
 
@@ -59,16 +60,32 @@ impl Current {
     }
 }
 
-/// Reads the lines of a GUI export, starting with its first (`ID`) line, handing each
-/// launch to `emit`.
-pub fn read(
-    rows: &mut RowSource<'_>,
-    header: &Header,
-    warnings: &mut Warnings,
-    emit: &mut dyn FnMut(LaunchCounters),
-) -> Result<(), NcuError> {
-    let mut current = Current::new();
-    for_each_row(rows, |record, row| {
+/// The reader of the lines of a GUI export, starting with its first (`ID`) line: each
+/// launch is handed on when the next `ID` line comes, the last one at the end.
+pub struct Page {
+    delimiter: u8,
+    current: Current,
+}
+
+impl Page {
+    /// A reader of the lines under `header` (the first line).
+    pub fn new(header: &Header) -> Page {
+        Page {
+            delimiter: header.delimiter,
+            current: Current::new(),
+        }
+    }
+}
+
+impl PageReader for Page {
+    fn row(
+        &mut self,
+        record: &Record,
+        row: RowInfo,
+        warnings: &mut Warnings,
+        emit: &mut dyn FnMut(LaunchCounters),
+    ) -> Result<(), NcuError> {
+        let current = &mut self.current;
         if row.truncated {
             warnings.push(
                 Some(row.line),
@@ -87,7 +104,7 @@ pub fn read(
             Cow::Borrowed(record.get(1).unwrap_or_default())
         } else {
             let parts: Vec<&[u8]> = record.iter().skip(1).collect();
-            Cow::Owned(parts.join(&header.delimiter))
+            Cow::Owned(parts.join(&self.delimiter))
         };
         let value = value.trim_ascii();
         let text = || {
@@ -98,7 +115,7 @@ pub fn read(
         match name {
             "ID" => {
                 if current.has_id {
-                    let done = std::mem::replace(&mut current, Current::new());
+                    let done = std::mem::replace(current, Current::new());
                     if let Some(launch) = done.finish() {
                         emit(launch);
                     }
@@ -151,11 +168,13 @@ pub fn read(
             }
         }
         Ok(())
-    })?;
-    if let Some(launch) = current.finish() {
-        emit(launch);
     }
-    Ok(())
+
+    fn end(&mut self, emit: &mut dyn FnMut(LaunchCounters)) {
+        if let Some(launch) = std::mem::replace(&mut self.current, Current::new()).finish() {
+            emit(launch);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -148,6 +148,11 @@ fn cli_page(fields: &[String]) -> Option<Page> {
 }
 
 impl<R: Read> LineFilter<R> {
+    /// The input, as far as it has not been buffered yet.
+    pub(crate) fn input(&self) -> &R {
+        self.inner.get_ref().get_ref().1
+    }
+
     /// Checks the input, skips to the header and returns the filter positioned after it
     /// (for the GUI export, at its first line, which is data).
     pub(crate) fn open(mut input: R) -> Result<(Self, Header), NcuError> {

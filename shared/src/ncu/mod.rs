@@ -120,14 +120,68 @@ pub struct ExportSummary {
 /// [`NcuError::NotAnExport`] when no header is found, [`NcuError::NoRows`] when a header has
 /// no complete row after it, and [`NcuError::Io`] when reading fails.
 pub fn read_export<R: std::io::Read>(input: R) -> Result<Export, NcuError> {
-    let mut rows = Rows::open(input)?;
-    let header = rows.header().clone();
-    let mut launches = Launches::default();
-    let read = read_rows(&header, &mut rows, &mut |page, launch| {
-        launches.push(page, launch);
-    })?;
-    let summary = read.finish(rows.skipped_warning())?;
-    Ok(launches.into_export(summary))
+    let mut reading = Reading::open(input)?;
+    while reading.step(usize::MAX)? {}
+    reading.finish()
+}
+
+/// An export being read as [`read_export`] reads it, a part at a time: the caller says how
+/// many rows each [`Reading::step`] reads, and can do other work between steps (a browser
+/// tab draws its progress and stays responsive while it reads a large export). The
+/// launches are the same whatever the steps.
+pub struct Reading<R: std::io::Read> {
+    rows: Rows<R>,
+    reader: RowReader,
+    launches: Launches,
+}
+
+impl<R: std::io::Read> Reading<R> {
+    /// Recognizes the export from its header, ready to read its rows.
+    ///
+    /// # Errors
+    ///
+    /// As [`read_export`], for what its header shows.
+    pub fn open(input: R) -> Result<Self, NcuError> {
+        let rows = Rows::open(input)?;
+        let reader = RowReader::new(rows.header())?;
+        Ok(Reading {
+            rows,
+            reader,
+            launches: Launches::default(),
+        })
+    }
+
+    /// Reads at most `rows` more rows; whether any may remain (`false` once all are read).
+    ///
+    /// # Errors
+    ///
+    /// As [`read_export`]; nothing is to be read after an error.
+    pub fn step(&mut self, rows: usize) -> Result<bool, NcuError> {
+        let launches = &mut self.launches;
+        self.reader.read(&mut self.rows, rows, &mut |page, launch| {
+            launches.push(page, launch)
+        })
+    }
+
+    /// The input, as far as it has not been taken in yet (reading runs ahead of the rows
+    /// read by up to one buffer).
+    pub fn input(&self) -> &R {
+        self.rows.input()
+    }
+
+    /// The export, once [`Reading::step`] has said no rows remain.
+    ///
+    /// # Errors
+    ///
+    /// [`NcuError::NoRows`] when no launch was read.
+    pub fn finish(self) -> Result<Export, NcuError> {
+        let mut launches = self.launches;
+        let read = self
+            .reader
+            .end(&mut |page, launch| launches.push(page, launch));
+        let summary = read.finish(self.rows.skipped_warning())?;
+        Ok(launches.into_export(summary))
+    }
 }
 
 /// Launches gathered as [`read_export`] keeps them: in file order, the pieces of one
@@ -250,24 +304,82 @@ pub fn read_rows(
     rows: &mut dyn RowStream,
     on_launch: &mut dyn FnMut(Page, LaunchCounters),
 ) -> Result<RowsRead, NcuError> {
-    let mut warnings = rows::Warnings::default();
-    let mut count = 0usize;
-    let page = header.page;
-    let mut emit = |launch: LaunchCounters| {
-        count += 1;
-        on_launch(page, launch);
-    };
-    match page {
-        Page::Raw => raw::read(rows, header, &mut warnings, &mut emit)?,
-        Page::Details => details::read(rows, header, &mut warnings, &mut emit)?,
-        Page::GuiRaw => gui::read(rows, header, &mut warnings, &mut emit)?,
+    let mut reader = RowReader::new(header)?;
+    while reader.read(rows, usize::MAX, on_launch)? {}
+    Ok(reader.end(on_launch))
+}
+
+/// The second stage of a read ([`read_rows`]), a part at a time: rows in, launches out.
+struct RowReader {
+    page: Page,
+    header_line: u64,
+    launches: usize,
+    warnings: rows::Warnings,
+    /// The page shape's own reader.
+    page_reader: Box<dyn rows::PageReader + Send>,
+}
+
+impl RowReader {
+    /// A reader of the rows under `header`.
+    fn new(header: &Header) -> Result<Self, NcuError> {
+        let mut warnings = rows::Warnings::default();
+        let page_reader: Box<dyn rows::PageReader + Send> = match header.page {
+            Page::Raw => Box::new(raw::Page::new(header, &mut warnings)),
+            Page::Details => Box::new(details::Page::new(header)?),
+            Page::GuiRaw => Box::new(gui::Page::new(header)),
+        };
+        Ok(RowReader {
+            page: header.page,
+            header_line: header.line,
+            launches: 0,
+            warnings,
+            page_reader,
+        })
     }
-    Ok(RowsRead {
-        page,
-        header_line: header.line,
-        launches: count,
-        warnings,
-    })
+
+    /// Reads at most `limit` rows of `rows`, handing each complete launch to `on_launch`;
+    /// whether rows may remain.
+    fn read(
+        &mut self,
+        rows: &mut dyn RowStream,
+        limit: usize,
+        on_launch: &mut dyn FnMut(Page, LaunchCounters),
+    ) -> Result<bool, NcuError> {
+        let page = self.page;
+        let mut count = self.launches;
+        let mut warnings = std::mem::take(&mut self.warnings);
+        let mut emit = |launch: LaunchCounters| {
+            count += 1;
+            on_launch(page, launch);
+        };
+        let more = rows::read_some(
+            rows,
+            &mut *self.page_reader,
+            limit,
+            &mut warnings,
+            &mut emit,
+        );
+        self.launches = count;
+        self.warnings = warnings;
+        more
+    }
+
+    /// After the last row: the launch still being gathered goes to `on_launch`, and what
+    /// was read is summed up.
+    fn end(mut self, on_launch: &mut dyn FnMut(Page, LaunchCounters)) -> RowsRead {
+        let page = self.page;
+        let mut count = self.launches;
+        self.page_reader.end(&mut |launch| {
+            count += 1;
+            on_launch(page, launch);
+        });
+        RowsRead {
+            page,
+            header_line: self.header_line,
+            launches: count,
+            warnings: self.warnings,
+        }
+    }
 }
 
 /// Joins the launches of several exports of the same run (a raw and a details page, say):

@@ -17,7 +17,7 @@ use super::ident::{IdColumns, ID_COLUMNS};
 use super::launch_kind;
 use super::lines::Header;
 use super::records::Record;
-use super::rows::{for_each_row, RowSource, Warnings};
+use super::rows::{PageReader, RowInfo, Warnings};
 use super::units::{normalize_unit, UnitScale};
 use super::value::{classify_in, classify_plain, plain_number, to_value, Cell};
 
@@ -109,21 +109,45 @@ fn same_cell(record: &Record, other: &Record, i: usize) -> bool {
     (u128::from_le_bytes(*a16) ^ u128::from_le_bytes(*b16)) & mask == 0
 }
 
-/// Reads the rows after a raw-page header, handing each launch to `emit`.
-pub fn read(
-    rows: &mut RowSource<'_>,
-    header: &Header,
-    warnings: &mut Warnings,
-    emit: &mut dyn FnMut(LaunchCounters),
-) -> Result<(), NcuError> {
-    let ids = IdColumns::from_header(&header.fields);
-    let width = header.fields.len();
-    let mut columns = metric_columns(header, warnings);
-    let mut first_row = true;
-    let mut units_read = false;
-    let mut shared: Option<Arc<MetricColumns>> = None;
-    let mut references: HashMap<u64, Reference> = HashMap::new();
-    for_each_row(rows, |record, row| {
+/// The reader of the rows after a raw-page header: the first is the units row, every
+/// further one a launch.
+pub struct Page {
+    ids: IdColumns,
+    width: usize,
+    header_line: u64,
+    columns: Vec<Column>,
+    first_row: bool,
+    units_read: bool,
+    shared: Option<Arc<MetricColumns>>,
+    references: HashMap<u64, Reference>,
+}
+
+impl Page {
+    /// A reader of the rows under `header`; duplicated columns are warned of here.
+    pub fn new(header: &Header, warnings: &mut Warnings) -> Page {
+        Page {
+            ids: IdColumns::from_header(&header.fields),
+            width: header.fields.len(),
+            header_line: header.line,
+            columns: metric_columns(header, warnings),
+            first_row: true,
+            units_read: false,
+            shared: None,
+            references: HashMap::new(),
+        }
+    }
+}
+
+impl PageReader for Page {
+    fn row(
+        &mut self,
+        record: &Record,
+        row: RowInfo,
+        warnings: &mut Warnings,
+        emit: &mut dyn FnMut(LaunchCounters),
+    ) -> Result<(), NcuError> {
+        let width = self.width;
+        let columns = &mut self.columns;
         if row.truncated {
             warnings.push(
                 Some(row.line),
@@ -131,8 +155,8 @@ pub fn read(
             );
             return Ok(());
         }
-        let is_units_row = first_row && ids.id_cell(record).trim_ascii().is_empty();
-        first_row = false;
+        let is_units_row = self.first_row && self.ids.id_cell(record).trim_ascii().is_empty();
+        self.first_row = false;
         let extra_filled = record
             .iter()
             .skip(width)
@@ -153,22 +177,22 @@ pub fn read(
             return Ok(());
         }
         if is_units_row {
-            for column in &mut columns {
+            for column in columns.iter_mut() {
                 let unit = record.get(column.index).unwrap_or_default();
                 column.scale = normalize_unit(&String::from_utf8_lossy(unit));
             }
-            units_read = true;
+            self.units_read = true;
             return Ok(());
         }
-        if !units_read {
+        if !self.units_read {
             // Without units a value cannot be put in base units (is 2.85 a time in ms or
             // ns?), and every figure built on it could be off by a power of ten.
             return Err(NcuError::NoUnitsRow {
                 line: row.line,
-                header: header.line,
+                header: self.header_line,
             });
         }
-        let mut launch = match ids.launch(record) {
+        let mut launch = match self.ids.launch(record) {
             Ok(launch) => launch,
             Err(why) => {
                 warnings.push(Some(row.line), format!("{why}; row skipped"));
@@ -177,10 +201,10 @@ pub fn read(
         };
         // Every launch shares the columns (built once, after the units row) and gets only
         // its own values, in `columns` order.
-        let shared = shared.get_or_insert_with(|| shared_columns(&columns));
+        let shared = self.shared.get_or_insert_with(|| shared_columns(columns));
         let mut metrics = RowBuilder::new(Arc::clone(shared));
         let kind = launch_kind(&launch);
-        let reference = references.get(&kind);
+        let reference = self.references.get(&kind);
         // Cells whose digits were not read ahead, and those of them that had the reference's
         // text.
         let (mut unread, mut same) = (0usize, 0usize);
@@ -216,12 +240,12 @@ pub fn read(
         }
         // The first row of a kind is kept, and replaced by a row unlike it.
         let keep = match reference {
-            None => references.len() < MAX_REFERENCES,
+            None => self.references.len() < MAX_REFERENCES,
             Some(_) => 2 * same < unread,
         };
         if keep {
             let values = metrics.values().to_vec();
-            references.insert(
+            self.references.insert(
                 kind,
                 Reference {
                     record: record.clone(),
@@ -232,5 +256,7 @@ pub fn read(
         launch.metrics = metrics.finish();
         emit(launch);
         Ok(())
-    })
+    }
+
+    fn end(&mut self, _emit: &mut dyn FnMut(LaunchCounters)) {}
 }

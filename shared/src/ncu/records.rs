@@ -313,6 +313,11 @@ impl<R: Read> Rows<R> {
         &self.header
     }
 
+    /// The input, as far as it has not been read into the line buffer yet.
+    pub fn input(&self) -> &R {
+        self.filter.input()
+    }
+
     /// One warning for the lines dropped as not part of the export (program output, ncu
     /// messages), if any. Complete once the rows are exhausted.
     pub fn skipped_warning(&self) -> Option<Warning> {

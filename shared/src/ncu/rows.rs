@@ -1,6 +1,6 @@
 //! The row loop shared by the page readers, and the warning collector.
 //!
-//! [`for_each_row`] hands each page reader the rows of [`super::records::Rows`] (or of any
+//! [`read_some`] hands a [`PageReader`] the rows of [`super::records::Rows`] (or of any
 //! iterator of them, such as a channel from another thread), each with its 1-based line in
 //! the original input, whether it is the last row and whether the input ended inside it
 //! (a truncated file). [`Warnings`] gathers what the readers skipped; repeated non-finite
@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use crate::artifact::LaunchCounters;
 use crate::error::NcuError;
 
 use super::records::{Record, RowStream};
@@ -29,22 +30,54 @@ pub struct RowInfo {
 /// The rows a page reader reads: split records, in order, or the error that stopped them.
 pub type RowSource<'a> = dyn RowStream + 'a;
 
-/// Calls `each` on every remaining row, in order, handing each row back to `rows` after.
-pub fn for_each_row<F>(rows: &mut RowSource<'_>, mut each: F) -> Result<(), NcuError>
-where
-    F: FnMut(&Record, RowInfo) -> Result<(), NcuError>,
-{
-    while let Some(row) = rows.next_row() {
+/// A page's reader of the rows after its header, one row at a time, so that a read can
+/// stop between rows and go on later (the viewer reads a large export in parts, the tab
+/// free between them).
+pub trait PageReader {
+    /// Reads one row, handing any launch it completes to `emit`.
+    ///
+    /// # Errors
+    ///
+    /// An error that ends the read (a raw page without its units row).
+    fn row(
+        &mut self,
+        record: &Record,
+        row: RowInfo,
+        warnings: &mut Warnings,
+        emit: &mut dyn FnMut(LaunchCounters),
+    ) -> Result<(), NcuError>;
+
+    /// After the last row: hands on the launch still being gathered, if any.
+    fn end(&mut self, emit: &mut dyn FnMut(LaunchCounters));
+}
+
+/// Hands `page` at most `limit` of the remaining rows, in order, each handed back to `rows`
+/// after; whether rows may remain (`false` once `rows` has ended).
+///
+/// # Errors
+///
+/// The first error of `rows` or of `page`.
+pub fn read_some(
+    rows: &mut RowSource<'_>,
+    page: &mut dyn PageReader,
+    limit: usize,
+    warnings: &mut Warnings,
+    emit: &mut dyn FnMut(LaunchCounters),
+) -> Result<bool, NcuError> {
+    for _ in 0..limit {
+        let Some(row) = rows.next_row() else {
+            return Ok(false);
+        };
         let row = row?;
         let info = RowInfo {
             line: row.line,
             is_last: row.is_last,
             truncated: row.truncated,
         };
-        each(&row.record, info)?;
+        page.row(&row.record, info, warnings, emit)?;
         rows.recycle(row);
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Why a number was stored as missing.

@@ -908,3 +908,57 @@ fn digits_read_ahead_or_not_and_cells_taken_from_an_earlier_row_read_the_same() 
         }
     }
 }
+
+/// `text` read by [`Reading`] in steps of `rows` rows, with how many steps it took and the
+/// input left unread before each step (never growing, none at the end).
+fn read_in_steps(text: &str, rows: usize) -> (Result<Export, NcuError>, usize) {
+    let mut reading = match Reading::open(text.as_bytes()) {
+        Ok(reading) => reading,
+        Err(e) => return (Err(e), 0),
+    };
+    let mut steps = 0;
+    let mut left = reading.input().len();
+    loop {
+        steps += 1;
+        match reading.step(rows) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return (Err(e), steps),
+        }
+        assert!(reading.input().len() <= left, "the input left grew");
+        left = reading.input().len();
+    }
+    assert_eq!(reading.input().len(), 0, "input left at the end");
+    (reading.finish(), steps)
+}
+
+#[test]
+fn a_read_in_steps_of_any_size_is_the_read_at_once() {
+    let cut = &FULL_RAW[..FULL_RAW.len() - 200];
+    let no_units = {
+        let lines = csv_lines(METRICS_RAW_STDOUT);
+        format!("{}\n{}\n", lines[0], lines[2])
+    };
+    let repeated = repeated_rows(FULL_RAW, 5);
+    for (name, text) in [
+        ("raw with program output", METRICS_RAW_STDOUT),
+        ("details with program output", SECTIONS_DETAILS_STDOUT),
+        ("full details", FULL_DETAILS),
+        ("gui", GUI_RAW),
+        ("repeated full raw", repeated.as_str()),
+        ("cut in the last row", cut),
+        ("no units row", no_units.as_str()),
+        ("empty", ""),
+    ] {
+        let whole = read(text);
+        for rows in [1, 2, 3, 7] {
+            let (stepped, steps) = read_in_steps(text, rows);
+            assert_eq!(stepped, whole, "{name}, {rows} rows a step");
+            if let Ok(export) = &whole {
+                // Rows, not launches: details pages have many a launch.
+                let min_steps = export.launches.len() / rows;
+                assert!(steps > min_steps, "{name}: {steps} steps of {rows}");
+            }
+        }
+    }
+}

@@ -64,7 +64,20 @@ fn renderer_peak_mb(root: u32) -> f64 {
 
 async fn one(server: &StaticServer, path: &str) -> Result<(), BoxError> {
     let b = Browser::start().await?;
-    let started = b.pick_file_on_roofline(&server.base, path).await?;
+    b.open_roofline(&server.base).await?;
+    // A timer every 10 ms notes the longest wait between its ticks (the longest the tab was
+    // busy, unable to draw or take input) and the status lines it saw.
+    b.client
+        .execute(
+            "window.__gap = 0; window.__last = performance.now(); window.__lines = new Set(); \
+             setInterval(() => { const t = performance.now(); \
+               window.__gap = Math.max(window.__gap, t - window.__last); window.__last = t; \
+               const s = document.getElementById('status'); \
+               if (s) window.__lines.add(s.textContent); }, 10);",
+            Vec::new(),
+        )
+        .await?;
+    let started = b.pick_file(path).await?;
     let outcome = b
         .wait_js(
             "const c = document.getElementById('roofline-canvas'); \
@@ -75,12 +88,21 @@ async fn one(server: &StaticServer, path: &str) -> Result<(), BoxError> {
         )
         .await;
     let seen_ms = started.elapsed().as_secs_f64() * 1e3;
+    let busy = b
+        .client
+        .execute(
+            "return 'longest busy ' + window.__gap.toFixed(0) + ' ms, ' + \
+             window.__lines.size + ' status lines seen';",
+            Vec::new(),
+        )
+        .await?;
+    let busy = busy.as_str().unwrap_or("?").to_string();
     let peak = b.driver_pid().map_or(f64::NAN, renderer_peak_mb);
     let size_mb = std::fs::metadata(path).map_or(0.0, |m| m.len() as f64 / 1e6);
     match outcome {
         Ok(v) => println!(
             "{path} ({size_mb:.0} MB): {} (page clock); {seen_ms:.0} ms seen from WebDriver; \
-             tab peak {peak:.0} MB",
+             {busy}; tab peak {peak:.0} MB",
             v.as_str().unwrap_or("?")
         ),
         Err(e) => println!(

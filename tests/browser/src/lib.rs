@@ -239,12 +239,23 @@ impl Browser {
     /// the file at `path` (an absolute path on this machine) in it; returns when the file
     /// was handed over, for the caller to time what follows.
     pub async fn pick_file_on_roofline(&self, base: &str, path: &str) -> Result<Instant, BoxError> {
+        self.open_roofline(base).await?;
+        self.pick_file(path).await
+    }
+
+    /// Opens the site at `base` on the roofline view and waits for its file input.
+    pub async fn open_roofline(&self, base: &str) -> Result<(), BoxError> {
         self.client.goto(&format!("{base}?view=roofline")).await?;
         self.wait_js(
             "return document.getElementById('file-input')",
             Duration::from_secs(30),
         )
         .await?;
+        Ok(())
+    }
+
+    /// Picks the file at `path` in the page's file input; returns when it was handed over.
+    pub async fn pick_file(&self, path: &str) -> Result<Instant, BoxError> {
         let input = self
             .client
             .find(fantoccini::Locator::Css("#file-input"))

@@ -121,27 +121,8 @@ pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
         .map_err(|e| error(e.to_string()))
 }
 
-/// Reads one export, a CSV page or a report; its warnings name the file first, as
-/// `capture import` prints them.
-pub fn read_export(file: &InputFile) -> Result<Export, LoadError> {
-    if file.bytes.trim_ascii().is_empty() {
-        return Err(LoadError {
-            file: file.name.clone(),
-            message: "the file is empty".into(),
-        });
-    }
-    let mut export = shared::exports::read(&file.bytes).map_err(|e| LoadError {
-        file: file.name.clone(),
-        message: e.to_string(),
-    })?;
-    for w in &mut export.warnings {
-        *w = w.in_file(&file.name);
-    }
-    Ok(export)
-}
-
-/// Imports exports of one run, read by [`read_export`] from the files `names`, into an
-/// artifact, the same way `capture import` does.
+/// Imports exports of one run, read from the files `names`, into an artifact, the same
+/// way `capture import` does.
 fn import_read(names: Vec<String>, exports: Vec<Export>) -> Result<Run, LoadError> {
     let (launches, warnings) = ncu::combine(exports);
     if launches.is_empty() {
@@ -165,47 +146,166 @@ fn import_read(names: Vec<String>, exports: Vec<Export>) -> Result<Run, LoadErro
     })
 }
 
-/// Imports exports (CSV pages or reports) of one run into an artifact, the same way
-/// `capture import` does; the first file that cannot be read is the error.
-pub fn import_exports(files: &[InputFile]) -> Result<Run, LoadError> {
-    let exports = files
-        .iter()
-        .map(read_export)
-        .collect::<Result<Vec<_>, _>>()?;
-    import_read(files.iter().map(|f| f.name.clone()).collect(), exports)
-}
-
 /// Loads a batch of files picked or dropped together: each artifact becomes a run, and all
 /// exports (CSV pages and reports) together become one run. Files that fail are reported
 /// one by one; the exports that did read still import. Each file is read once.
 pub fn load_batch(files: Vec<InputFile>) -> (Vec<Run>, Vec<LoadError>) {
-    let mut runs = Vec::new();
-    let mut errors = Vec::new();
-    let mut names = Vec::new();
-    let mut exports = Vec::new();
-    for file in files {
+    let mut loading = Loading::new(files);
+    while loading.step(usize::MAX) {}
+    loading.finish()
+}
+
+/// What is being done with a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Its bytes are being copied into the tab.
+    Copy,
+    /// Its rows are being read into launches ([`Loading`]).
+    Rows,
+}
+
+/// How far the load of a file is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// What is being done.
+    pub stage: Stage,
+    /// The file being read.
+    pub file: String,
+    /// Its bytes taken in so far.
+    pub read_bytes: u64,
+    /// Its size in bytes.
+    pub total_bytes: u64,
+}
+
+impl Progress {
+    /// The progress in words, for the status line: `reading the launches of trace.csv: 230
+    /// of 500 MB`.
+    pub fn line(&self) -> String {
+        let (read, total) = (self.read_bytes as f64 / 1e6, self.total_bytes as f64 / 1e6);
+        match self.stage {
+            Stage::Copy => format!(
+                "copying {} into the tab: {read:.0} of {total:.0} MB",
+                self.file
+            ),
+            Stage::Rows => format!(
+                "reading the launches of {}: {read:.0} of {total:.0} MB",
+                self.file
+            ),
+        }
+    }
+}
+
+/// A batch being loaded as [`load_batch`] loads it, a part at a time: each
+/// [`Loading::step`] reads some rows of the export at hand (or a whole artifact, or a
+/// report), so that the tab can draw the progress and take input between steps; the runs
+/// are the same however the steps go.
+pub struct Loading {
+    files: std::vec::IntoIter<InputFile>,
+    /// The export being read, with its file's name.
+    current: Option<(String, shared::exports::Reading<Vec<u8>>)>,
+    runs: Vec<Run>,
+    errors: Vec<LoadError>,
+    /// The exports read so far, with their files' names, imported together at the end.
+    names: Vec<String>,
+    exports: Vec<Export>,
+}
+
+impl Loading {
+    /// A load of `files`, nothing read yet.
+    pub fn new(files: Vec<InputFile>) -> Loading {
+        Loading {
+            files: files.into_iter(),
+            current: None,
+            runs: Vec::new(),
+            errors: Vec::new(),
+            names: Vec::new(),
+            exports: Vec::new(),
+        }
+    }
+
+    /// Does the next part of the work: at most `rows` rows of the export being read, or
+    /// the next file's start (an artifact is parsed whole); whether work remains.
+    pub fn step(&mut self, rows: usize) -> bool {
+        if let Some((name, reading)) = self.current.as_mut() {
+            let error = |e: shared::error::ExportError| LoadError {
+                file: name.clone(),
+                message: e.to_string(),
+            };
+            match reading.step(rows) {
+                Ok(true) => return true,
+                Ok(false) => {
+                    if let Some((name, reading)) = self.current.take() {
+                        match reading.finish() {
+                            Ok(mut export) => {
+                                // Its warnings name the file first, as `capture import`
+                                // prints them.
+                                for w in &mut export.warnings {
+                                    *w = w.in_file(&name);
+                                }
+                                self.names.push(name);
+                                self.exports.push(export);
+                            }
+                            Err(e) => self.errors.push(LoadError {
+                                file: name,
+                                message: e.to_string(),
+                            }),
+                        }
+                    }
+                }
+                Err(e) => {
+                    self.errors.push(error(e));
+                    self.current = None;
+                }
+            }
+            return self.files.len() > 0;
+        }
+        let Some(file) = self.files.next() else {
+            return false;
+        };
         if looks_like_json(&file.bytes) {
             match load_artifact(&file) {
+                Ok(run) => self.runs.push(run),
+                Err(e) => self.errors.push(e),
+            }
+        } else if file.bytes.trim_ascii().is_empty() {
+            self.errors.push(LoadError {
+                file: file.name,
+                message: "the file is empty".into(),
+            });
+        } else {
+            match shared::exports::Reading::open(file.bytes) {
+                Ok(reading) => self.current = Some((file.name, reading)),
+                Err(e) => self.errors.push(LoadError {
+                    file: file.name,
+                    message: e.to_string(),
+                }),
+            }
+        }
+        self.current.is_some() || self.files.len() > 0
+    }
+
+    /// The export being read and how far, if one is.
+    pub fn progress(&self) -> Option<Progress> {
+        self.current.as_ref().map(|(name, reading)| Progress {
+            stage: Stage::Rows,
+            file: name.clone(),
+            read_bytes: reading.bytes_read() as u64,
+            total_bytes: reading.len() as u64,
+        })
+    }
+
+    /// The runs: the artifacts loaded, then the exports imported together as one run; and
+    /// the files that failed. Call once [`Loading::step`] has said no work remains.
+    pub fn finish(self) -> (Vec<Run>, Vec<LoadError>) {
+        let (mut runs, mut errors) = (self.runs, self.errors);
+        if !self.exports.is_empty() {
+            match import_read(self.names, self.exports) {
                 Ok(run) => runs.push(run),
                 Err(e) => errors.push(e),
             }
-            continue;
         }
-        match read_export(&file) {
-            Ok(export) => {
-                names.push(file.name);
-                exports.push(export);
-            }
-            Err(e) => errors.push(e),
-        }
+        (runs, errors)
     }
-    if !exports.is_empty() {
-        match import_read(names, exports) {
-            Ok(run) => runs.push(run),
-            Err(e) => errors.push(e),
-        }
-    }
-    (runs, errors)
 }
 
 #[cfg(test)]
@@ -235,6 +335,78 @@ mod tests {
             e.to_string(),
             "big-raw.csv: 1001 MB is more than a browser tab can load (at most 600 MB); \
              import it with `capture import big-raw.csv -o run.json` and open run.json instead"
+        );
+    }
+
+    #[test]
+    fn a_batch_loaded_in_steps_of_any_size_is_the_batch_loaded_at_once() {
+        let sample = |rel: &str| InputFile {
+            name: rel.into(),
+            bytes: std::fs::read(format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR")))
+                .unwrap_or_default(),
+        };
+        let batch = vec![
+            sample("site/samples/h200.json"),
+            fixture("probe_full_raw.csv"),
+            InputFile {
+                name: "notes.txt".into(),
+                bytes: b"hello, this is not an export\n".to_vec(),
+            },
+            sample("site/samples/h200-gpt2-bf16-ncu-cold-raw.csv"),
+            fixture("probe_full_details.csv"),
+            sample("site/samples/h200-two-process.ncu-rep"),
+            InputFile {
+                name: "empty.csv".into(),
+                bytes: Vec::new(),
+            },
+        ];
+        let (runs, errors) = load_batch(batch.clone());
+        assert_eq!(runs.len(), 2, "{errors:?}");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        for rows in [1, 5] {
+            let mut loading = Loading::new(batch.clone());
+            let mut seen: Vec<Progress> = Vec::new();
+            while loading.step(rows) {
+                seen.extend(loading.progress());
+            }
+            assert_eq!(loading.progress(), None);
+            assert_eq!(
+                loading.finish(),
+                (runs.clone(), errors.clone()),
+                "{rows} rows a step"
+            );
+            // The GPT-2 page, 124 launches, was seen going from its start to its end.
+            let gpt2: Vec<&Progress> = seen
+                .iter()
+                .filter(|p| p.file.ends_with("gpt2-bf16-ncu-cold-raw.csv"))
+                .collect();
+            assert!(gpt2.len() > 124 / rows, "{} steps", gpt2.len());
+            assert!(gpt2.windows(2).all(|w| w[0].read_bytes <= w[1].read_bytes));
+            let last = gpt2.last().map(|p| (p.read_bytes, p.total_bytes));
+            assert!(last.is_some_and(|(read, total)| read == total && total > 0));
+            assert!(gpt2.iter().all(|p| p.stage == Stage::Rows));
+        }
+    }
+
+    #[test]
+    fn progress_reads_in_megabytes() {
+        let progress = Progress {
+            stage: Stage::Rows,
+            file: "trace.csv".into(),
+            read_bytes: 230_400_000,
+            total_bytes: 500_009_714,
+        };
+        assert_eq!(
+            progress.line(),
+            "reading the launches of trace.csv: 230 of 500 MB"
+        );
+        let copying = Progress {
+            stage: Stage::Copy,
+            ..progress
+        };
+        assert_eq!(
+            copying.line(),
+            "copying trace.csv into the tab: 230 of 500 MB"
         );
     }
 
