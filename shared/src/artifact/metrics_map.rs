@@ -12,6 +12,7 @@
 //! `varying_columns` ([`varying_columns`]).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -51,6 +52,17 @@ impl Default for Metrics {
         }
     }
 }
+
+/// Rows already gone through by [`Metrics::columns_where`], by address, with what was
+/// found in each.
+#[derive(Default)]
+pub struct CheckedRows {
+    rows: HashMap<(usize, usize), Checked>,
+}
+
+/// A row gone through, held (so that it is not freed and its address taken by another),
+/// with its columns and the columns found in it.
+type Checked = (Arc<Vec<f64>>, Arc<MetricColumns>, Vec<usize>);
 
 /// Fills a row of shared columns value by value, in column order: for a reader that has
 /// every value of a row in turn, cheaper than [`Metrics::set`] per column.
@@ -262,30 +274,58 @@ impl Metrics {
         self.set(i, metric.value);
     }
 
-    /// Sets to missing every number for which `keep(key, value)` is false, returning the
-    /// keys of those dropped.
-    pub fn drop_numbers(
-        &mut self,
-        mut keep: impl FnMut(&MetricKey, f64) -> bool,
-    ) -> Vec<MetricKey> {
-        let mut dropped = Vec::new();
-        let mut drop_at = Vec::new();
-        for (i, (v, key)) in self.values.iter().zip(&self.columns.keys).enumerate() {
-            if v.is_finite() && !keep(key, v) {
-                drop_at.push(i);
-                dropped.push(key.clone());
+    /// The columns (ascending) whose numbers `bad(key, value)` picks out. A base row that
+    /// rows share ([`Bases`]) is gone through once, its findings kept in `checked`; after
+    /// that only each row's own values are looked at (a whole application's artifact is
+    /// tens of thousands of launches of some 2,200 metrics).
+    pub fn columns_where(
+        &self,
+        checked: &mut CheckedRows,
+        bad: impl Fn(&MetricKey, f64) -> bool,
+    ) -> Vec<usize> {
+        let keys = self.columns.keys();
+        let base = self.values.base();
+        let key = (
+            Arc::as_ptr(base) as usize,
+            Arc::as_ptr(&self.columns) as usize,
+        );
+        let in_base = checked.rows.entry(key).or_insert_with(|| {
+            let found = base
+                .iter()
+                .zip(keys)
+                .enumerate()
+                .filter(|(_, (v, k))| v.is_finite() && bad(k, **v))
+                .map(|(i, _)| i)
+                .collect();
+            (Arc::clone(base), Arc::clone(&self.columns), found)
+        });
+        let mut found: Vec<usize> = in_base
+            .2
+            .iter()
+            .copied()
+            .filter(|&i| !self.values.changes_at(i))
+            .collect();
+        for (i, v) in self.values.changes() {
+            if v.is_finite() && keys.get(i).is_some_and(|k| bad(k, v)) {
+                found.push(i);
             }
         }
-        // A row shared with others is copied only when it has something to drop.
-        if !drop_at.is_empty() {
-            let values = self.values.make_mut();
-            for i in drop_at {
-                if let Some(slot) = values.get_mut(i) {
-                    *slot = missing();
-                }
+        found.sort_unstable();
+        found
+    }
+
+    /// Sets the values of columns `at` to missing (the row is copied first if others share
+    /// it, and only then).
+    pub fn drop_columns(&mut self, at: &[usize]) {
+        if at.is_empty() {
+            return;
+        }
+        let values = self.values.make_mut();
+        for &i in at {
+            if let Some(slot) = values.get_mut(i) {
+                *slot = missing();
             }
         }
-        dropped
     }
 
     /// Inserts every metric of `other`.
@@ -355,12 +395,11 @@ impl Metrics {
     fn render_values(&self, out: &mut Vec<u8>, columns: impl Iterator<Item = usize>) {
         out.push(b'[');
         let mut texts = self.texts.iter().peekable();
-        let mut values = self.values.ascending();
         for (n, i) in columns.enumerate() {
             if n > 0 {
                 out.push(b',');
             }
-            let Some(v) = values.at(i) else {
+            let Some(v) = self.values.get(i) else {
                 out.extend_from_slice(b"null");
                 continue;
             };
@@ -566,9 +605,8 @@ impl Serialize for ValuesSer<'_> {
             // The usual case, the row's own columns: its values as they are stored, texts
             // taken in column order, no value built per cell.
             let mut texts = m.texts.iter().peekable();
-            let mut values = m.values.ascending();
             for i in 0..self.columns.len() {
-                match values.at(i) {
+                match m.values.get(i) {
                     Some(v) if v.is_finite() => seq.serialize_element(&v)?,
                     Some(v) if v.to_bits() == TEXT_BITS => {
                         while texts.next_if(|(k, _)| (*k as usize) < i).is_some() {}
@@ -751,6 +789,45 @@ impl ValuesWire {
     }
 }
 
+/// One value of a launch's array, read straight from its JSON token: a number, a string or
+/// null (as [`MetricValue`] reads, without buffering each value first as an untagged enum
+/// does; an artifact holds millions).
+struct Cell(MetricValue);
+
+impl<'de> Deserialize<'de> for Cell {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct CellVisitor;
+        impl<'v> Visitor<'v> for CellVisitor {
+            type Value = Cell;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a metric value (a number, a string or null)")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Cell, E> {
+                Ok(Cell(MetricValue::Number(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Cell, E> {
+                Ok(Cell(MetricValue::Number(v as f64)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Cell, E> {
+                Ok(Cell(MetricValue::Number(v as f64)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Cell, E> {
+                Ok(Cell(MetricValue::Text(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Cell, E> {
+                Ok(Cell(MetricValue::Text(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Cell, E> {
+                Ok(Cell(MetricValue::Missing))
+            }
+            fn visit_none<E>(self) -> Result<Cell, E> {
+                Ok(Cell(MetricValue::Missing))
+            }
+        }
+        d.deserialize_any(CellVisitor)
+    }
+}
+
 impl<'de> Deserialize<'de> for ValuesWire {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct SeqVisitor;
@@ -765,7 +842,7 @@ impl<'de> Deserialize<'de> for ValuesWire {
                     texts: Vec::new(),
                     own_columns: None,
                 };
-                while let Some(v) = seq.next_element::<MetricValue>()? {
+                while let Some(Cell(v)) = seq.next_element::<Cell>()? {
                     let i = out.values.len() as u32;
                     out.values.push(match v {
                         MetricValue::Number(x) if x.is_finite() => x,
@@ -887,8 +964,14 @@ mod tests {
         assert_eq!(refs(&shared), refs(&own));
         // Dropping a value, or setting one, changes that row only.
         let mut shared = shared;
-        let dropped = shared[2].drop_numbers(|_, v| v >= 0.0);
-        assert_eq!(dropped.len(), 1);
+        let mut checked = CheckedRows::default();
+        let negative = |_: &MetricKey, v: f64| v < 0.0;
+        let dropped: Vec<Vec<usize>> = shared
+            .iter()
+            .map(|row| row.columns_where(&mut checked, negative))
+            .collect();
+        assert_eq!(dropped, [vec![], vec![], vec![3], vec![]]);
+        shared[2].drop_columns(&dropped[2]);
         assert_eq!(shared[2].number("d"), None);
         shared[0].set_number(0, 9.0);
         assert_eq!(shared[0].number("a"), Some(9.0));

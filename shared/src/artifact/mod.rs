@@ -19,7 +19,7 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
 pub use self::columns::{MetricColumns, MetricKey};
-pub use self::metrics_map::{varying_columns, ArraySource, Metrics, RowBuilder};
+pub use self::metrics_map::{varying_columns, ArraySource, CheckedRows, Metrics, RowBuilder};
 use self::metrics_map::{with_array_source, ConstantsSer, ValuesSer, ValuesWire};
 pub use self::values::Bases;
 use crate::error::ArtifactError;
@@ -861,8 +861,7 @@ impl Artifact {
     /// above [`crate::range::MAX_MAGNITUDE`]) are stored as missing, as the CSV reader does, and each
     /// becomes a warning (also added to `warnings`).
     ///
-    /// The version is read first, so a newer file is reported as such rather than as a
-    /// confusing field error.
+    /// A newer file is reported as such rather than as a confusing field error.
     pub fn from_json_checked(text: &str) -> Result<(Self, Vec<String>), ArtifactError> {
         let mut artifact = Self::parse(text)?;
         let dropped = artifact.drop_out_of_range();
@@ -871,31 +870,39 @@ impl Artifact {
     }
 
     fn parse(text: &str) -> Result<Self, ArtifactError> {
+        let json_error = |e: serde_json::Error| ArtifactError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        };
+        let future = |found: u64| ArtifactError::FutureSchema {
+            line: schema_line(text),
+            found,
+            supported: SCHEMA_VERSION,
+        };
+        // The whole document is read once when it loads (a large artifact takes seconds);
+        // only a document that does not is read again for its version alone, so that a
+        // newer file is reported as such rather than as a confusing field error.
+        let error = match serde_json::from_str::<Artifact>(text) {
+            Ok(artifact) if artifact.schema > SCHEMA_VERSION => {
+                return Err(future(u64::from(artifact.schema)))
+            }
+            Ok(artifact) => return Ok(artifact),
+            Err(e) => e,
+        };
         #[derive(Deserialize)]
         struct Probe {
             schema: Option<serde_json::Value>,
         }
-        let probe: Probe = serde_json::from_str(text).map_err(|e| ArtifactError::Json {
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
+        let probe: Probe = serde_json::from_str(text).map_err(json_error)?;
         let version = match probe.schema {
             None => return Err(ArtifactError::NoSchema),
             Some(v) => v.as_u64().ok_or(ArtifactError::NoSchema)?,
         };
         if version > u64::from(SCHEMA_VERSION) {
-            return Err(ArtifactError::FutureSchema {
-                line: schema_line(text),
-                found: version,
-                supported: SCHEMA_VERSION,
-            });
+            return Err(future(version));
         }
-        serde_json::from_str(text).map_err(|e| ArtifactError::Json {
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })
+        Err(json_error(error))
     }
 
     /// Stores as missing every number that no measurement can have; returns one warning per
@@ -903,6 +910,8 @@ impl Artifact {
     fn drop_out_of_range(&mut self) -> Vec<String> {
         let bad = |unit: &str, v: f64| crate::range::check(unit, v).map(OutOfRange::reason);
         let mut warnings = Vec::new();
+        // Base rows are shared by launches of a kernel, and by kernels of a run.
+        let mut checked = CheckedRows::default();
         for kernel in &mut self.kernels {
             let name = shorten_kernel_name(&kernel.name, 80);
             let mut found: Vec<(String, &'static str)> = Vec::new();
@@ -913,17 +922,18 @@ impl Artifact {
             };
             for set in [&mut kernel.cold, &mut kernel.warm].into_iter().flatten() {
                 for launch in &mut set.launches {
-                    let mut reasons = Vec::new();
-                    for key in launch.metrics.drop_numbers(|k, v| {
-                        let why = bad(&k.unit, v);
-                        if let Some(why) = why {
-                            reasons.push(why);
+                    let at = launch
+                        .metrics
+                        .columns_where(&mut checked, |k, v| bad(&k.unit, v).is_some());
+                    for &i in &at {
+                        let key = launch.metrics.columns().keys().get(i);
+                        let value = launch.metrics.number_at(i);
+                        let why = key.zip(value).and_then(|(k, v)| bad(&k.unit, v));
+                        if let (Some(key), Some(why)) = (key, why) {
+                            note(key.name.clone(), why);
                         }
-                        why.is_none()
-                    }) {
-                        let why = reasons.first().copied().unwrap_or("out of range");
-                        note(key.name, why);
                     }
+                    launch.metrics.drop_columns(&at);
                     for row in &mut launch.sections {
                         if let MetricValue::Number(v) = row.value {
                             if let Some(why) = bad(&row.unit, v) {
@@ -1425,22 +1435,36 @@ mod tests {
                 unit: "%".into(),
             },
         ]);
-        let mut metrics = Metrics::with_columns(columns);
-        metrics.set(0, MetricValue::Number(-2_854_816.0));
-        metrics.set(1, MetricValue::Number(1e308));
-        metrics.set(2, MetricValue::Number(-0.01));
-        a.kernels.push(KernelRecord {
-            cold: Some(CounterSet::of(vec![LaunchCounters {
+        // Three launches: the duration the same in each (written once, and loaded as the
+        // row the launches share), the bytes each their own.
+        let launches = [1e308, 5.0, 7.0].map(|bytes| {
+            let mut metrics = Metrics::with_columns(Arc::clone(&columns));
+            metrics.set(0, MetricValue::Number(-2_854_816.0));
+            metrics.set(1, MetricValue::Number(bytes));
+            metrics.set(2, MetricValue::Number(-0.01));
+            LaunchCounters {
                 function: "copy".into(),
                 metrics,
                 ..Default::default()
-            }])),
+            }
+        });
+        a.kernels.push(KernelRecord {
+            cold: Some(CounterSet::of(launches.to_vec())),
             ..KernelRecord::new("copy", "copy")
         });
-        let (back, warnings) = Artifact::from_json_checked(&a.to_json()).expect("loads");
-        let launch = &back.kernels[0].cold.as_ref().expect("cold").launches[0];
-        assert_eq!(launch.metrics.number("gpu__time_duration.sum"), None);
-        assert_eq!(launch.metrics.number("dram__bytes_read.sum"), None);
+        let text = a.to_json();
+        assert!(text.contains("\"varying_columns\": [1]"), "{text}");
+        let (back, warnings) = Artifact::from_json_checked(&text).expect("loads");
+        let loaded = &back.kernels[0].cold.as_ref().expect("cold").launches;
+        for launch in loaded {
+            assert_eq!(launch.metrics.number("gpu__time_duration.sum"), None);
+        }
+        let bytes: Vec<Option<f64>> = loaded
+            .iter()
+            .map(|l| l.metrics.number("dram__bytes_read.sum"))
+            .collect();
+        assert_eq!(bytes, [None, Some(5.0), Some(7.0)]);
+        let launch = &loaded[0];
         assert_eq!(
             launch
                 .metrics
@@ -1450,6 +1474,10 @@ mod tests {
         );
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("gpu__time_duration.sum") && warnings[0].contains("negative"));
+        assert!(
+            warnings[1].contains("dram__bytes_read.sum") && warnings[1].contains("larger"),
+            "{warnings:?}"
+        );
         assert!(back.warnings.contains(&warnings[1]));
     }
 

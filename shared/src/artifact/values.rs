@@ -14,13 +14,42 @@ use std::sync::Arc;
 
 use super::columns::MetricColumns;
 
-/// One row's values, one `f64` per column: the base row's, except at the columns listed in
-/// `changed_at` (ascending, each once), whose values are in `changed` in the same order.
+/// One row's values, one `f64` per column: the base row's, except at the columns marked in
+/// `words` (none when it is empty), whose values are in `changed` in column order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Values {
     base: Arc<Vec<f64>>,
-    changed_at: Box<[u32]>,
+    words: Box<[Word]>,
     changed: Box<[f64]>,
+}
+
+/// Which of 64 columns a row changes, with how many columns it changes before them: a
+/// value is found with one look at its word and a count of bits, whatever the number of
+/// changes (a sorted list of them took a binary search, several cache misses, per value).
+#[derive(Clone, Copy, Debug, Default)]
+struct Word {
+    bits: u64,
+    before: u32,
+}
+
+/// The words marking the columns `at` (ascending, each once, below `len`) of a row of
+/// `len` columns; none when `at` is empty.
+fn words_of(at: &[u32], len: usize) -> Box<[Word]> {
+    if at.is_empty() {
+        return Box::default();
+    }
+    let mut words = vec![Word::default(); len.div_ceil(64)];
+    for &i in at {
+        if let Some(word) = words.get_mut(i as usize / 64) {
+            word.bits |= 1 << (i % 64);
+        }
+    }
+    let mut before = 0;
+    for word in &mut words {
+        word.before = before;
+        before += word.bits.count_ones();
+    }
+    words.into()
 }
 
 impl Values {
@@ -28,22 +57,32 @@ impl Values {
     pub fn from_vec(values: Vec<f64>) -> Self {
         Values {
             base: Arc::new(values),
-            changed_at: Box::default(),
+            words: Box::default(),
             changed: Box::default(),
         }
     }
 
     /// The row `base` (a row without changes of its own is shared, not copied) with the
-    /// values `changed` at the columns `changed_at` (ascending, each below the row's
-    /// length; pairs beyond the shorter list are ignored).
-    pub fn over(base: &Values, mut changed_at: Vec<u32>, mut changed: Vec<f64>) -> Self {
-        let n = changed_at.len().min(changed.len());
-        changed_at.truncate(n);
-        changed.truncate(n);
-        if base.changed_at.is_empty() {
+    /// values `changed` at the columns `changed_at` (ascending; pairs beyond the shorter
+    /// list, past the row's end or out of order are ignored).
+    pub fn over(base: &Values, changed_at: Vec<u32>, changed: Vec<f64>) -> Self {
+        // Kept: pairs whose column is in the row and past the last one kept.
+        let mut last = None;
+        let (changed_at, changed): (Vec<u32>, Vec<f64>) = changed_at
+            .into_iter()
+            .zip(changed)
+            .filter(|&(i, _)| {
+                let keep = (i as usize) < base.len() && last.is_none_or(|l| i > l);
+                if keep {
+                    last = Some(i);
+                }
+                keep
+            })
+            .unzip();
+        if base.words.is_empty() {
             return Values {
                 base: Arc::clone(&base.base),
-                changed_at: changed_at.into(),
+                words: words_of(&changed_at, base.len()),
                 changed: changed.into(),
             };
         }
@@ -72,78 +111,83 @@ impl Values {
     #[inline]
     pub fn get(&self, i: usize) -> Option<f64> {
         let v = *self.base.get(i)?;
-        if self.changed_at.is_empty() {
+        let Some(word) = self.words.get(i / 64) else {
+            return Some(v);
+        };
+        let bit = 1u64 << (i % 64);
+        if word.bits & bit == 0 {
             return Some(v);
         }
-        match self.changed_at.binary_search(&(i as u32)) {
-            Ok(p) => self.changed.get(p).copied(),
-            Err(_) => Some(v),
-        }
+        let rank = word.before as usize + (word.bits & (bit - 1)).count_ones() as usize;
+        self.changed.get(rank).copied()
     }
 
-    /// A reader of this row's values at ascending columns, cheaper than [`Values::get`]
-    /// per column.
-    pub fn ascending(&self) -> Ascending<'_> {
-        Ascending {
-            values: self,
-            next: 0,
-        }
+    /// The base row this one is stored over (its own values, when it changes none).
+    pub fn base(&self) -> &Arc<Vec<f64>> {
+        &self.base
+    }
+
+    /// Whether column `i` is one this row changes from its base.
+    pub fn changes_at(&self, i: usize) -> bool {
+        self.words
+            .get(i / 64)
+            .is_some_and(|word| word.bits & (1 << (i % 64)) != 0)
+    }
+
+    /// The columns this row changes from its base, ascending, with their values.
+    pub fn changes(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let columns = self.words.iter().enumerate().flat_map(|(w, word)| {
+            let mut bits = word.bits;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    64 * w + i
+                })
+            })
+        });
+        columns.zip(self.changed.iter().copied())
     }
 
     /// The values in column order.
     pub fn iter(&self) -> impl Iterator<Item = f64> + '_ {
-        let mut next = self.ascending();
-        (0..self.len()).map(move |i| next.at(i).unwrap_or_default())
+        (0..self.len()).map(|i| self.get(i).unwrap_or_default())
     }
 
     /// The values as a row this one alone holds, to change in place (copied first when
     /// shared).
     pub fn make_mut(&mut self) -> &mut Vec<f64> {
+        let words = std::mem::take(&mut self.words);
+        let changed = std::mem::take(&mut self.changed);
+        let changes = Values {
+            base: Arc::clone(&self.base),
+            words,
+            changed,
+        };
+        let changes: Vec<(usize, f64)> = changes.changes().collect();
         let own = Arc::make_mut(&mut self.base);
-        for (&i, &v) in self.changed_at.iter().zip(self.changed.iter()) {
-            if let Some(slot) = own.get_mut(i as usize) {
+        for (i, v) in changes {
+            if let Some(slot) = own.get_mut(i) {
                 *slot = v;
             }
         }
-        self.changed_at = Box::default();
-        self.changed = Box::default();
         own
     }
 
     /// ORs into `differ[i]` the bits in which column `i` of this row and of `other` (of the
     /// same length) differ.
     pub fn differ_into(&self, other: &Values, differ: &mut [u64]) {
-        if Arc::ptr_eq(&self.base, &other.base)
-            && (self.changed_at.is_empty() || other.changed_at.is_empty())
-        {
-            // One of the two is the base row itself (the usual case: the first launch of a
-            // kind against a later one): only the other's changes can differ.
-            let changed = if self.changed_at.is_empty() {
-                other
-            } else {
-                self
-            };
-            for (&i, v) in changed.changed_at.iter().zip(changed.changed.iter()) {
-                if let (Some(d), Some(b)) = (differ.get_mut(i as usize), self.base.get(i as usize))
-                {
-                    *d |= v.to_bits() ^ b.to_bits();
-                }
-            }
-            return;
-        }
         if Arc::ptr_eq(&self.base, &other.base) {
             // Same base row: only the columns either changed can differ.
-            let mut mine = self.ascending();
-            let mut theirs = other.ascending();
-            let columns = merge_ascending(&self.changed_at, &other.changed_at);
-            for i in columns {
-                if let (Some(d), Some(a), Some(b)) = (differ.get_mut(i), mine.at(i), theirs.at(i)) {
+            for (i, _) in self.changes().chain(other.changes()) {
+                if let (Some(d), Some(a), Some(b)) = (differ.get_mut(i), self.get(i), other.get(i))
+                {
                     *d |= a.to_bits() ^ b.to_bits();
                 }
             }
             return;
         }
-        if self.changed_at.is_empty() && other.changed_at.is_empty() {
+        if self.words.is_empty() && other.words.is_empty() {
             // Whole rows: an OR of XORs, which compiles to vector operations.
             for (d, (a, b)) in differ
                 .iter_mut()
@@ -155,45 +199,6 @@ impl Values {
         }
         for (d, (a, b)) in differ.iter_mut().zip(self.iter().zip(other.iter())) {
             *d |= a.to_bits() ^ b.to_bits();
-        }
-    }
-}
-
-/// The union of two ascending lists of columns, ascending, each once.
-fn merge_ascending<'a>(a: &'a [u32], b: &'a [u32]) -> impl Iterator<Item = usize> + 'a {
-    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
-    std::iter::from_fn(move || {
-        let next = match (a.peek(), b.peek()) {
-            (Some(&&x), Some(&&y)) => x.min(y),
-            (Some(&&x), None) => x,
-            (None, Some(&&y)) => y,
-            (None, None) => return None,
-        };
-        a.next_if_eq(&&next);
-        b.next_if_eq(&&next);
-        Some(next as usize)
-    })
-}
-
-/// Reads a row's values at ascending columns ([`Values::ascending`]).
-pub(crate) struct Ascending<'a> {
-    values: &'a Values,
-    /// The first changed column not yet passed.
-    next: usize,
-}
-
-impl Ascending<'_> {
-    /// The value of column `i`, at least every column asked before.
-    #[inline]
-    pub fn at(&mut self, i: usize) -> Option<f64> {
-        let v = *self.values.base.get(i)?;
-        let at = &self.values.changed_at;
-        while at.get(self.next).is_some_and(|&c| (c as usize) < i) {
-            self.next += 1;
-        }
-        match at.get(self.next) {
-            Some(&c) if c as usize == i => self.values.changed.get(self.next).copied(),
-            _ => Some(v),
         }
     }
 }
@@ -219,7 +224,7 @@ impl Bases {
     /// kind's base row when they differ in few columns; otherwise it becomes the kind's
     /// base. The values read back are the same bits either way.
     pub(crate) fn share(&mut self, kind: u64, columns: &Arc<MetricColumns>, values: &mut Values) {
-        if !values.changed_at.is_empty() || Arc::strong_count(&values.base) > 1 {
+        if !values.words.is_empty() || Arc::strong_count(&values.base) > 1 {
             // Already shared.
             return;
         }
@@ -248,7 +253,7 @@ impl Bases {
         let changed: Box<[f64]> = self.differ.iter().map(|&i| mine[i as usize]).collect();
         *values = Values {
             base: Arc::clone(&base.base),
-            changed_at: self.differ.as_slice().into(),
+            words: words_of(&self.differ, mine.len()),
             changed,
         };
     }
@@ -289,7 +294,7 @@ mod tests {
             Arc::ptr_eq(&a.base, &b.base),
             "the second row is stored over the first"
         );
-        assert_eq!(&*b.changed_at, &[3, 6]);
+        assert_eq!(b.changes().collect::<Vec<_>>(), [(3, 30.0), (6, -0.0)]);
         assert_eq!(
             read(&b),
             second.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
@@ -301,10 +306,9 @@ mod tests {
         assert_eq!(b.get(3), Some(30.0));
         assert_eq!(b.get(4), Some(4.0));
         assert_eq!(b.get(8), None);
-        let mut ascending = b.ascending();
         assert_eq!(
-            [1, 3, 6, 7].map(|i| ascending.at(i)),
-            [Some(1.0), Some(30.0), Some(-0.0), Some(7.0)]
+            [1, 3, 6, 7].map(|i| b.get(i).map(f64::to_bits)),
+            [1.0, 30.0, -0.0, 7.0].map(|v: f64| Some(v.to_bits()))
         );
     }
 
@@ -373,5 +377,45 @@ mod tests {
         }
         let over = Values::over(&shared[0], vec![1, 4], vec![2.5, 6.0]);
         assert_eq!(read(&over), read(&own[3]));
+        // A column twice, out of order or past the row's end is ignored.
+        let over = Values::over(
+            &shared[0],
+            vec![1, 1, 4, 2, 9],
+            vec![2.5, 7.0, 6.0, 8.0, 1.0],
+        );
+        assert_eq!(read(&over), read(&own[3]));
+    }
+
+    #[test]
+    fn changes_across_words_of_columns_read_back_at_their_columns() {
+        let cols = columns(200);
+        let first: Vec<f64> = (0..200).map(f64::from).collect();
+        let at = [0usize, 1, 63, 64, 65, 127, 128, 130, 199];
+        let mut second = first.clone();
+        for &i in &at {
+            second[i] = -(i as f64) - 0.5;
+        }
+        let mut bases = Bases::default();
+        let mut a = Values::from_vec(first.clone());
+        bases.share(1, &cols, &mut a);
+        let mut b = Values::from_vec(second.clone());
+        bases.share(1, &cols, &mut b);
+        assert!(Arc::ptr_eq(&a.base, &b.base));
+        for (i, want) in second.iter().enumerate() {
+            assert_eq!(
+                b.get(i).map(f64::to_bits),
+                Some(want.to_bits()),
+                "column {i}"
+            );
+        }
+        assert_eq!(b.get(200), None);
+        let changes: Vec<usize> = b.changes().map(|(i, _)| i).collect();
+        assert_eq!(changes, at);
+        let own = b.clone().make_mut().clone();
+        assert_eq!(own, second);
+        let mut differ = vec![0; 200];
+        a.differ_into(&b, &mut differ);
+        let differing: Vec<usize> = (0..200).filter(|&i| differ[i] != 0).collect();
+        assert_eq!(differing, at);
     }
 }
