@@ -89,6 +89,11 @@ impl<B: AsRef<[u8]>> Reading<B> {
         }
     }
 
+    /// Whether the file is a report, read in one go by [`Reading::finish`].
+    pub fn is_report(&self) -> bool {
+        matches!(self.state, State::Report(_))
+    }
+
     /// The file's size in bytes.
     pub fn len(&self) -> usize {
         self.len

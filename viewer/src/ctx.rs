@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::browser;
-use crate::state::load::{InputFile, LoadError, Loading, Progress, Run};
+use crate::state::load::{InputFile, LoadError, Loading, Progress, Run, Stage};
 use crate::state::model::Workspace;
 use crate::state::view::{is_local_path, KernelRef, ViewState};
 
@@ -136,13 +136,19 @@ impl Ctx {
     async fn load_in_slices(&self, files: Vec<InputFile>) -> (Vec<Run>, Vec<LoadError>) {
         let mut loading = Loading::new(files);
         let mut slice_started = browser::now_ms();
-        while loading.step(STEP_ROWS) {
-            if browser::now_ms() - slice_started >= SLICE_MS {
-                if let Some(progress) = loading.progress() {
+        loop {
+            let next = loading.progress();
+            let whole = next.as_ref().is_some_and(|p| p.stage == Stage::Whole);
+            if whole || browser::now_ms() - slice_started >= SLICE_MS {
+                // A file read in one go is announced before the tab goes busy with it.
+                if let Some(progress) = next {
                     self.status.set(progress.line());
                 }
                 browser::yield_to_browser().await;
                 slice_started = browser::now_ms();
+            }
+            if !loading.step(STEP_ROWS) {
+                break;
             }
         }
         self.status.set("working out the figures…".into());

@@ -2,7 +2,9 @@
 //! For each file given, in a fresh browser: the file is picked, then the page is watched
 //! until the roofline is drawn (its load time as the page measures it, `performance.now()`
 //! from the input's change event to the drawn chart) or an error is shown (the message, and
-//! how long it took to appear); then the tab's peak memory is read: the largest peak
+//! how long it took to appear), a 10 ms timer noting the longest the tab was busy (could
+//! neither draw nor take input) and the status lines it showed; then the tab's peak
+//! memory is read: the largest peak
 //! resident set (`VmHWM`) of the Chromium renderer processes under this run's chromedriver.
 //! This is how `viewer/src/state/load.rs`'s `MAX_FILE_BYTES` was chosen (README,
 //! Performance).

@@ -57,18 +57,18 @@ impl std::fmt::Display for LoadError {
     }
 }
 
-/// The largest file the viewer reads, in bytes. A browser tab reads a file in one go, the
-/// tab busy meanwhile, and holds its bytes (read piece by piece into WebAssembly's memory, at
-/// most 4 GiB), then the launches' values (shared between launches that repeat them, as
-/// `capture import` keeps them). Measured in headless Chromium 156 on the development
-/// machine (`tests/browser/examples/load_size.rs`, README, Performance), raw full-set 500 MB
-/// exports load in 6 to 7.6 s with the tab at 0.8 GB, and in 10 to 11.6 s at 1.05 GB when a
-/// third of each launch's values are its own; before values were shared and the file read
-/// in pieces, 1 GB took 16 s at 3.2 GB and 1.5 GB 23 s at 4.7 GB. Past this limit the tab
-/// would stay unresponsive for more than ten seconds (where a browser shows "page
-/// unresponsive", or a smaller machine runs out); the same export imported by `capture
-/// import` is an artifact that writes each kernel's repeated values once (the 500 MB
-/// export's is 13 MB and loads in 2.3 s).
+/// The largest file the viewer reads, in bytes. A browser tab holds a file's bytes (read
+/// piece by piece into WebAssembly's memory, at most 4 GiB), then the launches' values
+/// (shared between launches that repeat them, as `capture import` keeps them); it reads an
+/// export's rows in slices, drawing its progress between them, but an artifact or a report
+/// in one go. Measured in headless Chromium 156 on the development machine
+/// (`tests/browser/examples/load_size.rs`, README, Performance), raw full-set 500 MB exports
+/// load in 5 to 7 s with the tab at 0.8 GB, and in 9 to 10 s at 0.95 GB when a third of
+/// each launch's values are its own; before values were shared and the file read in
+/// pieces, 1 GB took 16 s at 3.2 GB and 1.5 GB 23 s at 4.7 GB. Past this limit a load would
+/// take well over ten seconds and more memory than a smaller machine has for a tab; the
+/// same export imported by `capture import` is an artifact that writes each kernel's
+/// repeated values once (the 500 MB export's is 13 MB and loads in 1 s).
 pub const MAX_FILE_BYTES: u64 = 600 * 1000 * 1000;
 
 /// Refuses a file of `bytes` bytes larger than [`MAX_FILE_BYTES`] before it is read, with a
@@ -162,6 +162,8 @@ pub enum Stage {
     Copy,
     /// Its rows are being read into launches ([`Loading`]).
     Rows,
+    /// It is read in one go, an artifact or a report, the tab busy meanwhile.
+    Whole,
 }
 
 /// How far the load of a file is.
@@ -191,6 +193,7 @@ impl Progress {
                 "reading the launches of {}: {read:.0} of {total:.0} MB",
                 self.file
             ),
+            Stage::Whole => format!("reading {} ({total:.0} MB) in one go…", self.file),
         }
     }
 }
@@ -284,13 +287,30 @@ impl Loading {
         self.current.is_some() || self.files.len() > 0
     }
 
-    /// The export being read and how far, if one is.
+    /// What the next step reads: the export being read and how far, or the next file.
     pub fn progress(&self) -> Option<Progress> {
-        self.current.as_ref().map(|(name, reading)| Progress {
-            stage: Stage::Rows,
-            file: name.clone(),
-            read_bytes: reading.bytes_read() as u64,
-            total_bytes: reading.len() as u64,
+        if let Some((name, reading)) = &self.current {
+            return Some(Progress {
+                stage: if reading.is_report() {
+                    Stage::Whole
+                } else {
+                    Stage::Rows
+                },
+                file: name.clone(),
+                read_bytes: reading.bytes_read() as u64,
+                total_bytes: reading.len() as u64,
+            });
+        }
+        let next = self.files.as_slice().first()?;
+        Some(Progress {
+            stage: if looks_like_json(&next.bytes) {
+                Stage::Whole
+            } else {
+                Stage::Rows
+            },
+            file: next.name.clone(),
+            read_bytes: 0,
+            total_bytes: next.bytes.len() as u64,
         })
     }
 
@@ -365,7 +385,7 @@ mod tests {
         assert_eq!(errors.len(), 2, "{errors:?}");
         for rows in [1, 5] {
             let mut loading = Loading::new(batch.clone());
-            let mut seen: Vec<Progress> = Vec::new();
+            let mut seen: Vec<Progress> = loading.progress().into_iter().collect();
             while loading.step(rows) {
                 seen.extend(loading.progress());
             }
@@ -385,6 +405,17 @@ mod tests {
             let last = gpt2.last().map(|p| (p.read_bytes, p.total_bytes));
             assert!(last.is_some_and(|(read, total)| read == total && total > 0));
             assert!(gpt2.iter().all(|p| p.stage == Stage::Rows));
+            // The artifact and the report are read in one go, and said to be.
+            let whole: Vec<&str> = seen
+                .iter()
+                .filter(|p| p.stage == Stage::Whole)
+                .map(|p| p.file.as_str())
+                .collect();
+            assert!(
+                whole.contains(&"site/samples/h200-two-process.ncu-rep"),
+                "{whole:?}"
+            );
+            assert!(whole.contains(&"site/samples/h200.json"), "{whole:?}");
         }
     }
 
