@@ -961,4 +961,25 @@ fn a_read_in_steps_of_any_size_is_the_read_at_once() {
             }
         }
     }
+    // Files cut anywhere, or with a quote or line end where it should not be, read the
+    // same in steps as at once, errors and warnings included.
+    for source in [METRICS_RAW_STDOUT, SECTIONS_DETAILS_STDOUT, GUI_RAW] {
+        let bytes = source.as_bytes();
+        let mut inputs: Vec<Vec<u8>> = (0..bytes.len())
+            .step_by(211)
+            .map(|cut| bytes[..cut].to_vec())
+            .collect();
+        for at in (0..bytes.len()).step_by(307) {
+            for b in [b'"', b'\n'] {
+                let mut damaged = bytes.to_vec();
+                damaged[at] = b;
+                inputs.push(damaged);
+            }
+        }
+        for input in inputs {
+            let text = String::from_utf8_lossy(&input);
+            let (stepped, _) = read_in_steps(&text, 2);
+            assert_eq!(stepped, read(&text));
+        }
+    }
 }
