@@ -229,35 +229,26 @@ impl Loading {
     /// Does the next part of the work: at most `rows` rows of the export being read, or
     /// the next file's start (an artifact is parsed whole); whether work remains.
     pub fn step(&mut self, rows: usize) -> bool {
-        if let Some((name, reading)) = self.current.as_mut() {
-            let error = |e: shared::error::ExportError| LoadError {
-                file: name.clone(),
-                message: e.to_string(),
-            };
-            match reading.step(rows) {
-                Ok(true) => return true,
-                Ok(false) => {
-                    if let Some((name, reading)) = self.current.take() {
-                        match reading.finish() {
-                            Ok(mut export) => {
-                                // Its warnings name the file first, as `capture import`
-                                // prints them.
-                                for w in &mut export.warnings {
-                                    *w = w.in_file(&name);
-                                }
-                                self.names.push(name);
-                                self.exports.push(export);
-                            }
-                            Err(e) => self.errors.push(LoadError {
-                                file: name,
-                                message: e.to_string(),
-                            }),
+        if let Some((_, reading)) = self.current.as_mut() {
+            let result = reading.step(rows);
+            if let Ok(true) = result {
+                return true;
+            }
+            if let Some((name, reading)) = self.current.take() {
+                // All read, or stopped by an error: the export, or why not.
+                match result.and_then(|_| reading.finish()) {
+                    Ok(mut export) => {
+                        // Its warnings name the file first, as `capture import` prints them.
+                        for w in &mut export.warnings {
+                            *w = w.in_file(&name);
                         }
+                        self.names.push(name);
+                        self.exports.push(export);
                     }
-                }
-                Err(e) => {
-                    self.errors.push(error(e));
-                    self.current = None;
+                    Err(e) => self.errors.push(LoadError {
+                        file: name,
+                        message: e.to_string(),
+                    }),
                 }
             }
             return self.files.len() > 0;
