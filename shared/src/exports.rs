@@ -146,9 +146,10 @@ pub fn read_from_with<R: BufRead>(
     csv(input).map_err(|e| neither(e, &start))
 }
 
-/// A CSV reader's error for a file starting with `start`: binary data is
-/// [`ExportError::Unrecognized`], as it is no report either.
-fn neither(e: NcuError, start: &[u8]) -> ExportError {
+/// A CSV reader's error for a file starting with `start` (its first four bytes will do):
+/// binary data is [`ExportError::Unrecognized`], as it is no report either. For a caller
+/// that reads a CSV export itself ([`ncu::Reading`] over its own reader), as [`read`] says.
+pub fn neither(e: NcuError, start: &[u8]) -> ExportError {
     match e {
         NcuError::Binary { line } => ExportError::Unrecognized {
             line,

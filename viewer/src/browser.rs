@@ -5,8 +5,6 @@
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::state::load::{InputFile, Progress, Stage};
-
 fn window() -> Result<web_sys::Window, String> {
     web_sys::window().ok_or_else(|| "no window".to_string())
 }
@@ -35,63 +33,93 @@ fn bytes_of(buffer: &wasm_bindgen::JsValue) -> Vec<u8> {
 /// so far, instead of a second copy of the whole file.
 const READ_PIECE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
 
-/// The bytes of `file`, read piece by piece straight into one buffer of the file's size;
-/// `on_piece` hears how many bytes are in before each piece.
-async fn read_file(
-    file: &web_sys::File,
-    on_piece: &dyn Fn(u64),
-) -> Result<Vec<u8>, wasm_bindgen::JsValue> {
-    let size = file.size();
-    let mut bytes = Vec::with_capacity(size as usize);
-    let mut start = 0.0;
-    while start < size {
-        on_piece(bytes.len() as u64);
-        let end = (start + READ_PIECE_BYTES).min(size);
-        let piece = file.slice_with_f64_and_f64(start, end)?;
-        let buffer = JsFuture::from(piece.array_buffer()).await?;
-        let array = js_sys::Uint8Array::new(&buffer);
-        let at = bytes.len();
-        bytes.resize(at + array.length() as usize, 0);
-        if let Some(into) = bytes.get_mut(at..) {
-            array.copy_to(into);
-        }
-        start = end;
-    }
-    Ok(bytes)
+/// A picked file, read a piece at a time, the next piece's read under way while the last
+/// one is worked on.
+pub struct FilePieces {
+    file: web_sys::File,
+    /// Where the next piece starts.
+    next: f64,
+    /// The read of the piece at `next` under way, with where it ends.
+    ahead: Option<(f64, JsFuture)>,
 }
 
-/// Reads every file as bytes (a report is binary; the loader tells text from binary). A
-/// file that cannot be read, or that is too large for the tab (see
-/// [`crate::state::load::refuse_large_file`], checked before reading), becomes an error
-/// naming it; the others are still returned. `on_progress` hears, piece by piece, which
-/// file is being read and how far.
-pub async fn read_files(
-    list: Vec<web_sys::File>,
-    on_progress: &dyn Fn(Progress),
-) -> (Vec<InputFile>, Vec<(String, String)>) {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    for file in list {
-        let name = file.name();
-        let size = file.size() as u64;
-        if let Some(e) = crate::state::load::refuse_large_file(&name, size) {
-            errors.push((e.file, e.message));
-            continue;
-        }
-        let progress = |read_bytes| {
-            on_progress(Progress {
-                stage: Stage::Copy,
-                file: name.clone(),
-                read_bytes,
-                total_bytes: size,
-            })
-        };
-        match read_file(&file, &progress).await {
-            Ok(bytes) => files.push(InputFile { name, bytes }),
-            Err(e) => errors.push((name, format!("could not be read: {}", js_error(e)))),
+fn read_error(e: wasm_bindgen::JsValue) -> String {
+    format!("could not be read: {}", js_error(e))
+}
+
+impl FilePieces {
+    /// The pieces of `file`, none read yet.
+    pub fn new(file: web_sys::File) -> Self {
+        FilePieces {
+            file,
+            next: 0.0,
+            ahead: None,
         }
     }
-    (files, errors)
+
+    /// Back to the file's start.
+    pub fn restart(&mut self) {
+        self.next = 0.0;
+        self.ahead = None;
+    }
+
+    /// Whether pieces remain.
+    pub fn has_more(&self) -> bool {
+        self.next < self.file.size()
+    }
+
+    /// Starts reading the piece at `next`, unless it is under way or the file is read.
+    fn read_ahead(&mut self) -> Result<(), String> {
+        if self.ahead.is_some() || !self.has_more() {
+            return Ok(());
+        }
+        let end = (self.next + READ_PIECE_BYTES).min(self.file.size());
+        let piece = self
+            .file
+            .slice_with_f64_and_f64(self.next, end)
+            .map_err(read_error)?;
+        self.ahead = Some((end, JsFuture::from(piece.array_buffer())));
+        Ok(())
+    }
+
+    /// The bytes of the piece at `next`, once read; `None` past the end. The read of the
+    /// one after is started.
+    async fn next_array(&mut self) -> Result<Option<js_sys::Uint8Array>, String> {
+        self.read_ahead()?;
+        let Some((end, read)) = self.ahead.take() else {
+            return Ok(None);
+        };
+        let buffer = read.await.map_err(read_error)?;
+        self.next = end;
+        self.read_ahead()?;
+        Ok(Some(js_sys::Uint8Array::new(&buffer)))
+    }
+
+    /// The next piece, of [`READ_PIECE_BYTES`] at most; `None` past the end.
+    pub async fn next(&mut self) -> Result<Option<Vec<u8>>, String> {
+        Ok(self.next_array().await?.map(|array| array.to_vec()))
+    }
+
+    /// The rest of the file appended to `bytes`, read straight into one buffer of the
+    /// file's size; `on_piece` hears how many bytes are in before each piece.
+    pub async fn rest_into(
+        &mut self,
+        bytes: &mut Vec<u8>,
+        on_piece: &dyn Fn(u64),
+    ) -> Result<(), String> {
+        bytes.reserve_exact((self.file.size() - self.next).max(0.0) as usize);
+        loop {
+            on_piece(bytes.len() as u64);
+            let Some(array) = self.next_array().await? else {
+                return Ok(());
+            };
+            let at = bytes.len();
+            bytes.resize(at + array.length() as usize, 0);
+            if let Some(into) = bytes.get_mut(at..) {
+                array.copy_to(into);
+            }
+        }
+    }
 }
 
 /// Fetches a file of the site by relative path: the response, when it is a success.

@@ -130,13 +130,21 @@ impl Ctx {
         self.errors.set(errors);
     }
 
-    /// Loads a batch of files as [`crate::state::load::load_batch`] does, in slices of some
-    /// [`SLICE_MS`] each, between which the tab draws the progress in the status line and
-    /// takes input.
-    async fn load_in_slices(&self, files: Vec<InputFile>) -> (Vec<Run>, Vec<LoadError>) {
-        let mut loading = Loading::new(files);
+    /// Runs `loading`'s steps in slices of some [`SLICE_MS`] each, between which the tab
+    /// draws the progress in the status line and takes input, until no work remains; a
+    /// streamed export is fed its pieces from `pieces` as it asks for them.
+    async fn drive(&self, loading: &mut Loading, mut pieces: Option<&mut browser::FilePieces>) {
         let mut slice_started = browser::now_ms();
         loop {
+            while loading.wants_piece() {
+                match pieces.as_mut() {
+                    Some(source) => match source.next().await {
+                        Ok(piece) => loading.feed(piece),
+                        Err(message) => loading.fail_stream(message),
+                    },
+                    None => loading.feed(None),
+                }
+            }
             let next = loading.progress();
             let whole = next.as_ref().is_some_and(|p| p.stage == Stage::Whole);
             if whole || browser::now_ms() - slice_started >= SLICE_MS {
@@ -151,9 +159,68 @@ impl Ctx {
                 break;
             }
         }
+    }
+
+    /// The runs of a load whose steps are done (the import and the figures, in one go).
+    async fn finish_loading(&self, loading: Loading) -> (Vec<Run>, Vec<LoadError>) {
         self.status.set("working out the figures…".into());
         browser::yield_to_browser().await;
         loading.finish()
+    }
+
+    /// Loads a batch of files held in memory as [`crate::state::load::load_batch`] does,
+    /// in slices ([`Ctx::drive`]).
+    async fn load_in_slices(&self, files: Vec<InputFile>) -> (Vec<Run>, Vec<LoadError>) {
+        let mut loading = Loading::new(files);
+        self.drive(&mut loading, None).await;
+        self.finish_loading(loading).await
+    }
+
+    /// Adds a picked file to `loading`. A CSV export larger than one piece is read as its
+    /// pieces arrive, so the tab never holds it whole (should a step outrun the pieces, it
+    /// is read again whole); anything else is read whole first. A file too large for the
+    /// tab is refused before it is read.
+    async fn load_file(&self, loading: &mut Loading, file: web_sys::File) {
+        let name = file.name();
+        let size = file.size() as u64;
+        if let Some(e) = crate::state::load::refuse_large_file(&name, size) {
+            loading.add_error(e);
+            return;
+        }
+        let mut pieces = browser::FilePieces::new(file);
+        let failed = |message| LoadError {
+            file: name.clone(),
+            message,
+        };
+        let mut bytes = match pieces.next().await {
+            Ok(first) => first.unwrap_or_default(),
+            Err(message) => return loading.add_error(failed(message)),
+        };
+        if pieces.has_more() && crate::state::load::streams(&bytes) {
+            loading.stream(name.clone(), size, bytes);
+            self.drive(loading, Some(&mut pieces)).await;
+            if loading.take_starved().is_none() {
+                return;
+            }
+            pieces.restart();
+            bytes = Vec::new();
+        }
+        let show = |read_bytes| {
+            let progress = Progress {
+                stage: Stage::Copy,
+                file: name.clone(),
+                read_bytes,
+                total_bytes: size,
+            };
+            self.status.set(progress.line());
+        };
+        match pieces.rest_into(&mut bytes, &show).await {
+            Ok(()) => loading.push(InputFile {
+                name: name.clone(),
+                bytes,
+            }),
+            Err(message) => loading.add_error(failed(message)),
+        }
     }
 
     /// Reads picked or dropped files and loads them as a batch.
@@ -163,14 +230,12 @@ impl Ctx {
         ctx.pending_since.set(Some(started));
         ctx.status.set("reading files…".into());
         spawn_local(async move {
-            let show = |p: Progress| ctx.status.set(p.line());
-            let (files, read_errors) = browser::read_files(list, &show).await;
-            let (runs, mut errors) = ctx.load_in_slices(files).await;
-            errors.extend(
-                read_errors
-                    .into_iter()
-                    .map(|(file, message)| LoadError { file, message }),
-            );
+            let mut loading = Loading::new(Vec::new());
+            for file in list {
+                ctx.load_file(&mut loading, file).await;
+            }
+            ctx.drive(&mut loading, None).await;
+            let (runs, errors) = ctx.finish_loading(loading).await;
             if runs.is_empty() {
                 ctx.pending_since.set(None);
                 ctx.status.set(String::new());

@@ -153,6 +153,11 @@ impl<R: Read> LineFilter<R> {
         self.inner.get_ref().get_ref().1
     }
 
+    /// The input, to add to it.
+    pub(crate) fn input_mut(&mut self) -> &mut R {
+        self.inner.get_mut().get_mut().1
+    }
+
     /// Checks the input, skips to the header and returns the filter positioned after it
     /// (for the GUI export, at its first line, which is data).
     pub(crate) fn open(mut input: R) -> Result<(Self, Header), NcuError> {

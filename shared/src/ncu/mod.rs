@@ -169,6 +169,11 @@ impl<R: std::io::Read> Reading<R> {
         self.rows.input()
     }
 
+    /// The input, to add to it as it arrives (a reader that ends only when the input has).
+    pub fn input_mut(&mut self) -> &mut R {
+        self.rows.input_mut()
+    }
+
     /// The export, once [`Reading::step`] has said no rows remain.
     ///
     /// # Errors

@@ -318,6 +318,11 @@ impl<R: Read> Rows<R> {
         self.filter.input()
     }
 
+    /// The input, to add to it (see [`super::Reading::input_mut`]).
+    pub fn input_mut(&mut self) -> &mut R {
+        self.filter.input_mut()
+    }
+
     /// One warning for the lines dropped as not part of the export (program output, ncu
     /// messages), if any. Complete once the rows are exhausted.
     pub fn skipped_warning(&self) -> Option<Warning> {

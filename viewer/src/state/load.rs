@@ -6,7 +6,11 @@
 //! [`shared::exports`] and [`shared::merge::import_launches`]. Every failure names the file
 //! it came from; the caller keeps whatever was loaded before.
 
+use std::collections::VecDeque;
+use std::io::Read;
+
 use shared::artifact::{Artifact, Origin, Provenance};
+use shared::error::ExportError;
 use shared::ncu::{self, Export};
 
 /// One file handed to the viewer: its name (for messages) and its bytes.
@@ -198,14 +202,104 @@ impl Progress {
     }
 }
 
+/// Whether a file that starts with `first` can be read as its pieces arrive
+/// ([`Loading::stream`]): a CSV export, neither an artifact nor a report.
+pub fn streams(first: &[u8]) -> bool {
+    !looks_like_json(first) && !shared::ncu_rep::is_report(first)
+}
+
+/// A file's bytes as they arrive, piece by piece: the CSV reader reads them as they come
+/// (`Read`), and the pieces read are dropped, so the tab holds a few pieces of a streamed
+/// export, never the whole file.
+#[derive(Default)]
+pub struct Pieces {
+    queue: VecDeque<Vec<u8>>,
+    /// Bytes of the front piece already read.
+    at: usize,
+    /// Bytes queued and not read yet.
+    queued: usize,
+    /// Bytes read so far.
+    taken: u64,
+    /// Whether the last piece is in.
+    ended: bool,
+    /// Whether a read found no bytes before the last piece was in (the reader then took
+    /// the input to have ended, so what it read is not the file's).
+    starved: bool,
+}
+
+impl Pieces {
+    fn push(&mut self, piece: Vec<u8>) {
+        self.queued += piece.len();
+        self.queue.push_back(piece);
+    }
+}
+
+impl Read for Pieces {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while let Some(front) = self.queue.front() {
+            let rest = front.get(self.at..).unwrap_or_default();
+            if rest.is_empty() {
+                self.queue.pop_front();
+                self.at = 0;
+                continue;
+            }
+            let n = rest.len().min(buf.len());
+            for (to, from) in buf.iter_mut().zip(rest) {
+                *to = *from;
+            }
+            self.at += n;
+            self.queued -= n;
+            self.taken += n as u64;
+            return Ok(n);
+        }
+        if !self.ended {
+            self.starved = true;
+        }
+        Ok(0)
+    }
+}
+
+/// How many bytes of a streamed export are kept queued ahead of its reader (unless the
+/// file has no more): far more than a step of rows takes (16 full-set rows are some
+/// 300 KB, and the reader buffers 256 KB), so the reader never runs out mid-step.
+pub const STREAM_AHEAD_BYTES: usize = 32 * 1024 * 1024;
+
+/// A file whose turn has not come.
+enum Pending {
+    /// Held whole.
+    File(InputFile),
+    /// A CSV export arriving in pieces ([`Loading::stream`]).
+    Stream(String, u64, Pieces),
+}
+
+/// The export being read.
+enum Current {
+    /// A report, read in one go at its end.
+    Report(String, Vec<u8>),
+    /// A CSV export read in steps, held whole (its one piece in) or arriving in pieces,
+    /// with its size and its first bytes.
+    Csv {
+        name: String,
+        total: u64,
+        start: Vec<u8>,
+        reading: Box<ncu::Reading<Pieces>>,
+    },
+}
+
 /// A batch being loaded as [`load_batch`] loads it, a part at a time: each
 /// [`Loading::step`] reads some rows of the export at hand (or a whole artifact, or a
 /// report), so that the tab can draw the progress and take input between steps; the runs
-/// are the same however the steps go.
+/// are the same however the steps go. A CSV export may also come in pieces as the tab
+/// reads the file ([`Loading::stream`], [`Loading::feed`]), so that the tab never holds all
+/// of it.
 pub struct Loading {
-    files: std::vec::IntoIter<InputFile>,
-    /// The export being read, with its file's name.
-    current: Option<(String, shared::exports::Reading<Vec<u8>>)>,
+    /// Bytes kept queued ahead of a streamed export's reader ([`STREAM_AHEAD_BYTES`]).
+    ahead: usize,
+    pending: VecDeque<Pending>,
+    current: Option<Current>,
+    /// A streamed export whose reader ran out of bytes before the file ended, to be read
+    /// again whole ([`Loading::take_starved`]).
+    starved: Option<String>,
     runs: Vec<Run>,
     errors: Vec<LoadError>,
     /// The exports read so far, with their files' names, imported together at the end.
@@ -217,8 +311,10 @@ impl Loading {
     /// A load of `files`, nothing read yet.
     pub fn new(files: Vec<InputFile>) -> Loading {
         Loading {
-            files: files.into_iter(),
+            ahead: STREAM_AHEAD_BYTES,
+            pending: files.into_iter().map(Pending::File).collect(),
             current: None,
+            starved: None,
             runs: Vec::new(),
             errors: Vec::new(),
             names: Vec::new(),
@@ -226,36 +322,146 @@ impl Loading {
         }
     }
 
-    /// Does the next part of the work: at most `rows` rows of the export being read, or
-    /// the next file's start (an artifact is parsed whole); whether work remains.
-    pub fn step(&mut self, rows: usize) -> bool {
-        if let Some((_, reading)) = self.current.as_mut() {
-            let result = reading.step(rows);
-            if let Ok(true) = result {
-                return true;
+    /// This load, keeping `bytes` queued ahead of a streamed export's reader instead of
+    /// [`STREAM_AHEAD_BYTES`] (a test's small files stream in small pieces).
+    pub fn with_stream_ahead(mut self, bytes: usize) -> Self {
+        self.ahead = bytes;
+        self
+    }
+
+    /// Adds a file that could not be loaded, in its place among the others' errors.
+    pub fn add_error(&mut self, error: LoadError) {
+        self.errors.push(error);
+    }
+
+    /// Adds a file held whole, read after those already added.
+    pub fn push(&mut self, file: InputFile) {
+        self.pending.push_back(Pending::File(file));
+    }
+
+    /// Adds a CSV export of `total` bytes that arrives in pieces, the first being `first`,
+    /// read after the files already added; its further pieces go to [`Loading::feed`].
+    pub fn stream(&mut self, name: String, total: u64, first: Vec<u8>) {
+        let mut pieces = Pieces::default();
+        pieces.push(first);
+        self.pending.push_back(Pending::Stream(name, total, pieces));
+    }
+
+    /// The streamed export's pieces, wherever it is (read, or waiting its turn).
+    fn stream_pieces(&mut self) -> Option<&mut Pieces> {
+        if let Some(Current::Csv { reading, .. }) = self.current.as_mut() {
+            return Some(reading.input_mut());
+        }
+        self.pending.iter_mut().rev().find_map(|p| match p {
+            Pending::Stream(_, _, pieces) => Some(pieces),
+            Pending::File(_) => None,
+        })
+    }
+
+    /// Whether the streamed export wants its next piece: fewer than
+    /// [`STREAM_AHEAD_BYTES`] are queued ahead of its reader and the last piece is not in
+    /// (nothing is read until it has them).
+    pub fn wants_piece(&mut self) -> bool {
+        let ahead = self.ahead;
+        self.stream_pieces()
+            .is_some_and(|p| !p.ended && p.queued < ahead)
+    }
+
+    /// The streamed export's next piece; `None` when it has no more.
+    pub fn feed(&mut self, piece: Option<Vec<u8>>) {
+        if let Some(pieces) = self.stream_pieces() {
+            match piece {
+                Some(piece) => pieces.push(piece),
+                None => pieces.ended = true,
             }
-            if let Some((name, reading)) = self.current.take() {
-                // All read, or stopped by an error: the export, or why not.
-                match result.and_then(|_| reading.finish()) {
-                    Ok(mut export) => {
-                        // Its warnings name the file first, as `capture import` prints them.
-                        for w in &mut export.warnings {
-                            *w = w.in_file(&name);
-                        }
-                        self.names.push(name);
-                        self.exports.push(export);
-                    }
-                    Err(e) => self.errors.push(LoadError {
-                        file: name,
-                        message: e.to_string(),
-                    }),
+        }
+    }
+
+    /// Drops the streamed export, which could not be read further, with why.
+    pub fn fail_stream(&mut self, message: String) {
+        let name = match self.current.take() {
+            Some(Current::Csv { name, reading, .. }) if !reading.input().ended => Some(name),
+            other => {
+                self.current = other;
+                let at = self
+                    .pending
+                    .iter()
+                    .rposition(|p| matches!(p, Pending::Stream(..)));
+                match at.and_then(|at| self.pending.remove(at)) {
+                    Some(Pending::Stream(name, _, _)) => Some(name),
+                    _ => None,
                 }
             }
-            return self.files.len() > 0;
+        };
+        if let Some(file) = name {
+            self.errors.push(LoadError { file, message });
         }
-        let Some(file) = self.files.next() else {
+    }
+
+    /// The name of a streamed export that had to be dropped because its reader ran out of
+    /// bytes (a step took more than [`STREAM_AHEAD_BYTES`]); the caller reads the file
+    /// whole and [`Loading::push`]es it, which loads it exactly.
+    pub fn take_starved(&mut self) -> Option<String> {
+        self.starved.take()
+    }
+
+    /// Does the next part of the work: at most `rows` rows of the export being read, or
+    /// the next file's start (an artifact is parsed whole); whether work remains. Nothing
+    /// is done while a streamed export waits for its next piece ([`Loading::wants_piece`]).
+    pub fn step(&mut self, rows: usize) -> bool {
+        if self.wants_piece() {
+            return true;
+        }
+        match self.current.take() {
+            Some(Current::Report(name, bytes)) => {
+                let export = shared::ncu_rep::read_export(&bytes).map_err(ExportError::from);
+                self.add_export(name, export);
+                return !self.pending.is_empty();
+            }
+            Some(Current::Csv {
+                name,
+                total,
+                start,
+                mut reading,
+            }) => {
+                let result = reading
+                    .step(rows)
+                    .map_err(|e| shared::exports::neither(e, &start));
+                if reading.input().starved {
+                    self.starved = Some(name);
+                } else if let Ok(true) = result {
+                    self.current = Some(Current::Csv {
+                        name,
+                        total,
+                        start,
+                        reading,
+                    });
+                    return true;
+                } else {
+                    let export = result.and_then(|_| {
+                        reading
+                            .finish()
+                            .map_err(|e| shared::exports::neither(e, &start))
+                    });
+                    self.add_export(name, export);
+                }
+                return !self.pending.is_empty();
+            }
+            None => {}
+        }
+        let Some(next) = self.pending.pop_front() else {
             return false;
         };
+        match next {
+            Pending::File(file) => self.start_file(file),
+            Pending::Stream(name, total, pieces) => self.open_csv(name, total, pieces),
+        }
+        self.current.is_some() || !self.pending.is_empty()
+    }
+
+    /// Starts on a file held whole: an artifact is loaded now, a report or a CSV export
+    /// opened.
+    fn start_file(&mut self, file: InputFile) {
         if looks_like_json(&file.bytes) {
             match load_artifact(&file) {
                 Ok(run) => self.runs.push(run),
@@ -266,42 +472,104 @@ impl Loading {
                 file: file.name,
                 message: "the file is empty".into(),
             });
+        } else if shared::ncu_rep::is_report(&file.bytes) {
+            self.current = Some(Current::Report(file.name, file.bytes));
         } else {
-            match shared::exports::Reading::open(file.bytes) {
-                Ok(reading) => self.current = Some((file.name, reading)),
-                Err(e) => self.errors.push(LoadError {
-                    file: file.name,
-                    message: e.to_string(),
-                }),
-            }
+            let total = file.bytes.len() as u64;
+            let mut pieces = Pieces::default();
+            pieces.push(file.bytes);
+            pieces.ended = true;
+            self.open_csv(file.name, total, pieces);
         }
-        self.current.is_some() || self.files.len() > 0
+    }
+
+    /// Opens a CSV export of `total` bytes on its `pieces`.
+    fn open_csv(&mut self, name: String, total: u64, pieces: Pieces) {
+        let start = pieces
+            .queue
+            .front()
+            .map_or(Vec::new(), |first| first.get(..4).unwrap_or(first).to_vec());
+        let ended = pieces.ended;
+        match ncu::Reading::open(pieces) {
+            Ok(reading) if !reading.input().starved => {
+                self.current = Some(Current::Csv {
+                    name,
+                    total,
+                    start,
+                    reading: Box::new(reading),
+                })
+            }
+            Err(e) if ended => self.errors.push(LoadError {
+                file: name,
+                message: shared::exports::neither(e, &start).to_string(),
+            }),
+            // Out of bytes before its header, or no export in what came of it: read whole,
+            // it loads, or fails, as a file held whole does.
+            _ => self.starved = Some(name),
+        }
+    }
+
+    /// Keeps an export read from file `name`, or why it could not be.
+    fn add_export(&mut self, name: String, export: Result<Export, ExportError>) {
+        match export {
+            Ok(mut export) => {
+                // Its warnings name the file first, as `capture import` prints them.
+                for w in &mut export.warnings {
+                    *w = w.in_file(&name);
+                }
+                self.names.push(name);
+                self.exports.push(export);
+            }
+            Err(e) => self.errors.push(LoadError {
+                file: name,
+                message: e.to_string(),
+            }),
+        }
     }
 
     /// What the next step reads: the export being read and how far, or the next file.
     pub fn progress(&self) -> Option<Progress> {
-        if let Some((name, reading)) = &self.current {
-            return Some(Progress {
-                stage: if reading.is_report() {
+        match &self.current {
+            Some(Current::Report(name, bytes)) => {
+                return Some(Progress {
+                    stage: Stage::Whole,
+                    file: name.clone(),
+                    read_bytes: 0,
+                    total_bytes: bytes.len() as u64,
+                })
+            }
+            Some(Current::Csv {
+                name,
+                total,
+                reading,
+                ..
+            }) => {
+                return Some(Progress {
+                    stage: Stage::Rows,
+                    file: name.clone(),
+                    read_bytes: reading.input().taken,
+                    total_bytes: *total,
+                })
+            }
+            None => {}
+        }
+        Some(match self.pending.front()? {
+            Pending::File(next) => Progress {
+                stage: if looks_like_json(&next.bytes) {
                     Stage::Whole
                 } else {
                     Stage::Rows
                 },
-                file: name.clone(),
-                read_bytes: reading.bytes_read() as u64,
-                total_bytes: reading.len() as u64,
-            });
-        }
-        let next = self.files.as_slice().first()?;
-        Some(Progress {
-            stage: if looks_like_json(&next.bytes) {
-                Stage::Whole
-            } else {
-                Stage::Rows
+                file: next.name.clone(),
+                read_bytes: 0,
+                total_bytes: next.bytes.len() as u64,
             },
-            file: next.name.clone(),
-            read_bytes: 0,
-            total_bytes: next.bytes.len() as u64,
+            Pending::Stream(name, total, _) => Progress {
+                stage: Stage::Rows,
+                file: name.clone(),
+                read_bytes: 0,
+                total_bytes: *total,
+            },
         })
     }
 
@@ -408,6 +676,86 @@ mod tests {
             );
             assert!(whole.contains(&"site/samples/h200.json"), "{whole:?}");
         }
+    }
+
+    /// `file` loaded as the tab loads a picked CSV export: streamed in pieces of `piece`
+    /// bytes, `ahead` kept queued, `rows` a step, read again whole should a step outrun the
+    /// pieces; with whether it had to be.
+    fn load_streamed(
+        file: &InputFile,
+        piece: usize,
+        ahead: usize,
+        rows: usize,
+    ) -> ((Vec<Run>, Vec<LoadError>), bool) {
+        let mut loading = Loading::new(Vec::new()).with_stream_ahead(ahead);
+        let mut pieces = file.bytes.chunks(piece).map(<[u8]>::to_vec);
+        let first = pieces.next().unwrap_or_default();
+        assert!(streams(&first));
+        loading.stream(file.name.clone(), file.bytes.len() as u64, first);
+        let mut read = Vec::new();
+        loop {
+            while loading.wants_piece() {
+                loading.feed(pieces.next());
+            }
+            if let Some(p) = loading.progress() {
+                read.push(p.read_bytes);
+            }
+            if !loading.step(rows) {
+                break;
+            }
+        }
+        assert!(read.windows(2).all(|w| w[0] <= w[1]), "progress went back");
+        let starved = loading.take_starved().is_some();
+        if starved {
+            loading.push(file.clone());
+            while loading.step(usize::MAX) {}
+        }
+        (loading.finish(), starved)
+    }
+
+    #[test]
+    fn an_export_streamed_in_pieces_loads_as_it_does_whole() {
+        let sample = |rel: &str| InputFile {
+            name: rel.into(),
+            bytes: std::fs::read(format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR")))
+                .unwrap_or_default(),
+        };
+        let gpt2 = sample("site/samples/h200-gpt2-bf16-ncu-cold-raw.csv");
+        let details = fixture("probe_sections_details_base_units_with_stdout.csv");
+        let cut = InputFile {
+            name: "cut.csv".into(),
+            bytes: gpt2.bytes[..gpt2.bytes.len() - 5000].to_vec(),
+        };
+        let binary = InputFile {
+            name: "binary.csv".into(),
+            bytes: [b"\"ID\",\"x\"\n".as_slice(), &[0, 159, 146, 150, 0, 1]].concat(),
+        };
+        for file in [&gpt2, &details, &cut, &binary] {
+            let whole = load_batch(vec![file.clone()]);
+            // Pieces far ahead of the reader: streamed to the end.
+            for (piece, rows) in [(4096, 1), (65_536, 3), (1 << 20, 16)] {
+                let (streamed, starved) = load_streamed(file, piece, 1 << 20, rows);
+                assert!(!starved, "{}: {piece}-byte pieces", file.name);
+                assert_eq!(streamed, whole, "{}: {piece}-byte pieces", file.name);
+            }
+            // A step that outruns its pieces is read again whole, to the same runs.
+            let (streamed, _) = load_streamed(file, 512, 1024, 8);
+            assert_eq!(streamed, whole, "{}: starved", file.name);
+        }
+        // The GPT-2 page's rows are some 20 KB: 1 KB ahead cannot hold a step.
+        assert!(load_streamed(&gpt2, 512, 1024, 8).1, "it was starved");
+        // A read error drops the file with the reason, and the rest still loads.
+        let mut loading = Loading::new(vec![fixture("probe_full_raw.csv")]);
+        loading.stream("gone.csv".into(), 1 << 20, gpt2.bytes[..4096].to_vec());
+        loading.fail_stream("could not be read: NotReadableError".into());
+        assert!(!loading.wants_piece());
+        while loading.step(4) {}
+        let (runs, errors) = loading.finish();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(
+            errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["gone.csv: could not be read: NotReadableError"]
+        );
     }
 
     #[test]
