@@ -789,42 +789,39 @@ impl ValuesWire {
     }
 }
 
-/// One value of a launch's array, read straight from its JSON token: a number, a string or
-/// null (as [`MetricValue`] reads, without buffering each value first as an untagged enum
-/// does; an artifact holds millions).
-struct Cell(MetricValue);
-
-impl<'de> Deserialize<'de> for Cell {
+/// Read straight from its JSON token: a number, a string or null (without the buffering
+/// of each value that an untagged enum's derived reader does; an artifact holds millions).
+impl<'de> Deserialize<'de> for MetricValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct CellVisitor;
-        impl<'v> Visitor<'v> for CellVisitor {
-            type Value = Cell;
+        struct ValueVisitor;
+        impl<'v> Visitor<'v> for ValueVisitor {
+            type Value = MetricValue;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a metric value (a number, a string or null)")
             }
-            fn visit_f64<E>(self, v: f64) -> Result<Cell, E> {
-                Ok(Cell(MetricValue::Number(v)))
+            fn visit_f64<E>(self, v: f64) -> Result<MetricValue, E> {
+                Ok(MetricValue::Number(v))
             }
-            fn visit_u64<E>(self, v: u64) -> Result<Cell, E> {
-                Ok(Cell(MetricValue::Number(v as f64)))
+            fn visit_u64<E>(self, v: u64) -> Result<MetricValue, E> {
+                Ok(MetricValue::Number(v as f64))
             }
-            fn visit_i64<E>(self, v: i64) -> Result<Cell, E> {
-                Ok(Cell(MetricValue::Number(v as f64)))
+            fn visit_i64<E>(self, v: i64) -> Result<MetricValue, E> {
+                Ok(MetricValue::Number(v as f64))
             }
-            fn visit_str<E>(self, v: &str) -> Result<Cell, E> {
-                Ok(Cell(MetricValue::Text(v.to_owned())))
+            fn visit_str<E>(self, v: &str) -> Result<MetricValue, E> {
+                Ok(MetricValue::Text(v.to_owned()))
             }
-            fn visit_string<E>(self, v: String) -> Result<Cell, E> {
-                Ok(Cell(MetricValue::Text(v)))
+            fn visit_string<E>(self, v: String) -> Result<MetricValue, E> {
+                Ok(MetricValue::Text(v))
             }
-            fn visit_unit<E>(self) -> Result<Cell, E> {
-                Ok(Cell(MetricValue::Missing))
+            fn visit_unit<E>(self) -> Result<MetricValue, E> {
+                Ok(MetricValue::Missing)
             }
-            fn visit_none<E>(self) -> Result<Cell, E> {
-                Ok(Cell(MetricValue::Missing))
+            fn visit_none<E>(self) -> Result<MetricValue, E> {
+                Ok(MetricValue::Missing)
             }
         }
-        d.deserialize_any(CellVisitor)
+        d.deserialize_any(ValueVisitor)
     }
 }
 
@@ -842,7 +839,7 @@ impl<'de> Deserialize<'de> for ValuesWire {
                     texts: Vec::new(),
                     own_columns: None,
                 };
-                while let Some(Cell(v)) = seq.next_element::<Cell>()? {
+                while let Some(v) = seq.next_element::<MetricValue>()? {
                     let i = out.values.len() as u32;
                     out.values.push(match v {
                         MetricValue::Number(x) if x.is_finite() => x,

@@ -784,7 +784,7 @@ pub struct Metric {
 
 /// A metric value: a number, a piece of text (`PolicySpread`, `(256, 1, 1)`) or nothing
 /// (`n/a`, `no data`, an empty cell).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum MetricValue {
     /// A finite number in base units.
