@@ -61,18 +61,18 @@ impl std::fmt::Display for LoadError {
     }
 }
 
-/// The largest file the viewer reads, in bytes. A browser tab holds a file's bytes (read
-/// piece by piece into WebAssembly's memory, at most 4 GiB), then the launches' values
-/// (shared between launches that repeat them, as `capture import` keeps them); it reads an
-/// export's rows in slices, drawing its progress between them, but an artifact or a report
-/// in one go. Measured in headless Chromium 156 on the development machine
-/// (`tests/browser/examples/load_size.rs`, README, Performance), raw full-set 500 MB exports
-/// load in 5 to 7 s with the tab at 0.8 GB, and in 9 to 10 s at 0.95 GB when a third of
-/// each launch's values are its own; before values were shared and the file read in
-/// pieces, 1 GB took 16 s at 3.2 GB and 1.5 GB 23 s at 4.7 GB. Past this limit a load would
-/// take well over ten seconds and more memory than a smaller machine has for a tab; the
-/// same export imported by `capture import` is an artifact that writes each kernel's
-/// repeated values once (the 500 MB export's is 13 MB and loads in 1 s).
+/// The largest file the viewer reads, in bytes. A picked CSV export streams in (its pieces
+/// dropped once read), its rows read in slices with the progress drawn between them; an
+/// artifact or a report is held whole (in WebAssembly's memory, at most 4 GiB) and read in
+/// one go. Then the tab holds the launches' values (shared between launches that repeat
+/// them, as `capture import` keeps them). Measured in headless Chromium 156 on the
+/// development machine (`tests/browser/examples/load_size.rs`, README, Performance), raw
+/// full-set 500 MB exports load in 4.7 to 6 s with the tab at 0.39 GB, and in 7.6 to 8.5 s
+/// at 0.48 GB when a third of each launch's values are its own; before values were shared
+/// and the file streamed, 1 GB took 16 s at 3.2 GB and 1.5 GB 23 s at 4.7 GB. Past this
+/// limit a load would take well over ten seconds; the same export imported by `capture
+/// import` is an artifact that writes each kernel's repeated values once (the 500 MB
+/// export's is 13 MB and loads in about 1 s).
 pub const MAX_FILE_BYTES: u64 = 600 * 1000 * 1000;
 
 /// Refuses a file of `bytes` bytes larger than [`MAX_FILE_BYTES`] before it is read, with a
