@@ -24,13 +24,13 @@ pub fn read(bytes: &[u8]) -> Result<Export, ExportError> {
     reading.finish()
 }
 
-/// An export held in memory, read as [`read`] reads it but a part at a time, so that the
-/// caller can do other work between parts (the viewer draws its progress). A CSV export is
-/// read a number of rows per [`Reading::step`]; a report, which reads at hundreds of MB/s,
-/// in one go at [`Reading::finish`].
+/// An export held in memory, read a part at a time, so that the caller can do other work
+/// between parts; [`read`] runs its steps to the end. A CSV export is read a number of rows
+/// per [`Reading::step`] ([`ncu::Reading`]; the viewer uses that directly, over the pieces
+/// of a file as they arrive); a report, which reads at hundreds of MB/s, in one go at
+/// [`Reading::finish`].
 pub struct Reading<B: AsRef<[u8]>> {
     state: State<B>,
-    len: usize,
 }
 
 enum State<B: AsRef<[u8]>> {
@@ -51,11 +51,9 @@ impl<B: AsRef<[u8]>> Reading<B> {
     /// As [`read`], for what the start of the file shows.
     pub fn open(bytes: B) -> Result<Self, ExportError> {
         let all = bytes.as_ref();
-        let len = all.len();
         if ncu_rep::is_report(all) {
             return Ok(Reading {
                 state: State::Report(bytes),
-                len,
             });
         }
         let start = all.get(..4).unwrap_or(all).to_vec();
@@ -63,7 +61,6 @@ impl<B: AsRef<[u8]>> Reading<B> {
         let reading = Box::new(reading);
         Ok(Reading {
             state: State::Csv { reading, start },
-            len,
         })
     }
 
@@ -77,31 +74,6 @@ impl<B: AsRef<[u8]>> Reading<B> {
             State::Report(_) => Ok(false),
             State::Csv { reading, start } => reading.step(rows).map_err(|e| neither(e, start)),
         }
-    }
-
-    /// How many of the file's bytes have been taken in so far, of [`Reading::len`].
-    pub fn bytes_read(&self) -> usize {
-        match &self.state {
-            State::Report(_) => 0,
-            State::Csv { reading, .. } => {
-                usize::try_from(reading.input().position()).map_or(self.len, |p| p.min(self.len))
-            }
-        }
-    }
-
-    /// Whether the file is a report, read in one go by [`Reading::finish`].
-    pub fn is_report(&self) -> bool {
-        matches!(self.state, State::Report(_))
-    }
-
-    /// The file's size in bytes.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the file is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// The export, once [`Reading::step`] has said no rows remain (a report is read here).
