@@ -825,6 +825,22 @@ impl<'de> Deserialize<'de> for MetricValue {
     }
 }
 
+impl ValuesWire {
+    /// Appends a value read: a finite number as it is, a text marked and kept, anything
+    /// else missing.
+    fn push(&mut self, value: MetricValue) {
+        let i = self.values.len() as u32;
+        self.values.push(match value {
+            MetricValue::Number(x) if x.is_finite() => x,
+            MetricValue::Text(t) => {
+                self.texts.push((i, t));
+                f64::from_bits(TEXT_BITS)
+            }
+            _ => missing(),
+        });
+    }
+}
+
 impl<'de> Deserialize<'de> for ValuesWire {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct SeqVisitor;
@@ -840,15 +856,7 @@ impl<'de> Deserialize<'de> for ValuesWire {
                     own_columns: None,
                 };
                 while let Some(v) = seq.next_element::<MetricValue>()? {
-                    let i = out.values.len() as u32;
-                    out.values.push(match v {
-                        MetricValue::Number(x) if x.is_finite() => x,
-                        MetricValue::Text(t) => {
-                            out.texts.push((i, t));
-                            f64::from_bits(TEXT_BITS)
-                        }
-                        _ => missing(),
-                    });
+                    out.push(v);
                 }
                 Ok(out)
             }
@@ -856,15 +864,7 @@ impl<'de> Deserialize<'de> for ValuesWire {
                 let mut out = ValuesWire::default();
                 let mut keys = Vec::new();
                 while let Some((name, metric)) = map.next_entry::<String, Metric>()? {
-                    let i = out.values.len() as u32;
-                    out.values.push(match metric.value {
-                        MetricValue::Number(x) if x.is_finite() => x,
-                        MetricValue::Text(t) => {
-                            out.texts.push((i, t));
-                            f64::from_bits(TEXT_BITS)
-                        }
-                        _ => missing(),
-                    });
+                    out.push(metric.value);
                     keys.push(MetricKey {
                         name,
                         unit: metric.unit,
