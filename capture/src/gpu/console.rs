@@ -198,9 +198,12 @@ pub fn kernel_line(
     )
 }
 
-/// The bytes table of an artifact on stdout.
+/// The bytes table of an artifact on stdout, rows in launch order, as `capture table` prints
+/// it by default.
 pub fn print_summary(artifact: &Artifact) {
-    crate::table::print_table(artifact, crate::cli::TableFormat::Table);
+    let mut table = shared::analysis::table::bytes_table(artifact);
+    table.sort(shared::analysis::table::SortOrder::Launch);
+    print!("{}", table.to_text());
 }
 
 #[cfg(test)]

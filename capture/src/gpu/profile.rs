@@ -16,7 +16,9 @@ use shared::model::artifact::{Artifact, CacheControl, LaunchCounters, Provenance
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use super::ncu::{self, Collection, ProfileRequest, Profiler, Selection};
+use super::ncu::args::{Collection, Selection};
+use super::ncu::judge::missing_metrics;
+use super::ncu::{ProfileRequest, Profiler};
 
 /// `cold` or `warm`, as file names and messages spell a cache state.
 pub fn cache_name(c: CacheControl) -> &'static str {
@@ -127,7 +129,7 @@ pub fn collect(
     ];
     let (launches, reader_warnings) = shared::read::ncu::combine(exports);
     let mut warnings = Vec::new();
-    let missing = ncu::missing_metrics(&launches);
+    let missing = missing_metrics(&launches);
     if !missing.is_empty() {
         warnings.push(format!(
             "{} ncu collection: requested metrics absent from the export (ncu dropped them): {}",

@@ -1,0 +1,53 @@
+//! `capture merge`: the counters of ncu exports attached to a timings-only artifact of
+//! `capture run --no-profile` (the by-hand path `capture ncu-command` prints), with no GPU.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use shared::analysis::merge;
+use shared::model::artifact::{CacheControl, Origin};
+
+use super::import::{provenance, read_exports};
+use crate::cli::MergeArgs;
+use crate::exit::{Code, Fault};
+use crate::files;
+
+/// `capture merge`.
+pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    let mut artifact = files::read_artifact(&args.timings)?;
+    let mut inputs = vec![args.timings.clone()];
+    let mut attach = |paths: &[PathBuf], cache: CacheControl| -> Result<()> {
+        let (launches, warnings) = read_exports(paths)?;
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+        artifact
+            .warnings
+            .extend(warnings.iter().map(ToString::to_string));
+        merge::attach_counters(&mut artifact, launches, cache).map_err(|e| {
+            let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            Fault::new(Code::MissingKernel, format!("{}: {e}", files.join(", ")))
+        })?;
+        inputs.extend(paths.iter().cloned());
+        Ok(())
+    };
+    attach(&args.ncu, CacheControl::Cold)?;
+    if !args.ncu_warm.is_empty() {
+        attach(&args.ncu_warm, CacheControl::Warm)?;
+    }
+    let base = provenance(Origin::Merge, &inputs);
+    let p = &mut artifact.provenance;
+    p.origin = base.origin;
+    p.created_utc = base.created_utc;
+    p.command_line = base.command_line;
+    p.inputs = base.inputs;
+    p.tool_version = base.tool_version;
+    files::write_artifact(&args.output, &artifact)?;
+    println!(
+        "merged counters of {} kernel(s) into {}",
+        artifact.kernels.len(),
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,377 @@
+//! `capture profile -- PROGRAM ARGS`: the user's program under ncu with every metric the
+//! views need, one collection per cache state, into one artifact. The flags are resolved
+//! (and the program found) before ncu starts; the per-cache loop is
+//! [`crate::gpu::profile`], shared with `capture run`.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use shared::model::artifact::{CacheControl, Distributed, Origin, Provenance};
+
+use super::{caches_of, usage};
+use crate::cli::ProfileArgs;
+use crate::exit::{Code, Fault};
+use crate::files;
+use crate::gpu::console::print_summary;
+use crate::gpu::ncu::args::{check_ncu_args, program_name, Collection, Selection};
+use crate::gpu::ncu::judge::no_kernels_message;
+use crate::gpu::ncu::run::Ncu;
+use crate::gpu::ncu::Profiler;
+use crate::gpu::profile::{self, cache_name, stem_of, Target, WorkDir};
+use crate::gpu::{host, progress};
+use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
+
+/// Resolved configuration of `capture profile`.
+pub struct ProfileConfig {
+    /// The program and its arguments; the program was found and may be executed.
+    program: Vec<OsString>,
+    /// Which of its launches.
+    selection: Selection,
+    /// More ncu arguments, checked (`--ncu-arg`).
+    ncu_args: Vec<String>,
+    /// One collection each, cold first.
+    caches: Vec<CacheControl>,
+    /// Where the artifact goes: `-o` with its placeholders filled.
+    output: PathBuf,
+    /// Keep the reports and pages beside it.
+    keep_exports: bool,
+    /// This process's place in a job, for provenance.
+    distributed: Option<Distributed>,
+    /// This machine's host name, for provenance.
+    host: Option<String>,
+}
+
+/// Checks `capture profile`'s flags and finds its program, before ncu starts: a program
+/// that does not exist or may not be executed is a usage error naming it, and so is an `-o`
+/// that several detected ranks would share.
+pub fn resolve_profile(args: &ProfileArgs) -> Result<ProfileConfig> {
+    resolve_profile_in(args, &ProcessEnv, host::host_name())
+}
+
+/// [`resolve_profile`] against any environment and host name (tests pass a map).
+pub fn resolve_profile_in(
+    args: &ProfileArgs,
+    env: &dyn Env,
+    host: Option<String>,
+) -> Result<ProfileConfig> {
+    let program: Vec<OsString> = args.program.iter().map(OsString::from).collect();
+    let Some(first) = program.first() else {
+        return Err(usage("capture profile needs a program after --"));
+    };
+    host::find_program(first).map_err(|e| usage(format!("cannot profile {e}")))?;
+    if args.launch_count == Some(0) {
+        return Err(usage("--launch-count must be at least 1"));
+    }
+    check_ncu_args(&args.ncu_arg).map_err(usage)?;
+    let distributed = ranks::detect(env).map_err(usage)?;
+    let allowed = [Placeholder::Rank, Placeholder::LocalRank, Placeholder::Host];
+    let plan = OutputPlan::new(&args.output, &allowed, distributed, host.clone()).map_err(usage)?;
+    let output = plan.path(None).map_err(usage)?;
+    Ok(ProfileConfig {
+        program,
+        selection: Selection {
+            kernel_filter: args.kernel_name.as_ref().map(|re| format!("regex:{re}")),
+            launch_skip: args.launch_skip,
+            launch_count: args.launch_count,
+            nvtx_include: args.nvtx_include.clone(),
+            nvtx_exclude: args.nvtx_exclude.clone(),
+        },
+        ncu_args: args.ncu_arg.clone(),
+        caches: caches_of(args.cache),
+        output,
+        keep_exports: args.keep_exports,
+        distributed: plan.distributed().cloned(),
+        host,
+    })
+}
+
+/// `capture profile -- PROGRAM ARGS`: the user's program under ncu with every metric the
+/// views need.
+pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
+    let cfg = resolve_profile(args)?;
+    let ncu = Ncu::locate(args.ncu.as_deref(), Duration::from_secs(args.ncu_timeout))?;
+    profile_with(&cfg, &ncu)
+}
+
+/// `capture profile` with any profiler (tests pass a fake). A program that fails after
+/// launches were profiled still gets its artifact, then [`Code::ProgramFailed`]; the warm
+/// collection is not tried after a failed cold one.
+pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<ExitCode> {
+    let started = Instant::now();
+    let work = WorkDir::new(cfg.keep_exports, &cfg.output)?;
+    let stem = stem_of(&cfg.output);
+    let target = Target {
+        program: &cfg.program,
+        selection: cfg.selection.clone(),
+        ncu_args: cfg.ncu_args.clone(),
+    };
+    let program = program_name(&cfg.program);
+    let mut collected = Vec::new();
+    let mut failed = None;
+    for (i, &cache) in cfg.caches.iter().enumerate() {
+        let mut c = profile::collect(profiler, cache, &target, work.path(), &stem)?;
+        if c.launches.is_empty() {
+            let collection = Collection {
+                cache,
+                selection: target.selection.clone(),
+                ncu_args: target.ncu_args.clone(),
+            };
+            return Err(
+                Fault::new(Code::NoKernels, no_kernels_message(&program, &collection)).into(),
+            );
+        }
+        if let Some(n) = c.program_status {
+            if let Some(skipped) = cfg.caches.get(i + 1..).filter(|s| !s.is_empty()) {
+                c.warnings.push(format!(
+                    "not collected after the program failed: {}",
+                    skipped
+                        .iter()
+                        .map(|&c| format!("{} caches", cache_name(c)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            failed = Some((n, c.launches.len()));
+            collected.push(c);
+            break;
+        }
+        collected.push(c);
+    }
+    let provenance = Provenance {
+        origin: Some(Origin::Profile),
+        tool: "capture".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        created_utc: Some(crate::clock::now_rfc3339()),
+        host: cfg.host.clone(),
+        driver_version: host::nvidia_driver_version(),
+        command_line: Some(host::command_line()),
+        distributed: cfg.distributed.clone(),
+        ..Provenance::default()
+    };
+    let artifact = profile::import(collected, provenance, profiler)
+        .ok_or_else(|| usage("no cache state to collect"))?;
+    files::write_artifact(&cfg.output, &artifact)?;
+    print_summary(&artifact);
+    if let Some((status, launches)) = failed {
+        return Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the program {program} exited with status {status}; wrote {} with the {launches} \
+                 launch(es) ncu profiled before that",
+                cfg.output.display()
+            ),
+        )
+        .into());
+    }
+    progress::log(
+        None,
+        &format!(
+            "wrote {} ({} kernels) in {:.1} s",
+            cfg.output.display(),
+            artifact.kernels.len(),
+            started.elapsed().as_secs_f64()
+        ),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::CacheArg;
+    use crate::gpu::fake;
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    /// `capture profile` flags for `program`, writing `out`.
+    fn profile_args(out: &Path, program: &[&str]) -> ProfileArgs {
+        ProfileArgs {
+            output: out.to_path_buf(),
+            kernel_name: None,
+            launch_count: None,
+            launch_skip: None,
+            nvtx_include: Vec::new(),
+            nvtx_exclude: Vec::new(),
+            ncu_arg: Vec::new(),
+            cache: CacheArg::Cold,
+            ncu: None,
+            ncu_timeout: 10,
+            keep_exports: false,
+            program: program.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// `capture profile`'s flags resolved in an empty environment on host `h`, whatever
+    /// launcher the tests run under.
+    fn resolved(args: &ProfileArgs) -> Result<ProfileConfig> {
+        resolve_profile_in(args, &HashMap::new(), Some("h".into()))
+    }
+
+    #[test]
+    fn two_ranks_write_one_artifact_each_with_rank_and_host() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let template = dir.path().join("p-{rank}.json");
+        let exe = this_program();
+        for rank in ["0", "1"] {
+            let env = HashMap::from([("RANK", rank), ("LOCAL_RANK", rank), ("WORLD_SIZE", "2")]);
+            let args = profile_args(&template, &[&exe]);
+            let cfg = resolve_profile_in(&args, &env, Some("node7".into()))
+                .unwrap_or_else(|e| panic!("{e:#}"));
+            profile_with(&cfg, &fake::probe()).unwrap_or_else(|e| panic!("{e:#}"));
+        }
+        for rank in [0, 1] {
+            let path = dir.path().join(format!("p-{rank}.json"));
+            let a = files::read_artifact(&path).unwrap_or_else(|e| panic!("{e:#}"));
+            let d = a.provenance.distributed.expect("the rank is recorded");
+            assert_eq!(
+                (d.rank, d.world_size, d.local_rank),
+                (rank, Some(2), Some(rank))
+            );
+            assert_eq!(d.rank_variable, "RANK");
+            assert_eq!(a.provenance.host.as_deref(), Some("node7"));
+        }
+        // Both are one job to the viewer's arithmetic.
+        let read = |r: u32| files::read_artifact(&dir.path().join(format!("p-{r}.json")));
+        let (a0, a1) = (
+            read(0).unwrap_or_else(|e| panic!("{e:#}")),
+            read(1).unwrap_or_else(|e| panic!("{e:#}")),
+        );
+        let jobs = shared::analysis::multi::ranks::jobs(&[&a0, &a1]);
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].missing, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn several_ranks_sharing_one_output_are_refused_before_ncu_starts() {
+        let exe = this_program();
+        let args = profile_args(Path::new("prof.json"), &[&exe]);
+        let env = HashMap::from([("SLURM_PROCID", "0"), ("SLURM_STEP_NUM_TASKS", "4")]);
+        let err = resolve_profile_in(&args, &env, None)
+            .err()
+            .unwrap_or_else(|| panic!("four ranks may not share prof.json"));
+        assert_eq!(crate::exit::code_of(&err), Code::Usage);
+        let msg = format!("{err:#}");
+        assert!(
+            msg.starts_with("4 ranks detected (SLURM_PROCID=0, of 4)"),
+            "{msg}"
+        );
+        assert!(msg.contains("-o prof-{rank}.json"), "{msg}");
+        let env = HashMap::from([("RANK", "x")]);
+        let err = resolve_profile_in(&args, &env, None)
+            .err()
+            .map(|e| format!("{e:#}"));
+        assert_eq!(err.as_deref(), Some("RANK=x is not a whole number from 0"));
+        let args = profile_args(Path::new("p-{device}.json"), &[&exe]);
+        let err = resolve_profile_in(&args, &HashMap::new(), None)
+            .err()
+            .map(|e| format!("{e:#}"));
+        assert!(err.is_some_and(|e| e.contains("{device} is not a placeholder here")));
+    }
+
+    /// This test binary: a program that exists and may be executed.
+    fn this_program() -> String {
+        std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn profile_command_builds_an_artifact_from_replayed_exports() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("p.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            kernel_name: Some("copy".into()),
+            launch_count: Some(3),
+            launch_skip: Some(2),
+            nvtx_include: vec!["step/".into()],
+            ncu_arg: vec!["--target-processes=all".into()],
+            ..profile_args(&out, &[&exe, "x.py"])
+        };
+        let p = fake::probe();
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(a.provenance.origin, Some(Origin::Profile));
+        assert_eq!(a.kernels.len(), 1);
+        assert_eq!(a.kernels[0].function, "copy");
+        assert!(a.kernels[0].cold.is_some());
+        let asked = p.asked.borrow();
+        let sel = &asked[0].selection;
+        assert_eq!(sel.kernel_filter.as_deref(), Some("regex:copy"));
+        assert_eq!(sel.launch_count, Some(3));
+        assert_eq!(sel.launch_skip, Some(2));
+        assert_eq!(sel.nvtx_include, ["step/"]);
+        assert_eq!(asked[0].ncu_args, ["--target-processes=all"]);
+    }
+
+    #[test]
+    fn a_program_that_fails_after_profiled_launches_keeps_them_and_exits_10() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("p.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            cache: CacheArg::Both,
+            ..profile_args(&out, &[&exe])
+        };
+        let p = fake::FakeProfiler {
+            program_status: Some(3),
+            ..fake::probe()
+        };
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        let err = profile_with(&cfg, &p)
+            .err()
+            .unwrap_or_else(|| panic!("a failed program is not a success"));
+        assert_eq!(crate::exit::code_of(&err), Code::ProgramFailed);
+        let msg = format!("{err:#}");
+        assert!(msg.contains("exited with status 3; wrote"), "{msg}");
+        assert_eq!(
+            p.asked.borrow().len(),
+            1,
+            "no warm collection after the failure"
+        );
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(a.kernels[0].cold.is_some());
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.contains("not collected after the program failed: warm caches")),
+            "{:?}",
+            a.warnings
+        );
+        assert!(a.warnings.iter().any(|w| w.contains("status 3")));
+    }
+
+    #[test]
+    fn profile_flags_are_checked_before_ncu_starts() {
+        let out = Path::new("p.json");
+        let exe = this_program();
+        let usage_error = |args: ProfileArgs| {
+            let err = resolved(&args)
+                .err()
+                .unwrap_or_else(|| panic!("{:?} must be refused", args.program));
+            assert_eq!(crate::exit::code_of(&err), Code::Usage);
+            format!("{err:#}")
+        };
+        let msg = usage_error(profile_args(out, &["/nonexistent/prog", "--x"]));
+        assert!(
+            msg.starts_with("cannot profile /nonexistent/prog: "),
+            "{msg}"
+        );
+        let msg = usage_error(profile_args(out, &[]));
+        assert!(msg.contains("needs a program"), "{msg}");
+        let msg = usage_error(ProfileArgs {
+            ncu_arg: vec!["-k".into(), "gemm".into()],
+            ..profile_args(out, &[&exe])
+        });
+        assert!(msg.contains("use --kernel-name"), "{msg}");
+        let msg = usage_error(ProfileArgs {
+            launch_count: Some(0),
+            ..profile_args(out, &[&exe])
+        });
+        assert!(msg.contains("--launch-count"), "{msg}");
+    }
+}
