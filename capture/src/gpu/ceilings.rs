@@ -12,10 +12,9 @@ use shared::model::artifact::{
 };
 use shared::model::roofline::{giga_per_s, held_clock_mhz, ridge};
 
-use super::runner::WARMUPS;
 use super::runner::{DevBuf, Gpu};
 use super::suite::{self, CeilingKind, KernelDef, Plan, Role, Sizes};
-use super::{checks, console, data, stats};
+use super::{checks, console, data, stats, WARMUPS};
 
 /// Timed launches of the clock kernel on each side of the FMA ceiling's repetitions.
 pub const CLOCK_REPS: u32 = 3;

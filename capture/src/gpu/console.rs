@@ -198,12 +198,9 @@ pub fn kernel_line(
     )
 }
 
-/// The bytes table of an artifact on stdout, rows in launch order, as `capture table` prints
-/// it by default.
+/// The bytes table of an artifact on stdout.
 pub fn print_summary(artifact: &Artifact) {
-    let mut table = shared::analysis::table::bytes_table(artifact);
-    table.sort(shared::analysis::table::SortOrder::Launch);
-    print!("{}", table.to_text());
+    crate::table::print_table(artifact, crate::cli::TableFormat::Table);
 }
 
 #[cfg(test)]

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use shared::model::artifact::{Artifact, KernelRecord, Origin, Provenance};
 
-use super::ncu::args::Collection;
-use super::ncu::{ProfileOutput, ProfileRequest, Profiler};
+use super::ncu::{Collection, ProfileOutput, ProfileRequest, Profiler};
 
 /// Replays two fixture pages for every request.
 pub struct FakeProfiler {

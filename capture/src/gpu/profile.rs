@@ -16,9 +16,7 @@ use shared::model::artifact::{Artifact, CacheControl, LaunchCounters, Provenance
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use super::ncu::args::{Collection, Selection};
-use super::ncu::judge::missing_metrics;
-use super::ncu::{ProfileRequest, Profiler};
+use super::ncu::{self, Collection, ProfileRequest, Profiler, Selection};
 
 /// `cold` or `warm`, as file names and messages spell a cache state.
 pub fn cache_name(c: CacheControl) -> &'static str {
@@ -129,7 +127,7 @@ pub fn collect(
     ];
     let (launches, reader_warnings) = shared::read::ncu::combine(exports);
     let mut warnings = Vec::new();
-    let missing = missing_metrics(&launches);
+    let missing = ncu::missing_metrics(&launches);
     if !missing.is_empty() {
         warnings.push(format!(
             "{} ncu collection: requested metrics absent from the export (ncu dropped them): {}",

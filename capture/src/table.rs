@@ -10,6 +10,11 @@ use shared::Artifact;
 use crate::cli::{TableArgs, TableFormat, TableSort};
 use crate::files;
 
+/// The table of `artifact` in `format`, rows in launch order, as text ending in a newline.
+pub fn render(artifact: &Artifact, format: TableFormat) -> String {
+    render_sorted(artifact, format, TableSort::Launch)
+}
+
 /// The table of `artifact` in `format` with its rows in `sort` order.
 pub fn render_sorted(artifact: &Artifact, format: TableFormat, sort: TableSort) -> String {
     let mut table = bytes_table(artifact);
@@ -24,6 +29,11 @@ pub fn render_sorted(artifact: &Artifact, format: TableFormat, sort: TableSort) 
         TableFormat::Markdown => table.to_markdown(),
         TableFormat::Json => table.to_json(),
     }
+}
+
+/// Prints the table of `artifact` to stdout.
+pub fn print_table(artifact: &Artifact, format: TableFormat) {
+    print!("{}", render(artifact, format));
 }
 
 /// `capture table`.

@@ -1,19 +1,20 @@
-//! `capture import`: ncu exports (CSV pages and `.ncu-rep` reports alike) into an artifact,
-//! with no GPU. It reads them through the shared reader and builds the artifact with the
-//! shared merge code, so the viewer, which does the same in the browser, gets the same
-//! result. [`read_exports`] and [`provenance`] serve `capture merge` too.
+//! `capture import` and `capture merge`: ncu CSV exports into artifacts, with no GPU.
+//!
+//! Both read exports through the shared reader and build the artifact with the shared
+//! merge code, so the viewer, which does the same in the browser, gets the same result.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use shared::analysis::merge;
-use shared::model::artifact::{LaunchCounters, Origin, Provenance};
+use shared::model::artifact::{CacheControl, LaunchCounters, Origin, Provenance};
 use shared::read::ncu::{self, Warning};
 
-use crate::cli::ImportArgs;
+use crate::cli::{ImportArgs, MergeArgs};
+use crate::exit::{Code, Fault};
 use crate::files;
-use crate::files::stage_times::Stages;
+use crate::stages::Stages;
 
 /// Provenance common to everything capture writes.
 pub fn provenance(origin: Origin, inputs: &[PathBuf]) -> Provenance {
@@ -82,5 +83,44 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     // The process ends next: its memory goes back to the system at once, where freeing a
     // large import's launches one by one would take a tenth of a second or more.
     std::mem::forget(artifact);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `capture merge`.
+pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    let mut artifact = files::read_artifact(&args.timings)?;
+    let mut inputs = vec![args.timings.clone()];
+    let mut attach = |paths: &[PathBuf], cache: CacheControl| -> Result<()> {
+        let (launches, warnings) = read_exports(paths)?;
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+        artifact
+            .warnings
+            .extend(warnings.iter().map(ToString::to_string));
+        merge::attach_counters(&mut artifact, launches, cache).map_err(|e| {
+            let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            Fault::new(Code::MissingKernel, format!("{}: {e}", files.join(", ")))
+        })?;
+        inputs.extend(paths.iter().cloned());
+        Ok(())
+    };
+    attach(&args.ncu, CacheControl::Cold)?;
+    if !args.ncu_warm.is_empty() {
+        attach(&args.ncu_warm, CacheControl::Warm)?;
+    }
+    let base = provenance(Origin::Merge, &inputs);
+    let p = &mut artifact.provenance;
+    p.origin = base.origin;
+    p.created_utc = base.created_utc;
+    p.command_line = base.command_line;
+    p.inputs = base.inputs;
+    p.tool_version = base.tool_version;
+    files::write_artifact(&args.output, &artifact)?;
+    println!(
+        "merged counters of {} kernel(s) into {}",
+        artifact.kernels.len(),
+        args.output.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
