@@ -178,6 +178,42 @@ counters! {
     LIMIT_BARRIERS = "launch__occupancy_limit_barriers", "block", "blocks per SM allowed by the SM's barriers";
 }}
 
+counters! {
+    /// Pipe utilization (ncu's ComputeWorkloadAnalysis figures, on elapsed cycles, as its
+    /// HighPipeUtilization rule reads them): each pipe's issued instructions and active
+    /// cycles, % of the pipe's sustained peak over the launch's elapsed cycles.
+    /// `capture profile` and `capture run` ask for every one by name; [`crate::bound`] names
+    /// the busiest as the unit that bounds a compute-bound kernel. ncu's `--set full` has
+    /// them all; with them `capture`'s list needs more replay passes (not measured: no GPU
+    /// was available when they were added).
+    PIPES {
+    PIPE_TENSOR_CYCLES_PCT = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "tensor pipe active cycles (every MMA kind), % of peak over elapsed cycles";
+    PIPE_SHARED_CYCLES_PCT = "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "the shared pipe (FP64 and tensor together) active cycles, % of peak over elapsed cycles";
+    PIPE_FP64_CYCLES_PCT = "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "FP64 pipe active cycles, % of peak over elapsed cycles";
+    PIPE_FP64_INST_PCT = "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the FP64 pipe, % of peak over elapsed cycles";
+    PIPE_FMA_CYCLES_PCT = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "FMA pipe (FP32 and packed FP16 arithmetic, IMAD) active cycles, % of peak over elapsed cycles";
+    PIPE_FMA_INST_PCT = "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the FMA pipe, % of peak over elapsed cycles";
+    PIPE_ALU_CYCLES_PCT = "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "ALU pipe (integer, logic, conversions, FP32 compares) active cycles, % of peak over elapsed cycles";
+    PIPE_ALU_INST_PCT = "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the ALU pipe, % of peak over elapsed cycles";
+    PIPE_XU_INST_PCT = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the XU pipe (transcendentals, some conversions), % of peak over elapsed cycles";
+    PIPE_LSU_INST_PCT = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the LSU pipe (loads, stores, shared memory), % of peak over elapsed cycles";
+    PIPE_UNIFORM_INST_PCT = "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the uniform pipe, % of peak over elapsed cycles";
+    PIPE_ADU_INST_PCT = "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the ADU pipe (address divergence, branches to registers), % of peak over elapsed cycles";
+    PIPE_CBU_INST_PCT = "sm__inst_executed_pipe_cbu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the CBU pipe (convergence, barriers), % of peak over elapsed cycles";
+    PIPE_TMA_CYCLES_PCT = "sm__pipe_tma_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "TMA pipe active cycles, % of peak over elapsed cycles";
+    PIPE_TEX_INST_PCT = "sm__inst_executed_pipe_tex.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the texture pipe, % of peak over elapsed cycles";
+    FMA_FP16_INST = "sm__inst_executed_pipe_fma_type_fp16.sum", "inst", "FP16 warp instructions the FMA pipe executed (real half arithmetic; not the HFMA2.MMA register moves)";
+    L1_FROM_L2_BYTES = "l1tex__m_xbar2l1tex_read_bytes.sum", "byte", "bytes L2 returned into L1TEX's M stage, every path (loads, TMA, async copies)";
+    L1_TMA_LOAD_BYTES = "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", "byte", "bytes global TMA loads brought from L2 into shared memory (not seen by l1tex__t_bytes)";
+}}
+
+counters! {
+    /// Read where an export has them (`--set full`), never asked for by name: the FP16
+    /// instruction share of the FMA pipe, as ncu's ComputeWorkloadAnalysis section carries it.
+    FULL_SET {
+    FMA_FP16_INST_PCT = "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active", "%", "FP16 warp instructions the FMA pipe executed, % of peak over active cycles";
+}}
+
 /// The prefix of tensor-core work counters by source type (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`):
 /// [`crate::work`] reads every counter of this family an export has, whatever the
 /// architecture, and never the op-level (`sm__ops_path_tensor_op_*`) or per-SMSP ones.
@@ -238,7 +274,16 @@ pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
 }
 
 /// Every list of the catalog.
-pub const LISTS: &[&[Counter]] = &[PROFILE, DEVICE, ROOFLINE_SET, STALLS, LAUNCH, TENSOR];
+pub const LISTS: &[&[Counter]] = &[
+    PROFILE,
+    DEVICE,
+    ROOFLINE_SET,
+    STALLS,
+    LAUNCH,
+    TENSOR,
+    PIPES,
+    FULL_SET,
+];
 
 /// Every counter of the catalog, in declaration order.
 pub fn all() -> impl Iterator<Item = &'static Counter> {

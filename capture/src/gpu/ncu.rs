@@ -29,13 +29,15 @@ use super::ncu_log;
 pub const METRICS: &[Counter] = counters::PROFILE;
 
 /// The `--metrics` value: every name of [`METRICS`], then the warp-state counters
-/// ([`counters::STALLS`]) and the tensor-work counters ([`counters::TENSOR`]) of every
-/// architecture (ncu keeps the ones the GPU has and drops the others), comma separated.
+/// ([`counters::STALLS`]), the tensor-work counters ([`counters::TENSOR`]) of every
+/// architecture (ncu keeps the ones the GPU has and drops the others) and the pipe and
+/// L1-fill counters ([`counters::PIPES`]), comma separated.
 pub fn metrics_arg() -> String {
     METRICS
         .iter()
         .chain(counters::STALLS)
         .chain(counters::TENSOR)
+        .chain(counters::PIPES)
         .map(|c| c.name)
         .collect::<Vec<_>>()
         .join(",")
