@@ -85,7 +85,7 @@ impl KernelFigures {
         let launches = metrics::reference_launches(kernel);
         let totals = metrics::totals(launches);
         let short = row.short_name.clone();
-        let verdict = metrics::verdict(&totals.sol);
+        let verdict = crate::bound::verdict(&totals.sol, launches);
         KernelFigures {
             index,
             name: kernel.name.clone(),

@@ -7,6 +7,7 @@
 //! `wasm32-unknown-unknown` and the CLI and the viewer compute every number the same way.
 
 pub mod artifact;
+pub mod bound;
 pub mod ceilings;
 pub mod chart;
 pub mod counters;
@@ -15,6 +16,7 @@ pub mod exercise;
 pub mod exports;
 pub mod figures;
 pub mod latency;
+pub mod levels;
 pub mod merge;
 pub mod metrics;
 pub mod multi;

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Artifact, KernelRecord};
+use crate::bound::BoundBy;
 use crate::latency;
 use crate::metrics::{self, LaunchTotals};
 use crate::roofline::{giga_per_s, percent_of, ratio, ridge};
@@ -128,6 +129,37 @@ pub struct TableRow {
     pub waves: Option<f64>,
     /// For a `latency-bound` verdict, why, in one line ([`crate::latency::reason_line`]).
     pub latency_reason: Option<String>,
+    /// The unit that bounds the kernel and its share of peak ([`crate::bound`]): a pipe
+    /// (`tensor`, `fma`, `fp64`, `alu`, `xu`, `lsu`, ...), a memory level (`dram`, `l2`,
+    /// `l1`), or `latency`; `None` without a verdict.
+    #[serde(default)]
+    pub bound_by: Option<BoundBy>,
+    /// The busiest pipe and its utilization, whatever the verdict ([`crate::bound::busiest_pipe`]);
+    /// `None` without pipe counters.
+    #[serde(default)]
+    pub busiest_pipe: Option<BoundBy>,
+    /// Operational intensity of each roofline point as the chart plots it, for the kind of
+    /// work in `precision` (else the hand count's): FLOP (OP) per byte, `null` where the
+    /// kernel has no such point ([`crate::levels`]).
+    #[serde(default)]
+    pub intensity: Intensity,
+    /// Why a point is missing, how its bytes were counted or why it is flagged, and what
+    /// counts were set aside (register moves counted as HFMAs).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// A row's operational intensity per roofline point, FLOP (OP) per byte.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Intensity {
+    /// Hand-counted FLOPs over hand-counted bytes.
+    pub asked: Option<f64>,
+    /// Counted work over DRAM bytes.
+    pub dram: Option<f64>,
+    /// Counted work over L2 bytes.
+    pub l2: Option<f64>,
+    /// Counted work over the L1 point's bytes ([`crate::levels::level_bytes`]).
+    pub l1: Option<f64>,
 }
 
 impl TableRow {
@@ -135,8 +167,9 @@ impl TableRow {
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
         let launches = metrics::reference_launches(kernel);
         let totals: LaunchTotals = metrics::totals(launches);
-        let verdict = metrics::verdict(&totals.sol);
+        let verdict = crate::bound::verdict(&totals.sol, launches);
         let latency = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
+        let (intensity, notes) = intensity_and_notes(kernel, launches, &totals);
         let n = totals.launches.max(1);
         let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
             (Some(t), _) => (Some(t.median_ms * n as f64), Some(TimeSource::EventMedian)),
@@ -202,6 +235,10 @@ impl TableRow {
             gflops: rate(flops),
             fp64_flops,
             fp64_gflops: rate(fp64_flops),
+            bound_by: verdict.as_ref().and_then(|v| v.bound_by.clone()),
+            busiest_pipe: crate::bound::busiest_pipe(launches),
+            intensity,
+            notes,
             verdict: verdict.map(|v| v.kind.as_str().to_string()),
             check: kernel
                 .check
@@ -212,6 +249,55 @@ impl TableRow {
             latency_reason: latency.reason,
         }
     }
+}
+
+/// A row's intensities as plotted and its notes: the main kind's counted work (else the
+/// hand count's, for a kernel with no counted work of its kind) over each level's bytes
+/// ([`crate::levels::level_bytes`]), and the register moves set aside.
+fn intensity_and_notes(
+    kernel: &KernelRecord,
+    launches: &[crate::artifact::LaunchCounters],
+    totals: &LaunchTotals,
+) -> (Intensity, Vec<String>) {
+    let n = totals.launches.max(1) as f64;
+    let asked = kernel.asked.as_ref().filter(|a| a.flops > 0.0);
+    let kind = work::main_kind(&totals.work).or(asked.map(|a| a.precision));
+    let counted = kind
+        .and_then(|k| totals.work.get(&k))
+        .map(|w| w.ops)
+        .filter(|f| *f > 0.0);
+    let asked_here = asked.filter(|a| Some(a.precision) == kind);
+    let flops = counted.or(asked_here.map(|a| a.flops * n));
+    let tensor = totals.work.iter().any(|(k, w)| k.is_tensor() && w.ops > 0.0);
+    let levels = crate::levels::level_bytes(
+        launches,
+        totals.dram_bytes,
+        totals.l2_bytes,
+        totals.l1_bytes,
+        tensor,
+    );
+    let over = |bytes: Option<f64>| {
+        flops
+            .zip(bytes.filter(|b| *b > 0.0))
+            .and_then(|(f, b)| ratio(f, b))
+    };
+    let intensity = Intensity {
+        asked: asked_here
+            .filter(|a| a.bytes > 0.0)
+            .and_then(|a| ratio(a.flops, a.bytes)),
+        dram: over(levels.dram),
+        l2: over(levels.l2),
+        l1: over(levels.l1),
+    };
+    let mut notes = levels.notes;
+    if let Some(moves) = work::register_moves(launches) {
+        notes.push(format!(
+            "{moves:.0} HFMA thread instructions ({}) with no half add or multiply: the \
+             compiler's register moves (HFMA2.MMA Rn, -RZ, RZ, ...), not FP16 work",
+            crate::counters::HFMA
+        ));
+    }
+    (intensity, notes)
 }
 
 /// The bytes table of an artifact.
@@ -296,13 +382,13 @@ fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
 }
 
 /// The column headers of the human forms.
-pub const COLUMNS: [&str; 16] = [
+pub const COLUMNS: [&str; 17] = [
     "kernel", "launches", "time ms", "time %", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask",
-    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "check", "because",
+    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "bound by", "check", "because",
 ];
 
 /// Columns of the human forms that are text (left-aligned); the others are numbers.
-pub const TEXT_COLUMNS: [usize; 5] = [0, 11, 13, 14, 15];
+pub const TEXT_COLUMNS: [usize; 6] = [0, 11, 13, 14, 15, 16];
 
 /// The mark after a figure derived from rates (explained under the human tables).
 pub const DERIVED_MARK: &str = "~";
@@ -312,8 +398,9 @@ impl TableRow {
     /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
     /// with the most work, and GFLOP/s of all floating-point work (FLOPs of CUDA and tensor
     /// cores), marked `>=` when a lower bound. A figure derived from rates ends in
-    /// [`DERIVED_MARK`]. `because` is the latency-bound verdict's reason.
-    pub fn cells(&self) -> [String; 16] {
+    /// [`DERIVED_MARK`]. `bound by` is the unit and its % of peak (`latency` alone); `because`
+    /// is the latency-bound verdict's reason.
+    pub fn cells(&self) -> [String; 17] {
         let derived = |field: &str| self.derived_from_rates.iter().any(|d| d == field);
         let mark = |text: String, field: &str| {
             if derived(field) && text != "-" {
@@ -342,6 +429,13 @@ impl TableRow {
             self.precision.clone().unwrap_or_else(|| "-".into()),
             mark(flops, "flops_total"),
             self.verdict.clone().unwrap_or_else(|| "-".into()),
+            self.bound_by.as_ref().map_or_else(
+                || "-".into(),
+                |b| match b.pct_of_peak {
+                    Some(p) if b.unit != "latency" => format!("{} {p:.1}%", b.unit),
+                    _ => b.unit.clone(),
+                },
+            ),
             self.check.clone().unwrap_or_else(|| "-".into()),
             self.latency_reason.clone().unwrap_or_else(|| "-".into()),
         ]
@@ -350,7 +444,7 @@ impl TableRow {
 
 impl TableRow {
     /// [`TableRow::cells`] with the short name, for terminals and Markdown.
-    pub fn short_cells(&self) -> [String; 16] {
+    pub fn short_cells(&self) -> [String; 17] {
         let mut cells = self.cells();
         cells[0] = self.short_name.clone();
         cells
@@ -405,7 +499,7 @@ impl BytesTable {
 
     /// Aligned text for a terminal.
     pub fn to_text(&self) -> String {
-        let rows: Vec<[String; 16]> = self.kernels.iter().map(TableRow::short_cells).collect();
+        let rows: Vec<[String; 17]> = self.kernels.iter().map(TableRow::short_cells).collect();
         let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
         for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
