@@ -176,14 +176,18 @@ fn weighted(
 
 /// The busiest memory level of a Speed-of-Light reading; `None` without level figures.
 pub fn busiest_level(sol: &SpeedOfLight) -> Option<BoundBy> {
-    [("dram", sol.dram_pct), ("l2", sol.l2_pct), ("l1", sol.l1_pct)]
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|v| (k, v)))
-        .reduce(|a, b| if b.1 > a.1 { b } else { a })
-        .map(|(k, v)| BoundBy {
-            unit: k.to_string(),
-            pct_of_peak: Some(v),
-        })
+    [
+        ("dram", sol.dram_pct),
+        ("l2", sol.l2_pct),
+        ("l1", sol.l1_pct),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k, v)))
+    .reduce(|a, b| if b.1 > a.1 { b } else { a })
+    .map(|(k, v)| BoundBy {
+        unit: k.to_string(),
+        pct_of_peak: Some(v),
+    })
 }
 
 /// The unit that bounds a kernel with verdict `kind`, Speed of Light `sol` and launches

@@ -145,7 +145,11 @@ mod tests {
         let lv = level_bytes(&gemms, t.dram_bytes, t.l2_bytes, t.l1_bytes, tensor);
         let fill = sum_present(&gemms, &[c::L1_FROM_L2_BYTES]).expect("fill");
         assert_eq!(fill, 2.0 * 63_111_168.0);
-        assert_eq!(lv.l1, Some(fill), "LSU bytes plus TMA loads are what L2 sent");
+        assert_eq!(
+            lv.l1,
+            Some(fill),
+            "LSU bytes plus TMA loads are what L2 sent"
+        );
         assert!(lv.l1 > t.l2_bytes, "L1 left of L2 once TMA is seen");
         assert!(lv.notes[0].starts_with("L1 point:"), "{:?}", lv.notes);
         // Its tensor FLOPs stay 2MNK-exact (the existing counters).

@@ -268,7 +268,10 @@ fn intensity_and_notes(
         .filter(|f| *f > 0.0);
     let asked_here = asked.filter(|a| Some(a.precision) == kind);
     let flops = counted.or(asked_here.map(|a| a.flops * n));
-    let tensor = totals.work.iter().any(|(k, w)| k.is_tensor() && w.ops > 0.0);
+    let tensor = totals
+        .work
+        .iter()
+        .any(|(k, w)| k.is_tensor() && w.ops > 0.0);
     let levels = crate::levels::level_bytes(
         launches,
         totals.dram_bytes,
