@@ -30,6 +30,9 @@ pub struct KernelFigures {
     pub row: TableRow,
     /// Totals over the reference launches, from [`metrics::totals`].
     pub totals: LaunchTotals,
+    /// The bytes of each roofline level's point, with why one is missing or flagged
+    /// ([`crate::levels`]): the chart draws these, not the raw byte figures.
+    pub levels: crate::levels::LevelBytes,
     /// Speed-of-Light verdict with its reason.
     pub verdict: Option<Verdict>,
     /// Occupancy of the first launch (the launch configuration is the same for all).
@@ -92,6 +95,7 @@ impl KernelFigures {
             row,
             latency: latency::latency(launches, verdict.as_ref().map(|v| v.kind)),
             verdict,
+            levels: crate::levels::of_totals(launches, &totals),
             occupancy: launches.first().map(metrics::occupancy).unwrap_or_default(),
             hit_rates: HitRates {
                 l1_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l1_pct),

@@ -118,6 +118,22 @@ pub fn level_bytes(
     }
 }
 
+/// [`level_bytes`] of a kernel's `launches` and their [`crate::metrics::totals`]: the table
+/// and the viewer's roofline both call this.
+pub fn of_totals(launches: &[LaunchCounters], totals: &crate::metrics::LaunchTotals) -> LevelBytes {
+    let tensor = totals
+        .work
+        .iter()
+        .any(|(k, w)| k.is_tensor() && w.ops > 0.0);
+    level_bytes(
+        launches,
+        totals.dram_bytes,
+        totals.l2_bytes,
+        totals.l1_bytes,
+        tensor,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

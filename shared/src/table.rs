@@ -268,17 +268,7 @@ fn intensity_and_notes(
         .filter(|f| *f > 0.0);
     let asked_here = asked.filter(|a| Some(a.precision) == kind);
     let flops = counted.or(asked_here.map(|a| a.flops * n));
-    let tensor = totals
-        .work
-        .iter()
-        .any(|(k, w)| k.is_tensor() && w.ops > 0.0);
-    let levels = crate::levels::level_bytes(
-        launches,
-        totals.dram_bytes,
-        totals.l2_bytes,
-        totals.l1_bytes,
-        tensor,
-    );
+    let levels = crate::levels::of_totals(launches, totals);
     let over = |bytes: Option<f64>| {
         flops
             .zip(bytes.filter(|b| *b > 0.0))
