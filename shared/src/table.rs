@@ -591,8 +591,18 @@ impl BytesTable {
             "waves",
             "latency_reason",
             "stalls",
+            "bound_by_unit",
+            "bound_by_pct",
+            "busiest_pipe",
+            "busiest_pipe_pct",
+            "intensity_asked",
+            "intensity_dram",
+            "intensity_l2",
+            "intensity_l1",
+            "notes",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let unit = |b: &Option<BoundBy>| b.as_ref().map(|b| b.unit.clone()).unwrap_or_default();
         // Writing to a Vec cannot fail.
         let _ = w.write_record(header);
         for r in &self.kernels {
@@ -639,6 +649,15 @@ impl BytesTable {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(" "),
+                unit(&r.bound_by),
+                num(r.bound_by.as_ref().and_then(|b| b.pct_of_peak)),
+                unit(&r.busiest_pipe),
+                num(r.busiest_pipe.as_ref().and_then(|b| b.pct_of_peak)),
+                num(r.intensity.asked),
+                num(r.intensity.dram),
+                num(r.intensity.l2),
+                num(r.intensity.l1),
+                r.notes.join(" | "),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -43,7 +43,8 @@ const EXACT_SCALED: &[&str] = &["launches"];
 /// How far a figure at `at` (named `key`) from the CSV, `csv`, may be from the report's:
 /// nothing for the `exact` figures; for a stall reason's share of the stalled warps 0.001
 /// (the CSV prints each stall ratio to two decimals); for waves per SM 0.5% (worked from
-/// the occupancy, printed to a few digits); else 1e-4 relatively (counts printed to five or
+/// the occupancy, printed to a few digits); for a unit's percentage of peak 0.01 (two
+/// decimals in the CSV); else 1e-4 relatively (counts printed to five or
 /// six digits).
 fn tolerance(at: &str, key: &str, exact: &[&str], csv: f64) -> f64 {
     if exact.contains(&key) {
@@ -52,6 +53,9 @@ fn tolerance(at: &str, key: &str, exact: &[&str], csv: f64) -> f64 {
         1e-3
     } else if key == "waves" {
         5e-3 * csv.abs()
+    } else if key == "pct_of_peak" {
+        // A percentage the CSV prints to two decimals (a launch's, or a time-weighted mean).
+        0.01
     } else {
         1e-4 * csv.abs()
     }
