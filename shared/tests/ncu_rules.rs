@@ -3,9 +3,9 @@
 //! rule (the verdict) and HighPipeUtilization rule (the busiest pipe), from the details
 //! page's `Rule Description` column. Prints the figures and every disagreement.
 
-use shared::artifact::LaunchCounters;
-use shared::bound;
-use shared::metrics::{self, VerdictKind};
+use shared::analysis::bound;
+use shared::analysis::metrics::{self, VerdictKind};
+use shared::model::artifact::LaunchCounters;
 
 /// What ncu's SOLBottleneck text says bounds the launch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,9 +93,9 @@ fn gunzip(bytes: &[u8]) -> String {
 fn agreement(raw: &str, details: &str) -> Agreement {
     let exports = [raw, details]
         .into_iter()
-        .map(|t| shared::ncu::read_export(t.as_bytes()).expect("reads"))
+        .map(|t| shared::read::ncu::read_export(t.as_bytes()).expect("reads"))
         .collect();
-    let (launches, _) = shared::ncu::combine(exports);
+    let (launches, _) = shared::read::ncu::combine(exports);
     let (mut total, mut sol_ok, mut pipe_ok, mut pipe_total) = (0.0, 0.0, 0.0, 0.0);
     let mut disagreements = Vec::new();
     for l in &launches {
