@@ -264,8 +264,11 @@ pub fn cuda_core_work(launch: &LaunchCounters, work: Work) -> Option<WorkCount> 
     weighted_sum(found)
 }
 
+/// A CUDA-core kind's counters, each with its weight and its total where found.
+type Found = [(Counter, f64, Option<(f64, Source)>); 3];
+
 /// The values of a kind's counters as found, in [`cuda_core_counters`] order.
-fn values(found: &[(Counter, f64, Option<(f64, Source)>); 3]) -> [Option<f64>; 3] {
+fn values(found: &Found) -> [Option<f64>; 3] {
     found.each_ref().map(|(_, _, v)| v.map(|(x, _)| x))
 }
 
