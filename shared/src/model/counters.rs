@@ -182,7 +182,7 @@ counters! {
     /// Pipe utilization (ncu's ComputeWorkloadAnalysis figures, on elapsed cycles, as its
     /// HighPipeUtilization rule reads them): each pipe's issued instructions and active
     /// cycles, % of the pipe's sustained peak over the launch's elapsed cycles.
-    /// `capture profile` and `capture run` ask for every one by name; [`crate::bound`] names
+    /// `capture profile` and `capture run` ask for every one by name; [`crate::analysis::bound`] names
     /// the busiest as the unit that bounds a compute-bound kernel. ncu's `--set full` has
     /// them all; with them `capture`'s list needs more replay passes (not measured: no GPU
     /// was available when they were added).
