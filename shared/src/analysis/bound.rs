@@ -10,8 +10,8 @@
 //!   active cycles as % of its peak over elapsed cycles (`sm__inst_executed_pipe_*`,
 //!   `sm__pipe_*_cycles_active`), the larger of the two, as ncu's HighPipeUtilization rule
 //!   reads them. Without pipe counters: `sm`, with Compute (SM) Throughput.
-//! - **memory-bound**: the busiest memory level by its Speed-of-Light throughput (DRAM, L2,
-//!   L1/TEX). Without them: `memory`, with Memory Throughput.
+//! - **memory-bound**: the memory level (DRAM, L2, L1/TEX) behind ncu's Memory Throughput
+//!   ([`busiest_level`]). Without level figures: `memory`, with Memory Throughput.
 //! - **balanced**: the busier of the two.
 //! - **latency-bound**: `latency`, with the larger of the two Speed-of-Light figures (how
 //!   far the kernel is from any roof); the table's `latency_reason` says why (the launch's
@@ -174,21 +174,49 @@ fn weighted(
     (den > 0.0).then(|| num / den)
 }
 
-/// The busiest memory level of a Speed-of-Light reading; `None` without level figures.
+/// The memory level behind a Speed-of-Light reading's Memory Throughput; `None` without
+/// level figures. ncu's Memory Throughput is the largest of its own breakdown
+/// (`gpu__compute_memory_throughput`), which is not the largest of the three level figures
+/// (a 4 GB copy on the H200: Memory 88.5 %, DRAM 88.5 %, L2 92.2 %), so the level is the one
+/// that can have produced it: of the levels at or above Memory Throughput (to 0.5 points),
+/// the closest to it; where there is no Memory Throughput or no such level, the busiest.
 pub fn busiest_level(sol: &SpeedOfLight) -> Option<BoundBy> {
-    [
+    let levels: Vec<(&str, f64)> = [
         ("dram", sol.dram_pct),
         ("l2", sol.l2_pct),
         ("l1", sol.l1_pct),
     ]
     .into_iter()
     .filter_map(|(k, v)| v.map(|v| (k, v)))
-    .reduce(|a, b| if b.1 > a.1 { b } else { a })
-    .map(|(k, v)| BoundBy {
+    .collect();
+    let busiest = || {
+        levels
+            .iter()
+            .copied()
+            .reduce(|a, b| if b.1 > a.1 { b } else { a })
+    };
+    let behind = sol.memory_pct.and_then(|m| {
+        levels
+            .iter()
+            .copied()
+            .filter(|(_, v)| *v >= m - LEVEL_SLACK_PCT)
+            .reduce(|a, b| {
+                if (b.1 - m).abs() < (a.1 - m).abs() {
+                    b
+                } else {
+                    a
+                }
+            })
+    });
+    behind.or_else(busiest).map(|(k, v)| BoundBy {
         unit: k.to_string(),
         pct_of_peak: Some(v),
     })
 }
+
+/// How far below Memory Throughput a level's figure may be and still be the one behind it
+/// (both are printed to two decimals).
+pub const LEVEL_SLACK_PCT: f64 = 0.5;
 
 /// The unit that bounds a kernel with verdict `kind`, Speed of Light `sol` and launches
 /// `launches` (module documentation).
@@ -280,6 +308,24 @@ mod tests {
         };
         let b = bound_by(VerdictKind::MemoryBound, &sol, &[]);
         assert_eq!((b.unit.as_str(), b.pct_of_peak), ("dram", Some(91.0)));
+        // The H200 sample's 4 GB copy: Memory Throughput is DRAM's, not the larger L2 figure.
+        let copy = SpeedOfLight {
+            memory_pct: Some(88.50),
+            dram_pct: Some(88.50),
+            l2_pct: Some(92.24),
+            l1_pct: Some(29.10),
+            ..Default::default()
+        };
+        assert_eq!(busiest_level(&copy).map(|b| b.unit), Some("dram".into()));
+        // BERT's nvjet GEMM: Memory 46.62 % from shared-memory wavefronts, L1/TEX 60.76 %.
+        let gemm = SpeedOfLight {
+            memory_pct: Some(46.62),
+            dram_pct: Some(11.73),
+            l2_pct: Some(33.69),
+            l1_pct: Some(60.76),
+            ..Default::default()
+        };
+        assert_eq!(busiest_level(&gemm).map(|b| b.unit), Some("l1".into()));
         let lat = bound_by(VerdictKind::LatencyBound, &sol, &[]);
         assert_eq!(lat.unit, "latency");
         assert_eq!(lat.pct_of_peak, Some(91.0));
