@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::metrics::{self, SpeedOfLight, Verdict, VerdictKind};
 use crate::model::artifact::LaunchCounters;
-use crate::model::counters::{self as c, Counter};
+use crate::model::counters as c;
 
 /// A pipe of the SM, by its key, label and the counters of its utilization (the largest
 /// one present is the pipe's figure).
@@ -35,8 +35,9 @@ pub struct Pipe {
     pub key: &'static str,
     /// For people (`tensor pipe`).
     pub label: &'static str,
-    /// Its utilization counters, % of peak over elapsed cycles.
-    pub counters: &'static [Counter],
+    /// The names of its utilization counters (catalog entries), % of peak over elapsed
+    /// cycles. Names, not [`c::Counter`]s: the viewer's wasm then carries no meaning text.
+    pub counters: &'static [&'static str],
 }
 
 /// The pipes `bound_by` can name, in ncu's order of its pipe-utilization chart. The shared
@@ -45,57 +46,57 @@ pub const PIPES: &[Pipe] = &[
     Pipe {
         key: "tensor",
         label: "tensor pipe",
-        counters: &[c::PIPE_TENSOR_CYCLES_PCT],
+        counters: &[c::PIPE_TENSOR_CYCLES_PCT.name],
     },
     Pipe {
         key: "fp64",
         label: "FP64 pipe",
-        counters: &[c::PIPE_FP64_CYCLES_PCT, c::PIPE_FP64_INST_PCT],
+        counters: &[c::PIPE_FP64_CYCLES_PCT.name, c::PIPE_FP64_INST_PCT.name],
     },
     Pipe {
         key: "fma",
         label: "FMA pipe",
-        counters: &[c::PIPE_FMA_CYCLES_PCT, c::PIPE_FMA_INST_PCT],
+        counters: &[c::PIPE_FMA_CYCLES_PCT.name, c::PIPE_FMA_INST_PCT.name],
     },
     Pipe {
         key: "alu",
         label: "ALU pipe",
-        counters: &[c::PIPE_ALU_CYCLES_PCT, c::PIPE_ALU_INST_PCT],
+        counters: &[c::PIPE_ALU_CYCLES_PCT.name, c::PIPE_ALU_INST_PCT.name],
     },
     Pipe {
         key: "xu",
         label: "XU pipe",
-        counters: &[c::PIPE_XU_INST_PCT],
+        counters: &[c::PIPE_XU_INST_PCT.name],
     },
     Pipe {
         key: "lsu",
         label: "LSU pipe",
-        counters: &[c::PIPE_LSU_INST_PCT],
+        counters: &[c::PIPE_LSU_INST_PCT.name],
     },
     Pipe {
         key: "uniform",
         label: "uniform pipe",
-        counters: &[c::PIPE_UNIFORM_INST_PCT],
+        counters: &[c::PIPE_UNIFORM_INST_PCT.name],
     },
     Pipe {
         key: "adu",
         label: "ADU pipe",
-        counters: &[c::PIPE_ADU_INST_PCT],
+        counters: &[c::PIPE_ADU_INST_PCT.name],
     },
     Pipe {
         key: "cbu",
         label: "CBU pipe",
-        counters: &[c::PIPE_CBU_INST_PCT],
+        counters: &[c::PIPE_CBU_INST_PCT.name],
     },
     Pipe {
         key: "tma",
         label: "TMA pipe",
-        counters: &[c::PIPE_TMA_CYCLES_PCT],
+        counters: &[c::PIPE_TMA_CYCLES_PCT.name],
     },
     Pipe {
         key: "tex",
         label: "texture pipe",
-        counters: &[c::PIPE_TEX_INST_PCT],
+        counters: &[c::PIPE_TEX_INST_PCT.name],
     },
 ];
 
@@ -135,7 +136,7 @@ impl BoundBy {
 fn pipe_pct(launch: &LaunchCounters, pipe: &Pipe) -> Option<f64> {
     pipe.counters
         .iter()
-        .filter_map(|&k| metrics::metric(launch, k))
+        .filter_map(|&name| launch.metrics.number(name))
         .reduce(f64::max)
 }
 
@@ -268,6 +269,8 @@ pub fn verdict(sol: &SpeedOfLight, launches: &[LaunchCounters]) -> Option<Verdic
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::model::counters::Counter;
 
     fn launch(values: &[(Counter, f64)]) -> LaunchCounters {
         let named: Vec<(&str, f64)> = values.iter().map(|(c, v)| (c.name, *v)).collect();

@@ -25,7 +25,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::metrics::sum_present;
 use crate::model::artifact::LaunchCounters;
 use crate::model::counters as c;
 use crate::text::format::fmt_si;
@@ -61,36 +60,36 @@ pub fn level_bytes(
 ) -> LevelBytes {
     let mut notes = Vec::new();
     let b = |v: f64| fmt_si(v, "B");
-    let tma = sum_present(launches, &[c::L1_TMA_LOAD_BYTES]).filter(|t| *t > 0.0);
-    let fill = sum_present(launches, &[c::L1_FROM_L2_BYTES]);
+    let tma = sum_named(launches, c::L1_TMA_LOAD_BYTES.name).filter(|t| *t > 0.0);
+    let fill = sum_named(launches, c::L1_FROM_L2_BYTES.name);
     let mut l1_point = l1;
     if let (Some(lsu), Some(t)) = (l1, tma) {
         l1_point = Some(lsu + t);
         notes.push(format!(
-            "L1 point: {} through L1/TEX plus {} that TMA loaded into shared memory ({}), which {} does not see",
+            "L1 point: {} through L1/TEX plus {} TMA loads into shared memory ({}), unseen by {}",
             b(lsu),
             b(t),
-            c::L1_TMA_LOAD_BYTES,
-            c::L1_BYTES
+            c::L1_TMA_LOAD_BYTES.name,
+            c::L1_BYTES.name
         ));
     }
     match (l1_point, fill) {
         (Some(seen), Some(f)) if seen < f * (1.0 - COVER_TOLERANCE) => {
             notes.push(format!(
-                "no L1 point: the L1 counters see {} but L1/TEX received {} from L2 ({}); the rest bypassed them",
+                "no L1 point: its counters see {} of the {} L1/TEX received from L2 ({})",
                 b(seen),
                 b(f),
-                c::L1_FROM_L2_BYTES
+                c::L1_FROM_L2_BYTES.name
             ));
             l1_point = None;
         }
         (Some(seen), None) if tensor && l2.is_some_and(|l2| seen < l2) => {
             notes.push(format!(
-                "no L1 point: a tensor-core kernel with {} at L1/TEX for {} at L2; operands loaded by TMA into shared memory bypass {}, and the export has no {} to check",
+                "no L1 point: a tensor-core kernel with {} at L1/TEX for {} at L2; TMA loads bypass {}, and the export has no {} to check",
                 b(seen),
                 b(l2.unwrap_or_default()),
-                c::L1_BYTES,
-                c::L1_FROM_L2_BYTES
+                c::L1_BYTES.name,
+                c::L1_FROM_L2_BYTES.name
             ));
             l1_point = None;
         }
@@ -99,10 +98,9 @@ pub fn level_bytes(
     if let (Some(one), Some(two)) = (l1_point.filter(|v| *v > 0.0), l2) {
         if one < two {
             notes.push(format!(
-                "L1 point flagged: right of the L2 point ({} at L1 below {} at L2; {} counts every client of L2)",
+                "L1 point flagged: right of the L2 point ({} at L1 below {} at L2, which counts every client)",
                 b(one),
-                b(two),
-                c::L2_BYTES
+                b(two)
             ));
         }
     }
@@ -121,6 +119,15 @@ pub fn level_bytes(
         l1: l1_point,
         notes,
     }
+}
+
+/// The sum of metric `name` over the launches that have it; `None` when none has. By name,
+/// so the viewer's wasm carries no catalog meaning text for it.
+fn sum_named(launches: &[LaunchCounters], name: &str) -> Option<f64> {
+    launches
+        .iter()
+        .filter_map(|l| l.metrics.number(name))
+        .reduce(|a, b| a + b)
 }
 
 /// [`level_bytes`] of a kernel's `launches` and their [`crate::analysis::metrics::totals`]: the table
@@ -168,7 +175,7 @@ mod tests {
         let t = totals(&gemms);
         let tensor = t.work.keys().any(|k| k.is_tensor());
         let lv = level_bytes(&gemms, t.dram_bytes, t.l2_bytes, t.l1_bytes, tensor);
-        let fill = sum_present(&gemms, &[c::L1_FROM_L2_BYTES]).expect("fill");
+        let fill = sum_named(&gemms, c::L1_FROM_L2_BYTES.name).expect("fill");
         assert_eq!(fill, 2.0 * 63_111_168.0);
         assert_eq!(
             lv.l1,

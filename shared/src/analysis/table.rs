@@ -288,7 +288,7 @@ fn intensity_and_notes(
         notes.push(format!(
             "{moves:.0} HFMA thread instructions ({}) with no half add or multiply: the \
              compiler's register moves (HFMA2.MMA Rn, -RZ, RZ, ...), not FP16 work",
-            crate::model::counters::HFMA
+            crate::model::counters::HFMA.name
         ));
     }
     (intensity, notes)

@@ -275,7 +275,7 @@ fn values(found: &Found) -> [Option<f64>; 3] {
 /// The FMA pipe's FP16 instructions of a launch, in whichever form the export has them
 /// (a count, or a percentage of peak: only zero or not matters).
 fn fma_fp16_by_name(launch: &LaunchCounters) -> Option<f64> {
-    total(launch, c::FMA_FP16_INST)
+    total_of(launch, c::FMA_FP16_INST.name)
         .map(|(v, _)| v)
         .or_else(|| launch.metrics.number(c::FMA_FP16_INST_PCT.name))
 }
