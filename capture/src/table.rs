@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use shared::analysis::table::{bytes_table, SortOrder};
+use shared::analysis::table::{annotate, bytes_table, SortOrder};
 use shared::Artifact;
 
 use crate::cli::{TableArgs, TableFormat, TableSort};
@@ -18,6 +18,7 @@ pub fn render(artifact: &Artifact, format: TableFormat) -> String {
 /// The table of `artifact` in `format` with its rows in `sort` order.
 pub fn render_sorted(artifact: &Artifact, format: TableFormat, sort: TableSort) -> String {
     let mut table = bytes_table(artifact);
+    annotate(&mut table, artifact);
     table.sort(match sort {
         TableSort::Launch => SortOrder::Launch,
         TableSort::Time => SortOrder::Time,

@@ -27,14 +27,12 @@ use crate::analysis::metrics::{self, SpeedOfLight, Verdict, VerdictKind};
 use crate::model::artifact::LaunchCounters;
 use crate::model::counters as c;
 
-/// A pipe of the SM, by its key, label and the counters of its utilization (the largest
+/// A pipe of the SM, by its key and the counters of its utilization (the largest
 /// one present is the pipe's figure).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pipe {
     /// The key in `bound_by.unit` (`tensor`, `fma`, ...).
     pub key: &'static str,
-    /// For people (`tensor pipe`).
-    pub label: &'static str,
     /// The names of its utilization counters (catalog entries), % of peak over elapsed
     /// cycles. Names, not [`c::Counter`]s: the viewer's wasm then carries no meaning text.
     pub counters: &'static [&'static str],
@@ -45,57 +43,46 @@ pub struct Pipe {
 pub const PIPES: &[Pipe] = &[
     Pipe {
         key: "tensor",
-        label: "tensor pipe",
         counters: &[c::PIPE_TENSOR_CYCLES_PCT.name],
     },
     Pipe {
         key: "fp64",
-        label: "FP64 pipe",
         counters: &[c::PIPE_FP64_CYCLES_PCT.name, c::PIPE_FP64_INST_PCT.name],
     },
     Pipe {
         key: "fma",
-        label: "FMA pipe",
         counters: &[c::PIPE_FMA_CYCLES_PCT.name, c::PIPE_FMA_INST_PCT.name],
     },
     Pipe {
         key: "alu",
-        label: "ALU pipe",
         counters: &[c::PIPE_ALU_CYCLES_PCT.name, c::PIPE_ALU_INST_PCT.name],
     },
     Pipe {
         key: "xu",
-        label: "XU pipe",
         counters: &[c::PIPE_XU_INST_PCT.name],
     },
     Pipe {
         key: "lsu",
-        label: "LSU pipe",
         counters: &[c::PIPE_LSU_INST_PCT.name],
     },
     Pipe {
         key: "uniform",
-        label: "uniform pipe",
         counters: &[c::PIPE_UNIFORM_INST_PCT.name],
     },
     Pipe {
         key: "adu",
-        label: "ADU pipe",
         counters: &[c::PIPE_ADU_INST_PCT.name],
     },
     Pipe {
         key: "cbu",
-        label: "CBU pipe",
         counters: &[c::PIPE_CBU_INST_PCT.name],
     },
     Pipe {
         key: "tma",
-        label: "TMA pipe",
         counters: &[c::PIPE_TMA_CYCLES_PCT.name],
     },
     Pipe {
         key: "tex",
-        label: "texture pipe",
         counters: &[c::PIPE_TEX_INST_PCT.name],
     },
 ];
@@ -113,22 +100,20 @@ pub struct BoundBy {
 }
 
 impl BoundBy {
-    /// For people: `tensor pipe at 43.6% of peak`, `latency (SOL 46.6%)`.
+    /// For people: `tensor pipe at 43.6% of peak`, `dram at 88.5% of peak`, `latency
+    /// (busiest SOL unit 46.6%)`.
     pub fn label(&self) -> String {
-        let what = match self.unit.as_str() {
-            "sm" => "SM",
-            "dram" => "DRAM",
-            "l2" => "L2",
-            "l1" => "L1/TEX",
-            "memory" => "memory",
-            "latency" => "latency",
-            key => PIPES.iter().find(|p| p.key == key).map_or(key, |p| p.label),
-        };
-        match (self.unit.as_str(), self.pct_of_peak) {
-            ("latency", Some(p)) => format!("latency (busiest SOL unit {p:.1}%)"),
-            (_, Some(p)) => format!("{what} at {p:.1}% of peak"),
-            (_, None) => what.to_string(),
+        let pct = self.pct_of_peak.unwrap_or(f64::NAN);
+        let unit = self.unit.as_str();
+        if unit == "latency" {
+            return format!("latency (busiest SOL unit {pct:.1}%)");
         }
+        let pipe = if PIPES.iter().any(|p| p.key == unit) {
+            " pipe"
+        } else {
+            ""
+        };
+        format!("{unit}{pipe} at {pct:.1}% of peak")
     }
 }
 
@@ -140,24 +125,21 @@ fn pipe_pct(launch: &LaunchCounters, pipe: &Pipe) -> Option<f64> {
         .reduce(f64::max)
 }
 
-/// Every pipe's utilization over `launches`, duration-weighted (a plain mean without
-/// durations), with the pipes no launch has left out.
-pub fn pipes(launches: &[LaunchCounters]) -> Vec<(&'static Pipe, f64)> {
-    PIPES
-        .iter()
-        .filter_map(|p| weighted(launches, |l| pipe_pct(l, p)).map(|v| (p, v)))
-        .collect()
-}
-
-/// The busiest pipe over `launches` and its utilization; `None` without pipe counters.
+/// The busiest pipe over `launches` and its utilization, duration-weighted (a plain mean
+/// without durations); `None` without pipe counters.
 pub fn busiest_pipe(launches: &[LaunchCounters]) -> Option<BoundBy> {
-    pipes(launches)
-        .into_iter()
-        .reduce(|a, b| if b.1 > a.1 { b } else { a })
-        .map(|(p, v)| BoundBy {
-            unit: p.key.to_string(),
-            pct_of_peak: Some(v),
-        })
+    let mut best: Option<(&Pipe, f64)> = None;
+    for p in PIPES {
+        if let Some(v) = weighted(launches, |l| pipe_pct(l, p)) {
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((p, v));
+            }
+        }
+    }
+    best.map(|(p, v)| BoundBy {
+        unit: p.key.to_string(),
+        pct_of_peak: Some(v),
+    })
 }
 
 fn weighted(
@@ -261,7 +243,8 @@ pub fn bound_by(kind: VerdictKind, sol: &SpeedOfLight, launches: &[LaunchCounter
 pub fn verdict(sol: &SpeedOfLight, launches: &[LaunchCounters]) -> Option<Verdict> {
     let mut v = metrics::verdict(sol)?;
     let unit = bound_by(v.kind, sol, launches);
-    v.reason = format!("{}; bound by {}", v.reason, unit.label());
+    v.reason.push_str("; bound by ");
+    v.reason.push_str(&unit.label());
     v.bound_by = Some(unit);
     Some(v)
 }
@@ -293,7 +276,7 @@ mod tests {
         let b = v.bound_by.as_ref().expect("unit");
         assert_eq!((b.unit.as_str(), b.pct_of_peak), ("fp64", Some(87.9)));
         assert!(
-            v.reason.ends_with("bound by FP64 pipe at 87.9% of peak"),
+            v.reason.ends_with("bound by fp64 pipe at 87.9% of peak"),
             "{}",
             v.reason
         );

@@ -58,60 +58,88 @@ pub fn level_bytes(
     l1: Option<f64>,
     tensor: bool,
 ) -> LevelBytes {
-    let mut notes = Vec::new();
-    let b = |v: f64| fmt_si(v, "B");
+    let mut notes: Vec<String> = Vec::new();
+    // Notes are joined from pieces, not `format!`ed: the viewer's wasm is on a budget.
+    let b = |v: Option<f64>| fmt_si(v.unwrap_or_default(), "B");
     let tma = sum_named(launches, c::L1_TMA_LOAD_BYTES.name).filter(|t| *t > 0.0);
     let fill = sum_named(launches, c::L1_FROM_L2_BYTES.name);
     let mut l1_point = l1;
     if let (Some(lsu), Some(t)) = (l1, tma) {
         l1_point = Some(lsu + t);
-        notes.push(format!(
-            "L1 point: {} through L1/TEX plus {} TMA loads into shared memory ({}), unseen by {}",
-            b(lsu),
-            b(t),
-            c::L1_TMA_LOAD_BYTES.name,
-            c::L1_BYTES.name
-        ));
-    }
-    match (l1_point, fill) {
-        (Some(seen), Some(f)) if seen < f * (1.0 - COVER_TOLERANCE) => {
-            notes.push(format!(
-                "no L1 point: its counters see {} of the {} L1/TEX received from L2 ({})",
-                b(seen),
-                b(f),
-                c::L1_FROM_L2_BYTES.name
-            ));
-            l1_point = None;
-        }
-        (Some(seen), None) if tensor && l2.is_some_and(|l2| seen < l2) => {
-            notes.push(format!(
-                "no L1 point: a tensor-core kernel with {} at L1/TEX for {} at L2; TMA loads bypass {}, and the export has no {} to check",
-                b(seen),
-                b(l2.unwrap_or_default()),
+        notes.push(
+            [
+                "L1 point: ",
+                &b(l1),
+                " through L1/TEX plus ",
+                &b(tma),
+                " TMA loads into shared memory (",
+                c::L1_TMA_LOAD_BYTES.name,
+                "), unseen by ",
                 c::L1_BYTES.name,
-                c::L1_FROM_L2_BYTES.name
-            ));
-            l1_point = None;
-        }
-        _ => {}
+            ]
+            .concat(),
+        );
     }
-    if let (Some(one), Some(two)) = (l1_point.filter(|v| *v > 0.0), l2) {
-        if one < two {
-            notes.push(format!(
-                "L1 point flagged: right of the L2 point ({} at L1 below {} at L2, which counts every client)",
-                b(one),
-                b(two)
-            ));
-        }
+    let no_fill = fill.is_none() && tensor && l1_point.zip(l2).is_some_and(|(s, l2)| s < l2);
+    let short = fill
+        .zip(l1_point)
+        .is_some_and(|(f, s)| s < f * (1.0 - COVER_TOLERANCE));
+    if short {
+        notes.push(
+            [
+                "no L1 point: its counters see ",
+                &b(l1_point),
+                " of the ",
+                &b(fill),
+                " L1/TEX received from L2 (",
+                c::L1_FROM_L2_BYTES.name,
+                ")",
+            ]
+            .concat(),
+        );
+    } else if no_fill {
+        notes.push(
+            [
+                "no L1 point: a tensor-core kernel with ",
+                &b(l1_point),
+                " at L1/TEX for ",
+                &b(l2),
+                " at L2; TMA loads bypass ",
+                c::L1_BYTES.name,
+                ", and the export has no ",
+                c::L1_FROM_L2_BYTES.name,
+                " to check",
+            ]
+            .concat(),
+        );
     }
-    if let (Some(two), Some(d)) = (l2.filter(|v| *v > 0.0), dram) {
-        if two < d {
-            notes.push(format!(
-                "L2 point flagged: right of the DRAM point ({} at L2 below {} from DRAM)",
-                b(two),
-                b(d)
-            ));
-        }
+    if short || no_fill {
+        l1_point = None;
+    }
+    let below = |a: Option<f64>, b: Option<f64>| a.zip(b).is_some_and(|(a, b)| a > 0.0 && a < b);
+    if below(l1_point, l2) {
+        notes.push(
+            [
+                "L1 point flagged: right of the L2 point (",
+                &b(l1_point),
+                " at L1 below ",
+                &b(l2),
+                " at L2, which counts every client)",
+            ]
+            .concat(),
+        );
+    }
+    if below(l2, dram) {
+        notes.push(
+            [
+                "L2 point flagged: right of the DRAM point (",
+                &b(l2),
+                " at L2 below ",
+                &b(dram),
+                " from DRAM)",
+            ]
+            .concat(),
+        );
     }
     LevelBytes {
         dram,

@@ -135,16 +135,16 @@ pub struct TableRow {
     /// `l1`), or `latency`; `None` without a verdict.
     #[serde(default)]
     pub bound_by: Option<BoundBy>,
-    /// The busiest pipe and its utilization, whatever the verdict ([`crate::analysis::bound::busiest_pipe`]);
+    /// (Filled by [`annotate`].) The busiest pipe and its utilization, whatever the verdict ([`crate::analysis::bound::busiest_pipe`]);
     /// `None` without pipe counters.
     #[serde(default)]
     pub busiest_pipe: Option<BoundBy>,
-    /// Operational intensity of each roofline point as the chart plots it, for the kind of
+    /// (Filled by [`annotate`].) Operational intensity of each roofline point as the chart plots it, for the kind of
     /// work in `precision` (else the hand count's): FLOP (OP) per byte, `null` where the
     /// kernel has no such point ([`crate::analysis::levels`]).
     #[serde(default)]
     pub intensity: Intensity,
-    /// Why a point is missing, how its bytes were counted or why it is flagged, and what
+    /// (Filled by [`annotate`].) Why a point is missing, how its bytes were counted or why it is flagged, and what
     /// counts were set aside (register moves counted as HFMAs).
     #[serde(default)]
     pub notes: Vec<String>,
@@ -170,7 +170,6 @@ impl TableRow {
         let totals: LaunchTotals = metrics::totals(launches);
         let verdict = crate::analysis::bound::verdict(&totals.sol, launches);
         let latency = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
-        let (intensity, notes) = intensity_and_notes(kernel, launches, &totals);
         let n = totals.launches.max(1);
         let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
             (Some(t), _) => (Some(t.median_ms * n as f64), Some(TimeSource::EventMedian)),
@@ -237,9 +236,9 @@ impl TableRow {
             fp64_flops,
             fp64_gflops: rate(fp64_flops),
             bound_by: verdict.as_ref().and_then(|v| v.bound_by.clone()),
-            busiest_pipe: crate::analysis::bound::busiest_pipe(launches),
-            intensity,
-            notes,
+            busiest_pipe: None,
+            intensity: Intensity::default(),
+            notes: Vec::new(),
             verdict: verdict.map(|v| v.kind.as_str().to_string()),
             check: kernel
                 .check
@@ -249,6 +248,22 @@ impl TableRow {
             waves: latency.fit.waves,
             latency_reason: latency.reason,
         }
+    }
+}
+
+/// Fills the fields of `table`'s rows that only `capture table --format json` prints
+/// (`busiest_pipe`, `intensity`, `notes`); `table` is [`bytes_table`] of `artifact`, rows
+/// still in artifact order. Kept out of [`bytes_table`] so the viewer's wasm, which shows
+/// the same figures through [`crate::analysis::figures::KernelFigures`] (the verdict's
+/// unit, the chart's level points and notes), does not carry them twice.
+pub fn annotate(table: &mut BytesTable, artifact: &Artifact) {
+    for (row, kernel) in table.kernels.iter_mut().zip(&artifact.kernels) {
+        let launches = metrics::reference_launches(kernel);
+        let totals = metrics::totals(launches);
+        let (intensity, notes) = intensity_and_notes(kernel, launches, &totals);
+        row.busiest_pipe = crate::analysis::bound::busiest_pipe(launches);
+        row.intensity = intensity;
+        row.notes = notes;
     }
 }
 
@@ -594,16 +609,8 @@ impl BytesTable {
             "stalls",
             "bound_by_unit",
             "bound_by_pct",
-            "busiest_pipe",
-            "busiest_pipe_pct",
-            "intensity_asked",
-            "intensity_dram",
-            "intensity_l2",
-            "intensity_l1",
-            "notes",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-        let unit = |b: &Option<BoundBy>| b.as_ref().map(|b| b.unit.clone()).unwrap_or_default();
         // Writing to a Vec cannot fail.
         let _ = w.write_record(header);
         for r in &self.kernels {
@@ -650,15 +657,11 @@ impl BytesTable {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(" "),
-                unit(&r.bound_by),
+                r.bound_by
+                    .as_ref()
+                    .map(|b| b.unit.clone())
+                    .unwrap_or_default(),
                 num(r.bound_by.as_ref().and_then(|b| b.pct_of_peak)),
-                unit(&r.busiest_pipe),
-                num(r.busiest_pipe.as_ref().and_then(|b| b.pct_of_peak)),
-                num(r.intensity.asked),
-                num(r.intensity.dram),
-                num(r.intensity.l2),
-                num(r.intensity.l1),
-                r.notes.join(" | "),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -310,7 +310,7 @@ fn add_run(
                     fig.levels
                         .notes
                         .iter()
-                        .map(|n| format!("{}: {n}", fig.short)),
+                        .map(|n| [fig.short.as_str(), ": ", n].concat()),
                 );
                 let r = KernelRef {
                     run: run_index,
