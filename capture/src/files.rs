@@ -39,7 +39,7 @@ pub fn read_artifact(path: &Path) -> Result<Artifact> {
         |n| n.to_string_lossy().into_owned(),
     );
     for w in dropped {
-        eprintln!("warning: {name}: {w}");
+        crate::out::eprint_line(&format!("warning: {name}: {w}"));
     }
     Ok(artifact)
 }

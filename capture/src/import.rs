@@ -14,6 +14,7 @@ use shared::ncu::{self, Warning};
 use crate::cli::{ImportArgs, MergeArgs};
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::out;
 use crate::stages::Stages;
 
 /// Provenance common to everything capture writes.
@@ -59,7 +60,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     let n_launches = launches.len();
     let n_warnings = warnings.len();
     for w in &warnings {
-        eprintln!("warning: {w}");
+        out::eprint_line(&format!("warning: {w}"));
     }
     let artifact = merge::import_launches(
         launches,
@@ -74,12 +75,12 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     } else {
         format!("{n_warnings} warning(s), see above")
     };
-    println!(
+    out::println(&format!(
         "imported {n_launches} launch(es) of {} kernel(s) from {} file(s) into {}; {skipped}",
         artifact.kernels.len(),
         args.exports.len(),
         args.output.display()
-    );
+    ))?;
     // The process ends next: its memory goes back to the system at once, where freeing a
     // large import's launches one by one would take a tenth of a second or more.
     std::mem::forget(artifact);
@@ -93,7 +94,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
     let mut attach = |paths: &[PathBuf], cache: CacheControl| -> Result<()> {
         let (launches, warnings) = read_exports(paths)?;
         for w in &warnings {
-            eprintln!("warning: {w}");
+            out::eprint_line(&format!("warning: {w}"));
         }
         artifact
             .warnings
@@ -117,10 +118,10 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
     p.inputs = base.inputs;
     p.tool_version = base.tool_version;
     files::write_artifact(&args.output, &artifact)?;
-    println!(
+    out::println(&format!(
         "merged counters of {} kernel(s) into {}",
         artifact.kernels.len(),
         args.output.display()
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
