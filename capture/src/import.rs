@@ -47,9 +47,9 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
         for w in &mut export.warnings {
             *w = w.in_file(&name);
         }
-        exports.push(export);
+        exports.push((name, export));
     }
-    Ok(ncu::combine(exports))
+    Ok(ncu::combine_named(exports))
 }
 
 /// `capture import`.
