@@ -178,3 +178,47 @@ fn many_processes_read_in_near_linear_time() {
         assert_eq!(report.session.processes.len(), n + 1);
     });
 }
+
+/// The raw page of the H200 probe with `n` launches of `n` distinct kernels (its `copy`
+/// row repeated under new IDs and names).
+fn many_kernels_csv(n: usize) -> String {
+    let raw = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
+    let lines: Vec<&str> = raw.lines().filter(|l| l.starts_with('"')).collect();
+    let (head, copy) = (&lines[..2], lines[2]);
+    let mut out = head.join("\n");
+    for i in 0..n {
+        out.push('\n');
+        out.push_str(&copy.replacen("\"0\",", &format!("\"{i}\","), 1).replacen(
+            ",\"copy\",",
+            &format!(",\"kernel_{i}<float, {i}>\","),
+            1,
+        ));
+    }
+    out
+}
+
+#[test]
+fn a_table_of_many_kernels_renders_in_near_linear_time() {
+    assert_near_linear("table", 4_000, Duration::from_secs(20), |n| {
+        let export = shared::ncu::read_export(many_kernels_csv(n).as_bytes()).expect("reads");
+        let (launches, warnings) = shared::ncu::combine(vec![export]);
+        let artifact = shared::merge::import_launches(
+            launches,
+            warnings,
+            shared::artifact::Provenance::default(),
+        );
+        let table = shared::table::bytes_table(&artifact);
+        assert_eq!(table.kernels.len(), n);
+        assert!(table.to_text().lines().count() > n);
+    });
+}
+
+#[test]
+fn distinct_short_names_of_many_kernels_take_near_linear_time() {
+    assert_near_linear("short names", 20_000, Duration::from_secs(3), |n| {
+        let names: Vec<String> = (0..n).map(|i| format!("kernel_{i}<float, {i}>")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let short = shared::text::names::distinct_short_names(&refs);
+        assert_eq!(short.len(), n);
+    });
+}
