@@ -43,7 +43,7 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
     let mut exports = Vec::with_capacity(paths.len());
     for path in paths {
         let mut export = files::read_export(path)?;
-        let name = display_name(path);
+        let name = shared::text::escape::controls(&display_name(path)).into_owned();
         for w in &mut export.warnings {
             *w = w.in_file(&name);
         }
@@ -55,6 +55,7 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
 /// `capture import`.
 pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     let mut stages = Stages::from_env();
+    files::refuse_output_among_inputs(&args.output, &args.exports)?;
     let (launches, warnings) = read_exports(&args.exports)?;
     stages.mark("read");
     let n_launches = launches.len();
@@ -79,7 +80,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
         "imported {n_launches} launch(es) of {} kernel(s) from {} file(s) into {}; {skipped}",
         artifact.kernels.len(),
         args.exports.len(),
-        args.output.display()
+        files::shown(&args.output)
     ))?;
     // The process ends next: its memory goes back to the system at once, where freeing a
     // large import's launches one by one would take a tenth of a second or more.
@@ -89,6 +90,12 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
 
 /// `capture merge`.
 pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    files::refuse_output_among_inputs(
+        &args.output,
+        std::iter::once(&args.timings)
+            .chain(&args.ncu)
+            .chain(&args.ncu_warm),
+    )?;
     let mut artifact = files::read_artifact(&args.timings)?;
     let mut inputs = vec![args.timings.clone()];
     let mut attach = |paths: &[PathBuf], cache: CacheControl| -> Result<()> {
@@ -100,7 +107,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
             .warnings
             .extend(warnings.iter().map(ToString::to_string));
         merge::attach_counters(&mut artifact, launches, cache).map_err(|e| {
-            let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            let files: Vec<String> = paths.iter().map(|p| files::shown(p)).collect();
             Fault::new(Code::MissingKernel, format!("{}: {e}", files.join(", ")))
         })?;
         inputs.extend(paths.iter().cloned());
@@ -121,7 +128,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
     out::println(&format!(
         "merged counters of {} kernel(s) into {}",
         artifact.kernels.len(),
-        args.output.display()
+        files::shown(&args.output)
     ))?;
     Ok(ExitCode::SUCCESS)
 }

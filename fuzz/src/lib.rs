@@ -43,7 +43,7 @@ fn error_line(error: &NcuError) -> Option<u64> {
         NcuError::Binary { line }
         | NcuError::NotAnExport { line, .. }
         | NcuError::Csv { line, .. }
-        | NcuError::NoRows { line }
+        | NcuError::NoRows { line, .. }
         | NcuError::NoUnitsRow { line, .. }
         | NcuError::Profiler { line, .. } => Some(*line),
         NcuError::Empty | NcuError::Io(_) => None,

@@ -47,7 +47,7 @@ fn two_kernels_with_one_launch_id_in_one_export_stay_two() {
     let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
     assert!(
         text.iter().any(|w| w
-            .contains("launch ID 0 of process 656 is copy in export 1 and fma_loop in export 1")
+            .contains("export 1: launch ID 0 of process 656 is both copy and fma_loop")
             && w.contains("kept as distinct launches")),
         "{text:?}"
     );

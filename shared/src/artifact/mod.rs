@@ -870,6 +870,8 @@ impl Artifact {
     }
 
     fn parse(text: &str) -> Result<Self, ArtifactError> {
+        // A byte-order mark before the JSON (editors on Windows write one) is no error.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let json_error = |e: serde_json::Error| ArtifactError::Json {
             line: e.line(),
             column: e.column(),
@@ -890,14 +892,26 @@ impl Artifact {
             Ok(artifact) => return Ok(artifact),
             Err(e) => e,
         };
-        #[derive(Deserialize)]
-        struct Probe {
-            schema: Option<serde_json::Value>,
+        // Read again as any JSON, to say in plain words what it is instead of naming a
+        // type of this code.
+        let doc: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
+        let found = match &doc {
+            serde_json::Value::Object(_) => None,
+            serde_json::Value::Null => Some("null"),
+            serde_json::Value::Bool(_) => Some("a boolean"),
+            serde_json::Value::Number(_) => Some("a number"),
+            serde_json::Value::String(_) => Some("a string"),
+            serde_json::Value::Array(_) => Some("a list"),
+        };
+        if let Some(found) = found {
+            return Err(ArtifactError::NotAnObject { found });
         }
-        let probe: Probe = serde_json::from_str(text).map_err(json_error)?;
-        let version = match probe.schema {
+        let version = match doc.get("schema") {
             None => return Err(ArtifactError::NoSchema),
-            Some(v) => v.as_u64().ok_or(ArtifactError::NoSchema)?,
+            Some(v) => v.as_u64().ok_or_else(|| ArtifactError::BadSchema {
+                line: schema_line(text),
+                found: v.to_string(),
+            })?,
         };
         if version > u64::from(SCHEMA_VERSION) {
             return Err(future(version));

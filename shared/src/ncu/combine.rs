@@ -99,18 +99,26 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                 });
             } else if let Some(&j) = first.get(&(launch.process_id, launch.id)) {
                 if let Some(other) = launches.get(j) {
+                    let name_of = |k: usize| names.get(k).map_or("", String::as_str);
+                    let first_in = origin.get(j).copied().unwrap_or(e);
                     other_kernel.note(|| {
-                        format!(
-                            "launch ID {}{} is {} in {} and {} in {}",
-                            launch.id,
-                            process(launch.process_id),
-                            other.function,
-                            names
-                                .get(origin.get(j).copied().unwrap_or(e))
-                                .map_or("", String::as_str),
-                            launch.function,
-                            names.get(e).map_or("", String::as_str)
-                        )
+                        let id = format!("launch ID {}{}", launch.id, process(launch.process_id));
+                        if first_in == e {
+                            format!(
+                                "{}: {id} is both {} and {}",
+                                name_of(e),
+                                other.function,
+                                launch.function
+                            )
+                        } else {
+                            format!(
+                                "{id} is {} in {} and {} in {}",
+                                other.function,
+                                name_of(first_in),
+                                launch.function,
+                                name_of(e)
+                            )
+                        }
                     });
                 }
             }

@@ -289,8 +289,12 @@ impl RowsRead {
     /// [`NcuError::NoRows`] when no launch was read.
     pub fn finish(self, skipped: Option<Warning>) -> Result<ExportSummary, NcuError> {
         if self.launches == 0 {
+            let first = self.warnings.finish().into_iter().next();
             return Err(NcuError::NoRows {
                 line: self.header_line,
+                why: first.map_or_else(String::new, |w| {
+                    format!("; every row was skipped, the first: {w}")
+                }),
             });
         }
         let mut warnings = self.warnings;
