@@ -58,7 +58,7 @@ fn read_artifact_text(path: &Path) -> Result<String> {
     match body.iter().position(|b| !b.is_ascii_whitespace()) {
         Some(at) if body.get(at) != Some(&b'{') && body.get(at) != Some(&b'[') => {
             let b = body.get(at).copied().unwrap_or(0);
-            if b < 0x20 || b >= 0x80 {
+            if !(0x20..0x80).contains(&b) {
                 anyhow::bail!(
                     "{name}: byte {}: binary data (0x{b:02x}), not an artifact (a JSON text \
                      starting with `{{`); an export or a report is read by `capture import`",

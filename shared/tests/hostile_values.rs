@@ -126,3 +126,54 @@ fn a_gui_line_without_a_comma_is_skipped_with_a_warning() {
         "{w:?}"
     );
 }
+
+const SAMPLE: &str = include_str!("../../site/samples/h200.json");
+
+#[test]
+fn a_launch_value_array_shorter_than_its_columns_is_refused() {
+    let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+    let set = doc["kernels"]
+        .as_array_mut()
+        .and_then(|ks| ks.iter_mut().find(|k| k["cold"]["launches"].is_array()))
+        .map(|k| &mut k["cold"])
+        .expect("a kernel with counters");
+    let metrics = set["launches"][0]["metrics"]
+        .as_array_mut()
+        .expect("value array");
+    metrics.truncate(metrics.len() / 2);
+    let err = shared::Artifact::from_json_checked(&doc.to_string()).expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains("(an array cut short: a damaged artifact?)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn negative_peaks_and_ceilings_are_warnings_and_missing() {
+    let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+    doc["device"]["peaks"]["dram_gbyte_per_s"] = serde_json::json!(-5.0);
+    doc["ceilings"]["copy_gbyte_per_s"] = serde_json::json!(-1.0);
+    let (artifact, warnings) =
+        shared::Artifact::from_json_checked(&doc.to_string()).expect("loads");
+    assert_eq!(
+        artifact
+            .device
+            .as_ref()
+            .and_then(|d| d.peaks.dram_gbyte_per_s),
+        None
+    );
+    assert_eq!(
+        artifact.ceilings.as_ref().and_then(|c| c.copy_gbyte_per_s),
+        None
+    );
+    for want in [
+        "device: theoretical dram_gbyte_per_s is negative",
+        "ceilings: copy_gbyte_per_s is negative",
+    ] {
+        assert!(
+            warnings.iter().any(|w| w.starts_with(want)),
+            "{want}: {warnings:?}"
+        );
+    }
+}

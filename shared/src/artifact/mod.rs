@@ -977,6 +977,53 @@ impl Artifact {
                     .map(|(what, why)| format!("{name}: {what} is {why}; kept as missing")),
             );
         }
+        // Peaks and ceilings: a rate, which no device has negative or beyond any counter
+        // (a `theoretical -5 GB/s` would draw a roof under the floor).
+        let mut rate = |what: &str, v: &mut Option<f64>| {
+            if let Some(why) = v.and_then(|x| bad("byte/s", x)) {
+                *v = None;
+                warnings.push(format!("{what} is {why}; kept as missing"));
+            }
+        };
+        if let Some(d) = &mut self.device {
+            let p = &mut d.peaks;
+            rate(
+                "device: theoretical fp32_gflop_per_s",
+                &mut p.fp32_gflop_per_s,
+            );
+            rate(
+                "device: theoretical dram_gbyte_per_s",
+                &mut p.dram_gbyte_per_s,
+            );
+            rate(
+                "device: theoretical ridge_flop_per_byte",
+                &mut p.ridge_flop_per_byte,
+            );
+        }
+        if let Some(c) = &mut self.ceilings {
+            rate("ceilings: copy_gbyte_per_s", &mut c.copy_gbyte_per_s);
+            rate("ceilings: read_gbyte_per_s", &mut c.read_gbyte_per_s);
+            rate("ceilings: memcpy_gbyte_per_s", &mut c.memcpy_gbyte_per_s);
+            rate("ceilings: l2_copy_gbyte_per_s", &mut c.l2_copy_gbyte_per_s);
+            rate("ceilings: fma_gflop_per_s", &mut c.fma_gflop_per_s);
+            rate("ceilings: held_sm_clock_mhz", &mut c.held_sm_clock_mhz);
+            rate("ceilings: ridge_flop_per_byte", &mut c.ridge_flop_per_byte);
+            let bad_tensor: Vec<Work> = c
+                .tensor_gflop_per_s
+                .iter()
+                .filter(|(_, &v)| bad("byte/s", v).is_some())
+                .map(|(&w, _)| w)
+                .collect();
+            for w in bad_tensor {
+                if let Some(v) = c.tensor_gflop_per_s.remove(&w) {
+                    let why = bad("byte/s", v).unwrap_or("out of range");
+                    warnings.push(format!(
+                        "ceilings: tensor {} is {why}; kept as missing",
+                        w.label()
+                    ));
+                }
+            }
+        }
         warnings
     }
 
@@ -1500,7 +1547,10 @@ mod tests {
         let cases = [
             ("", "line 1"),
             ("{\"kernels\": []}", "no numeric \"schema\""),
-            ("[1, 2]", "not a valid artifact"),
+            ("[1, 2]", "not an artifact: the document is a list"),
+            ("null", "not an artifact: the document is null"),
+            ("{\"schema\": 3.0}", "its \"schema\" is 3.0"),
+            ("\u{feff}{\"kernels\": []}", "no numeric \"schema\""),
             ("{\"schema\": 1,\n \"kernels\": 5}", "line 2"),
             ("\u{0}\u{1}binary", "not a valid artifact"),
         ];
