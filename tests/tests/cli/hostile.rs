@@ -200,8 +200,8 @@ fn hostile_kernel_names_are_neutralized_in_every_table_form() {
             for cell in out.lines().flat_map(|l| l.split(',')) {
                 let first = cell.trim_start_matches('"').chars().next();
                 assert!(
-                    !matches!(first, Some('=' | '+' | '@' | '\t' | '\r'))
-                        && !(first == Some('-') && cell.parse::<f64>().is_err()),
+                    !(matches!(first, Some('=' | '+' | '@' | '\t' | '\r'))
+                        || first == Some('-') && cell.parse::<f64>().is_err()),
                     "formula cell {cell:?}"
                 );
             }
