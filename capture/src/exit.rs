@@ -11,7 +11,8 @@ pub enum Code {
     /// Bad input, I/O failure, or any other error.
     Failure = 1,
     /// Command-line usage error (clap's own code), including a `capture profile` program
-    /// that does not exist or is not executable (found before ncu starts).
+    /// that does not exist or is not executable (found before ncu starts), and an `-o`
+    /// that is one of the inputs. (A standard output closed by its reader is success, 0.)
     Usage = 2,
     /// No NVIDIA driver, or no CUDA device.
     NoGpu = 3,

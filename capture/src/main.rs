@@ -8,6 +8,7 @@ mod files;
 mod gpu;
 mod import;
 mod interrupt;
+mod out;
 mod overlap;
 mod ranks;
 mod stages;
@@ -23,9 +24,10 @@ fn main() -> ExitCode {
     interrupt::install();
     match run() {
         Ok(code) => code,
+        Err(err) if out::is_closed(&err) => ExitCode::SUCCESS,
         Err(err) => {
             let code = exit::code_of(&err);
-            eprintln!("error: {err:#}");
+            out::eprint_line(&format!("error: {err:#}"));
             ExitCode::from(code as u8)
         }
     }
@@ -43,7 +45,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Import(args) => import::import(&args),
         Command::Table(args) => table::table(&args),
         Command::Schema => {
-            print!("{}", shared::Artifact::json_schema());
+            out::print(&shared::Artifact::json_schema())?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -78,13 +78,10 @@ pub fn devices(args: &DevicesArgs) -> Result<ExitCode> {
         .map(|i| runner::describe(i).map(|(info, _)| info))
         .collect::<Result<_>>()?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&infos).context("serializing devices")?
-        );
+        crate::out::println(&serde_json::to_string_pretty(&infos).context("serializing devices")?)?;
     } else {
         for d in &infos {
-            println!("{}", describe_device(d));
+            crate::out::println(&describe_device(d))?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -303,7 +300,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             if !several {
                 return Err(e);
             }
-            eprintln!("error: device {device}: {e:#}");
+            crate::out::eprint_line(&format!("error: device {device}: {e:#}"));
             failures.push((device, e));
         }
     }
@@ -423,7 +420,7 @@ fn run_device(
             failed.join(", ")
         ));
         files::write_artifact(output, &artifact)?;
-        print_summary(&artifact);
+        print_summary(&artifact)?;
         return Err(Fault::new(
             Code::CheckFailed,
             format!(
@@ -483,7 +480,7 @@ fn run_device(
     }
 
     files::write_artifact(output, &artifact)?;
-    print_summary(&artifact);
+    print_summary(&artifact)?;
     progress::log(
         None,
         &format!(
@@ -631,7 +628,7 @@ pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<Exit
     let artifact = profile::import(collected, provenance, profiler)
         .ok_or_else(|| usage("no cache state to collect"))?;
     files::write_artifact(&cfg.output, &artifact)?;
-    print_summary(&artifact);
+    print_summary(&artifact)?;
     if let Some((status, launches)) = failed {
         return Err(Fault::new(
             Code::ProgramFailed,
@@ -761,7 +758,7 @@ pub fn ncu_command(args: &NcuCommandArgs) -> Result<ExitCode> {
         .map(PathBuf::into_os_string)
         .unwrap_or_else(|_| OsString::from("capture"));
     for line in ncu_command_lines(args, &exe)? {
-        println!("{line}");
+        crate::out::println(&line)?;
     }
     Ok(ExitCode::SUCCESS)
 }

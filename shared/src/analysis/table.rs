@@ -17,6 +17,7 @@ use crate::analysis::work;
 use crate::model::artifact::{Artifact, KernelRecord};
 use crate::model::roofline::{giga_per_s, percent_of, ratio, ridge};
 use crate::model::work_kind::Work;
+use crate::text::escape;
 use crate::text::names::distinct_short_names;
 
 /// The whole table: device, ceilings and one row per kernel in artifact order.
@@ -508,7 +509,12 @@ impl BytesTable {
 
     /// Aligned text for a terminal.
     pub fn to_text(&self) -> String {
-        let rows: Vec<[String; 17]> = self.kernels.iter().map(TableRow::short_cells).collect();
+        // Names come from files: control characters and bidi overrides escaped.
+        let rows: Vec<[String; 17]> = self
+            .kernels
+            .iter()
+            .map(|r| r.short_cells().map(|c| escape::controls(&c).into_owned()))
+            .collect();
         let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
         for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
@@ -534,7 +540,7 @@ impl BytesTable {
         };
         let mut out = String::new();
         for p in self.preamble() {
-            out.push_str(&p);
+            out.push_str(&escape::controls(&p));
             out.push('\n');
         }
         if !out.is_empty() {
@@ -574,7 +580,9 @@ impl BytesTable {
         }
     }
 
-    /// Comma-separated values with a header row; raw numbers, not rounded for display.
+    /// Comma-separated values with a header row; raw numbers, not rounded for display. Text
+    /// cells go through [`escape::csv_cell`]: no cell can start a spreadsheet formula or
+    /// hold a control character.
     pub fn to_csv(&self) -> String {
         let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
         let header = [
@@ -611,11 +619,12 @@ impl BytesTable {
             "bound_by_pct",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let cell = |s: String| escape::csv_cell(&s).into_owned();
         // Writing to a Vec cannot fail.
         let _ = w.write_record(header);
         for r in &self.kernels {
             let _ = w.write_record([
-                r.name.clone(),
+                cell(r.name.clone()),
                 r.launches.to_string(),
                 num(r.time_ms),
                 match r.time_source {
@@ -629,18 +638,18 @@ impl BytesTable {
                 num(r.l2_bytes),
                 num(r.dram_bytes),
                 num(r.flops),
-                r.flops_missing.join(" "),
+                cell(r.flops_missing.join(" ")),
                 num(r.dram_per_ask),
                 num(r.gbs),
                 num(r.pct_of_copy),
                 num(r.gflops),
                 num(r.fp64_flops),
                 num(r.fp64_gflops),
-                r.verdict.clone().unwrap_or_default(),
-                r.check.clone().unwrap_or_default(),
-                r.short_name.clone(),
+                cell(r.verdict.clone().unwrap_or_default()),
+                cell(r.check.clone().unwrap_or_default()),
+                cell(r.short_name.clone()),
                 num(r.time_share),
-                r.precision.clone().unwrap_or_default(),
+                cell(r.precision.clone().unwrap_or_default()),
                 num(r.flops_total),
                 num(r.gflops_total),
                 r.flops_by_precision
@@ -648,9 +657,9 @@ impl BytesTable {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(" "),
-                r.derived_from_rates.join(" "),
+                cell(r.derived_from_rates.join(" ")),
                 num(r.waves),
-                r.latency_reason.clone().unwrap_or_default(),
+                cell(r.latency_reason.clone().unwrap_or_default()),
                 r.stalls
                     .iter()
                     .flatten()
@@ -667,11 +676,12 @@ impl BytesTable {
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
-    /// A GitHub-flavoured Markdown table (pipes in names escaped).
+    /// A GitHub-flavoured Markdown table (pipes, newlines and control characters in names
+    /// escaped: see [`escape::markdown_cell`]).
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         for p in self.preamble() {
-            out.push_str(&p);
+            out.push_str(&escape::markdown_cell(&p));
             out.push_str("\n\n");
         }
         out.push_str(&format!("| {} |\n", COLUMNS.join(" | ")));
@@ -691,7 +701,7 @@ impl BytesTable {
             let cells: Vec<String> = r
                 .short_cells()
                 .iter()
-                .map(|c| c.replace('|', "\\|"))
+                .map(|c| escape::markdown_cell(c).into_owned())
                 .collect();
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }

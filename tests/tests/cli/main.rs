@@ -4,6 +4,7 @@
 mod bad_input;
 mod corpus;
 mod golden;
+mod hostile;
 mod import;
 mod interrupt;
 mod merge;

@@ -870,6 +870,8 @@ impl Artifact {
     }
 
     fn parse(text: &str) -> Result<Self, ArtifactError> {
+        // A byte-order mark before the JSON (editors on Windows write one) is no error.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let json_error = |e: serde_json::Error| ArtifactError::Json {
             line: e.line(),
             column: e.column(),
@@ -890,14 +892,26 @@ impl Artifact {
             Ok(artifact) => return Ok(artifact),
             Err(e) => e,
         };
-        #[derive(Deserialize)]
-        struct Probe {
-            schema: Option<serde_json::Value>,
+        // Read again as any JSON, to say in plain words what it is instead of naming a
+        // type of this code.
+        let doc: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
+        let found = match &doc {
+            serde_json::Value::Object(_) => None,
+            serde_json::Value::Null => Some("null"),
+            serde_json::Value::Bool(_) => Some("a boolean"),
+            serde_json::Value::Number(_) => Some("a number"),
+            serde_json::Value::String(_) => Some("a string"),
+            serde_json::Value::Array(_) => Some("a list"),
+        };
+        if let Some(found) = found {
+            return Err(ArtifactError::NotAnObject { found });
         }
-        let probe: Probe = serde_json::from_str(text).map_err(json_error)?;
-        let version = match probe.schema {
+        let version = match doc.get("schema") {
             None => return Err(ArtifactError::NoSchema),
-            Some(v) => v.as_u64().ok_or(ArtifactError::NoSchema)?,
+            Some(v) => v.as_u64().ok_or_else(|| ArtifactError::BadSchema {
+                line: schema_line(text),
+                found: v.to_string(),
+            })?,
         };
         if version > u64::from(SCHEMA_VERSION) {
             return Err(future(version));
@@ -962,6 +976,53 @@ impl Artifact {
                     .into_iter()
                     .map(|(what, why)| format!("{name}: {what} is {why}; kept as missing")),
             );
+        }
+        // Peaks and ceilings: a rate, which no device has negative or beyond any counter
+        // (a `theoretical -5 GB/s` would draw a roof under the floor).
+        let mut rate = |what: &str, v: &mut Option<f64>| {
+            if let Some(why) = v.and_then(|x| bad("byte/s", x)) {
+                *v = None;
+                warnings.push(format!("{what} is {why}; kept as missing"));
+            }
+        };
+        if let Some(d) = &mut self.device {
+            let p = &mut d.peaks;
+            rate(
+                "device: theoretical fp32_gflop_per_s",
+                &mut p.fp32_gflop_per_s,
+            );
+            rate(
+                "device: theoretical dram_gbyte_per_s",
+                &mut p.dram_gbyte_per_s,
+            );
+            rate(
+                "device: theoretical ridge_flop_per_byte",
+                &mut p.ridge_flop_per_byte,
+            );
+        }
+        if let Some(c) = &mut self.ceilings {
+            rate("ceilings: copy_gbyte_per_s", &mut c.copy_gbyte_per_s);
+            rate("ceilings: read_gbyte_per_s", &mut c.read_gbyte_per_s);
+            rate("ceilings: memcpy_gbyte_per_s", &mut c.memcpy_gbyte_per_s);
+            rate("ceilings: l2_copy_gbyte_per_s", &mut c.l2_copy_gbyte_per_s);
+            rate("ceilings: fma_gflop_per_s", &mut c.fma_gflop_per_s);
+            rate("ceilings: held_sm_clock_mhz", &mut c.held_sm_clock_mhz);
+            rate("ceilings: ridge_flop_per_byte", &mut c.ridge_flop_per_byte);
+            let bad_tensor: Vec<Work> = c
+                .tensor_gflop_per_s
+                .iter()
+                .filter(|(_, &v)| bad("byte/s", v).is_some())
+                .map(|(&w, _)| w)
+                .collect();
+            for w in bad_tensor {
+                if let Some(v) = c.tensor_gflop_per_s.remove(&w) {
+                    let why = bad("byte/s", v).unwrap_or("out of range");
+                    warnings.push(format!(
+                        "ceilings: tensor {} is {why}; kept as missing",
+                        w.label()
+                    ));
+                }
+            }
         }
         warnings
     }
@@ -1489,7 +1550,10 @@ mod tests {
         let cases = [
             ("", "line 1"),
             ("{\"kernels\": []}", "no numeric \"schema\""),
-            ("[1, 2]", "not a valid artifact"),
+            ("[1, 2]", "not an artifact: the document is a list"),
+            ("null", "not an artifact: the document is null"),
+            ("{\"schema\": 3.0}", "its \"schema\" is 3.0"),
+            ("\u{feff}{\"kernels\": []}", "no numeric \"schema\""),
             ("{\"schema\": 1,\n \"kernels\": 5}", "line 2"),
             ("\u{0}\u{1}binary", "not a valid artifact"),
         ];

@@ -81,7 +81,7 @@ pub struct Session {
 }
 
 /// A profiled process.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Process {
     /// Process ID.
     pub id: Option<u64>,
