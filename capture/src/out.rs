@@ -3,7 +3,7 @@
 //!
 //! - Standard output closed by its reader (`capture table A.json | head -1`): the command
 //!   stops at once and exits 0, quietly, as ripgrep does: the reader took what it wanted.
-//!   [`print`] returns [`Closed`], which `main` turns into success.
+//!   [`print()`] returns [`Closed`], which `main` turns into success.
 //! - Any other failure to write standard output (`> /dev/full`): an error naming
 //!   standard output and the cause, exit code 1.
 //! - Standard error is written best effort ([`eprint_line`]): a failure to write a warning
@@ -35,7 +35,7 @@ pub fn print(text: &str) -> anyhow::Result<()> {
     write_to(&mut io::stdout().lock(), text)
 }
 
-/// Writes `text` and a newline to standard output (see [`print`]).
+/// Writes `text` and a newline to standard output (see [`print()`]).
 pub fn println(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     write_to(&mut out, text)?;

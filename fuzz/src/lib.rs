@@ -274,7 +274,7 @@ pub fn table_forms(artifact: &Artifact) {
     let table_rows = markdown.lines().filter(|l| l.starts_with("| ")).count();
     assert_eq!(
         table_rows,
-        1 + table.kernels.len(),
+        2 + table.kernels.len(),
         "a name split a markdown row"
     );
     for line in markdown.lines().filter(|l| l.starts_with('|')) {

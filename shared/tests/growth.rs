@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use shared::ncu_rep;
+use shared::read::ncu_rep;
 
 /// A protobuf message under construction.
 #[derive(Clone, Default)]
@@ -202,14 +202,14 @@ fn many_kernels_csv(n: usize) -> String {
 #[test]
 fn a_table_of_many_kernels_renders_in_near_linear_time() {
     assert_near_linear("table", 4_000, Duration::from_secs(20), |n| {
-        let export = shared::ncu::read_export(many_kernels_csv(n).as_bytes()).expect("reads");
-        let (launches, warnings) = shared::ncu::combine(vec![export]);
-        let artifact = shared::merge::import_launches(
+        let export = shared::read::ncu::read_export(many_kernels_csv(n).as_bytes()).expect("reads");
+        let (launches, warnings) = shared::read::ncu::combine(vec![export]);
+        let artifact = shared::analysis::merge::import_launches(
             launches,
             warnings,
-            shared::artifact::Provenance::default(),
+            shared::model::artifact::Provenance::default(),
         );
-        let table = shared::table::bytes_table(&artifact);
+        let table = shared::analysis::table::bytes_table(&artifact);
         assert_eq!(table.kernels.len(), n);
         assert!(table.to_text().lines().count() > n);
     });

@@ -3,7 +3,7 @@
 //! a scaled unit, and lines of a GUI export that are not `name,value`. Inputs are the real
 //! H200 probe exports with one cell changed.
 
-use shared::ncu::read_export;
+use shared::read::ncu::read_export;
 
 const RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
 const DETAILS: &str =

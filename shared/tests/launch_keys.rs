@@ -2,7 +2,7 @@
 //! warn. Inputs are the real raw page of the H200 probe (`copy` launch ID 0, `fma_loop`
 //! launch ID 1, process 656) with its ID or name cells changed.
 
-use shared::ncu::{combine, combine_named, read_export, Export};
+use shared::read::ncu::{combine, combine_named, read_export, Export};
 
 const RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
 
@@ -25,11 +25,14 @@ fn edit_row(function: &str, edit: impl Fn(&str) -> String) -> String {
 }
 
 /// The time of the launch of `function`.
-fn times(launches: &[shared::artifact::LaunchCounters], function: &str) -> Vec<Option<f64>> {
+fn times(launches: &[shared::model::artifact::LaunchCounters], function: &str) -> Vec<Option<f64>> {
     launches
         .iter()
         .filter(|l| l.function == function)
-        .map(|l| l.metrics.number(shared::counters::GPU_TIME_DURATION.name))
+        .map(|l| {
+            l.metrics
+                .number(shared::model::counters::GPU_TIME_DURATION.name)
+        })
         .collect()
 }
 
@@ -83,7 +86,7 @@ fn the_same_launch_with_other_values_in_two_exports_is_not_joined() {
         .expect("header");
     let col = header
         .split("\",\"")
-        .position(|c| c == shared::counters::GPU_TIME_DURATION.name)
+        .position(|c| c == shared::model::counters::GPU_TIME_DURATION.name)
         .expect("time column");
     let other = edit_row("copy", |l| {
         let mut cells: Vec<String> = l.split("\",\"").map(str::to_string).collect();

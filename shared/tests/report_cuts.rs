@@ -5,7 +5,7 @@
 
 use std::io::Read;
 
-use shared::ncu_rep;
+use shared::read::ncu_rep;
 
 const TWO_PROCESS_REPORT: &[u8] =
     include_bytes!("../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");

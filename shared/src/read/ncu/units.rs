@@ -161,7 +161,7 @@ pub fn normalize_unit(unit: &str) -> UnitScale {
 const OTHER_UNITS: &[&str] = &["%", "SM", "pass", "passes"];
 
 /// Whether this reader knows `unit` as ncu printed it: empty (unit-less), or each side of
-/// a `num/den` a time, frequency, size, count or one of [`OTHER_UNITS`]. A value in a unit
+/// a `num/den` a time, frequency, size, count, or a percentage, SM or pass. A value in a unit
 /// it does not know (`fortnight`, `furlong`) cannot be put in base units, for the same
 /// reason a raw page without units is refused; the readers store it as missing and warn.
 pub fn is_known_unit(unit: &str) -> bool {
