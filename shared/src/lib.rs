@@ -14,6 +14,7 @@ pub mod error;
 pub mod exercise;
 pub mod exports;
 pub mod figures;
+pub mod findings;
 pub mod latency;
 pub mod merge;
 pub mod metrics;

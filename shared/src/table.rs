@@ -128,6 +128,9 @@ pub struct TableRow {
     pub waves: Option<f64>,
     /// For a `latency-bound` verdict, why, in one line ([`crate::latency::reason_line`]).
     pub latency_reason: Option<String>,
+    /// ncu's rule findings of the kernel's longest launch with findings, largest estimated
+    /// speedup first ([`crate::findings`]); empty without any.
+    pub rules: Vec<crate::findings::Finding>,
 }
 
 impl TableRow {
@@ -210,6 +213,7 @@ impl TableRow {
             stalls: latency.stalls.as_ref().map(|s| s.share_map()),
             waves: latency.fit.waves,
             latency_reason: latency.reason,
+            rules: crate::findings::kernel_findings(kernel),
         }
     }
 }

@@ -390,8 +390,9 @@ impl RowReader {
 /// Joins the launches of several exports of the same run (a raw and a details page, say):
 /// launches with the same process ID and launch ID become one, keeping first-seen order.
 ///
-/// Metrics of a later export replace those of the same name; section rows and rules are
-/// appended. Linear in the number of launches.
+/// Metrics of a later export replace those of the same name; section rows are appended;
+/// rules are those of one export (two exports of one run carry the same findings): a
+/// report's where there is one, else the first that has any. Linear in the number of launches.
 pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
     let mut launches: Vec<LaunchCounters> = Vec::new();
     let mut index: HashMap<(Option<u64>, u64), usize> = HashMap::new();
@@ -416,7 +417,17 @@ pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
 fn merge_into(existing: &mut LaunchCounters, other: LaunchCounters) {
     existing.metrics.extend(other.metrics);
     existing.sections.extend(other.sections);
-    existing.rules.extend(other.rules);
+    // A report and a details page of the same run carry the same findings: one set is
+    // kept, a report's where there is one (its findings have titles and focus metrics, a
+    // page's none), else the first.
+    let from_report = |rules: &[crate::artifact::RuleResult]| {
+        rules
+            .iter()
+            .any(|r| r.title.is_some() || !r.focus_metrics.is_empty())
+    };
+    if existing.rules.is_empty() || (from_report(&other.rules) && !from_report(&existing.rules)) {
+        existing.rules = other.rules;
+    }
     if existing.function.is_empty() {
         existing.function = other.function;
     }

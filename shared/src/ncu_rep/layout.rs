@@ -69,7 +69,7 @@ mod tool {
 /// name, 7 = demangled name (empty for `extern "C"`), 10 = grid, 11 = block (dim3
 /// messages), 13 = a metric result (repeated), 22 = context ID, 23 = stream ID. Seen and
 /// skipped: 2 (a rising ID), 3 and 4 (64-bit handles), 8, 9 (a dim3 of zeros), 14 (Unix
-/// time, s), 15, 16, 17 (sections), 19 (rule results), 25, 31, 35.
+/// time, s), 15, 16, 17 (sections), 25, 31, 35. 19 = a rule result (repeated; `rules.rs`).
 mod result {
     pub const PROCESS_ID: u32 = 1;
     pub const MANGLED: u32 = 5;
@@ -80,6 +80,7 @@ mod result {
     pub const METRIC: u32 = 13;
     pub const CONTEXT: u32 = 22;
     pub const STREAM: u32 = 23;
+    pub const RULE: u32 = 19;
 }
 
 /// Dim3: 1 = x, 2 = y, 3 = z.
@@ -343,6 +344,7 @@ pub fn profile_result(
         context: None,
         stream: None,
         metrics: Vec::new(),
+        rules: Vec::new(),
         strings: Arc::clone(strings),
     };
     let mut odd_values = 0;
@@ -361,6 +363,7 @@ pub fn profile_result(
             result::BLOCK => r.block = Some(read_dim3(&field, version)?),
             result::CONTEXT => r.context = field.varint(),
             result::STREAM => r.stream = field.varint(),
+            result::RULE => super::rules::read_rule(&field, version, &mut r.rules)?,
             result::METRIC => {
                 let mut name = None;
                 let mut value = ResultValue::Absent;

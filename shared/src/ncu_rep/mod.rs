@@ -13,7 +13,8 @@
 //! size-prefixed block header (source and result counts, string table, payload size,
 //! process; `container.rs`, `layout.rs`) and a payload of size-prefixed messages: sources,
 //! then one profile result per kernel launch (names, grid, block, context, stream, and
-//! metric results whose names index the block's string table, `strings.rs`). Values are
+//! metric results whose names index the block's string table, `strings.rs`; and rule
+//! results, `rules.rs`). Values are
 //! stored in base units; units are not stored and are looked up by name (`units.rs`).
 //!
 //! Entry points: [`read_report`] (a report in memory, borrowed without copying) and
@@ -33,6 +34,7 @@ mod container;
 mod export;
 mod input;
 mod layout;
+pub mod rules;
 mod strings;
 pub mod units;
 pub mod wire;
@@ -183,6 +185,8 @@ pub struct ProfileResult {
     pub context: Option<u64>,
     /// CUDA stream ID.
     pub stream: Option<u64>,
+    /// The rule engine's findings, one per message, in file order (`rules.rs`).
+    pub rules: Vec<crate::artifact::RuleResult>,
     metrics: Vec<Entry>,
     strings: Arc<StringTable>,
 }
