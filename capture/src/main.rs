@@ -10,6 +10,7 @@ mod import;
 mod interrupt;
 mod overlap;
 mod ranks;
+mod source;
 mod stages;
 mod table;
 
@@ -42,6 +43,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Merge(args) => import::merge(&args),
         Command::Import(args) => import::import(&args),
         Command::Table(args) => table::table(&args),
+        Command::Source(args) => source::source(&args),
         Command::Schema => {
             print!("{}", shared::Artifact::json_schema());
             Ok(ExitCode::SUCCESS)

@@ -23,6 +23,7 @@ pub mod ncu;
 pub mod ncu_rep;
 pub mod range;
 pub mod roofline;
+pub mod source;
 pub mod table;
 pub mod text;
 pub mod work;

@@ -24,7 +24,9 @@ for gz in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz \
   name=$(basename "$gz" .gz)
   gunzip -c "$gz" > "$work/$name"
   "$capture" import "$work/$name" -o "$work/$name.json" > /dev/null 2>&1
+  page=${gz%.ncu-rep.gz}_source.csv.gz
+  [ -f "$page" ] || page=
   "$venv/bin/python" tests/oracle/ncu_report_check.py "$work/$name" "$work/$name.json" \
-    "$capture" || status=1
+    "$capture" $page || status=1
 done
 exit $status

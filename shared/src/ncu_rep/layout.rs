@@ -314,6 +314,45 @@ fn read_dim3(field: &Field<'_>, version: u64) -> Result<[u32; 3], ReportError> {
     Ok(dims)
 }
 
+/// The instance values of a metric result whose instances are keyed by program counter:
+/// instance (field 3) = 1: key (5 = the address, varint), 2: a value message. Pairs whose
+/// key is no address or whose value is no number are skipped.
+fn per_pc_values(field: &Field<'_>, version: u64) -> Result<Vec<(u64, f64)>, ReportError> {
+    let mut out = Vec::new();
+    for f in walk_message(field, "metric result", version) {
+        let f = f?;
+        if f.number != metric::INSTANCE {
+            continue;
+        }
+        let (mut pc, mut value) = (None, None);
+        for g in walk_message(&f, "instance value", version) {
+            let g = g?;
+            match g.number {
+                1 => {
+                    for k in walk_message(&g, "instance key", version) {
+                        let k = k?;
+                        if k.number == value::UINT64 {
+                            pc = k.varint();
+                        }
+                    }
+                }
+                2 => {
+                    value = match read_value(&g, version)?.0 {
+                        ResultValue::Uint(v) => Some(v as f64),
+                        ResultValue::Double(v) if v.is_finite() => Some(v),
+                        _ => None,
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let (Some(pc), Some(value)) = (pc, value) {
+            out.push((pc, value));
+        }
+    }
+    Ok(out)
+}
+
 /// A decoded profile result, and how many of its values were of a kind read by wire type.
 pub struct Decoded {
     /// The result.
@@ -345,6 +384,7 @@ pub fn profile_result(
         stream: None,
         metrics: Vec::new(),
         rules: Vec::new(),
+        per_pc: Vec::new(),
         strings: Arc::clone(strings),
     };
     let mut odd_values = 0;
@@ -402,6 +442,15 @@ pub fn profile_result(
                             version,
                         )
                     })?;
+                if instances > 0 {
+                    let counter = strings
+                        .get(u64::from(name))
+                        .and_then(super::source::per_pc_counter);
+                    if let Some(counter) = counter {
+                        let values = per_pc_values(&field, version)?;
+                        r.per_pc.push((counter, values));
+                    }
+                }
                 r.metrics.push(Entry {
                     name,
                     value,

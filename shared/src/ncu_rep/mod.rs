@@ -35,6 +35,7 @@ mod export;
 mod input;
 mod layout;
 pub mod rules;
+pub mod source;
 mod strings;
 pub mod units;
 pub mod wire;
@@ -187,6 +188,9 @@ pub struct ProfileResult {
     pub stream: Option<u64>,
     /// The rule engine's findings, one per message, in file order (`rules.rs`).
     pub rules: Vec<crate::artifact::RuleResult>,
+    /// Per-instruction values of the SourceCounters metrics ([`crate::counters::SOURCE`],
+    /// [`crate::counters::SOURCE_STALLS`]): `(address, value)` pairs per metric.
+    pub per_pc: Vec<(&'static crate::counters::Counter, Vec<(u64, f64)>)>,
     metrics: Vec<Entry>,
     strings: Arc<StringTable>,
 }

@@ -9,5 +9,6 @@ mod interrupt;
 mod merge;
 mod ranks;
 mod reports;
+mod source;
 mod table;
 mod util;
