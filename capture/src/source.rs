@@ -1,20 +1,20 @@
 //! `capture source`: a kernel's SASS instructions with their per-instruction figures (ncu's
 //! SourceCounters section) and its hot spots, from a `.ncu-rep` report or an `ncu --page
-//! source --csv --print-source sass` export ([`shared::source`] does the reading).
+//! source --csv --print-source sass` export ([`shared::read::source`] does the reading).
 
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use regex::Regex;
-use shared::source::{self, LaunchSource};
+use shared::read::source::{self, LaunchSource};
 
 use crate::cli::{SourceArgs, SourceFormat};
 use crate::files;
 
 /// The launches of `bytes` (a report or a source-page export) with source counters.
 fn launches_of(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<LaunchSource>> {
-    if shared::ncu_rep::is_report(bytes) {
-        let report = shared::ncu_rep::read_report(bytes)
+    if shared::read::ncu_rep::is_report(bytes) {
+        let report = shared::read::ncu_rep::read_report(bytes)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         Ok(report.results.iter().filter_map(|r| r.source()).collect())
     } else {

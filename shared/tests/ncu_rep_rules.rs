@@ -1,4 +1,4 @@
-//! The rule results of real reports read by `shared::ncu_rep` against the rule rows of the
+//! The rule results of real reports read by `shared::read::ncu_rep` against the rule rows of the
 //! details pages exported from the same reports (`ncu --import R --csv --page details`):
 //! each launch's findings are the same, message for message (the details page orders them
 //! by section, the report by rule, so they are compared sorted), with their type, section,
@@ -7,9 +7,9 @@
 
 use std::io::Read;
 
-use shared::artifact::RuleResult;
-use shared::ncu;
-use shared::ncu_rep;
+use shared::model::artifact::RuleResult;
+use shared::read::ncu;
+use shared::read::ncu_rep;
 
 const GEMMS_REPORT: &[u8] =
     include_bytes!("../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");

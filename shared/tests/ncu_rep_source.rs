@@ -1,12 +1,12 @@
-//! The per-instruction figures of a real report (`shared::ncu_rep`, SourceCounters) against
+//! The per-instruction figures of a real report (`shared::read::ncu_rep`, SourceCounters) against
 //! the source page exported from the same report (`ncu --import R --csv --page source
-//! --print-source sass`, read by `shared::source`): every launch, every instruction, every
+//! --print-source sass`, read by `shared::read::source`): every launch, every instruction, every
 //! figure both have. NVIDIA's own reader checks the report side in `tests/oracle/`.
 
 use std::io::Read;
 
-use shared::ncu_rep;
-use shared::source::{read_source_csv, LaunchSource};
+use shared::read::ncu_rep;
+use shared::read::source::{read_source_csv, LaunchSource};
 
 const BERT_REPORT: &[u8] =
     include_bytes!("../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz");
@@ -35,7 +35,7 @@ fn the_bert_reports_instructions_are_its_source_page() {
     let mut figures = 0;
     for (mut r, p) in ours.into_iter().zip(&page) {
         // Every instruction the page shows executed or sampled is in the report.
-        let busy = |i: &&shared::source::Instruction| {
+        let busy = |i: &&shared::read::source::Instruction| {
             i.inst_executed.unwrap_or(0.0) > 0.0 || i.samples.unwrap_or(0.0) > 0.0
         };
         for q in p.instructions.iter().filter(busy) {
