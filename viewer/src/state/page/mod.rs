@@ -15,6 +15,7 @@ pub mod charts;
 pub mod kernel;
 pub mod multi;
 pub mod overview;
+pub mod rules;
 pub mod shell;
 pub mod tables;
 
