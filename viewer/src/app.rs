@@ -128,7 +128,6 @@ fn CurrentView() -> impl IntoView {
         View::Time => pages::time::TimePage().into_any(),
         View::Roofline => pages::roofline::RooflinePage().into_any(),
         View::Sol => pages::sol::SolPage().into_any(),
-        View::Rules => pages::rules::RulesPage().into_any(),
         View::Memory => pages::memory::MemoryPage().into_any(),
         View::Bytes => pages::bytes::BytesPage().into_any(),
         View::Occupancy => pages::occupancy::OccupancyPage().into_any(),

@@ -26,8 +26,6 @@ pub enum View {
     Bytes,
     /// Occupancy table.
     Occupancy,
-    /// Nsight Compute's rule findings of the selected kernel.
-    Rules,
     /// Event time vs ncu duration.
     Timing,
     /// Every raw metric of the selected kernel, searchable.
@@ -40,7 +38,7 @@ pub enum View {
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 12] = [
+    pub const ALL: [View; 11] = [
         View::Overview,
         View::Time,
         View::Roofline,
@@ -48,7 +46,6 @@ impl View {
         View::Memory,
         View::Bytes,
         View::Occupancy,
-        View::Rules,
         View::Timing,
         View::Metrics,
         View::Compare,
@@ -65,7 +62,6 @@ impl View {
             View::Memory => "memory",
             View::Bytes => "bytes",
             View::Occupancy => "occupancy",
-            View::Rules => "rules",
             View::Timing => "timing",
             View::Metrics => "metrics",
             View::Compare => "compare",
@@ -83,7 +79,6 @@ impl View {
             View::Memory => "Memory chart",
             View::Bytes => "Bytes table",
             View::Occupancy => "Occupancy",
-            View::Rules => "ncu's rules",
             View::Timing => "Timing",
             View::Metrics => "Raw metrics",
             View::Compare => "Compare",

@@ -30,22 +30,21 @@ pub struct Summary {
 }
 
 /// Decodes the report in `input`, handing each profile result to `on_result` in file order;
-/// with `per_pc`, each with its per-instruction values (`ProfileResult::per_pc`), which an
-/// import does not need.
-pub fn decode(
+/// with `PER_PC`, each with its per-instruction values (`ProfileResult::per_pc`), which an
+/// import does not need (a constant, so the code that reads them is not built into a
+/// reader that never asks: the viewer's wasm).
+pub fn decode<const PER_PC: bool>(
     input: &mut dyn Input,
-    per_pc: bool,
     on_result: &mut dyn FnMut(ProfileResult),
 ) -> Result<Summary, ReportError> {
     let mut d = Decoder {
-        per_pc,
         summary: Summary::default(),
         tables: StringTables::default(),
         odd_values: 0,
         other_messages: 0,
     };
     d.header(input)?;
-    d.blocks(input, on_result)?;
+    d.blocks::<PER_PC>(input, on_result)?;
     if d.odd_values > 0 {
         d.warn(format!(
             "{} metric values were of a kind not seen in reports of file version {}; read by \
@@ -67,7 +66,6 @@ pub fn decode(
 }
 
 struct Decoder {
-    per_pc: bool,
     summary: Summary,
     tables: StringTables,
     odd_values: u64,
@@ -168,7 +166,7 @@ impl Decoder {
     }
 
     /// Reads blocks to the end of the input.
-    fn blocks(
+    fn blocks<const PER_PC: bool>(
         &mut self,
         input: &mut dyn Input,
         on_result: &mut dyn FnMut(ProfileResult),
@@ -258,14 +256,13 @@ impl Decoder {
                     Kind::Other => self.other_messages += 1,
                     Kind::Result => {
                         let table = self.tables.table(header.process.id).unwrap_or_default();
-                        let decoded = layout::profile_result(
+                        let decoded = layout::profile_result::<PER_PC>(
                             bytes,
                             at + 4,
                             version,
                             self.summary.results,
                             &table,
                             &header.process,
-                            self.per_pc,
                         )?;
                         self.odd_values += decoded.odd_values;
                         self.summary.results += 1;

@@ -279,7 +279,7 @@ pub fn read_export_from<R: Read>(input: R) -> Result<Export, ReportError> {
 
 fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
     let mut results = Vec::new();
-    let summary = container::decode(input, true, &mut |r| results.push(r))?;
+    let summary = container::decode::<true>(input, &mut |r| results.push(r))?;
     Ok(Report {
         version: summary.version,
         session: summary.session,
@@ -291,7 +291,7 @@ fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
 fn export_of(input: &mut dyn input::Input) -> Result<Export, ReportError> {
     let mut converter = export::Converter::default();
     let mut launches = Vec::new();
-    let summary = container::decode(input, false, &mut |r| launches.push(converter.launch(&r)))?;
+    let summary = container::decode::<false>(input, &mut |r| launches.push(converter.launch(&r)))?;
     let mut warnings = summary.warnings;
     warnings.extend(converter.warnings());
     Ok(Export {

@@ -56,23 +56,26 @@ mod speedup {
     pub const PERCENT: u32 = 2;
 }
 
-/// The rule type as the details page prints it, from a message's type field.
+/// The rule type as the details page prints it, from a message's type field (`?` for a
+/// value not seen in real reports).
 fn kind_name(kind: u64) -> String {
     match kind {
-        1 => "INF".to_owned(),
-        2 => "WRN".to_owned(),
-        4 => "OPT".to_owned(),
-        other => format!("type {other}"),
+        1 => "INF",
+        2 => "WRN",
+        4 => "OPT",
+        _ => "?",
     }
+    .to_owned()
 }
 
-/// The speedup kind as the details page prints it.
+/// The speedup kind as the details page prints it (`?` for a value not seen).
 fn speedup_kind(kind: u64) -> String {
     match kind {
-        1 => "local".to_owned(),
-        2 => "global".to_owned(),
-        other => format!("kind {other}"),
+        1 => "local",
+        2 => "global",
+        _ => "?",
     }
+    .to_owned()
 }
 
 fn walk<'a>(
@@ -222,16 +225,24 @@ pub fn plain_message(text: &str) -> String {
             let body = t.get(..end)?;
             let (kind, args) = body.split_once(':')?;
             let (first, second) = args.split_once(':')?;
-            let shown = match kind {
-                "section" => second.to_owned(),
-                "url" => format!("{first} ({second})"),
+            let url = match kind {
+                "section" => None,
+                "url" => Some(second),
                 _ => return None,
             };
-            Some((shown, end + 2))
+            Some((first, second, url, end + 2))
         });
         match link {
-            Some((shown, len)) => {
-                out.push_str(&shown);
+            Some((first, second, url, len)) => {
+                match url {
+                    None => out.push_str(second),
+                    Some(u) => {
+                        out.push_str(first);
+                        out.push_str(" (");
+                        out.push_str(u);
+                        out.push(')');
+                    }
+                }
                 rest = tail.get(len..).unwrap_or_default();
             }
             None => {

@@ -15,7 +15,6 @@ pub mod charts;
 pub mod kernel;
 pub mod multi;
 pub mod overview;
-pub mod rules;
 pub mod shell;
 pub mod tables;
 
