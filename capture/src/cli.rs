@@ -34,6 +34,9 @@ pub enum Command {
     NcuCommand(NcuCommandArgs),
     /// Print the asked-for vs measured bytes table of an artifact.
     Table(TableArgs),
+    /// Print a kernel's SASS with per-instruction figures and hot spots, from a report or
+    /// a source-page export.
+    Source(SourceArgs),
     /// Print the JSON Schema of the artifact format.
     Schema,
 }
@@ -215,6 +218,11 @@ pub struct ProfileArgs {
     /// Keep the ncu reports and CSV pages beside the artifact (`STEM-ncu-cold-raw.csv`, ...).
     #[arg(long)]
     pub keep_exports: bool,
+    /// Also collect ncu's SourceCounters section (per-instruction figures for `capture
+    /// source`); keeps the reports beside the artifact, which holds no per-instruction
+    /// figures. Its cost in replay passes and time has not been measured yet.
+    #[arg(long)]
+    pub source: bool,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,
@@ -262,6 +270,40 @@ pub struct TableArgs {
     /// kernel time first: where the time goes), `name` (by short name).
     #[arg(long, value_enum, default_value_t = TableSort::Launch)]
     pub sort: TableSort,
+}
+
+/// Output format of `capture source`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SourceFormat {
+    /// The hot spots, then every instruction, for a terminal.
+    Text,
+    /// A list of `{address, sass, inst_executed, ...}`, one per instruction (README).
+    Json,
+}
+
+/// `capture source`.
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// A `.ncu-rep` report with source counters (`--set full`), or an `ncu --import R
+    /// --csv --page source --print-source sass` export; `.gz` is read too.
+    pub input: std::path::PathBuf,
+    /// Regular expression a kernel name must match; of the matching launches the longest
+    /// is shown (a source-page export has no durations: the one that executed the most).
+    #[arg(long)]
+    pub kernel: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SourceFormat::Text)]
+    pub format: SourceFormat,
+    /// A source-page export of the same report, for the SASS text a report does not hold.
+    #[arg(long)]
+    pub sass: Option<std::path::PathBuf>,
+    /// Every matching launch instead of the longest (JSON: a list of `{launch, kernel,
+    /// duration_ns, instructions}`).
+    #[arg(long)]
+    pub all_launches: bool,
+    /// Hot spots listed in the text form.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
 }
 
 /// Row order of `capture table`.

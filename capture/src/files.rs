@@ -126,6 +126,19 @@ pub fn refuse_output_among_inputs<'a>(
     Ok(())
 }
 
+/// Reads a whole input file (a report or a source-page export for `capture source`),
+/// un-gzipping it when its name ends in `.gz`; errors name the file.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    let bytes = fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+            .with_context(|| format!("{}: cannot gunzip", path.display()))?;
+        return Ok(out);
+    }
+    Ok(bytes)
+}
+
 /// Reads and validates an artifact JSON file; errors name the file.
 pub fn read_artifact(path: &Path) -> Result<Artifact> {
     let text = read_artifact_text(path)?;

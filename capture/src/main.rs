@@ -11,6 +11,7 @@ mod interrupt;
 mod out;
 mod overlap;
 mod ranks;
+mod source;
 mod stages;
 mod table;
 
@@ -44,6 +45,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Merge(args) => import::merge(&args),
         Command::Import(args) => import::import(&args),
         Command::Table(args) => table::table(&args),
+        Command::Source(args) => source::source(&args),
         Command::Schema => {
             out::print(&shared::Artifact::json_schema())?;
             Ok(ExitCode::SUCCESS)

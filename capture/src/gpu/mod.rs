@@ -551,13 +551,25 @@ pub fn resolve_profile_in(
             nvtx_include: args.nvtx_include.clone(),
             nvtx_exclude: args.nvtx_exclude.clone(),
         },
-        ncu_args: args.ncu_arg.clone(),
+        ncu_args: ncu_args_of(args),
         caches: caches_of(args.cache),
         output,
-        keep_exports: args.keep_exports,
+        keep_exports: args.keep_exports || args.source,
         distributed: plan.distributed().cloned(),
         host,
     })
+}
+
+/// The ncu section `capture profile --source` adds: per-instruction figures.
+const SOURCE_SECTION: &str = "SourceCounters";
+
+/// `--ncu-arg`'s arguments, and the SourceCounters section with `--source`.
+fn ncu_args_of(args: &ProfileArgs) -> Vec<String> {
+    let mut out = args.ncu_arg.clone();
+    if args.source {
+        out.extend(["--section".to_owned(), SOURCE_SECTION.to_owned()]);
+    }
+    out
 }
 
 /// `capture profile -- PROGRAM ARGS`: the user's program under ncu with every metric the
@@ -783,8 +795,20 @@ mod tests {
             ncu: None,
             ncu_timeout: 10,
             keep_exports: false,
+            source: false,
             program: program.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn profile_source_adds_the_source_counters_section_and_keeps_the_reports() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("p.json");
+        let mut args = profile_args(&out, &["/bin/true"]);
+        args.source = true;
+        let cfg = resolved(&args).expect("resolves");
+        assert_eq!(cfg.ncu_args, ["--section", "SourceCounters"]);
+        assert!(cfg.keep_exports);
     }
 
     /// `capture profile`'s flags resolved in an empty environment on host `h`, whatever

@@ -2,7 +2,8 @@
 //! the unit that bounds a kernel (`bound`), which roofline level points the counters can
 //! draw (`levels`),
 //! derived metrics (`metrics`), compute ceilings (`ceilings`), why a kernel is latency-bound
-//! (`latency`), every figure of one kernel (`figures`), import and merge into artifacts
+//! (`latency`), every figure of one kernel (`figures`), ncu's rule findings of a kernel ranked
+//! (`findings`), import and merge into artifacts
 //! (`merge`), several artifacts read together (`multi`) and the bytes table (`table`).
 //!
 //! Architecture invariant: every formula the CLI and the viewer show lives here or in
@@ -11,6 +12,7 @@
 pub mod bound;
 pub mod ceilings;
 pub mod figures;
+pub mod findings;
 pub mod latency;
 pub mod levels;
 pub mod merge;

@@ -162,6 +162,9 @@ pub struct Intensity {
     pub l2: Option<f64>,
     /// Counted work over the L1 point's bytes ([`crate::analysis::levels::level_bytes`]).
     pub l1: Option<f64>,
+    /// ncu's rule findings of the kernel's longest launch with findings, largest estimated
+    /// speedup first ([`crate::analysis::findings`]); empty without any.
+    pub rules: Vec<crate::analysis::findings::Finding>,
 }
 
 impl TableRow {
@@ -248,6 +251,7 @@ impl TableRow {
             stalls: latency.stalls.as_ref().map(|s| s.share_map()),
             waves: latency.fit.waves,
             latency_reason: latency.reason,
+            rules: findings_of(kernel),
         }
     }
 }
@@ -308,6 +312,18 @@ fn intensity_and_notes(
         ));
     }
     (intensity, notes)
+}
+
+/// The kernel's ranked rule findings for the table. Not built into the viewer's wasm,
+/// which does not show them yet: its size budget (ARCHITECTURE.md) has no room for them.
+fn findings_of(kernel: &KernelRecord) -> Vec<crate::analysis::findings::Finding> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return crate::analysis::findings::kernel_findings(kernel);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = kernel;
+        Vec::new()
+    }
 }
 
 /// The bytes table of an artifact.

@@ -273,6 +273,53 @@ pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
     }
 }
 
+counters! {
+    /// The per-instruction metrics of ncu's SourceCounters section that the source page
+    /// reads: a report holds each as one value per program counter (the instruction's
+    /// address). Not raw-page metrics (the raw page has none of them), so not in [`LISTS`].
+    SOURCE {
+    SASS_INST_EXECUTED = "inst_executed", "inst", "warp-level instructions executed at this address";
+    SASS_THREAD_INST_EXECUTED = "thread_inst_executed", "inst", "thread-level instructions executed at this address";
+    SASS_SAMPLES = "smsp__pcsamp_sample_count", "sample", "warp-state samples taken at this address, all reasons";
+    SASS_L1_TAG_REQUESTS_GLOBAL = "memory_l1_tag_requests_global", "request", "global-memory requests at L1 tags by this instruction";
+    SASS_L2_SECTORS_GLOBAL = "memory_l2_theoretical_sectors_global", "sector", "32-byte L2 sectors this instruction's global accesses need";
+    SASS_L2_SECTORS_GLOBAL_IDEAL = "memory_l2_theoretical_sectors_global_ideal", "sector", "the sectors a fully coalesced access of the same bytes would need";
+    SASS_L2_SECTORS_GLOBAL_EXCESSIVE = "derived__memory_l2_theoretical_sectors_global_excessive", "sector", "sectors beyond the ideal: the cost of uncoalesced global access";
+    SASS_L1_WAVEFRONTS_SHARED = "memory_l1_wavefronts_shared", "wavefront", "shared-memory wavefronts of this instruction";
+    SASS_L1_WAVEFRONTS_SHARED_IDEAL = "memory_l1_wavefronts_shared_ideal", "wavefront", "the wavefronts a conflict-free access would need";
+    SASS_L1_WAVEFRONTS_SHARED_EXCESSIVE = "derived__memory_l1_wavefronts_shared_excessive", "wavefront", "wavefronts beyond the ideal: shared-memory bank conflicts";
+    SASS_L1_CONFLICTS_SHARED_NWAY = "derived__memory_l1_conflicts_shared_nway", "", "average N-way bank conflict of this instruction's shared accesses";
+    SASS_BRANCH_DIVERGENT = "smsp__branch_targets_threads_divergent", "branch", "divergent branch targets at this address";
+    }
+}
+
+counters! {
+    /// Warp-state samples per instruction address, by stall reason (SourceCounters; all
+    /// samples, issued or not). The reason is the name after `stalled_`.
+    SOURCE_STALLS {
+    SASS_STALL_BARRIER = "smsp__pcsamp_warps_issue_stalled_barrier", "sample", "samples stalled at a block-wide barrier";
+    SASS_STALL_BRANCH_RESOLVING = "smsp__pcsamp_warps_issue_stalled_branch_resolving", "sample", "samples waiting for a branch target";
+    SASS_STALL_DISPATCH_STALL = "smsp__pcsamp_warps_issue_stalled_dispatch_stall", "sample", "samples held by a dispatch interlock";
+    SASS_STALL_DRAIN = "smsp__pcsamp_warps_issue_stalled_drain", "sample", "samples draining stores after exit";
+    SASS_STALL_IMC_MISS = "smsp__pcsamp_warps_issue_stalled_imc_miss", "sample", "samples waiting for an immediate-constant cache miss";
+    SASS_STALL_LG_THROTTLE = "smsp__pcsamp_warps_issue_stalled_lg_throttle", "sample", "samples waiting for the local/global instruction queue";
+    SASS_STALL_LONG_SCOREBOARD = "smsp__pcsamp_warps_issue_stalled_long_scoreboard", "sample", "samples waiting on an L1TEX (global, local, texture) result";
+    SASS_STALL_MATH_PIPE_THROTTLE = "smsp__pcsamp_warps_issue_stalled_math_pipe_throttle", "sample", "samples waiting for a busy math pipe";
+    SASS_STALL_MEMBAR = "smsp__pcsamp_warps_issue_stalled_membar", "sample", "samples waiting at a memory barrier";
+    SASS_STALL_MIO_THROTTLE = "smsp__pcsamp_warps_issue_stalled_mio_throttle", "sample", "samples waiting for the MIO queue";
+    SASS_STALL_MISC = "smsp__pcsamp_warps_issue_stalled_misc", "sample", "samples stalled for miscellaneous reasons";
+    SASS_STALL_NO_INSTRUCTIONS = "smsp__pcsamp_warps_issue_stalled_no_instructions", "sample", "samples waiting for an instruction fetch";
+    SASS_STALL_NOT_SELECTED = "smsp__pcsamp_warps_issue_stalled_not_selected", "sample", "samples eligible but not selected";
+    SASS_STALL_SELECTED = "smsp__pcsamp_warps_issue_stalled_selected", "sample", "samples of the warp that issued";
+    SASS_STALL_SHORT_SCOREBOARD = "smsp__pcsamp_warps_issue_stalled_short_scoreboard", "sample", "samples waiting on an MIO (shared memory, special math) result";
+    SASS_STALL_SLEEPING = "smsp__pcsamp_warps_issue_stalled_sleeping", "sample", "samples of sleeping warps";
+    SASS_STALL_TEX_THROTTLE = "smsp__pcsamp_warps_issue_stalled_tex_throttle", "sample", "samples waiting for the texture queue";
+    SASS_STALL_WAIT = "smsp__pcsamp_warps_issue_stalled_wait", "sample", "samples waiting a fixed latency";
+    SASS_STALL_WARPGROUP_ARRIVE = "smsp__pcsamp_warps_issue_stalled_warpgroup_arrive", "sample", "samples waiting at a warpgroup arrive (CC 9.0)";
+    SASS_STALL_GMMA = "smsp__pcsamp_warps_issue_stalled_gmma", "sample", "samples waiting on warpgroup MMA (CC 9.0)";
+    }
+}
+
 /// Every list of the catalog.
 pub const LISTS: &[&[Counter]] = &[
     PROFILE,

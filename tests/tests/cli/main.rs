@@ -10,5 +10,6 @@ mod interrupt;
 mod merge;
 mod ranks;
 mod reports;
+mod source;
 mod table;
 mod util;

@@ -50,7 +50,11 @@ fn schema_line(text: &str) -> usize {
 ///    `device.pci_bus_id`; and, where launches of a counter set share their columns, the
 ///    values the same in all of them written once (`constant_values`), each launch's
 ///    `metrics` listing only the `varying_columns`.
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: rule results read from `.ncu-rep` reports too, each with its `title` and the
+///    `focus_metrics` it cites (both optional; a details export has neither); a report's
+///    rule messages are stored as plain text, its links written as the details page writes
+///    them.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -818,16 +822,23 @@ pub struct SectionMetric {
     pub value: MetricValue,
 }
 
-/// One rule result of the details page (ncu's guided analysis).
+/// One message of ncu's rule engine (its guided analysis) about a launch: a row of the
+/// details page, or a rule result of a report. A rule can give several (one per finding).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RuleResult {
-    /// Section identifier the rule belongs to (`SpeedOfLight`).
+    /// Section identifier the rule belongs to (`SpeedOfLight`; in a details export, the
+    /// `Section Name` column of the rule's row).
     pub section: String,
-    /// Rule name (`SOLBottleneck`).
+    /// Rule identifier (`SOLBottleneck`).
     pub name: String,
     /// Rule type (`OPT`, `WRN`, `INF`).
     pub kind: String,
-    /// The rule's text, as ncu wrote it.
+    /// The message's title (`Small Grid`), where ncu gives one (reports only; the details
+    /// page has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The message as plain text: ncu's links (`@section:ID:Name@`, `@url:Name:URL@`) written
+    /// as the details page writes them (`Name`, `Name (URL)`).
     pub description: String,
     /// Kind of estimated speedup (`local`, `global`), when given.
     #[serde(default)]
@@ -835,6 +846,23 @@ pub struct RuleResult {
     /// Estimated speedup, percent, when given.
     #[serde(default)]
     pub speedup_pct: Option<f64>,
+    /// The metrics the message cites, with their values as the rule read them (reports
+    /// only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focus_metrics: Vec<FocusMetric>,
+}
+
+/// A metric a rule message cites (ncu's focus metric).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FocusMetric {
+    /// Full metric name (`launch__waves_per_multiprocessor`).
+    pub name: String,
+    /// Its value as the rule read it, in base units, when it has one.
+    #[serde(default)]
+    pub value: Option<f64>,
+    /// What the rule advises about it (`Increase the grid size towards ...`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub advice: String,
 }
 
 impl Artifact {

@@ -36,8 +36,9 @@ pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
 
 /// [`combine`], with each export's name (its file) for the warnings.
 ///
-/// Metrics of a later export are added to those of the same launch; section rows and
-/// rules are appended.
+/// Metrics of a later export are added to those of the same launch; section rows are
+/// appended; rules are those of one export (a report's where there is one, else the first
+/// that has any).
 pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Vec<Warning>) {
     let mut launches: Vec<LaunchCounters> = Vec::new();
     // Which export each launch came from.
@@ -205,7 +206,17 @@ fn conflicts(a: &LaunchCounters, b: &LaunchCounters) -> bool {
 pub(super) fn merge_into(existing: &mut LaunchCounters, other: LaunchCounters) {
     existing.metrics.extend(other.metrics);
     existing.sections.extend(other.sections);
-    existing.rules.extend(other.rules);
+    // A report and a details page of the same run carry the same findings: one set is
+    // kept, a report's where there is one (its findings have titles and focus metrics, a
+    // page's none), else the first.
+    let from_report = |rules: &[crate::model::artifact::RuleResult]| {
+        rules
+            .iter()
+            .any(|r| r.title.is_some() || !r.focus_metrics.is_empty())
+    };
+    if existing.rules.is_empty() || (from_report(&other.rules) && !from_report(&existing.rules)) {
+        existing.rules = other.rules;
+    }
     if existing.function.is_empty() {
         existing.function = other.function;
     }

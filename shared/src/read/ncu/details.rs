@@ -195,10 +195,12 @@ impl PageReader for Page {
                 section,
                 name: text(rule_name),
                 kind: text(cell(record, columns.rule_type)),
+                title: None,
                 description: text(cell(record, columns.rule_description)),
                 speedup_type: (!speedup_type.is_empty()).then(|| text(speedup_type)),
                 speedup_pct: parse_number(cell(record, columns.speedup), 0)
                     .filter(|v| v.is_finite()),
+                focus_metrics: Vec::new(),
             });
             return Ok(());
         }

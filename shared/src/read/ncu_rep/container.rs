@@ -40,8 +40,11 @@ pub struct Summary {
     pub warnings: Vec<Warning>,
 }
 
-/// Decodes the report in `input`, handing each profile result to `on_result` in file order.
-pub fn decode(
+/// Decodes the report in `input`, handing each profile result to `on_result` in file order;
+/// with `PER_PC`, each with its per-instruction values (`ProfileResult::per_pc`), which an
+/// import does not need (a constant, so the code that reads them is not built into a
+/// reader that never asks: the viewer's wasm).
+pub fn decode<const PER_PC: bool>(
     input: &mut dyn Input,
     on_result: &mut dyn FnMut(ProfileResult),
 ) -> Result<Summary, ReportError> {
@@ -55,7 +58,7 @@ pub fn decode(
         short_blocks: Vec::new(),
     };
     d.header(input)?;
-    d.blocks(input, on_result)?;
+    d.blocks::<PER_PC>(input, on_result)?;
     if d.odd_values > 0 {
         d.warn(format!(
             "{} metric values were of a kind not seen in reports of file version {}; read by \
@@ -217,7 +220,7 @@ impl Decoder {
     }
 
     /// Reads blocks to the end of the input.
-    fn blocks(
+    fn blocks<const PER_PC: bool>(
         &mut self,
         input: &mut dyn Input,
         on_result: &mut dyn FnMut(ProfileResult),
@@ -309,7 +312,7 @@ impl Decoder {
                     Kind::Other => self.other_messages += 1,
                     Kind::Result => {
                         let table = self.tables.table(header.process.id).unwrap_or_default();
-                        let decoded = layout::profile_result(
+                        let decoded = layout::profile_result::<PER_PC>(
                             bytes,
                             at + 4,
                             version,

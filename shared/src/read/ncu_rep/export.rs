@@ -188,7 +188,7 @@ impl Converter {
             block: result.block,
             metrics,
             sections: Vec::new(),
-            rules: Vec::new(),
+            rules: result.rules.clone(),
         }
     }
 
