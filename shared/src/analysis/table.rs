@@ -149,6 +149,9 @@ pub struct TableRow {
     /// counts were set aside (register moves counted as HFMAs).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// ncu's rule findings of the kernel's longest launch with findings, largest estimated
+    /// speedup first ([`crate::analysis::findings`]); empty without any.
+    pub rules: Vec<crate::analysis::findings::Finding>,
 }
 
 /// A row's operational intensity per roofline point, FLOP (OP) per byte.
@@ -162,9 +165,6 @@ pub struct Intensity {
     pub l2: Option<f64>,
     /// Counted work over the L1 point's bytes ([`crate::analysis::levels::level_bytes`]).
     pub l1: Option<f64>,
-    /// ncu's rule findings of the kernel's longest launch with findings, largest estimated
-    /// speedup first ([`crate::analysis::findings`]); empty without any.
-    pub rules: Vec<crate::analysis::findings::Finding>,
 }
 
 impl TableRow {
