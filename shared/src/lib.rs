@@ -22,6 +22,7 @@ pub mod ncu;
 pub mod ncu_rep;
 pub mod range;
 pub mod roofline;
+pub mod sampling;
 pub mod table;
 pub mod text;
 pub mod work;

@@ -189,6 +189,7 @@ impl Converter {
             metrics,
             sections: Vec::new(),
             rules: Vec::new(),
+            sampled_from: None,
         }
     }
 
