@@ -26,6 +26,10 @@ pub struct BytesTable {
     pub ceilings: TableCeilings,
     /// One row per kernel, in artifact order.
     pub kernels: Vec<TableRow>,
+    /// Present for a sampled profile: counters measured on `measured` of `launches`
+    /// launches, the others scaled from them ([`crate::sampling`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<crate::artifact::Sampled>,
 }
 
 /// Measured and theoretical ceilings.
@@ -128,6 +132,10 @@ pub struct TableRow {
     pub waves: Option<f64>,
     /// For a `latency-bound` verdict, why, in one line ([`crate::latency::reason_line`]).
     pub latency_reason: Option<String>,
+    /// In a sampled profile, how many of this kernel's `launches` were measured (the
+    /// others' counters are scaled from them); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<crate::artifact::SampledCount>,
 }
 
 impl TableRow {
@@ -210,6 +218,7 @@ impl TableRow {
             stalls: latency.stalls.as_ref().map(|s| s.share_map()),
             waves: latency.fit.waves,
             latency_reason: latency.reason,
+            sampled: kernel.sampled,
         }
     }
 }
@@ -254,6 +263,7 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
         device: artifact.device.as_ref().map(|d| d.name.clone()),
         kernels,
         ceilings,
+        sampled: artifact.sampled.clone(),
     }
 }
 
@@ -307,6 +317,10 @@ pub const TEXT_COLUMNS: [usize; 5] = [0, 11, 13, 14, 15];
 /// The mark after a figure derived from rates (explained under the human tables).
 pub const DERIVED_MARK: &str = "~";
 
+/// Between a sampled kernel's launches and those of them measured (`12/3`: 12 launches,
+/// 3 measured), in the human tables.
+pub const SAMPLED_MARK: &str = "/";
+
 impl TableRow {
     /// The row's cells, formatted for people: MB to 1 decimal, DRAM/ask to 4 (a ratio of
     /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
@@ -327,9 +341,13 @@ impl TableRow {
             Some(g) if lower_bound => format!(">={g:.1}"),
             g => fixed(g, 1.0, 1),
         };
+        let launches = match self.sampled {
+            Some(c) => format!("{}{SAMPLED_MARK}{}", self.launches, c.measured),
+            _ => self.launches.to_string(),
+        };
         [
             self.name.clone(),
-            self.launches.to_string(),
+            launches,
             fixed(self.time_ms, 1.0, 4),
             fixed(self.time_share.map(|s| 100.0 * s), 1.0, 1),
             fixed(self.ask_bytes, MB, 1),
@@ -361,6 +379,12 @@ impl BytesTable {
     /// The header lines above the table (device and ceilings).
     fn preamble(&self) -> Vec<String> {
         let mut lines = Vec::new();
+        if let Some(s) = &self.sampled {
+            lines.push(format!(
+                "sampled: {} of {} launches measured ({} groups); launches N{SAMPLED_MARK}M:                  N launches, M of them measured, the others' counters scaled from those by time",
+                s.measured, s.launches, s.groups
+            ));
+        }
         if let Some(d) = &self.device {
             lines.push(format!("device {d}"));
         }
@@ -504,6 +528,7 @@ impl BytesTable {
             "waves",
             "latency_reason",
             "stalls",
+            "sampled_measured",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         // Writing to a Vec cannot fail.
@@ -552,6 +577,9 @@ impl BytesTable {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(" "),
+                r.sampled
+                    .map(|c| c.measured.to_string())
+                    .unwrap_or_default(),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -50,7 +50,11 @@ fn schema_line(text: &str) -> usize {
 ///    `device.pci_bus_id`; and, where launches of a counter set share their columns, the
 ///    values the same in all of them written once (`constant_values`), each launch's
 ///    `metrics` listing only the `varying_columns`.
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: sampled profiles, all three optional and written only for one: `sampled` (launches
+///    measured of all, groups, the timing pass's launches), each kernel's `sampled`
+///    (measured of its launches) and a copied launch's `sampled_from` (the ID of the
+///    measured launch whose counters it carries, scaled by time).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
