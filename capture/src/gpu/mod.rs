@@ -24,6 +24,7 @@ pub mod ncu_log;
 pub mod profile;
 pub mod progress;
 pub mod runner;
+pub mod sample;
 pub mod stats;
 pub mod suite;
 pub mod tensor;
@@ -47,7 +48,7 @@ use self::ceilings::ExtraMeasurement;
 use self::console::{
     ceiling_lines, describe_device, kernel_line, print_summary, size_warning, tensor_lines,
 };
-use self::ncu::{Collection, Ncu, Profiler, Selection};
+use self::ncu::{Collection, Ncu, Pass, Profiler, Selection};
 use self::profile::{cache_name, stem_of, Target, WorkDir};
 use self::runner::Gpu;
 use self::suite::{CeilingKind, KernelDef, Role, Sizes};
@@ -464,6 +465,7 @@ fn run_device(
                     ..Selection::default()
                 },
                 ncu_args: Vec::new(),
+                pass: Pass::Standard,
             },
             work.path(),
             &stem_of(output),
@@ -553,6 +555,7 @@ pub fn resolve_profile_in(
             launch_count: args.launch_count,
             nvtx_include: args.nvtx_include.clone(),
             nvtx_exclude: args.nvtx_exclude.clone(),
+            kernel_id: None,
         },
         ncu_args: args.ncu_arg.clone(),
         caches: caches_of(args.cache),
@@ -582,6 +585,7 @@ pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<Exit
         program: &cfg.program,
         selection: cfg.selection.clone(),
         ncu_args: cfg.ncu_args.clone(),
+        pass: Pass::Standard,
     };
     let program = ncu::program_name(&cfg.program);
     let mut collected = Vec::new();
@@ -590,6 +594,7 @@ pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<Exit
         let mut c = profile::collect(profiler, cache, &target, work.path(), &stem)?;
         if c.launches.is_empty() {
             let collection = Collection {
+                pass: target.pass,
                 cache,
                 selection: target.selection.clone(),
                 ncu_args: target.ncu_args.clone(),
@@ -693,6 +698,7 @@ pub fn ncu_command_lines(args: &NcuCommandArgs, exe: &OsString) -> Result<Vec<St
     for cache in caches_of(args.cache) {
         let base = PathBuf::from(format!("capture-ncu-{}", cache_name(cache)));
         let collection = Collection {
+            pass: Pass::Standard,
             cache,
             selection: Selection {
                 kernel_filter: Some(suite::ncu_kernel_regex(&kernels)),
