@@ -7,10 +7,10 @@
 
 use std::io::Read;
 
-use shared::artifact::LaunchCounters;
-use shared::sampling::check::{self, relative};
-use shared::sampling::plan::{self, PlanOptions};
-use shared::sampling::{scale, timing, Depth, SECONDS_PER_PASS};
+use shared::analysis::sampling::check::{self, relative};
+use shared::analysis::sampling::plan::{self, PlanOptions};
+use shared::analysis::sampling::{scale, timing, Depth, SECONDS_PER_PASS};
+use shared::model::artifact::LaunchCounters;
 
 const TIMING: &[u8] = include_bytes!("../../tests/fixtures/ncu-h200-train/timing_raw.csv.gz");
 const FULL: &[u8] =
@@ -26,7 +26,7 @@ fn launches(gz: &[u8]) -> Vec<LaunchCounters> {
     flate2::read::GzDecoder::new(gz)
         .read_to_end(&mut text)
         .expect("fixture gunzips");
-    shared::exports::read(&text)
+    shared::read::exports::read(&text)
         .expect("fixture reads")
         .launches
 }

@@ -1,6 +1,6 @@
 //! `capture profile`'s sampled path: a timing pass over every launch, the plan printed with
 //! its predicted cost, then one profiling pass per cache state over the plan's launches
-//! only, whose counters [`shared::sampling::scale`] spreads to every launch.
+//! only, whose counters [`shared::analysis::sampling::scale`] spreads to every launch.
 //!
 //! **Launch selection.** The profiling pass selects its launches with one `--kernel-id
 //! :::^(1|2|20)$` (any context, stream and kernel; the picked invocation numbers), with
@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
-use shared::artifact::{CacheControl, LaunchCounters};
-use shared::sampling::plan::{self, Plan, PlanOptions};
-use shared::sampling::{self, timing, Depth, SECONDS_PER_PASS, TIMING_PASSES};
+use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
+use shared::analysis::sampling::{self, timing, Depth, SECONDS_PER_PASS, TIMING_PASSES};
+use shared::model::artifact::{CacheControl, LaunchCounters};
 use shared::text::names::shorten_kernel_name;
 
 use crate::exit::{Code, Fault};
@@ -205,7 +205,7 @@ pub fn profiling_pass(
         files::read_export(&out.raw_csv)?,
         files::read_export(&out.details_csv)?,
     ];
-    let (rows, reader_warnings) = shared::ncu::combine(exports);
+    let (rows, reader_warnings) = shared::read::ncu::combine(exports);
     let mut warnings = Vec::new();
     let missing = ncu::missing_metrics_at(&rows, depth);
     if !missing.is_empty() {
@@ -454,7 +454,10 @@ pub mod tests {
         let total: f64 = c
             .launches
             .iter()
-            .filter_map(|l| l.metrics.number(shared::counters::GPU_TIME_DURATION.name))
+            .filter_map(|l| {
+                l.metrics
+                    .number(shared::model::counters::GPU_TIME_DURATION.name)
+            })
             .sum();
         assert!(
             (total - timed.plan.total_ns).abs() < 1e-6 * total,
