@@ -834,6 +834,59 @@ mod tests {
     }
 
     #[test]
+    fn the_timing_pass_is_one_metric_with_caches_and_clocks_left_alone() {
+        let c = Collection {
+            pass: Pass::Timing,
+            cache: CacheControl::Warm,
+            selection: Selection {
+                nvtx_include: vec!["step/".into()],
+                ..Selection::default()
+            },
+            ncu_args: Vec::new(),
+        };
+        let line = command_line(
+            OsStr::new("ncu"),
+            &collect_args(Path::new("t"), &c, &["python3".into(), "x.py".into()]),
+        );
+        assert_eq!(
+            line,
+            "ncu -f -o t --clock-control none --cache-control none --nvtx --nvtx-include step/ \
+             --metrics gpu__time_duration.sum python3 x.py"
+        );
+    }
+
+    #[test]
+    fn a_sampled_pass_selects_by_kernel_id_and_asks_for_its_depths_counters() {
+        let c = Collection {
+            pass: Pass::Counters(Depth::Roofline),
+            cache: CacheControl::Cold,
+            selection: Selection {
+                kernel_id: Some(":::^(1|2)$".into()),
+                ..Selection::default()
+            },
+            ncu_args: Vec::new(),
+        };
+        let line = command_line(
+            OsStr::new("ncu"),
+            &collect_args(Path::new("r"), &c, &["p".into()]),
+        );
+        assert!(
+            line.contains(" --kernel-name-base demangled --kernel-id ':::^(1|2)$' "),
+            "{line}"
+        );
+        assert!(line.contains(&depth_metrics_arg(Depth::Roofline)), "{line}");
+        assert!(!line.contains("--section"), "{line}");
+        assert!(!line.contains(counters::STALL_WAIT.name), "{line}");
+        let full = Collection {
+            pass: Pass::Counters(Depth::Full),
+            ..c
+        };
+        let line = command_line(OsStr::new("ncu"), &collect_args(Path::new("r"), &full, &[]));
+        assert!(line.contains("--section SourceCounters"), "{line}");
+        assert!(line.contains(&metrics_arg()), "{line}");
+    }
+
+    #[test]
     fn import_prints_base_units_csv() {
         let line = command_line(
             OsStr::new("ncu"),
