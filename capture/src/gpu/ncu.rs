@@ -26,7 +26,7 @@ use super::ncu_log;
 
 /// Every raw metric the views need, asked for by name: the catalog's
 /// [`counters::PROFILE`], in its order. ncu silently drops a name it does not know, so
-/// [`missing_metrics`] checks that each came back.
+/// [`missing_metrics_at`] checks that each came back.
 pub const METRICS: &[Counter] = counters::PROFILE;
 
 /// The `--metrics` value: every name of [`METRICS`], then the warp-state counters
@@ -334,11 +334,13 @@ pub fn command_line(program: &OsStr, args: &[OsString]) -> String {
 /// of [`METRICS`], and the warp-state and tensor-work counters of the export's own
 /// architecture ([`counters::stall_reasons`], [`counters::tensor_work`], from the launches'
 /// compute capability).
+#[cfg(test)]
 pub fn missing_metrics(launches: &[LaunchCounters]) -> Vec<&'static str> {
     missing_metrics_at(launches, Depth::Standard)
 }
 
-/// [`missing_metrics`] for a collection at `depth`: its own list ([`Depth::metrics`]), the
+/// The requested metrics missing from an export (as for `capture run`'s standard list) for
+/// a collection at `depth`: its own list ([`Depth::metrics`]), the
 /// warp-state counters only where it asks for them.
 pub fn missing_metrics_at(launches: &[LaunchCounters], depth: Depth) -> Vec<&'static str> {
     let asked = depth.metrics();
@@ -850,8 +852,11 @@ mod tests {
         );
         assert_eq!(
             line,
-            "ncu -f -o t --clock-control none --cache-control none --nvtx --nvtx-include step/ \
-             --metrics gpu__time_duration.sum python3 x.py"
+            format!(
+                "ncu -f -o t --clock-control none --cache-control none --nvtx --nvtx-include \
+                 step/ --metrics {} python3 x.py",
+                counters::GPU_TIME_DURATION.name
+            )
         );
     }
 

@@ -22,7 +22,7 @@ use std::time::Instant;
 use anyhow::Result;
 use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
 use shared::analysis::sampling::{self, timing, Depth, SECONDS_PER_PASS, TIMING_PASSES};
-use shared::model::artifact::{CacheControl, LaunchCounters};
+use shared::model::artifact::CacheControl;
 use shared::text::names::shorten_kernel_name;
 
 use crate::exit::{Code, Fault};
@@ -246,11 +246,6 @@ pub fn profiling_pass(
     })
 }
 
-/// The launches of a sampled collection that were measured (for messages).
-pub fn measured(launches: &[LaunchCounters]) -> usize {
-    launches.iter().filter(|l| l.sampled_from.is_none()).count()
-}
-
 #[cfg(test)]
 pub mod tests {
     //! The whole sampled flow on the recorded BERT training step, with a profiler that
@@ -262,6 +257,12 @@ pub mod tests {
 
     use super::super::ncu::ProfileOutput;
     use super::*;
+    use shared::model::artifact::LaunchCounters;
+
+    /// The launches of a sampled collection that were measured.
+    fn measured(launches: &[LaunchCounters]) -> usize {
+        launches.iter().filter(|l| l.sampled_from.is_none()).count()
+    }
 
     /// The recorded step's fixtures.
     fn fixture(name: &str) -> Vec<u8> {

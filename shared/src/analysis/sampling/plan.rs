@@ -263,7 +263,7 @@ impl Plan {
     }
 
     /// Predicted seconds of the profiling pass's replays: `passes` x launches measured x
-    /// `seconds_per_pass` (see [`super::cost`]).
+    /// `seconds_per_pass` (see [`super::SECONDS_PER_PASS`]).
     pub fn predicted_seconds(&self, passes: u32, seconds_per_pass: f64) -> f64 {
         f64::from(passes) * self.selected.len() as f64 * seconds_per_pass
     }
