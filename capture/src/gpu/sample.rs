@@ -68,6 +68,16 @@ pub fn timing_pass(
         name: &name,
     })?;
     let wall_s = started.elapsed().as_secs_f64();
+    if let Some(n) = out.program_status {
+        return Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the program {} exited with status {n} during the timing pass, so the launches                  to sample are not known; nothing written (--all-launches keeps the launches                  profiled before a failure)",
+                ncu::program_name(target.program)
+            ),
+        )
+        .into());
+    }
     let export = files::read_export(&out.raw_csv)?;
     let timed = timing::timed_launches(&export.launches)
         .map_err(|e| Fault::new(Code::NcuFailed, format!("{}: {e}", out.raw_csv.display())))?;
