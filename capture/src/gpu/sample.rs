@@ -236,6 +236,18 @@ pub fn profiling_pass(
     warnings.append(&mut assign_warnings);
     let expanded = sampling::scale::expand(plan, assigned);
     warnings.extend(expanded.warnings.iter().cloned());
+    for w in assign_notes(&warnings) {
+        super::progress::log(None, &format!("warning: {w}"));
+    }
+    super::progress::log(
+        None,
+        &format!(
+            "sampled: {} of {} launches measured ({} profiled by ncu)",
+            expanded.measured,
+            plan.launches.len(),
+            profiled
+        ),
+    );
     if expanded.measured == 0 {
         return Err(Fault::new(
             Code::NoKernels,
@@ -254,6 +266,12 @@ pub fn profiling_pass(
         inputs: file_names(&[&out.raw_csv, &out.details_csv]),
         program_status: out.program_status,
     })
+}
+
+/// The sampling warnings among a collection's (those the matching and the spreading gave),
+/// which `capture profile` also prints as they happen.
+fn assign_notes(warnings: &[String]) -> impl Iterator<Item = &String> {
+    warnings.iter().filter(|w| w.starts_with("sampling: "))
 }
 
 #[cfg(test)]

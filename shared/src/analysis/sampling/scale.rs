@@ -220,3 +220,132 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::{plan, PlanOptions};
+    use super::super::timing::{number_invocations, TimedLaunch};
+    use super::*;
+
+    fn timed(id: u64, f: &str, ns: f64) -> TimedLaunch {
+        TimedLaunch {
+            id,
+            function: f.into(),
+            grid: Some([4, 1, 1]),
+            block: Some([128, 1, 1]),
+            context: Some(1),
+            stream: Some(7),
+            shared_mem: None,
+            duration_ns: ns,
+            invocation: 0,
+        }
+    }
+
+    fn row(f: &str, ns: f64, bytes: f64, pct: f64) -> LaunchCounters {
+        let mut l = LaunchCounters::from_numbers(
+            f,
+            &[
+                (counters::GPU_TIME_DURATION.name, ns),
+                (counters::DRAM_BYTES_READ.name, bytes),
+                (counters::DRAM_THROUGHPUT_PCT.name, pct),
+            ],
+        );
+        l.grid = Some([4, 1, 1]);
+        l.block = Some([128, 1, 1]);
+        l
+    }
+
+    fn three_launches() -> super::super::plan::Plan {
+        let mut v = vec![
+            timed(0, "k", 100.0),
+            timed(1, "k", 104.0),
+            timed(2, "k", 102.0),
+        ];
+        number_invocations(&mut v);
+        let one = PlanOptions {
+            major_picks: 1,
+            ..PlanOptions::default()
+        };
+        plan(v, &one)
+    }
+
+    #[test]
+    fn copies_scale_amounts_by_time_and_keep_rates() {
+        let p = three_launches();
+        assert_eq!(p.selected, [0], "one group, one launch: invocation 1");
+        let (assigned, warnings) = assign(&p, vec![row("k", 130.0, 1000.0, 50.0)]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let e = expand(&p, assigned);
+        assert_eq!((e.measured, e.left_out, e.launches.len()), (1, 0, 3));
+        let second = &e.launches[1];
+        assert_eq!(second.id, 1);
+        assert_eq!(second.sampled_from, Some(0));
+        assert_eq!(
+            second.metrics.number(counters::DRAM_BYTES_READ.name),
+            Some(1040.0)
+        );
+        assert_eq!(
+            second.metrics.number(counters::DRAM_THROUGHPUT_PCT.name),
+            Some(50.0)
+        );
+        // Durations are the timing pass's, the measured launch's too.
+        assert_eq!(
+            e.launches[0]
+                .metrics
+                .number(counters::GPU_TIME_DURATION.name),
+            Some(100.0)
+        );
+        assert_eq!(e.launches[0].sampled_from, None);
+    }
+
+    #[test]
+    fn rows_ncu_selected_otherwise_are_matched_by_duration_with_a_warning() {
+        let p = three_launches();
+        let rows = vec![
+            row("k", 104.0, 1.0, 1.0),
+            row("k", 100.0, 2.0, 1.0),
+            row("other", 5.0, 3.0, 1.0),
+        ];
+        let (assigned, warnings) = assign(&p, rows);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("profiled 2 launch(es) of k where the plan selected 1"));
+        assert!(warnings[1].contains("1 profiled launch(es) matched no launch"));
+        let bytes = |i: usize| {
+            assigned[i]
+                .as_ref()
+                .and_then(|r| r.metrics.number(counters::DRAM_BYTES_READ.name))
+        };
+        assert_eq!((bytes(0), bytes(1), bytes(2)), (Some(2.0), Some(1.0), None));
+    }
+
+    #[test]
+    fn a_group_without_a_measured_launch_is_left_out_and_said() {
+        let p = three_launches();
+        let e = expand(&p, vec![None, None, None]);
+        assert_eq!((e.measured, e.left_out), (0, 3));
+        assert!(e.launches.is_empty());
+        assert!(e.warnings[0].contains("3 launch(es) in 1 group(s) had no profiled launch"));
+    }
+
+    #[test]
+    fn amounts_are_sums_and_elapsed_cycles() {
+        let key = |name: &str, unit: &str| MetricKey {
+            name: name.into(),
+            unit: unit.into(),
+        };
+        assert!(scales_with_work(&key(
+            counters::DRAM_BYTES_READ.name,
+            "byte"
+        )));
+        assert!(scales_with_work(&key(counters::SM_CYCLES.name, "cycle")));
+        assert!(!scales_with_work(&key(
+            counters::GPU_TIME_DURATION.name,
+            "ns"
+        )));
+        assert!(!scales_with_work(&key(counters::SM_HZ.name, "hz")));
+        assert!(!scales_with_work(&key(
+            counters::DRAM_THROUGHPUT_PCT.name,
+            "%"
+        )));
+    }
+}
