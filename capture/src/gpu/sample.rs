@@ -23,7 +23,7 @@ use anyhow::Result;
 use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
 use shared::analysis::sampling::{self, timing, Depth, SECONDS_PER_PASS, TIMING_PASSES};
 use shared::model::artifact::CacheControl;
-use shared::text::names::shorten_kernel_name;
+use shared::text::names::distinct_short_names;
 
 use crate::exit::{Code, Fault};
 use crate::files;
@@ -157,17 +157,28 @@ pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
                 let p = d.passes();
                 match p.measured {
                     Some(n) => format!("{} {n} passes", d.name()),
-                    None => format!("{} about {} passes (not measured)", d.name(), p.assumed),
+                    None => format!("{} ({})", d.name(), p.source),
                 }
             })
             .collect::<Vec<_>>()
             .join(", "),
     );
     out.push_str("\n\n  time %  launches  measured    cv  kernel (grid)(block)\n");
+    // One short name per kernel (a kernel split into several groups keeps its name).
+    let functions: Vec<&str> = kernels.iter().copied().collect();
+    let short: std::collections::HashMap<&str, String> = functions
+        .iter()
+        .copied()
+        .zip(distinct_short_names(&functions))
+        .collect();
     for g in &plan.groups {
         let Some(first) = g.launches.first().and_then(|&i| plan.launches.get(i)) else {
             continue;
         };
+        let name = short
+            .get(first.function.as_str())
+            .cloned()
+            .unwrap_or_default();
         let dims =
             |d: Option<[u32; 3]>| d.map_or("-".to_string(), |[x, y, z]| format!("({x},{y},{z})"));
         out.push_str(&format!(
@@ -176,7 +187,7 @@ pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
             g.launches.len(),
             g.measured.len(),
             g.cv,
-            shorten_kernel_name(&first.function, 60),
+            name,
             if g.split { " [split by duration]" } else { "" },
             dims(first.grid),
             dims(first.block),
