@@ -408,6 +408,7 @@ fn no_kernel_launch_exits_11_saying_which_filters_to_widen() {
         "step/",
         "--launch-skip",
         "10",
+        "--all-launches",
         "--",
         "true",
     ]);
@@ -436,6 +437,7 @@ fn filters_and_passed_arguments_reach_ncu_and_the_provenance() {
         s(&ncu),
         "-o",
         s(&out),
+        "--all-launches",
         "--launch-skip",
         "5",
         "--launch-count",

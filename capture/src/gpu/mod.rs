@@ -561,6 +561,14 @@ pub fn resolve_profile_in(
         return Err(usage("--launch-count must be at least 1"));
     }
     ncu::check_ncu_args(&args.ncu_arg).map_err(usage)?;
+    if !args.all_launches && (args.launch_skip.is_some() || args.launch_count.is_some()) {
+        // ncu applies -s and -c after the --kernel-id that selects a sample's launches, so
+        // they would pick other launches in the profiling pass than in the timing pass.
+        return Err(usage(
+            "--launch-skip and --launch-count do not combine with sampling: select the launches \
+             with --nvtx-include (or --kernel-name), or add --all-launches",
+        ));
+    }
     if !args.all_launches {
         if let Some(a) = args.ncu_arg.iter().find(|a| {
             let o = a.split('=').next().unwrap_or(a);
