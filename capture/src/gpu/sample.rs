@@ -21,7 +21,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
-use shared::analysis::sampling::{self, timing, Depth, SECONDS_PER_PASS, TIMING_PASSES};
+use shared::analysis::sampling::{
+    self, timing, Depth, SECONDS_PER_PASS, TIMING_PASSES, TIMING_SECONDS_PER_LAUNCH,
+};
 use shared::model::artifact::CacheControl;
 use shared::text::names::distinct_short_names;
 
@@ -139,15 +141,18 @@ pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
     let passes = depth.passes();
     let predicted = plan.predicted_seconds(passes.assumed, SECONDS_PER_PASS);
     let every = f64::from(passes.assumed) * plan.launches.len() as f64 * SECONDS_PER_PASS;
+    let program = (timing_wall_s - plan.launches.len() as f64 * TIMING_SECONDS_PER_LAUNCH).max(0.0);
     out.push_str(&format!(
         "predicted profiling pass at --depth {}: {} passes ({}) x {} launches x {:.3} s per \
-         pass = {predicted:.1} s of replay, plus one more run of the program; every launch \
-         (--all-launches): {every:.1} s\n",
+         pass = {predicted:.1} s of replay, plus one more run of the program (about {program:.1} \
+         s: the timing pass's wall less {:.3} s per launch); every launch (--all-launches): \
+         {every:.1} s of replay\n",
         depth.name(),
         passes.assumed,
         passes.source,
         plan.selected.len(),
-        SECONDS_PER_PASS
+        SECONDS_PER_PASS,
+        TIMING_SECONDS_PER_LAUNCH
     ));
     out.push_str("depths: ");
     out.push_str(
