@@ -223,9 +223,38 @@ pub struct ProfileArgs {
     /// figures. Its cost in replay passes and time has not been measured yet.
     #[arg(long)]
     pub source: bool,
+    /// Profile every launch, each replayed once per pass, instead of a sample. By default
+    /// a timing pass (one ncu pass of the duration only, caches and clocks left alone)
+    /// times every launch, a plan groups alike launches and picks a few of each group,
+    /// only those are profiled, and their counters are scaled to every launch by time;
+    /// the artifact says "sampled: N of M launches".
+    #[arg(long)]
+    pub all_launches: bool,
+    /// Run the timing pass, print the plan and its predicted cost, and stop (nothing
+    /// written).
+    #[arg(long, conflicts_with = "all_launches")]
+    pub plan_only: bool,
+    /// How much to collect per launch, and so how many replay passes ncu makes of each
+    /// profiled launch (H200, ncu 2025.3.1).
+    #[arg(long, value_enum, default_value_t = DepthArg::Standard)]
+    pub depth: DepthArg,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,
+}
+
+/// `capture profile --depth`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DepthArg {
+    /// Time, bytes per level, FLOPs per precision and tensor type: the roofline only. Passes
+    /// not measured yet (a subset of standard's counters: at most 24).
+    Roofline,
+    /// Every view: also SOL %, the bound unit, occupancy, stalls, the details sections.
+    /// 24 passes (measured).
+    Standard,
+    /// Standard plus the rest of ncu's `--set full` sections. Passes not measured yet
+    /// (`--set full` alone: 38).
+    Full,
 }
 
 /// `capture ncu-command`.

@@ -18,5 +18,6 @@ pub mod levels;
 pub mod merge;
 pub mod metrics;
 pub mod multi;
+pub mod sampling;
 pub mod table;
 pub mod work;

@@ -29,6 +29,10 @@ pub struct BytesTable {
     pub ceilings: TableCeilings,
     /// One row per kernel, in artifact order.
     pub kernels: Vec<TableRow>,
+    /// Present for a sampled profile: counters measured on `measured` of `launches`
+    /// launches, the others scaled from them ([`crate::analysis::sampling`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<crate::model::artifact::Sampled>,
 }
 
 /// Measured and theoretical ceilings.
@@ -165,6 +169,10 @@ pub struct Intensity {
     pub l2: Option<f64>,
     /// Counted work over the L1 point's bytes ([`crate::analysis::levels::level_bytes`]).
     pub l1: Option<f64>,
+    /// In a sampled profile, how many of this kernel's `launches` were measured (the
+    /// others' counters are scaled from them); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<crate::model::artifact::SampledCount>,
 }
 
 impl TableRow {
@@ -252,6 +260,7 @@ impl TableRow {
             waves: latency.fit.waves,
             latency_reason: latency.reason,
             rules: findings_of(kernel),
+            sampled: kernel.sampled,
         }
     }
 }
@@ -366,6 +375,7 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
         device: artifact.device.as_ref().map(|d| d.name.clone()),
         kernels,
         ceilings,
+        sampled: artifact.sampled.clone(),
     }
 }
 
@@ -419,6 +429,10 @@ pub const TEXT_COLUMNS: [usize; 6] = [0, 11, 13, 14, 15, 16];
 /// The mark after a figure derived from rates (explained under the human tables).
 pub const DERIVED_MARK: &str = "~";
 
+/// Between a sampled kernel's launches and those of them measured (`12/3`: 12 launches,
+/// 3 measured), in the human tables.
+pub const SAMPLED_MARK: &str = "/";
+
 impl TableRow {
     /// The row's cells, formatted for people: MB to 1 decimal, DRAM/ask to 4 (a ratio of
     /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
@@ -440,9 +454,13 @@ impl TableRow {
             Some(g) if lower_bound => format!(">={g:.1}"),
             g => fixed(g, 1.0, 1),
         };
+        let launches = match self.sampled {
+            Some(c) => format!("{}{SAMPLED_MARK}{}", self.launches, c.measured),
+            _ => self.launches.to_string(),
+        };
         [
             self.name.clone(),
-            self.launches.to_string(),
+            launches,
             fixed(self.time_ms, 1.0, 4),
             fixed(self.time_share.map(|s| 100.0 * s), 1.0, 1),
             fixed(self.ask_bytes, MB, 1),
@@ -481,6 +499,12 @@ impl BytesTable {
     /// The header lines above the table (device and ceilings).
     fn preamble(&self) -> Vec<String> {
         let mut lines = Vec::new();
+        if let Some(s) = &self.sampled {
+            lines.push(format!(
+                "sampled: {} of {} launches measured ({} groups); launches N{SAMPLED_MARK}M:                  N launches, M of them measured, the others' counters scaled from those by time",
+                s.measured, s.launches, s.groups
+            ));
+        }
         if let Some(d) = &self.device {
             lines.push(format!("device {d}"));
         }
@@ -633,6 +657,7 @@ impl BytesTable {
             "stalls",
             "bound_by_unit",
             "bound_by_pct",
+            "sampled_measured",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         let cell = |s: String| escape::csv_cell(&s).into_owned();
@@ -687,6 +712,9 @@ impl BytesTable {
                     .map(|b| b.unit.clone())
                     .unwrap_or_default(),
                 num(r.bound_by.as_ref().and_then(|b| b.pct_of_peak)),
+                r.sampled
+                    .map(|c| c.measured.to_string())
+                    .unwrap_or_default(),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

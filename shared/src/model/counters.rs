@@ -176,6 +176,7 @@ counters! {
     GRID_SIZE = "launch__grid_size", "", "blocks in the grid";
     LAUNCH_SM_COUNT = "launch__sm_count", "", "SMs the launch could use";
     LIMIT_BARRIERS = "launch__occupancy_limit_barriers", "block", "blocks per SM allowed by the SM's barriers";
+    SHARED_MEM_PER_BLOCK = "launch__shared_mem_per_block", "byte/block", "shared memory per block, static plus dynamic (part of what ncu's --kernel-id counts invocations by)";
 }}
 
 counters! {

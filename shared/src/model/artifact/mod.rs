@@ -54,6 +54,10 @@ fn schema_line(text: &str) -> usize {
 ///    `focus_metrics` it cites (both optional; a details export has neither); a report's
 ///    rule messages are stored as plain text, its links written as the details page writes
 ///    them.
+///    Also sampled profiles, all three optional and written only for one: `sampled` (launches
+///    measured of all, groups, the timing pass's launches), each kernel's `sampled`
+///    (measured of its launches) and a copied launch's `sampled_from` (the ID of the
+///    measured launch whose counters it carries, scaled by time).
 pub const SCHEMA_VERSION: u32 = 4;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
@@ -76,6 +80,33 @@ pub struct Artifact {
     /// counters.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Present when the counters were measured on some launches only (`capture profile`
+    /// without `--all-launches`): how many, of how many (see [`crate::analysis::sampling`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<Sampled>,
+}
+
+/// What a sampled profile measured: counters of `measured` launches of `launches`, the
+/// others copied from a measured launch of their group and scaled by time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Sampled {
+    /// Launches whose counters were measured.
+    pub measured: u64,
+    /// Launches in the artifact (every launch of the timing pass that has counters).
+    pub launches: u64,
+    /// Groups of alike launches the plan made.
+    pub groups: u64,
+    /// Launches the timing pass saw.
+    pub timing_launches: u64,
+}
+
+/// One kernel's share of a sampled profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SampledCount {
+    /// Its launches whose counters were measured.
+    pub measured: u64,
+    /// All its launches.
+    pub launches: u64,
 }
 
 /// How an artifact came to be.
@@ -458,6 +489,9 @@ pub struct KernelRecord {
     /// Counters with warm caches, when captured.
     #[serde(default)]
     pub warm: Option<CounterSet>,
+    /// In a sampled profile, how many of its launches were measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<SampledCount>,
 }
 
 impl KernelRecord {
@@ -473,6 +507,7 @@ impl KernelRecord {
             check: None,
             cold: None,
             warm: None,
+            sampled: None,
         }
     }
 }
@@ -753,6 +788,10 @@ pub struct LaunchCounters {
     /// Details-page rule results.
     #[serde(default)]
     pub rules: Vec<RuleResult>,
+    /// In a sampled profile, the ID of the measured launch whose counters this launch
+    /// carries, scaled by their times (absent: measured itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_from: Option<u64>,
 }
 
 impl LaunchCounters {
@@ -875,6 +914,7 @@ impl Artifact {
             ceilings: None,
             kernels: Vec::new(),
             warnings: Vec::new(),
+            sampled: None,
         }
     }
 

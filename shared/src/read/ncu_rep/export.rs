@@ -189,6 +189,8 @@ impl Converter {
             metrics,
             sections: Vec::new(),
             rules: result.rules.clone(),
+            rules: Vec::new(),
+            sampled_from: None,
         }
     }
 
