@@ -3,6 +3,7 @@
 
 mod cli;
 mod clock;
+mod diff;
 mod exit;
 mod files;
 mod gpu;
@@ -42,6 +43,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Merge(args) => import::merge(&args),
         Command::Import(args) => import::import(&args),
         Command::Table(args) => table::table(&args),
+        Command::Diff(args) => diff::diff(&args),
         Command::Schema => {
             print!("{}", shared::Artifact::json_schema());
             Ok(ExitCode::SUCCESS)

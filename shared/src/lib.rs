@@ -10,6 +10,7 @@ pub mod artifact;
 pub mod ceilings;
 pub mod chart;
 pub mod counters;
+pub mod diff;
 pub mod error;
 pub mod exercise;
 pub mod exports;
