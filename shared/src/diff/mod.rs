@@ -263,18 +263,10 @@ pub fn noise_band(kernel: &KernelRecord) -> (f64, NoiseSource) {
 
 struct RunFigures<'a> {
     artifact: &'a Artifact,
-    figures: Vec<KernelFigures>,
+    figures: &'a [KernelFigures],
 }
 
-impl<'a> RunFigures<'a> {
-    fn of(artifact: &'a Artifact) -> Self {
-        let table = bytes_table(artifact);
-        RunFigures {
-            figures: KernelFigures::all(artifact, &table),
-            artifact,
-        }
-    }
-
+impl RunFigures<'_> {
     fn side(&self, i: usize) -> KernelSide {
         let f = &self.figures[i];
         let k = &self.artifact.kernels[i];
@@ -381,9 +373,48 @@ pub fn moves(before: &KernelFigures, after: &KernelFigures) -> Vec<MetricMove> {
 /// Run against run: the comparability check, the matched kernels with their changes, the
 /// kernels only in one run, the total, and the gate when `gate.pct` is set.
 pub fn diff(before: &Artifact, after: &Artifact, gate: GateOptions) -> RunDiff {
+    diff_figures(
+        (before, &figures_of(before)),
+        (after, &figures_of(after)),
+        gate,
+    )
+}
+
+fn figures_of(a: &Artifact) -> Vec<KernelFigures> {
+    KernelFigures::all(a, &bytes_table(a))
+}
+
+/// [`diff`] of runs whose kernel figures are worked out already (the viewer holds them):
+/// each run with its [`KernelFigures::all`], in artifact order.
+pub fn diff_figures(
+    (before, before_figures): (&Artifact, &[KernelFigures]),
+    (after, after_figures): (&Artifact, &[KernelFigures]),
+    gate: GateOptions,
+) -> RunDiff {
+    // Figures that are not one per kernel (not the run's) are worked out again.
+    let (own_b, own_a);
+    let before_figures = if before_figures.len() == before.kernels.len() {
+        before_figures
+    } else {
+        own_b = figures_of(before);
+        &own_b
+    };
+    let after_figures = if after_figures.len() == after.kernels.len() {
+        after_figures
+    } else {
+        own_a = figures_of(after);
+        &own_a
+    };
     let comparability = check(before, after);
     let m = match_kernels(before, after);
-    let (fb, fa) = (RunFigures::of(before), RunFigures::of(after));
+    let fb = RunFigures {
+        artifact: before,
+        figures: before_figures,
+    };
+    let fa = RunFigures {
+        artifact: after,
+        figures: after_figures,
+    };
     let share_cut = gate.share_pct / 100.0;
     let mut kernels: Vec<KernelDiff> = m
         .pairs
