@@ -304,7 +304,7 @@ pub struct DiffArgs {
     #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
     pub gate: Option<f64>,
     /// Kernels count toward the gate when above PCT percent of the time in either run.
-    #[arg(long, value_name = "PCT", default_value_t = shared::diff::DEFAULT_GATE_SHARE_PCT,
+    #[arg(long, value_name = "PCT", default_value_t = shared::analysis::diff::DEFAULT_GATE_SHARE_PCT,
           value_parser = non_negative_pct)]
     pub gate_share: f64,
     /// Compare runs that the comparability check refuses (device, driver, ncu version,

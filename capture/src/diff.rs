@@ -1,4 +1,4 @@
-//! `capture diff BEFORE AFTER`: run against run, computed by `shared::diff` (the viewer's
+//! `capture diff BEFORE AFTER`: run against run, computed by `shared::analysis::diff` (the viewer's
 //! compare page shows the same), printed as a table, Markdown or JSON. The comparability
 //! check runs first and refuses unfair comparisons unless `--force`; `--gate` exits 12
 //! when the total or a counted kernel got slower beyond its noise band.
@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use shared::diff::{diff as run_diff, GateOptions};
-use shared::merge;
+use shared::analysis::diff::{diff as run_diff, GateOptions};
+use shared::analysis::merge;
 use shared::Artifact;
 
 use crate::cli::{DiffArgs, DiffFormat};
@@ -45,7 +45,7 @@ fn read_run(path: &Path) -> Result<Artifact> {
     Ok(merge::import_launches(
         launches,
         warnings,
-        import::provenance(shared::artifact::Origin::Import, &paths),
+        import::provenance(shared::model::artifact::Origin::Import, &paths),
     ))
 }
 

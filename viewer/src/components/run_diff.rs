@@ -1,11 +1,11 @@
 //! Run against run on the compare page: when the two kernels compared come from two runs,
-//! the whole runs compared as `capture diff` compares them (`shared::diff`, its plain
-//! state [`shared::diff::view::DiffView`]): the summary, then a table of every kernel's
+//! the whole runs compared as `capture diff` compares them (`shared::analysis::diff`, its plain
+//! state [`shared::analysis::diff::view::DiffView`]): the summary, then a table of every kernel's
 //! change, the most time gained or lost first. A row's click compares that pair.
 
 use leptos::prelude::*;
-use shared::diff::view::{DiffView, HEADERS};
-use shared::diff::{diff_figures, GateOptions};
+use shared::analysis::diff::view::{DiffView, HEADERS};
+use shared::analysis::diff::{diff_figures, GateOptions};
 
 use crate::ctx::Ctx;
 use crate::state::view::KernelRef;

@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 use shared::chart::MemoryChart;
-use shared::work::Work;
+use shared::model::work_kind::Work;
 
 use super::multi::ranks_and_devices;
 use super::roofline::PrecisionSelect;

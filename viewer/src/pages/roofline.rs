@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use shared::work::Work;
+use shared::model::work_kind::Work;
 
 use crate::components::canvas::RooflineCanvas;
 use crate::components::markup::markup_host;

@@ -10,10 +10,10 @@
 //! first option), `mys` (the mystery kernels' indices, `3.5.11`), `diag` (two letters per
 //! mystery: bound and change, `--` for none).
 
+use shared::analysis::figures::KernelFigures;
+use shared::analysis::metrics::VerdictKind;
 use shared::exercise::mystery::{self, Bound, Change, Diagnosis};
 use shared::exercise::predict::{verdict_code, verdict_from_code, Direction, Prediction};
-use shared::figures::KernelFigures;
-use shared::metrics::VerdictKind;
 
 /// Which exercise the view shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //! in view; each row is a `<tr>` with `data-kernel` (where it is a kernel's),
 //! `aria-rowindex` from [`aria_row`], and the `selected` class on the selected kernel.
 
-use shared::artifact::CacheControl;
-use shared::figures::RankRow;
+use shared::analysis::figures::RankRow;
+use shared::model::artifact::CacheControl;
 
 use super::{explain_title, num_cell, select_button, tagged, term, Act, PageEl, PageNode};
 use crate::state::kernel::KernelFigures;
@@ -98,8 +98,8 @@ pub fn time_row(
         || "-".to_string(),
         |u| {
             let side = match u.bound {
-                shared::roofline::Bound::Memory => "memory (DRAM)".to_string(),
-                shared::roofline::Bound::Compute => format!("compute ({})", u.kind.label()),
+                shared::model::roofline::Bound::Memory => "memory (DRAM)".to_string(),
+                shared::model::roofline::Bound::Compute => format!("compute ({})", u.kind.label()),
             };
             let of = u
                 .pct_of_roof
@@ -221,7 +221,7 @@ pub fn bytes_header(sort: Option<(Column, bool)>, titles: &[String]) -> PageEl {
     header_row(
         Column::ALL
             .into_iter()
-            .zip(shared::table::COLUMNS)
+            .zip(shared::analysis::table::COLUMNS)
             .enumerate()
             .map(|(i, (col, label))| {
                 let arrow = match sort {
