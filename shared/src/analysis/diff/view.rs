@@ -153,3 +153,56 @@ impl DiffView {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::diff::{diff, GateOptions};
+    use crate::model::artifact::{Artifact, KernelRecord, Provenance, Timing};
+
+    fn run(kernels: &[(&str, f64)]) -> Artifact {
+        let mut a = Artifact::new(Provenance::default());
+        for (name, ms) in kernels {
+            a.kernels.push(KernelRecord {
+                timing: Some(Timing {
+                    warmups: 1,
+                    min_ms: *ms,
+                    median_ms: *ms,
+                    max_ms: *ms,
+                    samples_ms: vec![*ms, *ms],
+                }),
+                ..KernelRecord::new(*name, *name)
+            });
+        }
+        a
+    }
+
+    #[test]
+    fn rows_go_by_time_gained_or_lost_then_kernels_of_one_run() {
+        let before = run(&[("a", 1.0), ("b", 2.0), ("gone", 0.5)]);
+        let after = run(&[("new", 0.25), ("b", 1.0), ("a", 1.1)]);
+        let d = diff(&before, &after, GateOptions::default()).named("x.json", "y.json");
+        let v = DiffView::of(&d);
+        let names: Vec<&str> = v.rows.iter().map(|r| r.cells[0].as_str()).collect();
+        assert_eq!(names, ["b", "a", "new", "gone"]);
+        let status: Vec<&str> = v.rows.iter().map(|r| r.status).collect();
+        assert_eq!(status, ["faster", "slower", "only after", "only before"]);
+        assert_eq!(v.rows[0].cells[4], "-1.0000");
+        assert_eq!(v.rows[1].cells[5], "+10.00 %");
+        assert_eq!((v.rows[2].before, v.rows[2].after), (None, Some(0)));
+        // No launch shapes on either side: matched by name and (no) shape, largest change
+        // first as the diff orders them.
+        assert_eq!(
+            v.links,
+            [
+                (1, 1, MatchKind::NameAndShape),
+                (0, 2, MatchKind::NameAndShape)
+            ]
+        );
+        assert!(
+            v.summary[0].starts_with("x.json → y.json: total 3.5000 ms → 2.3500 ms"),
+            "{:?}",
+            v.summary
+        );
+    }
+}
