@@ -1,31 +1,64 @@
 //! Run against run on the compare page: when the two kernels compared come from two runs,
-//! the whole runs compared as `capture diff` compares them (`shared::analysis::diff`, its plain
-//! state [`shared::analysis::diff::view::DiffView`]): the summary, then a table of every kernel's
-//! change, the most time gained or lost first. A row's click compares that pair.
+//! the whole runs compared as `capture diff` compares them (`shared::analysis::diff`, its
+//! plain state [`shared::analysis::diff::view::DiffView`]): the summary, then a table of
+//! every kernel's change, the most time gained or lost first. A row's click compares that
+//! pair. The table is plain markup (`state::markup`) put in by the one markup host, so it
+//! costs the wasm little code.
+
+use std::rc::Rc;
 
 use leptos::prelude::*;
 use shared::analysis::diff::view::{DiffView, HEADERS};
 use shared::analysis::diff::{diff_figures, GateOptions};
 
+use crate::components::markup::markup_host;
 use crate::ctx::Ctx;
+use crate::state::markup::{el, text};
+use crate::state::page::{Act, PageNode};
 use crate::state::view::KernelRef;
 
 /// The view of run `before` against run `after` of the workspace (empty when either is
 /// not loaded or they are one run).
 fn view_of(ctx: Ctx, before: usize, after: usize) -> DiffView {
-    ctx.ws
-        .with(|ws| match (ws.runs.get(before), ws.runs.get(after)) {
-            (Some(b), Some(a)) if before != after => {
-                let d = diff_figures(
-                    (&b.run.artifact, &b.kernels),
-                    (&a.run.artifact, &a.kernels),
-                    GateOptions::default(),
-                )
-                .named(b.run.name.clone(), a.run.name.clone());
-                DiffView::of(&d)
-            }
-            _ => DiffView::default(),
-        })
+    ctx.ws.with(|ws| match (ws.runs.get(before), ws.runs.get(after)) {
+        (Some(b), Some(a)) if before != after => {
+            let d = diff_figures(
+                (&b.run.artifact, &b.kernels),
+                (&a.run.artifact, &a.kernels),
+                GateOptions::default(),
+            )
+            .named(b.run.name.clone(), a.run.name.clone());
+            DiffView::of(&d)
+        }
+        _ => DiffView::default(),
+    })
+}
+
+/// The section's markup: nothing for an empty view; a row's click sends `Local(row)`.
+pub fn diff_markup(v: &DiffView) -> PageNode {
+    if v.rows.is_empty() {
+        return text("");
+    }
+    let head = el("tr").children(HEADERS.iter().map(|h| el("th").text(*h)));
+    let rows = v.rows.iter().enumerate().map(|(i, r)| {
+        el("tr")
+            .class(r.status)
+            .on_click(Act::Local(i))
+            .children(r.cells.iter().map(|c| el("td").text(c.clone())))
+    });
+    el("section")
+        .class("run-diff")
+        .id("run-diff")
+        .child(el("h3").text("Run against run"))
+        .children(v.summary.iter().map(|s| el("p").class("muted").text(s.clone())))
+        .child(
+            el("table")
+                .class("grid")
+                .id("run-diff-table")
+                .child(el("thead").child(head))
+                .child(el("tbody").children(rows)),
+        )
+        .into()
 }
 
 /// The run-against-run section: nothing unless `runs` names two different runs.
@@ -39,8 +72,12 @@ pub fn RunDiff(
         Some((b, a)) => view_of(ctx, b, a),
         None => DiffView::default(),
     });
-    let pick = move |before: Option<usize>, after: Option<usize>| {
-        let (Some((rb, ra)), Some(kb), Some(ka)) = (runs.get_untracked(), before, after) else {
+    let pick = move |row: usize, _: String| {
+        let Some((rb, ra)) = runs.get_untracked() else {
+            return;
+        };
+        let pair = view.with_untracked(|v| v.rows.get(row).map(|r| (r.before, r.after)));
+        let Some((Some(kb), Some(ka))) = pair else {
             return;
         };
         ctx.select(KernelRef {
@@ -54,34 +91,8 @@ pub fn RunDiff(
             })
         });
     };
-    move || {
-        let v = view.get();
-        if v.rows.is_empty() {
-            return None;
-        }
-        let rows = v
-            .rows
-            .into_iter()
-            .map(|r| {
-                let (before, after) = (r.before, r.after);
-                view! {
-                    <tr class=r.status on:click=move |_| pick(before, after)>
-                        {r.cells.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}
-                    </tr>
-                }
-            })
-            .collect_view();
-        Some(view! {
-            <section class="run-diff" id="run-diff">
-                <h3>"Run against run"</h3>
-                {v.summary.into_iter().map(|s| view! { <p class="muted">{s}</p> }).collect_view()}
-                <table class="grid" id="run-diff-table">
-                    <thead>
-                        <tr>{HEADERS.iter().map(|h| view! { <th>{*h}</th> }).collect_view()}</tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </section>
-        })
-    }
+    markup_host(
+        Box::new(move || view.with(diff_markup)),
+        Some(Rc::new(pick)),
+    )
 }
