@@ -20,18 +20,19 @@ use crate::state::view::KernelRef;
 /// The view of run `before` against run `after` of the workspace (empty when either is
 /// not loaded or they are one run).
 fn view_of(ctx: Ctx, before: usize, after: usize) -> DiffView {
-    ctx.ws.with(|ws| match (ws.runs.get(before), ws.runs.get(after)) {
-        (Some(b), Some(a)) if before != after => {
-            let d = diff_figures(
-                (&b.run.artifact, &b.kernels),
-                (&a.run.artifact, &a.kernels),
-                GateOptions::default(),
-            )
-            .named(b.run.name.clone(), a.run.name.clone());
-            DiffView::of(&d)
-        }
-        _ => DiffView::default(),
-    })
+    ctx.ws
+        .with(|ws| match (ws.runs.get(before), ws.runs.get(after)) {
+            (Some(b), Some(a)) if before != after => {
+                let d = diff_figures(
+                    (&b.run.artifact, &b.kernels),
+                    (&a.run.artifact, &a.kernels),
+                    GateOptions::default(),
+                )
+                .named(b.run.name.clone(), a.run.name.clone());
+                DiffView::of(&d)
+            }
+            _ => DiffView::default(),
+        })
 }
 
 /// The section's markup: nothing for an empty view; a row's click sends `Local(row)`.
@@ -50,7 +51,11 @@ pub fn diff_markup(v: &DiffView) -> PageNode {
         .class("run-diff")
         .id("run-diff")
         .child(el("h3").text("Run against run"))
-        .children(v.summary.iter().map(|s| el("p").class("muted").text(s.clone())))
+        .children(
+            v.summary
+                .iter()
+                .map(|s| el("p").class("muted").text(s.clone())),
+        )
         .child(
             el("table")
                 .class("grid")

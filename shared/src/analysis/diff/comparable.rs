@@ -4,8 +4,6 @@
 //! the ncu command lines they record; a setting one side does not record is not held
 //! against the comparison (it is listed as unknown).
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::metrics::reference_launches;
@@ -123,6 +121,13 @@ const SAMPLING_OPTIONS: &[(&str, &str)] = &[
     ("--warp-sampling-interval", ""),
 ];
 
+/// `v` sorted, each value once (a sorted `Vec` rather than a set: less code in the wasm).
+fn sorted_distinct<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// Splits a shell command line into words (single and double quotes, backslash escapes).
 fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -202,8 +207,7 @@ fn over_commands(
     if cmds.is_empty() {
         return None;
     }
-    let set: BTreeSet<String> = cmds.iter().map(|c| f(c)).collect();
-    Some(set.into_iter().collect::<Vec<_>>().join(" | "))
+    Some(sorted_distinct(cmds.iter().map(|c| f(c)).collect()).join(" | "))
 }
 
 fn option<'a>(opts: &'a [(String, String)], names: &[&str]) -> Vec<&'a str> {
@@ -230,7 +234,7 @@ impl Settings {
             })
         });
         let cache_from_sets = || {
-            let set: BTreeSet<&str> = run
+            let set: Vec<&str> = run
                 .kernels
                 .iter()
                 .flat_map(|k| [k.cold.as_ref(), k.warm.as_ref()])
@@ -241,7 +245,8 @@ impl Settings {
                     CacheControl::Warm => "none",
                 })
                 .collect();
-            (!set.is_empty()).then(|| set.into_iter().collect::<Vec<_>>().join(" | "))
+            let set = sorted_distinct(set);
+            (!set.is_empty()).then(|| set.join(" | "))
         };
         let cache_control = over_commands(&cmds, |c| {
             option(c, &["--cache-control"])
@@ -281,12 +286,13 @@ impl Settings {
                 parts.join(" ")
             }
         });
-        let reps: BTreeSet<(usize, u32)> = run
+        let reps: Vec<(usize, u32)> = run
             .kernels
             .iter()
             .filter_map(|k| k.timing.as_ref())
             .map(|t| (t.samples_ms.len(), t.warmups))
             .collect();
+        let reps = sorted_distinct(reps);
         let timed = (!reps.is_empty()).then(|| {
             let r: Vec<String> = reps
                 .iter()
@@ -325,21 +331,25 @@ impl Settings {
 }
 
 /// The metric names of a run's counter launches, joined, for runs that record no command.
-struct MetricNames(BTreeSet<String>);
+struct MetricNames(Vec<String>);
 
 impl MetricNames {
     /// Every name, comma-joined: what [`Settings::metric_set`] holds for such a run.
     fn text(self) -> String {
-        self.0.into_iter().collect::<Vec<_>>().join(",")
+        self.0.join(",")
     }
 }
 
 /// How two metric sets (comma-joined names) differ: `648 metrics, 12 not in the other
 /// (a, b, c, ...)`.
 fn set_difference(text: &str, other: &str) -> String {
-    let mine: BTreeSet<&str> = text.split(',').collect();
-    let theirs: BTreeSet<&str> = other.split(',').collect();
-    let only: Vec<&str> = mine.difference(&theirs).copied().collect();
+    let mine = sorted_distinct(text.split(',').collect());
+    let theirs = sorted_distinct(other.split(',').collect());
+    let only: Vec<&str> = mine
+        .iter()
+        .copied()
+        .filter(|m| theirs.binary_search(m).is_err())
+        .collect();
     let shown: Vec<&str> = only.iter().take(3).copied().collect();
     let more = if only.len() > shown.len() {
         ", ..."
@@ -361,7 +371,7 @@ fn set_difference(text: &str, other: &str) -> String {
 /// The metric names the counter launches of `run` hold (the set, for runs that record no
 /// ncu command line); `None` without counters.
 fn metric_names(run: &Artifact) -> Option<MetricNames> {
-    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut names: Vec<String> = Vec::new();
     let mut seen: Vec<*const crate::model::artifact::MetricColumns> = Vec::new();
     for k in &run.kernels {
         for l in reference_launches(k) {
@@ -374,6 +384,7 @@ fn metric_names(run: &Artifact) -> Option<MetricNames> {
             names.extend(cols.keys().iter().map(|k| k.name.clone()));
         }
     }
+    let names = sorted_distinct(names);
     (!names.is_empty()).then_some(MetricNames(names))
 }
 

@@ -22,8 +22,6 @@ pub mod matching;
 pub mod render;
 pub mod view;
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::figures::{roof_under, KernelFigures};
@@ -334,16 +332,21 @@ fn movable(f: &KernelFigures) -> Vec<(String, &'static str, Option<f64>)> {
 
 /// The metrics of two kernels' figures that moved, largest score first.
 pub fn moves(before: &KernelFigures, after: &KernelFigures) -> Vec<MetricMove> {
-    let mut table: BTreeMap<String, (&'static str, Option<f64>, Option<f64>)> = BTreeMap::new();
-    for (k, unit, v) in movable(before) {
-        table.entry(k).or_insert((unit, None, None)).1 = v;
-    }
+    // Key, unit, before, after; in the order first seen (sorted by score below).
+    type Row = (String, &'static str, Option<f64>, Option<f64>);
+    let mut table: Vec<Row> = movable(before)
+        .into_iter()
+        .map(|(k, unit, v)| (k, unit, v, None))
+        .collect();
     for (k, unit, v) in movable(after) {
-        table.entry(k).or_insert((unit, None, None)).2 = v;
+        match table.iter_mut().find(|r| r.0 == k) {
+            Some(r) => r.3 = v,
+            None => table.push((k, unit, None, v)),
+        }
     }
     let mut out: Vec<MetricMove> = table
         .into_iter()
-        .filter_map(|(key, (unit, b, a))| {
+        .filter_map(|(key, unit, b, a)| {
             let score = match unit {
                 "%" => (a? - b?).abs() / 100.0,
                 "share" => (a.unwrap_or(0.0) - b.unwrap_or(0.0)).abs(),
