@@ -1646,9 +1646,10 @@ async fn two_runs_compare_run_against_run() -> Result<(), BoxError> {
             )
             .await?;
         assert!(
-            summary.as_str().is_some_and(
-                |s| s.contains("run1.json → run_size2x.json") && s.contains("beyond the noise")
-            ),
+            summary
+                .as_str()
+                .is_some_and(|s| s.contains("test/run1.json → test/run_size2x.json")
+                    && s.contains("beyond the noise")),
             "{summary}"
         );
         b.screenshot("run-diff").await?;
