@@ -37,6 +37,8 @@ pub enum Command {
     /// Print a kernel's SASS with per-instruction figures and hot spots, from a report or
     /// a source-page export.
     Source(SourceArgs),
+    /// Compare two runs kernel by kernel (artifacts, ncu exports or reports); gate on it.
+    Diff(DiffArgs),
     /// Print the JSON Schema of the artifact format.
     Schema,
 }
@@ -344,6 +346,52 @@ pub enum TableSort {
     Time,
     /// By short name.
     Name,
+}
+
+/// Output format of `capture diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Aligned text for a terminal.
+    Table,
+    /// GitHub-flavoured Markdown, for a pull-request comment.
+    Markdown,
+    /// The JSON contract of docs/diff-json.md.
+    Json,
+}
+
+/// `capture diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The run before the change: an artifact, or an ncu export or report `capture import`
+    /// reads.
+    pub before: PathBuf,
+    /// The run after the change.
+    pub after: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+    pub format: DiffFormat,
+    /// Exit 12 when the total, or a counted kernel, is slower by more than PCT percent
+    /// beyond its noise band (failures named first in the output).
+    #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
+    pub gate: Option<f64>,
+    /// Kernels count toward the gate when above PCT percent of the time in either run.
+    #[arg(long, value_name = "PCT", default_value_t = shared::analysis::diff::DEFAULT_GATE_SHARE_PCT,
+          value_parser = non_negative_pct)]
+    pub gate_share: f64,
+    /// Compare runs that the comparability check refuses (device, driver, ncu version,
+    /// clock or cache control, metric set, sampling), with a warning.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// A percentage flag: a finite number, 0 or more.
+fn non_negative_pct(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "{text:?} is not a percentage (a number, 0 or more)"
+        )),
+    }
 }
 
 #[cfg(test)]

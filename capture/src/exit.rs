@@ -34,6 +34,9 @@ pub enum Code {
     /// `capture profile`: ncu profiled no kernel launch: the program launched none, or none
     /// matched the filters (`--kernel-name`, `--launch-skip`, `--nvtx-include`, ...).
     NoKernels = 11,
+    /// `capture diff --gate`: the total or a counted kernel is slower by more than the gate
+    /// beyond its noise band; the output names them first.
+    GateFailed = 12,
     /// Interrupted by Ctrl-C (SIGINT), SIGTERM or SIGHUP; no output was left half-written
     /// (128 + SIGINT, as shells report it).
     Interrupted = 130,

@@ -3,6 +3,7 @@
 
 mod cli;
 mod clock;
+mod diff;
 mod exit;
 mod files;
 mod gpu;
@@ -46,6 +47,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Import(args) => import::import(&args),
         Command::Table(args) => table::table(&args),
         Command::Source(args) => source::source(&args),
+        Command::Diff(args) => diff::diff(&args),
         Command::Schema => {
             out::print(&shared::Artifact::json_schema())?;
             Ok(ExitCode::SUCCESS)

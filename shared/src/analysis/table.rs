@@ -156,6 +156,10 @@ pub struct TableRow {
     /// ncu's rule findings of the kernel's longest launch with findings, largest estimated
     /// speedup first ([`crate::analysis::findings`]); empty without any.
     pub rules: Vec<crate::analysis::findings::Finding>,
+    /// In a sampled profile, how many of this kernel's `launches` were measured (the
+    /// others' counters are scaled from them); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<crate::model::artifact::SampledCount>,
 }
 
 /// A row's operational intensity per roofline point, FLOP (OP) per byte.
@@ -169,10 +173,6 @@ pub struct Intensity {
     pub l2: Option<f64>,
     /// Counted work over the L1 point's bytes ([`crate::analysis::levels::level_bytes`]).
     pub l1: Option<f64>,
-    /// In a sampled profile, how many of this kernel's `launches` were measured (the
-    /// others' counters are scaled from them); absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sampled: Option<crate::model::artifact::SampledCount>,
 }
 
 impl TableRow {

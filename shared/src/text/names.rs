@@ -20,6 +20,13 @@ pub fn shorten_kernel_name(name: &str, max_chars: usize) -> String {
     truncate(base, max_chars)
 }
 
+/// The name with every template argument list collapsed to `<…>` (parameters kept), so two
+/// instantiations of one template compare equal: `void k<4, float>(int)` and
+/// `void k<8, half>(int)` both give `void k<…>(int)`.
+pub fn without_template_args(name: &str) -> String {
+    collapse_nested(name.trim())
+}
+
 /// Replaces everything inside `<…>` and `{…}` (outermost level) with a single `…`, keeping
 /// parentheses, so `f<A<B>>(int)` becomes `f<…>(int)`.
 fn collapse_nested(name: &str) -> String {

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod corpus;
+mod diff;
 mod golden;
 mod hostile;
 mod import;

@@ -1,7 +1,8 @@
 //! Two kernels or two runs side by side, with the charts kept: one roofline with the
 //! before → after points joined, the memory chart with both values and their ratio on every
 //! arrow, the stall chart with both kernels' shares of every reason, and the key figures in
-//! two columns. Below them, when the loaded runs are the ranks of one job or the devices of
+//! two columns. When the two kernels come from two runs, the runs compared kernel by
+//! kernel (`components::run_diff`). Below them, when the loaded runs are the ranks of one job or the devices of
 //! one host, those side by side (`pages::multi`).
 
 use leptos::prelude::*;
@@ -12,6 +13,7 @@ use super::multi::ranks_and_devices;
 use super::roofline::PrecisionSelect;
 use crate::components::canvas::{MemoryCanvas, RooflineCanvas, StallCanvas};
 use crate::components::markup::markup_host;
+use crate::components::run_diff::RunDiff;
 use crate::ctx::Ctx;
 use crate::state::kernel::KernelFigures;
 use crate::state::latency::compare_stall_chart;
@@ -172,6 +174,7 @@ pub fn ComparePage() -> impl IntoView {
                     {markup_host(Box::new(table), None)}
                 </div>
             </div>
+            <RunDiff runs=Signal::derive(move || a.get().zip(b.get()).map(|(a, b)| (a.run, b.run))) />
             {ranks_and_devices()}
         </div>
     }

@@ -460,19 +460,24 @@ pub fn compare_roofline(
         add_run(&mut model, ra, a.run, &ka, &sel, precision, 0);
         add_run(&mut model, rb, b.run, &kb, &sel, precision, 1);
     }
-    // Join each kernel of the first run to the same-named one of the second (or the pair).
-    for (i, ri) in model.refs.iter().enumerate() {
-        if ri.run != a.run {
-            continue;
-        }
-        let name = ws.kernel(*ri).map(|(_, f)| f.name.clone());
-        for (j, rj) in model.refs.iter().enumerate() {
-            let other = ws.kernel(*rj).map(|(_, f)| f.name.clone());
-            let pair = a.run == b.run && *ri == a && *rj == b;
-            let same = a.run != b.run && rj.run == b.run && other == name;
-            if pair || same {
-                model.chart.links.push(SeriesLink { from: i, to: j });
-            }
+    // Join the pair, or each kernel of the first run to its match in the second
+    // (`shared::analysis::diff`'s matching, as `capture diff` pairs them), with an arrow.
+    let pairs: Vec<(KernelRef, KernelRef)> = if a.run == b.run {
+        vec![(a, b)]
+    } else {
+        shared::analysis::diff::match_kernels(&ra.run.artifact, &rb.run.artifact)
+            .pairs
+            .iter()
+            .map(|p| {
+                let r = |run, kernel| KernelRef { run, kernel };
+                (r(a.run, p.before), r(b.run, p.after))
+            })
+            .collect()
+    };
+    for (from, to) in pairs {
+        let at = |r: KernelRef| model.refs.iter().position(|x| *x == r);
+        if let (Some(i), Some(j)) = (at(from), at(to)) {
+            model.chart.links.push(SeriesLink { from: i, to: j });
         }
     }
     let title = if a.run == b.run {

@@ -189,7 +189,6 @@ impl Converter {
             metrics,
             sections: Vec::new(),
             rules: result.rules.clone(),
-            rules: Vec::new(),
             sampled_from: None,
         }
     }
