@@ -23,11 +23,11 @@ SAMPLES = ROOT / "site" / "samples"
 TWO_PROCESS = ROOT / "tests" / "fixtures" / "ncu-h200-reports" / "two_process.ncu-rep.gz"
 
 # Identity columns of ncu CLI exports, then the metrics the model reads: every counter of
-# the catalog, parsed from shared/src/counters.rs (its `ID = "name", "unit", "meaning";`
+# the catalog, parsed from shared/src/model/counters.rs (its `ID = "name", "unit", "meaning";`
 # entries), so this list is never typed again. fuzz/src/lib.rs keeps the same columns
 # through shared::counters::find.
 ID_COLUMNS = 11
-COUNTERS_RS = ROOT / "shared" / "src" / "counters.rs"
+COUNTERS_RS = ROOT / "shared" / "src" / "model" / "counters.rs"
 MODEL_METRICS = set(re.findall(r'^\s*[A-Z][A-Z0-9_]* = "([^"]+)",', COUNTERS_RS.read_text(), re.M))
 assert len(MODEL_METRICS) > 40, f"no counters parsed from {COUNTERS_RS}"
 SEPARATOR = b"\xff"

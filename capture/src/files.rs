@@ -8,15 +8,15 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use shared::exports;
-use shared::ncu::Export;
+use shared::read::exports;
+use shared::read::ncu::Export;
 use shared::Artifact;
 
 use crate::interrupt;
 use crate::overlap;
 use crate::stages::Stages;
 
-/// Reads an ncu export, streaming, through [`shared::exports`]: a binary report
+/// Reads an ncu export, streaming, through [`shared::read::exports`]: a binary report
 /// (`.ncu-rep`, told by its magic) into the launches its raw CSV page would give, else a
 /// CSV text export, read on two threads ([`overlap::read_export`]). Errors name the file,
 /// and the line or byte offset.

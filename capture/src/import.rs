@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use shared::artifact::{CacheControl, LaunchCounters, Origin, Provenance};
-use shared::merge;
-use shared::ncu::{self, Warning};
+use shared::analysis::merge;
+use shared::model::artifact::{CacheControl, LaunchCounters, Origin, Provenance};
+use shared::read::ncu::{self, Warning};
 
 use crate::cli::{ImportArgs, MergeArgs};
 use crate::exit::{Code, Fault};

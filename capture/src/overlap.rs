@@ -3,7 +3,7 @@
 //! two threads ([`write_artifact_json`]), and writing its bytes to disk on a third while
 //! they are rendered. Both hand work over through a bounded
 //! channel, so memory stays bounded and the result is the one the single-threaded path
-//! gives: the shared reader's two stages ([`shared::ncu::Rows`], [`shared::ncu::read_rows`])
+//! gives: the shared reader's two stages ([`shared::read::ncu::Rows`], [`shared::read::ncu::read_rows`])
 //! run in the same order on the same records, and the bytes are written in order.
 //!
 //! `shared` stays free of threads (it builds for wasm32, where the viewer runs the same
@@ -16,9 +16,9 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread;
 
-use shared::artifact::Metrics;
 use shared::error::NcuError;
-use shared::ncu::{self, Export, Row, RowStream, Rows};
+use shared::model::artifact::Metrics;
+use shared::read::ncu::{self, Export, Row, RowStream, Rows};
 use shared::Artifact;
 
 /// Rows handed from the splitting to the converting thread at a time: one hand-over per
@@ -231,7 +231,7 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
 }
 
 /// Launches of a kernel, cold and warm.
-fn launches_of(kernel: &shared::artifact::KernelRecord) -> usize {
+fn launches_of(kernel: &shared::model::artifact::KernelRecord) -> usize {
     [&kernel.cold, &kernel.warm]
         .iter()
         .filter_map(|set| set.as_ref().map(|s| s.launches.len()))
@@ -395,10 +395,10 @@ mod tests {
         // Enough launches for both threads to take some.
         let copies: Vec<_> = (0..50).flat_map(|_| launches.clone()).collect();
         launches.extend(copies);
-        let artifact = shared::merge::import_launches(
+        let artifact = shared::analysis::merge::import_launches(
             launches,
             export.warnings,
-            shared::artifact::Provenance::default(),
+            shared::model::artifact::Provenance::default(),
         );
         let mut out = Vec::new();
         write_artifact_json(&artifact, &mut out).unwrap_or_else(|e| panic!("{e}"));

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use shared::artifact::{Distributed, Launcher};
+use shared::model::artifact::{Distributed, Launcher};
 
 /// Where environment variables come from.
 pub trait Env {

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use shared::table::{bytes_table, SortOrder};
+use shared::analysis::table::{bytes_table, SortOrder};
 use shared::Artifact;
 
 use crate::cli::{TableArgs, TableFormat, TableSort};

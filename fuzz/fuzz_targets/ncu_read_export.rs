@@ -1,4 +1,4 @@
-//! Any bytes into the ncu CSV reader (`shared::ncu::read_export`): raw page, details page,
+//! Any bytes into the ncu CSV reader (`shared::read::ncu::read_export`): raw page, details page,
 //! the GUI's two-column export, or anything else. See `fuzz_checks::read_export`.
 #![no_main]
 

@@ -14,11 +14,11 @@
 //! This file needs only `shared` and `serde_json` (both dependencies of `roofline-shared`),
 //! so it compiles in either crate.
 
-use shared::artifact::{CacheControl, LaunchCounters, MetricValue, Provenance};
-use shared::counters;
 use shared::error::{ExportError, NcuError, ReportError};
-use shared::ncu::{self, Export, Page};
-use shared::ncu_rep;
+use shared::model::artifact::{CacheControl, LaunchCounters, MetricValue, Provenance};
+use shared::model::counters;
+use shared::read::ncu::{self, Export, Page};
+use shared::read::ncu_rep;
 use shared::Artifact;
 
 /// The fixture whose raw-page header and units row prefix the structured inputs.
@@ -181,7 +181,7 @@ fn header_and_next(fixture: &'static str) -> (&'static str, &'static str) {
 }
 
 /// The raw header and units row cut to the identity columns and the metrics the model
-/// reads (those of the counter catalog, `shared::counters`), both from the fixture (names
+/// reads (those of the counter catalog, `shared::model::counters`), both from the fixture (names
 /// and units stay real).
 fn cut_raw_header() -> String {
     let (header, units) = header_and_next(RAW_FIXTURE);
@@ -245,7 +245,7 @@ pub fn structured(data: &[u8], prefixes: &[String]) {
 
 /// Renders the bytes table of `artifact` in every form and checks the forms agree with it.
 pub fn table_forms(artifact: &Artifact) {
-    let table = shared::table::bytes_table(artifact);
+    let table = shared::analysis::table::bytes_table(artifact);
     assert_eq!(
         table.kernels.len(),
         artifact.kernels.len(),
@@ -406,7 +406,8 @@ pub fn merge_table(data: &[u8]) {
     }
     let (launches, warnings) = ncu::combine(exports);
     if operation % 4 == 0 {
-        let artifact = shared::merge::import_launches(launches, warnings, Provenance::default());
+        let artifact =
+            shared::analysis::merge::import_launches(launches, warnings, Provenance::default());
         round_trip(&artifact);
         table_forms(&artifact);
         return;
@@ -432,7 +433,7 @@ pub fn merge_table(data: &[u8]) {
 /// `attach_counters`, checking that a refusal leaves the artifact as it was.
 fn attach(artifact: &mut Artifact, launches: Vec<LaunchCounters>, cache: CacheControl) {
     let before = artifact.clone();
-    if let Err(error) = shared::merge::attach_counters(artifact, launches, cache) {
+    if let Err(error) = shared::analysis::merge::attach_counters(artifact, launches, cache) {
         assert!(!error.to_string().is_empty(), "an error without a message");
         assert!(*artifact == before, "a refused merge changed the artifact");
     }
@@ -475,7 +476,7 @@ fn report_offset(error: &ReportError) -> Option<u64> {
 /// streaming reader (fed a few bytes per read) and the decoded [`ncu_rep::Report`] must
 /// agree; an error names a byte inside the input (its message starting `byte N: `); an
 /// accepted report has launches with finite values, and what it imports to renders its
-/// bytes table and round-trips through JSON. [`shared::exports::read`] must read it alike.
+/// bytes table and round-trips through JSON. [`shared::read::exports::read`] must read it alike.
 pub fn ncu_rep(data: &[u8]) {
     let export = ncu_rep::read_export(data);
     let streamed = ncu_rep::read_export_from(Trickle { data, calls: 0 });
@@ -492,7 +493,7 @@ pub fn ncu_rep(data: &[u8]) {
     }
     if ncu_rep::is_report(data) {
         assert_eq!(
-            shared::exports::read(data),
+            shared::read::exports::read(data),
             export.clone().map_err(ExportError::from),
             "exports::read read a report differently"
         );
@@ -511,7 +512,7 @@ pub fn ncu_rep(data: &[u8]) {
                     assert_finite(&metric.value, name);
                 }
             }
-            let artifact = shared::merge::import_launches(
+            let artifact = shared::analysis::merge::import_launches(
                 export.launches,
                 export.warnings,
                 Provenance::default(),

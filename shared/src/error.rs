@@ -37,7 +37,7 @@ pub enum ArtifactError {
 /// Why an Nsight Compute CSV export could not be read at all.
 ///
 /// Problems that leave part of the file usable are warnings on the result instead
-/// (see [`crate::ncu::Warning`]).
+/// (see [`crate::read::ncu::Warning`]).
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum NcuError {
     /// The input has no bytes, or only whitespace.
@@ -104,7 +104,7 @@ pub enum NcuError {
 }
 
 /// Why an export file of either kind, CSV text or binary report, could not be read (see
-/// [`crate::exports`]).
+/// [`crate::read::exports`]).
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ExportError {
     /// A CSV text export that could not be read.
@@ -128,7 +128,7 @@ pub enum ExportError {
 
 /// Why an Nsight Compute report (`.ncu-rep`) could not be read at all. Every variant names
 /// the byte offset of the problem. A report cut short after some complete results is not
-/// an error: those results load, with a warning (see [`crate::ncu_rep`]).
+/// an error: those results load, with a warning (see [`crate::read::ncu_rep`]).
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ReportError {
     /// The file does not start with the report magic `NVR\0`.

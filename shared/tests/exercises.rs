@@ -3,13 +3,13 @@
 //! each miss is explained from its counters, and the mystery kernels of the H200 sample are
 //! one of each bound.
 
+use shared::analysis::figures::KernelFigures;
+use shared::analysis::metrics::VerdictKind;
 use shared::exercise::evidence::{Evidence, Finding};
 use shared::exercise::figure::find_kernel;
 use shared::exercise::mystery::{self, Bound, Change};
 use shared::exercise::predict::{grade, Direction, Prediction};
 use shared::exercise::quiz;
-use shared::figures::KernelFigures;
-use shared::metrics::VerdictKind;
 use shared::Artifact;
 
 /// The bundled samples the questions name (shared does no I/O, even in its tests).
@@ -28,7 +28,7 @@ fn sample(name: &str) -> (Artifact, Vec<KernelFigures>) {
         .map(|(_, t)| *t)
         .unwrap_or_else(|| panic!("no bundled sample {name}"));
     let artifact = Artifact::from_json(text).expect("the sample parses");
-    let table = shared::table::bytes_table(&artifact);
+    let table = shared::analysis::table::bytes_table(&artifact);
     let figures = KernelFigures::all(&artifact, &table);
     (artifact, figures)
 }

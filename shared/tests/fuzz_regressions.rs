@@ -81,7 +81,7 @@ fn structured_prefixes_start_past_header_detection() {
     let prefixes = checks::structured_prefixes();
     assert_eq!(prefixes.len(), 5);
     for prefix in &prefixes {
-        match shared::ncu::read_export(prefix.as_bytes()) {
+        match shared::read::ncu::read_export(prefix.as_bytes()) {
             Err(NcuError::NoRows { .. } | NcuError::NoUnitsRow { .. }) => {}
             other => panic!("prefix {prefix:.60?}... read as {other:?}"),
         }

@@ -4,10 +4,10 @@
 //! reason every latency-bound kernel gets, with and without warp-state counters (the GPT-2
 //! exports were collected without them).
 
-use shared::artifact::{LaunchCounters, Provenance};
-use shared::counters as c;
-use shared::latency::fit::{fit_of, WavesSource};
-use shared::table::bytes_table;
+use shared::analysis::latency::fit::{fit_of, WavesSource};
+use shared::analysis::table::bytes_table;
+use shared::model::artifact::{LaunchCounters, Provenance};
+use shared::model::counters as c;
 
 const GEMMS_FULL: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
 const PROBE_FULL: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_raw.csv");
@@ -50,15 +50,15 @@ const WITH_WAVES: [(&str, &str); 10] = [
 ];
 
 fn launches(text: &str) -> Vec<LaunchCounters> {
-    shared::ncu::read_export(text.as_bytes())
+    shared::read::ncu::read_export(text.as_bytes())
         .expect("export reads")
         .launches
 }
 
 fn import(text: &str) -> shared::Artifact {
-    let export = shared::ncu::read_export(text.as_bytes()).expect("export reads");
-    let (launches, warnings) = shared::ncu::combine(vec![export]);
-    shared::merge::import_launches(launches, warnings, Provenance::default())
+    let export = shared::read::ncu::read_export(text.as_bytes()).expect("export reads");
+    let (launches, warnings) = shared::read::ncu::combine(vec![export]);
+    shared::analysis::merge::import_launches(launches, warnings, Provenance::default())
 }
 
 #[test]

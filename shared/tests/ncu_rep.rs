@@ -1,4 +1,4 @@
-//! Real reports read by `shared::ncu_rep` against their own CSV raw exports: each report
+//! Real reports read by `shared::read::ncu_rep` against their own CSV raw exports: each report
 //! must import to what its `ncu --import --csv --page raw` export imports to. CSV cells are
 //! rounded to their printed digits, so numbers are compared within half a unit of the last
 //! printed digit (in the printed unit), and exactly where the cell is an integer in its
@@ -6,11 +6,11 @@
 
 use std::io::Read;
 
-use shared::artifact::{LaunchCounters, MetricValue, Provenance};
 use shared::error::ReportError;
-use shared::ncu::units::normalize_unit;
-use shared::ncu::{self, ID_COLUMNS};
-use shared::ncu_rep;
+use shared::model::artifact::{LaunchCounters, MetricValue, Provenance};
+use shared::read::ncu::units::normalize_unit;
+use shared::read::ncu::{self, ID_COLUMNS};
+use shared::read::ncu_rep;
 
 const PROBE_REPORT: &[u8] = include_bytes!("../../tests/fixtures/ncu-h200/probe_full.ncu-rep.gz");
 const PROBE_RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_raw.csv");
@@ -118,8 +118,9 @@ fn assert_report_matches_csv(report_gz: &[u8], csv: &str, min_metrics: usize) {
 
     // And the artifacts they import to: same kernels with the same launches.
     let provenance = Provenance::default;
-    let a = shared::merge::import_launches(from_report.launches, Vec::new(), provenance());
-    let b = shared::merge::import_launches(from_csv.launches, Vec::new(), provenance());
+    let a =
+        shared::analysis::merge::import_launches(from_report.launches, Vec::new(), provenance());
+    let b = shared::analysis::merge::import_launches(from_csv.launches, Vec::new(), provenance());
     let kernels = |a: &shared::Artifact| -> Vec<(String, usize)> {
         a.kernels
             .iter()

@@ -3,14 +3,15 @@
 //! Hugging Face GPT-2 in bf16 (`tests/fixtures/ncu-h200-torch/`), each under ncu's own sets.
 //! The independent truth is 2MNK per GEMM and the export's own columns.
 
-use shared::artifact::Provenance;
-use shared::metrics;
-use shared::work::{self, Source, Work};
+use shared::analysis::metrics;
+use shared::analysis::work::{self, Source};
+use shared::model::artifact::Provenance;
+use shared::model::work_kind::Work;
 
 fn import(text: &str) -> shared::Artifact {
-    let export = shared::ncu::read_export(text.as_bytes()).expect("export reads");
-    let (launches, warnings) = shared::ncu::combine(vec![export]);
-    shared::merge::import_launches(launches, warnings, Provenance::default())
+    let export = shared::read::ncu::read_export(text.as_bytes()).expect("export reads");
+    let (launches, warnings) = shared::read::ncu::combine(vec![export]);
+    shared::analysis::merge::import_launches(launches, warnings, Provenance::default())
 }
 
 const GEMMS_FULL: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
@@ -88,7 +89,7 @@ fn dram_bytes_from_the_rate_match_the_totals_of_the_same_export() {
         for l in metrics::reference_launches(k) {
             let (direct, s) = metrics::dram_bytes_with_source(l).expect("dram");
             assert_eq!(s, Source::Total);
-            let (rate, s) = work::total(l, shared::counters::DRAM_BYTES).expect("rate");
+            let (rate, s) = work::total(l, shared::model::counters::DRAM_BYTES).expect("rate");
             assert_eq!(s, Source::PerSecond);
             assert!(
                 (rate - direct).abs() <= 1e-4 * direct + 64.0,

@@ -14,7 +14,7 @@ export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 R=$PWD; C=$R/target/release/capture; W=/tmp/w4; mkdir -p $W/diff $W/bert $W/train $W/query; cd $W
 B=$R/tests/fixtures/ncu-h200-bert
-wall() { local name=$1; shift; local t0=$(date +%s.%N); "$@"; local rc=$?; local t1=$(date +%s.%N); echo "$name rc=$rc wall_s=$(echo "$t1 - $t0" | bc)" >> $OUT/walls.txt; }
+wall() { local name=$1; shift; local t0=$(date +%s.%N); "$@"; local rc=$?; local t1=$(date +%s.%N); echo "$name rc=$rc wall_s=$(awk "BEGIN{print $t1 - $t0}")" >> $OUT/walls.txt; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >> $OUT/walls.txt
 part_a() {
 # diff fixtures

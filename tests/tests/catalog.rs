@@ -1,7 +1,7 @@
 //! The architecture invariants that a read of the sources can check, checked:
 //!
 //! - no counter name is spelled in `capture/src` or `viewer/src`: they name counters through
-//!   the catalog, `shared::counters`;
+//!   the catalog, `shared::model::counters`;
 //! - `shared/src` reads counters only through the catalog: outside `counters.rs` and
 //!   `#[cfg(test)]` code, no string holds a counter name (`metrics.rs` and `figures.rs`,
 //!   which read the counters, included);
@@ -399,7 +399,7 @@ fn capture_and_the_viewer_spell_no_counter_name() {
     let found = counter_literals(&files, false);
     assert!(
         found.is_empty(),
-        "counter names spelled outside shared::counters (use its constants):\n{}",
+        "counter names spelled outside shared::model::counters (use its constants):\n{}",
         found.join("\n")
     );
 }
@@ -410,14 +410,18 @@ fn shared_reads_counters_only_through_the_catalog() {
     // and the tests spells one.
     let files: Vec<PathBuf> = rust_files("shared/src")
         .into_iter()
-        .filter(|p| !p.ends_with("shared/src/counters.rs"))
+        .filter(|p| !p.ends_with("shared/src/model/counters.rs"))
         .collect();
-    assert!(files.iter().any(|p| p.ends_with("shared/src/metrics.rs")));
-    assert!(files.iter().any(|p| p.ends_with("shared/src/figures.rs")));
+    assert!(files
+        .iter()
+        .any(|p| p.ends_with("shared/src/analysis/metrics.rs")));
+    assert!(files
+        .iter()
+        .any(|p| p.ends_with("shared/src/analysis/figures.rs")));
     let found = counter_literals(&files, true);
     assert!(
         found.is_empty(),
-        "counter names spelled in shared outside shared::counters and tests:\n{}",
+        "counter names spelled in shared outside shared::model::counters and tests:\n{}",
         found.join("\n")
     );
 }
@@ -565,9 +569,9 @@ fn std_paths_expand_use_groups() {
 
 #[test]
 fn a_test_module_in_its_own_file_is_found() {
-    let mod_rs = root().join("shared/src/ncu/mod.rs");
+    let mod_rs = root().join("shared/src/read/ncu/mod.rs");
     let files = test_module_files(&mod_rs, &lex(&read(&mod_rs)).code);
-    assert_eq!(files, [root().join("shared/src/ncu/tests.rs")]);
+    assert_eq!(files, [root().join("shared/src/read/ncu/tests.rs")]);
 }
 
 #[test]

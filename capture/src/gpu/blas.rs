@@ -15,8 +15,8 @@ use anyhow::{Context, Result};
 use cudarc::cublaslt::result as lt;
 use cudarc::cublaslt::sys;
 use cudarc::driver::DevicePtr;
-use shared::artifact::{DeviceInfo, TensorCeiling, Timing};
-use shared::work::Work;
+use shared::model::artifact::{DeviceInfo, TensorCeiling, Timing};
+use shared::model::work_kind::Work;
 
 use super::runner::{DevBuf, Gpu};
 use super::tensor::{Format, GemmSpec, GEMMS};

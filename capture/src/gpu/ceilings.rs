@@ -4,13 +4,13 @@
 //! the ceiling kernels' medians into the artifact's [`MeasuredCeilings`].
 //!
 //! `mod.rs` measures every kernel and calls [`fma`] or [`copy`] for those two roles; every
-//! formula here (rate, held clock, ridge) is `shared::roofline`'s.
+//! formula here (rate, held clock, ridge) is `shared::model::roofline`'s.
 
 use anyhow::{Context, Result};
-use shared::artifact::{
+use shared::model::artifact::{
     CeilingMeasurement, Check, DeviceInfo, KernelRecord, MeasuredCeilings, Timing,
 };
-use shared::roofline::{giga_per_s, held_clock_mhz, ridge};
+use shared::model::roofline::{giga_per_s, held_clock_mhz, ridge};
 
 use super::runner::{DevBuf, Gpu};
 use super::suite::{self, CeilingKind, KernelDef, Plan, Role, Sizes};
@@ -243,10 +243,10 @@ mod tests {
         let records: Vec<KernelRecord> = defs
             .iter()
             .map(|d| KernelRecord {
-                asked: Some(shared::artifact::AskedWork {
+                asked: Some(shared::model::artifact::AskedWork {
                     bytes: 4e9,
                     flops: 6e10,
-                    precision: shared::artifact::Precision::Fp32,
+                    precision: shared::model::artifact::Precision::Fp32,
                     formula: String::new(),
                 }),
                 timing: Some(t(1.0)),

@@ -3,7 +3,7 @@
 //! into an artifact [`Check`] with a one-line detail. The references themselves live next to
 //! each kernel in `suite.rs`.
 
-use shared::artifact::Check;
+use shared::model::artifact::Check;
 
 use super::data::par_ranges;
 #[cfg(test)]

@@ -1,11 +1,14 @@
 //! The console text of the GPU commands: a device in a few lines, one line per measured
 //! ceiling and per timed kernel, the sizes warning, and the summary table. Pure functions
 //! from results to text (apart from [`print_summary`]); [`super::progress`] prints them on
-//! stderr. Percentages and peaks come from `shared::roofline`.
+//! stderr. Percentages and peaks come from `shared::model::roofline`.
 
-use shared::artifact::{Artifact, Check, DeviceInfo, MeasuredCeilings, TensorCeiling, Timing};
-use shared::roofline::{fp32_peak_gflop_per_s, percent_of};
-use shared::work::{device_peak, Work};
+use shared::analysis::work::device_peak;
+use shared::model::artifact::{
+    Artifact, Check, DeviceInfo, MeasuredCeilings, TensorCeiling, Timing,
+};
+use shared::model::roofline::{fp32_peak_gflop_per_s, percent_of};
+use shared::model::work_kind::Work;
 
 use super::suite::Sizes;
 
@@ -30,7 +33,7 @@ pub fn describe_device(d: &DeviceInfo) -> String {
 }
 
 /// The theoretical dense peak of every kind of work the peak table knows for this device
-/// (`shared::work::device_peak`: per clock per SM from the whitepapers x SMs x SM clock),
+/// (`shared::analysis::work::device_peak`: per clock per SM from the whitepapers x SMs x SM clock),
 /// one line each; a line saying so when it knows none.
 pub fn peak_lines(d: &DeviceInfo) -> Vec<String> {
     let lines: Vec<String> = Work::ALL
@@ -217,7 +220,7 @@ mod tests {
             l2_bytes: None,
             total_mem_bytes: None,
             pci_bus_id: None,
-            peaks: shared::artifact::TheoreticalPeaks {
+            peaks: shared::model::artifact::TheoreticalPeaks {
                 fp32_lanes_per_sm: Some(128),
                 fp32_gflop_per_s: Some(66900.0),
                 dram_gbyte_per_s: Some(4800.0),
@@ -253,7 +256,10 @@ mod tests {
         let h200 = DeviceInfo {
             index: Some(0),
             name: "NVIDIA H200".into(),
-            compute_capability: Some(shared::artifact::ComputeCapability { major: 9, minor: 0 }),
+            compute_capability: Some(shared::model::artifact::ComputeCapability {
+                major: 9,
+                minor: 0,
+            }),
             sm_count: Some(132),
             sm_clock_khz: Some(1_980_000),
             mem_clock_khz: None,
@@ -285,7 +291,10 @@ mod tests {
         let text = describe_device(&h200);
         assert!(text.contains("\n  theoretical tensor BF16"), "{text}");
         let unknown = DeviceInfo {
-            compute_capability: Some(shared::artifact::ComputeCapability { major: 6, minor: 1 }),
+            compute_capability: Some(shared::model::artifact::ComputeCapability {
+                major: 6,
+                minor: 1,
+            }),
             ..h200
         };
         assert_eq!(

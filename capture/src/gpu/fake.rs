@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use shared::artifact::{Artifact, KernelRecord, Origin, Provenance};
+use shared::model::artifact::{Artifact, KernelRecord, Origin, Provenance};
 
 use super::ncu::{Collection, ProfileOutput, ProfileRequest, Profiler};
 

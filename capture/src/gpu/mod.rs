@@ -34,7 +34,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use shared::artifact::{
+use shared::model::artifact::{
     Artifact, CacheControl, DeviceInfo, Distributed, KernelRecord, Origin, Provenance,
 };
 
@@ -843,7 +843,7 @@ mod tests {
             read(0).unwrap_or_else(|e| panic!("{e:#}")),
             read(1).unwrap_or_else(|e| panic!("{e:#}")),
         );
-        let jobs = shared::multi::ranks::jobs(&[&a0, &a1]);
+        let jobs = shared::analysis::multi::ranks::jobs(&[&a0, &a1]);
         assert_eq!(jobs.len(), 1);
         assert_eq!(jobs[0].missing, Vec::<u32>::new());
     }

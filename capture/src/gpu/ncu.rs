@@ -16,8 +16,8 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use shared::artifact::{CacheControl, LaunchCounters};
-use shared::counters::{self, Counter};
+use shared::model::artifact::{CacheControl, LaunchCounters};
+use shared::model::counters::{self, Counter};
 
 use crate::exit::{Code, Fault};
 
@@ -797,9 +797,9 @@ mod tests {
         for c in counters::TENSOR.iter().chain(counters::STALLS) {
             assert!(arg.split(',').any(|n| n == c.name), "{}", c.name);
         }
-        let number = |v: f64| shared::artifact::Metric {
+        let number = |v: f64| shared::model::artifact::Metric {
             unit: String::new(),
-            value: shared::artifact::MetricValue::Number(v),
+            value: shared::model::artifact::MetricValue::Number(v),
         };
         let mut l = LaunchCounters::default();
         for m in METRICS {
@@ -837,9 +837,9 @@ mod tests {
         for m in METRICS.iter().skip(1) {
             l.metrics.insert(
                 m.name.to_string(),
-                shared::artifact::Metric {
+                shared::model::artifact::Metric {
                     unit: String::new(),
-                    value: shared::artifact::MetricValue::Number(1.0),
+                    value: shared::model::artifact::MetricValue::Number(1.0),
                 },
             );
         }

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use shared::artifact::{Artifact, CacheControl, LaunchCounters, Provenance};
+use shared::model::artifact::{Artifact, CacheControl, LaunchCounters, Provenance};
 
 use crate::exit::{Code, Fault};
 use crate::files;
@@ -125,7 +125,7 @@ pub fn collect(
         files::read_export(&out.raw_csv)?,
         files::read_export(&out.details_csv)?,
     ];
-    let (launches, reader_warnings) = shared::ncu::combine(exports);
+    let (launches, reader_warnings) = shared::read::ncu::combine(exports);
     let mut warnings = Vec::new();
     let missing = ncu::missing_metrics(&launches);
     if !missing.is_empty() {
@@ -182,7 +182,7 @@ pub fn attach(
         let mut c = collect(profiler, cache, target, work_dir, stem)?;
         artifact.warnings.append(&mut c.warnings);
         let launches = std::mem::take(&mut c.launches);
-        shared::merge::attach_counters(artifact, launches, cache)
+        shared::analysis::merge::attach_counters(artifact, launches, cache)
             .map_err(|e| Fault::new(Code::MissingKernel, e.to_string()))?;
         record(&mut artifact.provenance, &mut c);
     }
@@ -205,8 +205,11 @@ pub fn import(
         let launches = std::mem::take(&mut c.launches);
         let a = match artifact.as_mut() {
             None => {
-                let mut a =
-                    shared::merge::import_launches(launches, Vec::new(), provenance.clone());
+                let mut a = shared::analysis::merge::import_launches(
+                    launches,
+                    Vec::new(),
+                    provenance.clone(),
+                );
                 for k in &mut a.kernels {
                     if c.cache == CacheControl::Warm {
                         k.warm = k.cold.take();
@@ -220,7 +223,7 @@ pub fn import(
             }
             Some(a) => {
                 a.warnings.append(&mut c.warnings);
-                if let Err(e) = shared::merge::attach_counters(a, launches, c.cache) {
+                if let Err(e) = shared::analysis::merge::attach_counters(a, launches, c.cache) {
                     a.warnings.push(format!(
                         "{} counters not attached: {e}",
                         cache_name(c.cache)
@@ -240,7 +243,7 @@ pub fn import(
 mod tests {
     use super::super::fake::{self, timings};
     use super::*;
-    use shared::counters;
+    use shared::model::counters;
 
     #[test]
     fn run_merge_path_attaches_replayed_counters_for_each_cache() {

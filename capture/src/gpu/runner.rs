@@ -15,7 +15,7 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use cudarc::nvrtc::{self, CompileError, CompileOptions, Ptx};
-use shared::artifact::{ComputeCapability, DeviceInfo, Timing};
+use shared::model::artifact::{ComputeCapability, DeviceInfo, Timing};
 
 use super::data::{HostBits, HostData, Outputs, POISON_BITS};
 use super::suite::{Arg, BufferSpec, DeviceFacts, Elem, Fill, Plan, SOURCES, SUITE};
@@ -123,9 +123,9 @@ pub fn describe(ordinal: u32) -> Result<(DeviceInfo, DeviceFacts)> {
         major: major as u32,
         minor: minor as u32,
     });
-    let lanes = cc.and_then(|c| shared::roofline::fp32_lanes_per_sm(c.major, c.minor));
+    let lanes = cc.and_then(|c| shared::model::roofline::fp32_lanes_per_sm(c.major, c.minor));
     let sm_count = positive(sms).map(|v| v as u32);
-    let peaks = shared::roofline::theoretical_peaks(
+    let peaks = shared::model::roofline::theoretical_peaks(
         sm_count,
         positive(sm_clock),
         positive(mem_clock),
@@ -297,7 +297,7 @@ pub struct Gpu {
     fill_blocks: u32,
 }
 
-fn config(shape: &shared::artifact::LaunchShape) -> LaunchConfig {
+fn config(shape: &shared::model::artifact::LaunchShape) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (shape.grid[0], shape.grid[1], shape.grid[2]),
         block_dim: (shape.block[0], shape.block[1], shape.block[2]),

@@ -1,14 +1,14 @@
 //! Summary statistics of event-timed repetitions (rates from them are
-//! `shared::roofline::giga_per_s`, the median `shared::multi::median`).
+//! `shared::model::roofline::giga_per_s`, the median `shared::analysis::multi::median`).
 
-use shared::artifact::Timing;
+use shared::model::artifact::Timing;
 
 /// Min, median and max of `samples_ms` (launch order kept in the result); `None` when empty.
 pub fn timing(warmups: u32, samples_ms: Vec<f64>) -> Option<Timing> {
     let mut sorted = samples_ms.clone();
     sorted.sort_by(f64::total_cmp);
     let (first, last) = (*sorted.first()?, *sorted.last()?);
-    let median = shared::multi::median(&sorted)?;
+    let median = shared::analysis::multi::median(&sorted)?;
     Some(Timing {
         warmups,
         min_ms: first,

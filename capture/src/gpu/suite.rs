@@ -9,7 +9,7 @@
 //! (512 as in the seeds), the tensor-core matmul is 2048^3 (large enough to keep the tensor
 //! cores busy, with no partial tile), the L2 copy works on buffers a quarter of the L2.
 
-use shared::artifact::{AskedWork, Check, LaunchShape, Precision};
+use shared::model::artifact::{AskedWork, Check, LaunchShape, Precision};
 
 use super::checks::{self, Coverage};
 use super::data::{hash_value, Outputs};

@@ -6,9 +6,12 @@
 //! [`super::blas`] runs the GEMMs through cuBLASLt; the suite's own tensor-core kernel
 //! (`kernels/tensor.cu`) shares the bf16 inputs and the reference ([`dot`]).
 
-use shared::artifact::{Check, ComputeCapability, DeviceInfo, MeasuredCeilings, TensorCeiling};
-use shared::roofline::giga_per_s;
-use shared::work::{device_peak, Work};
+use shared::analysis::work::device_peak;
+use shared::model::artifact::{
+    Check, ComputeCapability, DeviceInfo, MeasuredCeilings, TensorCeiling,
+};
+use shared::model::roofline::giga_per_s;
+use shared::model::work_kind::Work;
 
 use super::checks::{self, Coverage};
 use super::data::{hash_bits, unit_of, HostBits};
@@ -400,7 +403,7 @@ impl GemmSpec {
         &self,
         device: &DeviceInfo,
         means: String,
-        timing: shared::artifact::Timing,
+        timing: shared::model::artifact::Timing,
         check: Check,
     ) -> TensorCeiling {
         let measured = giga_per_s(self.ops(), timing.median_ms);

@@ -20,7 +20,7 @@ pub struct MemoryFlows {
     /// Sectors L1/TEX moved for those requests.
     pub l1_sectors: Option<f64>,
     /// Sectors per request, global loads and stores together
-    /// ([`crate::metrics::sectors_per_request`]).
+    /// ([`crate::analysis::metrics::sectors_per_request`]).
     pub sectors_per_request: Option<f64>,
     /// Bytes L1/TEX moved for global memory.
     pub l1_bytes: Option<f64>,
@@ -40,7 +40,7 @@ pub struct MemoryFlows {
     pub dram_read_bytes: Option<f64>,
     /// Bytes written to DRAM.
     pub dram_write_bytes: Option<f64>,
-    /// DRAM bytes read plus written ([`crate::metrics::dram_bytes`], summed over launches).
+    /// DRAM bytes read plus written ([`crate::analysis::metrics::dram_bytes`], summed over launches).
     pub dram_bytes: Option<f64>,
 }
 
@@ -330,7 +330,7 @@ mod tests {
             kernel_label: "naive".into(),
             global_requests: Some(8_388_608.0),
             l1_sectors: Some(16_777_077.0),
-            sectors_per_request: crate::roofline::ratio(16_777_077.0, 8_388_608.0),
+            sectors_per_request: crate::model::roofline::ratio(16_777_077.0, 8_388_608.0),
             l1_hit_pct: Some(87.58),
             l2_hit_pct: Some(97.93),
             dram_read_bytes: Some(4_741_440.0),
@@ -344,7 +344,7 @@ mod tests {
             kernel_label: "tiled".into(),
             global_requests: Some(524_288.0),
             l1_sectors: Some(2_083_878.0),
-            sectors_per_request: crate::roofline::ratio(2_083_878.0, 524_288.0),
+            sectors_per_request: crate::model::roofline::ratio(2_083_878.0, 524_288.0),
             l1_hit_pct: Some(5.13),
             l2_hit_pct: Some(97.05),
             dram_read_bytes: Some(4_641_024.0),

@@ -3,7 +3,7 @@
 //!
 //! Architecture invariant: charts take plain numbers (see [`roofline::RooflineChart`],
 //! [`memory::MemoryChart`] and [`stalls::StallChart`]); they do not read artifacts or counters. The viewer's state
-//! layer turns an artifact into those numbers with [`crate::metrics`], so a chart can never
+//! layer turns an artifact into those numbers with [`crate::analysis::metrics`], so a chart can never
 //! compute a figure differently from the tables.
 
 pub mod hits;

@@ -62,7 +62,7 @@ impl Roof {
         let unbounded = f64::INFINITY;
         match (self.gbyte_per_s, self.gflop_per_s) {
             (None, None) => None,
-            (bw, peak) => Some(crate::roofline::attainable_gflop_per_s(
+            (bw, peak) => Some(crate::model::roofline::attainable_gflop_per_s(
                 flop_per_byte,
                 peak.unwrap_or(unbounded),
                 bw.unwrap_or(unbounded),
@@ -72,7 +72,7 @@ impl Roof {
 
     /// Ridge point (FLOP per byte) where the slope meets the ceiling, when both exist.
     pub fn ridge_flop_per_byte(&self) -> Option<f64> {
-        crate::roofline::ridge(self.gflop_per_s, self.gbyte_per_s)
+        crate::model::roofline::ridge(self.gflop_per_s, self.gbyte_per_s)
     }
 }
 

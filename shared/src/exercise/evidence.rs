@@ -5,11 +5,11 @@
 //! caches capture lowers it (L1 and L2 hits, a working set that fits in L2). Each
 //! [`Finding`] is one of these, with the kernel's numbers, and says which way it pushes.
 
-use crate::artifact::{DeviceInfo, KernelRecord, LaunchCounters};
-use crate::counters as c;
-use crate::figures::KernelFigures;
-use crate::metrics::{self, SECTOR_BYTES};
-use crate::roofline::ratio;
+use crate::analysis::figures::KernelFigures;
+use crate::analysis::metrics::{self, SECTOR_BYTES};
+use crate::model::artifact::{DeviceInfo, KernelRecord, LaunchCounters};
+use crate::model::counters as c;
+use crate::model::roofline::ratio;
 use crate::text::format::{fmt_si, sig3};
 
 use super::direction::{Direction, NEAR_HIGH, NEAR_LOW};

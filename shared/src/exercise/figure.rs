@@ -1,19 +1,19 @@
 //! The figures an exercise quotes: one name per report row or derived figure, with the label
-//! the report gives it, the counters it is read from (through [`crate::counters`]) and its
-//! value for one kernel of an artifact, taken from [`crate::figures::KernelFigures`] and
-//! [`crate::table::TableRow`], never worked again here.
+//! the report gives it, the counters it is read from (through [`crate::model::counters`]) and its
+//! value for one kernel of an artifact, taken from [`crate::analysis::figures::KernelFigures`] and
+//! [`crate::analysis::table::TableRow`], never worked again here.
 //!
 //! The question file names figures by their snake-case name (`memory_pct`), so a question
 //! can say which row settles it and the viewer can show that row's value from the sample.
 
 use serde::{Deserialize, Deserializer};
 
-use crate::artifact::{Artifact, KernelRecord};
-use crate::ceilings::compute_ceilings;
-use crate::counters::{self as c, Counter};
-use crate::figures::{roof_under, KernelFigures};
-use crate::metrics;
-use crate::roofline;
+use crate::analysis::ceilings::compute_ceilings;
+use crate::analysis::figures::{roof_under, KernelFigures};
+use crate::analysis::metrics;
+use crate::model::artifact::{Artifact, KernelRecord};
+use crate::model::counters::{self as c, Counter};
+use crate::model::roofline;
 use crate::text::format::{fmt_si, sig3};
 
 /// A figure of a kernel (or of its run) that a question or a mystery card shows.
@@ -493,7 +493,7 @@ pub fn find_kernel(figures: &[KernelFigures], name: &str) -> Option<usize> {
 /// The asked bytes' element width, bytes (4 for FP32), from the hand count's kind of work;
 /// `None` for a type narrower than a byte.
 pub fn element_bytes(kernel: Option<&KernelRecord>) -> Option<f64> {
-    use crate::work::Work;
+    use crate::model::work_kind::Work;
     kernel
         .and_then(|k| k.asked.as_ref())
         .and_then(|a| match a.precision {

@@ -6,7 +6,7 @@
 //! - [`quiz`]: report-reading questions about the bundled samples, with the rows that
 //!   settle them.
 //! - [`mystery`]: kernels behind labels until a diagnosis is committed.
-//! - [`figure`]: the report rows they quote, read from [`crate::figures`].
+//! - [`figure`]: the report rows they quote, read from [`crate::analysis::figures`].
 //! - [`direction`]: where a DRAM/ask falls (above, near or below 1), what a prediction says.
 //!
 //! Like the rest of the crate, nothing here does I/O; the questions are embedded.

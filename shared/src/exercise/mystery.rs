@@ -3,9 +3,9 @@
 //! that would help most; then their names, source file and the verdict the counters give,
 //! with the change those counters point to.
 
-use crate::artifact::{Artifact, KernelRecord};
-use crate::figures::KernelFigures;
-use crate::metrics::VerdictKind;
+use crate::analysis::figures::KernelFigures;
+use crate::analysis::metrics::VerdictKind;
+use crate::model::artifact::{Artifact, KernelRecord};
 
 use super::evidence::{Evidence, WASTE_RATIO};
 use super::figure::Figure;
@@ -204,7 +204,7 @@ pub fn answer(artifact: &Artifact, fig: &KernelFigures) -> Option<Answer> {
     let waste = e
         .l1_global_bytes()
         .zip(e.ask_bytes)
-        .and_then(|(l, a)| crate::roofline::ratio(l, a))
+        .and_then(|(l, a)| crate::model::roofline::ratio(l, a))
         .filter(|r| *r > WASTE_RATIO);
     let waste_by_geometry = match (e.load_sectors_per_request, e.ideal_sectors_per_request) {
         (Some(s), Some(i)) => s > 2.0 * i,

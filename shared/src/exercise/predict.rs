@@ -4,9 +4,9 @@
 //! predictions against the artifact and explains every miss from the kernel's counters
 //! ([`super::evidence`]). What "near 1" means is in [`super::direction`].
 
-use crate::artifact::Artifact;
-use crate::figures::KernelFigures;
-use crate::metrics::VerdictKind;
+use crate::analysis::figures::KernelFigures;
+use crate::analysis::metrics::VerdictKind;
+use crate::model::artifact::Artifact;
 
 use super::evidence::{explain, Evidence, Explanation};
 

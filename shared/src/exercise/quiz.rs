@@ -11,8 +11,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::artifact::Artifact;
-use crate::figures::KernelFigures;
+use crate::analysis::figures::KernelFigures;
+use crate::model::artifact::Artifact;
 
 use super::figure::{find_kernel, Figure, FigureValue};
 

@@ -808,13 +808,18 @@ async fn a_bf16_workload_ranks_its_kernels_and_draws_its_tensor_matmul() -> Resu
 }
 
 /// The bytes table of a raw export, as `capture import` then `capture table` would give it.
-fn table_of_export(path: &std::path::Path) -> Result<shared::table::BytesTable, BoxError> {
+fn table_of_export(
+    path: &std::path::Path,
+) -> Result<shared::analysis::table::BytesTable, BoxError> {
     let text = std::fs::read_to_string(path)?;
-    let export = shared::ncu::read_export(text.as_bytes())?;
-    let (launches, warnings) = shared::ncu::combine(vec![export]);
-    let artifact =
-        shared::merge::import_launches(launches, warnings, shared::artifact::Provenance::default());
-    Ok(shared::table::bytes_table(&artifact))
+    let export = shared::read::ncu::read_export(text.as_bytes())?;
+    let (launches, warnings) = shared::read::ncu::combine(vec![export]);
+    let artifact = shared::analysis::merge::import_launches(
+        launches,
+        warnings,
+        shared::model::artifact::Provenance::default(),
+    );
+    Ok(shared::analysis::table::bytes_table(&artifact))
 }
 
 /// Latency-bound, explained: the six GEMMs' `--set full` export (warp-state counters) shows
@@ -1409,8 +1414,8 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
         b.wait_js("return document.querySelectorAll('section.mystery').length >= 3", WAIT)
             .await?;
         let artifact = Artifact::from_json(&std::fs::read_to_string(&sample)?)?;
-        let table = shared::table::bytes_table(&artifact);
-        let figures = shared::figures::KernelFigures::all(&artifact, &table);
+        let table = shared::analysis::table::bytes_table(&artifact);
+        let figures = shared::analysis::figures::KernelFigures::all(&artifact, &table);
         let picked = shared::exercise::mystery::pick(&figures);
         let text = b.client.execute(PAGE_TEXT, Vec::new()).await?;
         let text = text.as_str().unwrap_or("");

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 use shared::chart::MemoryChart;
-use shared::work::Work;
+use shared::model::work_kind::Work;
 
 use super::multi::RanksAndDevices;
 use super::roofline::PrecisionSelect;

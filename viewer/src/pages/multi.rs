@@ -1,10 +1,10 @@
 //! Sections for several runs read as one, shown on the overview and the compare page: the
 //! devices of one host side by side with the slow ones flagged, and the ranks of a job
 //! compared (each rank's kernel ranking, the slowest rank of each kernel). The figures come
-//! from `state::multi`, which calls `shared::multi`.
+//! from `state::multi`, which calls `shared::analysis::multi`.
 
 use leptos::prelude::*;
-use shared::multi::devices::{HostDevices, SLOW_PCT};
+use shared::analysis::multi::devices::{HostDevices, SLOW_PCT};
 use shared::text::format::fmt_si;
 
 use crate::ctx::Ctx;

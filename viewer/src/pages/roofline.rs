@@ -1,7 +1,7 @@
 //! The roofline view: precision selector, the chart, and how to read it.
 
 use leptos::prelude::*;
-use shared::work::Work;
+use shared::model::work_kind::Work;
 
 use crate::components::canvas::RooflineCanvas;
 use crate::components::term::Term;

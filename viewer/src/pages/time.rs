@@ -1,6 +1,6 @@
 //! "Where the time goes": the kernels of a run ranked by their share of the summed kernel
 //! time, with the running total, each one's verdict beside its name, the kind of work it
-//! did most of and the roof it sits under (from `shared::figures::ranking`). The first page
+//! did most of and the roof it sits under (from `shared::analysis::figures::ranking`). The first page
 //! an application's artifact opens on: the answer to "what is my program waiting on".
 
 use leptos::prelude::*;
@@ -20,7 +20,7 @@ pub fn TimePage() -> impl IntoView {
         ctx.ws.with(|ws| {
             ws.runs
                 .get(run)
-                .map(|r| shared::figures::ranking(&r.run.artifact, &r.kernels))
+                .map(|r| shared::analysis::figures::ranking(&r.run.artifact, &r.kernels))
                 .unwrap_or_default()
         })
     });

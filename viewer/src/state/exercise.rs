@@ -19,8 +19,8 @@ use shared::text::format::fmt_si;
 
 use super::model::RunView;
 use super::view::{View, ViewState};
-use shared::figures::KernelFigures;
-use shared::metrics::VerdictKind;
+use shared::analysis::figures::KernelFigures;
+use shared::analysis::metrics::VerdictKind;
 
 /// Which exercise the view shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

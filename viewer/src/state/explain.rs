@@ -2,12 +2,12 @@
 //! formula produced it, and the misreading it most often invites. Shown on hover (as the
 //! element's title) and in the side panel when a number is clicked.
 //!
-//! The texts name counters through `shared::counters`, never by a name typed here: each `{}`
+//! The texts name counters through `shared::model::counters`, never by a name typed here: each `{}`
 //! in a text is filled with the next entry of the explanation's `counters`.
 
 use std::borrow::Cow;
 
-use shared::counters::{self as c, Counter};
+use shared::model::counters::{self as c, Counter};
 
 /// A counter named in an explanation's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

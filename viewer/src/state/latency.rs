@@ -1,11 +1,11 @@
 //! What the occupancy page and the compare view show of a kernel's latency: the stall chart
-//! (shares from `shared::latency`, drawn by `shared::chart::stalls`) and the top reasons
+//! (shares from `shared::analysis::latency`, drawn by `shared::chart::stalls`) and the top reasons
 //! with what usually causes each and what usually helps, taken from the explanations
-//! `shared::latency::stalls` holds.
+//! `shared::analysis::latency::stalls` holds.
 
+use shared::analysis::latency::StallReason;
 use shared::chart::stalls::MIN_SHARE;
 use shared::chart::StallChart;
-use shared::latency::StallReason;
 
 use super::kernel::KernelFigures;
 

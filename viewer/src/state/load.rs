@@ -3,15 +3,15 @@
 //! An artifact JSON file is one run. Nsight Compute exports picked together, CSV pages or
 //! binary reports (`.ncu-rep`, told by their magic), are pages of one run (a raw page and a
 //! details page, say) and are read and joined exactly as `capture import` does, through
-//! [`shared::exports`] and [`shared::merge::import_launches`]. Every failure names the file
+//! [`shared::read::exports`] and [`shared::analysis::merge::import_launches`]. Every failure names the file
 //! it came from; the caller keeps whatever was loaded before.
 
 use std::collections::VecDeque;
 use std::io::Read;
 
-use shared::artifact::{Artifact, Origin, Provenance};
 use shared::error::ExportError;
-use shared::ncu::{self, Export};
+use shared::model::artifact::{Artifact, Origin, Provenance};
+use shared::read::ncu::{self, Export};
 
 /// One file handed to the viewer: its name (for messages) and its bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -146,7 +146,7 @@ fn import_read(names: Vec<String>, exports: Vec<Export>) -> Result<Run, LoadErro
         name: names.join(" + "),
         src: None,
         kind: SourceKind::NcuExport,
-        artifact: shared::merge::import_launches(launches, warnings, provenance),
+        artifact: shared::analysis::merge::import_launches(launches, warnings, provenance),
     })
 }
 
@@ -205,7 +205,7 @@ impl Progress {
 /// Whether a file that starts with `first` can be read as its pieces arrive
 /// ([`Loading::stream`]): a CSV export, neither an artifact nor a report.
 pub fn streams(first: &[u8]) -> bool {
-    !looks_like_json(first) && !shared::ncu_rep::is_report(first)
+    !looks_like_json(first) && !shared::read::ncu_rep::is_report(first)
 }
 
 /// A file's bytes as they arrive, piece by piece: the CSV reader reads them as they come
@@ -414,7 +414,7 @@ impl Loading {
         }
         match self.current.take() {
             Some(Current::Report(name, bytes)) => {
-                let export = shared::ncu_rep::read_export(&bytes).map_err(ExportError::from);
+                let export = shared::read::ncu_rep::read_export(&bytes).map_err(ExportError::from);
                 self.add_export(name, export);
                 return !self.pending.is_empty();
             }
@@ -426,7 +426,7 @@ impl Loading {
             }) => {
                 let result = reading
                     .step(rows)
-                    .map_err(|e| shared::exports::neither(e, &start));
+                    .map_err(|e| shared::read::exports::neither(e, &start));
                 if reading.input().starved {
                     self.starved = Some(name);
                 } else if let Ok(true) = result {
@@ -441,7 +441,7 @@ impl Loading {
                     let export = result.and_then(|_| {
                         reading
                             .finish()
-                            .map_err(|e| shared::exports::neither(e, &start))
+                            .map_err(|e| shared::read::exports::neither(e, &start))
                     });
                     self.add_export(name, export);
                 }
@@ -472,7 +472,7 @@ impl Loading {
                 file: file.name,
                 message: "the file is empty".into(),
             });
-        } else if shared::ncu_rep::is_report(&file.bytes) {
+        } else if shared::read::ncu_rep::is_report(&file.bytes) {
             self.current = Some(Current::Report(file.name, file.bytes));
         } else {
             let total = file.bytes.len() as u64;
@@ -501,7 +501,7 @@ impl Loading {
             }
             Err(e) if ended => self.errors.push(LoadError {
                 file: name,
-                message: shared::exports::neither(e, &start).to_string(),
+                message: shared::read::exports::neither(e, &start).to_string(),
             }),
             // Out of bytes before its header, or no export in what came of it: read whole,
             // it loads, or fails, as a file held whole does.
@@ -857,7 +857,7 @@ mod tests {
         let warnings = &runs[0].artifact.warnings;
         let negative = format!(
             "out_of_range.csv: line 11: {} is negative",
-            shared::counters::GPU_TIME_DURATION.name
+            shared::model::counters::GPU_TIME_DURATION.name
         );
         assert!(
             warnings.iter().any(|w| w.starts_with(&negative)),
@@ -913,7 +913,7 @@ mod tests {
         // times, bytes, FLOPs and verdicts (figures worked from cells the CSV rounds, such
         // as waves and stall shares, differ in their last digits; the CLI tests bound them).
         let rows = |run: &Run| {
-            shared::table::bytes_table(&run.artifact)
+            shared::analysis::table::bytes_table(&run.artifact)
                 .kernels
                 .into_iter()
                 .map(|r| {

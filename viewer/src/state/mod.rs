@@ -4,7 +4,7 @@
 //! - [`load`]: files (artifact JSON, ncu CSV) into runs, with errors that name the file.
 //! - [`model`]: the loaded runs with their derived figures; sorting and searching.
 //! - [`multi`]: the devices of a host side by side, the ranks of a job compared.
-//! - [`kernel`]: per-kernel figures worked with `shared::metrics`.
+//! - [`kernel`]: per-kernel figures worked with `shared::analysis::metrics`.
 //! - [`latency`]: the stall chart and the reasons explained beside it.
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
 //! - [`view`]: which view, kernel and precision; the URL query string.

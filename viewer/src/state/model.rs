@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use shared::artifact::MetricValue;
-use shared::table::{bytes_table, BytesTable, TableRow};
-use shared::work::Work;
+use shared::analysis::table::{bytes_table, BytesTable, TableRow};
+use shared::model::artifact::MetricValue;
+use shared::model::work_kind::Work;
 
 use super::kernel::KernelFigures;
 use super::load::Run;
@@ -75,7 +75,7 @@ impl RunView {
 /// Whether an artifact is an application's (imported or profiled by `capture profile`) rather
 /// than the teaching suite's: such a run opens on "where the time goes".
 pub fn is_application(artifact: &shared::Artifact) -> bool {
-    use shared::artifact::Origin;
+    use shared::model::artifact::Origin;
     matches!(
         artifact.provenance.origin,
         Some(Origin::Import) | Some(Origin::Profile)
@@ -445,7 +445,7 @@ mod tests {
         assert!(total >= 1);
         assert!(
             rows.iter()
-                .any(|r| r.name == shared::counters::DRAM_BYTES_READ.name),
+                .any(|r| r.name == shared::model::counters::DRAM_BYTES_READ.name),
             "{rows:?}"
         );
         assert!(rows

@@ -1,10 +1,10 @@
 //! Several runs read as one: the devices of a host side by side (`capture run --device
 //! all`), and the ranks of a distributed job compared (`capture profile -o prof-{rank}.json`
-//! under `torchrun` or `srun`). Every figure comes from `shared::multi`; this module only
+//! under `torchrun` or `srun`). Every figure comes from `shared::analysis::multi`; this module only
 //! hands it the loaded runs, in load order, so a column's `input` is a run index.
 
-use shared::multi::devices::{self, HostDevices};
-use shared::multi::ranks::{self, Job, RankComparison};
+use shared::analysis::multi::devices::{self, HostDevices};
+use shared::analysis::multi::ranks::{self, Job, RankComparison};
 
 use super::model::Workspace;
 
@@ -29,7 +29,7 @@ pub fn rank_jobs(ws: &Workspace) -> Vec<JobView> {
     ranks::jobs(&artifacts)
         .into_iter()
         .map(|job| {
-            let tables: Vec<(u32, &shared::table::BytesTable)> = job
+            let tables: Vec<(u32, &shared::analysis::table::BytesTable)> = job
                 .members
                 .iter()
                 .filter_map(|m| ws.runs.get(m.input).map(|r| (m.rank, &r.table)))
@@ -44,7 +44,7 @@ pub fn rank_jobs(ws: &Workspace) -> Vec<JobView> {
 mod tests {
     use super::*;
     use crate::state::load::{load_batch, InputFile};
-    use shared::artifact::{Distributed, Launcher};
+    use shared::model::artifact::{Distributed, Launcher};
 
     /// The bundled H200 sample as rank `rank` of a two-rank job, its kernel times scaled by
     /// `slow` (a slower GPU), as one JSON file.
@@ -127,6 +127,9 @@ mod tests {
         // With two devices each is the other's only sibling: 10 % below flags GPU 1 only.
         assert_eq!(flagged.len(), 1, "{flagged:?}");
         assert_eq!(hosts[0].columns[flagged[0].0].index, Some(1));
-        assert_eq!(flagged[0].1, shared::multi::devices::Ceiling::Copy);
+        assert_eq!(
+            flagged[0].1,
+            shared::analysis::multi::devices::Ceiling::Copy
+        );
     }
 }

@@ -53,8 +53,8 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
     let c = a.ceilings.clone().unwrap_or_default();
     let ridge_measured = c
         .ridge_flop_per_byte
-        .or_else(|| shared::roofline::ridge(c.fma_gflop_per_s, c.copy_gbyte_per_s));
-    let roofs = shared::ceilings::all_compute_ceilings(a)
+        .or_else(|| shared::model::roofline::ridge(c.fma_gflop_per_s, c.copy_gbyte_per_s));
+    let roofs = shared::analysis::ceilings::all_compute_ceilings(a)
         .into_iter()
         .map(|(w, c)| {
             let rate = |v: Option<f64>| opt(v, |v| fmt_si(v * 1e9, &format!("{}/s", w.unit())));

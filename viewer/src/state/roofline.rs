@@ -2,16 +2,16 @@
 //! theoretical peaks and measured ceilings, and per kernel the asked-for point (hand-counted
 //! bytes) and the DRAM, L2 and L1 points (counted bytes), all at the bytes table's time.
 //!
-//! Every count comes from [`shared::metrics`] via [`super::kernel::KernelFigures`], and the
+//! Every count comes from [`shared::analysis::metrics`] via [`super::kernel::KernelFigures`], and the
 //! time is the bytes table's, so the chart and the tables agree.
 
-use shared::artifact::Artifact;
-use shared::ceilings::compute_ceilings;
+use shared::analysis::ceilings::compute_ceilings;
+use shared::analysis::table::TimeSource;
 use shared::chart::roofline::SeriesLink;
 use shared::chart::{ChartPoint, KernelSeries, Level, Roof, RooflineChart};
-use shared::table::TimeSource;
+use shared::model::artifact::Artifact;
+use shared::model::work_kind::Work;
 use shared::text::format::{fmt_si, sig3};
-use shared::work::Work;
 
 use super::kernel::KernelFigures;
 use super::model::{RunView, Workspace};
@@ -63,12 +63,12 @@ pub struct RooflineModel {
 impl PointInfo {
     /// Operational intensity, FLOP per byte.
     pub fn flop_per_byte(&self) -> f64 {
-        shared::roofline::intensity(self.flops, self.bytes).unwrap_or(f64::NAN)
+        shared::model::roofline::intensity(self.flops, self.bytes).unwrap_or(f64::NAN)
     }
 
     /// GFLOP/s.
     pub fn gflop_per_s(&self) -> f64 {
-        shared::roofline::giga_per_s(self.flops, self.time_ms).unwrap_or(f64::NAN)
+        shared::model::roofline::giga_per_s(self.flops, self.time_ms).unwrap_or(f64::NAN)
     }
 
     /// The tooltip text: name, level, intensity, rate, and the numbers behind them.
@@ -103,7 +103,7 @@ impl PointInfo {
 /// The roofs of an artifact when the chart plots `plotted`: the bandwidth roofs (theoretical
 /// DRAM, measured copy, measured L2) and a compute ceiling for each kind of work plotted
 /// (`kinds`: the kinds present, for [`Plotted::Own`]), theoretical dashed and measured
-/// solid, from [`shared::ceilings::compute_ceilings`]. A kind with no known peak gets no
+/// solid, from [`shared::analysis::ceilings::compute_ceilings`]. A kind with no known peak gets no
 /// ceiling (none is guessed).
 pub fn roofs(artifact: &Artifact, plotted: Plotted, kinds: &[Work]) -> Vec<Roof> {
     let plotted_kinds: Vec<Work> = match plotted {
@@ -111,13 +111,13 @@ pub fn roofs(artifact: &Artifact, plotted: Plotted, kinds: &[Work]) -> Vec<Roof>
         Plotted::Own => kinds.to_vec(),
     };
     let single = plotted_kinds.len() == 1;
-    let ceilings: Vec<(Work, shared::ceilings::ComputeCeilings)> = plotted_kinds
+    let ceilings: Vec<(Work, shared::analysis::ceilings::ComputeCeilings)> = plotted_kinds
         .iter()
         .map(|&w| (w, compute_ceilings(artifact, w)))
         .collect();
     // With one kind, its ceilings join the bandwidth roofs (one line with a knee); with
     // several, each kind gets flat ceilings of its own.
-    let joined = |pick: fn(&shared::ceilings::ComputeCeilings) -> Option<f64>| {
+    let joined = |pick: fn(&shared::analysis::ceilings::ComputeCeilings) -> Option<f64>| {
         ceilings
             .first()
             .filter(|_| single)
@@ -526,7 +526,7 @@ impl RooflineModel {
 mod tests {
     use super::*;
     use crate::state::load::{load_batch, InputFile};
-    use shared::artifact::{AskedWork, Check, Timing};
+    use shared::model::artifact::{AskedWork, Check, Timing};
 
     fn fixture_ws() -> Workspace {
         fixture_named("probe_full_raw.csv")
@@ -586,7 +586,7 @@ mod tests {
             k.asked = Some(AskedWork {
                 bytes: 12.0 * 1024.0,
                 flops: 1024.0,
-                precision: shared::artifact::Precision::Fp32,
+                precision: shared::model::artifact::Precision::Fp32,
                 formula: "3 x n x 4".into(),
             });
             k.timing = Some(Timing {

@@ -52,7 +52,9 @@ pub fn kernel_list(run: &RunView, needle: &str, limit: usize) -> (Vec<Listed>, u
         .filter(|k| needle.is_empty() || k.name.to_lowercase().contains(&needle))
         .collect();
     all.sort_by(|a, b| {
-        let t = |k: &&shared::figures::KernelFigures| k.row.time_share.unwrap_or(f64::NEG_INFINITY);
+        let t = |k: &&shared::analysis::figures::KernelFigures| {
+            k.row.time_share.unwrap_or(f64::NEG_INFINITY)
+        };
         t(b).total_cmp(&t(a))
     });
     let total = all.len();

@@ -5,8 +5,8 @@
 //! its exact value (`data-value`), its hover text and, for a name, the kernel a click
 //! selects.
 
-use shared::artifact::CacheControl;
-use shared::figures::RankRow;
+use shared::analysis::figures::RankRow;
+use shared::model::artifact::CacheControl;
 use shared::text::format::{fmt_si, sig3};
 
 use super::explain::explain;
@@ -208,8 +208,8 @@ pub fn roof_text(r: &RankRow) -> String {
         || "-".to_string(),
         |u| {
             let side = match u.bound {
-                shared::roofline::Bound::Memory => "memory (DRAM)".to_string(),
-                shared::roofline::Bound::Compute => format!("compute ({})", u.kind.label()),
+                shared::model::roofline::Bound::Memory => "memory (DRAM)".to_string(),
+                shared::model::roofline::Bound::Compute => format!("compute ({})", u.kind.label()),
             };
             let of = u
                 .pct_of_roof
@@ -326,7 +326,7 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
 pub fn bytes_header() -> Vec<Head> {
     Column::ALL
         .into_iter()
-        .zip(shared::table::COLUMNS)
+        .zip(shared::analysis::table::COLUMNS)
         .map(|(col, label)| Head {
             label,
             key: "",
@@ -649,7 +649,7 @@ mod tests {
         let sol = sol_row(kr, k, None);
         assert_eq!(sol.cells.get(1).and_then(|c| c.col), Some("verdict"));
         assert_eq!(sol_header().get(1).map(|h| h.label), Some("verdict"));
-        let ranking = shared::figures::ranking(&run.run.artifact, &run.kernels);
+        let ranking = shared::analysis::figures::ranking(&run.run.artifact, &run.kernels);
         let Some(r) = ranking.first() else {
             panic!("no ranking")
         };

@@ -4,7 +4,7 @@
 //! Only runs fetched by path (`src`) can be reopened by a link; files picked from disk stay
 //! in the page and are never sent anywhere.
 
-use shared::work::Work;
+use shared::model::work_kind::Work;
 
 use super::exercise::ExerciseState;
 

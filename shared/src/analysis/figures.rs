@@ -1,0 +1,338 @@
+//! Everything the views show about one kernel of a run, worked once: the bytes-table row
+//! ([`crate::analysis::table`]), the Speed-of-Light totals and verdict, occupancy, hit rates, sectors
+//! per request and memory flows ([`crate::analysis::metrics`]), the stall breakdown and launch fit
+//! ([`crate::analysis::latency`]), and the two ncu time sources.
+//!
+//! The viewer's pages and charts read these figures and compute none of their own, and
+//! every figure comes from the launches [`metrics::reference_launches`] picks (cold, else
+//! warm), exactly as `capture table` does, so the page shows what the CLI prints.
+
+use crate::analysis::ceilings::compute_ceilings;
+use crate::analysis::latency::{self, Latency};
+use crate::analysis::metrics::{self, HitRates, LaunchTotals, Occupancy, SpeedOfLight, Verdict};
+use crate::analysis::table::{BytesTable, TableRow};
+use crate::analysis::work::{self, Source};
+use crate::chart::MemoryFlows;
+use crate::model::artifact::Artifact;
+use crate::model::artifact::{CacheControl, KernelRecord, LaunchCounters, Timing};
+use crate::model::roofline::{self, Bound};
+use crate::model::work_kind::Work;
+
+/// Everything the views show about one kernel of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelFigures {
+    /// Index of the kernel in the artifact.
+    pub index: usize,
+    /// Full name, exactly as the file has it (shown as text, never markup).
+    pub name: String,
+    /// Short name, distinct within the artifact (the bytes table's `short_name`).
+    pub short: String,
+    /// The bytes-table row, from [`crate::analysis::table`].
+    pub row: TableRow,
+    /// Totals over the reference launches, from [`metrics::totals`].
+    pub totals: LaunchTotals,
+    /// Speed-of-Light verdict with its reason.
+    pub verdict: Option<Verdict>,
+    /// Occupancy of the first launch (the launch configuration is the same for all).
+    pub occupancy: Occupancy,
+    /// Stall breakdown, launch fit and, when latency-bound, the reason
+    /// ([`crate::analysis::latency::latency`], as the table's `stalls`, `waves` and `latency_reason`).
+    pub latency: Latency,
+    /// Hit rates, mean over launches.
+    pub hit_rates: HitRates,
+    /// Global sectors per request, loads and stores together, over all launches
+    /// ([`metrics::sectors_per_request`]; the memory chart shows the same figure).
+    pub sectors_per_request: Option<f64>,
+    /// Traffic through the memory hierarchy, summed over launches.
+    pub flows: MemoryFlows,
+    /// Event timings per launch, when the artifact has them.
+    pub event: Option<Timing>,
+    /// ncu duration per launch (mean over the cold launches), ms.
+    pub ncu_cold_ms: Option<f64>,
+    /// ncu duration per launch with warm caches, ms, when captured.
+    pub ncu_warm_ms: Option<f64>,
+    /// Cache control of the counters the figures come from.
+    pub cold_cache: Option<CacheControl>,
+    /// Whether any counter launch exists.
+    pub has_counters: bool,
+    /// Number of raw metrics and section rows across launches, for the metrics view.
+    pub metric_count: usize,
+}
+
+fn launches_of(set: Option<&crate::model::artifact::CounterSet>) -> &[LaunchCounters] {
+    set.map(|c| c.launches.as_slice()).unwrap_or_default()
+}
+
+fn mean_ms(launches: &[LaunchCounters]) -> Option<f64> {
+    metrics::mean_of(launches, metrics::duration_ns).map(|ns| ns / 1e6)
+}
+
+impl KernelFigures {
+    /// The figures of every kernel of `artifact`, whose bytes table is `table`
+    /// ([`crate::analysis::table::bytes_table`], in artifact order): the rows, short names and time
+    /// shares are the table's own.
+    pub fn all(artifact: &Artifact, table: &BytesTable) -> Vec<KernelFigures> {
+        artifact
+            .kernels
+            .iter()
+            .zip(&table.kernels)
+            .enumerate()
+            .map(|(i, (k, row))| KernelFigures::of(i, k, row.clone()))
+            .collect()
+    }
+
+    /// Works out the figures of kernel `index` with its bytes-table row `row`.
+    pub fn of(index: usize, kernel: &KernelRecord, row: TableRow) -> Self {
+        let launches = metrics::reference_launches(kernel);
+        let totals = metrics::totals(launches);
+        let short = row.short_name.clone();
+        let verdict = metrics::verdict(&totals.sol);
+        KernelFigures {
+            index,
+            name: kernel.name.clone(),
+            row,
+            latency: latency::latency(launches, verdict.as_ref().map(|v| v.kind)),
+            verdict,
+            occupancy: launches.first().map(metrics::occupancy).unwrap_or_default(),
+            hit_rates: HitRates {
+                l1_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l1_pct),
+                l2_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l2_pct),
+            },
+            sectors_per_request: metrics::sectors_per_request(launches),
+            flows: metrics::memory_flows(&short, launches),
+            event: kernel.timing.clone(),
+            ncu_cold_ms: mean_ms(launches_of(kernel.cold.as_ref())),
+            ncu_warm_ms: mean_ms(launches_of(kernel.warm.as_ref())),
+            cold_cache: metrics::reference_set(kernel).and_then(|c| c.cache_control),
+            has_counters: !launches.is_empty(),
+            metric_count: launches
+                .iter()
+                .map(|l| l.metrics.len() + l.sections.len())
+                .sum(),
+            short,
+            totals,
+        }
+    }
+
+    /// The Speed-of-Light percentages (duration-weighted over launches).
+    pub fn sol(&self) -> &SpeedOfLight {
+        &self.totals.sol
+    }
+
+    /// The kind of work this kernel did most of (the table's `precision`), else the kind its
+    /// hand count names, else FP32.
+    pub fn main_kind(&self, kernel: Option<&KernelRecord>) -> Work {
+        self.row
+            .precision
+            .as_deref()
+            .and_then(Work::from_key)
+            .or_else(|| {
+                kernel
+                    .and_then(|k| k.asked.as_ref())
+                    .filter(|a| a.flops > 0.0)
+                    .map(|a| a.precision)
+            })
+            .unwrap_or(Work::Fp32)
+    }
+
+    /// The counted work of `kind` over the reference launches, when there is any: FLOPs (OPs
+    /// for integer kinds) and, where the figure is not the export's plain total, why
+    /// (a lower bound, derived from rates, an estimate).
+    pub fn work_of(&self, kind: Work) -> Option<(f64, Option<String>)> {
+        let w = self.totals.work.get(&kind).filter(|w| w.ops > 0.0)?;
+        let note = if !w.missing.is_empty() {
+            Some(format!(
+                "FLOPs are a lower bound: missing {}",
+                w.missing.join(", ")
+            ))
+        } else {
+            match w.source {
+                Source::Total => None,
+                Source::PerSecond => Some(format!(
+                    "{}s derived from a rate x {}",
+                    kind.unit(),
+                    crate::model::counters::GPU_TIME_DURATION
+                )),
+                Source::PerCycle => Some(format!(
+                    "{}s derived from a per-cycle value x SM cycles",
+                    kind.unit()
+                )),
+                Source::Estimate => Some(format!(
+                    "{}s estimated: {} x tensor-pipe instructions (Volta)",
+                    kind.unit(),
+                    work::VOLTA_FLOP_PER_TENSOR_INST
+                )),
+            }
+        };
+        Some((w.ops, note))
+    }
+}
+
+/// The roof a kernel sits under: which side of its kind's ridge its DRAM intensity falls
+/// on, and how close to that roof it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoofUnder {
+    /// The kind of work (the kernel's main kind).
+    pub kind: Work,
+    /// Memory (left of the ridge) or compute (right of it).
+    pub bound: Bound,
+    /// Whether the roof is measured (`capture run`) rather than theoretical.
+    pub measured: bool,
+    /// Attainable G(FL)OP/s at the kernel's DRAM intensity under that roof.
+    pub attainable: f64,
+    /// Achieved G(FL)OP/s as a percentage of `attainable`.
+    pub pct_of_roof: Option<f64>,
+}
+
+/// The roof kernel `fig` sits under in `artifact`: its main kind's compute ceiling (measured,
+/// else theoretical) and the DRAM bandwidth (measured copy, else theoretical), at its DRAM
+/// intensity; `None` without FLOPs, bytes, time or a ceiling.
+pub fn roof_under(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
+    let kind = fig.main_kind(artifact.kernels.get(fig.index));
+    let (flops, _) = fig.work_of(kind)?;
+    let oi = roofline::intensity(flops, fig.row.dram_bytes?)?;
+    let c = compute_ceilings(artifact, kind);
+    let peak = c.measured.or(c.theoretical)?;
+    let measured_bw = artifact.ceilings.as_ref().and_then(|c| c.copy_gbyte_per_s);
+    let bw = measured_bw.or(artifact.device.as_ref()?.peaks.dram_gbyte_per_s)?;
+    let attainable = roofline::attainable_gflop_per_s(oi, peak, bw);
+    let achieved = roofline::giga_per_s(flops, fig.row.time_ms?)?;
+    Some(RoofUnder {
+        kind,
+        bound: roofline::bound(oi, peak, bw),
+        measured: c.measured.is_some() && measured_bw.is_some(),
+        attainable,
+        pct_of_roof: roofline::percent_of(achieved, attainable),
+    })
+}
+
+/// One row of "where the time goes".
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankRow {
+    /// Index of the kernel (into the artifact and the figures).
+    pub index: usize,
+    /// Its share of the summed kernel time (the table's `time_share`).
+    pub share: Option<f64>,
+    /// The shares of this row and every row above it.
+    pub cumulative: Option<f64>,
+    /// The roof it sits under.
+    pub roof: Option<RoofUnder>,
+}
+
+/// The kernels ranked by their share of the summed kernel time, largest first (kernels
+/// without a time last, in artifact order), with the running total of the shares.
+pub fn ranking(artifact: &Artifact, figures: &[KernelFigures]) -> Vec<RankRow> {
+    let mut order: Vec<&KernelFigures> = figures.iter().collect();
+    order.sort_by(|a, b| {
+        let t = |f: &KernelFigures| f.row.time_share.unwrap_or(f64::NEG_INFINITY);
+        t(b).total_cmp(&t(a))
+    });
+    let mut running = 0.0;
+    order
+        .into_iter()
+        .map(|f| {
+            let cumulative = f.row.time_share.map(|s| {
+                running += s;
+                running
+            });
+            RankRow {
+                index: f.index,
+                share: f.row.time_share,
+                cumulative,
+                roof: roof_under(artifact, f),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::artifact::CounterSet;
+    use crate::model::counters as c;
+
+    fn launch(metrics: &[(crate::model::counters::Counter, f64)]) -> LaunchCounters {
+        let named: Vec<(&str, f64)> = metrics.iter().map(|(c, v)| (c.name, *v)).collect();
+        LaunchCounters::from_numbers("k", &named)
+    }
+
+    fn set(cache: CacheControl, launches: Vec<LaunchCounters>) -> CounterSet {
+        CounterSet {
+            cache_control: Some(cache),
+            launches,
+        }
+    }
+
+    #[test]
+    fn a_warm_only_kernel_has_the_figures_the_table_prints() {
+        let l = launch(&[
+            (c::DRAM_BYTES_READ, 4_000_000.0),
+            (c::DRAM_BYTES_WRITE, 2_000_000.0),
+            (c::GPU_TIME_DURATION, 10_000.0),
+            (c::SM_THROUGHPUT_PCT, 12.0),
+            (c::MEMORY_THROUGHPUT_PCT, 80.0),
+            (c::L1_SECTORS_GLOBAL_LD, 400.0),
+            (c::L1_REQUESTS_GLOBAL_LD, 100.0),
+        ]);
+        let mut k = KernelRecord::new("k", "k");
+        k.warm = Some(set(CacheControl::Warm, vec![l]));
+        let f = KernelFigures::of(0, &k, TableRow::of(&k, None));
+        assert!(f.has_counters);
+        assert_eq!(f.totals.dram_bytes, Some(6_000_000.0));
+        assert_eq!(f.totals.dram_bytes, f.row.dram_bytes);
+        assert_eq!(
+            f.verdict.as_ref().map(|v| v.kind.as_str()),
+            f.row.verdict.as_deref()
+        );
+        assert_eq!(f.row.verdict.as_deref(), Some("memory-bound"));
+        assert_eq!(f.sectors_per_request, Some(4.0));
+        assert_eq!(f.flows.dram_bytes, Some(6_000_000.0));
+        assert_eq!(f.cold_cache, Some(CacheControl::Warm));
+        assert_eq!(f.ncu_warm_ms, Some(0.01));
+        assert_eq!(f.ncu_cold_ms, None);
+    }
+
+    #[test]
+    fn kernels_rank_by_time_with_the_roof_they_sit_under() {
+        let text =
+            include_str!("../../../tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv");
+        let export = crate::read::ncu::read_export(text.as_bytes()).expect("export");
+        let (launches, warnings) = crate::read::ncu::combine(vec![export]);
+        let a = crate::analysis::merge::import_launches(launches, warnings, Default::default());
+        let table = crate::analysis::table::bytes_table(&a);
+        let figs = KernelFigures::all(&a, &table);
+        let rows = ranking(&a, &figs);
+        assert_eq!(rows.len(), a.kernels.len());
+        let last = rows.last().and_then(|r| r.cumulative).expect("cumulative");
+        assert!((last - 1.0).abs() < 1e-9, "{last}");
+        assert!(rows.windows(2).all(|w| w[0].share >= w[1].share));
+        let top = &figs[rows[0].index];
+        assert_eq!(top.name, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
+        let roof = rows[0].roof.as_ref().expect("a roof");
+        assert_eq!(roof.kind, Work::TensorBf16);
+        assert_eq!(
+            roof.bound,
+            Bound::Compute,
+            "the 4096^3 matmul is right of the ridge"
+        );
+        assert!(!roof.measured, "an import has only theoretical roofs");
+        let pct = roof.pct_of_roof.expect("pct");
+        assert!(
+            (60.0..100.0).contains(&pct),
+            "{pct} % of the dense BF16 peak"
+        );
+    }
+
+    #[test]
+    fn cold_counters_win_over_warm() {
+        let cold = launch(&[(c::DRAM_BYTES, 100.0)]);
+        let warm = launch(&[(c::DRAM_BYTES, 1.0)]);
+        let mut k = KernelRecord::new("k", "k");
+        k.cold = Some(set(CacheControl::Cold, vec![cold]));
+        k.warm = Some(set(CacheControl::Warm, vec![warm]));
+        let f = KernelFigures::of(0, &k, TableRow::of(&k, None));
+        assert_eq!(f.totals.dram_bytes, Some(100.0));
+        assert_eq!(f.row.dram_bytes, Some(100.0));
+        assert_eq!(f.cold_cache, Some(CacheControl::Cold));
+    }
+}

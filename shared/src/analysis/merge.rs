@@ -1,0 +1,345 @@
+//! Turning ncu launches into artifacts: `import` (any application's export becomes one
+//! kernel record per function name) and `merge` (counters joined to the kernel records of a
+//! timings artifact by function name).
+
+use std::collections::HashMap;
+
+use thiserror::Error;
+
+use crate::analysis::metrics::{self, metric};
+use crate::analysis::work;
+use crate::model::artifact::{
+    Artifact, CacheControl, ComputeCapability, CounterSet, DeviceInfo, KernelRecord,
+    LaunchCounters, Origin, Provenance,
+};
+use crate::model::counters as c;
+use crate::model::roofline;
+use crate::model::work_kind::Work;
+use crate::read::ncu::Warning;
+use crate::text::names::shorten_kernel_name;
+
+/// Why counters could not be merged into a timings artifact.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum MergeError {
+    /// A kernel of the timings has no launch with a DRAM byte metric in the export: the
+    /// profiler never saw that launch, or the export lacks the DRAM counters.
+    #[error(
+        "kernel '{kernel}' (function {function}) has no DRAM byte metric in the {cache} export: \
+         the profiler did not capture that launch, or {}/{} were not collected",
+        c::DRAM_BYTES_READ.name,
+        c::DRAM_BYTES_WRITE.name
+    )]
+    MissingKernel {
+        /// Display name of the kernel.
+        kernel: String,
+        /// CUDA function name searched for.
+        function: String,
+        /// Which export (`cold` or `warm`).
+        cache: String,
+    },
+}
+
+/// Whether an ncu kernel name denotes the function `function`: equal, or a demangled
+/// signature `function(...)`, or a templated `function<...>(...)`.
+pub fn names_function(ncu_name: &str, function: &str) -> bool {
+    match ncu_name.strip_prefix(function) {
+        Some("") => true,
+        Some(rest) => rest.starts_with('(') || rest.starts_with('<'),
+        None => false,
+    }
+}
+
+/// Device attributes as ncu's raw page reports them (`device__attribute_*`), from the first
+/// launch that has a display name.
+pub fn device_from_launches(launches: &[LaunchCounters]) -> Option<DeviceInfo> {
+    let l = launches.iter().find(|l| {
+        l.metrics
+            .get(c::DEVICE_NAME.name)
+            .is_some_and(|m| matches!(m.value, crate::model::artifact::MetricValue::Text(_)))
+    })?;
+    let name = match l.metrics.get(c::DEVICE_NAME.name)?.value {
+        crate::model::artifact::MetricValue::Text(t) => t,
+        _ => return None,
+    };
+    let int = |n: c::Counter| {
+        metric(l, n)
+            .filter(|v| *v >= 0.0 && v.is_finite())
+            .map(|v| v as u64)
+    };
+    let cc = match (int(c::CC_MAJOR), int(c::CC_MINOR)) {
+        (Some(major), Some(minor)) => Some(ComputeCapability {
+            major: major as u32,
+            minor: minor as u32,
+        }),
+        _ => None,
+    };
+    let sm_count = int(c::SM_COUNT).map(|v| v as u32);
+    // ncu prints these clock attributes in kHz, like the CUDA attributes they mirror.
+    let sm_clock_khz = int(c::SM_CLOCK_KHZ);
+    let mem_clock_khz = int(c::MEMORY_CLOCK_KHZ);
+    let bus_width_bits = int(c::BUS_WIDTH_BITS).map(|v| v as u32);
+    let lanes = cc.and_then(|c| roofline::fp32_lanes_per_sm(c.major, c.minor));
+    Some(DeviceInfo {
+        index: l.device,
+        name,
+        compute_capability: cc,
+        sm_count,
+        sm_clock_khz,
+        mem_clock_khz,
+        bus_width_bits,
+        l2_bytes: int(c::L2_CACHE_BYTES),
+        total_mem_bytes: int(c::TOTAL_MEMORY_BYTES),
+        pci_bus_id: None,
+        peaks: roofline::theoretical_peaks(
+            sm_count,
+            sm_clock_khz,
+            mem_clock_khz,
+            bus_width_bits,
+            lanes,
+        ),
+    })
+}
+
+/// Warnings about counters a kernel's figures need but its launches lack.
+fn counter_warnings(kernel: &KernelRecord) -> Vec<String> {
+    let Some(set) = &kernel.cold else {
+        return Vec::new();
+    };
+    // Only the two figures warned about, not all of `metrics::totals`: an import of tens
+    // of thousands of launches spends its build stage here.
+    let name = shorten_kernel_name(&kernel.name, 80);
+    let mut out = Vec::new();
+    if set.launches.is_empty()
+        || set
+            .launches
+            .iter()
+            .any(|l| metrics::dram_bytes(l).is_none())
+    {
+        out.push(format!(
+            "{name}: no DRAM byte counters ({} + {}); no measured-intensity point",
+            c::DRAM_BYTES_READ,
+            c::DRAM_BYTES_WRITE
+        ));
+    }
+    match work::work_over(&set.launches).get(&Work::Fp32) {
+        Some(f) if !f.missing.is_empty() => out.push(format!(
+            "{name}: FP32 FLOP counters not collected: {}; FLOP figures are lower bounds",
+            f.missing.join(", ")
+        )),
+        _ => {}
+    }
+    out
+}
+
+/// An artifact from the launches of one or more exports of any program: one kernel record
+/// per function name, in order of first launch, all launches kept in order.
+pub fn import_launches(
+    launches: Vec<LaunchCounters>,
+    warnings: Vec<Warning>,
+    provenance: Provenance,
+) -> Artifact {
+    let mut artifact = Artifact::new(Provenance {
+        origin: provenance.origin.or(Some(Origin::Import)),
+        ..provenance
+    });
+    artifact.device = device_from_launches(&launches);
+    if artifact.provenance.host.is_none() {
+        artifact.provenance.host = launches.iter().find_map(|l| l.host.clone());
+    }
+    artifact
+        .warnings
+        .extend(warnings.iter().map(|w| w.to_string()));
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for launch in launches {
+        // Looked up first: the name is copied only for a new kernel.
+        let i = match index.get(&launch.function) {
+            Some(&i) => i,
+            None => {
+                artifact.kernels.push(KernelRecord {
+                    cold: Some(CounterSet::of(Vec::new())),
+                    ..KernelRecord::new(launch.function.clone(), launch.function.clone())
+                });
+                index.insert(launch.function.clone(), artifact.kernels.len() - 1);
+                artifact.kernels.len() - 1
+            }
+        };
+        if let Some(set) = artifact.kernels.get_mut(i).and_then(|k| k.cold.as_mut()) {
+            set.launches.push(launch);
+        }
+    }
+    let extra: Vec<String> = artifact.kernels.iter().flat_map(counter_warnings).collect();
+    artifact.warnings.extend(extra);
+    artifact
+}
+
+/// Joins ncu launches to the kernel records of `artifact` by function name, under one cache
+/// state. Every kernel must get at least one launch with DRAM bytes, else
+/// [`MergeError::MissingKernel`] names the first that did not; the artifact is unchanged
+/// then. Launches of functions the artifact does not know become a warning.
+pub fn attach_counters(
+    artifact: &mut Artifact,
+    launches: Vec<LaunchCounters>,
+    cache: CacheControl,
+) -> Result<(), MergeError> {
+    let cache_name = match cache {
+        CacheControl::Cold => "cold",
+        CacheControl::Warm => "warm",
+    };
+    let mut sets: Vec<Vec<LaunchCounters>> = vec![Vec::new(); artifact.kernels.len()];
+    let mut unknown: Vec<String> = Vec::new();
+    for launch in launches {
+        match artifact
+            .kernels
+            .iter()
+            .position(|k| names_function(&launch.function, &k.function))
+        {
+            Some(i) => {
+                if let Some(set) = sets.get_mut(i) {
+                    set.push(launch);
+                }
+            }
+            None => {
+                if !unknown.contains(&launch.function) {
+                    unknown.push(launch.function);
+                }
+            }
+        }
+    }
+    for (kernel, set) in artifact.kernels.iter().zip(&sets) {
+        if !set.iter().any(|l| metrics::dram_bytes(l).is_some()) {
+            return Err(MergeError::MissingKernel {
+                kernel: kernel.name.clone(),
+                function: kernel.function.clone(),
+                cache: cache_name.to_string(),
+            });
+        }
+    }
+    if artifact.device.is_none() {
+        let all: Vec<LaunchCounters> = sets.iter().flatten().take(1).cloned().collect();
+        artifact.device = device_from_launches(&all);
+    }
+    for (kernel, set) in artifact.kernels.iter_mut().zip(sets) {
+        let counters = Some(CounterSet {
+            cache_control: Some(cache),
+            launches: set,
+        });
+        match cache {
+            CacheControl::Cold => kernel.cold = counters,
+            CacheControl::Warm => kernel.warm = counters,
+        }
+    }
+    if !unknown.is_empty() {
+        artifact.warnings.push(format!(
+            "{cache_name} export has launches of functions outside the timings, ignored: {}",
+            unknown.join(", ")
+        ));
+    }
+    if cache == CacheControl::Cold {
+        let extra: Vec<String> = artifact.kernels.iter().flat_map(counter_warnings).collect();
+        artifact.warnings.extend(extra);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::artifact::{Metric, MetricValue};
+
+    fn launch(id: u64, function: &str, dram: Option<f64>) -> LaunchCounters {
+        let mut l = LaunchCounters {
+            id,
+            function: function.into(),
+            ..Default::default()
+        };
+        if let Some(d) = dram {
+            l.metrics.insert(
+                "dram__bytes.sum".into(),
+                Metric {
+                    unit: "byte".into(),
+                    value: MetricValue::Number(d),
+                },
+            );
+        }
+        l
+    }
+
+    fn record(name: &str, function: &str) -> KernelRecord {
+        KernelRecord::new(name, function)
+    }
+
+    #[test]
+    fn function_names_match_plain_demangled_and_templated() {
+        assert!(names_function("vec_add", "vec_add"));
+        assert!(names_function("vec_add(const float *, int)", "vec_add"));
+        assert!(names_function("vec_add<float>(float *)", "vec_add"));
+        assert!(!names_function("vec_add_strided", "vec_add"));
+        assert!(!names_function("vec", "vec_add"));
+    }
+
+    #[test]
+    fn import_groups_launches_by_function_in_first_seen_order() {
+        let a = import_launches(
+            vec![
+                launch(0, "b", Some(1.0)),
+                launch(1, "a", Some(2.0)),
+                launch(2, "b", Some(3.0)),
+            ],
+            Vec::new(),
+            Provenance::default(),
+        );
+        let names: Vec<&str> = a.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["b", "a"]);
+        let ids: Vec<u64> = a.kernels[0]
+            .cold
+            .as_ref()
+            .map(|c| c.launches.iter().map(|l| l.id).collect())
+            .unwrap_or_default();
+        assert_eq!(ids, [0, 2]);
+        assert_eq!(a.provenance.origin, Some(Origin::Import));
+    }
+
+    #[test]
+    fn merge_names_the_kernel_without_dram_bytes_and_leaves_artifact_alone() {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(record("copy", "copy_f4"));
+        a.kernels.push(record("vector add", "vec_add"));
+        let before = a.clone();
+        let err = attach_counters(
+            &mut a,
+            vec![launch(0, "copy_f4", Some(8.0)), launch(1, "vec_add", None)],
+            CacheControl::Cold,
+        )
+        .expect_err("vec_add has no DRAM bytes");
+        assert!(err.to_string().contains("'vector add'"), "{err}");
+        assert_eq!(a, before);
+    }
+
+    #[test]
+    fn merge_attaches_cold_and_warm_and_warns_about_strangers() {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(record("copy", "copy_f4"));
+        attach_counters(
+            &mut a,
+            vec![
+                launch(0, "copy_f4", Some(8.0)),
+                launch(1, "memset_kernel", Some(1.0)),
+            ],
+            CacheControl::Cold,
+        )
+        .expect("cold merges");
+        attach_counters(
+            &mut a,
+            vec![launch(0, "copy_f4", Some(4.0))],
+            CacheControl::Warm,
+        )
+        .expect("warm merges");
+        let k = &a.kernels[0];
+        assert_eq!(k.cold.as_ref().map(|c| c.launches.len()), Some(1));
+        assert_eq!(
+            k.warm.as_ref().and_then(|c| c.cache_control),
+            Some(CacheControl::Warm)
+        );
+        assert!(a.warnings.iter().any(|w| w.contains("memset_kernel")));
+    }
+}

@@ -1,0 +1,706 @@
+//! The asked-for vs measured bytes table: one row per kernel, for people (text, Markdown),
+//! spreadsheets (CSV) and scripts (JSON, a stable contract documented in the README).
+//!
+//! Every figure is a sum over the kernel's launches. Counts come from the cold counters;
+//! time is the event median when the artifact has timings (times the number of launches),
+//! otherwise ncu's `gpu__time_duration.sum`, and `time_source` says which. Rates divide
+//! clock-independent counts by that time, so no ncu locked-clock rate is mixed in.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::latency;
+use crate::analysis::metrics::{self, LaunchTotals};
+use crate::analysis::work;
+use crate::model::artifact::{Artifact, KernelRecord};
+use crate::model::roofline::{giga_per_s, percent_of, ratio, ridge};
+use crate::model::work_kind::Work;
+use crate::text::names::distinct_short_names;
+
+/// The whole table: device, ceilings and one row per kernel in artifact order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BytesTable {
+    /// Device name, when known.
+    pub device: Option<String>,
+    /// Ceilings the percentages refer to.
+    pub ceilings: TableCeilings,
+    /// One row per kernel, in artifact order.
+    pub kernels: Vec<TableRow>,
+}
+
+/// Measured and theoretical ceilings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableCeilings {
+    /// Measured copy ceiling (read plus write), GB/s.
+    pub copy_gbs: Option<f64>,
+    /// Measured FP32 FMA ceiling, GFLOP/s.
+    pub fma_gflops: Option<f64>,
+    /// Theoretical DRAM bandwidth from attributes, GB/s.
+    pub theoretical_gbs: Option<f64>,
+    /// Theoretical FP32 peak from attributes, GFLOP/s.
+    pub theoretical_gflops: Option<f64>,
+    /// Measured compute ceiling of every kind of work, keyed like `flops_by_precision`
+    /// (`fp32`, `tensor_bf16`, ...; every key of [`Work::ALL`]): GFLOP/s (GOP/s for
+    /// integer kinds), `null` where `capture run` measured none
+    /// ([`crate::analysis::ceilings::compute_ceilings`]).
+    #[serde(default)]
+    pub measured: BTreeMap<String, Option<f64>>,
+    /// Theoretical dense peak of every kind of work, keyed like `measured`, `null` where
+    /// the peak table has no figure for this device.
+    #[serde(default)]
+    pub theoretical: BTreeMap<String, Option<f64>>,
+}
+
+/// Where a row's time came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeSource {
+    /// Median of CUDA-event-timed launches.
+    EventMedian,
+    /// ncu's `gpu__time_duration.sum` (replayed, possibly at locked clocks).
+    NcuDuration,
+}
+
+/// One kernel's row. Every field is `null` in JSON where unknown.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableRow {
+    /// Kernel display name: the full (demangled) name.
+    pub name: String,
+    /// A short name, distinct within the artifact
+    /// ([`crate::text::names::distinct_short_names`]); the CLI and the viewer show this one.
+    pub short_name: String,
+    /// Profiled launches summed into this row (1 when there are no counters).
+    pub launches: usize,
+    /// Time, ms (see `time_source`).
+    pub time_ms: Option<f64>,
+    /// Where `time_ms` came from.
+    pub time_source: Option<TimeSource>,
+    /// Hand-counted bytes.
+    pub ask_bytes: Option<f64>,
+    /// Hand-counted FLOPs.
+    pub ask_flops: Option<f64>,
+    /// L1/TEX bytes.
+    pub l1_bytes: Option<f64>,
+    /// L2 bytes.
+    pub l2_bytes: Option<f64>,
+    /// DRAM bytes, read plus written.
+    pub dram_bytes: Option<f64>,
+    /// Counted FP32 FLOPs (fadd + fmul + 2 x ffma, of those collected).
+    pub flops: Option<f64>,
+    /// FP32 FLOP counters the export lacked; non-empty means `flops` is a lower bound.
+    pub flops_missing: Vec<String>,
+    /// Counted FP64 FLOPs (dadd + dmul + 2 x dfma, of those collected).
+    pub fp64_flops: Option<f64>,
+    /// FP64 GFLOP/s: `fp64_flops / time`.
+    pub fp64_gflops: Option<f64>,
+    /// Measured DRAM bytes over asked bytes.
+    pub dram_per_ask: Option<f64>,
+    /// DRAM GB/s: `dram_bytes / time`.
+    pub gbs: Option<f64>,
+    /// Percent of the measured copy ceiling.
+    pub pct_of_copy: Option<f64>,
+    /// FP32 GFLOP/s: `flops / time`.
+    pub gflops: Option<f64>,
+    /// Work by precision, FLOPs (OPs for `tensor_int*`), only the kinds with counted work:
+    /// keys of [`crate::model::work_kind::Work::key`] (`fp32`, `tensor_bf16`, ...).
+    pub flops_by_precision: BTreeMap<String, f64>,
+    /// The key of `flops_by_precision` with the most work.
+    pub precision: Option<String>,
+    /// All floating-point FLOPs, CUDA and tensor cores (integer OPs excluded).
+    pub flops_total: Option<f64>,
+    /// `flops_total / time`, GFLOP/s.
+    pub gflops_total: Option<f64>,
+    /// This row's time over the summed time of every row of the table (0 to 1).
+    pub time_share: Option<f64>,
+    /// Names of this row's fields derived from rates or per-cycle values rather than the
+    /// export's own totals (`dram_bytes`, `flops_by_precision.tensor_bf16`, `flops_total`, ...).
+    pub derived_from_rates: Vec<String>,
+    /// Speed-of-Light verdict (`memory-bound`, ...).
+    pub verdict: Option<String>,
+    /// CPU reference check: `pass` or `fail`.
+    pub check: Option<String>,
+    /// Each stall reason's share of the stalled warps (reason key to 0..1, summing to 1;
+    /// `selected`, the issuing warp, is not a stall), from ncu's warp-state counters
+    /// ([`crate::analysis::latency::stalls`]); `None` without them.
+    pub stalls: Option<BTreeMap<String, f64>>,
+    /// Waves per SM of the kernel's longest launch: ncu's own figure, else blocks / (SMs x
+    /// blocks per SM) ([`crate::analysis::latency::fit`]).
+    pub waves: Option<f64>,
+    /// For a `latency-bound` verdict, why, in one line ([`crate::analysis::latency::reason_line`]).
+    pub latency_reason: Option<String>,
+}
+
+impl TableRow {
+    /// The row of one kernel record.
+    pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
+        let launches = metrics::reference_launches(kernel);
+        let totals: LaunchTotals = metrics::totals(launches);
+        let verdict = metrics::verdict(&totals.sol);
+        let latency = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
+        let n = totals.launches.max(1);
+        let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
+            (Some(t), _) => (Some(t.median_ms * n as f64), Some(TimeSource::EventMedian)),
+            (None, Some(ns)) => (Some(ns / 1e6), Some(TimeSource::NcuDuration)),
+            (None, None) => (None, None),
+        };
+        let ask_bytes = kernel.asked.as_ref().map(|a| a.bytes * n as f64);
+        let ask_flops = kernel.asked.as_ref().map(|a| a.flops * n as f64);
+        let flops = totals.flops_fp32.as_ref().map(|f| f.flops);
+        let fp64_flops = totals.flops_fp64.as_ref().map(|f| f.flops);
+        let rate = |count: Option<f64>| count.zip(time_ms).and_then(|(n, t)| giga_per_s(n, t));
+        let gbs = rate(totals.dram_bytes);
+        let counted: Vec<(&Work, &crate::analysis::work::WorkCount)> =
+            totals.work.iter().filter(|(_, w)| w.ops > 0.0).collect();
+        let flops_total = (!totals.work.is_empty()).then(|| work::flops_total(&totals.work));
+        let mut derived_from_rates = totals.derived_bytes.clone();
+        for (kind, w) in &counted {
+            if w.source.is_derived() {
+                derived_from_rates.push(format!("flops_by_precision.{}", kind.key()));
+                if **kind == Work::Fp32 {
+                    derived_from_rates.push("flops".into());
+                }
+            }
+        }
+        if counted
+            .iter()
+            .any(|(k, w)| !k.is_integer() && w.source.is_derived())
+        {
+            derived_from_rates.push("flops_total".into());
+        }
+        TableRow {
+            name: kernel.name.clone(),
+            short_name: kernel.name.clone(),
+            flops_by_precision: counted
+                .iter()
+                .map(|(k, w)| (k.key().to_string(), w.ops))
+                .collect(),
+            precision: work::main_kind(&totals.work).map(|k| k.key().to_string()),
+            flops_total,
+            gflops_total: rate(flops_total),
+            time_share: None,
+            derived_from_rates,
+            launches: n,
+            time_ms,
+            time_source,
+            ask_bytes,
+            ask_flops,
+            l1_bytes: totals.l1_bytes,
+            l2_bytes: totals.l2_bytes,
+            dram_bytes: totals.dram_bytes,
+            flops,
+            flops_missing: totals
+                .flops_fp32
+                .as_ref()
+                .map(|f| f.missing.clone())
+                .unwrap_or_default(),
+            dram_per_ask: totals
+                .dram_bytes
+                .zip(ask_bytes)
+                .and_then(|(d, a)| ratio(d, a)),
+            gbs,
+            pct_of_copy: gbs.zip(copy_gbs).and_then(|(g, c)| percent_of(g, c)),
+            gflops: rate(flops),
+            fp64_flops,
+            fp64_gflops: rate(fp64_flops),
+            verdict: verdict.map(|v| v.kind.as_str().to_string()),
+            check: kernel
+                .check
+                .as_ref()
+                .map(|c| if c.passed { "pass" } else { "fail" }.to_string()),
+            stalls: latency.stalls.as_ref().map(|s| s.share_map()),
+            waves: latency.fit.waves,
+            latency_reason: latency.reason,
+        }
+    }
+}
+
+/// The bytes table of an artifact.
+pub fn bytes_table(artifact: &Artifact) -> BytesTable {
+    let ceilings = TableCeilings {
+        copy_gbs: artifact.ceilings.as_ref().and_then(|c| c.copy_gbyte_per_s),
+        fma_gflops: artifact.ceilings.as_ref().and_then(|c| c.fma_gflop_per_s),
+        theoretical_gbs: artifact
+            .device
+            .as_ref()
+            .and_then(|d| d.peaks.dram_gbyte_per_s),
+        theoretical_gflops: artifact
+            .device
+            .as_ref()
+            .and_then(|d| d.peaks.fp32_gflop_per_s),
+        ..TableCeilings::default()
+    };
+    let mut ceilings = ceilings;
+    for kind in Work::ALL {
+        let c = crate::analysis::ceilings::compute_ceilings(artifact, kind);
+        ceilings.measured.insert(kind.key().to_string(), c.measured);
+        ceilings
+            .theoretical
+            .insert(kind.key().to_string(), c.theoretical);
+    }
+    let mut kernels: Vec<TableRow> = artifact
+        .kernels
+        .iter()
+        .map(|k| TableRow::of(k, ceilings.copy_gbs))
+        .collect();
+    let names: Vec<&str> = artifact.kernels.iter().map(|k| k.name.as_str()).collect();
+    for (row, short) in kernels.iter_mut().zip(distinct_short_names(&names)) {
+        row.short_name = short;
+    }
+    let total_ms: f64 = kernels.iter().filter_map(|r| r.time_ms).sum();
+    for row in &mut kernels {
+        row.time_share = row.time_ms.and_then(|t| ratio(t, total_ms));
+    }
+    BytesTable {
+        device: artifact.device.as_ref().map(|d| d.name.clone()),
+        kernels,
+        ceilings,
+    }
+}
+
+/// The order of a table's rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortOrder {
+    /// Artifact order: the order of each kernel's first launch.
+    #[default]
+    Launch,
+    /// Largest share of the summed kernel time first (rows without a time last).
+    Time,
+    /// By short name, then full name.
+    Name,
+}
+
+impl BytesTable {
+    /// The rows in `order` (a stable sort: ties keep launch order).
+    pub fn sort(&mut self, order: SortOrder) {
+        match order {
+            SortOrder::Launch => {}
+            SortOrder::Time => self.kernels.sort_by(|a, b| {
+                let t = |r: &TableRow| r.time_ms.unwrap_or(f64::NEG_INFINITY);
+                t(b).total_cmp(&t(a))
+            }),
+            SortOrder::Name => self.kernels.sort_by(|a, b| {
+                (a.short_name.as_str(), a.name.as_str())
+                    .cmp(&(b.short_name.as_str(), b.name.as_str()))
+            }),
+        }
+    }
+}
+
+const MB: f64 = 1e6;
+
+fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
+    v.map_or_else(
+        || "-".to_string(),
+        |x| format!("{:.*}", decimals, x / scale),
+    )
+}
+
+/// The column headers of the human forms.
+pub const COLUMNS: [&str; 16] = [
+    "kernel", "launches", "time ms", "time %", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask",
+    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "check", "because",
+];
+
+/// Columns of the human forms that are text (left-aligned); the others are numbers.
+pub const TEXT_COLUMNS: [usize; 5] = [0, 11, 13, 14, 15];
+
+/// The mark after a figure derived from rates (explained under the human tables).
+pub const DERIVED_MARK: &str = "~";
+
+impl TableRow {
+    /// The row's cells, formatted for people: MB to 1 decimal, DRAM/ask to 4 (a ratio of
+    /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
+    /// with the most work, and GFLOP/s of all floating-point work (FLOPs of CUDA and tensor
+    /// cores), marked `>=` when a lower bound. A figure derived from rates ends in
+    /// [`DERIVED_MARK`]. `because` is the latency-bound verdict's reason.
+    pub fn cells(&self) -> [String; 16] {
+        let derived = |field: &str| self.derived_from_rates.iter().any(|d| d == field);
+        let mark = |text: String, field: &str| {
+            if derived(field) && text != "-" {
+                format!("{text}{DERIVED_MARK}")
+            } else {
+                text
+            }
+        };
+        let lower_bound = !self.flops_missing.is_empty();
+        let flops = match self.gflops_total {
+            Some(g) if lower_bound => format!(">={g:.1}"),
+            g => fixed(g, 1.0, 1),
+        };
+        [
+            self.name.clone(),
+            self.launches.to_string(),
+            fixed(self.time_ms, 1.0, 4),
+            fixed(self.time_share.map(|s| 100.0 * s), 1.0, 1),
+            fixed(self.ask_bytes, MB, 1),
+            mark(fixed(self.l1_bytes, MB, 1), "l1_bytes"),
+            mark(fixed(self.l2_bytes, MB, 1), "l2_bytes"),
+            mark(fixed(self.dram_bytes, MB, 1), "dram_bytes"),
+            mark(fixed(self.dram_per_ask, 1.0, 4), "dram_bytes"),
+            mark(fixed(self.gbs, 1.0, 1), "dram_bytes"),
+            mark(fixed(self.pct_of_copy, 1.0, 1), "dram_bytes"),
+            self.precision.clone().unwrap_or_else(|| "-".into()),
+            mark(flops, "flops_total"),
+            self.verdict.clone().unwrap_or_else(|| "-".into()),
+            self.check.clone().unwrap_or_else(|| "-".into()),
+            self.latency_reason.clone().unwrap_or_else(|| "-".into()),
+        ]
+    }
+}
+
+impl TableRow {
+    /// [`TableRow::cells`] with the short name, for terminals and Markdown.
+    pub fn short_cells(&self) -> [String; 16] {
+        let mut cells = self.cells();
+        cells[0] = self.short_name.clone();
+        cells
+    }
+}
+
+impl BytesTable {
+    /// The header lines above the table (device and ceilings).
+    fn preamble(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some(d) = &self.device {
+            lines.push(format!("device {d}"));
+        }
+        let c = &self.ceilings;
+        let mut parts = Vec::new();
+        if let Some(v) = c.copy_gbs {
+            parts.push(format!("copy ceiling {v:.1} GB/s"));
+        }
+        if let Some(v) = c.fma_gflops {
+            parts.push(format!("FMA ceiling {v:.1} GFLOP/s"));
+        }
+        if let Some(r) = ridge(c.fma_gflops, c.copy_gbs) {
+            parts.push(format!("ridge {r:.2} FLOP/byte"));
+        }
+        if let Some(v) = c.theoretical_gbs {
+            parts.push(format!("theoretical {v:.0} GB/s"));
+        }
+        if let Some(v) = c.theoretical_gflops {
+            parts.push(format!("{v:.0} GFLOP/s"));
+        }
+        if !parts.is_empty() {
+            lines.push(parts.join(", "));
+        }
+        // Tensor-core ceilings, when measured: one line, with the theoretical dense peaks.
+        let tensor: Vec<String> = Work::ALL
+            .into_iter()
+            .filter(|w| w.is_tensor())
+            .filter_map(|w| {
+                let v = c.measured.get(w.key()).copied().flatten()?;
+                let theo = c.theoretical.get(w.key()).copied().flatten();
+                Some(match theo {
+                    Some(t) => format!("{} {v:.0} of {t:.0} G{}/s", w.label(), w.unit()),
+                    None => format!("{} {v:.0} G{}/s", w.label(), w.unit()),
+                })
+            })
+            .collect();
+        if !tensor.is_empty() {
+            lines.push(format!("measured {}", tensor.join(", ")));
+        }
+        lines
+    }
+
+    /// Aligned text for a terminal.
+    pub fn to_text(&self) -> String {
+        let rows: Vec<[String; 16]> = self.kernels.iter().map(TableRow::short_cells).collect();
+        let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
+        for r in &rows {
+            for (w, cell) in widths.iter_mut().zip(r) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let line = |cells: &[String]| {
+            cells
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(i, (c, w))| {
+                    if TEXT_COLUMNS.contains(&i) {
+                        format!("{c:<w$}")
+                    } else {
+                        format!("{c:>w$}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_string()
+        };
+        let mut out = String::new();
+        for p in self.preamble() {
+            out.push_str(&p);
+            out.push('\n');
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let header: Vec<String> = COLUMNS.iter().map(|s| s.to_string()).collect();
+        out.push_str(&line(&header));
+        out.push('\n');
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        out.push_str(&line(&rule));
+        out.push('\n');
+        for r in &rows {
+            out.push_str(&line(r));
+            out.push('\n');
+        }
+        for note in self.notes() {
+            out.push('\n');
+            out.push_str(&note);
+        }
+        out
+    }
+
+    /// Lines under the human tables: what the derived mark means, when a row has one.
+    fn notes(&self) -> Vec<String> {
+        if self
+            .kernels
+            .iter()
+            .any(|r| !r.derived_from_rates.is_empty())
+        {
+            vec![format!(
+                "{DERIVED_MARK} derived from rates: rate x {} or per-cycle value x SM cycles \
+                 (the export has no total)\n",
+                crate::model::counters::GPU_TIME_DURATION
+            )]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Comma-separated values with a header row; raw numbers, not rounded for display.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+        let header = [
+            "name",
+            "launches",
+            "time_ms",
+            "time_source",
+            "ask_bytes",
+            "ask_flops",
+            "l1_bytes",
+            "l2_bytes",
+            "dram_bytes",
+            "flops",
+            "flops_missing",
+            "dram_per_ask",
+            "gbs",
+            "pct_of_copy",
+            "gflops",
+            "fp64_flops",
+            "fp64_gflops",
+            "verdict",
+            "check",
+            "short_name",
+            "time_share",
+            "precision",
+            "flops_total",
+            "gflops_total",
+            "flops_by_precision",
+            "derived_from_rates",
+            "waves",
+            "latency_reason",
+            "stalls",
+        ];
+        let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        // Writing to a Vec cannot fail.
+        let _ = w.write_record(header);
+        for r in &self.kernels {
+            let _ = w.write_record([
+                r.name.clone(),
+                r.launches.to_string(),
+                num(r.time_ms),
+                match r.time_source {
+                    Some(TimeSource::EventMedian) => "event_median".into(),
+                    Some(TimeSource::NcuDuration) => "ncu_duration".into(),
+                    None => String::new(),
+                },
+                num(r.ask_bytes),
+                num(r.ask_flops),
+                num(r.l1_bytes),
+                num(r.l2_bytes),
+                num(r.dram_bytes),
+                num(r.flops),
+                r.flops_missing.join(" "),
+                num(r.dram_per_ask),
+                num(r.gbs),
+                num(r.pct_of_copy),
+                num(r.gflops),
+                num(r.fp64_flops),
+                num(r.fp64_gflops),
+                r.verdict.clone().unwrap_or_default(),
+                r.check.clone().unwrap_or_default(),
+                r.short_name.clone(),
+                num(r.time_share),
+                r.precision.clone().unwrap_or_default(),
+                num(r.flops_total),
+                num(r.gflops_total),
+                r.flops_by_precision
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                r.derived_from_rates.join(" "),
+                num(r.waves),
+                r.latency_reason.clone().unwrap_or_default(),
+                r.stalls
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ]);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// A GitHub-flavoured Markdown table (pipes in names escaped).
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        for p in self.preamble() {
+            out.push_str(&p);
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!("| {} |\n", COLUMNS.join(" | ")));
+        out.push_str(&format!(
+            "|{}\n",
+            COLUMNS
+                .iter()
+                .enumerate()
+                .map(|(i, _)| if TEXT_COLUMNS.contains(&i) {
+                    " --- |"
+                } else {
+                    " ---: |"
+                })
+                .collect::<String>()
+        ));
+        for r in &self.kernels {
+            let cells: Vec<String> = r
+                .short_cells()
+                .iter()
+                .map(|c| c.replace('|', "\\|"))
+                .collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        for note in self.notes() {
+            out.push('\n');
+            out.push_str(&note);
+        }
+        out
+    }
+
+    /// Pretty JSON: the stable contract.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::artifact::{
+        AskedWork, CounterSet, LaunchCounters, Metric, MetricValue, Precision, Provenance,
+    };
+
+    fn kernel(name: &str, ask_bytes: f64, dram: f64) -> KernelRecord {
+        let mut l = LaunchCounters {
+            function: name.into(),
+            ..Default::default()
+        };
+        l.metrics.insert(
+            "dram__bytes.sum".into(),
+            Metric {
+                unit: "byte".into(),
+                value: MetricValue::Number(dram),
+            },
+        );
+        KernelRecord {
+            asked: Some(AskedWork {
+                bytes: ask_bytes,
+                flops: 0.0,
+                precision: Precision::Fp32,
+                formula: String::new(),
+            }),
+            cold: Some(CounterSet::of(vec![l])),
+            ..KernelRecord::new(name, name)
+        }
+    }
+
+    #[test]
+    fn naive_matmul_dram_per_ask_from_the_seed() {
+        // Seed table: 4.2 MB over 1,074.8 MB is 0.0039, printed to four decimals.
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(kernel("matmul, naive", 1_074.8e6, 4.2e6));
+        let t = bytes_table(&a);
+        let row = &t.kernels[0];
+        assert_eq!(format!("{:.4}", row.dram_per_ask.expect("ratio")), "0.0039");
+        assert_eq!(row.cells()[8], "0.0039");
+        assert_eq!(row.cells()[4], "1074.8");
+        assert_eq!(row.time_ms, None, "no timing and no duration");
+        assert!(t.to_text().contains("0.0039"));
+    }
+
+    #[test]
+    fn ceilings_list_every_precision_measured_or_null() {
+        use crate::model::artifact::{ComputeCapability, DeviceInfo, MeasuredCeilings};
+        let mut a = Artifact::new(Provenance::default());
+        let t = bytes_table(&a);
+        assert_eq!(t.ceilings.measured.len(), Work::ALL.len());
+        assert!(t.ceilings.measured.values().all(Option::is_none));
+        a.device = Some(DeviceInfo {
+            index: None,
+            name: "H200".into(),
+            compute_capability: Some(ComputeCapability { major: 9, minor: 0 }),
+            sm_count: Some(132),
+            sm_clock_khz: Some(1_980_000),
+            mem_clock_khz: None,
+            bus_width_bits: None,
+            l2_bytes: None,
+            total_mem_bytes: None,
+            pci_bus_id: None,
+            peaks: Default::default(),
+        });
+        let mut c = MeasuredCeilings {
+            fma_gflop_per_s: Some(64_000.0),
+            ..Default::default()
+        };
+        c.tensor_gflop_per_s.insert(Work::TensorBf16, 780_000.0);
+        a.ceilings = Some(c);
+        let t = bytes_table(&a);
+        let m = &t.ceilings.measured;
+        assert_eq!(m.get("fp32"), Some(&Some(64_000.0)));
+        assert_eq!(m.get("tensor_bf16"), Some(&Some(780_000.0)));
+        assert_eq!(m.get("tensor_fp8"), Some(&None));
+        let th = &t.ceilings.theoretical;
+        assert_eq!(th.get("tensor_int1"), Some(&None), "no figure: null");
+        assert!(th.get("tensor_fp8").copied().flatten().is_some());
+        let json: serde_json::Value = serde_json::from_str(&t.to_json()).expect("json");
+        assert_eq!(
+            json["ceilings"]["measured"]["tensor_fp8"],
+            serde_json::Value::Null
+        );
+        assert_eq!(json["ceilings"]["measured"]["tensor_bf16"], 780_000.0);
+        assert_eq!(json["ceilings"]["fma_gflops"], 64_000.0, "old fields kept");
+        assert!(
+            t.to_text()
+                .contains("measured tensor BF16 780000 of 1070531 GFLOP/s"),
+            "{}",
+            t.to_text()
+        );
+    }
+
+    #[test]
+    fn markdown_escapes_pipes_and_csv_quotes_commas() {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels.push(kernel("a|b, c", 1.0, 1.0));
+        let t = bytes_table(&a);
+        assert!(t.to_markdown().contains("a\\|b, c"));
+        assert!(t.to_csv().contains("\"a|b, c\""));
+    }
+}

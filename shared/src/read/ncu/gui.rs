@@ -1,0 +1,195 @@
+//! Reader of the Nsight Compute GUI's two-column export of one result's raw page.
+//!
+//! After a byte-order mark, each line is one field, `name [unit],value`
+//! (`gpu__time_duration.sum [us],741.86`). Identity fields without a unit come first (`ID`,
+//! `Function Name`, `Demangled Name`, `Grid Size` as `"16384,    2,    1"`, ...); `breakdown:`
+//! lines list metric names and are kept as text, never read as numbers. Fields the launch
+//! model has no slot for (`Device Name`) are kept as metrics under their own name. A further
+//! `ID` line starts another launch, so an export of several results also loads.
+
+use std::borrow::Cow;
+
+use crate::error::NcuError;
+use crate::model::artifact::{LaunchCounters, Metric, MetricValue};
+
+use super::ident::{parse_dim3, parse_u64};
+use super::lines::Header;
+use super::records::Record;
+use super::rows::{PageReader, RowInfo, Warnings};
+use super::units::normalize_unit;
+use super::value::{classify, to_value};
+
+/// Splits `name [unit]` into its name and unit; a name without brackets has no unit.
+pub fn split_unit(field: &str) -> (&str, &str) {
+    let field = field.trim();
+    if let Some(inside) = field.strip_suffix(']') {
+        if let Some(open) = inside.rfind('[') {
+            let name = inside.get(..open).unwrap_or_default().trim_end();
+            let unit = inside.get(open + 1..).unwrap_or_default().trim();
+            if !name.is_empty() {
+                return (name, unit);
+            }
+        }
+    }
+    (field, "")
+}
+
+/// The launch being filled and whether it has anything in it yet.
+struct Current {
+    launch: LaunchCounters,
+    has_id: bool,
+}
+
+impl Current {
+    fn new() -> Self {
+        Current {
+            launch: LaunchCounters::default(),
+            has_id: false,
+        }
+    }
+
+    /// The launch, if it holds any measurement.
+    fn finish(self) -> Option<LaunchCounters> {
+        let mut launch = self.launch;
+        if launch.function.is_empty() {
+            if let Some(demangled) = &launch.demangled {
+                launch.function = demangled.clone();
+            }
+        }
+        (!launch.metrics.is_empty()).then_some(launch)
+    }
+}
+
+/// The reader of the lines of a GUI export, starting with its first (`ID`) line: each
+/// launch is handed on when the next `ID` line comes, the last one at the end.
+pub struct Page {
+    delimiter: u8,
+    current: Current,
+}
+
+impl Page {
+    /// A reader of the lines under `header` (the first line).
+    pub fn new(header: &Header) -> Page {
+        Page {
+            delimiter: header.delimiter,
+            current: Current::new(),
+        }
+    }
+}
+
+impl PageReader for Page {
+    fn row(
+        &mut self,
+        record: &Record,
+        row: RowInfo,
+        warnings: &mut Warnings,
+        emit: &mut dyn FnMut(LaunchCounters),
+    ) -> Result<(), NcuError> {
+        let current = &mut self.current;
+        if row.truncated {
+            warnings.push(
+                Some(row.line),
+                "the last line is cut off (truncated export); skipped",
+            );
+            return Ok(());
+        }
+        let field = String::from_utf8_lossy(record.get(0).unwrap_or_default());
+        let (name, unit) = split_unit(&field);
+        if name.is_empty() {
+            warnings.push(Some(row.line), "line has no field name; skipped");
+            return Ok(());
+        }
+        // An unquoted value with commas in it spans several CSV fields: join them back.
+        let value: Cow<[u8]> = if record.len() <= 2 {
+            Cow::Borrowed(record.get(1).unwrap_or_default())
+        } else {
+            let parts: Vec<&[u8]> = record.iter().skip(1).collect();
+            Cow::Owned(parts.join(&self.delimiter))
+        };
+        let value = value.trim_ascii();
+        let text = || {
+            let t = value.trim_ascii();
+            (!t.is_empty()).then(|| String::from_utf8_lossy(t).into_owned())
+        };
+        let launch = &mut current.launch;
+        match name {
+            "ID" => {
+                if current.has_id {
+                    let done = std::mem::replace(current, Current::new());
+                    if let Some(launch) = done.finish() {
+                        emit(launch);
+                    }
+                }
+                current.has_id = true;
+                match parse_u64(value) {
+                    Some(id) => current.launch.id = id,
+                    None => warnings.push(
+                        Some(row.line),
+                        format!(
+                            "launch ID {:?} is not a number; 0 used",
+                            String::from_utf8_lossy(value)
+                        ),
+                    ),
+                }
+            }
+            "Process ID" => launch.process_id = parse_u64(value),
+            "Process Name" => launch.process_name = text(),
+            "Host Name" => launch.host = text(),
+            "Function Name" | "Kernel Name" => launch.function = text().unwrap_or_default(),
+            "Demangled Name" => launch.demangled = text(),
+            "Context" => launch.context = parse_u64(value),
+            "Stream" => launch.stream = parse_u64(value),
+            "Device" => launch.device = parse_u64(value).and_then(|d| u32::try_from(d).ok()),
+            "CC" => launch.cc = text(),
+            "Grid Size" => launch.grid = text().and_then(|t| parse_dim3(&t)),
+            "Block Size" => launch.block = text().and_then(|t| parse_dim3(&t)),
+            _ if name.starts_with("breakdown:") => {
+                // Lists metric names: text, never a number.
+                let value = text().map_or(MetricValue::Missing, MetricValue::Text);
+                launch.metrics.insert(
+                    name.to_owned(),
+                    Metric {
+                        unit: unit.to_owned(),
+                        value,
+                    },
+                );
+            }
+            _ => {
+                let scale = normalize_unit(unit);
+                let cell = classify(value, &scale);
+                warnings.check_cell(name, &cell, value, &scale.unit, row.line);
+                launch.metrics.insert(
+                    name.to_owned(),
+                    Metric {
+                        unit: scale.unit,
+                        value: to_value(value, cell),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, emit: &mut dyn FnMut(LaunchCounters)) {
+        if let Some(launch) = std::mem::replace(&mut self.current, Current::new()).finish() {
+            emit(launch);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_units() {
+        assert_eq!(
+            split_unit("gpu__time_duration.sum [us]"),
+            ("gpu__time_duration.sum", "us")
+        );
+        assert_eq!(split_unit("ID"), ("ID", ""));
+        assert_eq!(split_unit("x []"), ("x", ""));
+        assert_eq!(split_unit("[us]"), ("[us]", ""));
+        assert_eq!(split_unit("a]"), ("a]", ""));
+    }
+}

@@ -1,0 +1,346 @@
+//! The container around the messages: the magic `NVR\0`, a size-prefixed file header, then
+//! blocks to the end of the file, each a size-prefixed block header followed by its payload
+//! (the header says how many bytes): size-prefixed messages, first the block's sources
+//! (kernel binaries; skipped), then its profile results. Every size prefix is a u32,
+//! little-endian.
+//!
+//! A file that ends inside a block is cut: the complete results before the cut are handed
+//! on and a warning says where it ends and how many there were. A size that does not fit
+//! (zero, or a message running past its block's payload) is an error.
+
+use crate::error::ReportError;
+use crate::read::ncu::Warning;
+
+use super::input::{Input, Take};
+use super::layout::{self, KNOWN_VERSION};
+use super::strings::StringTables;
+use super::{ProfileResult, Session, MAGIC};
+
+/// What a decode found besides the results it handed on.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// File version from the file header.
+    pub version: u64,
+    /// Devices, tool versions, command line and processes.
+    pub session: Session,
+    /// Complete results handed on.
+    pub results: u64,
+    /// What was skipped or doubted.
+    pub warnings: Vec<Warning>,
+}
+
+/// Decodes the report in `input`, handing each profile result to `on_result` in file order.
+pub fn decode(
+    input: &mut dyn Input,
+    on_result: &mut dyn FnMut(ProfileResult),
+) -> Result<Summary, ReportError> {
+    let mut d = Decoder {
+        summary: Summary::default(),
+        tables: StringTables::default(),
+        odd_values: 0,
+        other_messages: 0,
+    };
+    d.header(input)?;
+    d.blocks(input, on_result)?;
+    if d.odd_values > 0 {
+        d.warn(format!(
+            "{} metric values were of a kind not seen in reports of file version {}; read by \
+             their wire type (integer, double or text)",
+            d.odd_values, KNOWN_VERSION
+        ));
+    }
+    if d.other_messages > 0 {
+        d.warn(format!(
+            "{} payload messages after the declared sources and results (range results?) \
+             were skipped",
+            d.other_messages
+        ));
+    }
+    if d.summary.results == 0 {
+        return Err(ReportError::NoResults);
+    }
+    Ok(d.summary)
+}
+
+struct Decoder {
+    summary: Summary,
+    tables: StringTables,
+    odd_values: u64,
+    other_messages: u64,
+}
+
+/// What a payload message is, by its place in the payload.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Source,
+    Result,
+    Other,
+}
+
+impl Kind {
+    fn what(self) -> &'static str {
+        match self {
+            Kind::Source => "a source message",
+            Kind::Result => "a profile result",
+            Kind::Other => "a payload message",
+        }
+    }
+}
+
+/// A u32 size prefix.
+fn size_of(bytes: &[u8]) -> u64 {
+    let mut le = [0u8; 4];
+    for (slot, b) in le.iter_mut().zip(bytes) {
+        *slot = *b;
+    }
+    u64::from(u32::from_le_bytes(le))
+}
+
+impl Decoder {
+    fn warn(&mut self, message: String) {
+        self.summary.warnings.push(Warning {
+            line: None,
+            message,
+        });
+    }
+
+    /// The input ends inside `what` at `offset`: the end of decoding, with a warning when
+    /// complete results came before it, else an error.
+    fn cut(
+        &mut self,
+        offset: u64,
+        what: &'static str,
+        size: u64,
+        available: u64,
+    ) -> Result<(), ReportError> {
+        let complete = self.summary.results;
+        if complete == 0 {
+            return Err(ReportError::Truncated {
+                offset,
+                what,
+                size,
+                available,
+            });
+        }
+        let s = if complete == 1 { "" } else { "s" };
+        self.warn(format!(
+            "byte {offset}: the report is cut: it ends inside {what} ({size} bytes declared, \
+             {available} present); the {complete} complete result{s} before it are loaded"
+        ));
+        Ok(())
+    }
+
+    /// Reads the magic and the file header.
+    fn header(&mut self, input: &mut dyn Input) -> Result<(), ReportError> {
+        match input.take(4)? {
+            Take::Bytes(b) if b == MAGIC => {}
+            Take::Bytes(b) => return Err(not_a_report(b)),
+            Take::Short(_) => return Err(not_a_report(&[])),
+        }
+        let size = match input.take(4)? {
+            Take::Bytes(b) => size_of(b),
+            Take::Short(k) => return self.cut(4, "the file header's size prefix", 4, k),
+        };
+        if size == 0 {
+            return Err(ReportError::ZeroSize {
+                offset: 4,
+                what: "the file header",
+            });
+        }
+        let version = match input.take(size)? {
+            Take::Bytes(b) => layout::file_version(b, 8)?,
+            Take::Short(k) => return self.cut(8, "the file header", size, k),
+        };
+        self.summary.version = version;
+        if version != KNOWN_VERSION {
+            self.warn(format!(
+                "report file version {version}; this reader was written against version \
+                 {KNOWN_VERSION} (Nsight Compute 2025.3.1): check the numbers against ncu's \
+                 own export"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads blocks to the end of the input.
+    fn blocks(
+        &mut self,
+        input: &mut dyn Input,
+        on_result: &mut dyn FnMut(ProfileResult),
+    ) -> Result<(), ReportError> {
+        let version = self.summary.version;
+        loop {
+            let at = input.offset();
+            let size = match input.take(4)? {
+                Take::Bytes(b) => size_of(b),
+                Take::Short(0) => return Ok(()),
+                Take::Short(k) => return self.cut(at, "a block header's size prefix", 4, k),
+            };
+            if size == 0 {
+                return Err(ReportError::ZeroSize {
+                    offset: at,
+                    what: "a block header",
+                });
+            }
+            let mut header = match input.take(size)? {
+                Take::Bytes(b) => {
+                    layout::block_header(b, at + 4, version, &mut self.summary.session)?
+                }
+                Take::Short(k) => return self.cut(at + 4, "a block header", size, k),
+            };
+            if !self.summary.session.processes.contains(&header.process) {
+                self.summary.session.processes.push(header.process.clone());
+            }
+            self.tables
+                .add(header.process.id, std::mem::take(&mut header.strings));
+            let end = input.offset().saturating_add(header.payload_size);
+            let mut index = 0u64;
+            while input.offset() < end {
+                let at = input.offset();
+                let left = end - at;
+                if left < 4 {
+                    return Err(ReportError::Malformed {
+                        offset: at,
+                        what: "block payload",
+                        problem: format!(
+                            "{left} bytes left in the payload, too few for a size prefix"
+                        ),
+                        version,
+                    });
+                }
+                let size = match input.take(4)? {
+                    Take::Bytes(b) => size_of(b),
+                    Take::Short(k) => return self.cut(at, "a payload message's size prefix", 4, k),
+                };
+                let kind = if index < header.sources {
+                    Kind::Source
+                } else if index - header.sources < header.results {
+                    Kind::Result
+                } else {
+                    Kind::Other
+                };
+                if size == 0 {
+                    return Err(ReportError::ZeroSize {
+                        offset: at,
+                        what: kind.what(),
+                    });
+                }
+                if size > left - 4 {
+                    return Err(ReportError::Malformed {
+                        offset: at,
+                        what: "block payload",
+                        problem: format!(
+                            "{} declares {size} bytes, past the payload's end at byte {end}",
+                            kind.what()
+                        ),
+                        version,
+                    });
+                }
+                if kind == Kind::Source {
+                    // Kernel binaries, most of the file: stepped over, never held.
+                    if let Some(k) = input.skip(size)? {
+                        return self.cut(at + 4, kind.what(), size, k);
+                    }
+                    index += 1;
+                    continue;
+                }
+                let bytes = match input.take(size)? {
+                    Take::Bytes(b) => b,
+                    Take::Short(k) => return self.cut(at + 4, kind.what(), size, k),
+                };
+                match kind {
+                    Kind::Source => {}
+                    Kind::Other => self.other_messages += 1,
+                    Kind::Result => {
+                        let table = self.tables.table(header.process.id).unwrap_or_default();
+                        let decoded = layout::profile_result(
+                            bytes,
+                            at + 4,
+                            version,
+                            self.summary.results,
+                            &table,
+                            &header.process,
+                        )?;
+                        self.odd_values += decoded.odd_values;
+                        self.summary.results += 1;
+                        on_result(decoded.result);
+                    }
+                }
+                index += 1;
+            }
+        }
+    }
+}
+
+/// [`ReportError::NotAReport`] for a file starting with `start`.
+fn not_a_report(start: &[u8]) -> ReportError {
+    ReportError::NotAReport {
+        found: escaped_start(start),
+    }
+}
+
+/// The first four bytes of a file, escaped, for a message saying what was found instead
+/// of the magic.
+pub(crate) fn escaped_start(start: &[u8]) -> String {
+    start
+        .iter()
+        .take(4)
+        .flat_map(|b| std::ascii::escape_default(*b))
+        .map(char::from)
+        .collect()
+}
+
+/// One size-prefixed frame of `input` for [`outline`]: its offset and bytes, or why not.
+fn next_frame(input: &mut dyn Input) -> Result<(u64, Vec<u8>), String> {
+    let at = input.offset();
+    let size = match input.take(4) {
+        Ok(Take::Bytes(b)) => size_of(b),
+        _ => return Err(format!("byte {at}: the file ends inside a size prefix")),
+    };
+    match input.take(size) {
+        Ok(Take::Bytes(b)) => Ok((at, b.to_vec())),
+        _ => Err(format!(
+            "byte {at}: {size} bytes declared, the file ends first"
+        )),
+    }
+}
+
+/// The frames of a report with the field tree of each (see [`super::wire::dump`]): the
+/// development aid for finding what changed in a report of a new ncu version. Headers are
+/// printed `max_depth` levels deep; of each payload message, one level. At most
+/// `max_fields` fields per message. Stops at the first frame that does not fit, saying so.
+pub fn outline(bytes: &[u8], max_depth: usize, max_fields: usize) -> String {
+    use super::wire::{dump, Fields};
+    use std::fmt::Write;
+    let mut input = super::input::SliceInput::new(bytes);
+    if !matches!(input.take(4), Ok(Take::Bytes(b)) if b == MAGIC) {
+        return "not a report: no NVR\\0 magic\n".to_owned();
+    }
+    let mut out = String::new();
+    let mut frame = |input: &mut dyn Input, what: &str, depth: usize| match next_frame(input) {
+        Ok((at, b)) => {
+            let _ = writeln!(out, "== {what} at byte {at}, {} bytes", b.len());
+            out.push_str(&dump(&b, depth, max_fields));
+            Some(b)
+        }
+        Err(why) => {
+            let _ = writeln!(out, "== {what}: {why}");
+            None
+        }
+    };
+    if frame(&mut input, "file header", max_depth).is_some() {
+        while input.offset() < bytes.len() as u64 {
+            let Some(header) = frame(&mut input, "block header", max_depth) else {
+                break;
+            };
+            let payload_size = Fields::new(&header, 0)
+                .filter_map(Result::ok)
+                .find(|f| f.number == 5)
+                .and_then(|f| f.varint())
+                .unwrap_or(0);
+            let end = input.offset().saturating_add(payload_size);
+            while input.offset() < end && frame(&mut input, "payload message", 1).is_some() {}
+        }
+    }
+    out
+}

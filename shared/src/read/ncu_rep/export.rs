@@ -1,0 +1,347 @@
+//! Profile results as the launches the CSV reader makes of the same report's raw page
+//! (`ncu --import R --csv --page raw`), so both feed [`crate::analysis::merge`] alike.
+//!
+//! The raw page has one column per metric of the result except the `breakdown:` and
+//! `group:` lists (which only the GUI shows), each labelled with its base unit (see
+//! [`super::units`]). Its identity columns come from the result and its process: `ID` is
+//! the result's place in the report, `Kernel Name` the demangled name (the function name
+//! for `extern "C"` kernels), `Device` and `CC` the `launch__device_id` and
+//! `device__attribute_compute_capability_*` metrics. Values go through the same rules as
+//! CSV cells: numbers no measurement can have are stored as missing with a warning
+//! ([`crate::model::range`]), and text is classified as a cell would be (empty is missing).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::model::artifact::{LaunchCounters, MetricColumns, MetricKey, MetricValue, Metrics};
+use crate::model::range::{self, OutOfRange};
+use crate::read::ncu::units::UnitScale;
+use crate::read::ncu::value::{classify, to_value, Cell};
+use crate::read::ncu::Warning;
+
+use super::strings::StringTable;
+use super::units::UnitTable;
+use super::{ProfileResult, ResultValue};
+
+/// Name prefixes of the metric lists the CLI's raw page leaves out.
+const NOT_ON_RAW_PAGE: [&str; 2] = ["breakdown:", "group:"];
+
+/// What the converter knows about each string of one table.
+struct TableInfo {
+    table: Arc<StringTable>,
+    /// Place of each string in name order.
+    rank: Vec<u32>,
+    /// Base unit of each string as a metric name.
+    unit: Vec<String>,
+    /// Whether the raw page has the metric.
+    kept: Vec<bool>,
+}
+
+impl TableInfo {
+    fn new(table: Arc<StringTable>, units: &UnitTable) -> Self {
+        let strings = table.strings();
+        let mut order: Vec<u32> = (0..strings.len() as u32).collect();
+        order.sort_by(|&a, &b| strings.get(a as usize).cmp(&strings.get(b as usize)));
+        let mut rank = vec![0u32; strings.len()];
+        for (r, &i) in order.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(i as usize) {
+                *slot = r as u32;
+            }
+        }
+        let kept: Vec<bool> = strings
+            .iter()
+            .map(|s| !NOT_ON_RAW_PAGE.iter().any(|p| s.starts_with(p)))
+            .collect();
+        let unit = strings
+            .iter()
+            .zip(&kept)
+            .map(|(s, &k)| if k { units.unit(s) } else { String::new() })
+            .collect();
+        TableInfo {
+            table,
+            rank,
+            unit,
+            kept,
+        }
+    }
+}
+
+/// Why a value was stored as missing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Dropped {
+    NonFinite,
+    Out(OutOfRange),
+}
+
+/// Repeated dropped values of one metric, for one reason.
+struct DroppedValues {
+    name: String,
+    why: Dropped,
+    shown: String,
+    first_result: u64,
+    count: u64,
+}
+
+/// Turns profile results into launches, sharing metric columns between launches with the
+/// same metrics.
+#[derive(Default)]
+pub struct Converter {
+    units: UnitTable,
+    info: Option<Arc<TableInfo>>,
+    last_columns: Option<(Vec<u32>, Arc<MetricColumns>)>,
+    dropped: Vec<DroppedValues>,
+    dropped_index: HashMap<(String, Dropped), usize>,
+}
+
+impl Converter {
+    /// What the converter knows about `table`, worked out once per table.
+    fn info(&mut self, table: &Arc<StringTable>) -> Arc<TableInfo> {
+        match &self.info {
+            Some(info) if Arc::ptr_eq(&info.table, table) => Arc::clone(info),
+            _ => {
+                self.last_columns = None;
+                let info = Arc::new(TableInfo::new(Arc::clone(table), &self.units));
+                self.info = Some(Arc::clone(&info));
+                info
+            }
+        }
+    }
+
+    /// The launch of `result`, as the raw page's row of it reads.
+    pub fn launch(&mut self, result: &ProfileResult) -> LaunchCounters {
+        let info = self.info(&result.strings);
+        // The raw page's columns in name order; of a name given twice the last is kept.
+        let mut order: Vec<(u32, u32)> = result
+            .metrics
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| info.kept.get(e.name as usize).copied().unwrap_or(false))
+            .map(|(pos, e)| {
+                (
+                    info.rank.get(e.name as usize).copied().unwrap_or(0),
+                    pos as u32,
+                )
+            })
+            .collect();
+        order.sort_unstable();
+        let mut positions: Vec<u32> = Vec::with_capacity(order.len());
+        for (i, &(rank, pos)) in order.iter().enumerate() {
+            let next_same = order.get(i + 1).is_some_and(|&(r, _)| r == rank);
+            if !next_same {
+                positions.push(pos);
+            }
+        }
+        let entries: Vec<&super::Entry> = positions
+            .iter()
+            .filter_map(|&p| result.metrics.get(p as usize))
+            .collect();
+        let names: Vec<u32> = entries.iter().map(|e| e.name).collect();
+        let columns = match &self.last_columns {
+            Some((last, columns)) if *last == names => Arc::clone(columns),
+            _ => {
+                let keys = names
+                    .iter()
+                    .map(|&n| MetricKey {
+                        name: info.table.get(u64::from(n)).unwrap_or_default().to_owned(),
+                        unit: info.unit.get(n as usize).cloned().unwrap_or_default(),
+                    })
+                    .collect();
+                let columns = MetricColumns::new(keys);
+                self.last_columns = Some((names, Arc::clone(&columns)));
+                columns
+            }
+        };
+        let mut metrics = Metrics::with_columns(Arc::clone(&columns));
+        let mut dropped = Vec::new();
+        for (i, (entry, key)) in entries.iter().zip(columns.keys()).enumerate() {
+            let (value, why) = value_of(&entry.value, &key.unit);
+            if let Some(why) = why {
+                dropped.push((key.name.clone(), why, shown(&entry.value, &key.unit)));
+            }
+            metrics.set(i, value);
+        }
+        for (name, why, text) in dropped {
+            self.note_dropped(name, why, text, result.index);
+        }
+        let number = |name: &str| metrics.number(name).filter(|v| *v >= 0.0);
+        let cc = match (
+            number(crate::model::counters::CC_MAJOR.name),
+            number(crate::model::counters::CC_MINOR.name),
+        ) {
+            (Some(major), Some(minor)) => Some(format!("{major}.{minor}")),
+            _ => None,
+        };
+        let device = number(crate::model::counters::LAUNCH_DEVICE_ID.name)
+            .and_then(|d| u32::try_from(d as u64).ok());
+        LaunchCounters {
+            id: result.index,
+            process_id: result.process.id,
+            process_name: result.process.name().map(str::to_owned),
+            host: result.process.host.clone(),
+            device,
+            cc,
+            context: result.context,
+            stream: result.stream,
+            function: result.names.display().to_owned(),
+            demangled: None,
+            grid: result.grid,
+            block: result.block,
+            metrics,
+            sections: Vec::new(),
+            rules: Vec::new(),
+        }
+    }
+
+    fn note_dropped(&mut self, name: String, why: Dropped, shown: String, result: u64) {
+        let key = (name, why);
+        match self.dropped_index.get(&key) {
+            Some(&i) => {
+                if let Some(d) = self.dropped.get_mut(i) {
+                    d.count += 1;
+                }
+            }
+            None => {
+                self.dropped_index.insert(key.clone(), self.dropped.len());
+                self.dropped.push(DroppedValues {
+                    name: key.0,
+                    why,
+                    shown,
+                    first_result: result,
+                    count: 1,
+                });
+            }
+        }
+    }
+
+    /// One warning per metric and reason of the values stored as missing.
+    pub fn warnings(&self) -> Vec<Warning> {
+        self.dropped
+            .iter()
+            .map(|d| {
+                let why = match d.why {
+                    Dropped::NonFinite => "not a finite number",
+                    Dropped::Out(o) => o.reason(),
+                };
+                let more = match d.count {
+                    1 => String::new(),
+                    n => format!(" ({n} results, the first here)"),
+                };
+                Warning {
+                    line: None,
+                    message: format!(
+                        "result {}: {} is {why} ({}); kept as missing{more}",
+                        d.first_result, d.name, d.shown
+                    ),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A value as the warnings show it.
+fn shown(value: &ResultValue, unit: &str) -> String {
+    let text = match value {
+        ResultValue::Double(v) => v.to_string(),
+        ResultValue::Uint(v) => v.to_string(),
+        ResultValue::Text(t) => format!("{t:?}"),
+        ResultValue::Absent => String::new(),
+    };
+    if unit.is_empty() {
+        text
+    } else {
+        format!("{text} {unit}")
+    }
+}
+
+/// The stored value of a result value in `unit`, and why it was dropped if it was.
+fn value_of(value: &ResultValue, unit: &str) -> (MetricValue, Option<Dropped>) {
+    let number = |v: f64| {
+        if !v.is_finite() {
+            return (MetricValue::Missing, Some(Dropped::NonFinite));
+        }
+        match range::check(unit, v) {
+            Some(why) => (MetricValue::Missing, Some(Dropped::Out(why))),
+            None => (MetricValue::Number(v), None),
+        }
+    };
+    match value {
+        ResultValue::Double(v) => number(*v),
+        ResultValue::Uint(v) => number(*v as f64),
+        ResultValue::Text(t) => {
+            let cell = classify(t.as_bytes(), &UnitScale::identity(unit));
+            let why = match cell {
+                Cell::NonFinite => Some(Dropped::NonFinite),
+                Cell::OutOfRange(o) => Some(Dropped::Out(o)),
+                _ => None,
+            };
+            (to_value(t.as_bytes(), cell), why)
+        }
+        ResultValue::Absent => (MetricValue::Missing, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_follow_the_csv_cell_rules() {
+        let cases: Vec<(ResultValue, &str, MetricValue, bool)> = vec![
+            (
+                ResultValue::Double(2.5),
+                "ns",
+                MetricValue::Number(2.5),
+                false,
+            ),
+            (
+                ResultValue::Double(f64::NAN),
+                "",
+                MetricValue::Missing,
+                true,
+            ),
+            (
+                ResultValue::Double(-1.0),
+                "byte",
+                MetricValue::Missing,
+                true,
+            ),
+            (
+                ResultValue::Double(-0.01),
+                "%",
+                MetricValue::Number(-0.01),
+                false,
+            ),
+            (ResultValue::Double(1e31), "", MetricValue::Missing, true),
+            (
+                ResultValue::Uint(4_294_976_256),
+                "byte",
+                MetricValue::Number(4_294_976_256.0),
+                false,
+            ),
+            (
+                ResultValue::Text("PolicySpread".into()),
+                "",
+                MetricValue::Text("PolicySpread".into()),
+                false,
+            ),
+            (
+                ResultValue::Text(String::new()),
+                "",
+                MetricValue::Missing,
+                false,
+            ),
+            (
+                ResultValue::Text("nan".into()),
+                "",
+                MetricValue::Missing,
+                true,
+            ),
+            (ResultValue::Absent, "byte", MetricValue::Missing, false),
+        ];
+        for (raw, unit, want, dropped) in cases {
+            let (got, why) = value_of(&raw, unit);
+            assert_eq!(got, want, "{raw:?} {unit}");
+            assert_eq!(why.is_some(), dropped, "{raw:?} {unit}");
+        }
+    }
+}
