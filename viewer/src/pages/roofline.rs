@@ -130,9 +130,11 @@ fn PointsTable(model: Memo<RooflineModel>) -> impl IntoView {
     };
     let more = move || {
         let n: usize = model.with(|m| m.infos.iter().map(Vec::len).sum());
-        (n > POINTS_SHOWN)
-            .then(|| format!("{} more points in the CSV export", n - POINTS_SHOWN))
-            .unwrap_or_default()
+        if n > POINTS_SHOWN {
+            format!("{} more points in the CSV export", n - POINTS_SHOWN)
+        } else {
+            String::new()
+        }
     };
     view! {
         <details
