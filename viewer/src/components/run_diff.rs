@@ -2,19 +2,13 @@
 //! the whole runs compared as `capture diff` compares them (`shared::analysis::diff`, its
 //! plain state [`shared::analysis::diff::view::DiffView`]): the summary, then a table of
 //! every kernel's change, the most time gained or lost first. A row's click compares that
-//! pair. The table is plain markup (`state::markup`) put in by the one markup host, so it
-//! costs the wasm little code.
-
-use std::rc::Rc;
+//! pair. A leptos component like every page.
 
 use leptos::prelude::*;
 use shared::analysis::diff::view::{DiffView, HEADERS};
 use shared::analysis::diff::{diff_figures, GateOptions};
 
-use crate::components::markup::markup_host;
 use crate::ctx::Ctx;
-use crate::state::markup::{el, text};
-use crate::state::page::{Act, PageNode};
 use crate::state::view::KernelRef;
 
 /// The view of run `before` against run `after` of the workspace (empty when either is
@@ -35,38 +29,8 @@ fn view_of(ctx: Ctx, before: usize, after: usize) -> DiffView {
         })
 }
 
-/// The section's markup: nothing for an empty view; a row's click sends `Local(row)`.
-pub fn diff_markup(v: &DiffView) -> PageNode {
-    if v.rows.is_empty() {
-        return text("");
-    }
-    let head = el("tr").children(HEADERS.iter().map(|h| el("th").text(*h)));
-    let rows = v.rows.iter().enumerate().map(|(i, r)| {
-        el("tr")
-            .class(r.status)
-            .on_click(Act::Local(i))
-            .children(r.cells.iter().map(|c| el("td").text(c.clone())))
-    });
-    el("section")
-        .class("run-diff")
-        .id("run-diff")
-        .child(el("h3").text("Run against run"))
-        .children(
-            v.summary
-                .iter()
-                .map(|s| el("p").class("muted").text(s.clone())),
-        )
-        .child(
-            el("table")
-                .class("grid")
-                .id("run-diff-table")
-                .child(el("thead").child(head))
-                .child(el("tbody").children(rows)),
-        )
-        .into()
-}
-
-/// The run-against-run section: nothing unless `runs` names two different runs.
+/// The run-against-run section: nothing unless `runs` names two different runs. A row's
+/// click compares that pair.
 #[component]
 pub fn RunDiff(
     /// (before run, after run), as the compare page's two pickers have them.
@@ -77,7 +41,7 @@ pub fn RunDiff(
         Some((b, a)) => view_of(ctx, b, a),
         None => DiffView::default(),
     });
-    let pick = move |row: usize, _: String| {
+    let pick = move |row: usize| {
         let Some((rb, ra)) = runs.get_untracked() else {
             return;
         };
@@ -96,8 +60,43 @@ pub fn RunDiff(
             })
         });
     };
-    markup_host(
-        Box::new(move || view.with(diff_markup)),
-        Some(Rc::new(pick)),
-    )
+    move || {
+        view.with(|v| {
+            if v.rows.is_empty() {
+                return None;
+            }
+            let rows = v
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let cells = r
+                        .cells
+                        .iter()
+                        .map(|c| view! { <td>{c.clone()}</td> })
+                        .collect_view();
+                    view! { <tr class=r.status on:click=move |_| pick(i)>{cells}</tr> }
+                })
+                .collect_view();
+            let summary = v
+                .summary
+                .iter()
+                .map(|s| view! { <p class="muted">{s.clone()}</p> })
+                .collect_view();
+            let head = HEADERS
+                .iter()
+                .map(|h| view! { <th>{*h}</th> })
+                .collect_view();
+            Some(view! {
+                <section class="run-diff" id="run-diff">
+                    <h3>"Run against run"</h3>
+                    {summary}
+                    <table class="grid" id="run-diff-table">
+                        <thead><tr>{head}</tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </section>
+            })
+        })
+    }
 }
