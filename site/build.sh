@@ -4,7 +4,7 @@
 #   bash site/build.sh                      # release build (profile wasm-release)
 #   SITE_PROFILE=dev bash site/build.sh     # quick unoptimized build while developing
 #
-# Fails when the release wasm is 500,000 bytes gzip -9 or more (the project's budget), so
+# Fails when the release wasm is over 800,000 bytes gzip -9 (a guard, SPEC section 9), so
 # tests/run.sh, which runs this, fails too.
 #
 # Installs wasm-bindgen-cli from crates.io at exactly the wasm-bindgen version in Cargo.lock
@@ -70,9 +70,10 @@ raw=$(stat -c %s "$dist/pkg/viewer_bg.wasm")
 gz=$(gzip -9 -c "$dist/pkg/viewer_bg.wasm" | wc -c)
 echo "site/build.sh: $dist ready; viewer_bg.wasm $raw bytes, $gz bytes gzip -9" >&2
 
-# The project's budget for the release wasm (a dev build is not held to it).
-limit=500000
-if [ "$profile" = "wasm-release" ] && [ "$gz" -ge "$limit" ]; then
-  echo "site/build.sh: viewer_bg.wasm is $gz bytes gzip -9, over the budget of under $limit bytes: make the viewer smaller (see ARCHITECTURE.md, viewer)" >&2
+# A guard on the release wasm (a dev build is not held to it): what users feel is the time
+# to a drawn roofline, which the browser test measures and prints.
+limit=800000
+if [ "$profile" = "wasm-release" ] && [ "$gz" -gt "$limit" ]; then
+  echo "site/build.sh: viewer_bg.wasm is $gz bytes gzip -9, over the guard of $limit bytes: see where the bytes go (twiggy top) before adding more" >&2
   exit 1
 fi

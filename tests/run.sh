@@ -23,6 +23,16 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test --workspace (native)"
 cargo test --workspace
 
+step "oracle: capture's reading of the fixture reports against NVIDIA's ncu_report (PyPI)"
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends python3-venv
+fi
+cargo build -p capture
+bash tests/oracle/ncu_report_check.sh target/debug/capture
+
 step "shared builds for wasm32-unknown-unknown"
 cargo build -p roofline-shared --target wasm32-unknown-unknown
 

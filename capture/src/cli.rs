@@ -34,6 +34,11 @@ pub enum Command {
     NcuCommand(NcuCommandArgs),
     /// Print the asked-for vs measured bytes table of an artifact.
     Table(TableArgs),
+    /// Print a kernel's SASS with per-instruction figures and hot spots, from a report or
+    /// a source-page export.
+    Source(SourceArgs),
+    /// Compare two runs kernel by kernel (artifacts, ncu exports or reports); gate on it.
+    Diff(DiffArgs),
     /// Print the JSON Schema of the artifact format.
     Schema,
 }
@@ -215,9 +220,43 @@ pub struct ProfileArgs {
     /// Keep the ncu reports and CSV pages beside the artifact (`STEM-ncu-cold-raw.csv`, ...).
     #[arg(long)]
     pub keep_exports: bool,
+    /// Also collect ncu's SourceCounters section (per-instruction figures for `capture
+    /// source`); keeps the reports beside the artifact, which holds no per-instruction
+    /// figures. Its cost in replay passes and time has not been measured yet.
+    #[arg(long)]
+    pub source: bool,
+    /// Profile every launch, each replayed once per pass, instead of a sample. By default
+    /// a timing pass (one ncu pass of the duration only, caches and clocks left alone)
+    /// times every launch, a plan groups alike launches and picks a few of each group,
+    /// only those are profiled, and their counters are scaled to every launch by time;
+    /// the artifact says "sampled: N of M launches".
+    #[arg(long)]
+    pub all_launches: bool,
+    /// Run the timing pass, print the plan and its predicted cost, and stop (nothing
+    /// written).
+    #[arg(long, conflicts_with = "all_launches")]
+    pub plan_only: bool,
+    /// How much to collect per launch, and so how many replay passes ncu makes of each
+    /// profiled launch (H200, ncu 2025.3.1).
+    #[arg(long, value_enum, default_value_t = DepthArg::Standard)]
+    pub depth: DepthArg,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,
+}
+
+/// `capture profile --depth`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DepthArg {
+    /// Time, bytes per level, FLOPs per precision and tensor type: the roofline only. Passes
+    /// not measured yet (a subset of standard's counters: at most 24).
+    Roofline,
+    /// Every view: also SOL %, the bound unit, occupancy, stalls, the details sections.
+    /// 24 passes (measured).
+    Standard,
+    /// Standard plus the rest of ncu's `--set full` sections. Passes not measured yet
+    /// (`--set full` alone: 38).
+    Full,
 }
 
 /// `capture ncu-command`.
@@ -264,6 +303,40 @@ pub struct TableArgs {
     pub sort: TableSort,
 }
 
+/// Output format of `capture source`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SourceFormat {
+    /// The hot spots, then every instruction, for a terminal.
+    Text,
+    /// A list of `{address, sass, inst_executed, ...}`, one per instruction (README).
+    Json,
+}
+
+/// `capture source`.
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// A `.ncu-rep` report with source counters (`--set full`), or an `ncu --import R
+    /// --csv --page source --print-source sass` export; `.gz` is read too.
+    pub input: std::path::PathBuf,
+    /// Regular expression a kernel name must match; of the matching launches the longest
+    /// is shown (a source-page export has no durations: the one that executed the most).
+    #[arg(long)]
+    pub kernel: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SourceFormat::Text)]
+    pub format: SourceFormat,
+    /// A source-page export of the same report, for the SASS text a report does not hold.
+    #[arg(long)]
+    pub sass: Option<std::path::PathBuf>,
+    /// Every matching launch instead of the longest (JSON: a list of `{launch, kernel,
+    /// duration_ns, instructions}`).
+    #[arg(long)]
+    pub all_launches: bool,
+    /// Hot spots listed in the text form.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+}
+
 /// Row order of `capture table`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TableSort {
@@ -273,6 +346,52 @@ pub enum TableSort {
     Time,
     /// By short name.
     Name,
+}
+
+/// Output format of `capture diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Aligned text for a terminal.
+    Table,
+    /// GitHub-flavoured Markdown, for a pull-request comment.
+    Markdown,
+    /// The JSON contract of docs/diff-json.md.
+    Json,
+}
+
+/// `capture diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The run before the change: an artifact, or an ncu export or report `capture import`
+    /// reads.
+    pub before: PathBuf,
+    /// The run after the change.
+    pub after: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+    pub format: DiffFormat,
+    /// Exit 12 when the total, or a counted kernel, is slower by more than PCT percent
+    /// beyond its noise band (failures named first in the output).
+    #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
+    pub gate: Option<f64>,
+    /// Kernels count toward the gate when above PCT percent of the time in either run.
+    #[arg(long, value_name = "PCT", default_value_t = shared::analysis::diff::DEFAULT_GATE_SHARE_PCT,
+          value_parser = non_negative_pct)]
+    pub gate_share: f64,
+    /// Compare runs that the comparability check refuses (device, driver, ncu version,
+    /// clock or cache control, metric set, sampling), with a warning.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// A percentage flag: a finite number, 0 or more.
+fn non_negative_pct(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "{text:?} is not a percentage (a number, 0 or more)"
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@ pub enum Code {
     /// Bad input, I/O failure, or any other error.
     Failure = 1,
     /// Command-line usage error (clap's own code), including a `capture profile` program
-    /// that does not exist or is not executable (found before ncu starts).
+    /// that does not exist or is not executable (found before ncu starts), and an `-o`
+    /// that is one of the inputs. (A standard output closed by its reader is success, 0.)
     Usage = 2,
     /// No NVIDIA driver, or no CUDA device.
     NoGpu = 3,
@@ -33,6 +34,9 @@ pub enum Code {
     /// `capture profile`: ncu profiled no kernel launch: the program launched none, or none
     /// matched the filters (`--kernel-name`, `--launch-skip`, `--nvtx-include`, ...).
     NoKernels = 11,
+    /// `capture diff --gate`: the total or a counted kernel is slower by more than the gate
+    /// beyond its noise band; the output names them first.
+    GateFailed = 12,
     /// Interrupted by Ctrl-C (SIGINT), SIGTERM or SIGHUP; no output was left half-written
     /// (128 + SIGINT, as shells report it).
     Interrupted = 130,

@@ -5,13 +5,14 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use shared::read::exports;
 use shared::read::ncu::Export;
 use shared::Artifact;
 
+use crate::exit::{Code, Fault};
 use crate::interrupt;
 use crate::overlap;
 use crate::stages::Stages;
@@ -21,25 +22,134 @@ use crate::stages::Stages;
 /// CSV text export, read on two threads ([`overlap::read_export`]). Errors name the file,
 /// and the line or byte offset.
 pub fn read_export(path: &Path) -> Result<Export> {
-    let file = fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let file = fs::File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
     // Small: the CSV reader buffers its input itself, and reads larger blocks past this.
     let reader = std::io::BufReader::with_capacity(64 << 10, file);
     exports::read_from_with(reader, overlap::read_export)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))
+}
+
+/// The largest artifact capture reads: 4 GiB, some ten times the artifact of the largest
+/// export measured (500 MB). A file that grows past it (`/dev/zero` passes the first check
+/// only if it starts like JSON; an endless stream of `{`) is refused rather than held.
+pub const MAX_ARTIFACT_BYTES: u64 = 4 << 30;
+
+/// Reads an artifact's text, refusing at once what cannot be one: binary data (a report,
+/// `/dev/zero`), text that is not UTF-8 (with the byte offset), and more than
+/// [`MAX_ARTIFACT_BYTES`].
+fn read_artifact_text(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let name = shown(path);
+    let file = fs::File::open(path).with_context(|| format!("{name}: cannot read"))?;
+    let mut bytes = Vec::new();
+    let mut head = file.take(MAX_ARTIFACT_BYTES + 1);
+    // The first 64 KiB decide whether the rest is read.
+    (&mut head)
+        .take(64 << 10)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{name}: cannot read"))?;
+    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    if body.starts_with(b"NVR\0") {
+        anyhow::bail!(
+            "{name}: an Nsight Compute report (.ncu-rep), not an artifact: import it first \
+             (`capture import {name} -o A.json`)"
+        );
+    }
+    match body.iter().position(|b| !b.is_ascii_whitespace()) {
+        Some(at) if body.get(at) != Some(&b'{') && body.get(at) != Some(&b'[') => {
+            let b = body.get(at).copied().unwrap_or(0);
+            if !(0x20..0x80).contains(&b) {
+                anyhow::bail!(
+                    "{name}: byte {}: binary data (0x{b:02x}), not an artifact (a JSON text \
+                     starting with `{{`); an export or a report is read by `capture import`",
+                    at + bytes.len() - body.len()
+                );
+            }
+        }
+        _ => {}
+    }
+    head.read_to_end(&mut bytes)
+        .with_context(|| format!("{name}: cannot read"))?;
+    if bytes.len() as u64 > MAX_ARTIFACT_BYTES {
+        anyhow::bail!(
+            "{name}: larger than {} GiB, more than any artifact capture writes; not read",
+            MAX_ARTIFACT_BYTES >> 30
+        );
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{name}: byte {}: not UTF-8 text, so not an artifact (JSON is UTF-8); an export \
+             or a report is read by `capture import`",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// A path for a one-line message: control characters (a newline in a file name) escaped.
+pub fn shown(path: &Path) -> String {
+    shared::text::escape::controls(&path.display().to_string()).into_owned()
+}
+
+/// Refuses an output that is one of the inputs (the same file, by any path): writing it
+/// would replace the input with the result.
+pub fn refuse_output_among_inputs<'a>(
+    output: &Path,
+    inputs: impl IntoIterator<Item = &'a PathBuf>,
+) -> Result<()> {
+    let Ok(out) = fs::metadata(output) else {
+        return Ok(());
+    };
+    for input in inputs {
+        let same = match fs::metadata(input) {
+            #[cfg(unix)]
+            Ok(m) => {
+                use std::os::unix::fs::MetadataExt;
+                m.dev() == out.dev() && m.ino() == out.ino()
+            }
+            #[cfg(not(unix))]
+            Ok(_) => fs::canonicalize(input).ok() == fs::canonicalize(output).ok(),
+            Err(_) => false,
+        };
+        if same {
+            return Err(Fault::new(
+                Code::Usage,
+                format!(
+                    "-o {} is also an input ({}): it would be replaced by the result; write \
+                     to another file",
+                    shown(output),
+                    shown(input)
+                ),
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Reads a whole input file (a report or a source-page export for `capture source`),
+/// un-gzipping it when its name ends in `.gz`; errors name the file.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    let bytes = fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+            .with_context(|| format!("{}: cannot gunzip", path.display()))?;
+        return Ok(out);
+    }
+    Ok(bytes)
 }
 
 /// Reads and validates an artifact JSON file; errors name the file.
 pub fn read_artifact(path: &Path) -> Result<Artifact> {
-    let text =
-        fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let (artifact, dropped) = Artifact::from_json_checked(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let text = read_artifact_text(path)?;
+    let (artifact, dropped) =
+        Artifact::from_json_checked(&text).map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))?;
     let name = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
+        || shown(path),
+        |n| shared::text::escape::controls(&n.to_string_lossy()).into_owned(),
     );
     for w in dropped {
-        eprintln!("warning: {name}: {w}");
+        crate::out::eprint_line(&format!("warning: {name}: {w}"));
     }
     Ok(artifact)
 }
@@ -95,19 +205,19 @@ fn write_atomic_staged(
         let file = tmp
             .as_file()
             .try_clone()
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+            .with_context(|| format!("{}: cannot write", shown(path)))?;
         let mut out = overlap::BackgroundWriter::new(file)
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+            .with_context(|| format!("{}: cannot write", shown(path)))?;
         write(&mut out)
             .and_then(|()| out.finish())
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+            .with_context(|| format!("{}: cannot write", shown(path)))?;
     }
     stages.mark("write");
     tmp.as_file()
         .sync_all()
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+        .with_context(|| format!("{}: cannot write", shown(path)))?;
     tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot replace: {}", path.display(), e.error))?;
+        .map_err(|e| anyhow::anyhow!("{}: cannot replace: {}", shown(path), e.error))?;
     stages.mark("sync");
     Ok(())
 }

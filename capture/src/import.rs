@@ -14,6 +14,7 @@ use shared::read::ncu::{self, Warning};
 use crate::cli::{ImportArgs, MergeArgs};
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::out;
 use crate::stages::Stages;
 
 /// Provenance common to everything capture writes.
@@ -42,24 +43,25 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
     let mut exports = Vec::with_capacity(paths.len());
     for path in paths {
         let mut export = files::read_export(path)?;
-        let name = display_name(path);
+        let name = shared::text::escape::controls(&display_name(path)).into_owned();
         for w in &mut export.warnings {
             *w = w.in_file(&name);
         }
-        exports.push(export);
+        exports.push((name, export));
     }
-    Ok(ncu::combine(exports))
+    Ok(ncu::combine_named(exports))
 }
 
 /// `capture import`.
 pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     let mut stages = Stages::from_env();
+    files::refuse_output_among_inputs(&args.output, &args.exports)?;
     let (launches, warnings) = read_exports(&args.exports)?;
     stages.mark("read");
     let n_launches = launches.len();
     let n_warnings = warnings.len();
     for w in &warnings {
-        eprintln!("warning: {w}");
+        out::eprint_line(&format!("warning: {w}"));
     }
     let artifact = merge::import_launches(
         launches,
@@ -74,12 +76,12 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     } else {
         format!("{n_warnings} warning(s), see above")
     };
-    println!(
+    out::println(&format!(
         "imported {n_launches} launch(es) of {} kernel(s) from {} file(s) into {}; {skipped}",
         artifact.kernels.len(),
         args.exports.len(),
-        args.output.display()
-    );
+        files::shown(&args.output)
+    ))?;
     // The process ends next: its memory goes back to the system at once, where freeing a
     // large import's launches one by one would take a tenth of a second or more.
     std::mem::forget(artifact);
@@ -88,18 +90,24 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
 
 /// `capture merge`.
 pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    files::refuse_output_among_inputs(
+        &args.output,
+        std::iter::once(&args.timings)
+            .chain(&args.ncu)
+            .chain(&args.ncu_warm),
+    )?;
     let mut artifact = files::read_artifact(&args.timings)?;
     let mut inputs = vec![args.timings.clone()];
     let mut attach = |paths: &[PathBuf], cache: CacheControl| -> Result<()> {
         let (launches, warnings) = read_exports(paths)?;
         for w in &warnings {
-            eprintln!("warning: {w}");
+            out::eprint_line(&format!("warning: {w}"));
         }
         artifact
             .warnings
             .extend(warnings.iter().map(ToString::to_string));
         merge::attach_counters(&mut artifact, launches, cache).map_err(|e| {
-            let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            let files: Vec<String> = paths.iter().map(|p| files::shown(p)).collect();
             Fault::new(Code::MissingKernel, format!("{}: {e}", files.join(", ")))
         })?;
         inputs.extend(paths.iter().cloned());
@@ -117,10 +125,10 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
     p.inputs = base.inputs;
     p.tool_version = base.tool_version;
     files::write_artifact(&args.output, &artifact)?;
-    println!(
+    out::println(&format!(
         "merged counters of {} kernel(s) into {}",
         artifact.kernels.len(),
-        args.output.display()
-    );
+        files::shown(&args.output)
+    ))?;
     Ok(ExitCode::SUCCESS)
 }

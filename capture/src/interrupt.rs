@@ -46,7 +46,9 @@ fn pending() -> MutexGuard<'static, Pending> {
 /// without it (an interrupted write then leaves its temporary file, never a half target).
 pub fn install() {
     if let Err(e) = ctrlc::set_handler(on_interrupt) {
-        eprintln!("warning: no Ctrl-C handler ({e}); an interrupt may leave temporary files");
+        crate::out::eprint_line(&format!(
+            "warning: no Ctrl-C handler ({e}); an interrupt may leave temporary files"
+        ));
     }
 }
 
@@ -73,7 +75,7 @@ fn on_interrupt() {
         };
         removed += usize::from(gone.is_ok());
     }
-    eprintln!(
+    crate::out::eprint_line(&format!(
         "error: interrupted; no output was left half-written ({removed} unfinished file(s) \
          removed{})",
         if groups.is_empty() {
@@ -81,7 +83,7 @@ fn on_interrupt() {
         } else {
             format!(", {} profiler process group(s) killed", groups.len())
         }
-    );
+    ));
     std::process::exit(i32::from(Code::Interrupted as u8));
 }
 

@@ -3,13 +3,16 @@
 
 mod cli;
 mod clock;
+mod diff;
 mod exit;
 mod files;
 mod gpu;
 mod import;
 mod interrupt;
+mod out;
 mod overlap;
 mod ranks;
+mod source;
 mod stages;
 mod table;
 
@@ -23,9 +26,10 @@ fn main() -> ExitCode {
     interrupt::install();
     match run() {
         Ok(code) => code,
+        Err(err) if out::is_closed(&err) => ExitCode::SUCCESS,
         Err(err) => {
             let code = exit::code_of(&err);
-            eprintln!("error: {err:#}");
+            out::eprint_line(&format!("error: {err:#}"));
             ExitCode::from(code as u8)
         }
     }
@@ -42,8 +46,10 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Merge(args) => import::merge(&args),
         Command::Import(args) => import::import(&args),
         Command::Table(args) => table::table(&args),
+        Command::Source(args) => source::source(&args),
+        Command::Diff(args) => diff::diff(&args),
         Command::Schema => {
-            print!("{}", shared::Artifact::json_schema());
+            out::print(&shared::Artifact::json_schema())?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -55,10 +55,10 @@ impl Stages {
             .iter()
             .map(|(name, d)| format!("{name} {:.3} s", d.as_secs_f64()))
             .collect();
-        eprintln!(
+        crate::out::eprint_line(&format!(
             "stages: {}; total {:.3} s",
             parts.join(", "),
             started.elapsed().as_secs_f64()
-        );
+        ));
     }
 }

@@ -4,11 +4,12 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use shared::analysis::table::{bytes_table, SortOrder};
+use shared::analysis::table::{annotate, bytes_table, SortOrder};
 use shared::Artifact;
 
 use crate::cli::{TableArgs, TableFormat, TableSort};
 use crate::files;
+use crate::out;
 
 /// The table of `artifact` in `format`, rows in launch order, as text ending in a newline.
 pub fn render(artifact: &Artifact, format: TableFormat) -> String {
@@ -18,6 +19,7 @@ pub fn render(artifact: &Artifact, format: TableFormat) -> String {
 /// The table of `artifact` in `format` with its rows in `sort` order.
 pub fn render_sorted(artifact: &Artifact, format: TableFormat, sort: TableSort) -> String {
     let mut table = bytes_table(artifact);
+    annotate(&mut table, artifact);
     table.sort(match sort {
         TableSort::Launch => SortOrder::Launch,
         TableSort::Time => SortOrder::Time,
@@ -32,13 +34,13 @@ pub fn render_sorted(artifact: &Artifact, format: TableFormat, sort: TableSort) 
 }
 
 /// Prints the table of `artifact` to stdout.
-pub fn print_table(artifact: &Artifact, format: TableFormat) {
-    print!("{}", render(artifact, format));
+pub fn print_table(artifact: &Artifact, format: TableFormat) -> Result<()> {
+    out::print(&render(artifact, format))
 }
 
 /// `capture table`.
 pub fn table(args: &TableArgs) -> Result<ExitCode> {
     let artifact = files::read_artifact(&args.artifact)?;
-    print!("{}", render_sorted(&artifact, args.format, args.sort));
+    out::print(&render_sorted(&artifact, args.format, args.sort))?;
     Ok(ExitCode::SUCCESS)
 }

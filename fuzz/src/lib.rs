@@ -43,7 +43,7 @@ fn error_line(error: &NcuError) -> Option<u64> {
         NcuError::Binary { line }
         | NcuError::NotAnExport { line, .. }
         | NcuError::Csv { line, .. }
-        | NcuError::NoRows { line }
+        | NcuError::NoRows { line, .. }
         | NcuError::NoUnitsRow { line, .. }
         | NcuError::Profiler { line, .. } => Some(*line),
         NcuError::Empty | NcuError::Io(_) => None,
@@ -258,8 +258,48 @@ pub fn table_forms(artifact: &Artifact) {
     );
     let markdown = table.to_markdown();
     assert!(markdown.lines().count() >= 2 + table.kernels.len());
+    // Strings from files can neither drive a terminal nor split a row (issue 25).
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    assert!(
+        !text.chars().any(unsafe_char),
+        "raw control character in the text form"
+    );
+    assert!(
+        !markdown.chars().any(unsafe_char),
+        "raw control character in the markdown form"
+    );
+    let table_rows = markdown.lines().filter(|l| l.starts_with("| ")).count();
+    assert_eq!(
+        table_rows,
+        2 + table.kernels.len(),
+        "a name split a markdown row"
+    );
+    for line in markdown.lines().filter(|l| l.starts_with('|')) {
+        let bytes = line.as_bytes();
+        let pipes = (0..bytes.len())
+            .filter(|&i| bytes[i] == b'|' && (i == 0 || bytes[i - 1] != b'\\'))
+            .count();
+        assert_eq!(pipes, 17, "a name split a markdown cell: {line}");
+    }
     let csv = table.to_csv();
     assert!(csv.starts_with("name,"), "CSV form lacks its header");
+    assert!(
+        !csv.chars().any(|c| unsafe_char(c) && c != '\r'),
+        "raw control character in CSV"
+    );
+    for r in &table.kernels {
+        let cell = shared::text::escape::csv_cell(&r.name);
+        assert!(
+            !matches!(
+                cell.chars().next(),
+                Some('=' | '+' | '-' | '@' | '\t' | '\r')
+            ),
+            "CSV cell starts a formula: {cell:?}"
+        );
+    }
     let json = table.to_json();
     let value: serde_json::Value = serde_json::from_str(&json)
         .unwrap_or_else(|e| panic!("table JSON is not JSON: {e}\n{json}"));
@@ -536,4 +576,140 @@ pub fn ncu_rep(data: &[u8]) {
             }
         }
     }
+}
+
+/// Appends a protobuf varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A varint field.
+fn varint_field(out: &mut Vec<u8>, field: u64, v: u64) {
+    put_varint(out, field << 3);
+    put_varint(out, v);
+}
+
+/// A length-delimited field.
+fn bytes_field(out: &mut Vec<u8>, field: u64, b: &[u8]) {
+    put_varint(out, (field << 3) | 2);
+    put_varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+/// A u32 size prefix and the bytes.
+fn framed(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+/// A report built from `data` as a list of block operations, the shapes that once grew
+/// quadratically (issue 25): many string-table blocks, many processes, results between
+/// table extensions, source blocks, and header counts that do not match the payload. Each
+/// operation is two bytes: the kind (low 2 bits) and a parameter. The report goes through
+/// [`ncu_rep`]'s checks.
+pub fn ncu_rep_blocks(data: &[u8]) {
+    let mut out = b"NVR\0".to_vec();
+    let mut header = Vec::new();
+    varint_field(&mut header, 1, 7);
+    framed(&mut out, &header);
+    // The session block: a device and the command line, as ncu writes them.
+    let mut device = Vec::new();
+    varint_field(&mut device, 1, 0);
+    bytes_field(&mut device, 2, b"NVIDIA H200");
+    let mut session = Vec::new();
+    bytes_field(&mut session, 6, &device);
+    bytes_field(&mut session, 11, b"ncu -o r ./prog");
+    let block = |out: &mut Vec<u8>,
+                 pid: u64,
+                 strings: &[String],
+                 sources: u64,
+                 msgs: &[Vec<u8>],
+                 results: u64| {
+        let mut process = Vec::new();
+        varint_field(&mut process, 1, pid);
+        bytes_field(&mut process, 2, b"127.0.0.1");
+        bytes_field(&mut process, 3, b"/usr/bin/prog");
+        let mut table = Vec::new();
+        for s in strings {
+            bytes_field(&mut table, 1, s.as_bytes());
+        }
+        let mut payload = Vec::new();
+        for m in msgs {
+            framed(&mut payload, m);
+        }
+        let mut h = Vec::new();
+        varint_field(&mut h, 1, sources);
+        varint_field(&mut h, 2, results);
+        bytes_field(&mut h, 4, &table);
+        varint_field(&mut h, 5, payload.len() as u64);
+        bytes_field(&mut h, 6, &process);
+        framed(out, &h);
+        out.extend_from_slice(&payload);
+    };
+    {
+        let mut h = Vec::new();
+        varint_field(&mut h, 1, 0);
+        varint_field(&mut h, 2, 0);
+        bytes_field(&mut h, 3, &session);
+        varint_field(&mut h, 5, 0);
+        let mut process = Vec::new();
+        varint_field(&mut process, 1, 1);
+        bytes_field(&mut h, 6, &process);
+        framed(&mut out, &h);
+    }
+    let result = |pid: u64, metric: u64| {
+        let mut dim = Vec::new();
+        for f in 1..=3 {
+            varint_field(&mut dim, f, 1);
+        }
+        let mut value = Vec::new();
+        varint_field(&mut value, 5, 1000 + metric);
+        let mut m = Vec::new();
+        varint_field(&mut m, 1, metric);
+        bytes_field(&mut m, 2, &value);
+        let mut r = Vec::new();
+        varint_field(&mut r, 1, pid);
+        bytes_field(&mut r, 5, b"k");
+        bytes_field(&mut r, 6, b"k");
+        bytes_field(&mut r, 7, b"");
+        bytes_field(&mut r, 10, &dim);
+        bytes_field(&mut r, 11, &dim);
+        bytes_field(&mut r, 13, &m);
+        varint_field(&mut r, 22, 1);
+        varint_field(&mut r, 23, 7);
+        r
+    };
+    let mut names = 0u64;
+    for op in data.chunks(2).take(4096) {
+        let (kind, p) = (op[0] & 3, u64::from(op.get(1).copied().unwrap_or(0)));
+        let pid = 1 + (p & 7);
+        match kind {
+            0 => {
+                let strings: Vec<String> = (0..=p % 5)
+                    .map(|_| {
+                        names += 1;
+                        format!("m{names}")
+                    })
+                    .collect();
+                block(&mut out, pid, &strings, 0, &[], 0);
+            }
+            1 => block(&mut out, pid, &[], 0, &[result(pid, p % 7)], 1),
+            2 => {
+                let mut source = Vec::new();
+                varint_field(&mut source, 1, 1);
+                bytes_field(&mut source, 4, b"\x7fELF");
+                block(&mut out, pid, &[], 1, &[source], 0);
+            }
+            _ => {
+                // A header whose counts do not match its payload: 2^64-1 or p sources.
+                let sources = if p & 1 == 0 { u64::MAX } else { p };
+                block(&mut out, pid, &[], sources, &[result(pid, 0)], 1);
+            }
+        }
+    }
+    ncu_rep(&out);
 }

@@ -19,6 +19,26 @@ pub enum ArtifactError {
     /// A JSON document without a numeric `schema` field is not an artifact.
     #[error("not an artifact: no numeric \"schema\" field at the top level")]
     NoSchema,
+    /// A JSON document that is not an object (`null`, a list, a number).
+    #[error(
+        "not an artifact: the document is {found}, where an artifact is a JSON object with a \
+         \"schema\" field"
+    )]
+    NotAnObject {
+        /// What the document is, in words (`null`, `a list`, `a number`).
+        found: &'static str,
+    },
+    /// A `schema` field that is not a whole, non-negative version number.
+    #[error(
+        "line {line}: not an artifact: its \"schema\" is {found}, where a version is a whole \
+         number such as 3"
+    )]
+    BadSchema {
+        /// 1-based line of the `schema` field.
+        line: usize,
+        /// The value found, as JSON.
+        found: String,
+    },
     /// Written by a newer version of the tool.
     #[error(
         "line {line}: artifact schema version {found} is newer than this build understands \
@@ -84,10 +104,13 @@ pub enum NcuError {
         header: u64,
     },
     /// The header was recognized but no launch row could be read.
-    #[error("line {line}: header found but no complete launch row follows")]
+    #[error("line {line}: header found but no complete launch row follows{why}")]
     NoRows {
         /// 1-based line of the header.
         line: u64,
+        /// Why the rows under it were skipped, from the first warning (`; every row was
+        /// skipped, the first: line 11: ...`), or empty when there were none.
+        why: String,
     },
     /// ncu printed an error (`==ERROR==`) and no CSV header followed: the profile failed
     /// (for example ERR_NVGPUCTRPERM, no access to the counters).

@@ -338,8 +338,19 @@ exit 3"#
         ),
     );
     let out = dir.path().join("p.json");
+    // Sampled, the failure in the timing pass leaves nothing to sample from.
+    let o = capture(&["profile", "--ncu", s(&ncu), "-o", s(&out), "--", "true"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("exited with status 3 during the timing pass"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    std::fs::remove_file(dir.path().join("calls")).expect("calls");
     let o = capture(&[
         "profile",
+        "--all-launches",
         "--ncu",
         s(&ncu),
         "--cache",
@@ -397,6 +408,7 @@ fn no_kernel_launch_exits_11_saying_which_filters_to_widen() {
         "step/",
         "--launch-skip",
         "10",
+        "--all-launches",
         "--",
         "true",
     ]);
@@ -425,6 +437,7 @@ fn filters_and_passed_arguments_reach_ncu_and_the_provenance() {
         s(&ncu),
         "-o",
         s(&out),
+        "--all-launches",
         "--launch-skip",
         "5",
         "--launch-count",

@@ -1,18 +1,42 @@
 //! The application shell: provides the shared context ([`crate::ctx::Ctx`]), keeps the URL
-//! in step with the view, and lays out the page with its tabs.
-
-use std::rc::Rc;
+//! in step with the view, and lays out the page: a skip link, the loader, the warning
+//! banner of the current run, the tabs (a `tablist`, arrow keys move between them) and the
+//! current page from [`PAGES`].
 
 use leptos::prelude::*;
 
 use crate::browser;
 use crate::components::kernel_list::{KernelList, RunList};
 use crate::components::loader::Loader;
-use crate::components::markup::markup_host;
+use crate::components::shell::{Banner, ErrorList, ExplainPanel, Welcome};
 use crate::ctx::Ctx;
 use crate::pages;
-use crate::state::page::shell;
 use crate::state::view::{View, ViewState};
+
+/// A page of the viewer: the view it shows and its component.
+pub type Page = (View, fn() -> AnyView);
+
+/// Every page, in tab order. A new page is a component in `pages/`, a [`View`] (its slug
+/// and title) and an entry here.
+pub const PAGES: &[Page] = &[
+    (View::Overview, || pages::overview::Overview().into_any()),
+    (View::Time, || pages::time::TimePage().into_any()),
+    (View::Roofline, || {
+        pages::roofline::RooflinePage().into_any()
+    }),
+    (View::Sol, || pages::sol::SolPage().into_any()),
+    (View::Memory, || pages::memory::MemoryPage().into_any()),
+    (View::Bytes, || pages::bytes::BytesPage().into_any()),
+    (View::Occupancy, || {
+        pages::occupancy::OccupancyPage().into_any()
+    }),
+    (View::Timing, || pages::timing::TimingPage().into_any()),
+    (View::Metrics, || pages::metrics::MetricsPage().into_any()),
+    (View::Compare, || pages::compare::ComparePage().into_any()),
+    (View::Exercise, || {
+        pages::exercise::ExercisePage().into_any()
+    }),
+];
 
 /// The whole page.
 #[component]
@@ -27,6 +51,7 @@ pub fn App() -> impl IntoView {
             .any(|(k, _)| k == "view"),
     );
     provide_context(ctx);
+    let picked_before = sources.is_empty().then(browser::picked_before).flatten();
     if !sources.is_empty() {
         ctx.load_sources(sources, false);
     }
@@ -68,13 +93,20 @@ pub fn App() -> impl IntoView {
             on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default()
             on:drop=on_drop
         >
+            <a class="skip" href="#content">"Skip to the page"</a>
             <header class="top">
                 <h1>"Roofline viewer"</h1>
                 <Loader />
             </header>
-            {markup_host(Box::new(move || ctx.errors.with(|e| shell::error_list(e))), None)}
-            <p id="status" class="status">{move || ctx.status.get()}</p>
-            <Show when=has_runs fallback=|| markup_host(Box::new(shell::welcome), None)>
+            <ErrorList />
+            <p id="status" class="status" role="status">{move || ctx.status.get()}</p>
+            <Show
+                when=has_runs
+                fallback=move || view! { <Welcome picked_before=picked_before.clone() /> }
+            >
+                <Show when=move || !hidden.get()>
+                    <Banner />
+                </Show>
                 <div class="main">
                     <aside class="side">
                         <RunList />
@@ -82,58 +114,137 @@ pub fn App() -> impl IntoView {
                             <KernelList />
                         </Show>
                     </aside>
-                    <section class="content">
-                        {tabs(hidden)}
+                    <section class="content" id="content" tabindex="-1">
+                        <Tabs hidden=hidden />
                         <CurrentView />
                     </section>
-                    {explain_panel()}
+                    <ExplainPanel />
                 </div>
             </Show>
         </div>
     }
 }
 
-/// The tabs, or the lock of an exercise in their place while it is `hidden`.
-fn tabs(hidden: Memo<bool>) -> impl IntoView {
+/// The tabs, a `tablist` (arrow keys, Home and End move between them), or the lock of an
+/// exercise in their place while it is `hidden`.
+#[component]
+fn Tabs(hidden: Memo<bool>) -> impl IntoView {
     let ctx = Ctx::get();
-    let on_local = move |n: usize, _: String| {
-        let view = View::ALL.get(n).copied().unwrap_or(View::Overview);
-        if n == shell::LEAVE_EXERCISE || n < View::ALL.len() {
-            ctx.view_pinned.set(true);
-            ctx.view.update(|s| s.view = view);
+    let show = move |view: View| {
+        ctx.view_pinned.set(true);
+        ctx.view.update(|s| s.view = view);
+    };
+    let current = Memo::new(move |_| ctx.view.with(|v| v.view));
+    // Moves to the tab `step` places on (wrapping), focused.
+    let step = move |by: isize| {
+        let n = PAGES.len() as isize;
+        let at = PAGES
+            .iter()
+            .position(|(v, _)| *v == current.get_untracked())
+            .unwrap_or(0) as isize;
+        let next = (at + by).rem_euclid(n) as usize;
+        if let Some((v, _)) = PAGES.get(next) {
+            show(*v);
+            focus_tab(*v);
         }
     };
-    markup_host(
-        Box::new(move || ctx.view.with(|v| shell::tabs(v.view, hidden.get()))),
-        Some(Rc::new(on_local)),
-    )
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let by = match ev.key().as_str() {
+            "ArrowRight" | "ArrowDown" => 1,
+            "ArrowLeft" | "ArrowUp" => -1,
+            "Home" => -(PAGES.len() as isize) * 2,
+            "End" => PAGES.len() as isize * 2,
+            _ => return,
+        };
+        ev.prevent_default();
+        match ev.key().as_str() {
+            "Home" => {
+                if let Some((v, _)) = PAGES.first() {
+                    show(*v);
+                    focus_tab(*v);
+                }
+            }
+            "End" => {
+                if let Some((v, _)) = PAGES.last() {
+                    show(*v);
+                    focus_tab(*v);
+                }
+            }
+            _ => step(by),
+        }
+    };
+    move || {
+        if hidden.get() {
+            return view! {
+                <div id="exercise-lock" class="lock">
+                    <span>
+                        "Exercise in progress: the other views and the kernel list come back once \
+                         you commit your answers."
+                    </span>
+                    <button class="link" id="leave-exercise" on:click=move |_| show(View::Overview)>
+                        "leave the exercise (shows the answers)"
+                    </button>
+                </div>
+            }
+            .into_any();
+        }
+        view! {
+            <nav class="tabs" role="tablist" aria-label="views" on:keydown=on_key>
+                {PAGES
+                    .iter()
+                    .map(|(v, _)| {
+                        let v = *v;
+                        let active = move || current.get() == v;
+                        view! {
+                            <button
+                                id=format!("tab-{}", v.slug())
+                                role="tab"
+                                class=move || active().then_some("active")
+                                aria-selected=move || active().to_string()
+                                aria-controls="page"
+                                tabindex=move || if active() { "0" } else { "-1" }
+                                on:click=move |_| show(v)
+                            >
+                                {v.title()}
+                            </button>
+                        }
+                    })
+                    .collect_view()}
+            </nav>
+        }
+        .into_any()
+    }
 }
 
-/// The explanation side panel.
-fn explain_panel() -> impl IntoView {
-    let ctx = Ctx::get();
-    markup_host(
-        Box::new(move || ctx.explain.with(|e| shell::explain_panel(*e))),
-        Some(Rc::new(move |_, _| ctx.explain.set(None))),
-    )
+/// Focuses the tab of view `v`, once it is drawn.
+fn focus_tab(v: View) {
+    request_animation_frame(move || {
+        let el = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(&format!("tab-{}", v.slug())));
+        if let Some(el) =
+            el.and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+        {
+            let _ = el.focus();
+        }
+    });
 }
 
+/// The current page.
 #[component]
 fn CurrentView() -> impl IntoView {
     let ctx = Ctx::get();
     // A memo, so changing the selection does not rebuild the page.
     let kind = Memo::new(move |_| ctx.view.with(|v| v.view));
-    move || match kind.get() {
-        View::Overview => pages::overview::Overview().into_any(),
-        View::Time => pages::time::TimePage().into_any(),
-        View::Roofline => pages::roofline::RooflinePage().into_any(),
-        View::Sol => pages::sol::SolPage().into_any(),
-        View::Memory => pages::memory::MemoryPage().into_any(),
-        View::Bytes => pages::bytes::BytesPage().into_any(),
-        View::Occupancy => pages::occupancy::OccupancyPage().into_any(),
-        View::Timing => pages::timing::TimingPage().into_any(),
-        View::Metrics => pages::metrics::MetricsPage().into_any(),
-        View::Compare => pages::compare::ComparePage().into_any(),
-        View::Exercise => pages::exercise::ExercisePage().into_any(),
+    view! {
+        <div id="page" role="tabpanel">
+            {move || {
+                let v = kind.get();
+                PAGES
+                    .iter()
+                    .find(|(p, _)| *p == v)
+                    .map(|(_, page)| page())
+            }}
+        </div>
     }
 }

@@ -225,3 +225,26 @@ pub fn device_pixel_ratio() -> f64 {
         .unwrap_or(1.0)
         .max(1.0)
 }
+
+/// The session storage key of the names of the files last picked.
+const PICKED_KEY: &str = "roofline-picked";
+
+/// Notes the names of picked files for this tab's session, so that after a reload the
+/// page can say which to pick again (a page cannot reopen a picked file by itself).
+pub fn remember_picked(names: &[String]) {
+    if let Some(s) = window()
+        .ok()
+        .and_then(|w| w.session_storage().ok().flatten())
+    {
+        let _ = s.set_item(PICKED_KEY, &names.join(", "));
+    }
+}
+
+/// The names of the files picked in this tab before the page was reloaded.
+pub fn picked_before() -> Option<String> {
+    window()
+        .ok()
+        .and_then(|w| w.session_storage().ok().flatten())
+        .and_then(|s| s.get_item(PICKED_KEY).ok().flatten())
+        .filter(|n| !n.is_empty())
+}

@@ -229,6 +229,7 @@ impl Ctx {
         let started = browser::now_ms();
         ctx.pending_since.set(Some(started));
         ctx.status.set("reading files…".into());
+        browser::remember_picked(&list.iter().map(|f| f.name()).collect::<Vec<_>>());
         spawn_local(async move {
             let mut loading = Loading::new(Vec::new());
             for file in list {

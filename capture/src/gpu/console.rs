@@ -199,8 +199,8 @@ pub fn kernel_line(
 }
 
 /// The bytes table of an artifact on stdout.
-pub fn print_summary(artifact: &Artifact) {
-    crate::table::print_table(artifact, crate::cli::TableFormat::Table);
+pub fn print_summary(artifact: &Artifact) -> anyhow::Result<()> {
+    crate::table::print_table(artifact, crate::cli::TableFormat::Table)
 }
 
 #[cfg(test)]

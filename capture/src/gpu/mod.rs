@@ -24,6 +24,7 @@ pub mod ncu_log;
 pub mod profile;
 pub mod progress;
 pub mod runner;
+pub mod sample;
 pub mod stats;
 pub mod suite;
 pub mod tensor;
@@ -38,7 +39,9 @@ use shared::model::artifact::{
     Artifact, CacheControl, DeviceInfo, Distributed, KernelRecord, Origin, Provenance,
 };
 
-use crate::cli::{CacheArg, DeviceArg, DevicesArgs, NcuCommandArgs, ProfileArgs, RunArgs};
+use crate::cli::{
+    CacheArg, DepthArg, DeviceArg, DevicesArgs, NcuCommandArgs, ProfileArgs, RunArgs,
+};
 use crate::exit::{Code, Fault};
 use crate::files;
 use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
@@ -47,10 +50,11 @@ use self::ceilings::ExtraMeasurement;
 use self::console::{
     ceiling_lines, describe_device, kernel_line, print_summary, size_warning, tensor_lines,
 };
-use self::ncu::{Collection, Ncu, Profiler, Selection};
+use self::ncu::{Collection, Ncu, Pass, Profiler, Selection};
 use self::profile::{cache_name, stem_of, Target, WorkDir};
 use self::runner::Gpu;
 use self::suite::{CeilingKind, KernelDef, Role, Sizes};
+use shared::analysis::sampling::{self, plan::PlanOptions, Depth};
 
 /// Untimed launches before the timed repetitions.
 pub const WARMUPS: u32 = 3;
@@ -78,13 +82,10 @@ pub fn devices(args: &DevicesArgs) -> Result<ExitCode> {
         .map(|i| runner::describe(i).map(|(info, _)| info))
         .collect::<Result<_>>()?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&infos).context("serializing devices")?
-        );
+        crate::out::println(&serde_json::to_string_pretty(&infos).context("serializing devices")?)?;
     } else {
         for d in &infos {
-            println!("{}", describe_device(d));
+            crate::out::println(&describe_device(d))?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -303,7 +304,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             if !several {
                 return Err(e);
             }
-            eprintln!("error: device {device}: {e:#}");
+            crate::out::eprint_line(&format!("error: device {device}: {e:#}"));
             failures.push((device, e));
         }
     }
@@ -423,7 +424,7 @@ fn run_device(
             failed.join(", ")
         ));
         files::write_artifact(output, &artifact)?;
-        print_summary(&artifact);
+        print_summary(&artifact)?;
         return Err(Fault::new(
             Code::CheckFailed,
             format!(
@@ -464,6 +465,7 @@ fn run_device(
                     ..Selection::default()
                 },
                 ncu_args: Vec::new(),
+                pass: Pass::Standard,
             },
             work.path(),
             &stem_of(output),
@@ -483,7 +485,7 @@ fn run_device(
     }
 
     files::write_artifact(output, &artifact)?;
-    print_summary(&artifact);
+    print_summary(&artifact)?;
     progress::log(
         None,
         &format!(
@@ -517,6 +519,21 @@ pub struct ProfileConfig {
     distributed: Option<Distributed>,
     /// This machine's host name, for provenance.
     host: Option<String>,
+    /// Profile every launch (`--all-launches`) rather than a sample.
+    all_launches: bool,
+    /// Stop after printing the plan.
+    plan_only: bool,
+    /// What to collect per launch.
+    depth: Depth,
+}
+
+/// The depth a `--depth` value names.
+fn depth_of(d: DepthArg) -> Depth {
+    match d {
+        DepthArg::Roofline => Depth::Roofline,
+        DepthArg::Standard => Depth::Standard,
+        DepthArg::Full => Depth::Full,
+    }
 }
 
 /// Checks `capture profile`'s flags and finds its program, before ncu starts: a program
@@ -541,6 +558,24 @@ pub fn resolve_profile_in(
         return Err(usage("--launch-count must be at least 1"));
     }
     ncu::check_ncu_args(&args.ncu_arg).map_err(usage)?;
+    if !args.all_launches && (args.launch_skip.is_some() || args.launch_count.is_some()) {
+        // ncu applies -s and -c after the --kernel-id that selects a sample's launches, so
+        // they would pick other launches in the profiling pass than in the timing pass.
+        return Err(usage(
+            "--launch-skip and --launch-count do not combine with sampling: select the launches \
+             with --nvtx-include (or --kernel-name), or add --all-launches",
+        ));
+    }
+    if !args.all_launches {
+        if let Some(a) = args.ncu_arg.iter().find(|a| {
+            let o = a.split('=').next().unwrap_or(a);
+            o == "--kernel-id" || o == "--kernel-name-base"
+        }) {
+            return Err(usage(format!(
+                "--ncu-arg {a}: a sampled profile selects its launches with --kernel-id itself;                  add --all-launches to pass it"
+            )));
+        }
+    }
     let distributed = ranks::detect(env).map_err(usage)?;
     let allowed = [Placeholder::Rank, Placeholder::LocalRank, Placeholder::Host];
     let plan = OutputPlan::new(&args.output, &allowed, distributed, host.clone()).map_err(usage)?;
@@ -553,14 +588,30 @@ pub fn resolve_profile_in(
             launch_count: args.launch_count,
             nvtx_include: args.nvtx_include.clone(),
             nvtx_exclude: args.nvtx_exclude.clone(),
+            kernel_id: None,
         },
-        ncu_args: args.ncu_arg.clone(),
+        ncu_args: ncu_args_of(args),
         caches: caches_of(args.cache),
         output,
-        keep_exports: args.keep_exports,
+        keep_exports: args.keep_exports || args.source,
         distributed: plan.distributed().cloned(),
         host,
+        all_launches: args.all_launches,
+        plan_only: args.plan_only,
+        depth: depth_of(args.depth),
     })
+}
+
+/// The ncu section `capture profile --source` adds: per-instruction figures.
+const SOURCE_SECTION: &str = "SourceCounters";
+
+/// `--ncu-arg`'s arguments, and the SourceCounters section with `--source`.
+fn ncu_args_of(args: &ProfileArgs) -> Vec<String> {
+    let mut out = args.ncu_arg.clone();
+    if args.source {
+        out.extend(["--section".to_owned(), SOURCE_SECTION.to_owned()]);
+    }
+    out
 }
 
 /// `capture profile -- PROGRAM ARGS`: the user's program under ncu with every metric the
@@ -582,14 +633,47 @@ pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<Exit
         program: &cfg.program,
         selection: cfg.selection.clone(),
         ncu_args: cfg.ncu_args.clone(),
+        pass: match cfg.depth {
+            Depth::Standard => Pass::Standard,
+            d => Pass::Counters(d),
+        },
     };
     let program = ncu::program_name(&cfg.program);
+    let timed = if cfg.all_launches {
+        None
+    } else {
+        let t = sample::timing_pass(
+            profiler,
+            &target,
+            work.path(),
+            &stem,
+            &PlanOptions::default(),
+        )?;
+        print!("{}", sample::plan_text(&t.plan, cfg.depth, t.wall_s));
+        println!();
+        if cfg.plan_only {
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(t)
+    };
     let mut collected = Vec::new();
     let mut failed = None;
     for (i, &cache) in cfg.caches.iter().enumerate() {
-        let mut c = profile::collect(profiler, cache, &target, work.path(), &stem)?;
+        let mut c = match &timed {
+            None => profile::collect(profiler, cache, &target, work.path(), &stem)?,
+            Some(t) => sample::profiling_pass(
+                profiler,
+                &t.plan,
+                cfg.depth,
+                cache,
+                &target,
+                work.path(),
+                &stem,
+            )?,
+        };
         if c.launches.is_empty() {
             let collection = Collection {
+                pass: target.pass,
                 cache,
                 selection: target.selection.clone(),
                 ncu_args: target.ncu_args.clone(),
@@ -628,10 +712,28 @@ pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<Exit
         distributed: cfg.distributed.clone(),
         ..Provenance::default()
     };
-    let artifact = profile::import(collected, provenance, profiler)
+    if let (Some(t), Some(first)) = (timed.as_ref(), collected.first_mut()) {
+        // The timing pass ran first: its command, page and warnings lead.
+        let mut commands = t.commands.clone();
+        commands.append(&mut first.commands);
+        first.commands = commands;
+        let mut inputs = t.inputs.clone();
+        inputs.append(&mut first.inputs);
+        first.inputs = inputs;
+        let mut warnings = t.warnings.clone();
+        warnings.append(&mut first.warnings);
+        first.warnings = warnings;
+    }
+    let mut artifact = profile::import(collected, provenance, profiler)
         .ok_or_else(|| usage("no cache state to collect"))?;
+    if let Some(t) = &timed {
+        sampling::label(&mut artifact, t.plan.groups.len(), t.plan.launches.len());
+        if let Some(banner) = sampling::banner(&artifact) {
+            artifact.warnings.insert(0, banner);
+        }
+    }
     files::write_artifact(&cfg.output, &artifact)?;
-    print_summary(&artifact);
+    print_summary(&artifact)?;
     if let Some((status, launches)) = failed {
         return Err(Fault::new(
             Code::ProgramFailed,
@@ -693,6 +795,7 @@ pub fn ncu_command_lines(args: &NcuCommandArgs, exe: &OsString) -> Result<Vec<St
     for cache in caches_of(args.cache) {
         let base = PathBuf::from(format!("capture-ncu-{}", cache_name(cache)));
         let collection = Collection {
+            pass: Pass::Standard,
             cache,
             selection: Selection {
                 kernel_filter: Some(suite::ncu_kernel_regex(&kernels)),
@@ -761,7 +864,7 @@ pub fn ncu_command(args: &NcuCommandArgs) -> Result<ExitCode> {
         .map(PathBuf::into_os_string)
         .unwrap_or_else(|_| OsString::from("capture"));
     for line in ncu_command_lines(args, &exe)? {
-        println!("{line}");
+        crate::out::println(&line)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -786,8 +889,23 @@ mod tests {
             ncu: None,
             ncu_timeout: 10,
             keep_exports: false,
+            source: false,
+            all_launches: true,
+            plan_only: false,
+            depth: DepthArg::Standard,
             program: program.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn profile_source_adds_the_source_counters_section_and_keeps_the_reports() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("p.json");
+        let mut args = profile_args(&out, &["/bin/true"]);
+        args.source = true;
+        let cfg = resolved(&args).expect("resolves");
+        assert_eq!(cfg.ncu_args, ["--section", "SourceCounters"]);
+        assert!(cfg.keep_exports);
     }
 
     /// `capture profile`'s flags resolved in an empty environment on host `h`, whatever
@@ -936,6 +1054,95 @@ mod tests {
         assert_eq!(sel.launch_skip, Some(2));
         assert_eq!(sel.nvtx_include, ["step/"]);
         assert_eq!(asked[0].ncu_args, ["--target-processes=all"]);
+    }
+
+    #[test]
+    fn profile_samples_by_default_and_labels_the_artifact_and_its_table() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("s.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            all_launches: false,
+            nvtx_include: vec!["step/".into()],
+            ..profile_args(&out, &[&exe, "train.py"])
+        };
+        let p = sample::tests::training_step();
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        let s = a
+            .sampled
+            .clone()
+            .unwrap_or_else(|| panic!("not labelled sampled"));
+        assert_eq!((s.measured, s.launches, s.timing_launches), (67, 172, 172));
+        assert!(a.warnings[0].starts_with("Sampled profile: counters were measured on 67 of 172"));
+        let per_kernel: u64 = a
+            .kernels
+            .iter()
+            .filter_map(|k| k.sampled)
+            .map(|c| c.launches)
+            .sum();
+        assert_eq!(per_kernel, 172);
+        assert_eq!(
+            a.provenance.ncu_commands.first().map(String::as_str),
+            Some("replay s-ncu-timing"),
+            "the timing pass is recorded first"
+        );
+        let text = crate::table::render(&a, crate::cli::TableFormat::Table);
+        assert!(
+            text.starts_with("sampled: 67 of 172 launches measured"),
+            "{text}"
+        );
+        assert!(text.contains("70/"), "launches N/M in the table: {text}");
+        let json = crate::table::render(&a, crate::cli::TableFormat::Json);
+        assert!(json.contains("\"sampled\": {"), "{json}");
+        let csv = crate::table::render(&a, crate::cli::TableFormat::Csv);
+        assert!(
+            csv.lines()
+                .next()
+                .unwrap_or("")
+                .ends_with(",sampled_measured"),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn plan_only_prints_the_plan_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("s.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            all_launches: false,
+            plan_only: true,
+            depth: DepthArg::Roofline,
+            ..profile_args(&out, &[&exe])
+        };
+        let p = sample::tests::training_step();
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(!out.exists());
+        assert_eq!(p.asked.borrow().len(), 1, "only the timing pass ran");
+        assert_eq!(p.asked.borrow()[0].pass, Pass::Timing);
+    }
+
+    #[test]
+    fn a_sampled_profile_refuses_a_kernel_id_of_its_own() {
+        let exe = this_program();
+        let args = ProfileArgs {
+            all_launches: false,
+            ncu_arg: vec!["--kernel-id=::gemm:2".into()],
+            ..profile_args(Path::new("p.json"), &[&exe])
+        };
+        let err = resolved(&args)
+            .err()
+            .map(|e| format!("{e:#}"))
+            .unwrap_or_default();
+        assert!(err.contains("add --all-launches"), "{err}");
+        let args = ProfileArgs {
+            all_launches: true,
+            ..args
+        };
+        assert!(resolved(&args).is_ok());
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use shared::analysis::sampling::Depth;
 use shared::model::artifact::{CacheControl, LaunchCounters};
 use shared::model::counters::{self, Counter};
 
@@ -25,17 +26,19 @@ use super::ncu_log;
 
 /// Every raw metric the views need, asked for by name: the catalog's
 /// [`counters::PROFILE`], in its order. ncu silently drops a name it does not know, so
-/// [`missing_metrics`] checks that each came back.
+/// [`missing_metrics_at`] checks that each came back.
 pub const METRICS: &[Counter] = counters::PROFILE;
 
 /// The `--metrics` value: every name of [`METRICS`], then the warp-state counters
-/// ([`counters::STALLS`]) and the tensor-work counters ([`counters::TENSOR`]) of every
-/// architecture (ncu keeps the ones the GPU has and drops the others), comma separated.
+/// ([`counters::STALLS`]), the tensor-work counters ([`counters::TENSOR`]) of every
+/// architecture (ncu keeps the ones the GPU has and drops the others) and the pipe and
+/// L1-fill counters ([`counters::PIPES`]), comma separated.
 pub fn metrics_arg() -> String {
     METRICS
         .iter()
         .chain(counters::STALLS)
         .chain(counters::TENSOR)
+        .chain(counters::PIPES)
         .map(|c| c.name)
         .collect::<Vec<_>>()
         .join(",")
@@ -83,6 +86,10 @@ pub struct Selection {
     pub nvtx_include: Vec<String>,
     /// `--nvtx-exclude`, each (implies `--nvtx`).
     pub nvtx_exclude: Vec<String>,
+    /// `--kernel-id` (`context:stream:name:invocation`), with `--kernel-name-base demangled`
+    /// so that ncu counts invocations per demangled name as the timing pass's page names
+    /// kernels: a sampled profile's representatives ([`shared::analysis::sampling::plan::Plan::kernel_id`]).
+    pub kernel_id: Option<String>,
 }
 
 impl Selection {
@@ -112,9 +119,66 @@ impl Selection {
     }
 }
 
+/// What a collection measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pass {
+    /// The timing pass of a sampled profile: `gpu__time_duration.sum` only, one pass, caches
+    /// and clocks left alone (`--cache-control none --clock-control none`), no sections.
+    Timing,
+    /// Counters at a depth: its metric list and sections.
+    Counters(Depth),
+    /// Counters for every view ([`Depth::Standard`]): what `capture run` collects.
+    #[default]
+    Standard,
+}
+
+impl Pass {
+    /// The depth of the counters; `None` for the timing pass.
+    pub fn depth(self) -> Option<Depth> {
+        match self {
+            Pass::Timing => None,
+            Pass::Counters(d) => Some(d),
+            Pass::Standard => Some(Depth::Standard),
+        }
+    }
+}
+
+/// Sections `--depth full` adds to [`SECTIONS`]: the rest of ncu's `--set full`.
+pub const FULL_SECTIONS: &[&str] = &[
+    "ComputeWorkloadAnalysis",
+    "InstructionStats",
+    "SchedulerStats",
+    "WarpStateStats",
+    "SourceCounters",
+    "MemoryWorkloadAnalysis_Chart",
+    "MemoryWorkloadAnalysis_Tables",
+];
+
+/// The sections collected at `depth`: none for the roofline (its counters are asked by
+/// name), [`SECTIONS`] for standard, with [`FULL_SECTIONS`] for full.
+pub fn sections(depth: Depth) -> Vec<&'static str> {
+    match depth {
+        Depth::Roofline => Vec::new(),
+        Depth::Standard => SECTIONS.to_vec(),
+        Depth::Full => SECTIONS.iter().chain(FULL_SECTIONS).copied().collect(),
+    }
+}
+
+/// The `--metrics` value at `depth` ([`Depth::metrics`]), comma separated.
+pub fn depth_metrics_arg(depth: Depth) -> String {
+    depth
+        .metrics()
+        .iter()
+        .map(|c| c.name)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// What one collection asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Collection {
+    /// What it measures.
+    pub pass: Pass,
     /// Cold (`--cache-control all`, kernel replay) or warm (`--cache-control none`,
     /// application replay).
     pub cache: CacheControl,
@@ -128,12 +192,20 @@ pub struct Collection {
 pub fn collect_args(report: &Path, c: &Collection, program: &[OsString]) -> Vec<OsString> {
     let mut a: Vec<OsString> = vec!["-f".into(), "-o".into(), report.as_os_str().to_owned()];
     a.extend(["--clock-control", "none"].map(OsString::from));
-    let (cache, replay) = match c.cache {
-        CacheControl::Cold => ("all", "kernel"),
-        CacheControl::Warm => ("none", "application"),
-    };
-    a.extend(["--cache-control", cache, "--replay-mode", replay].map(OsString::from));
+    if c.pass == Pass::Timing {
+        a.extend(["--cache-control", "none"].map(OsString::from));
+    } else {
+        let (cache, replay) = match c.cache {
+            CacheControl::Cold => ("all", "kernel"),
+            CacheControl::Warm => ("none", "application"),
+        };
+        a.extend(["--cache-control", cache, "--replay-mode", replay].map(OsString::from));
+    }
     let sel = &c.selection;
+    if let Some(id) = &sel.kernel_id {
+        a.extend(["--kernel-name-base", "demangled", "--kernel-id"].map(OsString::from));
+        a.push(id.into());
+    }
     if let Some(k) = &sel.kernel_filter {
         a.push("-k".into());
         a.push(k.into());
@@ -160,10 +232,14 @@ pub fn collect_args(report: &Path, c: &Collection, program: &[OsString]) -> Vec<
         }
     }
     a.push("--metrics".into());
-    a.push(metrics_arg().into());
-    for s in SECTIONS {
+    match c.pass.depth() {
+        None => a.push(counters::GPU_TIME_DURATION.name.into()),
+        Some(Depth::Standard) => a.push(metrics_arg().into()),
+        Some(depth) => a.push(depth_metrics_arg(depth).into()),
+    }
+    for s in c.pass.depth().map(sections).unwrap_or_default() {
         a.push("--section".into());
-        a.push((*s).into());
+        a.push(s.into());
     }
     a.extend(c.ncu_args.iter().map(OsString::from));
     a.extend(program.iter().cloned());
@@ -260,7 +336,16 @@ pub fn command_line(program: &OsStr, args: &[OsString]) -> String {
 /// of [`METRICS`], and the warp-state and tensor-work counters of the export's own
 /// architecture ([`counters::stall_reasons`], [`counters::tensor_work`], from the launches'
 /// compute capability).
+#[cfg(test)]
 pub fn missing_metrics(launches: &[LaunchCounters]) -> Vec<&'static str> {
+    missing_metrics_at(launches, Depth::Standard)
+}
+
+/// The requested metrics missing from an export (as for `capture run`'s standard list) for
+/// a collection at `depth`: its own list ([`Depth::metrics`]), the
+/// warp-state counters only where it asks for them.
+pub fn missing_metrics_at(launches: &[LaunchCounters], depth: Depth) -> Vec<&'static str> {
+    let asked = depth.metrics();
     let cc = launches.iter().find_map(|l| {
         let major = l.metrics.number(counters::CC_MAJOR.name)?;
         let minor = l.metrics.number(counters::CC_MINOR.name)?;
@@ -272,8 +357,14 @@ pub fn missing_metrics(launches: &[LaunchCounters]) -> Vec<&'static str> {
             counters::tensor_work(major, minor),
         )
     });
-    METRICS
+    let stalls = if asked.contains(&counters::STALL_WAIT) {
+        stalls
+    } else {
+        &[]
+    };
+    asked
         .iter()
+        .filter(|c| !counters::STALLS.contains(c) && !counters::TENSOR.contains(c))
         .chain(stalls)
         .chain(tensor)
         .map(|c| c.name)
@@ -695,6 +786,7 @@ mod tests {
     #[test]
     fn cold_collection_flushes_caches_and_replays_kernels() {
         let c = Collection {
+            pass: Pass::Standard,
             cache: CacheControl::Cold,
             selection: Selection {
                 kernel_filter: Some("regex:^(copy_f4|vector_add)$".into()),
@@ -729,6 +821,7 @@ mod tests {
     #[test]
     fn warm_collection_uses_application_replay_without_flushes() {
         let c = Collection {
+            pass: Pass::Standard,
             cache: CacheControl::Warm,
             selection: Selection::default(),
             ncu_args: Vec::new(),
@@ -742,6 +835,62 @@ mod tests {
             "{line}"
         );
         assert!(!line.contains(" -k ") && !line.contains(" -c "), "{line}");
+    }
+
+    #[test]
+    fn the_timing_pass_is_one_metric_with_caches_and_clocks_left_alone() {
+        let c = Collection {
+            pass: Pass::Timing,
+            cache: CacheControl::Warm,
+            selection: Selection {
+                nvtx_include: vec!["step/".into()],
+                ..Selection::default()
+            },
+            ncu_args: Vec::new(),
+        };
+        let line = command_line(
+            OsStr::new("ncu"),
+            &collect_args(Path::new("t"), &c, &["python3".into(), "x.py".into()]),
+        );
+        assert_eq!(
+            line,
+            format!(
+                "ncu -f -o t --clock-control none --cache-control none --nvtx --nvtx-include \
+                 step/ --metrics {} python3 x.py",
+                counters::GPU_TIME_DURATION.name
+            )
+        );
+    }
+
+    #[test]
+    fn a_sampled_pass_selects_by_kernel_id_and_asks_for_its_depths_counters() {
+        let c = Collection {
+            pass: Pass::Counters(Depth::Roofline),
+            cache: CacheControl::Cold,
+            selection: Selection {
+                kernel_id: Some(":::^(1|2)$".into()),
+                ..Selection::default()
+            },
+            ncu_args: Vec::new(),
+        };
+        let line = command_line(
+            OsStr::new("ncu"),
+            &collect_args(Path::new("r"), &c, &["p".into()]),
+        );
+        assert!(
+            line.contains(" --kernel-name-base demangled --kernel-id ':::^(1|2)$' "),
+            "{line}"
+        );
+        assert!(line.contains(&depth_metrics_arg(Depth::Roofline)), "{line}");
+        assert!(!line.contains("--section"), "{line}");
+        assert!(!line.contains(counters::STALL_WAIT.name), "{line}");
+        let full = Collection {
+            pass: Pass::Counters(Depth::Full),
+            ..c
+        };
+        let line = command_line(OsStr::new("ncu"), &collect_args(Path::new("r"), &full, &[]));
+        assert!(line.contains("--section SourceCounters"), "{line}");
+        assert!(line.contains(&metrics_arg()), "{line}");
     }
 
     #[test]
@@ -853,6 +1002,7 @@ mod tests {
     #[test]
     fn filters_nvtx_ranges_and_passed_arguments_come_before_the_program() {
         let c = Collection {
+            pass: Pass::Standard,
             cache: CacheControl::Cold,
             selection: Selection {
                 kernel_filter: Some("regex:gemm".into()),
@@ -860,6 +1010,7 @@ mod tests {
                 launch_count: Some(3),
                 nvtx_include: vec!["step/".into(), "train@fwd/".into()],
                 nvtx_exclude: vec!["warmup/".into()],
+                kernel_id: None,
             },
             ncu_args: vec![
                 "--target-processes=all".into(),
@@ -884,6 +1035,7 @@ mod tests {
         );
         // --nvtx given through --ncu-arg is not given twice.
         let c = Collection {
+            pass: Pass::Standard,
             ncu_args: vec!["--nvtx".into()],
             ..c
         };
@@ -940,6 +1092,7 @@ mod tests {
     fn collections_are_judged() {
         let log = Path::new("x.log");
         let none = Collection {
+            pass: Pass::Standard,
             cache: CacheControl::Cold,
             selection: Selection::default(),
             ncu_args: Vec::new(),
@@ -1046,6 +1199,7 @@ mod tests {
     #[test]
     fn no_kernels_says_which_filters_to_widen() {
         let mut c = Collection {
+            pass: Pass::Standard,
             cache: CacheControl::Cold,
             selection: Selection::default(),
             ncu_args: Vec::new(),

@@ -16,7 +16,7 @@ use shared::model::artifact::{Artifact, CacheControl, LaunchCounters, Provenance
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use super::ncu::{self, Collection, ProfileRequest, Profiler, Selection};
+use super::ncu::{self, Collection, Pass, ProfileRequest, Profiler, Selection};
 
 /// `cold` or `warm`, as file names and messages spell a cache state.
 pub fn cache_name(c: CacheControl) -> &'static str {
@@ -83,6 +83,8 @@ pub struct Target<'a> {
     pub selection: Selection,
     /// More ncu arguments (`--ncu-arg`).
     pub ncu_args: Vec<String>,
+    /// What the collection measures.
+    pub pass: Pass,
 }
 
 /// One cache state's collection, read back.
@@ -113,6 +115,7 @@ pub fn collect(
     let name = format!("{stem}-ncu-{}", cache_name(cache));
     let out = profiler.profile(&ProfileRequest {
         collection: Collection {
+            pass: target.pass,
             cache,
             selection: target.selection.clone(),
             ncu_args: target.ncu_args.clone(),
@@ -127,7 +130,11 @@ pub fn collect(
     ];
     let (launches, reader_warnings) = shared::read::ncu::combine(exports);
     let mut warnings = Vec::new();
-    let missing = ncu::missing_metrics(&launches);
+    let missing = target
+        .pass
+        .depth()
+        .map(|d| ncu::missing_metrics_at(&launches, d))
+        .unwrap_or_default();
     if !missing.is_empty() {
         warnings.push(format!(
             "{} ncu collection: requested metrics absent from the export (ncu dropped them): {}",
@@ -262,6 +269,7 @@ mod tests {
                     ..Selection::default()
                 },
                 ncu_args: Vec::new(),
+                pass: Pass::Standard,
             },
             work.path(),
             "h200",
@@ -318,6 +326,7 @@ mod tests {
                 program: &["x".into()],
                 selection: Selection::default(),
                 ncu_args: Vec::new(),
+                pass: Pass::Standard,
             },
             work.path(),
             "t",

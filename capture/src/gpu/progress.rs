@@ -29,7 +29,7 @@ pub fn spinner(what: &str) -> ProgressBar {
 /// Prints a log line on stderr without tearing a bar that is drawing.
 pub fn log(pb: Option<&ProgressBar>, line: &str) {
     match pb {
-        Some(pb) => pb.suspend(|| eprintln!("{line}")),
-        None => eprintln!("{line}"),
+        Some(pb) => pb.suspend(|| crate::out::eprint_line(line)),
+        None => crate::out::eprint_line(line),
     }
 }

@@ -644,7 +644,7 @@ mod tests {
     fn every_source_compiles_with_nvrtc_where_present() {
         // SAFETY: only probes whether the library can be opened.
         if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            eprintln!("NVRTC not present; compile test skipped");
+            crate::out::eprint_line("NVRTC not present; compile test skipped");
             return;
         }
         let modules = compile_all(ComputeCapability { major: 9, minor: 0 })

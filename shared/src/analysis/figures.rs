@@ -31,6 +31,9 @@ pub struct KernelFigures {
     pub row: TableRow,
     /// Totals over the reference launches, from [`metrics::totals`].
     pub totals: LaunchTotals,
+    /// The bytes of each roofline level's point, with why one is missing or flagged
+    /// ([`crate::analysis::levels`]): the chart draws these, not the raw byte figures.
+    pub levels: crate::analysis::levels::LevelBytes,
     /// Speed-of-Light verdict with its reason.
     pub verdict: Option<Verdict>,
     /// Occupancy of the first launch (the launch configuration is the same for all).
@@ -86,13 +89,14 @@ impl KernelFigures {
         let launches = metrics::reference_launches(kernel);
         let totals = metrics::totals(launches);
         let short = row.short_name.clone();
-        let verdict = metrics::verdict(&totals.sol);
+        let verdict = crate::analysis::bound::verdict(&totals.sol, launches);
         KernelFigures {
             index,
             name: kernel.name.clone(),
             row,
             latency: latency::latency(launches, verdict.as_ref().map(|v| v.kind)),
             verdict,
+            levels: crate::analysis::levels::of_totals(launches, &totals),
             occupancy: launches.first().map(metrics::occupancy).unwrap_or_default(),
             hit_rates: HitRates {
                 l1_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l1_pct),

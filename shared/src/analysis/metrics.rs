@@ -324,8 +324,12 @@ impl VerdictKind {
 pub struct Verdict {
     /// The verdict.
     pub kind: VerdictKind,
-    /// The numbers and the threshold, in one line.
+    /// The numbers and the threshold, in one line (and, from [`crate::analysis::bound::verdict`], the
+    /// unit that bounds the kernel).
     pub reason: String,
+    /// The unit that bounds the kernel ([`crate::analysis::bound`]); `None` from [`verdict`] alone.
+    #[serde(default)]
+    pub bound_by: Option<crate::analysis::bound::BoundBy>,
 }
 
 /// The Speed-of-Light verdict: compute-bound when SM throughput is at least [`BUSY_PCT`] and
@@ -348,6 +352,7 @@ pub fn verdict(sol: &SpeedOfLight) -> Option<Verdict> {
             cmp(sm),
             cmp(mem)
         ),
+        bound_by: None,
     })
 }
 

@@ -10,12 +10,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::bound::BoundBy;
 use crate::analysis::latency;
 use crate::analysis::metrics::{self, LaunchTotals};
 use crate::analysis::work;
 use crate::model::artifact::{Artifact, KernelRecord};
 use crate::model::roofline::{giga_per_s, percent_of, ratio, ridge};
 use crate::model::work_kind::Work;
+use crate::text::escape;
 use crate::text::names::distinct_short_names;
 
 /// The whole table: device, ceilings and one row per kernel in artifact order.
@@ -27,6 +29,10 @@ pub struct BytesTable {
     pub ceilings: TableCeilings,
     /// One row per kernel, in artifact order.
     pub kernels: Vec<TableRow>,
+    /// Present for a sampled profile: counters measured on `measured` of `launches`
+    /// launches, the others scaled from them ([`crate::analysis::sampling`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<crate::model::artifact::Sampled>,
 }
 
 /// Measured and theoretical ceilings.
@@ -129,6 +135,44 @@ pub struct TableRow {
     pub waves: Option<f64>,
     /// For a `latency-bound` verdict, why, in one line ([`crate::analysis::latency::reason_line`]).
     pub latency_reason: Option<String>,
+    /// The unit that bounds the kernel and its share of peak ([`crate::analysis::bound`]): a pipe
+    /// (`tensor`, `fma`, `fp64`, `alu`, `xu`, `lsu`, ...), a memory level (`dram`, `l2`,
+    /// `l1`), or `latency`; `None` without a verdict.
+    #[serde(default)]
+    pub bound_by: Option<BoundBy>,
+    /// (Filled by [`annotate`].) The busiest pipe and its utilization, whatever the verdict ([`crate::analysis::bound::busiest_pipe`]);
+    /// `None` without pipe counters.
+    #[serde(default)]
+    pub busiest_pipe: Option<BoundBy>,
+    /// (Filled by [`annotate`].) Operational intensity of each roofline point as the chart plots it, for the kind of
+    /// work in `precision` (else the hand count's): FLOP (OP) per byte, `null` where the
+    /// kernel has no such point ([`crate::analysis::levels`]).
+    #[serde(default)]
+    pub intensity: Intensity,
+    /// (Filled by [`annotate`].) Why a point is missing, how its bytes were counted or why it is flagged, and what
+    /// counts were set aside (register moves counted as HFMAs).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// ncu's rule findings of the kernel's longest launch with findings, largest estimated
+    /// speedup first ([`crate::analysis::findings`]); empty without any.
+    pub rules: Vec<crate::analysis::findings::Finding>,
+    /// In a sampled profile, how many of this kernel's `launches` were measured (the
+    /// others' counters are scaled from them); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<crate::model::artifact::SampledCount>,
+}
+
+/// A row's operational intensity per roofline point, FLOP (OP) per byte.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Intensity {
+    /// Hand-counted FLOPs over hand-counted bytes.
+    pub asked: Option<f64>,
+    /// Counted work over DRAM bytes.
+    pub dram: Option<f64>,
+    /// Counted work over L2 bytes.
+    pub l2: Option<f64>,
+    /// Counted work over the L1 point's bytes ([`crate::analysis::levels::level_bytes`]).
+    pub l1: Option<f64>,
 }
 
 impl TableRow {
@@ -136,7 +180,7 @@ impl TableRow {
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
         let launches = metrics::reference_launches(kernel);
         let totals: LaunchTotals = metrics::totals(launches);
-        let verdict = metrics::verdict(&totals.sol);
+        let verdict = crate::analysis::bound::verdict(&totals.sol, launches);
         let latency = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
         let n = totals.launches.max(1);
         let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
@@ -203,6 +247,10 @@ impl TableRow {
             gflops: rate(flops),
             fp64_flops,
             fp64_gflops: rate(fp64_flops),
+            bound_by: verdict.as_ref().and_then(|v| v.bound_by.clone()),
+            busiest_pipe: None,
+            intensity: Intensity::default(),
+            notes: Vec::new(),
             verdict: verdict.map(|v| v.kind.as_str().to_string()),
             check: kernel
                 .check
@@ -211,7 +259,79 @@ impl TableRow {
             stalls: latency.stalls.as_ref().map(|s| s.share_map()),
             waves: latency.fit.waves,
             latency_reason: latency.reason,
+            rules: findings_of(kernel),
+            sampled: kernel.sampled,
         }
+    }
+}
+
+/// Fills the fields of `table`'s rows that only `capture table --format json` prints
+/// (`busiest_pipe`, `intensity`, `notes`); `table` is [`bytes_table`] of `artifact`, rows
+/// still in artifact order. Kept out of [`bytes_table`] so the viewer's wasm, which shows
+/// the same figures through [`crate::analysis::figures::KernelFigures`] (the verdict's
+/// unit, the chart's level points and notes), does not carry them twice.
+pub fn annotate(table: &mut BytesTable, artifact: &Artifact) {
+    for (row, kernel) in table.kernels.iter_mut().zip(&artifact.kernels) {
+        let launches = metrics::reference_launches(kernel);
+        let totals = metrics::totals(launches);
+        let (intensity, notes) = intensity_and_notes(kernel, launches, &totals);
+        row.busiest_pipe = crate::analysis::bound::busiest_pipe(launches);
+        row.intensity = intensity;
+        row.notes = notes;
+    }
+}
+
+/// A row's intensities as plotted and its notes: the main kind's counted work (else the
+/// hand count's, for a kernel with no counted work of its kind) over each level's bytes
+/// ([`crate::analysis::levels::level_bytes`]), and the register moves set aside.
+fn intensity_and_notes(
+    kernel: &KernelRecord,
+    launches: &[crate::model::artifact::LaunchCounters],
+    totals: &LaunchTotals,
+) -> (Intensity, Vec<String>) {
+    let n = totals.launches.max(1) as f64;
+    let asked = kernel.asked.as_ref().filter(|a| a.flops > 0.0);
+    let kind = work::main_kind(&totals.work).or(asked.map(|a| a.precision));
+    let counted = kind
+        .and_then(|k| totals.work.get(&k))
+        .map(|w| w.ops)
+        .filter(|f| *f > 0.0);
+    let asked_here = asked.filter(|a| Some(a.precision) == kind);
+    let flops = counted.or(asked_here.map(|a| a.flops * n));
+    let levels = crate::analysis::levels::of_totals(launches, totals);
+    let over = |bytes: Option<f64>| {
+        flops
+            .zip(bytes.filter(|b| *b > 0.0))
+            .and_then(|(f, b)| ratio(f, b))
+    };
+    let intensity = Intensity {
+        asked: asked_here
+            .filter(|a| a.bytes > 0.0)
+            .and_then(|a| ratio(a.flops, a.bytes)),
+        dram: over(levels.dram),
+        l2: over(levels.l2),
+        l1: over(levels.l1),
+    };
+    let mut notes = levels.notes;
+    if let Some(moves) = work::register_moves(launches) {
+        notes.push(format!(
+            "{moves:.0} HFMA thread instructions ({}) with no half add or multiply: the \
+             compiler's register moves (HFMA2.MMA Rn, -RZ, RZ, ...), not FP16 work",
+            crate::model::counters::HFMA.name
+        ));
+    }
+    (intensity, notes)
+}
+
+/// The kernel's ranked rule findings for the table. Not built into the viewer's wasm,
+/// which does not show them yet: its size budget (ARCHITECTURE.md) has no room for them.
+fn findings_of(kernel: &KernelRecord) -> Vec<crate::analysis::findings::Finding> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return crate::analysis::findings::kernel_findings(kernel);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = kernel;
+        Vec::new()
     }
 }
 
@@ -255,6 +375,7 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
         device: artifact.device.as_ref().map(|d| d.name.clone()),
         kernels,
         ceilings,
+        sampled: artifact.sampled.clone(),
     }
 }
 
@@ -297,24 +418,29 @@ fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
 }
 
 /// The column headers of the human forms.
-pub const COLUMNS: [&str; 16] = [
+pub const COLUMNS: [&str; 17] = [
     "kernel", "launches", "time ms", "time %", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask",
-    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "check", "because",
+    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "bound by", "check", "because",
 ];
 
 /// Columns of the human forms that are text (left-aligned); the others are numbers.
-pub const TEXT_COLUMNS: [usize; 5] = [0, 11, 13, 14, 15];
+pub const TEXT_COLUMNS: [usize; 6] = [0, 11, 13, 14, 15, 16];
 
 /// The mark after a figure derived from rates (explained under the human tables).
 pub const DERIVED_MARK: &str = "~";
+
+/// Between a sampled kernel's launches and those of them measured (`12/3`: 12 launches,
+/// 3 measured), in the human tables.
+pub const SAMPLED_MARK: &str = "/";
 
 impl TableRow {
     /// The row's cells, formatted for people: MB to 1 decimal, DRAM/ask to 4 (a ratio of
     /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
     /// with the most work, and GFLOP/s of all floating-point work (FLOPs of CUDA and tensor
     /// cores), marked `>=` when a lower bound. A figure derived from rates ends in
-    /// [`DERIVED_MARK`]. `because` is the latency-bound verdict's reason.
-    pub fn cells(&self) -> [String; 16] {
+    /// [`DERIVED_MARK`]. `bound by` is the unit and its % of peak (`latency` alone); `because`
+    /// is the latency-bound verdict's reason.
+    pub fn cells(&self) -> [String; 17] {
         let derived = |field: &str| self.derived_from_rates.iter().any(|d| d == field);
         let mark = |text: String, field: &str| {
             if derived(field) && text != "-" {
@@ -328,9 +454,13 @@ impl TableRow {
             Some(g) if lower_bound => format!(">={g:.1}"),
             g => fixed(g, 1.0, 1),
         };
+        let launches = match self.sampled {
+            Some(c) => format!("{}{SAMPLED_MARK}{}", self.launches, c.measured),
+            _ => self.launches.to_string(),
+        };
         [
             self.name.clone(),
-            self.launches.to_string(),
+            launches,
             fixed(self.time_ms, 1.0, 4),
             fixed(self.time_share.map(|s| 100.0 * s), 1.0, 1),
             fixed(self.ask_bytes, MB, 1),
@@ -343,6 +473,13 @@ impl TableRow {
             self.precision.clone().unwrap_or_else(|| "-".into()),
             mark(flops, "flops_total"),
             self.verdict.clone().unwrap_or_else(|| "-".into()),
+            self.bound_by.as_ref().map_or_else(
+                || "-".into(),
+                |b| match b.pct_of_peak {
+                    Some(p) if b.unit != "latency" => format!("{} {p:.1}%", b.unit),
+                    _ => b.unit.clone(),
+                },
+            ),
             self.check.clone().unwrap_or_else(|| "-".into()),
             self.latency_reason.clone().unwrap_or_else(|| "-".into()),
         ]
@@ -351,7 +488,7 @@ impl TableRow {
 
 impl TableRow {
     /// [`TableRow::cells`] with the short name, for terminals and Markdown.
-    pub fn short_cells(&self) -> [String; 16] {
+    pub fn short_cells(&self) -> [String; 17] {
         let mut cells = self.cells();
         cells[0] = self.short_name.clone();
         cells
@@ -362,6 +499,12 @@ impl BytesTable {
     /// The header lines above the table (device and ceilings).
     fn preamble(&self) -> Vec<String> {
         let mut lines = Vec::new();
+        if let Some(s) = &self.sampled {
+            lines.push(format!(
+                "sampled: {} of {} launches measured ({} groups); launches N{SAMPLED_MARK}M:                  N launches, M of them measured, the others' counters scaled from those by time",
+                s.measured, s.launches, s.groups
+            ));
+        }
         if let Some(d) = &self.device {
             lines.push(format!("device {d}"));
         }
@@ -406,7 +549,12 @@ impl BytesTable {
 
     /// Aligned text for a terminal.
     pub fn to_text(&self) -> String {
-        let rows: Vec<[String; 16]> = self.kernels.iter().map(TableRow::short_cells).collect();
+        // Names come from files: control characters and bidi overrides escaped.
+        let rows: Vec<[String; 17]> = self
+            .kernels
+            .iter()
+            .map(|r| r.short_cells().map(|c| escape::controls(&c).into_owned()))
+            .collect();
         let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
         for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
@@ -432,7 +580,7 @@ impl BytesTable {
         };
         let mut out = String::new();
         for p in self.preamble() {
-            out.push_str(&p);
+            out.push_str(&escape::controls(&p));
             out.push('\n');
         }
         if !out.is_empty() {
@@ -472,7 +620,9 @@ impl BytesTable {
         }
     }
 
-    /// Comma-separated values with a header row; raw numbers, not rounded for display.
+    /// Comma-separated values with a header row; raw numbers, not rounded for display. Text
+    /// cells go through [`escape::csv_cell`]: no cell can start a spreadsheet formula or
+    /// hold a control character.
     pub fn to_csv(&self) -> String {
         let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
         let header = [
@@ -505,13 +655,17 @@ impl BytesTable {
             "waves",
             "latency_reason",
             "stalls",
+            "bound_by_unit",
+            "bound_by_pct",
+            "sampled_measured",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let cell = |s: String| escape::csv_cell(&s).into_owned();
         // Writing to a Vec cannot fail.
         let _ = w.write_record(header);
         for r in &self.kernels {
             let _ = w.write_record([
-                r.name.clone(),
+                cell(r.name.clone()),
                 r.launches.to_string(),
                 num(r.time_ms),
                 match r.time_source {
@@ -525,18 +679,18 @@ impl BytesTable {
                 num(r.l2_bytes),
                 num(r.dram_bytes),
                 num(r.flops),
-                r.flops_missing.join(" "),
+                cell(r.flops_missing.join(" ")),
                 num(r.dram_per_ask),
                 num(r.gbs),
                 num(r.pct_of_copy),
                 num(r.gflops),
                 num(r.fp64_flops),
                 num(r.fp64_gflops),
-                r.verdict.clone().unwrap_or_default(),
-                r.check.clone().unwrap_or_default(),
-                r.short_name.clone(),
+                cell(r.verdict.clone().unwrap_or_default()),
+                cell(r.check.clone().unwrap_or_default()),
+                cell(r.short_name.clone()),
                 num(r.time_share),
-                r.precision.clone().unwrap_or_default(),
+                cell(r.precision.clone().unwrap_or_default()),
                 num(r.flops_total),
                 num(r.gflops_total),
                 r.flops_by_precision
@@ -544,25 +698,34 @@ impl BytesTable {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(" "),
-                r.derived_from_rates.join(" "),
+                cell(r.derived_from_rates.join(" ")),
                 num(r.waves),
-                r.latency_reason.clone().unwrap_or_default(),
+                cell(r.latency_reason.clone().unwrap_or_default()),
                 r.stalls
                     .iter()
                     .flatten()
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(" "),
+                r.bound_by
+                    .as_ref()
+                    .map(|b| b.unit.clone())
+                    .unwrap_or_default(),
+                num(r.bound_by.as_ref().and_then(|b| b.pct_of_peak)),
+                r.sampled
+                    .map(|c| c.measured.to_string())
+                    .unwrap_or_default(),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
-    /// A GitHub-flavoured Markdown table (pipes in names escaped).
+    /// A GitHub-flavoured Markdown table (pipes, newlines and control characters in names
+    /// escaped: see [`escape::markdown_cell`]).
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         for p in self.preamble() {
-            out.push_str(&p);
+            out.push_str(&escape::markdown_cell(&p));
             out.push_str("\n\n");
         }
         out.push_str(&format!("| {} |\n", COLUMNS.join(" | ")));
@@ -582,7 +745,7 @@ impl BytesTable {
             let cells: Vec<String> = r
                 .short_cells()
                 .iter()
-                .map(|c| c.replace('|', "\\|"))
+                .map(|c| escape::markdown_cell(c).into_owned())
                 .collect();
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }

@@ -7,6 +7,22 @@
 //! 2 x hadd + 2 x hmul + 4 x hfma (NERSC and LIKWID count 1, 1, 2 instead; this tool uses
 //! ncu's convention, so its FP16 figures match ncu's Half roofline chart).
 //!
+//! **Register moves are not FP16 work** ([`fp16_is_register_moves`]). The compiler zeroes
+//! registers and loads 32-bit constants with `HFMA2.MMA Rn, -RZ, RZ, ...` (seen in the
+//! `cuobjdump -sass` of the suite's FP32 kernels built for sm_90), and
+//! `smsp__sass_thread_inst_executed_op_hfma_pred_on` counts each one as a half FMA: the
+//! H200 sample's stride-32 vector add shows one per thread, 536,870,912 "FP16 FLOPs" beside
+//! 134,217,728 real FP32 ones. The thread-level counters cannot tell the opcodes apart, so
+//! the rule reads what else the hardware counted: a launch's half FMAs are register moves,
+//! and make no FP16 work, when it executed no half add and no half multiply (`hadd` and
+//! `hmul` zero or not collected) and, where the export has it, the FMA pipe executed no
+//! FP16 instruction (`sm__inst_executed_pipe_fma_type_fp16`, in `--set full` and in
+//! `capture`'s list: 0 on every PyTorch, cuBLAS and cuDNN kernel of the BERT, GPT-2 and
+//! ResNet-18 exports here, whose HFMAs are these moves). Any `hadd` or `hmul`, or FP16
+//! instructions on the FMA pipe, make all three counters FP16 work as above. The raw counts
+//! stay in the artifact; [`register_moves`] gives them for a note. Limit: a kernel whose only
+//! half arithmetic is packed FMAs, profiled without the FMA-pipe counter, is read as moves.
+//!
 //! **Tensor cores**: `sm__ops_path_tensor_src_<type>[_dst_<acc>][_sparsity_on|off].sum`
 //! counts FLOPs (an MMA's multiply-add counts 2), integer OPs for `int` types. The reader
 //! takes every counter of that family the export has, whatever the architecture, one level
@@ -237,14 +253,54 @@ pub fn cuda_core_counters(work: Work) -> Option<[(Counter, f64); 3]> {
     })
 }
 
-/// CUDA-core work of one kind in a launch; `None` when none of its counters is present.
+/// CUDA-core work of one kind in a launch; `None` when none of its counters is present,
+/// and for FP16 when its counts are register moves ([`fp16_is_register_moves`]).
 pub fn cuda_core_work(launch: &LaunchCounters, work: Work) -> Option<WorkCount> {
     let counters = cuda_core_counters(work)?;
-    weighted_sum(
-        counters
-            .into_iter()
-            .map(|(counter, weight)| (counter, weight, total(launch, counter))),
-    )
+    let found = counters.map(|(counter, weight)| (counter, weight, total(launch, counter)));
+    if work == Work::Fp16 && fp16_is_register_moves(values(&found), fma_fp16_by_name(launch)) {
+        return None;
+    }
+    weighted_sum(found)
+}
+
+/// A CUDA-core kind's counters, each with its weight and its total where found.
+type Found = [(Counter, f64, Option<(f64, Source)>); 3];
+
+/// The values of a kind's counters as found, in [`cuda_core_counters`] order.
+fn values(found: &Found) -> [Option<f64>; 3] {
+    found.each_ref().map(|(_, _, v)| v.map(|(x, _)| x))
+}
+
+/// The FMA pipe's FP16 instructions of a launch, in whichever form the export has them
+/// (a count, or a percentage of peak: only zero or not matters).
+fn fma_fp16_by_name(launch: &LaunchCounters) -> Option<f64> {
+    total_of(launch, c::FMA_FP16_INST.name)
+        .map(|(v, _)| v)
+        .or_else(|| launch.metrics.number(c::FMA_FP16_INST_PCT.name))
+}
+
+/// Whether a launch's FP16 counters (`[hadd, hmul, hfma]` thread instructions, as found)
+/// are the compiler's register moves rather than half arithmetic (module documentation):
+/// some HFMAs, no HADD and no HMUL, and no FP16 instruction on the FMA pipe where
+/// `fma_pipe_fp16` (that pipe's FP16 instructions, any form) was collected.
+pub fn fp16_is_register_moves(counts: [Option<f64>; 3], fma_pipe_fp16: Option<f64>) -> bool {
+    let [hadd, hmul, hfma] = counts.map(|v| v.unwrap_or(0.0));
+    hfma > 0.0 && hadd == 0.0 && hmul == 0.0 && fma_pipe_fp16.is_none_or(|v| v == 0.0)
+}
+
+/// The HFMA thread instructions of `launches` read as register moves
+/// ([`fp16_is_register_moves`]), summed; `None` when no launch has any. The views put the
+/// count in a note, so the raw counter stays explained.
+pub fn register_moves(launches: &[LaunchCounters]) -> Option<f64> {
+    let mut sum = None;
+    for launch in launches {
+        let counts = [c::HADD, c::HMUL, c::HFMA].map(|k| total(launch, k).map(|(v, _)| v));
+        if fp16_is_register_moves(counts, fma_fp16_by_name(launch)) {
+            *sum.get_or_insert(0.0) += counts[2].unwrap_or(0.0);
+        }
+    }
+    sum
 }
 
 /// The weighted sum of a CUDA-core kind's counters, each with its total if the launch has
@@ -278,20 +334,27 @@ fn weighted_sum(
 /// of its forms.
 type CudaCounters = [(Counter, f64, FormColumns); 3];
 
-/// [`cuda_core_work`] through a plan's columns.
+/// [`cuda_core_work`] through a plan's columns; `fp16_pipe` is the FMA pipe's FP16
+/// instructions for an FP16 kind (`None` for the others, or where not collected).
 fn cuda_core_work_at(
     launch: &LaunchCounters,
+    work: Work,
     counters: &CudaCounters,
     time: TimeColumns,
+    fp16_pipe: Option<f64>,
 ) -> Option<WorkCount> {
-    weighted_sum(counters.iter().map(|&(counter, weight, forms)| {
+    let found = counters.map(|(counter, weight, forms)| {
         let found = total_from(&ByColumn {
             metrics: &launch.metrics,
             forms,
             time,
         });
         (counter, weight, found)
-    }))
+    });
+    if work == Work::Fp16 && fp16_is_register_moves(values(&found), fp16_pipe) {
+        return None;
+    }
+    weighted_sum(found)
 }
 
 /// One tensor counter name taken apart: its kind, its family (sources and accumulator) and
@@ -357,6 +420,8 @@ struct WorkPlan {
     time: TimeColumns,
     /// The Volta tensor-pipe counter and compute capability.
     volta: (FormColumns, Option<usize>, Option<usize>),
+    /// The FMA pipe's FP16 instructions: the count's forms, and the percentage column.
+    fp16_pipe: (FormColumns, Option<usize>),
 }
 
 impl WorkPlan {
@@ -416,6 +481,10 @@ impl WorkPlan {
                 forms(Some(c::TENSOR_PIPE_INST.name)),
                 columns.position(c::CC_MAJOR.name),
                 columns.position(c::CC_MINOR.name),
+            ),
+            fp16_pipe: (
+                forms(Some(c::FMA_FP16_INST.name)),
+                columns.position(c::FMA_FP16_INST_PCT.name),
             ),
         }
     }
@@ -486,8 +555,13 @@ impl WorkPlan {
     /// All work of `launch` by kind ([`work`]).
     fn work(&self, launch: &LaunchCounters) -> WorkByKind {
         let mut out = self.tensor_work(launch);
+        let (pipe_forms, pipe_pct) = self.fp16_pipe;
+        let fp16_pipe = self
+            .total(launch, pipe_forms)
+            .map(|(v, _)| v)
+            .or_else(|| pipe_pct.and_then(|i| launch.metrics.number_at(i)));
         for (kind, counters) in &self.cuda {
-            if let Some(w) = cuda_core_work_at(launch, counters, self.time) {
+            if let Some(w) = cuda_core_work_at(launch, *kind, counters, self.time, fp16_pipe) {
                 add(&mut out, *kind, w.ops, w.source, &w.missing);
             }
         }
@@ -645,6 +719,78 @@ mod tests {
 
     fn launch(metrics: &[(&str, f64)]) -> LaunchCounters {
         LaunchCounters::from_numbers("k", metrics)
+    }
+
+    #[test]
+    fn register_moves_are_not_fp16_work() {
+        // The H200 sample's suite: the FP32 kernels' HFMA2.MMA moves (one per thread in the
+        // stride-32 vector add, the matmuls, the polynomial and the FP32 precision pair) make
+        // no FP16 work; GPT-2's bf16 copy, CatArrayBatchedCopy and elementwise kernels
+        // neither (up to 9 moves per thread in its layer norm).
+        for (csv, at_least) in [
+            (
+                include_str!("../../../site/samples/h200-ncu-cold-raw.csv"),
+                134_217_728.0,
+            ),
+            (
+                include_str!("../../../site/samples/h200-gpt2-bf16-ncu-cold-raw.csv"),
+                1_572_864.0,
+            ),
+        ] {
+            let export = crate::read::ncu::read_export(csv.as_bytes()).expect("reads");
+            let mut moves = 0.0;
+            for launch in &export.launches {
+                let hfma = total(launch, c::HFMA).map_or(0.0, |(v, _)| v);
+                moves += hfma;
+                let fp16 = work(launch).get(&Work::Fp16).map(|w| w.ops);
+                assert!(fp16.is_none_or(|v| v == 0.0), "{}", launch.function);
+                let by_name = cuda_core_work(launch, Work::Fp16).map(|w| w.ops);
+                assert_eq!(by_name, fp16);
+            }
+            let counted = register_moves(&export.launches).expect("some moves");
+            assert_eq!(
+                counted, moves,
+                "every HFMA is a move, and stays counted as one"
+            );
+            assert!(counted >= at_least, "{counted}");
+        }
+        // Any half add or multiply, or FP16 instructions on the FMA pipe, is half arithmetic.
+        let real = launch(&[
+            (c::HFMA.name, 10.0),
+            (c::HADD.name, 1.0),
+            (c::HMUL.name, 0.0),
+        ]);
+        assert_eq!(
+            work(&real).get(&Work::Fp16).map(|w| w.ops),
+            Some(42.0),
+            "4 x 10 + 2 x 1"
+        );
+        let on_pipe = launch(&[(c::HFMA.name, 10.0), (c::FMA_FP16_INST.name, 1.0)]);
+        assert!(work(&on_pipe).contains_key(&Work::Fp16));
+        let pct_zero = launch(&[(c::HFMA.name, 10.0), (c::FMA_FP16_INST_PCT.name, 0.0)]);
+        assert!(!work(&pct_zero).contains_key(&Work::Fp16));
+        assert_eq!(register_moves(&[real]), None);
+        assert!(fp16_is_register_moves([None, None, Some(1.0)], None));
+        assert!(!fp16_is_register_moves([None, None, Some(0.0)], None));
+    }
+
+    #[test]
+    fn bert_full_set_hfmas_are_moves_by_the_fma_pipe_counter() {
+        // ncu --set full of a BERT bf16 forward: its layer norm and elementwise kernels count
+        // HFMAs (as per-cycle values) while the FMA pipe ran no FP16 instruction.
+        let csv = include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv");
+        let export = crate::read::ncu::read_export(csv.as_bytes()).expect("reads");
+        let with_hfma = export
+            .launches
+            .iter()
+            .filter(|l| total(l, c::HFMA).is_some_and(|(v, _)| v > 0.0))
+            .count();
+        assert!(with_hfma > 5, "{with_hfma}");
+        for l in &export.launches {
+            assert_eq!(l.metrics.number(c::FMA_FP16_INST_PCT.name), Some(0.0));
+            let fp16 = work(l).get(&Work::Fp16).map(|w| w.ops);
+            assert!(fp16.is_none_or(|v| v == 0.0), "{}", l.function);
+        }
     }
 
     #[test]

@@ -339,6 +339,14 @@ pub fn draw_roofline<DB: DrawingBackend>(
                 pxi(4.0),
             ))
             .map_err(ChartError::from_draw)?;
+            let to = (pb.flop_per_byte, pb.gflop_per_s);
+            let from = ctx.backend_coord(&(pa.flop_per_byte, pa.gflop_per_s));
+            if let Some(head) = arrow_head(from, ctx.backend_coord(&to), f64::from(pxi(9.0))) {
+                ctx.draw_series(std::iter::once(
+                    EmptyElement::at(to) + PathElement::new(head.to_vec(), style),
+                ))
+                .map_err(ChartError::from_draw)?;
+            }
         }
     }
 
@@ -616,6 +624,24 @@ fn dashed<DB: DrawingBackend>(
     out
 }
 
+/// The head of an arrow from pixel `from` to pixel `to`, as a path relative to `to`: two
+/// strokes `len` pixels long, 25 degrees either side of the shaft; `None` when the two
+/// points draw on one pixel.
+fn arrow_head(from: (i32, i32), to: (i32, i32), len: f64) -> Option<[(i32, i32); 3]> {
+    let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
+    let d = dx.hypot(dy);
+    if d < 1.0 {
+        return None;
+    }
+    let (ux, uy) = (dx / d, dy / d);
+    let (c, s) = (25f64.to_radians().cos(), 25f64.to_radians().sin());
+    let wing = |sign: f64| {
+        let (wx, wy) = (ux * c - sign * uy * s, uy * c + sign * ux * s);
+        ((-wx * len).round() as i32, (-wy * len).round() as i32)
+    };
+    Some([wing(1.0), (0, 0), wing(-1.0)])
+}
+
 /// A small key for the marker shapes, top left inside the plot.
 /// A rectangle in backend pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -739,6 +765,17 @@ fn draw_key<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn arrow_heads_point_along_the_shaft_and_skip_a_zero_length_one() {
+        // Rightwards: both wings trail to the left, one above and one below the tip.
+        let head = super::arrow_head((0, 0), (100, 0), 9.0).expect("head");
+        assert_eq!(head, [(-8, -4), (0, 0), (-8, 4)]);
+        // Upwards on screen (y falls): the wings trail downwards.
+        let up = super::arrow_head((5, 50), (5, 10), 9.0).expect("head");
+        assert!(up[0].1 > 0 && up[2].1 > 0, "{up:?}");
+        assert_eq!(super::arrow_head((3, 3), (3, 3), 9.0), None);
+    }
+
     use super::*;
 
     fn roofs() -> Vec<Roof> {

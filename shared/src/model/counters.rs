@@ -176,6 +176,43 @@ counters! {
     GRID_SIZE = "launch__grid_size", "", "blocks in the grid";
     LAUNCH_SM_COUNT = "launch__sm_count", "", "SMs the launch could use";
     LIMIT_BARRIERS = "launch__occupancy_limit_barriers", "block", "blocks per SM allowed by the SM's barriers";
+    SHARED_MEM_PER_BLOCK = "launch__shared_mem_per_block", "byte/block", "shared memory per block, static plus dynamic (part of what ncu's --kernel-id counts invocations by)";
+}}
+
+counters! {
+    /// Pipe utilization (ncu's ComputeWorkloadAnalysis figures, on elapsed cycles, as its
+    /// HighPipeUtilization rule reads them): each pipe's issued instructions and active
+    /// cycles, % of the pipe's sustained peak over the launch's elapsed cycles.
+    /// `capture profile` and `capture run` ask for every one by name; [`crate::analysis::bound`] names
+    /// the busiest as the unit that bounds a compute-bound kernel. ncu's `--set full` has
+    /// them all; with them `capture`'s list needs more replay passes (not measured: no GPU
+    /// was available when they were added).
+    PIPES {
+    PIPE_TENSOR_CYCLES_PCT = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "tensor pipe active cycles (every MMA kind), % of peak over elapsed cycles";
+    PIPE_SHARED_CYCLES_PCT = "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "the shared pipe (FP64 and tensor together) active cycles, % of peak over elapsed cycles";
+    PIPE_FP64_CYCLES_PCT = "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "FP64 pipe active cycles, % of peak over elapsed cycles";
+    PIPE_FP64_INST_PCT = "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the FP64 pipe, % of peak over elapsed cycles";
+    PIPE_FMA_CYCLES_PCT = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "FMA pipe (FP32 and packed FP16 arithmetic, IMAD) active cycles, % of peak over elapsed cycles";
+    PIPE_FMA_INST_PCT = "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the FMA pipe, % of peak over elapsed cycles";
+    PIPE_ALU_CYCLES_PCT = "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "ALU pipe (integer, logic, conversions, FP32 compares) active cycles, % of peak over elapsed cycles";
+    PIPE_ALU_INST_PCT = "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the ALU pipe, % of peak over elapsed cycles";
+    PIPE_XU_INST_PCT = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the XU pipe (transcendentals, some conversions), % of peak over elapsed cycles";
+    PIPE_LSU_INST_PCT = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the LSU pipe (loads, stores, shared memory), % of peak over elapsed cycles";
+    PIPE_UNIFORM_INST_PCT = "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the uniform pipe, % of peak over elapsed cycles";
+    PIPE_ADU_INST_PCT = "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the ADU pipe (address divergence, branches to registers), % of peak over elapsed cycles";
+    PIPE_CBU_INST_PCT = "sm__inst_executed_pipe_cbu.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the CBU pipe (convergence, barriers), % of peak over elapsed cycles";
+    PIPE_TMA_CYCLES_PCT = "sm__pipe_tma_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "TMA pipe active cycles, % of peak over elapsed cycles";
+    PIPE_TEX_INST_PCT = "sm__inst_executed_pipe_tex.avg.pct_of_peak_sustained_elapsed", "%", "warp instructions issued to the texture pipe, % of peak over elapsed cycles";
+    FMA_FP16_INST = "sm__inst_executed_pipe_fma_type_fp16.sum", "inst", "FP16 warp instructions the FMA pipe executed (real half arithmetic; not the HFMA2.MMA register moves)";
+    L1_FROM_L2_BYTES = "l1tex__m_xbar2l1tex_read_bytes.sum", "byte", "bytes L2 returned into L1TEX's M stage, every path (loads, TMA, async copies)";
+    L1_TMA_LOAD_BYTES = "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", "byte", "bytes global TMA loads brought from L2 into shared memory (not seen by l1tex__t_bytes)";
+}}
+
+counters! {
+    /// Read where an export has them (`--set full`), never asked for by name: the FP16
+    /// instruction share of the FMA pipe, as ncu's ComputeWorkloadAnalysis section carries it.
+    FULL_SET {
+    FMA_FP16_INST_PCT = "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active", "%", "FP16 warp instructions the FMA pipe executed, % of peak over active cycles";
 }}
 
 /// The prefix of tensor-core work counters by source type (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`):
@@ -237,8 +274,64 @@ pub fn tensor_work(major: u32, minor: u32) -> &'static [Counter] {
     }
 }
 
+counters! {
+    /// The per-instruction metrics of ncu's SourceCounters section that the source page
+    /// reads: a report holds each as one value per program counter (the instruction's
+    /// address). Not raw-page metrics (the raw page has none of them), so not in [`LISTS`].
+    SOURCE {
+    SASS_INST_EXECUTED = "inst_executed", "inst", "warp-level instructions executed at this address";
+    SASS_THREAD_INST_EXECUTED = "thread_inst_executed", "inst", "thread-level instructions executed at this address";
+    SASS_SAMPLES = "smsp__pcsamp_sample_count", "sample", "warp-state samples taken at this address, all reasons";
+    SASS_L1_TAG_REQUESTS_GLOBAL = "memory_l1_tag_requests_global", "request", "global-memory requests at L1 tags by this instruction";
+    SASS_L2_SECTORS_GLOBAL = "memory_l2_theoretical_sectors_global", "sector", "32-byte L2 sectors this instruction's global accesses need";
+    SASS_L2_SECTORS_GLOBAL_IDEAL = "memory_l2_theoretical_sectors_global_ideal", "sector", "the sectors a fully coalesced access of the same bytes would need";
+    SASS_L2_SECTORS_GLOBAL_EXCESSIVE = "derived__memory_l2_theoretical_sectors_global_excessive", "sector", "sectors beyond the ideal: the cost of uncoalesced global access";
+    SASS_L1_WAVEFRONTS_SHARED = "memory_l1_wavefronts_shared", "wavefront", "shared-memory wavefronts of this instruction";
+    SASS_L1_WAVEFRONTS_SHARED_IDEAL = "memory_l1_wavefronts_shared_ideal", "wavefront", "the wavefronts a conflict-free access would need";
+    SASS_L1_WAVEFRONTS_SHARED_EXCESSIVE = "derived__memory_l1_wavefronts_shared_excessive", "wavefront", "wavefronts beyond the ideal: shared-memory bank conflicts";
+    SASS_L1_CONFLICTS_SHARED_NWAY = "derived__memory_l1_conflicts_shared_nway", "", "average N-way bank conflict of this instruction's shared accesses";
+    SASS_BRANCH_DIVERGENT = "smsp__branch_targets_threads_divergent", "branch", "divergent branch targets at this address";
+    }
+}
+
+counters! {
+    /// Warp-state samples per instruction address, by stall reason (SourceCounters; all
+    /// samples, issued or not). The reason is the name after `stalled_`.
+    SOURCE_STALLS {
+    SASS_STALL_BARRIER = "smsp__pcsamp_warps_issue_stalled_barrier", "sample", "samples stalled at a block-wide barrier";
+    SASS_STALL_BRANCH_RESOLVING = "smsp__pcsamp_warps_issue_stalled_branch_resolving", "sample", "samples waiting for a branch target";
+    SASS_STALL_DISPATCH_STALL = "smsp__pcsamp_warps_issue_stalled_dispatch_stall", "sample", "samples held by a dispatch interlock";
+    SASS_STALL_DRAIN = "smsp__pcsamp_warps_issue_stalled_drain", "sample", "samples draining stores after exit";
+    SASS_STALL_IMC_MISS = "smsp__pcsamp_warps_issue_stalled_imc_miss", "sample", "samples waiting for an immediate-constant cache miss";
+    SASS_STALL_LG_THROTTLE = "smsp__pcsamp_warps_issue_stalled_lg_throttle", "sample", "samples waiting for the local/global instruction queue";
+    SASS_STALL_LONG_SCOREBOARD = "smsp__pcsamp_warps_issue_stalled_long_scoreboard", "sample", "samples waiting on an L1TEX (global, local, texture) result";
+    SASS_STALL_MATH_PIPE_THROTTLE = "smsp__pcsamp_warps_issue_stalled_math_pipe_throttle", "sample", "samples waiting for a busy math pipe";
+    SASS_STALL_MEMBAR = "smsp__pcsamp_warps_issue_stalled_membar", "sample", "samples waiting at a memory barrier";
+    SASS_STALL_MIO_THROTTLE = "smsp__pcsamp_warps_issue_stalled_mio_throttle", "sample", "samples waiting for the MIO queue";
+    SASS_STALL_MISC = "smsp__pcsamp_warps_issue_stalled_misc", "sample", "samples stalled for miscellaneous reasons";
+    SASS_STALL_NO_INSTRUCTIONS = "smsp__pcsamp_warps_issue_stalled_no_instructions", "sample", "samples waiting for an instruction fetch";
+    SASS_STALL_NOT_SELECTED = "smsp__pcsamp_warps_issue_stalled_not_selected", "sample", "samples eligible but not selected";
+    SASS_STALL_SELECTED = "smsp__pcsamp_warps_issue_stalled_selected", "sample", "samples of the warp that issued";
+    SASS_STALL_SHORT_SCOREBOARD = "smsp__pcsamp_warps_issue_stalled_short_scoreboard", "sample", "samples waiting on an MIO (shared memory, special math) result";
+    SASS_STALL_SLEEPING = "smsp__pcsamp_warps_issue_stalled_sleeping", "sample", "samples of sleeping warps";
+    SASS_STALL_TEX_THROTTLE = "smsp__pcsamp_warps_issue_stalled_tex_throttle", "sample", "samples waiting for the texture queue";
+    SASS_STALL_WAIT = "smsp__pcsamp_warps_issue_stalled_wait", "sample", "samples waiting a fixed latency";
+    SASS_STALL_WARPGROUP_ARRIVE = "smsp__pcsamp_warps_issue_stalled_warpgroup_arrive", "sample", "samples waiting at a warpgroup arrive (CC 9.0)";
+    SASS_STALL_GMMA = "smsp__pcsamp_warps_issue_stalled_gmma", "sample", "samples waiting on warpgroup MMA (CC 9.0)";
+    }
+}
+
 /// Every list of the catalog.
-pub const LISTS: &[&[Counter]] = &[PROFILE, DEVICE, ROOFLINE_SET, STALLS, LAUNCH, TENSOR];
+pub const LISTS: &[&[Counter]] = &[
+    PROFILE,
+    DEVICE,
+    ROOFLINE_SET,
+    STALLS,
+    LAUNCH,
+    TENSOR,
+    PIPES,
+    FULL_SET,
+];
 
 /// Every counter of the catalog, in declaration order.
 pub fn all() -> impl Iterator<Item = &'static Counter> {

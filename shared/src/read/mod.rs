@@ -8,3 +8,4 @@
 pub mod exports;
 pub mod ncu;
 pub mod ncu_rep;
+pub mod source;

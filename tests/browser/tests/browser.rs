@@ -1535,3 +1535,149 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
     b.close().await?;
     result
 }
+
+/// `tests/fixtures/diff/NAME.json.gz` unpacked into `tests/out/`.
+fn unpack_diff_fixture(name: &str) -> Result<PathBuf, BoxError> {
+    use std::io::Read;
+    let gz =
+        std::fs::File::open(workspace_root().join(format!("tests/fixtures/diff/{name}.json.gz")))?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz).read_to_string(&mut text)?;
+    let out = out_dir().join(format!("{name}.json"));
+    std::fs::write(&out, text)?;
+    Ok(out)
+}
+
+/// Two real H200 runs opened together (`tests/fixtures/diff`: the suite, then the suite with
+/// its streaming arrays doubled): the compare page shows them run against run, the same
+/// figures as `capture diff --format json`, the largest change first, and a row's click
+/// compares that pair of kernels on the roofline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn two_runs_compare_run_against_run() -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let (before, after) = (
+        unpack_diff_fixture("run1")?,
+        unpack_diff_fixture("run_size2x")?,
+    );
+    let out = std::process::Command::new(capture_bin())
+        .arg("diff")
+        .args([&before, &after])
+        .args(["--format", "json"])
+        .output()?;
+    if !out.status.success() {
+        return Err(format!(
+            "capture diff failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    let expected: Value = serde_json::from_slice(&out.stdout)?;
+    let kernels = expected["kernels"].as_array().ok_or("no kernels")?;
+    let server = StaticServer::start(dist)?;
+    server.add("/test/run1.json", before);
+    server.add("/test/run_size2x.json", after);
+    let b = Browser::start().await?;
+    let result = async {
+        b.client
+            .goto(&format!(
+                "{}?src=test/run1.json&src=test/run_size2x.json&view=compare&kernel=0.4&cmp=1.4",
+                server.base
+            ))
+            .await?;
+        b.wait_js(
+            &format!(
+                "return document.querySelectorAll('#run-diff-table tbody tr').length === {}",
+                kernels.len()
+            ),
+            WAIT,
+        )
+        .await?;
+        wait_drawn(&b, "compare-roofline").await?;
+        let rows = b
+            .client
+            .execute(
+                "return [...document.querySelectorAll('#run-diff-table tbody tr')].map(tr => \
+                 ({cls: tr.className, cells: [...tr.cells].map(td => td.textContent)}));",
+                Vec::new(),
+            )
+            .await?;
+        let rows = rows.as_array().ok_or("no rows")?;
+        // The page orders by the time gained or lost, as capture diff does.
+        for (row, want) in rows.iter().zip(kernels) {
+            let cells = &row["cells"];
+            assert_eq!(cells[0], want["after"]["short_name"], "{row}");
+            assert_eq!(
+                cells[1].as_str(),
+                Some(match want["matched_by"].as_str() {
+                    Some("name_and_shape") => "name+shape",
+                    Some("name") => "name",
+                    _ => "template",
+                }),
+                "{row}"
+            );
+            let ms = |v: &Value| format!("{:.4}", v.as_f64().unwrap_or(f64::NAN));
+            assert_eq!(
+                cells[2].as_str(),
+                Some(ms(&want["before"]["time_ms"]).as_str()),
+                "{row}"
+            );
+            assert_eq!(
+                cells[3].as_str(),
+                Some(ms(&want["after"]["time_ms"]).as_str()),
+                "{row}"
+            );
+            let change = format!("{:+.2} %", want["change_pct"].as_f64().unwrap_or(f64::NAN));
+            assert_eq!(cells[5].as_str(), Some(change.as_str()), "{row}");
+            let slower = want["beyond_noise"] == true && want["change_pct"].as_f64() > Some(0.0);
+            assert_eq!(row["cls"] == "slower", slower, "{row}");
+        }
+        assert_eq!(
+            rows[0]["cells"][0], "vector add, stride 32",
+            "the most time lost first"
+        );
+        let summary = b
+            .wait_js(
+                "const p = document.querySelector('#run-diff p'); return p && p.textContent;",
+                WAIT,
+            )
+            .await?;
+        assert!(
+            summary
+                .as_str()
+                .is_some_and(|s| s.contains("test/run1.json → test/run_size2x.json")
+                    && s.contains("beyond the noise")),
+            "{summary}"
+        );
+        b.screenshot("run-diff").await?;
+        // A row's click compares that pair: transpose, naive (kernel 6 in both runs).
+        let i = rows
+            .iter()
+            .position(|r| r["cells"][0] == "transpose, naive")
+            .ok_or("no transpose row")?;
+        click(
+            &b,
+            &format!("#run-diff-table tbody tr:nth-child({})", i + 1),
+        )
+        .await?;
+        let picked = b
+            .wait_js(
+                "const a = document.getElementById('compare-a').value, \
+                 c = document.getElementById('compare-b').value; \
+                 return a === '0.6' && c === '1.6' && [a, c];",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(picked, serde_json::json!(["0.6", "1.6"]));
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = b.screenshot("run-diff-failure").await;
+    }
+    b.close().await?;
+    result
+}

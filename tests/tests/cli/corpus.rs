@@ -143,6 +143,103 @@ const CORPUS: &[(&str, Outcome)] = &[
             reason: "not a valid artifact: EOF while parsing",
         },
     ),
+    // Issue 25.
+    (
+        "artifact_bom.json",
+        Loads {
+            launches: 2,
+            warnings: &[],
+        },
+    ),
+    (
+        "artifact_schema_float.json",
+        Refused {
+            line: Some(1),
+            reason: "not an artifact: its \"schema\" is 3.0, where a version is a whole number",
+        },
+    ),
+    (
+        "artifact_schema_negative.json",
+        Refused {
+            line: Some(1),
+            reason: "not an artifact: its \"schema\" is -1, where a version is a whole number",
+        },
+    ),
+    (
+        "artifact_null.json",
+        Refused {
+            line: None,
+            reason: "not an artifact: the document is null, where an artifact is a JSON object",
+        },
+    ),
+    (
+        "artifact_not_utf8.json",
+        Refused {
+            line: None,
+            reason: "byte 46: not UTF-8 text, so not an artifact",
+        },
+    ),
+    (
+        "duplicate_launch_id.csv",
+        Loads {
+            launches: 2,
+            warnings: &[
+                PROGRAM_OUTPUT,
+                "launch ID 0 of process 656 is both copy and fma_loop; kept as distinct launches",
+            ],
+        },
+    ),
+    (
+        "repeated_row.csv",
+        Loads {
+            launches: 2,
+            warnings: &[
+                PROGRAM_OUTPUT,
+                "launch ID 0 of process 656 (copy) appears more than once with the same \
+                 values; the repeats are dropped",
+            ],
+        },
+    ),
+    (
+        "unknown_unit.csv",
+        Loads {
+            launches: 2,
+            warnings: &[
+                PROGRAM_OUTPUT,
+                "line 11: gpu__time_duration.sum is in unit \"fortnight\", which this reader \
+                 does not know, so its value cannot be put in base units; kept as missing (2 \
+                 rows, the first here)",
+            ],
+        },
+    ),
+    (
+        "not_numbers.csv",
+        Loads {
+            launches: 2,
+            warnings: &[
+                PROGRAM_OUTPUT,
+                "line 11: dram__bytes_read.sum holds \"0x10\", which is not a number as ncu \
+                 writes them",
+                "line 11: dram__bytes_write.sum holds \"\u{661}\u{662}\"",
+                "line 12: lts__t_bytes.sum holds \"\u{221e}\"",
+            ],
+        },
+    ),
+    (
+        "hostile_names.csv",
+        Loads {
+            launches: 2,
+            warnings: &[PROGRAM_OUTPUT],
+        },
+    ),
+    (
+        "all_rows_short.csv",
+        Refused {
+            line: Some(9),
+            reason: "header found but no complete launch row follows; every row was skipped, \
+                     the first: line 11: row has 5 fields, the header 301; skipped",
+        },
+    ),
 ];
 
 fn corpus(name: &str) -> std::path::PathBuf {

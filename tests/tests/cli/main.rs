@@ -3,11 +3,14 @@
 
 mod bad_input;
 mod corpus;
+mod diff;
 mod golden;
+mod hostile;
 mod import;
 mod interrupt;
 mod merge;
 mod ranks;
 mod reports;
+mod source;
 mod table;
 mod util;

@@ -32,6 +32,20 @@ fn table_of(dir: &Path, exports: &[PathBuf]) -> Value {
     serde_json::from_str(&stdout(&o)).expect("table json")
 }
 
+/// The table without each kernel's `rules`, and those rules: a raw page has no findings, a
+/// report has them (`shared/tests/ncu_rep_rules.rs` and `tests/oracle/` check them).
+fn rules_apart(mut table: Value) -> (Value, Vec<Value>) {
+    let mut rules = Vec::new();
+    for k in table["kernels"].as_array_mut().expect("kernels") {
+        rules.push(
+            k.as_object_mut()
+                .and_then(|k| k.remove("rules"))
+                .unwrap_or_default(),
+        );
+    }
+    (table, rules)
+}
+
 /// Figures a CSV in base units prints in full, which must match exactly; every other
 /// number may differ by the CSV's rounding (the report's values are exact): see
 /// [`tolerance`].
@@ -43,7 +57,8 @@ const EXACT_SCALED: &[&str] = &["launches"];
 /// How far a figure at `at` (named `key`) from the CSV, `csv`, may be from the report's:
 /// nothing for the `exact` figures; for a stall reason's share of the stalled warps 0.001
 /// (the CSV prints each stall ratio to two decimals); for waves per SM 0.5% (worked from
-/// the occupancy, printed to a few digits); else 1e-4 relatively (counts printed to five or
+/// the occupancy, printed to a few digits); for a unit's percentage of peak 0.01 (two
+/// decimals in the CSV); else 1e-4 relatively (counts printed to five or
 /// six digits).
 fn tolerance(at: &str, key: &str, exact: &[&str], csv: f64) -> f64 {
     if exact.contains(&key) {
@@ -52,6 +67,9 @@ fn tolerance(at: &str, key: &str, exact: &[&str], csv: f64) -> f64 {
         1e-3
     } else if key == "waves" {
         5e-3 * csv.abs()
+    } else if key == "pct_of_peak" {
+        // A percentage the CSV prints to two decimals (a launch's, or a time-weighted mean).
+        0.01
     } else {
         1e-4 * csv.abs()
     }
@@ -91,11 +109,11 @@ fn assert_same(report: &Value, csv: &Value, exact: &[&str], at: &str) {
 fn the_two_process_report_imports_as_its_raw_page() {
     let dir = tempfile::tempdir().expect("tempdir");
     let report = gunzip_fixture(dir.path(), "ncu-h200-reports/two_process.ncu-rep.gz");
-    let from_report = table_of(dir.path(), &[report]);
-    let from_csv = table_of(
+    let (from_report, _) = rules_apart(table_of(dir.path(), &[report]));
+    let (from_csv, _) = rules_apart(table_of(
         dir.path(),
         &[fixture("ncu-h200-reports/two_process_raw.csv")],
-    );
+    ));
     assert_same(&from_report, &from_csv, EXACT, "table");
     let launches: Vec<u64> = from_report["kernels"]
         .as_array()
@@ -114,9 +132,28 @@ fn the_two_process_report_imports_as_its_raw_page() {
 fn the_gemms_report_imports_as_its_raw_page() {
     let dir = tempfile::tempdir().expect("tempdir");
     let report = gunzip_fixture(dir.path(), "ncu-h200-gemms/gemms_full.ncu-rep.gz");
-    let from_report = table_of(dir.path(), &[report]);
-    let from_csv = table_of(dir.path(), &[fixture("ncu-h200-gemms/gemms_full_raw.csv")]);
+    let (from_report, rules) = rules_apart(table_of(dir.path(), &[report]));
+    let (from_csv, csv_rules) = rules_apart(table_of(
+        dir.path(),
+        &[fixture("ncu-h200-gemms/gemms_full_raw.csv")],
+    ));
     assert_same(&from_report, &from_csv, EXACT, "table");
+    // Each GEMM's findings, largest estimated speedup first; the raw page has none.
+    assert!(csv_rules
+        .iter()
+        .all(|r| r.as_array().is_some_and(Vec::is_empty)));
+    for r in &rules {
+        let r = r.as_array().expect("rules");
+        assert!(!r.is_empty());
+        let speedups: Vec<f64> = r.iter().filter_map(|f| f["speedup_pct"].as_f64()).collect();
+        assert!(speedups.windows(2).all(|w| w[0] >= w[1]), "{speedups:?}");
+        assert!(r
+            .iter()
+            .all(|f| f["rule"].is_string() && f["message"].is_string()));
+        assert!(r
+            .iter()
+            .all(|f| !f["message"].as_str().unwrap_or("@").contains("@section:")));
+    }
     let kernels = from_report["kernels"].as_array().expect("kernels");
     assert_eq!(kernels.len(), 6);
     assert!(kernels.iter().all(|k| k["dram_bytes"].as_f64() > Some(0.0)));
@@ -132,11 +169,15 @@ fn a_report_joins_csv_pages_of_its_run() {
     let dir = tempfile::tempdir().expect("tempdir");
     let details = fixture("ncu-h200/probe_full_details.csv");
     let report = gunzip_fixture(dir.path(), "ncu-h200/probe_full.ncu-rep.gz");
-    let from_report = table_of(dir.path(), &[report, details.clone()]);
-    let from_csv = table_of(
+    let (from_report, report_rules) = rules_apart(table_of(dir.path(), &[report, details.clone()]));
+    let (from_csv, csv_rules) = rules_apart(table_of(
         dir.path(),
         &[fixture("ncu-h200/probe_full_raw.csv"), details],
-    );
+    ));
+    // The same findings once, not twice: the report's (with titles) where both have them.
+    let count = |r: &[Value]| r[0].as_array().map(Vec::len);
+    assert_eq!(count(&report_rules), count(&csv_rules));
+    assert!(report_rules[0][0]["title"].is_string());
     // The probe's raw page is in scaled units.
     assert_same(&from_report, &from_csv, EXACT_SCALED, "table");
     assert_eq!(from_report["kernels"].as_array().map(Vec::len), Some(1));

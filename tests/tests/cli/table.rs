@@ -203,8 +203,23 @@ fn latency_bound_kernels_say_why_in_every_format() {
     let sum: f64 = stalls.values().filter_map(serde_json::Value::as_f64).sum();
     assert!((sum - 1.0).abs() < 1e-9, "{sum}");
     assert!(stalls.contains_key("long_scoreboard") && !stalls.contains_key("selected"));
+    assert_eq!(bf16["bound_by"]["unit"], "latency");
+    assert_eq!(bf16["busiest_pipe"]["unit"], "tensor");
     let fp64 = &rows[3];
     assert_eq!(fp64["verdict"], "compute-bound");
+    // ncu's HighPipeUtilization on this DGEMM: "Shared is the highest-utilized pipeline
+    // (87.9%) ... dominated by its Tensor (DP) sub-pipeline": DMMA runs on the tensor pipe.
+    assert_eq!(fp64["bound_by"]["unit"], "tensor");
+    let pct = fp64["bound_by"]["pct_of_peak"].as_f64().expect("pct");
+    assert!(
+        (pct - 87.76).abs() < 0.01,
+        "{pct}: sm__pipe_tensor_cycles_active"
+    );
+    // Tensor GEMMs: intensities as plotted, L1 left of L2 once TMA loads are counted.
+    let i = &bf16["intensity"];
+    let (l1, l2) = (i["l1"].as_f64().expect("l1"), i["l2"].as_f64().expect("l2"));
+    assert!(l1 <= l2, "{l1} {l2}");
+    assert!(i["asked"].is_null());
     assert!(fp64["latency_reason"].is_null());
     assert!(fp64["stalls"].is_object());
     // The human forms carry the reason in a `because` column; CSV in its own columns.
@@ -215,7 +230,7 @@ fn latency_bound_kernels_say_why_in_every_format() {
         "{text}"
     );
     assert!(
-        text.contains("latency-bound  -      0.97 waves: 4 of 132 SMs idle"),
+        text.contains("latency-bound  latency       -      0.97 waves: 4 of 132 SMs idle"),
         "{text}"
     );
     let md = stdout(&capture(&["table", s(&art), "--format", "markdown"]));
@@ -224,7 +239,8 @@ fn latency_bound_kernels_say_why_in_every_format() {
     assert!(csv
         .lines()
         .next()
-        .is_some_and(|h| h.ends_with(",waves,latency_reason,stalls")));
+        .is_some_and(|h| h.contains(",waves,latency_reason,stalls,bound_by_unit,")
+            && h.ends_with(",sampled_measured")));
     assert!(csv.contains("long_scoreboard=0.25"), "{csv}");
 
     // GPT-2 from capture profile's old metric set: waves, but no warp-state counters.

@@ -1,9 +1,12 @@
-//! Reusable pieces of the page: the loader, the run and kernel lists, chart canvases, the
-//! host that shows markup pages (`state::page`) and long tables rendered a window at a
-//! time.
+//! Reusable leptos components: the loader, the run and kernel lists, chart canvases, the
+//! shell's pieces (front page, errors, warning banner, explanation panel), terms that
+//! explain themselves, long tables rendered a window at a time, and the run-against-run
+//! table of the compare page.
 
 pub mod canvas;
 pub mod kernel_list;
 pub mod loader;
-pub mod markup;
+pub mod run_diff;
+pub mod shell;
+pub mod term;
 pub mod virtual_table;

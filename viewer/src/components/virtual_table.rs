@@ -1,21 +1,23 @@
 //! Long tables rendered a window at a time: the rows scrolled into view and a margin either
 //! side are in the page, and two spacers stand in for the rest, so a table of 10,000
-//! kernels scrolls as smoothly as one of ten. The arithmetic is `state::window`.
+//! kernels scrolls as smoothly as one of ten. The arithmetic is `state::window`; the rows
+//! are plain data (`state::table`), rendered here with leptos, keyed so that scrolling or
+//! a new selection re-renders only the rows that change.
 //!
-//! Rows are one line high (the table's cells do not wrap; long text ends in an ellipsis
-//! with the whole text on hover) and the height of a rendered row is measured, so the
-//! spacers match the rows they replace. The table keeps its place for assistive
-//! technology: `aria-rowcount` on the table, `aria-rowindex` on every row
-//! (`state::page::tables::aria_row`).
+//! Rows are one line high (long text ends in an ellipsis with the whole text on hover,
+//! the reason column wraps) and the height of a rendered row is measured, so the spacers
+//! match the rows they replace. The table keeps its place for assistive technology:
+//! `aria-rowcount` on the table, `aria-rowindex` on every row, `aria-sort` on a sorted
+//! header; a sortable header is focusable and sorts on Enter.
 
 use std::sync::Arc;
 
-use leptos::html::{Div, Table, Tbody, Thead};
+use leptos::html::{Div, Tbody};
 use leptos::prelude::*;
 
-use crate::components::markup::{fill_with, listen, Actions, Listener, Local};
-use crate::state::markup::Node;
-use crate::state::page::PageEl;
+use crate::components::term::Term;
+use crate::ctx::Ctx;
+use crate::state::table::{Cell, Head, Row};
 use crate::state::window::row_window;
 
 /// Row height, CSS pixels, until a row has been measured (the style sheet's one-line row).
@@ -39,8 +41,6 @@ pub struct Rows {
 /// reads changes, even when the keys come out equal: a kernel index can stay the same
 /// while the run behind it is another.
 pub fn rows_memo(keys: impl Fn() -> Vec<usize> + Send + Sync + 'static) -> Memo<Rows> {
-    // Boxed, so every table shares one instance of the memo's code.
-    let keys: Box<dyn Fn() -> Vec<usize> + Send + Sync> = Box::new(keys);
     Memo::new_with_compare(
         move |prev: Option<&Rows>| Rows {
             epoch: prev.map_or(0, |p| p.epoch.wrapping_add(1)),
@@ -50,24 +50,35 @@ pub fn rows_memo(keys: impl Fn() -> Vec<usize> + Send + Sync + 'static) -> Memo<
     )
 }
 
-/// A table whose body renders only the rows in and near the viewport. The header row and
-/// the rows are markup (`state::page::tables`), rebuilt when the window moves or what
-/// `header` and `row` read changes (the selection, a sort); their actions go through
-/// `components::markup::listen`, with [`Act::Local`](crate::state::page::Act::Local) to
-/// `local`.
-///
-/// Not generic on purpose: every table shares one copy of this code, which keeps the
-/// WebAssembly small.
-pub fn virtual_table(
+/// How a table sorts: the sorted column (its place in the header) and whether ascending,
+/// and what a click on a sortable header does.
+#[derive(Clone, Copy)]
+pub struct Sorting {
+    /// The current order.
+    pub by: Signal<Option<(usize, bool)>>,
+    /// Sorts by the column at this place.
+    pub on_sort: Callback<usize>,
+}
+
+/// The row a table renders for `(display position, key)`.
+pub type RowFn = Box<dyn Fn(usize, usize) -> Option<Row>>;
+
+/// A table whose body renders only the rows in and near the viewport.
+#[component]
+pub fn VirtualTable(
+    /// The table's id.
     id: &'static str,
+    /// The rows, in display order.
     rows: Memo<Rows>,
-    header: Box<dyn Fn() -> PageEl>,
-    row: Box<dyn Fn(usize, usize) -> Option<PageEl>>,
-    local: Option<Local>,
+    /// The header cells.
+    header: Vec<Head>,
+    /// The row of a key; what it reads is tracked (the selection, the data).
+    row: RowFn,
+    /// How a sortable table sorts.
+    #[prop(optional)]
+    sorting: Option<Sorting>,
 ) -> impl IntoView {
     let scroller = NodeRef::<Div>::new();
-    let table = NodeRef::<Table>::new();
-    let head = NodeRef::<Thead>::new();
     let body = NodeRef::<Tbody>::new();
     let scroll_px = RwSignal::new(0.0f64);
     let viewport_px = RwSignal::new(DEFAULT_VIEWPORT_PX);
@@ -107,29 +118,29 @@ pub fn virtual_table(
     let resize = window_event_listener(leptos::ev::resize, move |_| measure());
     on_cleanup(move || resize.remove());
 
-    // The header and the rows in view, as markup.
-    let actions: Actions = StoredValue::new_local(Vec::new());
-    let kept: Listener = StoredValue::new_local(None);
-    Effect::new(move |_| {
-        let (Some(t), Some(h), Some(b)) = (table.get(), head.get(), body.get()) else {
-            return;
-        };
-        listen(&t, actions, local.clone(), kept);
+    let row = StoredValue::new_local(row);
+    // The rows in view: (epoch, display position, row).
+    let shown = Memo::new(move |_| {
         let w = window.get();
-        let mut acts = Vec::new();
-        fill_with(&h, vec![Node::El(header())], &mut acts);
-        let trs = rows.with(|r| {
+        rows.with(|r| {
             r.keys
                 .get(w.start..w.end)
                 .unwrap_or_default()
                 .iter()
                 .enumerate()
-                .filter_map(|(i, k)| row(w.start + i, *k).map(Node::El))
-                .collect()
-        });
-        fill_with(&b, trs, &mut acts);
-        actions.set_value(acts);
+                .filter_map(|(i, k)| {
+                    let pos = w.start + i;
+                    row.with_value(|f| f(pos, *k))
+                        .map(|row| (r.epoch, pos, row))
+                })
+                .collect::<Vec<_>>()
+        })
     });
+    let heads = header
+        .into_iter()
+        .enumerate()
+        .map(|(i, h)| head_cell(i, h, sorting))
+        .collect_view();
     view! {
         <div class="vscroll" node_ref=scroller on:scroll=move |_| measure()>
             <div
@@ -139,16 +150,129 @@ pub fn virtual_table(
                     format!("padding-top:{}px;padding-bottom:{}px", w.before_px, w.after_px)
                 }
             >
-                <table
-                    class="grid virtual"
-                    id=id
-                    aria-rowcount=move || (len() + 1).to_string()
-                    node_ref=table
-                >
-                    <thead node_ref=head></thead>
-                    <tbody node_ref=body></tbody>
+                <table class="grid virtual" id=id aria-rowcount=move || (len() + 1).to_string()>
+                    <thead>
+                        <tr aria-rowindex="1">{heads}</tr>
+                    </thead>
+                    <tbody node_ref=body>
+                        <For
+                            each=move || shown.get()
+                            key=|(epoch, pos, row)| (*epoch, *pos, row.kernel, row.selected)
+                            children=|(_, pos, row)| row_view(pos, row)
+                        />
+                    </tbody>
                 </table>
             </div>
         </div>
+    }
+}
+
+/// A header cell: a term, or plain text; a sortable one is a focusable control with its
+/// order in `aria-sort` and an arrow.
+fn head_cell(i: usize, h: Head, sorting: Option<Sorting>) -> AnyView {
+    let Head {
+        label,
+        key,
+        col,
+        title,
+        sortable,
+    } = h;
+    match sorting.filter(|_| sortable) {
+        Some(s) => {
+            let order = move || s.by.get().filter(|(c, _)| *c == i).map(|(_, asc)| asc);
+            let aria = move || match order() {
+                Some(true) => "ascending",
+                Some(false) => "descending",
+                None => "none",
+            };
+            let arrow = move || match order() {
+                Some(true) => " ▲",
+                Some(false) => " ▼",
+                None => "",
+            };
+            view! {
+                <th
+                    class="sortable"
+                    data-col=col
+                    title=title
+                    tabindex="0"
+                    aria-sort=aria
+                    on:click=move |_| s.on_sort.run(i)
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" || ev.key() == " " {
+                            ev.prevent_default();
+                            s.on_sort.run(i);
+                        }
+                    }
+                >
+                    {label}
+                    {arrow}
+                </th>
+            }
+            .into_any()
+        }
+        None if !key.is_empty() => view! {
+            <th data-col=col>
+                <Term key=key text=label />
+            </th>
+        }
+        .into_any(),
+        None => view! { <th data-col=col title=title>{label}</th> }.into_any(),
+    }
+}
+
+/// `aria-rowindex` of the row at display position `pos` (the header row is 1).
+fn aria_row(pos: usize) -> String {
+    (pos + 2).to_string()
+}
+
+/// A row: `data-kernel`, `aria-rowindex`, `selected` when it is.
+fn row_view(pos: usize, row: Row) -> impl IntoView {
+    let Row {
+        kernel,
+        selected,
+        cells,
+    } = row;
+    view! {
+        <tr
+            class=selected.then_some("selected")
+            data-kernel=kernel.map(|k| k.to_string())
+            aria-rowindex=aria_row(pos)
+        >
+            {cells.into_iter().map(cell_view).collect_view()}
+        </tr>
+    }
+}
+
+/// A cell; a kernel's name is a button that selects it.
+pub fn cell_view(c: Cell) -> AnyView {
+    let Cell {
+        col,
+        text,
+        value,
+        title,
+        class,
+        select,
+    } = c;
+    let class = (!class.is_empty()).then_some(class);
+    let title = (!title.is_empty()).then_some(title);
+    match select {
+        Some(r) => {
+            let ctx = Ctx::get();
+            view! {
+                <td class=class data-col=col data-value=value title=title>
+                    <button class="link" on:click=move |_| ctx.select(r)>
+                        {text}
+                    </button>
+                </td>
+            }
+            .into_any()
+        }
+        None => view! {
+            <td class=class data-col=col data-value=value title=title>
+                {text}
+            </td>
+        }
+        .into_any(),
     }
 }

@@ -1,17 +1,15 @@
-//! The asked vs measured bytes table, sortable and exportable, with the same rows and cell
-//! formatting as `capture table`; only the rows in view are in the page. Rows and text are
-//! markup from `state::page::tables`.
-
-use std::rc::Rc;
+//! The asked vs measured bytes table, sortable (click or Enter on a header) and exportable,
+//! with the same rows and cell formatting as `capture table`; only the rows in view are in
+//! the page. Rows are plain data from `state::table`.
 
 use leptos::prelude::*;
 
-use super::table_page;
 use crate::browser;
-use crate::components::virtual_table::{rows_memo, virtual_table};
+use crate::components::term::Term;
+use crate::components::virtual_table::{rows_memo, Sorting, VirtualTable};
 use crate::ctx::Ctx;
 use crate::state::model::{sorted_indices, Column};
-use crate::state::page::tables::{bytes_header, bytes_intro, bytes_row, bytes_titles};
+use crate::state::table::{bytes_header, bytes_row, bytes_titles};
 use crate::state::view::KernelRef;
 
 /// The bytes table of the current run.
@@ -35,9 +33,8 @@ pub fn BytesPage() -> impl IntoView {
         })
     });
     // Worked out once: every cell of a column has the same hover text.
-    let titles = Rc::new(bytes_titles());
-    let header_titles = titles.clone();
-    let row = move |pos: usize, kernel: usize| {
+    let titles = bytes_titles();
+    let row = move |_: usize, kernel: usize| {
         let kr = KernelRef {
             run: ctx.run.get_untracked(),
             kernel,
@@ -45,11 +42,11 @@ pub fn BytesPage() -> impl IntoView {
         let selected = ctx.selected();
         ctx.ws.with_untracked(|ws| {
             let run = ws.runs.get(kr.run)?;
-            bytes_row(kr, pos, run, &titles, selected)
+            bytes_row(kr, run, &titles, selected)
         })
     };
-    // A header click sorts by its column (again: the other way) and explains it.
-    let on_header = move |i: usize, _: String| {
+    // A header sorts by its column (again: the other way) and explains it.
+    let on_sort = Callback::new(move |i: usize| {
         let Some(col) = Column::ALL.get(i).copied() else {
             return;
         };
@@ -63,7 +60,11 @@ pub fn BytesPage() -> impl IntoView {
         if !key.is_empty() {
             ctx.explain.set(Some(key));
         }
-    };
+    });
+    let by = Signal::derive(move || {
+        sort.get()
+            .and_then(|(col, asc)| Column::ALL.iter().position(|c| *c == col).map(|i| (i, asc)))
+    });
     let export = move |_| {
         let run = ctx.current_run();
         let csv = ctx.ws.with(|ws| ws.runs.get(run).map(|r| r.table.to_csv()));
@@ -73,24 +74,43 @@ pub fn BytesPage() -> impl IntoView {
             }
         }
     };
-    table_page(
-        "page bytes",
-        "page-bytes",
-        Box::new(move || {
-            let run = ctx.current_run();
-            ctx.ws
-                .with(|ws| bytes_intro(ws.runs.get(run).map(|r| &**r)))
-        }),
-        view! {
-            <button id="export-bytes-csv" on:click=export>"Export CSV"</button>
-            {virtual_table(
-                "bytes-table",
-                rows,
-                Box::new(move || bytes_header(sort.get(), &header_titles)),
-                Box::new(row),
-                Some(Rc::new(on_header)),
-            )}
-        }
-        .into_any(),
-    )
+    let ceilings = move || {
+        let run = ctx.current_run();
+        ctx.ws.with(|ws| {
+            ws.runs
+                .get(run)
+                .map(|r| {
+                    let c = &r.table.ceilings;
+                    let mut parts = Vec::new();
+                    if let Some(v) = c.copy_gbs {
+                        parts.push(format!("copy ceiling {v:.1} GB/s"));
+                    }
+                    if let Some(v) = c.theoretical_gbs {
+                        parts.push(format!("theoretical {v:.0} GB/s"));
+                    }
+                    parts.join(", ")
+                })
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <div class="page bytes" id="page-bytes">
+            <p class="muted">
+                {ceilings}
+                " Bytes and time are sums over each kernel's launches. "
+                <Term key="dram_per_ask" text="DRAM/ask" />
+                " to four decimals: 0.003 is a real answer. Click a header (or press Enter on it) to sort."
+            </p>
+            <button id="export-bytes-csv" on:click=export>
+                "Export CSV"
+            </button>
+            <VirtualTable
+                id="bytes-table"
+                rows=rows
+                header=bytes_header()
+                row=Box::new(row)
+                sorting=Sorting { by, on_sort }
+            />
+        </div>
+    }
 }

@@ -1,38 +1,42 @@
 //! Two kernels or two runs side by side, with the charts kept: one roofline with the
 //! before → after points joined, the memory chart with both values and their ratio on every
 //! arrow, the stall chart with both kernels' shares of every reason, and the key figures in
-//! two columns. Below them, when the loaded runs are the ranks of one job or the devices of
+//! two columns. When the two kernels come from two runs, the runs compared kernel by
+//! kernel (`components::run_diff`). Below them, when the loaded runs are the ranks of one job or the devices of
 //! one host, those side by side (`pages::multi`).
 
 use leptos::prelude::*;
 use shared::chart::MemoryChart;
 use shared::model::work_kind::Work;
 
-use super::multi::ranks_and_devices;
+use super::multi::RanksAndDevices;
 use super::roofline::PrecisionSelect;
 use crate::components::canvas::{MemoryCanvas, RooflineCanvas, StallCanvas};
-use crate::components::markup::markup_host;
+use crate::components::run_diff::RunDiff;
+use crate::components::term::Term;
 use crate::ctx::Ctx;
-use crate::state::kernel::KernelFigures;
+use crate::state::compare::compare_rows;
 use crate::state::latency::compare_stall_chart;
-use crate::state::model::RunView;
-use crate::state::page::charts::compare_table;
 use crate::state::roofline::compare_roofline;
 use crate::state::view::KernelRef;
 
-fn encode(r: KernelRef) -> String {
-    format!("{}.{}", r.run, r.kernel)
+/// What a picker lists for kernel `r`: its run and short name.
+fn label(run: &str, short: &str, r: KernelRef) -> String {
+    format!("{run}: {short} #{}.{}", r.run, r.kernel)
 }
 
+/// The kernel a typed label names: its `#run.kernel` ending.
 fn decode(s: &str) -> Option<KernelRef> {
-    let (a, b) = s.split_once('.')?;
+    let (_, tail) = s.rsplit_once('#')?;
+    let (a, b) = tail.trim().split_once('.')?;
     Some(KernelRef {
         run: a.parse().ok()?,
         kernel: b.parse().ok()?,
     })
 }
 
-/// A select listing every kernel of every run.
+/// A text field that picks a kernel of any run by typing: the browser offers the listed
+/// kernels that match what is typed (a datalist), and a whole label picks.
 #[component]
 fn KernelPicker(
     /// Element id.
@@ -50,35 +54,44 @@ fn KernelPicker(
                 .enumerate()
                 .flat_map(|(ri, r)| {
                     r.kernels.iter().map(move |k| {
-                        (
-                            encode(KernelRef {
-                                run: ri,
-                                kernel: k.index,
-                            }),
-                            format!("{}: {}", r.run.name, k.short),
-                        )
+                        let kr = KernelRef {
+                            run: ri,
+                            kernel: k.index,
+                        };
+                        label(&r.run.name, &k.short, kr)
                     })
                 })
                 .collect::<Vec<_>>()
         })
     };
+    let current = move || {
+        value.get().and_then(|r| {
+            ctx.ws.with(|ws| {
+                ws.kernel(r)
+                    .map(|(run, k)| label(&run.run.name, &k.short, r))
+            })
+        })
+    };
+    let list = format!("{id}-kernels");
     view! {
-        <select
+        <input
             id=id
-            prop:value=move || value.get().map(encode).unwrap_or_default()
+            class="kernel-picker"
+            type="search"
+            list=list.clone()
+            placeholder="type a kernel's name"
+            prop:value=move || current().unwrap_or_default()
             on:change=move |ev| {
                 if let Some(r) = decode(&event_target_value(&ev)) {
                     on_pick.run(r);
                 }
             }
-        >
+        />
+        <datalist id=list>
             {move || {
-                options()
-                    .into_iter()
-                    .map(|(v, label)| view! { <option value=v>{label}</option> })
-                    .collect_view()
+                options().into_iter().map(|v| view! { <option value=v></option> }).collect_view()
             }}
-        </select>
+        </datalist>
     }
 }
 
@@ -134,16 +147,55 @@ pub fn ComparePage() -> impl IntoView {
             all
         })
     });
-    let table = move || {
+    let names = move || {
         ctx.ws.with(|ws| {
-            let k = |r: Option<KernelRef>| r.and_then(|r| ws.kernel(r));
-            let (ka, kb) = (k(a.get()), k(b.get()));
-            let name = |x: Option<(&std::sync::Arc<RunView>, &KernelFigures)>| {
-                x.map(|(run, k)| format!("{}: {}", run.run.name, k.name))
+            let name = |r: Option<KernelRef>| {
+                r.and_then(|r| ws.kernel(r))
+                    .map(|(run, k)| format!("{}: {}", run.run.name, k.name))
                     .unwrap_or_default()
             };
-            compare_table(ka.map(|x| x.1), kb.map(|x| x.1), (name(ka), name(kb)))
+            (name(a.get()), name(b.get()))
         })
+    };
+    let rows = move || {
+        ctx.ws.with(|ws| {
+            let k = |r: Option<KernelRef>| r.and_then(|r| ws.kernel(r)).map(|(_, k)| k);
+            compare_rows(k(a.get()), k(b.get()))
+        })
+    };
+    let table = move || {
+        let (before, after) = names();
+        view! {
+            <table class="grid" id="compare-table">
+                <thead>
+                    <tr>
+                        <th></th>
+                        <th title=before.clone()>"before"</th>
+                        <th title=after.clone()>"after"</th>
+                        <th>"after / before"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {rows()
+                        .into_iter()
+                        .map(|r| {
+                            view! {
+                                <tr>
+                                    <th scope="row">
+                                        <Term key=r.key text=r.label />
+                                    </th>
+                                    <td class="num">{r.before}</td>
+                                    <td class="num">{r.after}</td>
+                                    <td class="num">{r.ratio}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+            <p class="muted">{format!("before: {before}")}</p>
+            <p class="muted">{format!("after: {after}")}</p>
+        }
     };
     view! {
         <div class="page compare" id="page-compare">
@@ -169,10 +221,11 @@ pub fn ComparePage() -> impl IntoView {
                     <StallCanvas chart=stalls id="compare-stalls" />
                 </div>
                 <div>
-                    {markup_host(Box::new(table), None)}
+                    {table}
                 </div>
             </div>
-            {ranks_and_devices()}
+            <RunDiff runs=Signal::derive(move || a.get().zip(b.get()).map(|(a, b)| (a.run, b.run))) />
+            <RanksAndDevices />
         </div>
     }
 }

@@ -1,14 +1,15 @@
-//! Every raw metric and details-page row of the selected kernel, searchable. A kernel of
-//! 100 launches has tens of thousands of rows; only those in view are in the page.
+//! Every raw metric and details-page row of the selected kernel, searchable, values
+//! formatted with their units (the exact value on hover). A kernel of 100 launches has tens
+//! of thousands of rows; only those in view are in the page.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::components::virtual_table::{rows_memo, virtual_table};
+use crate::components::virtual_table::{rows_memo, VirtualTable};
 use crate::ctx::Ctx;
 use crate::state::model::search_metrics;
-use crate::state::page::tables::{metric_row, metrics_header};
+use crate::state::table::{metric_row, metrics_header};
 
 /// Rows listed at most; the search narrows the rest.
 const LIMIT: usize = 100_000;
@@ -36,9 +37,8 @@ pub fn MetricsPage() -> impl IntoView {
         })
     });
     let rows = rows_memo(move || result.with(|(_, rows, _)| (0..rows.len()).collect()));
-    let row = move |pos: usize, i: usize| {
-        result.with_untracked(|(_, rows, _)| rows.get(i).map(|m| metric_row(pos, m)))
-    };
+    let row =
+        move |_: usize, i: usize| result.with_untracked(|(_, rows, _)| rows.get(i).map(metric_row));
     view! {
         <div class="page metrics" id="page-metrics">
             <h2 class="kernel-name">{move || result.with(|r| r.0.clone())}</h2>
@@ -53,7 +53,7 @@ pub fn MetricsPage() -> impl IntoView {
                     result.with(|(_, rows, total)| format!("{} of {total} rows shown", rows.len()))
                 }}
             </p>
-            {virtual_table("metrics-table", rows, Box::new(metrics_header), Box::new(row), None)}
+            <VirtualTable id="metrics-table" rows=rows header=metrics_header() row=Box::new(row) />
         </div>
     }
 }

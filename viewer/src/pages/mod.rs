@@ -1,5 +1,9 @@
-//! One module per view. Pages read the shared context and render tables and charts; all
-//! numbers come from the state layer.
+//! One module per view, each a leptos component over plain state (`state/`): pages read
+//! the shared context and render tables and charts; all numbers come from the state layer.
+//! The shell lists them in `app::PAGES` (a new page: a module here, a [`View`] and an
+//! entry there).
+//!
+//! [`View`]: crate::state::view::View
 
 pub mod bytes;
 pub mod compare;
@@ -14,32 +18,13 @@ pub mod sol;
 pub mod time;
 pub mod timing;
 
-use leptos::prelude::*;
-use shared::text::format::{fmt_si, sig3};
-
-use crate::components::markup::markup_host;
 use crate::components::virtual_table::{rows_memo, Rows};
 use crate::ctx::Ctx;
-use crate::state::page::PageNode;
-
-/// A page of a table: its text above (markup, rebuilt when what `intro` reads changes),
-/// then `rest`. One function for every such page, so they share its code.
-pub fn table_page(
-    class: &'static str,
-    id: &'static str,
-    intro: Box<dyn Fn() -> PageNode>,
-    rest: AnyView,
-) -> impl IntoView {
-    view! {
-        <div class=class id=id>
-            {markup_host(intro, None)}
-            {rest}
-        </div>
-    }
-}
+use crate::state::view::KernelRef;
 
 /// The rows of a table of every kernel of the current run, in artifact order.
-pub fn kernel_rows() -> Memo<Rows> {
+pub fn kernel_rows() -> leptos::prelude::Memo<Rows> {
+    use leptos::prelude::*;
     let ctx = Ctx::get();
     rows_memo(move || {
         let run = ctx.run.get();
@@ -52,27 +37,11 @@ pub fn kernel_rows() -> Memo<Rows> {
     })
 }
 
-/// `-` for an absent value, else `f(value)`.
-pub fn opt(value: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    value.map_or_else(|| "-".to_string(), f)
-}
-
-/// A percentage to one decimal, without the unit (the header has it).
-pub fn pct(v: f64) -> String {
-    format!("{v:.1}")
-}
-
-/// Three significant digits.
-pub fn num(v: f64) -> String {
-    sig3(v)
-}
-
-/// Bytes with an SI prefix.
-pub fn bytes(v: f64) -> String {
-    fmt_si(v, "B")
-}
-
-/// Milliseconds to four decimals, as the bytes table prints them.
-pub fn ms(v: f64) -> String {
-    format!("{v:.4}")
+/// Kernel `kernel` of the current run (read without tracking the run: the rows memo does).
+pub fn current_ref(kernel: usize) -> KernelRef {
+    use leptos::prelude::*;
+    KernelRef {
+        run: Ctx::get().run.get_untracked(),
+        kernel,
+    }
 }

@@ -1,15 +1,14 @@
 //! The roofline view: precision selector, the chart, and how to read it.
 
-use std::rc::Rc;
-
 use leptos::prelude::*;
 use shared::model::work_kind::Work;
 
 use crate::components::canvas::RooflineCanvas;
-use crate::components::markup::markup_host;
+use crate::components::term::Term;
 use crate::ctx::Ctx;
-use crate::state::page::charts;
 use crate::state::roofline::run_roofline;
+use crate::state::roofline::RooflineModel;
+use crate::state::table::round_sig;
 use crate::state::view::{parse_precision, precision_slug, Plotted};
 
 /// The precision selector: every kernel against its own kind's roof, then each kind of
@@ -45,6 +44,9 @@ pub fn PrecisionSelect(
     }
 }
 
+/// Most points listed in the page's table of points; the CSV export has them all.
+pub const POINTS_SHOWN: usize = 400;
+
 /// The roofline of the current run.
 #[component]
 pub fn RooflinePage() -> impl IntoView {
@@ -70,37 +72,116 @@ pub fn RooflinePage() -> impl IntoView {
             .with(|ws| ws.runs.get(run).map(|r| r.precisions()))
             .unwrap_or_else(|| vec![Work::Fp32])
     });
+    let analytic = move || model.with(|m| m.analytic);
     view! {
         <div class="page roofline" id="page-roofline">
             <div class="toolbar">
                 <PrecisionSelect options=options />
-                {markup_host(
-                    Box::new(move || charts::analytic_badge(model.with(|m| m.analytic))),
-                    None,
-                )}
+                <Show when=analytic>
+                    <span class="badge analytic">
+                        <Term key="analytic" text="analytic roofline (no counters)" />
+                    </span>
+                </Show>
             </div>
             <RooflineCanvas model=model highlight=highlight />
-            {points_table(model)}
-            {markup_host(Box::new(charts::legend), None)}
+            <PointsTable model=model />
+            <p class="legend muted">
+                "Each kernel is drawn at its "
+                <Term key="oi" text="operational intensity" />
+                " for each kind of bytes: hollow circle = asked (hand count), filled circle = DRAM, \
+                 square = L2, diamond = L1, joined by a line. Solid roofs are measured, dashed ones \
+                 theoretical; the knee is the "
+                <Term key="ridge" text="ridge point" />
+                ". A red ring marks a point "
+                <Term key="above_roof" text="above its roof" />
+                ". Hover for numbers, click to select."
+            </p>
         </div>
     }
 }
 
-/// The chart's points as a table, folded away until opened, and rendered only then
-/// (markup from `state::page::charts`).
-fn points_table(model: Memo<crate::state::roofline::RooflineModel>) -> impl IntoView {
+/// The chart's points as a table, for screen readers and for reading exact numbers (each
+/// in `data-value`, the text to four significant digits): folded away, its rows rendered
+/// only once opened.
+#[component]
+fn PointsTable(model: Memo<RooflineModel>) -> impl IntoView {
     let open = RwSignal::new(false);
-    let on_toggle = move |_: usize, value: String| {
-        let now = value == "open";
-        if open.get_untracked() != now {
-            open.set(now);
+    let rows = move || {
+        if !open.get() {
+            return Vec::new();
+        }
+        model.with(|m| {
+            m.infos
+                .iter()
+                .flatten()
+                .take(POINTS_SHOWN)
+                .map(|p| {
+                    (
+                        p.kernel.kernel.to_string(),
+                        p.name.clone(),
+                        p.level.label(),
+                        p.kind.key(),
+                        p.flop_per_byte(),
+                        p.gflop_per_s(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let more = move || {
+        let n: usize = model.with(|m| m.infos.iter().map(Vec::len).sum());
+        if n > POINTS_SHOWN {
+            format!("{} more points in the CSV export", n - POINTS_SHOWN)
+        } else {
+            String::new()
         }
     };
-    markup_host(
-        Box::new(move || {
-            let open = open.get();
-            model.with(|m| charts::points_table(m, open))
-        }),
-        Some(Rc::new(on_toggle)),
-    )
+    view! {
+        <details
+            id="roofline-points"
+            on:toggle=move |ev| {
+                let now = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
+                if open.get_untracked() != now {
+                    open.set(now);
+                }
+            }
+        >
+            <summary>"Points as a table"</summary>
+            <table class="grid">
+                <thead>
+                    <tr>
+                        <th>"kernel"</th>
+                        <th>"point"</th>
+                        <th>"work"</th>
+                        <th>"FLOP/byte"</th>
+                        <th>"GFLOP/s"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        rows()
+                            .into_iter()
+                            .map(|(kernel, name, level, kind, oi, gflops)| {
+                                let title = name.clone();
+                                view! {
+                                    <tr data-kernel=kernel>
+                                        <td class="name" title=title>{name}</td>
+                                        <td>{level}</td>
+                                        <td>{kind}</td>
+                                        <td class="num" data-col="flop_per_byte" data-value=oi.to_string()>
+                                            {round_sig(oi)}
+                                        </td>
+                                        <td class="num" data-col="gflop_per_s" data-value=gflops.to_string()>
+                                            {round_sig(gflops)}
+                                        </td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
+            </table>
+            <p class="muted">{more}</p>
+        </details>
+    }
 }

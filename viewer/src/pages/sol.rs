@@ -1,39 +1,33 @@
-//! Speed-of-Light table: the headline percentages of each kernel with the verdict and the
-//! numbers that produced it; a latency-bound kernel's reason says why (its waves and top
-//! stall). Rows and text are markup from `state::page::tables`.
+//! Speed-of-Light table: each kernel's verdict and its reason beside its name, then the
+//! headline percentages; a latency-bound kernel's reason says why (its waves and top
+//! stall). Rows are plain data from `state::table`.
 
 use leptos::prelude::*;
 
-use super::{kernel_rows, table_page};
-use crate::components::virtual_table::virtual_table;
+use super::{current_ref, kernel_rows};
+use crate::components::term::Term;
+use crate::components::virtual_table::VirtualTable;
 use crate::ctx::Ctx;
-use crate::state::page::tables::{sol_header, sol_intro, sol_row};
-use crate::state::view::KernelRef;
+use crate::state::table::{sol_header, sol_row};
 
 /// The Speed-of-Light table of the current run.
 #[component]
 pub fn SolPage() -> impl IntoView {
     let ctx = Ctx::get();
-    let row = move |pos: usize, kernel: usize| {
-        let kr = KernelRef {
-            run: ctx.run.get_untracked(),
-            kernel,
-        };
+    let row = move |_: usize, kernel: usize| {
+        let kr = current_ref(kernel);
         let selected = ctx.selected();
         ctx.ws
-            .with_untracked(|ws| ws.kernel(kr).map(|(_, k)| sol_row(kr, pos, k, selected)))
+            .with_untracked(|ws| ws.kernel(kr).map(|(_, k)| sol_row(kr, k, selected)))
     };
-    table_page(
-        "page sol",
-        "page-sol",
-        Box::new(sol_intro),
-        virtual_table(
-            "sol-table",
-            kernel_rows(),
-            Box::new(sol_header),
-            Box::new(row),
-            None,
-        )
-        .into_any(),
-    )
+    view! {
+        <div class="page sol" id="page-sol">
+            <p class="muted">
+                "Percentages are of each unit's own peak over the kernel's elapsed cycles, at the \
+                 clocks ncu ran it (see Timing); ncu ms is one launch's duration. "
+                <Term key="memory_pct" text="Memory Throughput is not DRAM throughput." />
+            </p>
+            <VirtualTable id="sol-table" rows=kernel_rows() header=sol_header() row=Box::new(row) />
+        </div>
+    }
 }

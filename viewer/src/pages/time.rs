@@ -1,15 +1,14 @@
 //! "Where the time goes": the kernels of a run ranked by their share of the summed kernel
-//! time, with the running total, the kind of work each did most of, its verdict and the
-//! roof it sits under (from `shared::analysis::figures::ranking`). The first page an application's
-//! artifact opens on: the answer to "what is my program waiting on". Rows and text are
-//! markup from `state::page::tables`.
+//! time, with the running total, each one's verdict beside its name, the kind of work it
+//! did most of and the roof it sits under (from `shared::analysis::figures::ranking`). The first page
+//! an application's artifact opens on: the answer to "what is my program waiting on".
 
 use leptos::prelude::*;
 
-use super::table_page;
-use crate::components::virtual_table::{rows_memo, virtual_table};
+use crate::components::term::Term;
+use crate::components::virtual_table::{rows_memo, VirtualTable};
 use crate::ctx::Ctx;
-use crate::state::page::tables::{time_header, time_intro, time_row};
+use crate::state::table::{time_header, time_row};
 use crate::state::view::KernelRef;
 
 /// The ranked kernels of the current run.
@@ -26,7 +25,7 @@ pub fn TimePage() -> impl IntoView {
         })
     });
     let rows = rows_memo(move || (0..ranking.with(Vec::len)).collect());
-    let row = move |pos: usize, rank: usize| {
+    let row = move |_: usize, rank: usize| {
         let run = ctx.run.get_untracked();
         let selected = ctx.selected();
         ranking.with_untracked(|rows| {
@@ -37,21 +36,20 @@ pub fn TimePage() -> impl IntoView {
             };
             ctx.ws.with_untracked(|ws| {
                 let k = ws.runs.get(run)?.kernels.get(r.index)?;
-                Some(time_row(kr, pos, rank, r, k, selected))
+                Some(time_row(kr, rank, r, k, selected))
             })
         })
     };
-    table_page(
-        "page time",
-        "page-time",
-        Box::new(time_intro),
-        virtual_table(
-            "time-table",
-            rows,
-            Box::new(time_header),
-            Box::new(row),
-            None,
-        )
-        .into_any(),
-    )
+    view! {
+        <div class="page time" id="page-time">
+            <p class="muted">
+                "Kernels by their share of the summed kernel "
+                <Term key="time" text="time" />
+                " (each kernel's launches summed), largest first, with the running total: the top \
+                 rows are where the time goes. Work is the kind of arithmetic each did most of; the \
+                 roof is the one its DRAM intensity sits under, with how close it runs to it."
+            </p>
+            <VirtualTable id="time-table" rows=rows header=time_header() row=Box::new(row) />
+        </div>
+    }
 }

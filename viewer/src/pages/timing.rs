@@ -1,42 +1,56 @@
 //! Event time and ncu duration side by side, each labelled with the cache and clock
 //! control it was taken under, so a locked-clock replay is never read as the program's
-//! own time. Rows and text are markup from `state::page::tables`.
+//! own time. Rows are plain data from `state::table`.
 
 use leptos::prelude::*;
 
-use super::{kernel_rows, table_page};
-use crate::components::virtual_table::virtual_table;
+use super::{current_ref, kernel_rows};
+use crate::components::term::Term;
+use crate::components::virtual_table::VirtualTable;
 use crate::ctx::Ctx;
-use crate::state::page::tables::{timing_header, timing_intro, timing_row};
-use crate::state::view::KernelRef;
+use crate::state::table::{timing_controls, timing_header, timing_row};
 
 /// The timing table of the current run.
 #[component]
 pub fn TimingPage() -> impl IntoView {
     let ctx = Ctx::get();
-    let row = move |pos: usize, kernel: usize| {
-        let kr = KernelRef {
-            run: ctx.run.get_untracked(),
-            kernel,
-        };
+    let row = move |_: usize, kernel: usize| {
+        let kr = current_ref(kernel);
         ctx.ws
-            .with_untracked(|ws| ws.kernel(kr).map(|(_, k)| timing_row(kr, pos, k)))
+            .with_untracked(|ws| ws.kernel(kr).map(|(_, k)| timing_row(kr, k)))
     };
-    table_page(
-        "page timing",
-        "page-timing",
-        Box::new(move || {
-            let run = ctx.current_run();
-            ctx.ws
-                .with(|ws| timing_intro(ws.runs.get(run).map(|r| &**r)))
-        }),
-        virtual_table(
-            "timing-table",
-            kernel_rows(),
-            Box::new(timing_header),
-            Box::new(row),
-            None,
-        )
-        .into_any(),
-    )
+    let controls = move || {
+        let run = ctx.current_run();
+        ctx.ws
+            .with(|ws| ws.runs.get(run).map(|r| timing_controls(r)))
+    };
+    view! {
+        <div class="page timing" id="page-timing">
+            {move || {
+                controls()
+                    .map(|(clock, cache)| {
+                        view! {
+                            <ul class="controls">
+                                <li>
+                                    <Term key="event_time" text="Event time" />
+                                    ": a plain run, no profiler, the GPU's own clocks, caches as the \
+                                     previous launch left them."
+                                </li>
+                                <li>
+                                    <Term key="ncu_duration" text="ncu duration" />
+                                    {format!(": a profiled replay, {cache}, {clock}.")}
+                                </li>
+                            </ul>
+                        }
+                    })
+            }}
+            <p class="muted">"Every time here is per launch."</p>
+            <VirtualTable
+                id="timing-table"
+                rows=kernel_rows()
+                header=timing_header()
+                row=Box::new(row)
+            />
+        </div>
+    }
 }

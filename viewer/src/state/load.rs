@@ -128,7 +128,8 @@ pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
 /// Imports exports of one run, read from the files `names`, into an artifact, the same
 /// way `capture import` does.
 fn import_read(names: Vec<String>, exports: Vec<Export>) -> Result<Run, LoadError> {
-    let (launches, warnings) = ncu::combine(exports);
+    let named = names.iter().cloned().zip(exports).collect();
+    let (launches, warnings) = ncu::combine_named(named);
     if launches.is_empty() {
         return Err(LoadError {
             file: names.join(" + "),

@@ -1,4 +1,5 @@
 //! The viewer's state: plain structs holding `shared` types, with methods, tested natively.
+//! Pages (`pages/`, leptos components) render what these build.
 //!
 //! - [`load`]: files (artifact JSON, ncu CSV) into runs, with errors that name the file.
 //! - [`model`]: the loaded runs with their derived figures; sorting and searching.
@@ -8,22 +9,25 @@
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
 //! - [`view`]: which view, kernel and precision; the URL query string.
 //! - [`explain`]: the explanation behind every number.
-//! - [`exercise`]: the learner's predictions, answers and diagnoses in the exercise view.
-//! - [`exercise_view`]: the exercise view's content as plain markup, and its actions.
-//! - [`markup`]: markup as plain data, rendered by `components::markup`.
-//! - [`page`]: the pages and sections built as markup, and the actions they send.
+//! - [`exercise`]: the learner's predictions, answers and diagnoses, the actions that change
+//!   them, and what the exercise view may show before an answer is committed.
+//! - [`overview`]: what the overview of a run shows.
+//! - [`table`]: the rows and headers of the long tables.
+//! - [`compare`]: the compare page's key figures of two kernels.
+//! - [`shell`]: the warning banner and the side bar's kernel list.
 //! - [`window`]: which rows of a long table to render.
 
+pub mod compare;
 pub mod exercise;
-pub mod exercise_view;
 pub mod explain;
 pub mod kernel;
 pub mod latency;
 pub mod load;
-pub mod markup;
 pub mod model;
 pub mod multi;
-pub mod page;
+pub mod overview;
 pub mod roofline;
+pub mod shell;
+pub mod table;
 pub mod view;
 pub mod window;

@@ -270,10 +270,12 @@ fn kernel_points(
         );
     }
     if let Some(flops) = flops {
+        // The level points the counters can draw (shared::levels: TMA loads counted, an L1
+        // point its counters cannot see left out).
         for (level, bytes) in [
-            (Level::Dram, row.dram_bytes),
-            (Level::L2, row.l2_bytes),
-            (Level::L1, row.l1_bytes),
+            (Level::Dram, fig.levels.dram),
+            (Level::L2, fig.levels.l2),
+            (Level::L1, fig.levels.l1),
         ] {
             if let Some(b) = bytes.filter(|b| *b > 0.0) {
                 push(level, flops, b, note.clone());
@@ -304,6 +306,12 @@ fn add_run(
         };
         match kernel_points(run, run_index, fig, precision) {
             Ok((points, infos)) => {
+                model.notes.extend(
+                    fig.levels
+                        .notes
+                        .iter()
+                        .map(|n| [fig.short.as_str(), ": ", n].concat()),
+                );
                 let r = KernelRef {
                     run: run_index,
                     kernel: k,
@@ -452,19 +460,24 @@ pub fn compare_roofline(
         add_run(&mut model, ra, a.run, &ka, &sel, precision, 0);
         add_run(&mut model, rb, b.run, &kb, &sel, precision, 1);
     }
-    // Join each kernel of the first run to the same-named one of the second (or the pair).
-    for (i, ri) in model.refs.iter().enumerate() {
-        if ri.run != a.run {
-            continue;
-        }
-        let name = ws.kernel(*ri).map(|(_, f)| f.name.clone());
-        for (j, rj) in model.refs.iter().enumerate() {
-            let other = ws.kernel(*rj).map(|(_, f)| f.name.clone());
-            let pair = a.run == b.run && *ri == a && *rj == b;
-            let same = a.run != b.run && rj.run == b.run && other == name;
-            if pair || same {
-                model.chart.links.push(SeriesLink { from: i, to: j });
-            }
+    // Join the pair, or each kernel of the first run to its match in the second
+    // (`shared::analysis::diff`'s matching, as `capture diff` pairs them), with an arrow.
+    let pairs: Vec<(KernelRef, KernelRef)> = if a.run == b.run {
+        vec![(a, b)]
+    } else {
+        shared::analysis::diff::match_kernels(&ra.run.artifact, &rb.run.artifact)
+            .pairs
+            .iter()
+            .map(|p| {
+                let r = |run, kernel| KernelRef { run, kernel };
+                (r(a.run, p.before), r(b.run, p.after))
+            })
+            .collect()
+    };
+    for (from, to) in pairs {
+        let at = |r: KernelRef| model.refs.iter().position(|x| *x == r);
+        if let (Some(i), Some(j)) = (at(from), at(to)) {
+            model.chart.links.push(SeriesLink { from: i, to: j });
         }
     }
     let title = if a.run == b.run {
@@ -681,6 +694,64 @@ mod tests {
             .map(|p| p.level)
             .collect();
         assert_eq!(levels, vec![Level::Dram, Level::L2, Level::L1]);
+    }
+
+    fn sample(name: &str) -> Workspace {
+        let path = format!("{}/../site/samples/{name}", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(path).unwrap_or_default();
+        let (runs, errors) = load_batch(vec![InputFile {
+            name: name.into(),
+            bytes,
+        }]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        ws
+    }
+
+    #[test]
+    fn samples_draw_no_register_moves_as_fp16_and_no_unseen_l1_point() {
+        // Issue 23: the suite's FP32 kernels and GPT-2's copy and elementwise kernels count
+        // HFMA2.MMA register moves; none is plotted as FP16 work. GPT-2's TMA GEMMs get no
+        // L1 point (their L1 counters do not see TMA), and the notes say why.
+        for name in ["h200.json", "h200-gpt2-bf16.json"] {
+            let ws = sample(name);
+            let model = run_roofline(&ws, 0, Plotted::Own);
+            assert!(!model.chart.series.is_empty());
+            for info in model.infos.iter().flatten() {
+                assert_ne!(info.kind, Work::Fp16, "{}", info.name);
+            }
+            for (series, infos) in model.chart.series.iter().zip(&model.infos) {
+                let at = |level: Level| {
+                    series
+                        .points
+                        .iter()
+                        .find(|p| p.level == level)
+                        .map(|p| p.flop_per_byte)
+                };
+                if let (Some(l1), Some(l2)) = (at(Level::L1), at(Level::L2)) {
+                    let short = &series.label;
+                    let flagged = model
+                        .notes
+                        .iter()
+                        .any(|n| n.starts_with(&format!("{short}: L1 point flagged")));
+                    assert!(l1 <= l2 || flagged, "{} {l1} {l2}", infos[0].name);
+                }
+            }
+        }
+        let ws = sample("h200-gpt2-bf16.json");
+        let model = run_roofline(&ws, 0, Plotted::Own);
+        let gemm = model
+            .chart
+            .series
+            .iter()
+            .find(|s| s.label.starts_with("nvjet_sm90_tst_256x128"))
+            .expect("the 4096^3 GEMM");
+        assert!(gemm.points.iter().all(|p| p.level != Level::L1));
+        assert!(model
+            .notes
+            .iter()
+            .any(|n| n.starts_with(&format!("{}: no L1 point", gemm.label))));
     }
 
     #[test]

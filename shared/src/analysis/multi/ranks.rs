@@ -300,6 +300,7 @@ mod tests {
                 })
                 .collect(),
             ceilings: Default::default(),
+            sampled: None,
         }
     }
 

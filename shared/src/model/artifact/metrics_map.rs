@@ -665,11 +665,16 @@ impl ValuesWire {
                     .into(),
             );
         }
-        if self.values.len() > varying.len() {
+        if self.values.len() != varying.len() {
             return Err(format!(
-                "{} metric values for {} varying_columns",
+                "{} metric values for {} varying_columns{}",
                 self.values.len(),
-                varying.len()
+                varying.len(),
+                if self.values.len() < varying.len() {
+                    " (an array cut short: a damaged artifact?)"
+                } else {
+                    ""
+                }
             ));
         }
         let mut changed_at = Vec::with_capacity(varying.len());
@@ -734,7 +739,15 @@ impl ValuesWire {
                 columns.len()
             ));
         }
-        self.values.resize(columns.len(), missing());
+        if self.values.len() < columns.len() {
+            // The writer writes every column: a shorter array lost values on the way.
+            return Err(format!(
+                "{} metric values for {} metric_columns (an array cut short: a damaged \
+                 artifact?)",
+                self.values.len(),
+                columns.len()
+            ));
+        }
         // The array was read without a length hint, so its buffer may be up to twice the
         // row; a large artifact keeps tens of thousands of rows.
         self.values.shrink_to_fit();

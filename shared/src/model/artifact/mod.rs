@@ -50,7 +50,15 @@ fn schema_line(text: &str) -> usize {
 ///    `device.pci_bus_id`; and, where launches of a counter set share their columns, the
 ///    values the same in all of them written once (`constant_values`), each launch's
 ///    `metrics` listing only the `varying_columns`.
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: rule results read from `.ncu-rep` reports too, each with its `title` and the
+///    `focus_metrics` it cites (both optional; a details export has neither); a report's
+///    rule messages are stored as plain text, its links written as the details page writes
+///    them.
+///    Also sampled profiles, all three optional and written only for one: `sampled` (launches
+///    measured of all, groups, the timing pass's launches), each kernel's `sampled`
+///    (measured of its launches) and a copied launch's `sampled_from` (the ID of the
+///    measured launch whose counters it carries, scaled by time).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -72,6 +80,33 @@ pub struct Artifact {
     /// counters.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Present when the counters were measured on some launches only (`capture profile`
+    /// without `--all-launches`): how many, of how many (see [`crate::analysis::sampling`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<Sampled>,
+}
+
+/// What a sampled profile measured: counters of `measured` launches of `launches`, the
+/// others copied from a measured launch of their group and scaled by time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Sampled {
+    /// Launches whose counters were measured.
+    pub measured: u64,
+    /// Launches in the artifact (every launch of the timing pass that has counters).
+    pub launches: u64,
+    /// Groups of alike launches the plan made.
+    pub groups: u64,
+    /// Launches the timing pass saw.
+    pub timing_launches: u64,
+}
+
+/// One kernel's share of a sampled profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SampledCount {
+    /// Its launches whose counters were measured.
+    pub measured: u64,
+    /// All its launches.
+    pub launches: u64,
 }
 
 /// How an artifact came to be.
@@ -454,6 +489,9 @@ pub struct KernelRecord {
     /// Counters with warm caches, when captured.
     #[serde(default)]
     pub warm: Option<CounterSet>,
+    /// In a sampled profile, how many of its launches were measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<SampledCount>,
 }
 
 impl KernelRecord {
@@ -469,6 +507,7 @@ impl KernelRecord {
             check: None,
             cold: None,
             warm: None,
+            sampled: None,
         }
     }
 }
@@ -749,6 +788,10 @@ pub struct LaunchCounters {
     /// Details-page rule results.
     #[serde(default)]
     pub rules: Vec<RuleResult>,
+    /// In a sampled profile, the ID of the measured launch whose counters this launch
+    /// carries, scaled by their times (absent: measured itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_from: Option<u64>,
 }
 
 impl LaunchCounters {
@@ -818,16 +861,23 @@ pub struct SectionMetric {
     pub value: MetricValue,
 }
 
-/// One rule result of the details page (ncu's guided analysis).
+/// One message of ncu's rule engine (its guided analysis) about a launch: a row of the
+/// details page, or a rule result of a report. A rule can give several (one per finding).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RuleResult {
-    /// Section identifier the rule belongs to (`SpeedOfLight`).
+    /// Section identifier the rule belongs to (`SpeedOfLight`; in a details export, the
+    /// `Section Name` column of the rule's row).
     pub section: String,
-    /// Rule name (`SOLBottleneck`).
+    /// Rule identifier (`SOLBottleneck`).
     pub name: String,
     /// Rule type (`OPT`, `WRN`, `INF`).
     pub kind: String,
-    /// The rule's text, as ncu wrote it.
+    /// The message's title (`Small Grid`), where ncu gives one (reports only; the details
+    /// page has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The message as plain text: ncu's links (`@section:ID:Name@`, `@url:Name:URL@`) written
+    /// as the details page writes them (`Name`, `Name (URL)`).
     pub description: String,
     /// Kind of estimated speedup (`local`, `global`), when given.
     #[serde(default)]
@@ -835,6 +885,23 @@ pub struct RuleResult {
     /// Estimated speedup, percent, when given.
     #[serde(default)]
     pub speedup_pct: Option<f64>,
+    /// The metrics the message cites, with their values as the rule read them (reports
+    /// only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focus_metrics: Vec<FocusMetric>,
+}
+
+/// A metric a rule message cites (ncu's focus metric).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FocusMetric {
+    /// Full metric name (`launch__waves_per_multiprocessor`).
+    pub name: String,
+    /// Its value as the rule read it, in base units, when it has one.
+    #[serde(default)]
+    pub value: Option<f64>,
+    /// What the rule advises about it (`Increase the grid size towards ...`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub advice: String,
 }
 
 impl Artifact {
@@ -847,6 +914,7 @@ impl Artifact {
             ceilings: None,
             kernels: Vec::new(),
             warnings: Vec::new(),
+            sampled: None,
         }
     }
 
@@ -870,6 +938,8 @@ impl Artifact {
     }
 
     fn parse(text: &str) -> Result<Self, ArtifactError> {
+        // A byte-order mark before the JSON (editors on Windows write one) is no error.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let json_error = |e: serde_json::Error| ArtifactError::Json {
             line: e.line(),
             column: e.column(),
@@ -890,14 +960,26 @@ impl Artifact {
             Ok(artifact) => return Ok(artifact),
             Err(e) => e,
         };
-        #[derive(Deserialize)]
-        struct Probe {
-            schema: Option<serde_json::Value>,
+        // Read again as any JSON, to say in plain words what it is instead of naming a
+        // type of this code.
+        let doc: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
+        let found = match &doc {
+            serde_json::Value::Object(_) => None,
+            serde_json::Value::Null => Some("null"),
+            serde_json::Value::Bool(_) => Some("a boolean"),
+            serde_json::Value::Number(_) => Some("a number"),
+            serde_json::Value::String(_) => Some("a string"),
+            serde_json::Value::Array(_) => Some("a list"),
+        };
+        if let Some(found) = found {
+            return Err(ArtifactError::NotAnObject { found });
         }
-        let probe: Probe = serde_json::from_str(text).map_err(json_error)?;
-        let version = match probe.schema {
+        let version = match doc.get("schema") {
             None => return Err(ArtifactError::NoSchema),
-            Some(v) => v.as_u64().ok_or(ArtifactError::NoSchema)?,
+            Some(v) => v.as_u64().ok_or_else(|| ArtifactError::BadSchema {
+                line: schema_line(text),
+                found: v.to_string(),
+            })?,
         };
         if version > u64::from(SCHEMA_VERSION) {
             return Err(future(version));
@@ -962,6 +1044,53 @@ impl Artifact {
                     .into_iter()
                     .map(|(what, why)| format!("{name}: {what} is {why}; kept as missing")),
             );
+        }
+        // Peaks and ceilings: a rate, which no device has negative or beyond any counter
+        // (a `theoretical -5 GB/s` would draw a roof under the floor).
+        let mut rate = |what: &str, v: &mut Option<f64>| {
+            if let Some(why) = v.and_then(|x| bad("byte/s", x)) {
+                *v = None;
+                warnings.push(format!("{what} is {why}; kept as missing"));
+            }
+        };
+        if let Some(d) = &mut self.device {
+            let p = &mut d.peaks;
+            rate(
+                "device: theoretical fp32_gflop_per_s",
+                &mut p.fp32_gflop_per_s,
+            );
+            rate(
+                "device: theoretical dram_gbyte_per_s",
+                &mut p.dram_gbyte_per_s,
+            );
+            rate(
+                "device: theoretical ridge_flop_per_byte",
+                &mut p.ridge_flop_per_byte,
+            );
+        }
+        if let Some(c) = &mut self.ceilings {
+            rate("ceilings: copy_gbyte_per_s", &mut c.copy_gbyte_per_s);
+            rate("ceilings: read_gbyte_per_s", &mut c.read_gbyte_per_s);
+            rate("ceilings: memcpy_gbyte_per_s", &mut c.memcpy_gbyte_per_s);
+            rate("ceilings: l2_copy_gbyte_per_s", &mut c.l2_copy_gbyte_per_s);
+            rate("ceilings: fma_gflop_per_s", &mut c.fma_gflop_per_s);
+            rate("ceilings: held_sm_clock_mhz", &mut c.held_sm_clock_mhz);
+            rate("ceilings: ridge_flop_per_byte", &mut c.ridge_flop_per_byte);
+            let bad_tensor: Vec<Work> = c
+                .tensor_gflop_per_s
+                .iter()
+                .filter(|(_, &v)| bad("byte/s", v).is_some())
+                .map(|(&w, _)| w)
+                .collect();
+            for w in bad_tensor {
+                if let Some(v) = c.tensor_gflop_per_s.remove(&w) {
+                    let why = bad("byte/s", v).unwrap_or("out of range");
+                    warnings.push(format!(
+                        "ceilings: tensor {} is {why}; kept as missing",
+                        w.label()
+                    ));
+                }
+            }
         }
         warnings
     }
@@ -1489,7 +1618,10 @@ mod tests {
         let cases = [
             ("", "line 1"),
             ("{\"kernels\": []}", "no numeric \"schema\""),
-            ("[1, 2]", "not a valid artifact"),
+            ("[1, 2]", "not an artifact: the document is a list"),
+            ("null", "not an artifact: the document is null"),
+            ("{\"schema\": 3.0}", "its \"schema\" is 3.0"),
+            ("\u{feff}{\"kernels\": []}", "no numeric \"schema\""),
             ("{\"schema\": 1,\n \"kernels\": 5}", "line 2"),
             ("\u{0}\u{1}binary", "not a valid artifact"),
         ];

@@ -15,14 +15,14 @@ use std::collections::{HashMap, HashSet};
 use super::records::Record;
 
 use crate::error::NcuError;
-use crate::model::artifact::{LaunchCounters, RuleResult, SectionMetric};
+use crate::model::artifact::{LaunchCounters, MetricValue, RuleResult, SectionMetric};
 
 use super::ident::IdColumns;
 use super::lines::Header;
 use super::rows::{PageReader, RowInfo, Warnings};
 use super::sections::is_known_section;
-use super::units::{normalize_unit, UnitScale};
-use super::value::{classify, parse_number, to_value};
+use super::units::{is_known_unit, normalize_unit, UnitScale};
+use super::value::{classify, parse_number, to_value, Cell};
 
 /// Where the details columns are.
 struct Columns {
@@ -195,10 +195,12 @@ impl PageReader for Page {
                 section,
                 name: text(rule_name),
                 kind: text(cell(record, columns.rule_type)),
+                title: None,
                 description: text(cell(record, columns.rule_description)),
                 speedup_type: (!speedup_type.is_empty()).then(|| text(speedup_type)),
                 speedup_pct: parse_number(cell(record, columns.speedup), 0)
                     .filter(|v| v.is_finite()),
+                focus_metrics: Vec::new(),
             });
             return Ok(());
         }
@@ -213,11 +215,24 @@ impl PageReader for Page {
             return Ok(());
         };
         let value_text = cell(record, Some(columns.value));
-        let value = classify(value_text, scale);
         let name = text(metric);
-        if value.is_dropped_number() {
+        if !is_known_unit(&scale.unit) {
+            // Not in base units and not to be put there: a number could be off by any
+            // factor.
             let what = format!("{section} / {name}");
-            warnings.check_cell(&what, &value, value_text, &scale.unit, row.line);
+            warnings.unknown_unit(&what, unit, row.line);
+            launch.sections.push(SectionMetric {
+                section,
+                name,
+                unit: scale.unit.clone(),
+                value: MetricValue::Missing,
+            });
+            return Ok(());
+        }
+        let value = classify(value_text, scale);
+        if !matches!(value, Cell::Number(_) | Cell::Missing) {
+            let what = format!("{section} / {name}");
+            warnings.check_cell(&what, &value, value_text, scale, row.line);
         }
         launch.sections.push(SectionMetric {
             section,

@@ -16,7 +16,7 @@ use super::ident::{parse_dim3, parse_u64};
 use super::lines::Header;
 use super::records::Record;
 use super::rows::{PageReader, RowInfo, Warnings};
-use super::units::normalize_unit;
+use super::units::{is_known_unit, normalize_unit};
 use super::value::{classify, to_value};
 
 /// Splits `name [unit]` into its name and unit; a name without brackets has no unit.
@@ -99,6 +99,17 @@ impl PageReader for Page {
             warnings.push(Some(row.line), "line has no field name; skipped");
             return Ok(());
         }
+        if record.len() < 2 {
+            // Every line of the export is `name,value`: without the comma it is no metric.
+            warnings.push(
+                Some(row.line),
+                format!(
+                    "line {:?} has no value (no `,` after the field name); skipped",
+                    crate::text::escape::one_line(&field, 80)
+                ),
+            );
+            return Ok(());
+        }
         // An unquoted value with commas in it spans several CSV fields: join them back.
         let value: Cow<[u8]> = if record.len() <= 2 {
             Cow::Borrowed(record.get(1).unwrap_or_default())
@@ -154,10 +165,20 @@ impl PageReader for Page {
                     },
                 );
             }
+            _ if !is_known_unit(unit) => {
+                warnings.unknown_unit(name, unit.as_bytes(), row.line);
+                launch.metrics.insert(
+                    name.to_owned(),
+                    Metric {
+                        unit: unit.to_owned(),
+                        value: MetricValue::Missing,
+                    },
+                );
+            }
             _ => {
                 let scale = normalize_unit(unit);
                 let cell = classify(value, &scale);
-                warnings.check_cell(name, &cell, value, &scale.unit, row.line);
+                warnings.check_cell(name, &cell, value, &scale, row.line);
                 launch.metrics.insert(
                     name.to_owned(),
                     Metric {

@@ -21,6 +21,7 @@ use std::hash::{Hash, Hasher};
 use crate::error::NcuError;
 use crate::model::artifact::{Bases, LaunchCounters};
 
+mod combine;
 mod details;
 mod gui;
 mod ident;
@@ -35,6 +36,7 @@ pub mod value;
 #[cfg(test)]
 mod tests;
 
+pub use combine::{combine, combine_named};
 pub use ident::{parse_dim3, ID_COLUMNS};
 pub use lines::Header;
 pub use records::{Record, Row, RowStream, Rows};
@@ -206,12 +208,19 @@ impl Launches {
         // Only a details page hands a launch on in pieces (when its rows are not adjacent);
         // two raw rows of the same launch ID stay two launches, as in the file.
         if *self.is_details.get_or_insert(page == Page::Details) {
+            // The pieces of one launch name one kernel: rows of another kernel with the
+            // same IDs are another launch (which `combine` then warns about).
             let key = (launch.process_id, launch.id);
-            if let Some(existing) = self.index.get(&key).and_then(|&i| self.launches.get_mut(i)) {
-                merge_into(existing, launch);
-                return;
+            match self.index.get(&key).and_then(|&i| self.launches.get_mut(i)) {
+                Some(existing) if existing.function == launch.function => {
+                    combine::merge_into(existing, launch);
+                    return;
+                }
+                Some(_) => {}
+                None => {
+                    self.index.insert(key, self.launches.len());
+                }
             }
-            self.index.insert(key, self.launches.len());
         } else {
             // A raw row is a whole launch: most of its values are those of the last launch
             // of the same kernel and shape.
@@ -280,8 +289,12 @@ impl RowsRead {
     /// [`NcuError::NoRows`] when no launch was read.
     pub fn finish(self, skipped: Option<Warning>) -> Result<ExportSummary, NcuError> {
         if self.launches == 0 {
+            let first = self.warnings.finish().into_iter().next();
             return Err(NcuError::NoRows {
                 line: self.header_line,
+                why: first.map_or_else(String::new, |w| {
+                    format!("; every row was skipped, the first: {w}")
+                }),
             });
         }
         let mut warnings = self.warnings;
@@ -385,48 +398,4 @@ impl RowReader {
             warnings: self.warnings,
         }
     }
-}
-
-/// Joins the launches of several exports of the same run (a raw and a details page, say):
-/// launches with the same process ID and launch ID become one, keeping first-seen order.
-///
-/// Metrics of a later export replace those of the same name; section rows and rules are
-/// appended. Linear in the number of launches.
-pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
-    let mut launches: Vec<LaunchCounters> = Vec::new();
-    let mut index: HashMap<(Option<u64>, u64), usize> = HashMap::new();
-    let mut warnings = Vec::new();
-    for export in exports {
-        warnings.extend(export.warnings);
-        for launch in export.launches {
-            let key = (launch.process_id, launch.id);
-            match index.get(&key).and_then(|&i| launches.get_mut(i)) {
-                Some(existing) => merge_into(existing, launch),
-                None => {
-                    index.insert(key, launches.len());
-                    launches.push(launch);
-                }
-            }
-        }
-    }
-    (launches, warnings)
-}
-
-/// Adds `other`'s measurements to `existing` and fills identity fields it lacks.
-fn merge_into(existing: &mut LaunchCounters, other: LaunchCounters) {
-    existing.metrics.extend(other.metrics);
-    existing.sections.extend(other.sections);
-    existing.rules.extend(other.rules);
-    if existing.function.is_empty() {
-        existing.function = other.function;
-    }
-    existing.demangled = existing.demangled.take().or(other.demangled);
-    existing.process_name = existing.process_name.take().or(other.process_name);
-    existing.host = existing.host.take().or(other.host);
-    existing.device = existing.device.or(other.device);
-    existing.cc = existing.cc.take().or(other.cc);
-    existing.context = existing.context.or(other.context);
-    existing.stream = existing.stream.or(other.stream);
-    existing.grid = existing.grid.or(other.grid);
-    existing.block = existing.block.or(other.block);
 }

@@ -11,14 +11,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::NcuError;
-use crate::model::artifact::{LaunchCounters, MetricColumns, MetricKey, RowBuilder};
+use crate::model::artifact::{LaunchCounters, MetricColumns, MetricKey, MetricValue, RowBuilder};
 
 use super::ident::{IdColumns, ID_COLUMNS};
 use super::launch_kind;
 use super::lines::Header;
 use super::records::Record;
 use super::rows::{PageReader, RowInfo, Warnings};
-use super::units::{normalize_unit, UnitScale};
+use super::units::{is_known_unit, normalize_unit, UnitScale};
 use super::value::{classify_in, classify_plain, plain_number, to_value, Cell};
 
 /// One metric column.
@@ -26,6 +26,8 @@ struct Column {
     index: usize,
     name: String,
     scale: UnitScale,
+    /// The unit as written, when this reader does not know it (its values are missing).
+    unknown_unit: Option<Vec<u8>>,
 }
 
 /// The metric columns of a header, sorted by name; of duplicated names the last is kept.
@@ -39,6 +41,7 @@ fn metric_columns(header: &Header, warnings: &mut Warnings) -> Vec<Column> {
             index,
             name: name.clone(),
             scale: UnitScale::identity(""),
+            unknown_unit: None,
         })
         .collect();
     // Stable: columns of the same name stay in file order, so the last one wins below.
@@ -179,7 +182,9 @@ impl PageReader for Page {
         if is_units_row {
             for column in columns.iter_mut() {
                 let unit = record.get(column.index).unwrap_or_default();
-                column.scale = normalize_unit(&String::from_utf8_lossy(unit));
+                let text = String::from_utf8_lossy(unit);
+                column.scale = normalize_unit(&text);
+                column.unknown_unit = (!is_known_unit(&text)).then(|| unit.to_vec());
             }
             self.units_read = true;
             return Ok(());
@@ -209,6 +214,11 @@ impl PageReader for Page {
         // text.
         let (mut unread, mut same) = (0usize, 0usize);
         for (c, column) in columns.iter().enumerate() {
+            if let Some(unit) = &column.unknown_unit {
+                warnings.unknown_unit(&column.name, unit, row.line);
+                metrics.push(MetricValue::Missing);
+                continue;
+            }
             // A plain decimal's digits were read by the splitter; anything else is read here.
             let digits = record.plain_decimal(column.index);
             if let Some(v) = digits.and_then(|(m, f)| plain_number(m, f, &column.scale)) {
@@ -233,7 +243,7 @@ impl PageReader for Page {
                 Cell::Number(v) => metrics.push_number(v),
                 cell => {
                     let text = tail.get(..len).unwrap_or_default();
-                    warnings.check_cell(&column.name, &cell, text, &column.scale.unit, row.line);
+                    warnings.check_cell(&column.name, &cell, text, &column.scale, row.line);
                     metrics.push(to_value(text, cell));
                 }
             }

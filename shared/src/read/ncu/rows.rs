@@ -13,7 +13,8 @@ use crate::error::NcuError;
 use crate::model::artifact::LaunchCounters;
 
 use super::records::{Record, RowStream};
-use super::value::Cell;
+use super::units::UnitScale;
+use super::value::{parse_number, Cell};
 use super::Warning;
 use crate::model::range::{OutOfRange, MAX_MAGNITUDE};
 
@@ -87,6 +88,11 @@ enum Reason {
     NonFinite,
     Negative,
     TooLarge,
+    /// Text that looks like a number ncu never writes (`0x10`, `1_000`, `1.2.3`, `1,2`,
+    /// non-ASCII digits, `∞`): kept as text, which every figure reads as missing.
+    NotANumber,
+    /// A unit this reader does not know: the number cannot be put in base units.
+    UnknownUnit,
 }
 
 /// Repeated dropped numbers of one metric, for one reason.
@@ -95,6 +101,8 @@ struct Dropped {
     reason: Reason,
     text: String,
     unit: String,
+    /// The value in base units, when the export's unit was scaled (for the message).
+    base_value: Option<f64>,
     line: u64,
     count: u64,
 }
@@ -116,15 +124,42 @@ impl Warnings {
         });
     }
 
-    /// Notes the cell of `what` (a metric) if it is a number stored as missing: `nan`, or out
-    /// of range. `unit` is its base unit.
-    pub fn check_cell(&mut self, what: &str, cell: &Cell, text: &[u8], unit: &str, line: u64) {
+    /// Notes the cell of `what` (a metric) if it is a number stored as missing (`nan`, or
+    /// out of range) or text that looks like a number ncu never writes. `scale` is its
+    /// unit's.
+    pub fn check_cell(
+        &mut self,
+        what: &str,
+        cell: &Cell,
+        text: &[u8],
+        scale: &UnitScale,
+        line: u64,
+    ) {
         let reason = match cell {
             Cell::NonFinite => Reason::NonFinite,
             Cell::OutOfRange(OutOfRange::Negative) => Reason::Negative,
             Cell::OutOfRange(OutOfRange::TooLarge) => Reason::TooLarge,
+            Cell::Text if looks_numeric(text) => Reason::NotANumber,
             Cell::Number(_) | Cell::Missing | Cell::Text => return,
         };
+        self.note(what, reason, text, scale, line);
+    }
+
+    /// Notes a value of `what` in a unit this reader does not know (`text` is the unit as
+    /// written), stored as missing.
+    pub fn unknown_unit(&mut self, what: &str, unit: &[u8], line: u64) {
+        self.note(
+            what,
+            Reason::UnknownUnit,
+            unit,
+            &UnitScale::identity(""),
+            line,
+        );
+    }
+
+    /// Counts one dropped or doubted value; the first of each metric and reason is kept.
+    fn note(&mut self, what: &str, reason: Reason, text: &[u8], scale: &UnitScale, line: u64) {
+        let unit = scale.unit.as_str();
         let key = (what.to_owned(), reason);
         match self.dropped_index.get(&key) {
             Some(&i) => {
@@ -139,6 +174,10 @@ impl Warnings {
                     reason,
                     text: String::from_utf8_lossy(text.trim_ascii()).into_owned(),
                     unit: unit.to_owned(),
+                    base_value: (reason == Reason::TooLarge && !scale.is_identity())
+                        .then(|| parse_number(text.trim_ascii(), scale.exp10))
+                        .flatten()
+                        .map(|v| v * scale.factor),
                     line,
                     count: 1,
                 });
@@ -165,20 +204,60 @@ impl Warnings {
                     "is negative ({text:?}{in_unit}), which a duration, size, rate or count \
                      cannot be"
                 ),
-                Reason::TooLarge => format!(
-                    "is out of range ({text:?}{in_unit}): above {MAX_MAGNITUDE:e} in base \
-                     units, more than any counter holds"
-                ),
+                Reason::TooLarge => match entry.base_value {
+                    Some(v) => format!(
+                        "is out of range ({text:?} in the export's unit, {v:e}{in_unit} in base \
+                         units): above {MAX_MAGNITUDE:e} in base units, more than any counter \
+                         holds"
+                    ),
+                    None => format!(
+                        "is out of range ({text:?}{in_unit}): above {MAX_MAGNITUDE:e} in base \
+                         units, more than any counter holds"
+                    ),
+                },
                 Reason::NonFinite => format!("is not a finite number ({text:?})"),
+                Reason::NotANumber => format!(
+                    "holds {text:?}, which is not a number as ncu writes them (decimal digits, \
+                     `,` between thousands, `.` before the fraction, an exponent)"
+                ),
+                Reason::UnknownUnit => format!(
+                    "is in unit {text:?}, which this reader does not know, so its value \
+                     cannot be put in base units"
+                ),
+            };
+            let kept = if entry.reason == Reason::NotANumber {
+                "kept as text, read as missing"
+            } else {
+                "kept as missing"
             };
             self.list.push(Warning {
                 line: Some(entry.line),
-                message: format!("{what} {why}; kept as missing{times}"),
+                message: format!("{what} {why}; {kept}{times}"),
             });
         }
         self.list.sort_by_key(|w| w.line.unwrap_or(u64::MAX));
         self.list
     }
+}
+
+/// Whether a text cell looks like a number ncu never writes: only digits (any script's),
+/// signs, points, commas, underscores, `x`, hex letters, exponents or `∞`, with at least
+/// one digit or `∞`. A host name such as `127.0.0.1` is an identity column, never a metric
+/// cell; texts ncu writes in metric cells (`(256, 1, 1)`, `CachePreferNone`, `No-CC`, the
+/// GUI's `1056,    1,    1`) have spaces or other letters.
+fn looks_numeric(text: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(text.trim_ascii()) else {
+        return false;
+    };
+    let mut any_digit = false;
+    for c in text.chars() {
+        if c.is_numeric() || c == '\u{221e}' {
+            any_digit = true;
+        } else if !matches!(c, '+' | '-' | '.' | ',' | '_' | 'x' | 'X' | 'a'..='f' | 'A'..='F') {
+            return false;
+        }
+    }
+    any_digit
 }
 
 #[cfg(test)]
@@ -206,13 +285,13 @@ mod tests {
         let ns = normalize_unit("ns");
         for (text, line) in [("-2,854,816", 11), ("-1,252,992", 12), ("nan", 13)] {
             let cell = classify(text.as_bytes(), &ns);
-            w.check_cell("gpu__time_duration.sum", &cell, text.as_bytes(), "ns", line);
+            w.check_cell("gpu__time_duration.sum", &cell, text.as_bytes(), &ns, line);
         }
         let byte = normalize_unit("byte");
         let cell = classify(b"1e308", &byte);
-        w.check_cell("dram__bytes_read.sum", &cell, b"1e308", "byte", 12);
+        w.check_cell("dram__bytes_read.sum", &cell, b"1e308", &byte, 12);
         let fine = classify(b"4,294,976,256", &byte);
-        w.check_cell("dram__bytes_read.sum", &fine, b"4,294,976,256", "byte", 11);
+        w.check_cell("dram__bytes_read.sum", &fine, b"4,294,976,256", &byte, 11);
         let messages: Vec<String> = w.finish().iter().map(ToString::to_string).collect();
         assert_eq!(
             messages,

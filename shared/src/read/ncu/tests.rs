@@ -558,14 +558,29 @@ fn ncu_error_without_export() {
 #[test]
 fn header_without_rows() {
     let lines = csv_lines(METRICS_RAW_STDOUT);
-    assert_eq!(read(lines[0]), Err(NcuError::NoRows { line: 1 }));
+    assert_eq!(
+        read(lines[0]),
+        Err(NcuError::NoRows {
+            line: 1,
+            why: String::new()
+        })
+    );
     // Header and units row, no launch.
     let text = format!("{}\n{}\n", lines[0], lines[1]);
-    assert_eq!(read(&text), Err(NcuError::NoRows { line: 1 }));
+    assert_eq!(
+        read(&text),
+        Err(NcuError::NoRows {
+            line: 1,
+            why: String::new()
+        })
+    );
     let details = csv_lines(FULL_DETAILS);
     assert_eq!(
         read(&format!("==PROF== x\n{}\n", details[0])),
-        Err(NcuError::NoRows { line: 2 })
+        Err(NcuError::NoRows {
+            line: 2,
+            why: String::new()
+        })
     );
 }
 

@@ -156,6 +156,34 @@ pub fn normalize_unit(unit: &str) -> UnitScale {
     }
 }
 
+/// Units ncu writes that have no prefix to take off and are no amount: percentages, SMs,
+/// replay passes.
+const OTHER_UNITS: &[&str] = &["%", "SM", "pass", "passes"];
+
+/// Whether this reader knows `unit` as ncu printed it: empty (unit-less), or each side of
+/// a `num/den` a time, frequency, size, count, or a percentage, SM or pass. A value in a unit
+/// it does not know (`fortnight`, `furlong`) cannot be put in base units, for the same
+/// reason a raw page without units is refused; the readers store it as missing and warn.
+pub fn is_known_unit(unit: &str) -> bool {
+    let unit = unit.trim();
+    if unit.is_empty() {
+        return true;
+    }
+    let known = |s: &str, side: Side| {
+        let (base, _, _) = part(s.trim(), side);
+        matches!(base.as_str(), "ns" | "s" | "hz" | "byte")
+            || COUNT_BASES.contains(&base.as_str())
+            || OTHER_UNITS.contains(&base.as_str())
+    };
+    match unit.split_once('/') {
+        Some((num, den)) if !den.contains('/') => {
+            known(num, Side::Numerator) && known(den, Side::Denominator)
+        }
+        Some(_) => false,
+        None => known(unit, Side::Numerator),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

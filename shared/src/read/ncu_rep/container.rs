@@ -7,6 +7,17 @@
 //! A file that ends inside a block is cut: the complete results before the cut are handed
 //! on and a warning says where it ends and how many there were. A size that does not fit
 //! (zero, or a message running past its block's payload) is an error.
+//!
+//! A file cut exactly at a block boundary cannot always be told from a complete one (the
+//! format declares no count of blocks or results). Two shapes give it away, and each is a
+//! warning: a report that ends with a source block (ncu writes a module's source block
+//! just before the results that launch its kernels), and a report without the session's
+//! command-line block (ncu writes the devices, tool versions, host and command line after
+//! the first result, the command line last). A cut just after a later result block still
+//! reads as a complete report of fewer results. A block whose payload holds fewer messages than its header declares (a count
+//! such as 2^64-1) is a warning naming the block's byte offset, with what was not read.
+
+use std::collections::HashSet;
 
 use crate::error::ReportError;
 use crate::read::ncu::Warning;
@@ -14,7 +25,7 @@ use crate::read::ncu::Warning;
 use super::input::{Input, Take};
 use super::layout::{self, KNOWN_VERSION};
 use super::strings::StringTables;
-use super::{ProfileResult, Session, MAGIC};
+use super::{Process, ProfileResult, Session, MAGIC};
 
 /// What a decode found besides the results it handed on.
 #[derive(Debug, Default)]
@@ -29,8 +40,11 @@ pub struct Summary {
     pub warnings: Vec<Warning>,
 }
 
-/// Decodes the report in `input`, handing each profile result to `on_result` in file order.
-pub fn decode(
+/// Decodes the report in `input`, handing each profile result to `on_result` in file order;
+/// with `PER_PC`, each with its per-instruction values (`ProfileResult::per_pc`), which an
+/// import does not need (a constant, so the code that reads them is not built into a
+/// reader that never asks: the viewer's wasm).
+pub fn decode<const PER_PC: bool>(
     input: &mut dyn Input,
     on_result: &mut dyn FnMut(ProfileResult),
 ) -> Result<Summary, ReportError> {
@@ -39,9 +53,12 @@ pub fn decode(
         tables: StringTables::default(),
         odd_values: 0,
         other_messages: 0,
+        seen_processes: HashSet::new(),
+        ends_with_sources: None,
+        short_blocks: Vec::new(),
     };
     d.header(input)?;
-    d.blocks(input, on_result)?;
+    d.blocks::<PER_PC>(input, on_result)?;
     if d.odd_values > 0 {
         d.warn(format!(
             "{} metric values were of a kind not seen in reports of file version {}; read by \
@@ -49,6 +66,7 @@ pub fn decode(
             d.odd_values, KNOWN_VERSION
         ));
     }
+    d.end_warnings(input.offset());
     if d.other_messages > 0 {
         d.warn(format!(
             "{} payload messages after the declared sources and results (range results?) \
@@ -67,6 +85,14 @@ struct Decoder {
     tables: StringTables,
     odd_values: u64,
     other_messages: u64,
+    /// The processes already in `summary.session.processes` (a set: a report of many
+    /// processes must not cost a scan of the list per block).
+    seen_processes: HashSet<Process>,
+    /// The byte offset of the last block when it holds sources and no result.
+    ends_with_sources: Option<u64>,
+    /// Blocks whose payload held fewer messages than declared: offset, declared sources,
+    /// declared results, messages present.
+    short_blocks: Vec<(u64, u64, u64, u64)>,
 }
 
 /// What a payload message is, by its place in the payload.
@@ -102,6 +128,37 @@ impl Decoder {
             line: None,
             message,
         });
+    }
+
+    /// The warnings about the report as a whole, once its last block is read at `end`
+    /// (see the module's doc).
+    fn end_warnings(&mut self, end: u64) {
+        for (at, sources, results, present) in std::mem::take(&mut self.short_blocks) {
+            let missing = (sources.saturating_add(results)).saturating_sub(present);
+            self.warn(format!(
+                "byte {at}: the block header declares {sources} source message(s) and {results} \
+                 result(s), but its payload holds {present} message(s) ({missing} missing); \
+                 any result among them was not read (a damaged report?)"
+            ));
+        }
+        let n = self.summary.results;
+        if n == 0 {
+            return;
+        }
+        let s = if n == 1 { "" } else { "s" };
+        if let Some(at) = self.ends_with_sources {
+            self.warn(format!(
+                "byte {end}: the report ends after a block of kernel sources (byte {at}) and \
+                 before the results that would launch them: it looks cut after a block; the \
+                 {n} result{s} before it are loaded"
+            ));
+        } else if self.summary.session.command_line.is_none() {
+            self.warn(format!(
+                "byte {end}: the report has no command-line block, which ncu writes after the \
+                 first result with the devices and tool versions: it looks cut after a block; \
+                 the {n} result{s} before it are loaded"
+            ));
+        }
     }
 
     /// The input ends inside `what` at `offset`: the end of decoding, with a warning when
@@ -163,7 +220,7 @@ impl Decoder {
     }
 
     /// Reads blocks to the end of the input.
-    fn blocks(
+    fn blocks<const PER_PC: bool>(
         &mut self,
         input: &mut dyn Input,
         on_result: &mut dyn FnMut(ProfileResult),
@@ -188,9 +245,11 @@ impl Decoder {
                 }
                 Take::Short(k) => return self.cut(at + 4, "a block header", size, k),
             };
-            if !self.summary.session.processes.contains(&header.process) {
+            if !self.seen_processes.contains(&header.process) {
+                self.seen_processes.insert(header.process.clone());
                 self.summary.session.processes.push(header.process.clone());
             }
+            self.ends_with_sources = (header.sources > 0 && header.results == 0).then_some(at);
             self.tables
                 .add(header.process.id, std::mem::take(&mut header.strings));
             let end = input.offset().saturating_add(header.payload_size);
@@ -253,7 +312,7 @@ impl Decoder {
                     Kind::Other => self.other_messages += 1,
                     Kind::Result => {
                         let table = self.tables.table(header.process.id).unwrap_or_default();
-                        let decoded = layout::profile_result(
+                        let decoded = layout::profile_result::<PER_PC>(
                             bytes,
                             at + 4,
                             version,
@@ -267,6 +326,10 @@ impl Decoder {
                     }
                 }
                 index += 1;
+            }
+            if index < header.sources.saturating_add(header.results) {
+                self.short_blocks
+                    .push((at, header.sources, header.results, index));
             }
         }
     }

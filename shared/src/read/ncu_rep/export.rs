@@ -188,7 +188,8 @@ impl Converter {
             block: result.block,
             metrics,
             sections: Vec::new(),
-            rules: Vec::new(),
+            rules: result.rules.clone(),
+            sampled_from: None,
         }
     }
 

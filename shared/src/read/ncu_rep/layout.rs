@@ -69,7 +69,7 @@ mod tool {
 /// name, 7 = demangled name (empty for `extern "C"`), 10 = grid, 11 = block (dim3
 /// messages), 13 = a metric result (repeated), 22 = context ID, 23 = stream ID. Seen and
 /// skipped: 2 (a rising ID), 3 and 4 (64-bit handles), 8, 9 (a dim3 of zeros), 14 (Unix
-/// time, s), 15, 16, 17 (sections), 19 (rule results), 25, 31, 35.
+/// time, s), 15, 16, 17 (sections), 25, 31, 35. 19 = a rule result (repeated; `rules.rs`).
 mod result {
     pub const PROCESS_ID: u32 = 1;
     pub const MANGLED: u32 = 5;
@@ -80,6 +80,8 @@ mod result {
     pub const METRIC: u32 = 13;
     pub const CONTEXT: u32 = 22;
     pub const STREAM: u32 = 23;
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub const RULE: u32 = 19;
 }
 
 /// Dim3: 1 = x, 2 = y, 3 = z.
@@ -313,6 +315,45 @@ fn read_dim3(field: &Field<'_>, version: u64) -> Result<[u32; 3], ReportError> {
     Ok(dims)
 }
 
+/// The instance values of a metric result whose instances are keyed by program counter:
+/// instance (field 3) = 1: key (5 = the address, varint), 2: a value message. Pairs whose
+/// key is no address or whose value is no number are skipped.
+fn per_pc_values(field: &Field<'_>, version: u64) -> Result<Vec<(u64, f64)>, ReportError> {
+    let mut out = Vec::new();
+    for f in walk_message(field, "metric result", version) {
+        let f = f?;
+        if f.number != metric::INSTANCE {
+            continue;
+        }
+        let (mut pc, mut value) = (None, None);
+        for g in walk_message(&f, "instance value", version) {
+            let g = g?;
+            match g.number {
+                1 => {
+                    for k in walk_message(&g, "instance key", version) {
+                        let k = k?;
+                        if k.number == value::UINT64 {
+                            pc = k.varint();
+                        }
+                    }
+                }
+                2 => {
+                    value = match read_value(&g, version)?.0 {
+                        ResultValue::Uint(v) => Some(v as f64),
+                        ResultValue::Double(v) if v.is_finite() => Some(v),
+                        _ => None,
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let (Some(pc), Some(value)) = (pc, value) {
+            out.push((pc, value));
+        }
+    }
+    Ok(out)
+}
+
 /// A decoded profile result, and how many of its values were of a kind read by wire type.
 pub struct Decoded {
     /// The result.
@@ -322,8 +363,8 @@ pub struct Decoded {
 }
 
 /// Reads the profile result at `offset`, the `index`-th of the report, whose metric names
-/// index into `strings`.
-pub fn profile_result(
+/// index into `strings`; with `PER_PC`, its per-instruction values too.
+pub fn profile_result<const PER_PC: bool>(
     data: &[u8],
     offset: u64,
     version: u64,
@@ -343,6 +384,8 @@ pub fn profile_result(
         context: None,
         stream: None,
         metrics: Vec::new(),
+        rules: Vec::new(),
+        per_pc: Vec::new(),
         strings: Arc::clone(strings),
     };
     let mut odd_values = 0;
@@ -361,6 +404,10 @@ pub fn profile_result(
             result::BLOCK => r.block = Some(read_dim3(&field, version)?),
             result::CONTEXT => r.context = field.varint(),
             result::STREAM => r.stream = field.varint(),
+            // Not built into the viewer's wasm, which does not show rule findings yet: its size
+            // budget (ARCHITECTURE.md) has no room for them.
+            #[cfg(not(target_arch = "wasm32"))]
+            result::RULE => super::rules::read_rule(&field, version, &mut r.rules)?,
             result::METRIC => {
                 let mut name = None;
                 let mut value = ResultValue::Absent;
@@ -399,6 +446,15 @@ pub fn profile_result(
                             version,
                         )
                     })?;
+                if PER_PC && instances > 0 {
+                    let counter = strings
+                        .get(u64::from(name))
+                        .and_then(super::source::per_pc_counter);
+                    if let Some(counter) = counter {
+                        let values = per_pc_values(&field, version)?;
+                        r.per_pc.push((counter, values));
+                    }
+                }
                 r.metrics.push(Entry {
                     name,
                     value,

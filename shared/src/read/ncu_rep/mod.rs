@@ -13,7 +13,8 @@
 //! size-prefixed block header (source and result counts, string table, payload size,
 //! process; `container.rs`, `layout.rs`) and a payload of size-prefixed messages: sources,
 //! then one profile result per kernel launch (names, grid, block, context, stream, and
-//! metric results whose names index the block's string table, `strings.rs`). Values are
+//! metric results whose names index the block's string table, `strings.rs`; and rule
+//! results, `rules.rs`). Values are
 //! stored in base units; units are not stored and are looked up by name (`units.rs`).
 //!
 //! Entry points: [`read_report`] (a report in memory, borrowed without copying) and
@@ -33,6 +34,8 @@ mod container;
 mod export;
 mod input;
 mod layout;
+pub mod rules;
+pub mod source;
 mod strings;
 pub mod units;
 pub mod wire;
@@ -81,7 +84,7 @@ pub struct Session {
 }
 
 /// A profiled process.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Process {
     /// Process ID.
     pub id: Option<u64>,
@@ -183,6 +186,13 @@ pub struct ProfileResult {
     pub context: Option<u64>,
     /// CUDA stream ID.
     pub stream: Option<u64>,
+    /// The rule engine's findings, one per message, in file order (`rules.rs`).
+    pub rules: Vec<crate::model::artifact::RuleResult>,
+    /// Per-instruction values of the SourceCounters metrics ([`crate::model::counters::SOURCE`],
+    /// [`crate::model::counters::SOURCE_STALLS`]): `(address, value)` pairs per metric;
+    /// filled by [`read_report`] and [`read_report_from`], empty where only the launches of
+    /// the raw page are read ([`read_export`]).
+    pub per_pc: Vec<(&'static crate::model::counters::Counter, Vec<(u64, f64)>)>,
     metrics: Vec<Entry>,
     strings: Arc<StringTable>,
 }
@@ -269,7 +279,7 @@ pub fn read_export_from<R: Read>(input: R) -> Result<Export, ReportError> {
 
 fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
     let mut results = Vec::new();
-    let summary = container::decode(input, &mut |r| results.push(r))?;
+    let summary = container::decode::<true>(input, &mut |r| results.push(r))?;
     Ok(Report {
         version: summary.version,
         session: summary.session,
@@ -281,7 +291,7 @@ fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
 fn export_of(input: &mut dyn input::Input) -> Result<Export, ReportError> {
     let mut converter = export::Converter::default();
     let mut launches = Vec::new();
-    let summary = container::decode(input, &mut |r| launches.push(converter.launch(&r)))?;
+    let summary = container::decode::<false>(input, &mut |r| launches.push(converter.launch(&r)))?;
     let mut warnings = summary.warnings;
     warnings.extend(converter.warnings());
     Ok(Export {

@@ -11,10 +11,11 @@
 //! table for all). Reports of several processes have not been checked against this yet;
 //! the one place to change is [`StringTables::add`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One table: the names a result's metric indexes refer to.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StringTable {
     strings: Vec<String>,
 }
@@ -45,20 +46,24 @@ impl StringTable {
 }
 
 /// The tables of every process seen so far.
+///
+/// Found by process in constant time, and extended in place when nothing else holds the
+/// table (a result decoded against it and still alive): a report of many small tables
+/// costs time linear in its strings, not in their square.
 #[derive(Debug, Default)]
 pub struct StringTables {
-    by_process: Vec<(Option<u64>, Arc<StringTable>)>,
-    last: Option<Arc<StringTable>>,
+    by_process: HashMap<Option<u64>, Arc<StringTable>>,
+    /// The process whose table was read last.
+    last: Option<Option<u64>>,
 }
 
 impl StringTables {
     /// The table results of `process` index into: its own, else the last one read.
     pub fn table(&self, process: Option<u64>) -> Option<Arc<StringTable>> {
         self.by_process
-            .iter()
-            .find(|(p, _)| *p == process)
-            .map(|(_, t)| Arc::clone(t))
-            .or_else(|| self.last.clone())
+            .get(&process)
+            .or_else(|| self.last.and_then(|p| self.by_process.get(&p)))
+            .map(Arc::clone)
     }
 
     /// Takes in the table of a block of `process` (see the module documentation).
@@ -66,26 +71,18 @@ impl StringTables {
         if strings.is_empty() {
             return;
         }
-        let own = self
-            .by_process
-            .iter()
-            .find(|(p, _)| *p == process)
-            .map(|(_, t)| Arc::clone(t));
-        let table = match own {
+        match self.by_process.get_mut(&process) {
             Some(current) if current.strings.first() != strings.first() => {
-                let mut all = Vec::with_capacity(current.len() + strings.len());
-                all.extend_from_slice(&current.strings);
-                all.extend(strings);
-                StringTable { strings: all }
+                // Copied only when a live result still reads the table as it was.
+                Arc::make_mut(current).strings.extend(strings);
             }
-            _ => StringTable { strings },
-        };
-        let table = Arc::new(table);
-        match self.by_process.iter_mut().find(|(p, _)| *p == process) {
-            Some(entry) => entry.1 = Arc::clone(&table),
-            None => self.by_process.push((process, Arc::clone(&table))),
+            Some(current) => *current = Arc::new(StringTable { strings }),
+            None => {
+                self.by_process
+                    .insert(process, Arc::new(StringTable { strings }));
+            }
         }
-        self.last = Some(table);
+        self.last = Some(process);
     }
 }
 

@@ -129,7 +129,11 @@ const NAMES: [&str; 5] = [
 fn report(n: usize) -> Vec<u8> {
     let mut out = file_start(7);
     let device = Msg::default().varint(1, 0).bytes(2, b"NVIDIA H200");
-    let session = Msg::default().msg(6, device);
+    // ncu writes the command line after the first result; here it comes first (the reader
+    // only asks whether the report has one).
+    let session = Msg::default()
+        .msg(6, device)
+        .bytes(11, b"ncu --set full -o r ./prog");
     let header = Msg::default()
         .varint(1, 0)
         .varint(2, 0)

@@ -1,0 +1,112 @@
+//! `capture diff BEFORE AFTER`: run against run, computed by `shared::analysis::diff` (the viewer's
+//! compare page shows the same), printed as a table, Markdown or JSON. The comparability
+//! check runs first and refuses unfair comparisons unless `--force`; `--gate` exits 12
+//! when the total or a counted kernel got slower beyond its noise band.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use shared::analysis::diff::{diff as run_diff, GateOptions};
+use shared::analysis::merge;
+use shared::Artifact;
+
+use crate::cli::{DiffArgs, DiffFormat};
+use crate::exit::{Code, Fault};
+use crate::files;
+use crate::import;
+
+/// Whether the file is an artifact (JSON: its first non-blank byte is `{`), else an export
+/// or report for `capture import`'s reader.
+fn is_artifact(path: &Path) -> Result<bool> {
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let mut head = [0u8; 256];
+    let n = file
+        .read(&mut head)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(head[..n]
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{'))
+}
+
+/// An artifact, or the artifact `capture import` would make of an export or report.
+fn read_run(path: &Path) -> Result<Artifact> {
+    if is_artifact(path)? {
+        return files::read_artifact(path);
+    }
+    let paths = [path.to_path_buf()];
+    let (launches, warnings) = import::read_exports(&paths)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(merge::import_launches(
+        launches,
+        warnings,
+        import::provenance(shared::model::artifact::Origin::Import, &paths),
+    ))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// `capture diff`.
+pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
+    let before = read_run(&args.before)?;
+    let after = read_run(&args.after)?;
+    let d = run_diff(
+        &before,
+        &after,
+        GateOptions {
+            pct: args.gate,
+            share_pct: args.gate_share,
+        },
+    )
+    .named(file_name(&args.before), file_name(&args.after));
+    if !d.comparability.comparable() {
+        let reasons = d.comparability.reasons();
+        if !args.force {
+            return Err(Fault::new(
+                Code::Failure,
+                format!(
+                    "{} and {} cannot be compared fairly:\n  {}\n(--force compares them anyway, \
+                     with this as a warning)",
+                    d.before,
+                    d.after,
+                    reasons.join("\n  ")
+                ),
+            )
+            .into());
+        }
+        for r in &reasons {
+            eprintln!("warning: not comparable (--force): {r}");
+        }
+    }
+    let failed = d.gate.as_ref().is_some_and(|g| g.failed);
+    if let Some(g) = d.gate.as_ref().filter(|g| g.failed) {
+        eprintln!(
+            "gate failed: slower by more than {} % beyond the noise: {}",
+            g.pct,
+            g.failures.join("; ")
+        );
+    }
+    print!(
+        "{}",
+        match args.format {
+            DiffFormat::Table => d.to_text(),
+            DiffFormat::Markdown => d.to_markdown(),
+            DiffFormat::Json => d.to_json(),
+        }
+    );
+    Ok(if failed {
+        ExitCode::from(Code::GateFailed as u8)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

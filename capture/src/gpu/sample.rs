@@ -1,0 +1,514 @@
+//! `capture profile`'s sampled path: a timing pass over every launch, the plan printed with
+//! its predicted cost, then one profiling pass per cache state over the plan's launches
+//! only, whose counters [`shared::analysis::sampling::scale`] spreads to every launch.
+//!
+//! **Launch selection.** The profiling pass selects its launches with one `--kernel-id
+//! :::^(1|2|20)$` (any context, stream and kernel; the picked invocation numbers), with
+//! `--kernel-name-base demangled` so that ncu counts invocations per demangled name, grid,
+//! block and shared memory as the timing pass's page names them. One run of the program
+//! profiles every group; the other way, one run per group with `-k`, `-s` and `-c`, would
+//! run the program once per group (44 runs of a 15 s program for the recorded BERT step).
+//! The price is that a number picked for one configuration is profiled in all that have
+//! it; the planner picks numbers that cost least and counts every launch they select.
+//! Where ncu's count differs from the plan's (it was not checked on a device yet), each
+//! profiled row is still matched to a launch of its kernel and shape, with a warning.
+//!
+//! GPU-free: the profiler may be real ncu or a fake (tests below replay the recorded
+//! training step).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Result;
+use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
+use shared::analysis::sampling::{
+    self, timing, Depth, SECONDS_PER_PASS, TIMING_PASSES, TIMING_SECONDS_PER_LAUNCH,
+};
+use shared::model::artifact::CacheControl;
+use shared::text::names::distinct_short_names;
+
+use crate::exit::{Code, Fault};
+use crate::files;
+
+use super::ncu::{self, Collection, Pass, ProfileRequest, Profiler};
+use super::profile::{cache_name, Collected, Target};
+
+/// The timing pass, read back.
+pub struct Timed {
+    /// The plan made from it.
+    pub plan: Plan,
+    /// Its wall time, seconds.
+    pub wall_s: f64,
+    /// Its ncu command lines, for provenance.
+    pub commands: Vec<String>,
+    /// The page read, for provenance.
+    pub inputs: Vec<String>,
+    /// For the artifact.
+    pub warnings: Vec<String>,
+}
+
+/// Runs the timing pass (one ncu pass of `gpu__time_duration.sum` over every launch the
+/// filters keep) and plans from it.
+pub fn timing_pass(
+    profiler: &dyn Profiler,
+    target: &Target<'_>,
+    work_dir: &Path,
+    stem: &str,
+    options: &PlanOptions,
+) -> Result<Timed> {
+    let name = format!("{stem}-ncu-timing");
+    let started = Instant::now();
+    let out = profiler.profile(&ProfileRequest {
+        collection: Collection {
+            pass: Pass::Timing,
+            cache: CacheControl::Warm,
+            selection: target.selection.clone(),
+            ncu_args: target.ncu_args.clone(),
+        },
+        program: target.program,
+        work_dir,
+        name: &name,
+    })?;
+    let wall_s = started.elapsed().as_secs_f64();
+    if let Some(n) = out.program_status {
+        return Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the program {} exited with status {n} during the timing pass, so the launches                  to sample are not known; nothing written (--all-launches keeps the launches                  profiled before a failure)",
+                ncu::program_name(target.program)
+            ),
+        )
+        .into());
+    }
+    let export = files::read_export(&out.raw_csv)?;
+    let timed = timing::timed_launches(&export.launches)
+        .map_err(|e| Fault::new(Code::NcuFailed, format!("{}: {e}", out.raw_csv.display())))?;
+    let mut warnings: Vec<String> = export
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {w}", out.raw_csv.display()))
+        .collect();
+    warnings.extend(out.warnings);
+    Ok(Timed {
+        plan: plan::plan(timed, options),
+        wall_s,
+        commands: out.commands,
+        inputs: file_names(&[&out.raw_csv]),
+        warnings,
+    })
+}
+
+fn file_names(paths: &[&PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The plan as `capture profile` prints it before profiling: the groups, the launches
+/// measured and the predicted cost at `depth`, against profiling every launch.
+pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
+    let mut out = String::new();
+    let kernels: std::collections::BTreeSet<&str> =
+        plan.launches.iter().map(|l| l.function.as_str()).collect();
+    out.push_str(&format!(
+        "timing pass: {} launches of {} kernels, {:.3} ms of kernel time, {} pass each, in \
+         {timing_wall_s:.1} s\n",
+        plan.launches.len(),
+        kernels.len(),
+        plan.total_ns / 1e6,
+        TIMING_PASSES
+    ));
+    let o = &plan.options;
+    out.push_str(&format!(
+        "plan: {} groups of alike launches (kernel x grid x block, split by duration where its \
+         coefficient of variation is above {:.2}); {} groups of at least {:.0} % of the time \
+         get up to {} measured launches, the others 1\n",
+        plan.groups.len(),
+        o.split_cv,
+        plan.groups.iter().filter(|g| g.major).count(),
+        100.0 * o.major_share,
+        o.major_picks
+    ));
+    out.push_str(&format!(
+        "measured: {} of {} launches, covering {:.1} % of the time (ncu --kernel-id '{}')\n",
+        plan.selected.len(),
+        plan.launches.len(),
+        100.0 * plan.time_covered(),
+        plan.kernel_id()
+    ));
+    let passes = depth.passes();
+    let predicted = plan.predicted_seconds(passes.assumed, SECONDS_PER_PASS);
+    let every = f64::from(passes.assumed) * plan.launches.len() as f64 * SECONDS_PER_PASS;
+    let program = (timing_wall_s - plan.launches.len() as f64 * TIMING_SECONDS_PER_LAUNCH).max(0.0);
+    out.push_str(&format!(
+        "predicted profiling pass at --depth {}: {} passes ({}) x {} launches x {:.3} s per \
+         pass = {predicted:.1} s of replay, plus one more run of the program (about {program:.1} \
+         s: the timing pass's wall less {:.3} s per launch); every launch (--all-launches): \
+         {every:.1} s of replay\n",
+        depth.name(),
+        passes.assumed,
+        passes.source,
+        plan.selected.len(),
+        SECONDS_PER_PASS,
+        TIMING_SECONDS_PER_LAUNCH
+    ));
+    out.push_str("depths: ");
+    out.push_str(
+        &Depth::ALL
+            .iter()
+            .map(|d| {
+                let p = d.passes();
+                match p.measured {
+                    Some(n) => format!("{} {n} passes", d.name()),
+                    None => format!("{} ({})", d.name(), p.source),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    out.push_str("\n\n  time %  launches  measured    cv  kernel (grid)(block)\n");
+    // One short name per kernel (a kernel split into several groups keeps its name).
+    let functions: Vec<&str> = kernels.iter().copied().collect();
+    let short: std::collections::HashMap<&str, String> = functions
+        .iter()
+        .copied()
+        .zip(distinct_short_names(&functions))
+        .collect();
+    for g in &plan.groups {
+        let Some(first) = g.launches.first().and_then(|&i| plan.launches.get(i)) else {
+            continue;
+        };
+        let name = short
+            .get(first.function.as_str())
+            .cloned()
+            .unwrap_or_default();
+        let dims =
+            |d: Option<[u32; 3]>| d.map_or("-".to_string(), |[x, y, z]| format!("({x},{y},{z})"));
+        out.push_str(&format!(
+            "  {:6.1}  {:8}  {:8}  {:4.2}  {}{} {}{}\n",
+            100.0 * g.time_ns / plan.total_ns.max(f64::MIN_POSITIVE),
+            g.launches.len(),
+            g.measured.len(),
+            g.cv,
+            name,
+            if g.split { " [split by duration]" } else { "" },
+            dims(first.grid),
+            dims(first.block),
+        ));
+    }
+    out
+}
+
+/// One profiling pass over the plan's launches under `cache` at `depth`, its rows matched
+/// to the plan and spread to every launch ([`sampling::scale`]): a [`Collected`] whose
+/// launches are every launch of the timing pass.
+pub fn profiling_pass(
+    profiler: &dyn Profiler,
+    plan: &Plan,
+    depth: Depth,
+    cache: CacheControl,
+    target: &Target<'_>,
+    work_dir: &Path,
+    stem: &str,
+) -> Result<Collected> {
+    let mut selection = target.selection.clone();
+    selection.kernel_id = Some(plan.kernel_id());
+    let name = format!("{stem}-ncu-{}", cache_name(cache));
+    let out = profiler.profile(&ProfileRequest {
+        collection: Collection {
+            pass: Pass::Counters(depth),
+            cache,
+            selection,
+            ncu_args: target.ncu_args.clone(),
+        },
+        program: target.program,
+        work_dir,
+        name: &name,
+    })?;
+    let exports = vec![
+        files::read_export(&out.raw_csv)?,
+        files::read_export(&out.details_csv)?,
+    ];
+    let (rows, reader_warnings) = shared::read::ncu::combine(exports);
+    let mut warnings = Vec::new();
+    let missing = ncu::missing_metrics_at(&rows, depth);
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "{} ncu collection: requested metrics absent from the export (ncu dropped them): {}",
+            cache_name(cache),
+            missing.join(", ")
+        ));
+    }
+    warnings.extend(
+        reader_warnings
+            .iter()
+            .map(|w| format!("{}: {w}", out.raw_csv.display())),
+    );
+    warnings.extend(out.warnings);
+    let profiled = rows.len();
+    let (assigned, mut assign_warnings) = sampling::scale::assign(plan, rows);
+    warnings.append(&mut assign_warnings);
+    let expanded = sampling::scale::expand(plan, assigned);
+    warnings.extend(expanded.warnings.iter().cloned());
+    for w in assign_notes(&warnings) {
+        super::progress::log(None, &format!("warning: {w}"));
+    }
+    super::progress::log(
+        None,
+        &format!(
+            "sampled: {} of {} launches measured ({} profiled by ncu)",
+            expanded.measured,
+            plan.launches.len(),
+            profiled
+        ),
+    );
+    if expanded.measured == 0 {
+        return Err(Fault::new(
+            Code::NoKernels,
+            format!(
+                "the profiling pass profiled {profiled} launch(es), none of them a launch of \
+                 the plan; profile every launch with --all-launches"
+            ),
+        )
+        .into());
+    }
+    Ok(Collected {
+        cache,
+        launches: expanded.launches,
+        warnings,
+        commands: out.commands,
+        inputs: file_names(&[&out.raw_csv, &out.details_csv]),
+        program_status: out.program_status,
+    })
+}
+
+/// The sampling warnings among a collection's (those the matching and the spreading gave),
+/// which `capture profile` also prints as they happen.
+fn assign_notes(warnings: &[String]) -> impl Iterator<Item = &String> {
+    warnings.iter().filter(|w| w.starts_with("sampling: "))
+}
+
+#[cfg(test)]
+pub mod tests {
+    //! The whole sampled flow on the recorded BERT training step, with a profiler that
+    //! replays it: the timing pass's page for the timing pass, and for the profiling pass
+    //! the rows of the profile of every launch that ncu's `--kernel-id` would select.
+
+    use std::cell::RefCell;
+    use std::io::Read;
+
+    use super::super::ncu::ProfileOutput;
+    use super::*;
+    use shared::model::artifact::LaunchCounters;
+
+    /// The launches of a sampled collection that were measured.
+    fn measured(launches: &[LaunchCounters]) -> usize {
+        launches.iter().filter(|l| l.sampled_from.is_none()).count()
+    }
+
+    /// The recorded step's fixtures.
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/ncu-h200-train")
+            .join(name);
+        let gz = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut out)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        out
+    }
+
+    /// The fields of one CSV line of an ncu page (quoted fields, `""` inside).
+    fn fields(line: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur = String::new();
+        let mut quoted = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, quoted) {
+                ('"', true) if chars.peek() == Some(&'"') => {
+                    cur.push('"');
+                    chars.next();
+                }
+                ('"', _) => quoted = !quoted,
+                (',', false) => out.push(std::mem::take(&mut cur)),
+                _ => cur.push(c),
+            }
+        }
+        out.push(cur);
+        out
+    }
+
+    /// Replays the recorded step as ncu would run it.
+    pub struct TrainingStep {
+        /// Every collection asked for.
+        pub asked: RefCell<Vec<Collection>>,
+    }
+
+    impl TrainingStep {
+        /// The launch IDs whose invocation number (counted per kernel, grid, block,
+        /// context and stream, from the timing page's own text) matches `kernel_id`'s
+        /// `^(a|b|...)$`.
+        fn selected(kernel_id: &str) -> Vec<String> {
+            let numbers: Vec<u64> = kernel_id
+                .trim_start_matches(":::^(")
+                .trim_end_matches(")$")
+                .split('|')
+                .filter_map(|n| n.parse().ok())
+                .collect();
+            let text = String::from_utf8(fixture("timing_raw.csv.gz")).unwrap_or_default();
+            let mut seen = std::collections::HashMap::new();
+            let mut ids = Vec::new();
+            for line in text.lines().skip(2) {
+                let f = fields(line);
+                // ID, kernel name, context, stream, block, grid.
+                let key = (
+                    f[6].clone(),
+                    f[7].clone(),
+                    f[8].clone(),
+                    f[9].clone(),
+                    f[10].clone(),
+                );
+                let n = seen.entry(key).or_insert(0u64);
+                *n += 1;
+                if numbers.contains(n) {
+                    ids.push(f[0].clone());
+                }
+            }
+            ids
+        }
+
+        /// `page` with only the rows of launches `ids`, renumbered from 0 as ncu numbers
+        /// the launches it profiled.
+        fn filtered(page: &[u8], ids: &[String], header_lines: usize) -> String {
+            let text = String::from_utf8_lossy(page);
+            let mut out = String::new();
+            let mut renumber: Vec<String> = Vec::new();
+            for (n, line) in text.lines().enumerate() {
+                if n < header_lines {
+                    out.push_str(line);
+                    out.push('\n');
+                    continue;
+                }
+                let f = fields(line);
+                if !ids.contains(&f[0]) {
+                    continue;
+                }
+                let new = match renumber.iter().position(|i| *i == f[0]) {
+                    Some(p) => p,
+                    None => {
+                        renumber.push(f[0].clone());
+                        renumber.len() - 1
+                    }
+                };
+                let rest = line.split_once(',').map_or("", |(_, r)| r);
+                out.push_str(&format!("\"{new}\",{rest}\n"));
+            }
+            out
+        }
+    }
+
+    impl Profiler for TrainingStep {
+        fn version(&self) -> Option<String> {
+            Some("replay 2025.3.1".into())
+        }
+
+        fn profile(&self, req: &ProfileRequest<'_>) -> Result<ProfileOutput> {
+            self.asked.borrow_mut().push(req.collection.clone());
+            let raw_csv = req.work_dir.join(format!("{}-raw.csv", req.name));
+            let details_csv = req.work_dir.join(format!("{}-details.csv", req.name));
+            match req.collection.pass {
+                Pass::Timing => {
+                    std::fs::write(&raw_csv, fixture("timing_raw.csv.gz"))?;
+                }
+                _ => {
+                    let id = req.collection.selection.kernel_id.as_deref().unwrap_or("");
+                    let ids = Self::selected(id);
+                    let raw = fixture("train_all-ncu-cold-raw.csv.gz");
+                    std::fs::write(&raw_csv, Self::filtered(&raw, &ids, 2))?;
+                    let details = fixture("train_all-ncu-cold-details.csv.gz");
+                    std::fs::write(&details_csv, Self::filtered(&details, &ids, 1))?;
+                }
+            }
+            Ok(ProfileOutput {
+                raw_csv,
+                details_csv,
+                commands: vec![format!("replay {}", req.name)],
+                warnings: Vec::new(),
+                program_status: None,
+            })
+        }
+    }
+
+    /// The replaying profiler, nothing asked yet.
+    pub fn training_step() -> TrainingStep {
+        TrainingStep {
+            asked: RefCell::new(Vec::new()),
+        }
+    }
+
+    #[test]
+    fn the_sampled_flow_profiles_the_plans_launches_and_spreads_them_to_every_launch() {
+        let p = training_step();
+        let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let program = ["python3".into(), "bert_train_bf16.py".into()];
+        let target = Target {
+            program: &program,
+            selection: ncu::Selection {
+                nvtx_include: vec!["step/".into()],
+                ..ncu::Selection::default()
+            },
+            ncu_args: Vec::new(),
+            pass: Pass::Standard,
+        };
+        let timed = timing_pass(&p, &target, work.path(), "t", &PlanOptions::default())
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(timed.plan.launches.len(), 172);
+        let text = plan_text(&timed.plan, Depth::Standard, timed.wall_s);
+        assert!(
+            text.contains("measured: 67 of 172 launches, covering 100.0 % of the time"),
+            "{text}"
+        );
+        assert!(text.contains("24 passes (measured"), "{text}");
+        let c = profiling_pass(
+            &p,
+            &timed.plan,
+            Depth::Standard,
+            CacheControl::Cold,
+            &target,
+            work.path(),
+            "t",
+        )
+        .unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!(c.launches.len(), 172);
+        assert_eq!(measured(&c.launches), 67);
+        let asked = p.asked.borrow();
+        assert_eq!(asked[0].pass, Pass::Timing);
+        assert_eq!(asked[0].selection.nvtx_include, ["step/"]);
+        assert_eq!(asked[1].pass, Pass::Counters(Depth::Standard));
+        assert_eq!(
+            asked[1].selection.kernel_id.as_deref(),
+            Some(":::^(1|2|20)$")
+        );
+        assert_eq!(asked[1].selection.nvtx_include, ["step/"], "filters kept");
+        // Every launch carries the timing pass's duration.
+        let total: f64 = c
+            .launches
+            .iter()
+            .filter_map(|l| {
+                l.metrics
+                    .number(shared::model::counters::GPU_TIME_DURATION.name)
+            })
+            .sum();
+        assert!(
+            (total - timed.plan.total_ns).abs() < 1e-6 * total,
+            "{total}"
+        );
+        // The details page came along with each measured launch and with its copies.
+        assert!(c.launches.iter().all(|l| !l.sections.is_empty()));
+    }
+}

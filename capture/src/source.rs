@@ -1,0 +1,98 @@
+//! `capture source`: a kernel's SASS instructions with their per-instruction figures (ncu's
+//! SourceCounters section) and its hot spots, from a `.ncu-rep` report or an `ncu --page
+//! source --csv --print-source sass` export ([`shared::read::source`] does the reading).
+
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use regex::Regex;
+use shared::read::source::{self, LaunchSource};
+
+use crate::cli::{SourceArgs, SourceFormat};
+use crate::files;
+
+/// The launches of `bytes` (a report or a source-page export) with source counters.
+fn launches_of(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<LaunchSource>> {
+    if shared::read::ncu_rep::is_report(bytes) {
+        let report = shared::read::ncu_rep::read_report(bytes)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(report.results.iter().filter_map(|r| r.source()).collect())
+    } else {
+        source::read_source_csv(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    }
+}
+
+/// Writes `text` to stdout; a reader that went away (`| head`) ends the output quietly.
+fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// `capture source`.
+pub fn source(args: &SourceArgs) -> Result<ExitCode> {
+    let pattern = Regex::new(&args.kernel).map_err(|e| {
+        let why = e.to_string();
+        let last = why.lines().last().unwrap_or_default().trim().to_owned();
+        anyhow::anyhow!(
+            "--kernel {:?} is not a regular expression: {last}",
+            args.kernel
+        )
+    })?;
+    let bytes = files::read_bytes(&args.input)?;
+    let launches = launches_of(&args.input, &bytes)?;
+    if launches.is_empty() {
+        bail!(
+            "{}: no launch has source counters (profile with --set full or --section \
+             SourceCounters, e.g. capture profile --source)",
+            args.input.display()
+        );
+    }
+    let mut matching: Vec<LaunchSource> = launches
+        .into_iter()
+        .filter(|l| pattern.is_match(&l.kernel))
+        .collect();
+    if matching.is_empty() {
+        bail!(
+            "{}: no kernel matches --kernel {:?}",
+            args.input.display(),
+            args.kernel
+        );
+    }
+    if let Some(sass) = &args.sass {
+        let page = source::read_source_csv(&files::read_bytes(sass)?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", sass.display()))?;
+        for l in &mut matching {
+            if let Some(p) = page.iter().find(|p| p.launch == l.launch) {
+                l.add_sass(p);
+            }
+        }
+    }
+    if args.all_launches {
+        match args.format {
+            SourceFormat::Json => emit(&(serde_json::to_string_pretty(&matching)? + "\n"))?,
+            SourceFormat::Text => {
+                let text: Vec<String> = matching
+                    .iter()
+                    .map(|l| source::to_text(l, args.top))
+                    .collect();
+                emit(&text.join("\n"))?;
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let refs: Vec<&LaunchSource> = matching.iter().collect();
+    let Some(longest) = source::longest(&refs) else {
+        bail!("no launch");
+    };
+    match args.format {
+        SourceFormat::Json => {
+            emit(&(serde_json::to_string_pretty(&longest.instructions)? + "\n"))?;
+        }
+        SourceFormat::Text => emit(&source::to_text(longest, args.top))?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

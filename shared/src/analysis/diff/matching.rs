@@ -1,0 +1,191 @@
+//! Which kernel of one run is which kernel of the other: first by full name and launch
+//! shape, then by full name alone (the shape changed: another problem size), then by the
+//! name with its template arguments collapsed (only the instantiation changed). Each pair
+//! says which rule matched it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::artifact::{Artifact, KernelRecord, LaunchShape};
+use crate::text::names::without_template_args;
+
+/// The rule that matched a pair of kernels, strictest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchKind {
+    /// The same full name and the same launch shape (grid, block, shared memory).
+    NameAndShape,
+    /// The same full name; the launch shape differs (or one side has none).
+    Name,
+    /// Names equal once template arguments are collapsed (`k<4, float>` and `k<8, half>`):
+    /// only the template arguments changed.
+    ShortName,
+}
+
+impl MatchKind {
+    /// Short label for tables (`name+shape`, `name`, `template`).
+    pub fn label(self) -> &'static str {
+        match self {
+            MatchKind::NameAndShape => "name+shape",
+            MatchKind::Name => "name",
+            MatchKind::ShortName => "template",
+        }
+    }
+}
+
+/// A kernel's launch shape as text (`grid 256x256x1 block 32x8x1 smem 0`): the record's own,
+/// else the one shape all its counter launches share; `None` when unknown or varied.
+pub fn shape_of(kernel: &KernelRecord) -> Option<String> {
+    if let Some(l) = &kernel.launch {
+        return Some(shape_text(l));
+    }
+    let launches = crate::analysis::metrics::reference_launches(kernel);
+    let first = launches.first()?;
+    let (grid, block) = (first.grid?, first.block?);
+    launches
+        .iter()
+        .all(|l| l.grid == Some(grid) && l.block == Some(block))
+        .then(|| format!("grid {} block {}", dims(grid), dims(block)))
+}
+
+fn dims(d: [u32; 3]) -> String {
+    format!("{}x{}x{}", d[0], d[1], d[2])
+}
+
+fn shape_text(l: &LaunchShape) -> String {
+    format!(
+        "grid {} block {} smem {}",
+        dims(l.grid),
+        dims(l.block),
+        l.shared_mem_bytes
+    )
+}
+
+/// One matched pair: indices into the before and the after run's kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pair {
+    /// Index into the before run's kernels.
+    pub before: usize,
+    /// Index into the after run's kernels.
+    pub after: usize,
+    /// The rule that matched them.
+    pub matched_by: MatchKind,
+}
+
+/// The kernels of two runs matched: the pairs in the before run's order, then the kernels
+/// of each run that found no partner.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Matching {
+    /// Matched pairs, in the before run's kernel order.
+    pub pairs: Vec<Pair>,
+    /// Kernels of the before run with no partner, in order.
+    pub only_before: Vec<usize>,
+    /// Kernels of the after run with no partner, in order.
+    pub only_after: Vec<usize>,
+}
+
+/// Matches the kernels of `before` and `after`. Each rule runs over every kernel still
+/// unmatched before the next, looser rule is tried; within a rule, kernels pair in run
+/// order (the first unmatched after-kernel with the same key).
+pub fn match_kernels(before: &Artifact, after: &Artifact) -> Matching {
+    type Key = (String, Option<String>);
+    let keys = |a: &Artifact, kind: MatchKind| -> Vec<Key> {
+        a.kernels
+            .iter()
+            .map(|k| match kind {
+                MatchKind::NameAndShape => (k.name.clone(), shape_of(k)),
+                MatchKind::Name => (k.name.clone(), None),
+                MatchKind::ShortName => (without_template_args(&k.name), None),
+            })
+            .collect()
+    };
+    let mut partner_of_before: Vec<Option<(usize, MatchKind)>> = vec![None; before.kernels.len()];
+    let mut taken = vec![false; after.kernels.len()];
+    for kind in [
+        MatchKind::NameAndShape,
+        MatchKind::Name,
+        MatchKind::ShortName,
+    ] {
+        let (kb, ka) = (keys(before, kind), keys(after, kind));
+        for (i, key) in kb.iter().enumerate() {
+            if partner_of_before[i].is_some() {
+                continue;
+            }
+            if let Some(j) = (0..ka.len()).find(|&j| !taken[j] && ka[j] == *key) {
+                taken[j] = true;
+                partner_of_before[i] = Some((j, kind));
+            }
+        }
+    }
+    let mut m = Matching::default();
+    for (i, p) in partner_of_before.iter().enumerate() {
+        match p {
+            Some((j, kind)) => m.pairs.push(Pair {
+                before: i,
+                after: *j,
+                matched_by: *kind,
+            }),
+            None => m.only_before.push(i),
+        }
+    }
+    m.only_after = (0..taken.len()).filter(|&j| !taken[j]).collect();
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::artifact::Provenance;
+
+    fn run(kernels: &[(&str, u32)]) -> Artifact {
+        let mut a = Artifact::new(Provenance::default());
+        for (name, grid) in kernels {
+            let mut k = KernelRecord::new(*name, *name);
+            k.launch = Some(LaunchShape {
+                grid: [*grid, 1, 1],
+                block: [256, 1, 1],
+                shared_mem_bytes: 0,
+            });
+            a.kernels.push(k);
+        }
+        a
+    }
+
+    #[test]
+    fn strictest_rule_first_then_name_then_template() {
+        let before = run(&[
+            ("void k<4, float>(int)", 10),
+            ("copy", 8),
+            ("copy", 16),
+            ("gone", 1),
+        ]);
+        let after = run(&[
+            ("copy", 16),
+            ("void k<8, half>(int)", 10),
+            ("copy", 32),
+            ("new", 1),
+        ]);
+        let m = match_kernels(&before, &after);
+        assert_eq!(
+            m.pairs,
+            vec![
+                Pair {
+                    before: 0,
+                    after: 1,
+                    matched_by: MatchKind::ShortName
+                },
+                Pair {
+                    before: 1,
+                    after: 2,
+                    matched_by: MatchKind::Name
+                },
+                Pair {
+                    before: 2,
+                    after: 0,
+                    matched_by: MatchKind::NameAndShape
+                },
+            ]
+        );
+        assert_eq!(m.only_before, vec![3]);
+        assert_eq!(m.only_after, vec![3]);
+    }
+}

@@ -1,0 +1,587 @@
+//! Run against run: what changed between two artifacts, kernel by kernel, and whether it is
+//! beyond the noise. `capture diff` prints it and gates on it; the viewer's compare page
+//! shows it over two loaded runs. Pure: artifacts in, a [`RunDiff`] out.
+//!
+//! - Kernels are matched by full name and launch shape, then by name, then by name with the
+//!   template arguments collapsed ([`matching`]); each pair says which rule matched.
+//! - Each kernel's time is its bytes-table time ([`crate::analysis::table`]: event median times the
+//!   launches, else the summed ncu duration). Its noise band, in percent of that time,
+//!   is half the range of the event-timing samples (`event_samples`) when the run has them,
+//!   else two standard errors of the mean per-launch ncu duration (`launch_spread`, two or
+//!   more launches), else none. A change is beyond the noise when it is larger than the two
+//!   runs' bands added.
+//! - The metrics that moved most are the kernel's bytes per level, FLOPs per kind, DRAM over
+//!   asked bytes, Speed-of-Light percentages, stall shares and occupancy, ranked by
+//!   [`MetricMove::score`].
+//! - The gate ([`Gate`]) fails when the total, or a kernel above the share threshold in
+//!   either run, is slower by more than the gate's percentage beyond its noise band.
+//! - The comparability check ([`comparable`]) runs first.
+
+pub mod comparable;
+pub mod matching;
+pub mod render;
+pub mod view;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::figures::{roof_under, KernelFigures};
+use crate::analysis::metrics;
+use crate::analysis::table::{bytes_table, TimeSource};
+use crate::model::artifact::{Artifact, KernelRecord};
+use crate::model::roofline::{percent_of, ratio};
+
+pub use comparable::{check, Comparability, Mismatch};
+pub use matching::{match_kernels, MatchKind, Matching, Pair};
+
+/// The version of the `capture diff --format json` contract (docs/diff-json.md).
+pub const DIFF_JSON_VERSION: u32 = 1;
+
+/// Default `--gate-share`: kernels above 1 % of the time in either run count.
+pub const DEFAULT_GATE_SHARE_PCT: f64 = 1.0;
+
+/// Metrics moved by less than this score are not listed (1 %, or 1 percentage point).
+pub const MIN_MOVE_SCORE: f64 = 0.01;
+
+/// Metrics listed per kernel, those that moved most.
+pub const MOVES_LISTED: usize = 6;
+
+/// How `capture diff` gates.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateOptions {
+    /// Fail when slower by more than this percentage beyond the noise band; `None`: no gate.
+    pub pct: Option<f64>,
+    /// Kernels count toward the gate when their share of the time, in either run, is above
+    /// this percentage.
+    pub share_pct: f64,
+}
+
+impl Default for GateOptions {
+    fn default() -> Self {
+        GateOptions {
+            pct: None,
+            share_pct: DEFAULT_GATE_SHARE_PCT,
+        }
+    }
+}
+
+/// Where a noise band came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoiseSource {
+    /// Half the range (max - min) of the CUDA-event samples of `capture run`, over the median.
+    EventSamples,
+    /// Two standard errors of the mean per-launch ncu duration, over the mean (a profile or
+    /// an import: the spread of the kernel's launches).
+    LaunchSpread,
+    /// No samples to tell (one launch, no timing): the band is taken as 0.
+    None,
+}
+
+impl NoiseSource {
+    /// Label for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            NoiseSource::EventSamples => "event samples",
+            NoiseSource::LaunchSpread => "launch spread",
+            NoiseSource::None => "none",
+        }
+    }
+}
+
+/// One run's side of a kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelSide {
+    /// Index of the kernel in its artifact.
+    pub index: usize,
+    /// Full name.
+    pub name: String,
+    /// Short name, distinct within its artifact.
+    pub short_name: String,
+    /// Launch shape (`grid 256x256x1 block 32x8x1 smem 0`), when one.
+    pub shape: Option<String>,
+    /// Profiled launches (1 without counters).
+    pub launches: usize,
+    /// Time, ms (the bytes table's `time_ms`).
+    pub time_ms: Option<f64>,
+    /// Where the time came from.
+    pub time_source: Option<TimeSource>,
+    /// Share of the run's summed kernel time, 0 to 1.
+    pub time_share: Option<f64>,
+    /// Noise band, percent of `time_ms`.
+    pub noise_pct: f64,
+    /// Where the band came from.
+    pub noise_source: NoiseSource,
+    /// Speed-of-Light verdict (`memory-bound`, ...).
+    pub verdict: Option<String>,
+    /// The roof it sits under and its kind (`memory fp32`: left of the FP32 ridge), from
+    /// [`crate::analysis::figures::roof_under`].
+    pub bound: Option<String>,
+}
+
+/// One metric's change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricMove {
+    /// Key (`dram_bytes`, `flops.tensor_bf16`, `sol.dram_pct`, `stall.long_scoreboard`,
+    /// `occupancy.achieved_pct`, ...).
+    pub key: String,
+    /// Unit: `byte`, `flop` (`op` for integer kinds), `ratio`, `%` or `share`.
+    pub unit: String,
+    /// Before.
+    pub before: Option<f64>,
+    /// After.
+    pub after: Option<f64>,
+    /// Ranking score: relative change for amounts (`|after - before| / before`, 1 when it
+    /// appears or vanishes), change in percentage points over 100 for percentages and
+    /// shares.
+    pub score: f64,
+}
+
+/// One matched kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelDiff {
+    /// The rule that matched the two sides.
+    pub matched_by: MatchKind,
+    /// The before run's side.
+    pub before: KernelSide,
+    /// The after run's side.
+    pub after: KernelSide,
+    /// After minus before, ms.
+    pub change_ms: Option<f64>,
+    /// The change in percent of the before time.
+    pub change_pct: Option<f64>,
+    /// The combined noise band: the two sides' bands added, percent.
+    pub noise_pct: f64,
+    /// Whether `|change_pct|` exceeds `noise_pct`.
+    pub beyond_noise: bool,
+    /// Whether the kernel counts toward the gate (its share above `--gate-share` in either
+    /// run).
+    pub counted: bool,
+    /// Whether it fails the gate.
+    pub gate_failed: bool,
+    /// The metrics that moved most, largest score first (at most [`MOVES_LISTED`], none
+    /// below [`MIN_MOVE_SCORE`]).
+    pub moved: Vec<MetricMove>,
+}
+
+/// The summed time of every kernel of each run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TotalDiff {
+    /// Before, ms (every kernel with a time).
+    pub before_ms: f64,
+    /// After, ms.
+    pub after_ms: f64,
+    /// After minus before, ms.
+    pub change_ms: f64,
+    /// Change in percent of the before time.
+    pub change_pct: Option<f64>,
+    /// Noise band of the total: every kernel's band in ms, both runs, added, over the before
+    /// time (percent).
+    pub noise_pct: f64,
+    /// Whether `|change_pct|` exceeds `noise_pct`.
+    pub beyond_noise: bool,
+    /// Whether the total fails the gate.
+    pub gate_failed: bool,
+}
+
+/// The gate's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    /// `--gate`, percent.
+    pub pct: f64,
+    /// `--gate-share`, percent.
+    pub share_pct: f64,
+    /// Whether it failed.
+    pub failed: bool,
+    /// What failed it, `total` first, then kernels by their short name in the after run.
+    pub failures: Vec<String>,
+}
+
+/// Run against run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunDiff {
+    /// [`DIFF_JSON_VERSION`].
+    pub version: u32,
+    /// What the before run is called (the file name `capture diff` was given).
+    pub before: String,
+    /// What the after run is called.
+    pub after: String,
+    /// The comparability check.
+    pub comparability: Comparability,
+    /// Matched kernels, the largest change in time (gained or lost) first.
+    pub kernels: Vec<KernelDiff>,
+    /// Kernels only in the before run.
+    pub only_before: Vec<KernelSide>,
+    /// Kernels only in the after run.
+    pub only_after: Vec<KernelSide>,
+    /// The summed time.
+    pub total: TotalDiff,
+    /// The gate, when asked for.
+    pub gate: Option<Gate>,
+}
+
+impl RunDiff {
+    /// The diff with its runs named (file names, run names).
+    pub fn named(mut self, before: impl Into<String>, after: impl Into<String>) -> Self {
+        self.before = before.into();
+        self.after = after.into();
+        self
+    }
+}
+
+/// The noise band of a kernel's time, in percent, with its source.
+pub fn noise_band(kernel: &KernelRecord) -> (f64, NoiseSource) {
+    if let Some(t) = &kernel.timing {
+        if t.samples_ms.len() >= 2 {
+            let lo = t.samples_ms.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = t
+                .samples_ms
+                .iter()
+                .copied()
+                .fold(f64::NEG_INFINITY, f64::max);
+            if let Some(p) = percent_of((hi - lo) / 2.0, t.median_ms) {
+                return (p, NoiseSource::EventSamples);
+            }
+        }
+        return (0.0, NoiseSource::None);
+    }
+    let d: Vec<f64> = metrics::reference_launches(kernel)
+        .iter()
+        .filter_map(metrics::duration_ns)
+        .collect();
+    if d.len() >= 2 {
+        let n = d.len() as f64;
+        let mean = d.iter().sum::<f64>() / n;
+        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        if let Some(p) = percent_of(2.0 * var.sqrt() / n.sqrt(), mean) {
+            return (p, NoiseSource::LaunchSpread);
+        }
+    }
+    (0.0, NoiseSource::None)
+}
+
+struct RunFigures<'a> {
+    artifact: &'a Artifact,
+    figures: &'a [KernelFigures],
+}
+
+impl RunFigures<'_> {
+    fn side(&self, i: usize) -> KernelSide {
+        let f = &self.figures[i];
+        let k = &self.artifact.kernels[i];
+        let (noise_pct, noise_source) = noise_band(k);
+        KernelSide {
+            index: i,
+            name: f.name.clone(),
+            short_name: f.short.clone(),
+            shape: matching::shape_of(k),
+            launches: f.row.launches,
+            time_ms: f.row.time_ms,
+            time_source: f.row.time_source,
+            time_share: f.row.time_share,
+            noise_pct,
+            noise_source,
+            verdict: f.row.verdict.clone(),
+            bound: roof_under(self.artifact, f)
+                .map(|r| format!("{} {}", r.bound.as_str(), r.kind.key())),
+        }
+    }
+}
+
+/// The figures of one kernel that [`moves`] compares: key, unit, value.
+fn movable(f: &KernelFigures) -> Vec<(String, &'static str, Option<f64>)> {
+    let r = &f.row;
+    let mut out: Vec<(String, &'static str, Option<f64>)> = vec![
+        ("l1_bytes".into(), "byte", r.l1_bytes),
+        ("l2_bytes".into(), "byte", r.l2_bytes),
+        ("dram_bytes".into(), "byte", r.dram_bytes),
+        ("dram_per_ask".into(), "ratio", r.dram_per_ask),
+    ];
+    for (k, v) in &r.flops_by_precision {
+        let unit = if k.starts_with("tensor_int") {
+            "op"
+        } else {
+            "flop"
+        };
+        out.push((format!("flops.{k}"), unit, Some(*v)));
+    }
+    let s = f.sol();
+    for (k, v) in [
+        ("sm_pct", s.sm_pct),
+        ("memory_pct", s.memory_pct),
+        ("dram_pct", s.dram_pct),
+        ("l1_pct", s.l1_pct),
+        ("l2_pct", s.l2_pct),
+    ] {
+        out.push((format!("sol.{k}"), "%", v));
+    }
+    for (k, v) in r.stalls.iter().flatten() {
+        out.push((format!("stall.{k}"), "share", Some(*v)));
+    }
+    out.push((
+        "occupancy.achieved_pct".into(),
+        "%",
+        f.occupancy.achieved_pct,
+    ));
+    out.push((
+        "occupancy.theoretical_pct".into(),
+        "%",
+        f.occupancy.theoretical_pct,
+    ));
+    out
+}
+
+/// The metrics of two kernels' figures that moved, largest score first.
+pub fn moves(before: &KernelFigures, after: &KernelFigures) -> Vec<MetricMove> {
+    // Key, unit, before, after; in the order first seen (sorted by score below).
+    type Row = (String, &'static str, Option<f64>, Option<f64>);
+    let mut table: Vec<Row> = movable(before)
+        .into_iter()
+        .map(|(k, unit, v)| (k, unit, v, None))
+        .collect();
+    for (k, unit, v) in movable(after) {
+        match table.iter_mut().find(|r| r.0 == k) {
+            Some(r) => r.3 = v,
+            None => table.push((k, unit, None, v)),
+        }
+    }
+    let mut out: Vec<MetricMove> = table
+        .into_iter()
+        .filter_map(|(key, unit, b, a)| {
+            let score = match unit {
+                "%" => (a? - b?).abs() / 100.0,
+                "share" => (a.unwrap_or(0.0) - b.unwrap_or(0.0)).abs(),
+                _ => {
+                    let (b, a) = (b.unwrap_or(0.0), a.unwrap_or(0.0));
+                    match ratio((a - b).abs(), b.abs()) {
+                        Some(s) => s,
+                        None if a != 0.0 => 1.0,
+                        None => 0.0,
+                    }
+                }
+            };
+            (score >= MIN_MOVE_SCORE).then(|| MetricMove {
+                key,
+                unit: unit.into(),
+                before: b,
+                after: a,
+                score,
+            })
+        })
+        .collect();
+    out.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.key.cmp(&y.key)));
+    out.truncate(MOVES_LISTED);
+    out
+}
+
+/// Run against run: the comparability check, the matched kernels with their changes, the
+/// kernels only in one run, the total, and the gate when `gate.pct` is set.
+pub fn diff(before: &Artifact, after: &Artifact, gate: GateOptions) -> RunDiff {
+    diff_figures(
+        (before, &figures_of(before)),
+        (after, &figures_of(after)),
+        gate,
+    )
+}
+
+fn figures_of(a: &Artifact) -> Vec<KernelFigures> {
+    KernelFigures::all(a, &bytes_table(a))
+}
+
+/// [`diff`] of runs whose kernel figures are worked out already (the viewer holds them):
+/// each run with its [`KernelFigures::all`], in artifact order.
+pub fn diff_figures(
+    (before, before_figures): (&Artifact, &[KernelFigures]),
+    (after, after_figures): (&Artifact, &[KernelFigures]),
+    gate: GateOptions,
+) -> RunDiff {
+    // Figures that are not one per kernel (not the run's) are worked out again.
+    let (own_b, own_a);
+    let before_figures = if before_figures.len() == before.kernels.len() {
+        before_figures
+    } else {
+        own_b = figures_of(before);
+        &own_b
+    };
+    let after_figures = if after_figures.len() == after.kernels.len() {
+        after_figures
+    } else {
+        own_a = figures_of(after);
+        &own_a
+    };
+    let comparability = check(before, after);
+    let m = match_kernels(before, after);
+    let fb = RunFigures {
+        artifact: before,
+        figures: before_figures,
+    };
+    let fa = RunFigures {
+        artifact: after,
+        figures: after_figures,
+    };
+    let share_cut = gate.share_pct / 100.0;
+    let mut kernels: Vec<KernelDiff> = m
+        .pairs
+        .iter()
+        .map(|p| {
+            let (b, a) = (fb.side(p.before), fa.side(p.after));
+            let change_ms = b.time_ms.zip(a.time_ms).map(|(b, a)| a - b);
+            let change_pct = change_ms.zip(b.time_ms).and_then(|(c, t)| percent_of(c, t));
+            let noise_pct = b.noise_pct + a.noise_pct;
+            let counted = [b.time_share, a.time_share]
+                .iter()
+                .flatten()
+                .any(|s| *s > share_cut);
+            let gate_failed = match (gate.pct, change_pct) {
+                (Some(g), Some(c)) => counted && c > g + noise_pct,
+                _ => false,
+            };
+            KernelDiff {
+                matched_by: p.matched_by,
+                moved: moves(&fb.figures[p.before], &fa.figures[p.after]),
+                beyond_noise: change_pct.is_some_and(|c| c.abs() > noise_pct),
+                before: b,
+                after: a,
+                change_ms,
+                change_pct,
+                noise_pct,
+                counted,
+                gate_failed,
+            }
+        })
+        .collect();
+    kernels.sort_by(|x, y| {
+        let c = |k: &KernelDiff| k.change_ms.map_or(f64::NEG_INFINITY, f64::abs);
+        c(y).total_cmp(&c(x))
+    });
+    let only_before: Vec<KernelSide> = m.only_before.iter().map(|&i| fb.side(i)).collect();
+    let only_after: Vec<KernelSide> = m.only_after.iter().map(|&i| fa.side(i)).collect();
+    let sum = |sides: &mut dyn Iterator<Item = &KernelSide>| -> (f64, f64) {
+        sides.fold((0.0, 0.0), |(t, n), s| match s.time_ms {
+            Some(ms) => (t + ms, n + ms * s.noise_pct / 100.0),
+            None => (t, n),
+        })
+    };
+    let (before_ms, noise_b) =
+        sum(&mut kernels.iter().map(|k| &k.before).chain(only_before.iter()));
+    let (after_ms, noise_a) = sum(&mut kernels.iter().map(|k| &k.after).chain(only_after.iter()));
+    let change_ms = after_ms - before_ms;
+    let change_pct = percent_of(change_ms, before_ms);
+    let total_noise = percent_of(noise_b + noise_a, before_ms).unwrap_or(0.0);
+    let mut total = TotalDiff {
+        before_ms,
+        after_ms,
+        change_ms,
+        change_pct,
+        noise_pct: total_noise,
+        beyond_noise: change_pct.is_some_and(|c| c.abs() > total_noise),
+        gate_failed: false,
+    };
+    let gate = gate.pct.map(|pct| {
+        total.gate_failed = change_pct.is_some_and(|c| c > pct + total_noise);
+        let mut failures = Vec::new();
+        if total.gate_failed {
+            failures.push("total".to_string());
+        }
+        failures.extend(
+            kernels
+                .iter()
+                .filter(|k| k.gate_failed)
+                .map(|k| k.after.short_name.clone()),
+        );
+        Gate {
+            pct,
+            share_pct: gate.share_pct,
+            failed: !failures.is_empty(),
+            failures,
+        }
+    });
+    RunDiff {
+        version: DIFF_JSON_VERSION,
+        before: String::new(),
+        after: String::new(),
+        comparability,
+        kernels,
+        only_before,
+        only_after,
+        total,
+        gate,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::artifact::{Provenance, Timing};
+
+    fn timed(name: &str, samples: &[f64]) -> KernelRecord {
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        KernelRecord {
+            timing: Some(Timing {
+                warmups: 3,
+                min_ms: sorted[0],
+                median_ms: sorted[sorted.len() / 2],
+                max_ms: sorted[sorted.len() - 1],
+                samples_ms: samples.to_vec(),
+            }),
+            ..KernelRecord::new(name, name)
+        }
+    }
+
+    fn run(kernels: Vec<KernelRecord>) -> Artifact {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels = kernels;
+        a
+    }
+
+    #[test]
+    fn a_change_inside_the_bands_passes_and_one_beyond_them_fails_the_gate() {
+        // Bands: half the sample range over the median, 1 % before and 0.01 / 1.015 after.
+        let before = run(vec![
+            timed("a", &[0.99, 1.0, 1.01]),
+            timed("b", &[0.99, 1.0, 1.01]),
+            timed("tiny", &[0.0099, 0.01, 0.0101]),
+            timed("gone", &[1.0, 1.0, 1.0]),
+        ]);
+        let after = run(vec![
+            timed("a", &[1.005, 1.015, 1.025]),
+            timed("b", &[1.09, 1.10, 1.11]),
+            timed("tiny", &[0.0198, 0.02, 0.0202]),
+        ]);
+        let d = diff(
+            &before,
+            &after,
+            GateOptions {
+                pct: Some(5.0),
+                share_pct: 1.0,
+            },
+        );
+        let by = |n: &str| {
+            d.kernels
+                .iter()
+                .find(|k| k.after.name == n)
+                .expect("matched")
+        };
+        let (a, b, tiny) = (by("a"), by("b"), by("tiny"));
+        assert_eq!(a.before.noise_source, NoiseSource::EventSamples);
+        assert!(
+            (a.noise_pct - (1.0 + 1.0 / 1.015)).abs() < 1e-9,
+            "{}",
+            a.noise_pct
+        );
+        assert!(!a.beyond_noise && !a.gate_failed);
+        assert!(b.beyond_noise && b.gate_failed, "+10 % > 5 % + about 2 %");
+        assert!(tiny.beyond_noise && !tiny.counted && !tiny.gate_failed);
+        assert_eq!(d.kernels[0].after.name, "b", "largest change first");
+        assert_eq!(d.only_before.len(), 1);
+        let gate = d.gate.expect("gate");
+        assert_eq!(gate.failures, ["b"], "the total fell: the kernel gone");
+        assert!(!d.total.gate_failed && d.total.change_ms < 0.0);
+    }
+
+    #[test]
+    fn one_launch_without_timing_has_no_band() {
+        let k = KernelRecord::new("k", "k");
+        assert_eq!(noise_band(&k), (0.0, NoiseSource::None));
+    }
+}

@@ -1,0 +1,299 @@
+//! A [`RunDiff`] for people and scripts: aligned text for a terminal, GitHub Markdown for a
+//! pull-request comment, and pretty JSON (the contract in docs/diff-json.md). The gate's
+//! failures come first in every human form.
+
+use super::{KernelDiff, KernelSide, MetricMove, RunDiff};
+use crate::text::format::{fmt_si, sig3};
+
+/// Column headers of the human forms.
+pub const COLUMNS: [&str; 10] = [
+    "kernel",
+    "match",
+    "before ms",
+    "after ms",
+    "change",
+    "noise",
+    "beyond",
+    "verdict",
+    "bound",
+    "moved most",
+];
+
+/// Columns of the human forms that are text (left-aligned).
+const TEXT_COLUMNS: [usize; 5] = [0, 1, 7, 8, 9];
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |x| format!("{x:.4}"))
+}
+
+fn signed_pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |x| format!("{x:+.2} %"))
+}
+
+fn before_after(b: &Option<String>, a: &Option<String>) -> String {
+    match (b, a) {
+        (Some(b), Some(a)) if b == a => b.clone(),
+        (None, None) => "-".into(),
+        (b, a) => format!(
+            "{} -> {}",
+            b.as_deref().unwrap_or("-"),
+            a.as_deref().unwrap_or("-")
+        ),
+    }
+}
+
+/// One moved metric as text: `dram_bytes 1.60 GB -> 3.20 GB (+100 %)`,
+/// `sol.dram_pct 80.1 -> 85.3 %`, `stall.long_scoreboard 0.84 -> 0.60`.
+pub fn move_text(m: &MetricMove) -> String {
+    let v = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or_else(|| "-".into(), f);
+    match m.unit.as_str() {
+        "%" => format!(
+            "{} {} -> {} %",
+            m.key,
+            v(m.before, &|x| format!("{x:.1}")),
+            v(m.after, &|x| format!("{x:.1}"))
+        ),
+        "share" | "ratio" => format!("{} {} -> {}", m.key, v(m.before, &sig3), v(m.after, &sig3)),
+        unit => {
+            let u = match unit {
+                "byte" => "B",
+                "flop" => "FLOP",
+                _ => "OP",
+            };
+            let change = match (m.before, m.after) {
+                (Some(b), Some(a)) if b != 0.0 => format!(" ({:+.1} %)", 100.0 * (a - b) / b),
+                _ => String::new(),
+            };
+            format!(
+                "{} {} -> {}{change}",
+                m.key,
+                v(m.before, &|x| fmt_si(x, u)),
+                v(m.after, &|x| fmt_si(x, u))
+            )
+        }
+    }
+}
+
+impl KernelDiff {
+    /// The name shown: the after run's short name, with the before one's when it differs.
+    pub fn label(&self) -> String {
+        if self.before.short_name == self.after.short_name {
+            self.after.short_name.clone()
+        } else {
+            format!("{} (was {})", self.after.short_name, self.before.short_name)
+        }
+    }
+
+    /// `slower`, `faster` or `-` (within the noise).
+    pub fn beyond_text(&self) -> &'static str {
+        match self.change_pct {
+            Some(c) if self.beyond_noise && c > 0.0 => "slower",
+            Some(_) if self.beyond_noise => "faster",
+            _ => "-",
+        }
+    }
+
+    /// The row's cells, `moves` of the moved metrics in the last.
+    fn cells(&self, moves: usize) -> [String; 10] {
+        let gate = if self.gate_failed { "GATE " } else { "" };
+        [
+            format!("{gate}{}", self.label()),
+            self.matched_by.label().into(),
+            ms(self.before.time_ms),
+            ms(self.after.time_ms),
+            signed_pct(self.change_pct),
+            format!("±{:.2} %", self.noise_pct),
+            self.beyond_text().into(),
+            before_after(&self.before.verdict, &self.after.verdict),
+            before_after(&self.before.bound, &self.after.bound),
+            self.moved
+                .iter()
+                .take(moves)
+                .map(move_text)
+                .collect::<Vec<_>>()
+                .join("; "),
+        ]
+    }
+}
+
+fn side_line(s: &KernelSide) -> String {
+    let share = s
+        .time_share
+        .map(|x| format!(", {:.1} % of the time", 100.0 * x))
+        .unwrap_or_default();
+    format!("{}: {} ms{share}", s.short_name, ms(s.time_ms))
+}
+
+impl RunDiff {
+    /// Lines above the table: the gate's verdict (failures named first), the runs, and the
+    /// comparability warnings.
+    fn preamble(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(g) = &self.gate {
+            if g.failed {
+                out.push(format!(
+                    "GATE FAILED: slower by more than {} % beyond the noise: {}",
+                    g.pct,
+                    g.failures.join("; ")
+                ));
+            } else {
+                out.push(format!(
+                    "gate passed: nothing counted (total, kernels above {} % of the time) is \
+                     slower by more than {} % beyond its noise band",
+                    g.share_pct, g.pct
+                ));
+            }
+        }
+        out.push(format!("before {}, after {}", self.before, self.after));
+        for r in self.comparability.reasons() {
+            out.push(format!("warning: not comparable: {r}"));
+        }
+        if !self.comparability.unknown.is_empty() {
+            out.push(format!(
+                "not recorded by both runs, not checked: {}",
+                self.comparability.unknown.join(", ")
+            ));
+        }
+        out
+    }
+
+    /// Lines under the table: kernels in one run only, the total, the noise sources.
+    fn epilogue(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (title, list) in [
+            ("only in before", &self.only_before),
+            ("only in after", &self.only_after),
+        ] {
+            if !list.is_empty() {
+                let names: Vec<String> = list.iter().map(side_line).collect();
+                out.push(format!("{title}: {}", names.join("; ")));
+            }
+        }
+        let t = &self.total;
+        let gate = if t.gate_failed { "GATE " } else { "" };
+        out.push(format!(
+            "{gate}total {:.4} ms -> {:.4} ms: {} (noise ±{:.2} %){}",
+            t.before_ms,
+            t.after_ms,
+            signed_pct(t.change_pct),
+            t.noise_pct,
+            if t.beyond_noise {
+                ", beyond the noise"
+            } else {
+                ", within the noise"
+            }
+        ));
+        let mut sources: Vec<&str> = self
+            .kernels
+            .iter()
+            .flat_map(|k| [k.before.noise_source, k.after.noise_source])
+            .chain(self.only_before.iter().map(|s| s.noise_source))
+            .chain(self.only_after.iter().map(|s| s.noise_source))
+            .map(|s| match s {
+                super::NoiseSource::EventSamples => {
+                    "event samples (half the range of capture run's CUDA-event samples)"
+                }
+                super::NoiseSource::LaunchSpread => {
+                    "launch spread (two standard errors of the mean ncu duration per launch)"
+                }
+                super::NoiseSource::None => "none (a single launch without event samples)",
+            })
+            .collect();
+        sources.sort_unstable();
+        sources.dedup();
+        out.push(format!(
+            "noise bands: {}; a change is beyond the noise when larger than both runs' bands added",
+            sources.join(", ")
+        ));
+        out
+    }
+
+    /// Aligned text for a terminal (three moved metrics per kernel).
+    pub fn to_text(&self) -> String {
+        let rows: Vec<[String; 10]> = self.kernels.iter().map(|k| k.cells(3)).collect();
+        let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
+        for r in &rows {
+            for (w, c) in widths.iter_mut().zip(r) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let line = |cells: &[String]| {
+            cells
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(i, (c, w))| {
+                    if TEXT_COLUMNS.contains(&i) {
+                        format!("{c:<w$}")
+                    } else {
+                        format!("{c:>w$}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_string()
+        };
+        let mut out = String::new();
+        for p in self.preamble() {
+            out.push_str(&p);
+            out.push('\n');
+        }
+        out.push('\n');
+        let header: Vec<String> = COLUMNS.iter().map(|s| s.to_string()).collect();
+        out.push_str(&line(&header));
+        out.push('\n');
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        out.push_str(&line(&rule));
+        out.push('\n');
+        for r in &rows {
+            out.push_str(&line(r));
+            out.push('\n');
+        }
+        out.push('\n');
+        for e in self.epilogue() {
+            out.push_str(&e);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// GitHub-flavoured Markdown for a pull-request comment: the gate first, the table with
+    /// every moved metric, then the kernels of one run and the total (pipes escaped).
+    pub fn to_markdown(&self) -> String {
+        let esc = |s: &str| s.replace('|', "\\|");
+        let mut out = String::new();
+        for (i, p) in self.preamble().iter().enumerate() {
+            if i == 0 && self.gate.is_some() {
+                out.push_str(&format!("**{}**\n\n", esc(p)));
+            } else {
+                out.push_str(&format!("{}\n\n", esc(p)));
+            }
+        }
+        out.push_str(&format!("| {} |\n|", COLUMNS.join(" | ")));
+        for i in 0..COLUMNS.len() {
+            out.push_str(if TEXT_COLUMNS.contains(&i) {
+                " --- |"
+            } else {
+                " ---: |"
+            });
+        }
+        out.push('\n');
+        for k in &self.kernels {
+            let cells: Vec<String> = k.cells(usize::MAX).iter().map(|c| esc(c)).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out.push('\n');
+        for e in self.epilogue() {
+            out.push_str(&format!("{}\n\n", esc(&e)));
+        }
+        out
+    }
+
+    /// Pretty JSON: the contract of docs/diff-json.md.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}

@@ -1,0 +1,351 @@
+//! From the profiled launches back to every launch: each profiled row matched to its launch
+//! of the timing pass ([`assign`]), then every launch of the timing pass given counters
+//! ([`expand`]): its own where it was profiled, else those of the profiled launch of its
+//! group nearest in duration, the amounts scaled by the two launches' measured times.
+//! Every launch's duration is the timing pass's, so time shares come straight from it.
+
+use std::collections::HashMap;
+
+use crate::model::artifact::{LaunchCounters, MetricKey};
+use crate::model::counters;
+
+use super::plan::Plan;
+
+/// Whether a metric is an amount that grows with the work of a launch (bytes, instructions,
+/// sectors, FLOPs: a `.sum`; elapsed cycles) and so is scaled, rather than a rate, a ratio,
+/// a percentage, a launch setting or a device attribute, which are copied.
+pub fn scales_with_work(key: &MetricKey) -> bool {
+    if key.name == counters::GPU_TIME_DURATION.name {
+        return false;
+    }
+    key.name.ends_with(".sum")
+        || (key.unit == "cycle"
+            && [".avg", ".max", ".min"]
+                .iter()
+                .any(|s| key.name.ends_with(s)))
+}
+
+type ShapeKey = (String, Option<[u32; 3]>, Option<[u32; 3]>);
+
+fn shape_of(l: &LaunchCounters) -> ShapeKey {
+    (l.function.clone(), l.grid, l.block)
+}
+
+/// Matches the profiling pass's rows to the plan's launches: per kernel x grid x block,
+/// the n-th row profiled to the n-th launch the plan selected. Where ncu profiled another
+/// number of launches of a shape than the plan predicted, each of its rows goes to the
+/// launch of that shape nearest in duration not yet matched, with a warning; a row of a
+/// shape the timing pass never saw is left out, with a warning.
+///
+/// Returns one entry per launch of the plan: its profiled row, if any.
+pub fn assign(
+    plan: &Plan,
+    rows: Vec<LaunchCounters>,
+) -> (Vec<Option<LaunchCounters>>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut expected: HashMap<ShapeKey, Vec<usize>> = HashMap::new();
+    for &i in &plan.selected {
+        let t = &plan.launches[i];
+        expected
+            .entry((t.function.clone(), t.grid, t.block))
+            .or_default()
+            .push(i);
+    }
+    let mut got: Vec<(ShapeKey, Vec<LaunchCounters>)> = Vec::new();
+    let mut at: HashMap<ShapeKey, usize> = HashMap::new();
+    for r in rows {
+        let k = shape_of(&r);
+        let i = *at.entry(k.clone()).or_insert_with(|| {
+            got.push((k, Vec::new()));
+            got.len() - 1
+        });
+        got[i].1.push(r);
+    }
+    let mut out: Vec<Option<LaunchCounters>> = vec![None; plan.launches.len()];
+    let mut dropped = 0usize;
+    for (key, rows) in got {
+        let want = expected.get(&key).cloned().unwrap_or_default();
+        if want.len() == rows.len() {
+            for (i, r) in want.into_iter().zip(rows) {
+                out[i] = Some(r);
+            }
+            continue;
+        }
+        let same: Vec<usize> = (0..plan.launches.len())
+            .filter(|&i| plan.launches[i].shape() == (key.0.as_str(), key.1, key.2))
+            .collect();
+        if same.is_empty() {
+            dropped += rows.len();
+            continue;
+        }
+        warnings.push(format!(
+            "sampling: ncu profiled {} launch(es) of {} where the plan selected {}; each was \
+             matched to the launch of that kernel and shape nearest in duration",
+            rows.len(),
+            key.0,
+            want.len()
+        ));
+        for r in rows {
+            let d = r
+                .metrics
+                .number(counters::GPU_TIME_DURATION.name)
+                .unwrap_or(0.0);
+            let free = same
+                .iter()
+                .copied()
+                .filter(|&i| out[i].is_none())
+                .min_by(|&a, &b| {
+                    (plan.launches[a].duration_ns - d)
+                        .abs()
+                        .total_cmp(&(plan.launches[b].duration_ns - d).abs())
+                });
+            match free {
+                Some(i) => out[i] = Some(r),
+                None => dropped += 1,
+            }
+        }
+    }
+    if dropped > 0 {
+        warnings.push(format!(
+            "sampling: {dropped} profiled launch(es) matched no launch of the timing pass and \
+             were left out"
+        ));
+    }
+    (out, warnings)
+}
+
+/// Every launch of a sampled profile.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Expanded {
+    /// One per launch of the timing pass that has counters, launch order.
+    pub launches: Vec<LaunchCounters>,
+    /// How many of them were profiled (the rest are scaled copies).
+    pub measured: usize,
+    /// Launches of the timing pass left out: their group had no profiled launch.
+    pub left_out: usize,
+    /// What a reader should know.
+    pub warnings: Vec<String>,
+}
+
+/// Gives every launch of the plan counters from `assigned` (one entry per launch, from
+/// [`assign`]): a profiled launch keeps its own; any other gets a copy of the profiled
+/// launch of its group nearest in duration, its amounts ([`scales_with_work`]) multiplied
+/// by the ratio of the two launches' durations in the timing pass, and `sampled_from` set
+/// to that launch's ID. Each launch keeps its ID, context and stream, and takes its
+/// duration from the timing pass.
+pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
+    let group_of = plan.group_of();
+    let mut out = Expanded::default();
+    // The group's profiled launches: (index, duration).
+    let mut profiled: Vec<Vec<(usize, f64)>> = vec![Vec::new(); plan.groups.len()];
+    for (i, row) in assigned.iter().enumerate() {
+        if row.is_some() {
+            if let Some(&g) = group_of.get(i) {
+                profiled[g].push((i, plan.launches[i].duration_ns));
+            }
+        }
+    }
+    let mut empty_groups = 0usize;
+    for (g, list) in profiled.iter().enumerate() {
+        if list.is_empty() && !plan.groups[g].launches.is_empty() {
+            empty_groups += 1;
+        }
+    }
+    for (i, t) in plan.launches.iter().enumerate() {
+        let (mut launch, from) = match &assigned[i] {
+            Some(row) => {
+                out.measured += 1;
+                (row.clone(), None)
+            }
+            None => {
+                let candidates = group_of.get(i).and_then(|&g| profiled.get(g));
+                let Some(&(rep, rep_ns)) = candidates.and_then(|c| {
+                    c.iter().min_by(|a, b| {
+                        (a.1 - t.duration_ns)
+                            .abs()
+                            .total_cmp(&(b.1 - t.duration_ns).abs())
+                    })
+                }) else {
+                    out.left_out += 1;
+                    continue;
+                };
+                let Some(row) = assigned[rep].as_ref() else {
+                    out.left_out += 1;
+                    continue;
+                };
+                let mut copy = row.clone();
+                let factor = if rep_ns > 0.0 {
+                    t.duration_ns / rep_ns
+                } else {
+                    1.0
+                };
+                if factor != 1.0 {
+                    let scaled: Vec<usize> = copy
+                        .metrics
+                        .columns()
+                        .keys()
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, k)| scales_with_work(k))
+                        .map(|(j, _)| j)
+                        .collect();
+                    for j in scaled {
+                        if let Some(v) = copy.metrics.number_at(j) {
+                            copy.metrics.set_number(j, v * factor);
+                        }
+                    }
+                }
+                (copy, Some(plan.launches[rep].id))
+            }
+        };
+        launch.id = t.id;
+        launch.context = t.context.or(launch.context);
+        launch.stream = t.stream.or(launch.stream);
+        launch.sampled_from = from;
+        if let Some(j) = launch
+            .metrics
+            .columns()
+            .position(counters::GPU_TIME_DURATION.name)
+        {
+            launch.metrics.set_number(j, t.duration_ns);
+        }
+        out.launches.push(launch);
+    }
+    if out.left_out > 0 {
+        out.warnings.push(format!(
+            "sampling: {} launch(es) in {empty_groups} group(s) had no profiled launch and are \
+             left out",
+            out.left_out
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::{plan, PlanOptions};
+    use super::super::timing::{number_invocations, TimedLaunch};
+    use super::*;
+
+    fn timed(id: u64, f: &str, ns: f64) -> TimedLaunch {
+        TimedLaunch {
+            id,
+            function: f.into(),
+            grid: Some([4, 1, 1]),
+            block: Some([128, 1, 1]),
+            context: Some(1),
+            stream: Some(7),
+            shared_mem: None,
+            duration_ns: ns,
+            invocation: 0,
+        }
+    }
+
+    fn row(f: &str, ns: f64, bytes: f64, pct: f64) -> LaunchCounters {
+        let mut l = LaunchCounters::from_numbers(
+            f,
+            &[
+                (counters::GPU_TIME_DURATION.name, ns),
+                (counters::DRAM_BYTES_READ.name, bytes),
+                (counters::DRAM_THROUGHPUT_PCT.name, pct),
+            ],
+        );
+        l.grid = Some([4, 1, 1]);
+        l.block = Some([128, 1, 1]);
+        l
+    }
+
+    fn three_launches() -> super::super::plan::Plan {
+        let mut v = vec![
+            timed(0, "k", 100.0),
+            timed(1, "k", 104.0),
+            timed(2, "k", 102.0),
+        ];
+        number_invocations(&mut v);
+        let one = PlanOptions {
+            major_picks: 1,
+            ..PlanOptions::default()
+        };
+        plan(v, &one)
+    }
+
+    #[test]
+    fn copies_scale_amounts_by_time_and_keep_rates() {
+        let p = three_launches();
+        assert_eq!(p.selected, [0], "one group, one launch: invocation 1");
+        let (assigned, warnings) = assign(&p, vec![row("k", 130.0, 1000.0, 50.0)]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let e = expand(&p, assigned);
+        assert_eq!((e.measured, e.left_out, e.launches.len()), (1, 0, 3));
+        let second = &e.launches[1];
+        assert_eq!(second.id, 1);
+        assert_eq!(second.sampled_from, Some(0));
+        assert_eq!(
+            second.metrics.number(counters::DRAM_BYTES_READ.name),
+            Some(1040.0)
+        );
+        assert_eq!(
+            second.metrics.number(counters::DRAM_THROUGHPUT_PCT.name),
+            Some(50.0)
+        );
+        // Durations are the timing pass's, the measured launch's too.
+        assert_eq!(
+            e.launches[0]
+                .metrics
+                .number(counters::GPU_TIME_DURATION.name),
+            Some(100.0)
+        );
+        assert_eq!(e.launches[0].sampled_from, None);
+    }
+
+    #[test]
+    fn rows_ncu_selected_otherwise_are_matched_by_duration_with_a_warning() {
+        let p = three_launches();
+        let rows = vec![
+            row("k", 104.0, 1.0, 1.0),
+            row("k", 100.0, 2.0, 1.0),
+            row("other", 5.0, 3.0, 1.0),
+        ];
+        let (assigned, warnings) = assign(&p, rows);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("profiled 2 launch(es) of k where the plan selected 1"));
+        assert!(warnings[1].contains("1 profiled launch(es) matched no launch"));
+        let bytes = |i: usize| {
+            assigned[i]
+                .as_ref()
+                .and_then(|r| r.metrics.number(counters::DRAM_BYTES_READ.name))
+        };
+        assert_eq!((bytes(0), bytes(1), bytes(2)), (Some(2.0), Some(1.0), None));
+    }
+
+    #[test]
+    fn a_group_without_a_measured_launch_is_left_out_and_said() {
+        let p = three_launches();
+        let e = expand(&p, vec![None, None, None]);
+        assert_eq!((e.measured, e.left_out), (0, 3));
+        assert!(e.launches.is_empty());
+        assert!(e.warnings[0].contains("3 launch(es) in 1 group(s) had no profiled launch"));
+    }
+
+    #[test]
+    fn amounts_are_sums_and_elapsed_cycles() {
+        let key = |name: &str, unit: &str| MetricKey {
+            name: name.into(),
+            unit: unit.into(),
+        };
+        assert!(scales_with_work(&key(
+            counters::DRAM_BYTES_READ.name,
+            "byte"
+        )));
+        assert!(scales_with_work(&key(counters::SM_CYCLES.name, "cycle")));
+        assert!(!scales_with_work(&key(
+            counters::GPU_TIME_DURATION.name,
+            "ns"
+        )));
+        assert!(!scales_with_work(&key(counters::SM_HZ.name, "hz")));
+        assert!(!scales_with_work(&key(
+            counters::DRAM_THROUGHPUT_PCT.name,
+            "%"
+        )));
+    }
+}

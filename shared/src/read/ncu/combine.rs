@@ -1,0 +1,232 @@
+//! Joining the launches of several exports of one run (a raw and a details page, say) into
+//! one list, keyed so that distinct kernels never merge.
+//!
+//! A launch is known by its process ID, its launch `ID` and its kernel's name. Two launches
+//! with the same key join (the details page's rows of one launch, handed on in pieces; the
+//! raw and the details page of one launch) unless they hold different values for the same
+//! metric, which two exports of one launch never do. Otherwise they stay apart, each
+//! collision a warning:
+//!
+//! - the same process and launch ID with another kernel: two runs' exports given together,
+//!   or an export whose IDs were edited; kept as two launches;
+//! - the same key with different values: kept as two launches;
+//! - a row of a raw page repeated exactly (same key, same values, in one export): a true
+//!   duplicate, dropped.
+//!
+//! Each kind of collision gives one warning, with its count and its first instance, so a
+//! million rows sharing an ID give three lines at most, not a million. Linear in the number
+//! of launches: a launch is compared with the latest launch of its key only.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use super::{Export, Page, Warning};
+use crate::model::artifact::{LaunchCounters, MetricValue};
+
+/// Joins the launches of several exports of the same run, keeping first-seen order (see
+/// the module's doc); the exports are named `export 1`, `export 2`, ... in warnings.
+pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
+    let named = exports
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (format!("export {}", i + 1), e))
+        .collect();
+    combine_named(named)
+}
+
+/// [`combine`], with each export's name (its file) for the warnings.
+///
+/// Metrics of a later export are added to those of the same launch; section rows are
+/// appended; rules are those of one export (a report's where there is one, else the first
+/// that has any).
+pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Vec<Warning>) {
+    let mut launches: Vec<LaunchCounters> = Vec::new();
+    // Which export each launch came from.
+    let mut origin: Vec<usize> = Vec::new();
+    // The latest launch of each (process, ID, kernel name hash).
+    let mut latest: HashMap<(Option<u64>, u64, u64), usize> = HashMap::new();
+    // The first launch of each (process, ID), whatever its kernel.
+    let mut first: HashMap<(Option<u64>, u64), usize> = HashMap::new();
+    let mut warnings = Vec::new();
+    let mut other_kernel = Collisions::default();
+    let mut other_values = Collisions::default();
+    let mut duplicates = Collisions::default();
+    let names: Vec<String> = exports.iter().map(|(n, _)| n.clone()).collect();
+    for (e, (_, export)) in exports.into_iter().enumerate() {
+        warnings.extend(export.warnings);
+        // Each row of these pages is a whole launch: a second one with the same key in the
+        // same export is never a piece of the first.
+        let whole_rows = matches!(export.page, Page::Raw | Page::GuiRaw);
+        for launch in export.launches {
+            let key = (launch.process_id, launch.id, name_hash(&launch.function));
+            let at = latest.get(&key).copied().filter(|&i| {
+                launches
+                    .get(i)
+                    .is_some_and(|l| l.function == launch.function)
+            });
+            if let Some(i) = at {
+                let same_export = origin.get(i) == Some(&e);
+                let Some(existing) = launches.get_mut(i) else {
+                    continue;
+                };
+                if !conflicts(existing, &launch) {
+                    if same_export && whole_rows {
+                        duplicates.note(|| {
+                            format!(
+                                "{}: launch ID {}{} ({}) appears more than once with the same \
+                                 values",
+                                names.get(e).map_or("", String::as_str),
+                                launch.id,
+                                process(launch.process_id),
+                                launch.function
+                            )
+                        });
+                    } else {
+                        merge_into(existing, launch);
+                    }
+                    continue;
+                }
+                other_values.note(|| {
+                    format!(
+                        "launch ID {}{} ({}) has different values in {} and {}",
+                        launch.id,
+                        process(launch.process_id),
+                        launch.function,
+                        names
+                            .get(origin.get(i).copied().unwrap_or(e))
+                            .map_or("", String::as_str),
+                        names.get(e).map_or("", String::as_str)
+                    )
+                });
+            } else if let Some(&j) = first.get(&(launch.process_id, launch.id)) {
+                if let Some(other) = launches.get(j) {
+                    let name_of = |k: usize| names.get(k).map_or("", String::as_str);
+                    let first_in = origin.get(j).copied().unwrap_or(e);
+                    other_kernel.note(|| {
+                        let id = format!("launch ID {}{}", launch.id, process(launch.process_id));
+                        if first_in == e {
+                            format!(
+                                "{}: {id} is both {} and {}",
+                                name_of(e),
+                                other.function,
+                                launch.function
+                            )
+                        } else {
+                            format!(
+                                "{id} is {} in {} and {} in {}",
+                                other.function,
+                                name_of(first_in),
+                                launch.function,
+                                name_of(e)
+                            )
+                        }
+                    });
+                }
+            }
+            first
+                .entry((launch.process_id, launch.id))
+                .or_insert(launches.len());
+            latest.insert(key, launches.len());
+            launches.push(launch);
+            origin.push(e);
+        }
+    }
+    if let Some(w) = other_kernel.warning(
+        "kept as distinct launches (exports of different runs given together, or edited IDs?)",
+    ) {
+        warnings.push(w);
+    }
+    if let Some(w) = other_values.warning("kept as distinct launches, not joined") {
+        warnings.push(w);
+    }
+    if let Some(w) = duplicates.warning("the repeats are dropped") {
+        warnings.push(w);
+    }
+    (launches, warnings)
+}
+
+/// One kind of key collision: how many, and the first, described.
+#[derive(Default)]
+struct Collisions {
+    count: u64,
+    first: Option<String>,
+}
+
+impl Collisions {
+    /// Counts one more; describes it only when it is the first.
+    fn note(&mut self, describe: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some(describe());
+        }
+    }
+
+    /// The warning, when there was any: the first instance, the count, and `then`.
+    fn warning(self, then: &str) -> Option<Warning> {
+        let first = self.first?;
+        let more = match self.count {
+            1 => String::new(),
+            n => format!(" (and {} more like it)", n - 1),
+        };
+        Some(Warning {
+            line: None,
+            message: format!("{first}{more}; {then}"),
+        })
+    }
+}
+
+/// ` of process P`, or nothing when the export names no process.
+fn process(pid: Option<u64>) -> String {
+    pid.map_or_else(String::new, |p| format!(" of process {p}"))
+}
+
+/// A hash of a kernel name, for the index (equality is checked on the names themselves).
+fn name_hash(name: &str) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
+}
+
+/// Whether `a` and `b` hold different values for a metric both have, or different grid or
+/// block sizes: then they are not one launch.
+fn conflicts(a: &LaunchCounters, b: &LaunchCounters) -> bool {
+    let differ = |x: Option<[u32; 3]>, y: Option<[u32; 3]>| x.is_some() && y.is_some() && x != y;
+    if differ(a.grid, b.grid) || differ(a.block, b.block) {
+        return true;
+    }
+    b.metrics.iter().any(|(name, m)| {
+        m.value != MetricValue::Missing
+            && a.metrics
+                .get(name)
+                .is_some_and(|e| e.value != MetricValue::Missing && e != m)
+    })
+}
+
+/// Adds `other`'s measurements to `existing` and fills identity fields it lacks.
+pub(super) fn merge_into(existing: &mut LaunchCounters, other: LaunchCounters) {
+    existing.metrics.extend(other.metrics);
+    existing.sections.extend(other.sections);
+    // A report and a details page of the same run carry the same findings: one set is
+    // kept, a report's where there is one (its findings have titles and focus metrics, a
+    // page's none), else the first.
+    let from_report = |rules: &[crate::model::artifact::RuleResult]| {
+        rules
+            .iter()
+            .any(|r| r.title.is_some() || !r.focus_metrics.is_empty())
+    };
+    if existing.rules.is_empty() || (from_report(&other.rules) && !from_report(&existing.rules)) {
+        existing.rules = other.rules;
+    }
+    if existing.function.is_empty() {
+        existing.function = other.function;
+    }
+    existing.demangled = existing.demangled.take().or(other.demangled);
+    existing.process_name = existing.process_name.take().or(other.process_name);
+    existing.host = existing.host.take().or(other.host);
+    existing.device = existing.device.or(other.device);
+    existing.cc = existing.cc.take().or(other.cc);
+    existing.context = existing.context.or(other.context);
+    existing.stream = existing.stream.or(other.stream);
+    existing.grid = existing.grid.or(other.grid);
+    existing.block = existing.block.or(other.block);
+}

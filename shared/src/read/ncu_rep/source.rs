@@ -1,0 +1,52 @@
+//! A launch's per-instruction figures (ncu's SourceCounters section) from a report: the
+//! metrics of [`crate::model::counters::SOURCE`] and [`crate::model::counters::SOURCE_STALLS`] carry
+//! one instance value per program counter (found by dumping real reports and matching the
+//! values with `ncu --page source --csv` of the same report and with NVIDIA's `ncu_report`,
+//! `tests/oracle/`). The SASS text is not stored in a report (ncu disassembles the kernel
+//! binary the report keeps); it comes from a source-page export ([`crate::read::source`]).
+
+use std::collections::BTreeMap;
+
+use crate::model::counters::{self, Counter};
+use crate::read::source::{Instruction, LaunchSource};
+
+use super::ProfileResult;
+
+/// The catalog entry of a per-instruction metric named `name`, if it is one this reader
+/// keeps.
+pub fn per_pc_counter(name: &str) -> Option<&'static Counter> {
+    counters::SOURCE
+        .iter()
+        .chain(counters::SOURCE_STALLS)
+        .find(|c| c.name == name)
+}
+
+impl ProfileResult {
+    /// This launch's instructions with their figures, by address; `None` when the report
+    /// has no source counters for it.
+    pub fn source(&self) -> Option<LaunchSource> {
+        if self.per_pc.is_empty() {
+            return None;
+        }
+        let mut by_pc: BTreeMap<u64, Instruction> = BTreeMap::new();
+        for (counter, values) in &self.per_pc {
+            for &(pc, v) in values {
+                let i = by_pc.entry(pc).or_insert_with(|| Instruction::at(pc));
+                i.set(counter, v);
+            }
+        }
+        let duration = self
+            .metric(counters::GPU_TIME_DURATION.name)
+            .and_then(|v| match v {
+                super::ResultValue::Double(d) => Some(*d),
+                super::ResultValue::Uint(u) => Some(*u as f64),
+                _ => None,
+            });
+        Some(LaunchSource {
+            launch: self.index,
+            kernel: self.names.display().to_owned(),
+            duration_ns: duration,
+            instructions: by_pc.into_values().collect(),
+        })
+    }
+}

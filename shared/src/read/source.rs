@@ -1,0 +1,512 @@
+//! The source page: a launch's SASS instructions with their per-instruction figures
+//! (ncu's SourceCounters section), and its hot spots.
+//!
+//! Two inputs give it. A report ([`crate::read::ncu_rep`], `ProfileResult::source`) holds the
+//! figures per instruction address but not the SASS text (ncu disassembles the kernel
+//! binary the report keeps, and this tool does not). An `ncu --import R --csv --page
+//! source --print-source sass` export ([`read_source_csv`]) holds both: per launch a
+//! `"Kernel Name","NAME"` line, a header (`Address`, `Source`, `Instructions Executed`,
+//! ..., one `stall_*` column per stall reason) and a row per instruction. ncu 2025.3.1
+//! prints the block of most launches twice, identically (seen on a BERT forward: 69 blocks
+//! for 43 launches, each pair equal cell for cell and equal to the report's launch); a block
+//! equal to the one before it is read as that same launch. CUDA source lines are not read
+//! yet (neither input's line table is decoded).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::error::NcuError;
+use crate::model::counters::{self, Counter};
+
+/// One SASS instruction and its figures; every figure `None` where the input lacks it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Instruction {
+    /// Address (program counter), written in JSON as hex (`0x7fb1317a2b00`).
+    #[serde(serialize_with = "hex")]
+    pub address: u64,
+    /// The SASS text (`LDG.E R2, desc[UR4][R2.64]`); `None` from a report.
+    pub sass: Option<String>,
+    /// Warp-level instructions executed.
+    pub inst_executed: Option<f64>,
+    /// Thread-level instructions executed.
+    pub thread_inst_executed: Option<f64>,
+    /// Warp-state samples at this address, all reasons.
+    pub samples: Option<f64>,
+    /// Samples by stall reason (`long_scoreboard`, ...), only reasons with samples.
+    pub stalls: BTreeMap<String, f64>,
+    /// Global-memory requests at the L1 tags.
+    pub l1_tag_requests_global: Option<f64>,
+    /// L2 sectors the global accesses need.
+    pub l2_sectors_global: Option<f64>,
+    /// L2 sectors a coalesced access would need.
+    pub l2_sectors_global_ideal: Option<f64>,
+    /// L2 sectors beyond the ideal (uncoalesced access).
+    pub l2_sectors_global_excessive: Option<f64>,
+    /// Shared-memory wavefronts.
+    pub l1_wavefronts_shared: Option<f64>,
+    /// Shared-memory wavefronts a conflict-free access would need.
+    pub l1_wavefronts_shared_ideal: Option<f64>,
+    /// Shared-memory wavefronts beyond the ideal (bank conflicts).
+    pub l1_wavefronts_shared_excessive: Option<f64>,
+    /// Average N-way bank conflict of the shared accesses.
+    pub l1_conflicts_shared_nway: Option<f64>,
+    /// Divergent branch targets.
+    pub divergent_branches: Option<f64>,
+}
+
+fn hex<S: Serializer>(address: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{address:#x}"))
+}
+
+/// The stall reason of a [`counters::SOURCE_STALLS`] counter: its name after `stalled_`.
+pub fn stall_reason(counter: &Counter) -> &'static str {
+    counter
+        .name
+        .rsplit_once("stalled_")
+        .map_or(counter.name, |(_, r)| r)
+}
+
+impl Instruction {
+    /// An instruction at `address` with no figures yet.
+    pub fn at(address: u64) -> Self {
+        Instruction {
+            address,
+            ..Default::default()
+        }
+    }
+
+    /// Sets the figure `counter` measures to `value` (a stall counter's only when non-zero).
+    pub fn set(&mut self, counter: &Counter, value: f64) {
+        if counters::SOURCE_STALLS.contains(counter) {
+            if value != 0.0 {
+                self.stalls.insert(stall_reason(counter).to_owned(), value);
+            }
+            return;
+        }
+        let slot = match *counter {
+            counters::SASS_INST_EXECUTED => &mut self.inst_executed,
+            counters::SASS_THREAD_INST_EXECUTED => &mut self.thread_inst_executed,
+            counters::SASS_SAMPLES => &mut self.samples,
+            counters::SASS_L1_TAG_REQUESTS_GLOBAL => &mut self.l1_tag_requests_global,
+            counters::SASS_L2_SECTORS_GLOBAL => &mut self.l2_sectors_global,
+            counters::SASS_L2_SECTORS_GLOBAL_IDEAL => &mut self.l2_sectors_global_ideal,
+            counters::SASS_L2_SECTORS_GLOBAL_EXCESSIVE => &mut self.l2_sectors_global_excessive,
+            counters::SASS_L1_WAVEFRONTS_SHARED => &mut self.l1_wavefronts_shared,
+            counters::SASS_L1_WAVEFRONTS_SHARED_IDEAL => &mut self.l1_wavefronts_shared_ideal,
+            counters::SASS_L1_WAVEFRONTS_SHARED_EXCESSIVE => {
+                &mut self.l1_wavefronts_shared_excessive
+            }
+            counters::SASS_L1_CONFLICTS_SHARED_NWAY => &mut self.l1_conflicts_shared_nway,
+            counters::SASS_BRANCH_DIVERGENT => &mut self.divergent_branches,
+            _ => return,
+        };
+        *slot = Some(value);
+    }
+
+    /// The stall reason with the most samples, and its samples.
+    pub fn top_stall(&self) -> Option<(&str, f64)> {
+        self.stalls
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(k, v)| (k.as_str(), *v))
+    }
+}
+
+/// One launch's instructions, in address order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LaunchSource {
+    /// The launch's place in its report or export, from 0.
+    pub launch: u64,
+    /// Kernel name as the input prints it.
+    pub kernel: String,
+    /// ncu's duration of the launch, ns (reports only).
+    pub duration_ns: Option<f64>,
+    /// The instructions.
+    pub instructions: Vec<Instruction>,
+}
+
+impl LaunchSource {
+    /// Warp-level instructions executed, summed over the instructions.
+    pub fn inst_executed(&self) -> f64 {
+        self.instructions
+            .iter()
+            .filter_map(|i| i.inst_executed)
+            .sum()
+    }
+
+    /// Warp-state samples, summed.
+    pub fn samples(&self) -> f64 {
+        self.instructions.iter().filter_map(|i| i.samples).sum()
+    }
+
+    /// The `n` hottest instructions: most warp-state samples first (where the warps wait),
+    /// then most executed; instructions with neither are left out.
+    pub fn hot_spots(&self, n: usize) -> Vec<&Instruction> {
+        let mut hot: Vec<&Instruction> = self
+            .instructions
+            .iter()
+            .filter(|i| i.samples.unwrap_or(0.0) > 0.0 || i.inst_executed.unwrap_or(0.0) > 0.0)
+            .collect();
+        hot.sort_by(|a, b| {
+            let key = |i: &Instruction| (i.samples.unwrap_or(0.0), i.inst_executed.unwrap_or(0.0));
+            let (ka, kb) = (key(a), key(b));
+            kb.0.total_cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
+        });
+        hot.truncate(n);
+        hot
+    }
+
+    /// Takes the SASS text of `other` (the same launch read from a source-page export)
+    /// for the instructions at the same addresses; returns how many got one.
+    pub fn add_sass(&mut self, other: &LaunchSource) -> usize {
+        let text: BTreeMap<u64, &str> = other
+            .instructions
+            .iter()
+            .filter_map(|i| i.sass.as_deref().map(|s| (i.address, s)))
+            .collect();
+        let mut n = 0;
+        for i in &mut self.instructions {
+            if let Some(s) = text.get(&i.address) {
+                i.sass = Some((*s).to_owned());
+                n += 1;
+            }
+        }
+        n
+    }
+}
+
+/// The launch that stands for a kernel among `launches`: the longest by ncu's duration,
+/// else (a source-page export has no durations) the one that executed the most
+/// instructions.
+pub fn longest<'a>(launches: &[&'a LaunchSource]) -> Option<&'a LaunchSource> {
+    launches.iter().copied().max_by(|a, b| {
+        let key = |l: &LaunchSource| {
+            (
+                l.duration_ns.unwrap_or(f64::NEG_INFINITY),
+                l.inst_executed(),
+            )
+        };
+        let (ka, kb) = (key(a), key(b));
+        ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    })
+}
+
+/// The source page's column labels (ncu 2025.3.1) and what each is, besides `Address`,
+/// `Source` and the stall columns.
+const COLUMNS: &[(&str, Counter)] = &[
+    ("Instructions Executed", counters::SASS_INST_EXECUTED),
+    (
+        "Thread Instructions Executed",
+        counters::SASS_THREAD_INST_EXECUTED,
+    ),
+    ("# Samples", counters::SASS_SAMPLES),
+    (
+        "L1 Tag Requests Global",
+        counters::SASS_L1_TAG_REQUESTS_GLOBAL,
+    ),
+    (
+        "L2 Theoretical Sectors Global",
+        counters::SASS_L2_SECTORS_GLOBAL,
+    ),
+    (
+        "L2 Theoretical Sectors Global Ideal",
+        counters::SASS_L2_SECTORS_GLOBAL_IDEAL,
+    ),
+    (
+        "L2 Theoretical Sectors Global Excessive",
+        counters::SASS_L2_SECTORS_GLOBAL_EXCESSIVE,
+    ),
+    ("L1 Wavefronts Shared", counters::SASS_L1_WAVEFRONTS_SHARED),
+    (
+        "L1 Wavefronts Shared Ideal",
+        counters::SASS_L1_WAVEFRONTS_SHARED_IDEAL,
+    ),
+    (
+        "L1 Wavefronts Shared Excessive",
+        counters::SASS_L1_WAVEFRONTS_SHARED_EXCESSIVE,
+    ),
+    (
+        "L1 Conflicts Shared N-Way",
+        counters::SASS_L1_CONFLICTS_SHARED_NWAY,
+    ),
+    ("Divergent Branches", counters::SASS_BRANCH_DIVERGENT),
+];
+
+/// The page's short stall column names (all samples) and their reasons.
+const STALL_COLUMNS: &[(&str, Counter)] = &[
+    ("stall_barrier", counters::SASS_STALL_BARRIER),
+    (
+        "stall_branch_resolving",
+        counters::SASS_STALL_BRANCH_RESOLVING,
+    ),
+    ("stall_dispatch", counters::SASS_STALL_DISPATCH_STALL),
+    ("stall_drain", counters::SASS_STALL_DRAIN),
+    ("stall_imc", counters::SASS_STALL_IMC_MISS),
+    ("stall_lg", counters::SASS_STALL_LG_THROTTLE),
+    ("stall_long_sb", counters::SASS_STALL_LONG_SCOREBOARD),
+    ("stall_math", counters::SASS_STALL_MATH_PIPE_THROTTLE),
+    ("stall_membar", counters::SASS_STALL_MEMBAR),
+    ("stall_mio", counters::SASS_STALL_MIO_THROTTLE),
+    ("stall_misc", counters::SASS_STALL_MISC),
+    ("stall_no_inst", counters::SASS_STALL_NO_INSTRUCTIONS),
+    ("stall_not_selected", counters::SASS_STALL_NOT_SELECTED),
+    ("stall_selected", counters::SASS_STALL_SELECTED),
+    ("stall_short_sb", counters::SASS_STALL_SHORT_SCOREBOARD),
+    ("stall_sleep", counters::SASS_STALL_SLEEPING),
+    ("stall_tex", counters::SASS_STALL_TEX_THROTTLE),
+    ("stall_wait", counters::SASS_STALL_WAIT),
+    (
+        "stall_warpgroup_arrive",
+        counters::SASS_STALL_WARPGROUP_ARRIVE,
+    ),
+    ("stall_gmma", counters::SASS_STALL_GMMA),
+];
+
+/// A cell as a number: `None` for `-`, empty or text; thousands separators dropped.
+fn number(cell: &str) -> Option<f64> {
+    let t = cell.trim();
+    if t.is_empty() || t == "-" {
+        return None;
+    }
+    t.replace(',', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
+/// What each column of a block's header is.
+enum Column {
+    Address,
+    Sass,
+    Figure(Counter),
+    Other,
+}
+
+fn columns_of(header: &csv::StringRecord) -> Vec<Column> {
+    header
+        .iter()
+        .map(|label| match label {
+            "Address" => Column::Address,
+            "Source" => Column::Sass,
+            _ => COLUMNS
+                .iter()
+                .chain(STALL_COLUMNS)
+                .find(|(l, _)| *l == label)
+                .map_or(Column::Other, |(_, c)| Column::Figure(*c)),
+        })
+        .collect()
+}
+
+/// Reads an `ncu --csv --page source --print-source sass` export: one [`LaunchSource`]
+/// per launch, in file order.
+///
+/// # Errors
+///
+/// [`NcuError::NotAnExport`] naming the line when the text does not start with a
+/// `Kernel Name` line or a block has no `Address` column, [`NcuError::Csv`] when a line is
+/// not CSV, [`NcuError::Empty`] for no launch at all.
+pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text);
+    let mut out: Vec<LaunchSource> = Vec::new();
+    let mut current: Option<(LaunchSource, Option<Vec<Column>>)> = None;
+    let finish = |done: Option<(LaunchSource, Option<Vec<Column>>)>,
+                  out: &mut Vec<LaunchSource>| {
+        if let Some((mut l, _)) = done {
+            let repeat = out
+                .last()
+                .is_some_and(|p| p.kernel == l.kernel && p.instructions == l.instructions);
+            if !repeat {
+                l.launch = out.len() as u64;
+                out.push(l);
+            }
+        }
+    };
+    for (i, record) in reader.records().enumerate() {
+        let line = i as u64 + 1;
+        let record = record.map_err(|e| NcuError::Csv {
+            line: e.position().map_or(line, |p| p.line()),
+            message: e.to_string(),
+        })?;
+        let first = record.get(0).unwrap_or_default();
+        if first == "Kernel Name" {
+            finish(current.take(), &mut out);
+            current = Some((
+                LaunchSource {
+                    kernel: record.get(1).unwrap_or_default().to_owned(),
+                    ..Default::default()
+                },
+                None,
+            ));
+            continue;
+        }
+        let Some((launch, columns)) = current.as_mut() else {
+            return Err(NcuError::NotAnExport {
+                line,
+                found: format!(
+                    "{:?} where a source-page export starts with a \"Kernel Name\" line",
+                    first.chars().take(60).collect::<String>()
+                ),
+            });
+        };
+        let Some(columns) = columns.as_ref() else {
+            let cols = columns_of(&record);
+            if !cols.iter().any(|c| matches!(c, Column::Address)) {
+                return Err(NcuError::NotAnExport {
+                    line,
+                    found: "a source-page block header without an Address column".to_owned(),
+                });
+            }
+            *columns = Some(cols);
+            continue;
+        };
+        let mut ins = Instruction::default();
+        let mut address = None;
+        for (cell, column) in record.iter().zip(columns) {
+            match column {
+                Column::Address => {
+                    address = u64::from_str_radix(cell.trim().trim_start_matches("0x"), 16).ok();
+                }
+                Column::Sass => ins.sass = Some(cell.trim().to_owned()),
+                Column::Figure(c) => {
+                    if let Some(v) = number(cell) {
+                        ins.set(c, v);
+                    }
+                }
+                Column::Other => {}
+            }
+        }
+        if let Some(a) = address {
+            ins.address = a;
+            launch.instructions.push(ins);
+        }
+    }
+    finish(current.take(), &mut out);
+    if out.is_empty() {
+        return Err(NcuError::Empty);
+    }
+    Ok(out)
+}
+
+/// A count as text: whole numbers in full, others to three significant digits.
+fn count(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        crate::text::format::sig3(v)
+    }
+}
+
+fn cell(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), count)
+}
+
+/// The launch as text: a summary line, the `hot` hottest instructions, then every
+/// instruction in address order.
+pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} (launch {}): {} instructions, {} executed, {} warp-state samples",
+        launch.kernel,
+        launch.launch,
+        launch.instructions.len(),
+        count(launch.inst_executed()),
+        count(launch.samples()),
+    );
+    let row = |out: &mut String, i: &Instruction| {
+        let stall = i
+            .top_stall()
+            .map_or_else(|| "-".to_owned(), |(r, v)| format!("{r} {}", count(v)));
+        let _ = writeln!(
+            out,
+            "{:#014x}  {:>12}  {:>8}  {:<26}  {:>8}  {:>8}  {}",
+            i.address,
+            cell(i.inst_executed),
+            cell(i.samples),
+            stall,
+            cell(i.l2_sectors_global_excessive),
+            cell(i.l1_wavefronts_shared_excessive),
+            i.sass
+                .as_deref()
+                .unwrap_or("(SASS not in a report; see --sass)"),
+        );
+    };
+    let header = format!(
+        "{:<14}  {:>12}  {:>8}  {:<26}  {:>8}  {:>8}  {}\n",
+        "address", "executed", "samples", "top stall (samples)", "L2 exc.", "bank c.", "SASS"
+    );
+    let _ = writeln!(
+        out,
+        "\nhot spots (most warp-state samples, then most executed):"
+    );
+    out.push_str(&header);
+    for i in launch.hot_spots(hot) {
+        row(&mut out, i);
+    }
+    let _ = writeln!(out, "\nevery instruction:");
+    out.push_str(&header);
+    for i in &launch.instructions {
+        row(&mut out, i);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "\"Kernel Name\",\"k(int)\",\n\
+        \"Address\",\"Source\",\"# Samples\",\"Instructions Executed\",\"L2 Theoretical Sectors Global Excessive\",\"stall_long_sb\",\"stall_wait\",\"stall_long_sb (Not Issued)\"\n\
+        \"0x10\",\"      LDG.E R2, desc[UR4][R2.64]\",\"7\",\"1,024\",\"96\",\"6\",\"1\",\"2\"\n\
+        \"0x20\",\"      EXIT\",\"0\",\"4\",\"-\",\"0\",\"0\",\"0\"\n\
+        \"Kernel Name\",\"k(int)\",\n\
+        \"Address\",\"Source\",\"# Samples\",\"Instructions Executed\",\"L2 Theoretical Sectors Global Excessive\",\"stall_long_sb\",\"stall_wait\",\"stall_long_sb (Not Issued)\"\n\
+        \"0x10\",\"      LDG.E R2, desc[UR4][R2.64]\",\"7\",\"1,024\",\"96\",\"6\",\"1\",\"2\"\n\
+        \"0x20\",\"      EXIT\",\"0\",\"4\",\"-\",\"0\",\"0\",\"0\"\n\
+        \"Kernel Name\",\"k(int)\",\n\
+        \"Address\",\"Source\",\"# Samples\",\"Instructions Executed\"\n\
+        \"0x10\",\"      LDG.E R2, desc[UR4][R2.64]\",\"9\",\"2048\"\n";
+
+    #[test]
+    fn a_source_page_reads_per_launch_with_repeats_folded() {
+        let launches = read_source_csv(PAGE.as_bytes()).expect("reads");
+        assert_eq!(launches.len(), 2, "the repeated block is the same launch");
+        let l = &launches[0];
+        assert_eq!(l.instructions.len(), 2);
+        let ld = &l.instructions[0];
+        assert_eq!(ld.address, 0x10);
+        assert_eq!(ld.sass.as_deref(), Some("LDG.E R2, desc[UR4][R2.64]"));
+        assert_eq!(ld.inst_executed, Some(1024.0));
+        assert_eq!(ld.l2_sectors_global_excessive, Some(96.0));
+        assert_eq!(ld.stalls.get("long_scoreboard"), Some(&6.0));
+        assert_eq!(ld.top_stall(), Some(("long_scoreboard", 6.0)));
+        assert_eq!(l.instructions[1].l2_sectors_global_excessive, None);
+        assert_eq!(launches[1].launch, 1);
+        let pick = longest(&[&launches[0], &launches[1]]).expect("one");
+        assert_eq!(pick.launch, 1, "more instructions executed");
+        assert_eq!(l.hot_spots(1)[0].address, 0x10);
+        let json = serde_json::to_string(ld).expect("json");
+        assert!(
+            json.starts_with("{\"address\":\"0x10\",\"sass\":"),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn bad_source_pages_are_errors_naming_the_line() {
+        assert!(matches!(read_source_csv(b""), Err(NcuError::Empty)));
+        assert!(matches!(
+            read_source_csv(b"\"ID\",\"x\"\n"),
+            Err(NcuError::NotAnExport { line: 1, .. })
+        ));
+        assert!(matches!(
+            read_source_csv(b"\"Kernel Name\",\"k\"\n\"Source\"\n"),
+            Err(NcuError::NotAnExport { line: 2, .. })
+        ));
+    }
+}

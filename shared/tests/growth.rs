@@ -1,0 +1,226 @@
+//! Issue 25: near-linear time on the shapes that were quadratic. Each test builds an input
+//! of size n and 2n here (no big file is committed), reads or renders both, and bounds the
+//! ratio of the times: linear work gives about 2x, quadratic 4x; the bound, 3.5x, leaves
+//! room for a loaded machine (the best of three runs is taken).
+//!
+//! Reports are built field by field as ncu 2025.3.1 writes them (see
+//! `shared/src/ncu_rep/tests.rs`, whose builder this mirrors).
+// The tests time themselves (shared's own code reads no clock).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::time::{Duration, Instant};
+
+use shared::read::ncu_rep;
+
+/// A protobuf message under construction.
+#[derive(Clone, Default)]
+struct Msg(Vec<u8>);
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+impl Msg {
+    fn varint(mut self, field: u32, v: u64) -> Self {
+        put_varint(&mut self.0, u64::from(field) << 3);
+        put_varint(&mut self.0, v);
+        self
+    }
+    fn bytes(mut self, field: u32, b: &[u8]) -> Self {
+        put_varint(&mut self.0, (u64::from(field) << 3) | 2);
+        put_varint(&mut self.0, b.len() as u64);
+        self.0.extend_from_slice(b);
+        self
+    }
+    fn msg(self, field: u32, m: Msg) -> Self {
+        self.bytes(field, &m.0)
+    }
+}
+
+/// A u32 size prefix and the bytes.
+fn framed(b: &[u8]) -> Vec<u8> {
+    let mut out = (b.len() as u32).to_le_bytes().to_vec();
+    out.extend_from_slice(b);
+    out
+}
+
+fn process(pid: u64) -> Msg {
+    Msg::default()
+        .varint(1, pid)
+        .bytes(2, b"127.0.0.1")
+        .bytes(3, b"/usr/bin/prog")
+}
+
+/// A block of `pid` with string table `strings` and `results` (no sources).
+fn block(pid: u64, strings: &[String], results: &[Msg]) -> Vec<u8> {
+    let table = strings
+        .iter()
+        .fold(Msg::default(), |m, s| m.bytes(1, s.as_bytes()));
+    let payload: Vec<u8> = results.iter().flat_map(|r| framed(&r.0)).collect();
+    let header = Msg::default()
+        .varint(1, 0)
+        .varint(2, results.len() as u64)
+        .msg(4, table)
+        .varint(5, payload.len() as u64)
+        .msg(6, process(pid));
+    let mut out = framed(&header.0);
+    out.extend(payload);
+    out
+}
+
+/// A result of `pid` for kernel `name` with one integer metric naming string `metric`.
+fn result(pid: u64, name: &str, metric: u64) -> Msg {
+    let dim = Msg::default().varint(1, 1).varint(2, 1).varint(3, 1);
+    Msg::default()
+        .varint(1, pid)
+        .bytes(5, name.as_bytes())
+        .bytes(6, name.as_bytes())
+        .bytes(7, b"")
+        .msg(10, dim.clone())
+        .msg(11, dim)
+        .msg(
+            13,
+            Msg::default()
+                .varint(1, metric)
+                .msg(2, Msg::default().varint(5, 1000)),
+        )
+        .varint(22, 1)
+        .varint(23, 7)
+}
+
+/// The file header and a session block with a device and the command line.
+fn start() -> Vec<u8> {
+    let mut out = b"NVR\0".to_vec();
+    out.extend(framed(&Msg::default().varint(1, 7).0));
+    let device = Msg::default().varint(1, 0).bytes(2, b"NVIDIA H200");
+    let session = Msg::default().msg(6, device).bytes(11, b"ncu -o r ./prog");
+    let header = Msg::default()
+        .varint(1, 0)
+        .varint(2, 0)
+        .msg(3, session)
+        .varint(5, 0)
+        .msg(6, process(1));
+    out.extend(framed(&header.0));
+    out
+}
+
+/// The best of three times of `f`.
+fn best_of_three(mut f: impl FnMut()) -> Duration {
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Asserts that `run(2n)` takes less than 3.5 times `run(n)`, and at most `budget` (about
+/// ten times what it takes in a debug build on the 2-core machine: on the quadratic shapes
+/// the time before the fix was over a hundred times that, with a ratio the load on a
+/// shared machine could hide).
+fn assert_near_linear(what: &str, n: usize, budget: Duration, run: impl Fn(usize)) {
+    let one = best_of_three(|| run(n));
+    let two = best_of_three(|| run(2 * n));
+    let ratio = two.as_secs_f64() / one.as_secs_f64().max(1e-6);
+    eprintln!("{what}: n={n} {one:?}, 2n {two:?}, ratio {ratio:.2}");
+    assert!(
+        ratio < 3.5,
+        "{what}: doubling the input took {ratio:.2}x ({one:?} -> {two:?})"
+    );
+    assert!(
+        two < budget,
+        "{what}: {two:?} for 2n={}, over {budget:?}",
+        2 * n
+    );
+}
+
+/// `n` blocks of one process, each extending the string table by a few names, then one
+/// result: the table must grow in place, not be copied per block.
+fn many_string_tables(n: usize) -> Vec<u8> {
+    let mut out = start();
+    for i in 0..n {
+        let names: Vec<String> = (0..4).map(|j| format!("m{i}_{j}")).collect();
+        out.extend(block(1, &names, &[]));
+    }
+    out.extend(block(1, &[], &[result(1, "k", 0)]));
+    out
+}
+
+/// `n` blocks, each of its own process with a one-name table: the list of processes must
+/// not be scanned per block.
+fn many_processes(n: usize) -> Vec<u8> {
+    let mut out = start();
+    for i in 0..n {
+        out.extend(block(i as u64 + 2, &[format!("m{i}")], &[]));
+    }
+    out.extend(block(2, &[], &[result(2, "k", 0)]));
+    out
+}
+
+#[test]
+fn many_small_string_tables_read_in_near_linear_time() {
+    assert_near_linear("string tables", 10_000, Duration::from_secs(6), |n| {
+        let bytes = many_string_tables(n);
+        let report = ncu_rep::read_report(&bytes).expect("reads");
+        assert_eq!(report.results.len(), 1);
+    });
+}
+
+#[test]
+fn many_processes_read_in_near_linear_time() {
+    assert_near_linear("processes", 20_000, Duration::from_secs(10), |n| {
+        let bytes = many_processes(n);
+        let report = ncu_rep::read_report(&bytes).expect("reads");
+        assert_eq!(report.session.processes.len(), n + 1);
+    });
+}
+
+/// The raw page of the H200 probe with `n` launches of `n` distinct kernels (its `copy`
+/// row repeated under new IDs and names).
+fn many_kernels_csv(n: usize) -> String {
+    let raw = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
+    let lines: Vec<&str> = raw.lines().filter(|l| l.starts_with('"')).collect();
+    let (head, copy) = (&lines[..2], lines[2]);
+    let mut out = head.join("\n");
+    for i in 0..n {
+        out.push('\n');
+        out.push_str(&copy.replacen("\"0\",", &format!("\"{i}\","), 1).replacen(
+            ",\"copy\",",
+            &format!(",\"kernel_{i}<float, {i}>\","),
+            1,
+        ));
+    }
+    out
+}
+
+#[test]
+fn a_table_of_many_kernels_renders_in_near_linear_time() {
+    assert_near_linear("table", 4_000, Duration::from_secs(20), |n| {
+        let export = shared::read::ncu::read_export(many_kernels_csv(n).as_bytes()).expect("reads");
+        let (launches, warnings) = shared::read::ncu::combine(vec![export]);
+        let artifact = shared::analysis::merge::import_launches(
+            launches,
+            warnings,
+            shared::model::artifact::Provenance::default(),
+        );
+        let table = shared::analysis::table::bytes_table(&artifact);
+        assert_eq!(table.kernels.len(), n);
+        assert!(table.to_text().lines().count() > n);
+    });
+}
+
+#[test]
+fn distinct_short_names_of_many_kernels_take_near_linear_time() {
+    assert_near_linear("short names", 20_000, Duration::from_secs(3), |n| {
+        let names: Vec<String> = (0..n).map(|i| format!("kernel_{i}<float, {i}>")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let short = shared::text::names::distinct_short_names(&refs);
+        assert_eq!(short.len(), n);
+    });
+}

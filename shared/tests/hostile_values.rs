@@ -1,0 +1,179 @@
+//! Issue 25: every value the readers cannot take as a measurement is a warning naming the
+//! line: units this reader does not know, numbers ncu never writes, out-of-range values in
+//! a scaled unit, and lines of a GUI export that are not `name,value`. Inputs are the real
+//! H200 probe exports with one cell changed.
+
+use shared::read::ncu::read_export;
+
+const RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
+const DETAILS: &str =
+    include_str!("../../tests/fixtures/ncu-h200/probe_sections_details_base_units_with_stdout.csv");
+const GUI: &str = include_str!("../../tests/fixtures/ncu-gui/probe_full_gui_raw.csv");
+
+/// The raw fixture's lines: header (line 9), units (10), copy (11), fma_loop (12).
+fn raw_lines() -> Vec<String> {
+    RAW.lines().map(str::to_string).collect()
+}
+
+/// Sets the cell of `column` in raw line `line` (1-based) to `value`.
+fn set_cell(lines: &mut [String], line: usize, column: &str, value: &str) {
+    let header: Vec<String> = lines[8].split("\",\"").map(str::to_string).collect();
+    let col = header
+        .iter()
+        .position(|c| c.trim_matches('"') == column)
+        .expect("column");
+    let mut cells: Vec<String> = lines[line - 1].split("\",\"").map(str::to_string).collect();
+    let last = cells.len() - 1;
+    cells[col] = if col == 0 {
+        format!("\"{value}")
+    } else if col == last {
+        format!("{value}\"")
+    } else {
+        value.to_string()
+    };
+    lines[line - 1] = cells.join("\",\"");
+}
+
+fn warnings_of(text: &str) -> Vec<String> {
+    read_export(text.as_bytes())
+        .expect("reads")
+        .warnings
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn an_unknown_unit_is_a_warning_and_its_values_are_missing() {
+    let mut lines = raw_lines();
+    set_cell(&mut lines, 10, "gpu__time_duration.sum", "fortnight");
+    let export = read_export(lines.join("\n").as_bytes()).expect("reads");
+    for launch in &export.launches {
+        assert_eq!(launch.metrics.number("gpu__time_duration.sum"), None);
+    }
+    let w: Vec<String> = export.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        w.iter().any(|w| w.starts_with("line 11: gpu__time_duration.sum is in unit \"fortnight\", which this reader does not know")
+            && w.contains("kept as missing (2 rows, the first here)")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn an_unknown_unit_in_a_details_page_is_a_warning() {
+    let line = DETAILS
+        .lines()
+        .position(|l| l.contains("\"byte\","))
+        .expect("a row in byte");
+    let mut lines: Vec<String> = DETAILS.lines().map(str::to_string).collect();
+    lines[line] = lines[line].replacen("\"byte\",", "\"parsec\",", 1);
+    let w = warnings_of(&lines.join("\n"));
+    assert!(
+        w.iter()
+            .any(|w| w.starts_with(&format!("line {}: ", line + 1))
+                && w.contains("is in unit \"parsec\"")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn numbers_ncu_never_writes_are_warnings() {
+    for bad in [
+        "0x10",
+        "1_000",
+        "1.2.3",
+        "\u{661}\u{662}\u{663}",
+        "\u{221e}",
+        "1,2",
+    ] {
+        let mut lines = raw_lines();
+        set_cell(&mut lines, 11, "dram__bytes_read.sum", bad);
+        let w = warnings_of(&lines.join("\n"));
+        let want = format!(
+            "line 11: dram__bytes_read.sum holds {bad:?}, which is not a number as ncu writes them"
+        );
+        assert!(w.iter().any(|w| w.starts_with(&want)), "{bad}: {w:?}");
+    }
+}
+
+#[test]
+fn an_out_of_range_value_in_a_scaled_unit_says_both_units() {
+    let mut lines = raw_lines();
+    set_cell(&mut lines, 10, "dram__bytes_read.sum", "Tbyte");
+    set_cell(&mut lines, 11, "dram__bytes_read.sum", "1e20");
+    let w = warnings_of(&lines.join("\n"));
+    assert!(
+        w.iter().any(|w| w.contains(
+            "dram__bytes_read.sum is out of range (\"1e20\" in the export's unit, 1e32 byte in base units)"
+        )),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn a_gui_line_without_a_comma_is_skipped_with_a_warning() {
+    let mut lines: Vec<String> = GUI.lines().map(str::to_string).collect();
+    lines.insert(3, "no comma here".into());
+    let export = read_export(lines.join("\n").as_bytes()).expect("reads");
+    assert!(export
+        .launches
+        .iter()
+        .all(|l| !l.metrics.contains_key("no comma here")));
+    let w: Vec<String> = export.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        w.iter()
+            .any(|w| w.starts_with("line 4: line \"no comma here\" has no value")),
+        "{w:?}"
+    );
+}
+
+const SAMPLE: &str = include_str!("../../site/samples/h200.json");
+
+#[test]
+fn a_launch_value_array_shorter_than_its_columns_is_refused() {
+    let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+    let set = doc["kernels"]
+        .as_array_mut()
+        .and_then(|ks| ks.iter_mut().find(|k| k["cold"]["launches"].is_array()))
+        .map(|k| &mut k["cold"])
+        .expect("a kernel with counters");
+    let metrics = set["launches"][0]["metrics"]
+        .as_array_mut()
+        .expect("value array");
+    metrics.truncate(metrics.len() / 2);
+    let err = shared::Artifact::from_json_checked(&doc.to_string()).expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains("(an array cut short: a damaged artifact?)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn negative_peaks_and_ceilings_are_warnings_and_missing() {
+    let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+    doc["device"]["peaks"]["dram_gbyte_per_s"] = serde_json::json!(-5.0);
+    doc["ceilings"]["copy_gbyte_per_s"] = serde_json::json!(-1.0);
+    let (artifact, warnings) =
+        shared::Artifact::from_json_checked(&doc.to_string()).expect("loads");
+    assert_eq!(
+        artifact
+            .device
+            .as_ref()
+            .and_then(|d| d.peaks.dram_gbyte_per_s),
+        None
+    );
+    assert_eq!(
+        artifact.ceilings.as_ref().and_then(|c| c.copy_gbyte_per_s),
+        None
+    );
+    for want in [
+        "device: theoretical dram_gbyte_per_s is negative",
+        "ceilings: copy_gbyte_per_s is negative",
+    ] {
+        assert!(
+            warnings.iter().any(|w| w.starts_with(want)),
+            "{want}: {warnings:?}"
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! Issue 25: a real report (two processes, four results; `tests/fixtures/ncu-h200-reports/
+//! two_process.ncu-rep.gz`) cut at each block boundary, and a block whose declared count
+//! is absurd: every loss is a warning naming the byte, except where the cut report reads
+//! exactly as a complete report of fewer results.
+
+use std::io::Read;
+
+use shared::read::ncu_rep;
+
+const TWO_PROCESS_REPORT: &[u8] =
+    include_bytes!("../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
+
+fn gunzip(gz: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_end(&mut out)
+        .expect("fixture gunzips");
+    out
+}
+
+fn u32_at(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize
+}
+
+/// Reads a varint at `i`; the value and the next index.
+fn varint(b: &[u8], mut i: usize) -> (u64, usize) {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let c = b[i];
+        i += 1;
+        v |= u64::from(c & 0x7f) << shift;
+        shift += 7;
+        if c < 0x80 {
+            return (v, i);
+        }
+    }
+}
+
+/// The top-level varint fields of a message: (field, value, offset of the value).
+fn varints(b: &[u8]) -> Vec<(u64, u64, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let (key, j) = varint(b, i);
+        match key & 7 {
+            0 => {
+                let (v, k) = varint(b, j);
+                out.push((key >> 3, v, j));
+                i = k;
+            }
+            2 => {
+                let (n, k) = varint(b, j);
+                i = k + n as usize;
+            }
+            1 => i = j + 8,
+            5 => i = j + 4,
+            _ => panic!("wire type"),
+        }
+    }
+    out
+}
+
+/// Each block: its offset, where it ends, and its declared sources and results.
+fn blocks(b: &[u8]) -> Vec<(usize, usize, u64, u64)> {
+    let mut at = 8 + u32_at(b, 4);
+    let mut out = Vec::new();
+    while at < b.len() {
+        let size = u32_at(b, at);
+        let fields = varints(&b[at + 4..at + 4 + size]);
+        let get = |f| fields.iter().find(|x| x.0 == f).map_or(0, |x| x.1);
+        let end = at + 4 + size + get(5) as usize;
+        out.push((at, end, get(1), get(2)));
+        at = end;
+    }
+    out
+}
+
+#[test]
+fn a_report_cut_at_a_block_boundary_warns_unless_it_reads_as_complete() {
+    let bytes = gunzip(TWO_PROCESS_REPORT);
+    let blocks = blocks(&bytes);
+    assert_eq!(blocks.len(), 16);
+    let mut silent = Vec::new();
+    let mut results = 0;
+    for (i, &(_, end, _, n)) in blocks.iter().enumerate() {
+        results += n as usize;
+        let Ok(report) = ncu_rep::read_report(&bytes[..end]) else {
+            assert_eq!(results, 0, "block {i}");
+            continue;
+        };
+        assert_eq!(report.results.len(), results, "block {i}");
+        let cut: Vec<&str> = report
+            .warnings
+            .iter()
+            .map(|w| w.message.as_str())
+            .filter(|m| m.contains("it looks cut after a block"))
+            .collect();
+        if cut.is_empty() {
+            silent.push(i + 1);
+        } else {
+            assert!(cut[0].starts_with(&format!("byte {end}: ")), "{cut:?}");
+        }
+    }
+    // Only cuts just after a result block that follows the session's closing blocks read
+    // as complete (blocks 10, 12 and 14 end with a result; 16 is the whole report).
+    assert_eq!(silent, [10, 12, 14, 16]);
+}
+
+#[test]
+fn a_block_declaring_an_absurd_count_warns_naming_it() {
+    let mut bytes = gunzip(TWO_PROCESS_REPORT);
+    let blocks = blocks(&bytes);
+    // The last result block: its count of sources (0) set to 2^64-1, so its result reads
+    // as a source and is stepped over.
+    let &(at, _, sources, _) = blocks
+        .iter()
+        .rev()
+        .find(|b| b.3 > 0)
+        .expect("a result block");
+    assert_eq!(sources, 0);
+    let size = u32_at(&bytes, at);
+    let header = bytes[at + 4..at + 4 + size].to_vec();
+    let (_, _, value_at) = *varints(&header)
+        .iter()
+        .find(|f| f.0 == 1)
+        .expect("sources field");
+    // Field 1's one-byte value 0 becomes the ten-byte varint of 2^64-1.
+    let mut new_header = header[..value_at].to_vec();
+    new_header.extend([0xff; 9]);
+    new_header.push(0x01);
+    new_header.extend(&header[value_at + 1..]);
+    let mut framed = (new_header.len() as u32).to_le_bytes().to_vec();
+    framed.extend(new_header);
+    bytes.splice(at..at + 4 + size, framed);
+    let report = ncu_rep::read_report(&bytes).expect("reads");
+    assert_eq!(report.results.len(), 3);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.message.starts_with(&format!(
+                "byte {at}: the block header declares 18446744073709551615 source message(s)"
+            ))),
+        "{:?}",
+        report.warnings
+    );
+}

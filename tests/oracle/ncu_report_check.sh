@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# NVIDIA's report reader as an independent truth, with no GPU: installs `ncu-report` from
+# PyPI into a virtual environment (kept in target/oracle-venv), then, on every fixture
+# report, compares what `capture` reads (the rules of `capture import`'s artifact, and the
+# per-instruction figures of `capture source --format json` once a report has source
+# counters) with what `ncu_report` reads. Run by tests/run.sh; needs python3 with venv and
+# pip's registry. Usage: bash tests/oracle/ncu_report_check.sh [CAPTURE_BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+capture=${1:-$root/target/debug/capture}
+[ -x "$capture" ] || cargo build -p capture
+venv=$root/target/oracle-venv
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import ncu_report' 2>/dev/null; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet 'ncu-report==2026.3.1'
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+for gz in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz \
+          tests/fixtures/ncu-h200/probe_full.ncu-rep.gz \
+          tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz; do
+  name=$(basename "$gz" .gz)
+  gunzip -c "$gz" > "$work/$name"
+  "$capture" import "$work/$name" -o "$work/$name.json" > /dev/null 2>&1
+  page=${gz%.ncu-rep.gz}_source.csv.gz
+  [ -f "$page" ] || page=
+  "$venv/bin/python" tests/oracle/ncu_report_check.py "$work/$name" "$work/$name.json" \
+    "$capture" $page || status=1
+done
+exit $status

@@ -1,0 +1,225 @@
+//! Issue 25: hostile inputs and careless surroundings. A reader that closes the pipe early
+//! ends the command quietly with status 0; a full disk on standard output is an error with
+//! a message, never a panic; a full standard error does not turn a finished command into a
+//! failure.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::util::*;
+
+/// A real `capture run` artifact of the H200 (the site's sample).
+fn golden() -> PathBuf {
+    root().join("site/samples/h200.json")
+}
+
+/// Every command that prints to standard output and needs no GPU, with its arguments; the
+/// import and merge ones write their artifact into `dir`.
+fn printing_commands(dir: &Path) -> Vec<Vec<String>> {
+    let g = s(&golden()).to_string();
+    let raw = s(&root().join("site/samples/h200-ncu-cold-raw.csv")).to_string();
+    let out = s(&dir.join("out.json")).to_string();
+    let mut cmds: Vec<Vec<String>> = ["table", "csv", "markdown", "json"]
+        .iter()
+        .map(|f| vec!["table".into(), g.clone(), "--format".into(), (*f).into()])
+        .collect();
+    cmds.push(vec!["schema".into()]);
+    cmds.push(vec!["ncu-command".into()]);
+    cmds.push(vec!["import".into(), raw.clone(), "-o".into(), out.clone()]);
+    cmds.push(vec![
+        "merge".into(),
+        "--timings".into(),
+        g,
+        "--ncu".into(),
+        raw,
+        "-o".into(),
+        out,
+    ]);
+    cmds
+}
+
+#[test]
+fn a_reader_that_closes_the_pipe_ends_the_command_quietly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in printing_commands(dir.path()) {
+        let mut child = Command::new(capture_bin())
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("capture starts");
+        // The only read end is closed before capture writes: every write is EPIPE.
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("capture ends");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("error"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_full_disk_on_standard_output_is_an_error_never_a_panic() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in printing_commands(dir.path()) {
+        let full = std::fs::File::create("/dev/full").expect("/dev/full opens");
+        let o = Command::new(capture_bin())
+            .args(&args)
+            .stdout(Stdio::from(full))
+            .output()
+            .expect("capture runs");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("standard output: cannot write: No space left on device"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_full_standard_error_does_not_fail_a_finished_import() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The details page with program output before it: the import warns (on stderr).
+    let export = fixture("ncu-h200/probe_sections_details_base_units_with_stdout.csv");
+    let out = dir.path().join("a.json");
+    let full = std::fs::File::create("/dev/full").expect("/dev/full opens");
+    let o = Command::new(capture_bin())
+        .args(["import", s(&export), "-o", s(&out)])
+        .stderr(Stdio::from(full))
+        .output()
+        .expect("capture runs");
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with("imported 1 launch(es)"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(out.exists());
+}
+
+/// Runs capture and returns (exit code, stdout, stderr).
+fn run_capture(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = capture(args);
+    (o.status.code(), stdout(&o), stderr(&o))
+}
+
+#[test]
+fn endless_or_binary_inputs_are_refused_at_once() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let raw = root().join("site/samples/h200-ncu-cold-raw.csv");
+    for args in [
+        vec!["table", "/dev/zero"],
+        vec![
+            "merge",
+            "--timings",
+            "/dev/zero",
+            "--ncu",
+            s(&raw),
+            "-o",
+            s(&out),
+        ],
+    ] {
+        let (code, _, err) = run_capture(&args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: /dev/zero: byte 0: binary data (0x00), not an artifact"),
+            "{args:?}: {err}"
+        );
+    }
+    // A report given to `table`: what it is and what to do.
+    let report = root().join("site/samples/h200-two-process.ncu-rep");
+    let (code, _, err) = run_capture(&["table", s(&report)]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("an Nsight Compute report (.ncu-rep), not an artifact: import it first"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let export = dir.path().join("x.csv");
+    std::fs::copy(root().join("site/samples/h200-ncu-cold-raw.csv"), &export).expect("copy");
+    let before = std::fs::read(&export).expect("read");
+    // The same file by another spelling of its path.
+    let other = dir.path().join(".").join("x.csv");
+    let (code, _, err) = run_capture(&["import", s(&export), "-o", s(&other)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is also an input"), "{err}");
+    assert_eq!(
+        std::fs::read(&export).expect("read"),
+        before,
+        "the export is intact"
+    );
+    let timings = dir.path().join("t.json");
+    std::fs::copy(golden(), &timings).expect("copy");
+    let (code, _, err) = run_capture(&[
+        "merge",
+        "--timings",
+        s(&timings),
+        "--ncu",
+        s(&export),
+        "-o",
+        s(&export),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(std::fs::read(&export).expect("read"), before);
+}
+
+#[test]
+fn hostile_kernel_names_are_neutralized_in_every_table_form() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let art = import(dir.path(), &[fixture("bad/hostile_names.csv")]);
+    for format in ["table", "csv", "markdown"] {
+        let (code, out, err) = run_capture(&["table", s(&art), "--format", format]);
+        assert_eq!(code, Some(0), "{err}");
+        for raw in ['\u{1b}', '\u{7}', '\u{202e}'] {
+            assert!(!out.contains(raw), "{format}: {raw:?} written raw: {out:?}");
+        }
+        assert!(out.contains("\\u{1b}[2J"), "{format}: {out}");
+        // The newline in the name does not split its row: one row per kernel.
+        let rows = out.lines().filter(|l| l.contains("evil")).count();
+        assert_eq!(rows, 1, "{format}: {out}");
+        if format == "csv" {
+            // The hostile names hold no comma or quote: every cell is a plain field.
+            for cell in out.lines().flat_map(|l| l.split(',')) {
+                let first = cell.trim_start_matches('"').chars().next();
+                assert!(
+                    !(matches!(first, Some('=' | '+' | '@' | '\t' | '\r'))
+                        || first == Some('-') && cell.parse::<f64>().is_err()),
+                    "formula cell {cell:?}"
+                );
+            }
+            assert!(out.contains("'=cmd|' /C calc'!A0"), "{out}");
+        }
+        if format == "markdown" {
+            assert!(out.contains("\\|x\\ny"), "{out}");
+        }
+    }
+}
+
+#[test]
+fn a_file_name_with_a_newline_stays_on_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("two\nlines.json");
+    std::fs::write(&bad, b"null").expect("write");
+    let (code, _, err) = run_capture(&["table", s(&bad)]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
+    assert!(err.contains("two\\nlines.json"), "{err:?}");
+}

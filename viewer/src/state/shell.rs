@@ -1,0 +1,120 @@
+//! What the shell shows around every page, as plain data: the warning banner of a run
+//! (truncated exports, skipped rows, figures derived from rates) and the side bar's kernel
+//! list in time order.
+
+use super::model::RunView;
+
+/// Warnings shown in the banner before "and N more".
+pub const BANNER_SHOWN: usize = 3;
+
+/// The banner of `run`: every warning of its artifact, then one line when some kernel's
+/// figures are derived from rates. Empty when there is nothing to warn about.
+pub fn banner(run: &RunView) -> Vec<String> {
+    let mut lines = run.run.artifact.warnings.clone();
+    let derived = run
+        .table
+        .kernels
+        .iter()
+        .filter(|r| !r.derived_from_rates.is_empty())
+        .count();
+    if derived > 0 {
+        lines.push(format!(
+            "{derived} of {} kernels have bytes or FLOPs derived from rates (rate x duration: \
+             the export has no totals); they are marked in the bytes table",
+            run.table.kernels.len()
+        ));
+    }
+    lines
+}
+
+/// A kernel of the side bar's list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listed {
+    /// Its index in the run.
+    pub index: usize,
+    /// Its short name.
+    pub short: String,
+    /// Its whole name (on hover).
+    pub name: String,
+    /// Its share of the run's time, as shown (`41.2 %`; empty when unknown).
+    pub share: String,
+    /// Its verdict (empty for none).
+    pub verdict: String,
+}
+
+/// The kernels of `run` whose name holds `needle` (any case), most time first (kernels
+/// without a time last, in artifact order), at most `limit`, and how many matched.
+pub fn kernel_list(run: &RunView, needle: &str, limit: usize) -> (Vec<Listed>, usize) {
+    let needle = needle.to_lowercase();
+    let mut all: Vec<_> = run
+        .kernels
+        .iter()
+        .filter(|k| needle.is_empty() || k.name.to_lowercase().contains(&needle))
+        .collect();
+    all.sort_by(|a, b| {
+        let t = |k: &&shared::analysis::figures::KernelFigures| {
+            k.row.time_share.unwrap_or(f64::NEG_INFINITY)
+        };
+        t(b).total_cmp(&t(a))
+    });
+    let total = all.len();
+    let shown = all
+        .into_iter()
+        .take(limit)
+        .map(|k| Listed {
+            index: k.index,
+            short: k.short.clone(),
+            name: k.name.clone(),
+            share: k
+                .row
+                .time_share
+                .map(|s| format!("{:.1} %", 100.0 * s))
+                .unwrap_or_default(),
+            verdict: k.row.verdict.clone().unwrap_or_default(),
+        })
+        .collect();
+    (shown, total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::load::{load_batch, InputFile};
+    use crate::state::model::Workspace;
+
+    fn sample(name: &str) -> Workspace {
+        let path = format!("{}/../site/samples/{name}", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let (runs, _) = load_batch(vec![InputFile {
+            name: name.into(),
+            bytes,
+        }]);
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        ws
+    }
+
+    #[test]
+    fn the_list_is_in_time_order_and_filters() {
+        let ws = sample("h200.json");
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let (all, total) = kernel_list(run, "", 400);
+        assert_eq!(total, run.kernels.len());
+        let shares: Vec<f64> = all
+            .iter()
+            .filter_map(|k| run.kernels.get(k.index)?.row.time_share)
+            .collect();
+        assert!(shares.windows(2).all(|w| w[0] >= w[1]), "{shares:?}");
+        let Some(first) = all.first() else {
+            panic!("empty list")
+        };
+        assert!(first.share.ends_with(" %"));
+        let (some, n) = kernel_list(run, &first.name.to_uppercase(), 400);
+        assert!(n >= 1 && some.iter().any(|k| k.index == first.index));
+        let (none, n) = kernel_list(run, "no such kernel at all", 400);
+        assert!(none.is_empty() && n == 0);
+        assert!(banner(run).len() >= run.run.artifact.warnings.len());
+    }
+}

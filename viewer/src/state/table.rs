@@ -1,0 +1,685 @@
+//! The long tables (where the time goes, Speed of Light, bytes, occupancy, timing, raw
+//! metrics) as plain rows of cells, built from the loaded runs and tested natively;
+//! `components::virtual_table` renders them with leptos, a window at a time. A row carries
+//! its kernel (`data-kernel`) and whether it is selected; a cell its column (`data-col`),
+//! its exact value (`data-value`), its hover text and, for a name, the kernel a click
+//! selects.
+
+use shared::analysis::figures::RankRow;
+use shared::model::artifact::CacheControl;
+use shared::text::format::{fmt_si, sig3};
+
+use super::explain::explain;
+use super::kernel::KernelFigures;
+use super::model::{Column, MetricRow, RunView};
+use super::view::KernelRef;
+
+/// `-` for an absent value, else `f(value)`.
+pub fn opt(value: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    value.map_or_else(|| "-".to_string(), f)
+}
+
+/// Milliseconds to four decimals.
+pub fn ms(v: f64) -> String {
+    format!("{v:.4}")
+}
+
+/// A percentage to one decimal, without the unit (the header has it).
+pub fn pct(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// A number to four significant digits as a plain decimal (no exponent, no prefix), so it
+/// reads as the number it is: `812.3`, `0.01234`, `12346`.
+pub fn round_sig(v: f64) -> String {
+    if !v.is_finite() || v == 0.0 {
+        return format!("{v}");
+    }
+    let digits = v.abs().log10().floor() as i32;
+    let decimals = (3 - digits).clamp(0, 12) as usize;
+    format!("{v:.decimals$}")
+}
+
+fn count(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+/// The hover text of explanation `key` (empty for none).
+pub fn explain_title(key: &str) -> String {
+    explain(key).map(|e| e.as_text()).unwrap_or_default()
+}
+
+/// A cell of a table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cell {
+    /// The column's name (`data-col`), if the cell carries one.
+    pub col: Option<&'static str>,
+    /// What the cell shows.
+    pub text: String,
+    /// The exact value (`data-value`), if the cell carries one.
+    pub value: Option<String>,
+    /// The hover text.
+    pub title: String,
+    /// The cell's class (`num`, `name`, `verdict`).
+    pub class: &'static str,
+    /// For a kernel's name: the kernel a click on it selects.
+    pub select: Option<KernelRef>,
+}
+
+impl Cell {
+    /// A cell of plain text with a class.
+    pub fn text(class: &'static str, text: impl Into<String>) -> Cell {
+        Cell {
+            class,
+            text: text.into(),
+            ..Cell::default()
+        }
+    }
+
+    /// Names the cell's column.
+    pub fn col(mut self, col: &'static str) -> Cell {
+        self.col = Some(col);
+        self
+    }
+
+    /// Sets the hover text.
+    pub fn title(mut self, title: impl Into<String>) -> Cell {
+        self.title = title.into();
+        self
+    }
+
+    /// A numeric cell: the text, the exact number in `data-value` (empty when absent), the
+    /// explanation `key` on hover (none for `""`), and its column.
+    pub fn num(text: String, value: Option<f64>, key: &str, col: &'static str) -> Cell {
+        Cell {
+            col: Some(col),
+            text,
+            value: Some(value.map(|v| v.to_string()).unwrap_or_default()),
+            title: explain_title(key),
+            class: "num",
+            select: None,
+        }
+    }
+
+    /// A kernel's name: the `shown` text selects kernel `r`, the whole `name` on hover.
+    pub fn name(r: KernelRef, name: &str, shown: impl Into<String>) -> Cell {
+        Cell {
+            text: shown.into(),
+            title: name.to_string(),
+            class: "name",
+            select: Some(r),
+            ..Cell::default()
+        }
+    }
+}
+
+/// A row of a table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    /// The kernel of the row (`data-kernel`), where it is a kernel's.
+    pub kernel: Option<usize>,
+    /// Whether it is the selected kernel's.
+    pub selected: bool,
+    /// The cells, in column order.
+    pub cells: Vec<Cell>,
+}
+
+impl Row {
+    /// Kernel `r`'s row of `cells`, marked when `r` is `selected`.
+    pub fn kernel(r: KernelRef, selected: Option<KernelRef>, cells: Vec<Cell>) -> Row {
+        Row {
+            kernel: Some(r.kernel),
+            selected: selected == Some(r),
+            cells,
+        }
+    }
+}
+
+/// A header cell.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Head {
+    /// What it says.
+    pub label: &'static str,
+    /// The explanation its label opens (none for `""`).
+    pub key: &'static str,
+    /// The column's name (`data-col`), for a sortable column.
+    pub col: Option<&'static str>,
+    /// The hover text.
+    pub title: String,
+    /// Whether a click (or Enter) sorts by it.
+    pub sortable: bool,
+}
+
+/// Plain header cells.
+fn heads<const N: usize>(labels: [&'static str; N]) -> Vec<Head> {
+    labels
+        .into_iter()
+        .map(|label| Head {
+            label,
+            ..Head::default()
+        })
+        .collect()
+}
+
+/// A header cell that explains itself.
+fn term(key: &'static str, label: &'static str) -> Head {
+    Head {
+        label,
+        key,
+        ..Head::default()
+    }
+}
+
+/// A plain header cell.
+fn th(label: &'static str) -> Head {
+    Head {
+        label,
+        ..Head::default()
+    }
+}
+
+/// The verdict of a kernel, `-` for none.
+fn verdict_of(k: &KernelFigures) -> String {
+    k.verdict
+        .as_ref()
+        .map_or_else(|| "-".into(), |v| v.kind.as_str().to_string())
+}
+
+// == Where the time goes ==
+
+/// The ranking's header.
+pub fn time_header() -> Vec<Head> {
+    heads([
+        "#",
+        "kernel",
+        "verdict",
+        "launches",
+        "time ms (sum of launches)",
+        "time %",
+        "cumulative %",
+        "work",
+        "roof (% of it)",
+    ])
+}
+
+/// The roof a ranked kernel sits under, in words.
+pub fn roof_text(r: &RankRow) -> String {
+    r.roof.as_ref().map_or_else(
+        || "-".to_string(),
+        |u| {
+            let side = match u.bound {
+                shared::model::roofline::Bound::Memory => "memory (DRAM)".to_string(),
+                shared::model::roofline::Bound::Compute => format!("compute ({})", u.kind.label()),
+            };
+            let of = u
+                .pct_of_roof
+                .map_or_else(String::new, |p| format!(" {p:.0} %"));
+            let how = if u.measured { "" } else { ", theoretical" };
+            format!("{side}{of}{how}")
+        },
+    )
+}
+
+/// The ranked kernel `r` at place `rank` (0 is the most time).
+pub fn time_row(
+    kr: KernelRef,
+    rank: usize,
+    r: &RankRow,
+    k: &KernelFigures,
+    selected: Option<KernelRef>,
+) -> Row {
+    let share = |v: Option<f64>| v.map_or_else(|| "-".into(), |s| format!("{:.1}", 100.0 * s));
+    let because = k
+        .verdict
+        .as_ref()
+        .map(|v| v.reason.clone())
+        .unwrap_or_default();
+    Row::kernel(
+        kr,
+        selected,
+        vec![
+            Cell::text("num", (rank + 1).to_string()),
+            Cell::name(kr, &k.name, k.short.clone()),
+            Cell::text("verdict", verdict_of(k))
+                .col("verdict")
+                .title(because),
+            Cell::text("num", k.row.launches.to_string()),
+            Cell::text("num", opt(k.row.time_ms, ms)),
+            Cell::text("num", share(r.share)).col("time_share"),
+            Cell::text("num", share(r.cumulative)).col("cumulative"),
+            Cell::text("", k.row.precision.clone().unwrap_or_else(|| "-".into())).col("precision"),
+            Cell::text("", roof_text(r)).col("roof"),
+        ],
+    )
+}
+
+// == Speed of Light ==
+
+/// The Speed-of-Light header: the verdict and its reason beside the name, the
+/// percentages after them.
+pub fn sol_header() -> Vec<Head> {
+    vec![
+        th("kernel"),
+        term("verdict", "verdict"),
+        th("because"),
+        term("sm_pct", "SM %"),
+        term("memory_pct", "Memory %"),
+        term("dram_pct", "DRAM %"),
+        th("L1/TEX %"),
+        th("L2 %"),
+        term("ncu_duration", "ncu ms per launch"),
+        th("SM MHz"),
+    ]
+}
+
+/// Kernel `k`'s Speed-of-Light row.
+pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) -> Row {
+    let s = k.sol();
+    // A latency-bound kernel says why (waves, stalls); the Speed-of-Light numbers behind
+    // every verdict stay in the hover text.
+    let numbers = k
+        .verdict
+        .as_ref()
+        .map(|v| v.reason.clone())
+        .unwrap_or_default();
+    let reason = k.latency.reason.clone().unwrap_or_else(|| numbers.clone());
+    let reason_title = if k.latency.reason.is_some() {
+        format!("{reason}\n{numbers}")
+    } else {
+        numbers
+    };
+    let ncu_ms = s.duration_ns.map(|v| v / 1e6);
+    let mhz = s.sm_hz.map(|v| v / 1e6);
+    Row::kernel(
+        kr,
+        selected,
+        vec![
+            Cell::name(kr, &k.name, k.short.clone()),
+            Cell::text("verdict", verdict_of(k)).col("verdict"),
+            Cell::text("reason muted", reason)
+                .col("because")
+                .title(reason_title),
+            Cell::num(opt(s.sm_pct, pct), s.sm_pct, "sm_pct", "sm_pct"),
+            Cell::num(
+                opt(s.memory_pct, pct),
+                s.memory_pct,
+                "memory_pct",
+                "memory_pct",
+            ),
+            Cell::num(opt(s.dram_pct, pct), s.dram_pct, "dram_pct", "dram_pct"),
+            Cell::num(opt(s.l1_pct, pct), s.l1_pct, "", "l1_pct"),
+            Cell::num(opt(s.l2_pct, pct), s.l2_pct, "", "l2_pct"),
+            Cell::num(opt(ncu_ms, ms), ncu_ms, "ncu_duration", "ncu_ms"),
+            Cell::num(
+                opt(mhz, |v| format!("{v:.0}")),
+                mhz,
+                "ncu_duration",
+                "sm_mhz",
+            ),
+        ],
+    )
+}
+
+// == Bytes ==
+
+/// The bytes table's header: every column sorts, in [`Column::ALL`] order.
+pub fn bytes_header() -> Vec<Head> {
+    Column::ALL
+        .into_iter()
+        .zip(shared::analysis::table::COLUMNS)
+        .map(|(col, label)| Head {
+            label,
+            key: "",
+            col: Some(col.field()),
+            title: explain_title(col.explain_key()),
+            sortable: true,
+        })
+        .collect()
+}
+
+/// The hover text of every column of the bytes table, in [`Column::ALL`] order.
+pub fn bytes_titles() -> Vec<String> {
+    Column::ALL
+        .into_iter()
+        .map(|c| explain_title(c.explain_key()))
+        .collect()
+}
+
+/// Kernel `kr`'s row of the bytes table, cells as `capture table` prints them.
+pub fn bytes_row(
+    kr: KernelRef,
+    run: &RunView,
+    titles: &[String],
+    selected: Option<KernelRef>,
+) -> Option<Row> {
+    let row = run.table.kernels.get(kr.kernel)?;
+    let cells = Column::ALL
+        .into_iter()
+        .zip(row.short_cells())
+        .enumerate()
+        .map(|(i, (col, text))| {
+            let value = col
+                .number(row)
+                .map(|v| v.to_string())
+                .or_else(|| col.text(row).map(str::to_string))
+                .unwrap_or_default();
+            if col == Column::Name {
+                let mut c = Cell::name(kr, &row.name, text).col(col.field());
+                c.value = Some(value);
+                c
+            } else {
+                Cell {
+                    col: Some(col.field()),
+                    text,
+                    value: Some(value),
+                    title: titles.get(i).cloned().unwrap_or_default(),
+                    class: "num",
+                    select: None,
+                }
+            }
+        })
+        .collect();
+    Some(Row::kernel(kr, selected, cells))
+}
+
+// == Occupancy ==
+
+/// The occupancy header.
+pub fn occupancy_header() -> Vec<Head> {
+    vec![
+        th("kernel"),
+        th("grid x block"),
+        th("theoretical %"),
+        th("achieved %"),
+        term("waves", "waves/SM"),
+        th("limited by"),
+        th("registers/thread"),
+        th("limit: registers"),
+        th("limit: shared mem"),
+        th("limit: warps"),
+        th("limit: block slots"),
+        th("limit: barriers"),
+    ]
+}
+
+/// The grid and block of kernel `index`'s first profiled launch, `?` where unknown.
+pub fn launch_shape(run: &RunView, index: usize) -> String {
+    run.run
+        .artifact
+        .kernels
+        .get(index)
+        .and_then(|rec| rec.cold.as_ref())
+        .and_then(|c| c.launches.first())
+        .map(|l| {
+            format!(
+                "{} x {}",
+                l.grid.map(|g| format!("{g:?}")).unwrap_or("?".into()),
+                l.block.map(|b| format!("{b:?}")).unwrap_or("?".into())
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// Kernel `k`'s occupancy row.
+pub fn occupancy_row(
+    kr: KernelRef,
+    run: &RunView,
+    k: &KernelFigures,
+    selected: Option<KernelRef>,
+) -> Row {
+    let o = &k.occupancy;
+    let fit = &k.latency.fit;
+    let limiter = fit
+        .limiters
+        .iter()
+        .map(|l| l.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let n = |v: Option<f64>, col: &'static str| Cell::num(opt(v, count), v, "", col);
+    Row::kernel(
+        kr,
+        selected,
+        vec![
+            Cell::name(kr, &k.name, k.short.clone()),
+            Cell::text("", launch_shape(run, k.index)),
+            Cell::num(
+                opt(o.theoretical_pct, pct),
+                o.theoretical_pct,
+                "occupancy",
+                "theoretical",
+            ),
+            Cell::num(
+                opt(o.achieved_pct, pct),
+                o.achieved_pct,
+                "occupancy",
+                "achieved",
+            ),
+            Cell::num(
+                opt(fit.waves, |w| format!("{w:.2}")),
+                fit.waves,
+                "waves",
+                "waves",
+            ),
+            Cell::text(
+                "",
+                if limiter.is_empty() {
+                    "-".to_string()
+                } else {
+                    limiter
+                },
+            )
+            .col("limiter"),
+            n(o.registers_per_thread, "registers"),
+            n(o.limit_registers, "limit_registers"),
+            n(o.limit_shared_mem, "limit_shared"),
+            n(o.limit_warps, "limit_warps"),
+            n(o.limit_blocks, "limit_blocks"),
+            n(o.limit_barriers, "limit_barriers"),
+        ],
+    )
+}
+
+// == Timing ==
+
+/// How the ncu durations of `run` were taken: its clock control, and its kernels' cache
+/// control.
+pub fn timing_controls(run: &RunView) -> (String, &'static str) {
+    let clock = match run.run.artifact.provenance.clock_control.as_deref() {
+        Some("base") => "clocks locked to base (--clock-control base)".to_string(),
+        Some("none") => "clocks free (--clock-control none)".to_string(),
+        Some(other) => format!("clock control {other}"),
+        None => "clock control not recorded (ncu's default locks to base)".to_string(),
+    };
+    let cache = match run.kernels.iter().find_map(|k| k.cold_cache) {
+        Some(CacheControl::Cold) => "caches flushed (--cache-control all)",
+        Some(CacheControl::Warm) => "warm caches (--cache-control none)",
+        None => "cache control not recorded (ncu's default flushes)",
+    };
+    (clock, cache)
+}
+
+/// The timing header: every time is per launch.
+pub fn timing_header() -> Vec<Head> {
+    heads([
+        "kernel",
+        "event min ms",
+        "event median ms",
+        "event max ms",
+        "warm-ups + samples",
+        "ncu cold ms",
+        "ncu warm ms",
+        "ncu / event",
+    ])
+}
+
+/// Kernel `k`'s timing row.
+pub fn timing_row(kr: KernelRef, k: &KernelFigures) -> Row {
+    let e = k.event.as_ref();
+    let ratio = e
+        .map(|t| t.median_ms)
+        .zip(k.ncu_cold_ms)
+        .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
+    let ev = |v: Option<f64>, col: &'static str| Cell::num(opt(v, ms), v, "event_time", col);
+    Row {
+        kernel: Some(kr.kernel),
+        selected: false,
+        cells: vec![
+            Cell::text("name", k.short.clone()).title(k.name.clone()),
+            ev(e.map(|t| t.min_ms), "event_min"),
+            ev(e.map(|t| t.median_ms), "event_median"),
+            ev(e.map(|t| t.max_ms), "event_max"),
+            Cell::text(
+                "num",
+                e.map(|t| format!("{} + {}", t.warmups, t.samples_ms.len()))
+                    .unwrap_or("-".into()),
+            ),
+            Cell::num(
+                opt(k.ncu_cold_ms, ms),
+                k.ncu_cold_ms,
+                "ncu_duration",
+                "ncu_cold",
+            ),
+            Cell::num(
+                opt(k.ncu_warm_ms, ms),
+                k.ncu_warm_ms,
+                "ncu_duration",
+                "ncu_warm",
+            ),
+            Cell::num(opt(ratio, |v| format!("{v:.2}")), ratio, "", "ratio"),
+        ],
+    }
+}
+
+// == Raw metrics ==
+
+/// The raw metrics' header.
+pub fn metrics_header() -> Vec<Head> {
+    heads(["launch", "section", "metric", "unit", "value"])
+}
+
+/// A raw value as read: a number with its unit in SI form (`3.18 GHz`, `41.2 us`), else
+/// as written.
+pub fn metric_value(value: &str, unit: &str) -> String {
+    let Ok(v) = value.trim().parse::<f64>() else {
+        return value.to_string();
+    };
+    if !v.is_finite() {
+        return value.to_string();
+    }
+    match unit {
+        "hz" => fmt_si(v, "Hz"),
+        "byte" => fmt_si(v, "B"),
+        "nsecond" if v.abs() >= 1e6 => format!("{} ms", sig3(v / 1e6)),
+        "nsecond" if v.abs() >= 1e3 => format!("{} us", sig3(v / 1e3)),
+        "nsecond" => format!("{} ns", sig3(v)),
+        "" => fmt_si(v, ""),
+        other => format!("{} {other}", fmt_si(v, "")),
+    }
+}
+
+/// One raw metric's row.
+pub fn metric_row(m: &MetricRow) -> Row {
+    Row {
+        kernel: None,
+        selected: false,
+        cells: vec![
+            Cell::text("num", m.launch.to_string()),
+            Cell::text("", m.section.clone()).title(m.section.clone()),
+            Cell::text("metric", m.name.clone()).title(m.name.clone()),
+            Cell::text("", m.unit.clone()),
+            Cell::text("num", metric_value(&m.value, &m.unit)).title(m.value.clone()),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::load::{load_batch, InputFile};
+    use crate::state::model::Workspace;
+
+    fn h200() -> Workspace {
+        let path = format!("{}/../site/samples/h200.json", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let (runs, _) = load_batch(vec![InputFile {
+            name: "h200.json".into(),
+            bytes,
+        }]);
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        ws
+    }
+
+    #[test]
+    fn rows_carry_their_kernel_selection_and_a_name_that_selects() {
+        let ws = h200();
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let kr = KernelRef { run: 0, kernel: 1 };
+        let Some(k) = run.kernels.get(1) else {
+            panic!("no kernel")
+        };
+        let titles = bytes_titles();
+        let rows = [
+            sol_row(kr, k, Some(kr)),
+            occupancy_row(kr, run, k, Some(kr)),
+            bytes_row(kr, run, &titles, Some(kr)).unwrap_or_default(),
+        ];
+        for row in rows {
+            assert_eq!(row.kernel, Some(1));
+            assert!(row.selected);
+            assert_eq!(row.cells.iter().find_map(|c| c.select), Some(kr));
+        }
+        let row = timing_row(kr, k);
+        assert!(!row.selected);
+        assert!(row.cells.iter().all(|c| c.select.is_none()));
+    }
+
+    #[test]
+    fn the_verdict_sits_beside_the_name() {
+        let ws = h200();
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let kr = KernelRef { run: 0, kernel: 0 };
+        let Some(k) = run.kernels.first() else {
+            panic!("no kernel")
+        };
+        let sol = sol_row(kr, k, None);
+        assert_eq!(sol.cells.get(1).and_then(|c| c.col), Some("verdict"));
+        assert_eq!(sol_header().get(1).map(|h| h.label), Some("verdict"));
+        let ranking = shared::analysis::figures::ranking(&run.run.artifact, &run.kernels);
+        let Some(r) = ranking.first() else {
+            panic!("no ranking")
+        };
+        let time = time_row(kr, 0, r, k, None);
+        assert_eq!(time.cells.get(2).and_then(|c| c.col), Some("verdict"));
+        assert_eq!(time_header().len(), time.cells.len());
+    }
+
+    #[test]
+    fn every_bytes_column_sorts_and_numbers_keep_their_exact_value() {
+        let header = bytes_header();
+        assert_eq!(header.len(), Column::ALL.len());
+        assert!(header.iter().all(|h| h.sortable && h.col.is_some()));
+        let c = Cell::num("1.5".into(), Some(1.25), "", "x");
+        assert_eq!(c.value.as_deref(), Some("1.25"));
+        assert_eq!(c.col, Some("x"));
+    }
+
+    #[test]
+    fn points_round_to_four_significant_digits() {
+        assert_eq!(round_sig(812_345.678), "812346");
+        assert_eq!(round_sig(812.345_678), "812.3");
+        assert_eq!(round_sig(0.012_345_67), "0.01235");
+        assert_eq!(round_sig(0.0), "0");
+    }
+
+    #[test]
+    fn raw_values_read_with_their_units() {
+        assert_eq!(metric_value("3181395348.837209", "hz"), "3.18 GHz");
+        assert_eq!(metric_value("abc", "hz"), "abc");
+        assert_eq!(metric_value("12.5", "%"), "12.5 %");
+    }
+}
