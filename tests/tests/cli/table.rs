@@ -236,11 +236,9 @@ fn latency_bound_kernels_say_why_in_every_format() {
     let md = stdout(&capture(&["table", s(&art), "--format", "markdown"]));
     assert!(md.contains("| because |"), "{md}");
     let csv = stdout(&capture(&["table", s(&art), "--format", "csv"]));
-    assert!(csv
-        .lines()
-        .next()
-        .is_some_and(|h| h.contains(",waves,latency_reason,stalls,bound_by_unit,")
-            && h.ends_with(",sampled_measured")));
+    assert!(csv.lines().next().is_some_and(|h| h
+        .contains(",waves,latency_reason,stalls,bound_by_unit,")
+        && h.ends_with(",sampled_measured")));
     assert!(csv.contains("long_scoreboard=0.25"), "{csv}");
 
     // GPT-2 from capture profile's old metric set: waves, but no warp-state counters.
