@@ -40,7 +40,7 @@ fn read_run(path: &Path) -> Result<Artifact> {
     let paths = [path.to_path_buf()];
     let (launches, warnings) = import::read_exports(&paths)?;
     for w in &warnings {
-        eprintln!("warning: {w}");
+        crate::out::eprint_line(&format!("warning: {w}"));
     }
     Ok(merge::import_launches(
         launches,
@@ -85,25 +85,22 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             .into());
         }
         for r in &reasons {
-            eprintln!("warning: not comparable (--force): {r}");
+            crate::out::eprint_line(&format!("warning: not comparable (--force): {r}"));
         }
     }
     let failed = d.gate.as_ref().is_some_and(|g| g.failed);
     if let Some(g) = d.gate.as_ref().filter(|g| g.failed) {
-        eprintln!(
+        crate::out::eprint_line(&format!(
             "gate failed: slower by more than {} % beyond the noise: {}",
             g.pct,
             g.failures.join("; ")
-        );
+        ));
     }
-    print!(
-        "{}",
-        match args.format {
-            DiffFormat::Table => d.to_text(),
-            DiffFormat::Markdown => d.to_markdown(),
-            DiffFormat::Json => d.to_json(),
-        }
-    );
+    crate::out::print(&match args.format {
+        DiffFormat::Table => d.to_text(),
+        DiffFormat::Markdown => d.to_markdown(),
+        DiffFormat::Json => d.to_json(),
+    })?;
     Ok(if failed {
         ExitCode::from(Code::GateFailed as u8)
     } else {

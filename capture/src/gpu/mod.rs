@@ -649,8 +649,7 @@ pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<Exit
             &stem,
             &PlanOptions::default(),
         )?;
-        print!("{}", sample::plan_text(&t.plan, cfg.depth, t.wall_s));
-        println!();
+        crate::out::println(&sample::plan_text(&t.plan, cfg.depth, t.wall_s))?;
         if cfg.plan_only {
             return Ok(ExitCode::SUCCESS);
         }
