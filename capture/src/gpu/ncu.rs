@@ -234,7 +234,7 @@ pub fn collect_args(report: &Path, c: &Collection, program: &[OsString]) -> Vec<
     a.push("--metrics".into());
     match c.pass.depth() {
         None => a.push(counters::GPU_TIME_DURATION.name.into()),
-        Some(Depth::Standard) => a.push(metrics_arg().into()),
+        Some(Depth::Standard | Depth::Full) => a.push(metrics_arg().into()),
         Some(depth) => a.push(depth_metrics_arg(depth).into()),
     }
     for s in c.pass.depth().map(sections).unwrap_or_default() {
