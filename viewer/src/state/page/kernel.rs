@@ -22,12 +22,9 @@ pub fn latency_facts(k: Option<&KernelFigures>) -> PageNode {
         .as_ref()
         .map(|v| v.kind.as_str().to_string())
         .unwrap_or_else(|| "no verdict".into());
-    // The reason names the unit that bounds the kernel (shared::bound).
-    let because = k.verdict.as_ref().map(|v| v.reason.as_str());
-    let line = match (&k.latency.reason, because) {
-        (Some(reason), _) => format!("{verdict}: {reason}"),
-        (None, Some(because)) => format!("{verdict}: {because}"),
-        (None, None) => verdict,
+    let line = match &k.latency.reason {
+        Some(reason) => format!("{verdict}: {reason}"),
+        None => verdict,
     };
     el("div")
         .child(tagged("h2", "kernel-name", k.name.clone()).id("latency-kernel"))
