@@ -165,7 +165,8 @@ fn weighted(
 /// the closest to it; where there is no Memory Throughput or no such level, the busiest.
 pub fn busiest_level(sol: &SpeedOfLight) -> Option<BoundBy> {
     let m = sol.memory_pct;
-    let (mut busiest, mut behind): (Option<(&str, f64)>, Option<(&str, f64)>) = (None, None);
+    let mut busiest: Option<(&str, f64)> = None;
+    let mut behind: Option<(&str, f64)> = None;
     for (k, v) in [
         ("dram", sol.dram_pct),
         ("l2", sol.l2_pct),
