@@ -164,34 +164,25 @@ fn weighted(
 /// that can have produced it: of the levels at or above Memory Throughput (to 0.5 points),
 /// the closest to it; where there is no Memory Throughput or no such level, the busiest.
 pub fn busiest_level(sol: &SpeedOfLight) -> Option<BoundBy> {
-    let levels: Vec<(&str, f64)> = [
+    let m = sol.memory_pct;
+    let mut busiest: Option<(&str, f64)> = None;
+    let mut behind: Option<(&str, f64)> = None;
+    for (k, v) in [
         ("dram", sol.dram_pct),
         ("l2", sol.l2_pct),
         ("l1", sol.l1_pct),
-    ]
-    .into_iter()
-    .filter_map(|(k, v)| v.map(|v| (k, v)))
-    .collect();
-    let busiest = || {
-        levels
-            .iter()
-            .copied()
-            .reduce(|a, b| if b.1 > a.1 { b } else { a })
-    };
-    let behind = sol.memory_pct.and_then(|m| {
-        levels
-            .iter()
-            .copied()
-            .filter(|(_, v)| *v >= m - LEVEL_SLACK_PCT)
-            .reduce(|a, b| {
-                if (b.1 - m).abs() < (a.1 - m).abs() {
-                    b
-                } else {
-                    a
-                }
-            })
-    });
-    behind.or_else(busiest).map(|(k, v)| BoundBy {
+    ] {
+        let Some(v) = v else { continue };
+        if busiest.is_none_or(|(_, b)| v > b) {
+            busiest = Some((k, v));
+        }
+        if let Some(m) = m.filter(|m| v >= m - LEVEL_SLACK_PCT) {
+            if behind.is_none_or(|(_, b)| (v - m).abs() < (b - m).abs()) {
+                behind = Some((k, v));
+            }
+        }
+    }
+    behind.or(busiest).map(|(k, v)| BoundBy {
         unit: k.to_string(),
         pct_of_peak: Some(v),
     })

@@ -70,9 +70,9 @@ pub fn level_bytes(
             [
                 "L1 point: ",
                 &b(l1),
-                " through L1/TEX plus ",
+                " LSU + ",
                 &b(tma),
-                " TMA loads into shared memory (",
+                " TMA loads (",
                 c::L1_TMA_LOAD_BYTES.name,
                 "), unseen by ",
                 c::L1_BYTES.name,
@@ -87,11 +87,11 @@ pub fn level_bytes(
     if short {
         notes.push(
             [
-                "no L1 point: its counters see ",
+                "no L1 point: counters see ",
                 &b(l1_point),
                 " of the ",
                 &b(fill),
-                " L1/TEX received from L2 (",
+                " from L2 (",
                 c::L1_FROM_L2_BYTES.name,
                 ")",
             ]
@@ -100,15 +100,15 @@ pub fn level_bytes(
     } else if no_fill {
         notes.push(
             [
-                "no L1 point: a tensor-core kernel with ",
+                "no L1 point: tensor kernel, ",
                 &b(l1_point),
-                " at L1/TEX for ",
+                " at L1 < ",
                 &b(l2),
-                " at L2; TMA loads bypass ",
+                " at L2 (TMA unseen by ",
                 c::L1_BYTES.name,
-                ", and the export has no ",
+                ", no ",
                 c::L1_FROM_L2_BYTES.name,
-                " to check",
+                ")",
             ]
             .concat(),
         );
@@ -118,28 +118,10 @@ pub fn level_bytes(
     }
     let below = |a: Option<f64>, b: Option<f64>| a.zip(b).is_some_and(|(a, b)| a > 0.0 && a < b);
     if below(l1_point, l2) {
-        notes.push(
-            [
-                "L1 point flagged: right of the L2 point (",
-                &b(l1_point),
-                " at L1 below ",
-                &b(l2),
-                " at L2, which counts every client)",
-            ]
-            .concat(),
-        );
+        notes.push(["L1 point flagged: ", &b(l1_point), " < L2's ", &b(l2)].concat());
     }
     if below(l2, dram) {
-        notes.push(
-            [
-                "L2 point flagged: right of the DRAM point (",
-                &b(l2),
-                " at L2 below ",
-                &b(dram),
-                " from DRAM)",
-            ]
-            .concat(),
-        );
+        notes.push(["L2 point flagged: ", &b(l2), " < DRAM's ", &b(dram)].concat());
     }
     LevelBytes {
         dram,
