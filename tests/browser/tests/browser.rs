@@ -1665,8 +1665,8 @@ async fn two_runs_compare_run_against_run() -> Result<(), BoxError> {
         .await?;
         let picked = b
             .wait_js(
-                "const a = document.getElementById('compare-a').value, \
-                 c = document.getElementById('compare-b').value; \
+                "const end = (id) => document.getElementById(id).value.split('#').pop(); \
+                 const a = end('compare-a'), c = end('compare-b'); \
                  return a === '0.6' && c === '1.6' && [a, c];",
                 WAIT,
             )
