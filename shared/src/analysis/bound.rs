@@ -21,8 +21,7 @@
 //! percentages, so the table, the viewer and a per-launch comparison with ncu's rules all
 //! read one formula.
 
-use serde::{Deserialize, Serialize};
-
+pub use crate::analysis::metrics::BoundBy;
 use crate::analysis::metrics::{self, SpeedOfLight, Verdict, VerdictKind};
 use crate::model::artifact::LaunchCounters;
 use crate::model::counters as c;
@@ -86,18 +85,6 @@ pub const PIPES: &[Pipe] = &[
         counters: &[c::PIPE_TEX_INST_PCT.name],
     },
 ];
-
-/// The unit that bounds a kernel and how close to its peak it runs: the table's `bound_by`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BoundBy {
-    /// A pipe key of [`PIPES`] (`tensor`, `fma`, `fp64`, `alu`, `xu`, `lsu`, ...), `sm`
-    /// (compute-bound, no pipe counters), a memory level (`dram`, `l2`, `l1`), `memory`
-    /// (memory-bound, no level figures), or `latency`.
-    pub unit: String,
-    /// The unit's utilization, % of its peak; for `latency`, the larger of Compute (SM) and
-    /// Memory Throughput.
-    pub pct_of_peak: Option<f64>,
-}
 
 impl BoundBy {
     /// For people: `tensor pipe at 43.6% of peak`, `dram at 88.5% of peak`, `latency

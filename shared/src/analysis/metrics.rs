@@ -324,12 +324,24 @@ impl VerdictKind {
 pub struct Verdict {
     /// The verdict.
     pub kind: VerdictKind,
-    /// The numbers and the threshold, in one line (and, from [`crate::analysis::bound::verdict`], the
+    /// The numbers and the threshold, in one line (and, from `analysis::bound::verdict`, the
     /// unit that bounds the kernel).
     pub reason: String,
-    /// The unit that bounds the kernel ([`crate::analysis::bound`]); `None` from [`verdict`] alone.
+    /// The unit that bounds the kernel (`analysis::bound`); `None` from [`verdict`] alone.
     #[serde(default)]
-    pub bound_by: Option<crate::analysis::bound::BoundBy>,
+    pub bound_by: Option<BoundBy>,
+}
+
+/// The unit that bounds a kernel and how close to its peak it runs: the table's `bound_by`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoundBy {
+    /// A pipe key of `analysis::bound::PIPES` (`tensor`, `fma`, `fp64`, `alu`, `xu`, `lsu`, ...), `sm`
+    /// (compute-bound, no pipe counters), a memory level (`dram`, `l2`, `l1`), `memory`
+    /// (memory-bound, no level figures), or `latency`.
+    pub unit: String,
+    /// The unit's utilization, % of its peak; for `latency`, the larger of Compute (SM) and
+    /// Memory Throughput.
+    pub pct_of_peak: Option<f64>,
 }
 
 /// The Speed-of-Light verdict: compute-bound when SM throughput is at least [`BUSY_PCT`] and
