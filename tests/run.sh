@@ -31,7 +31,7 @@ if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   $sudo apt-get install -y --no-install-recommends python3-venv
 fi
 cargo build -p capture
-bash tests/oracle/ncu_report_check.sh target/debug/capture
+bash tests/oracle/ncu_report_check.sh "${CARGO_TARGET_DIR:-target}/debug/capture"
 
 step "shared builds for wasm32-unknown-unknown"
 cargo build -p roofline-shared --target wasm32-unknown-unknown

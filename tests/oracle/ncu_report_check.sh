@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-capture=${1:-$root/target/debug/capture}
+capture=${1:-${CARGO_TARGET_DIR:-$root/target}/debug/capture}
 [ -x "$capture" ] || cargo build -p capture
 venv=$root/target/oracle-venv
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import ncu_report' 2>/dev/null; then
