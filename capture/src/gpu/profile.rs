@@ -104,6 +104,32 @@ pub struct Collected {
     pub program_status: Option<i32>,
 }
 
+/// A collection's warnings, in order: the requested metrics ncu dropped (`missing`), the
+/// reader's warnings on its raw page `raw_csv`, then ncu's own (`ncu_warnings`).
+pub fn collection_warnings(
+    cache: CacheControl,
+    missing: &[&str],
+    reader_warnings: &[shared::read::ncu::Warning],
+    raw_csv: &Path,
+    ncu_warnings: Vec<String>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "{} ncu collection: requested metrics absent from the export (ncu dropped them): {}",
+            cache_name(cache),
+            missing.join(", ")
+        ));
+    }
+    warnings.extend(
+        reader_warnings
+            .iter()
+            .map(|w| format!("{}: {w}", raw_csv.display())),
+    );
+    warnings.extend(ncu_warnings);
+    warnings
+}
+
 /// Collects one report under `cache` through `profiler` and reads its pages back.
 pub fn collect(
     profiler: &dyn Profiler,
@@ -129,25 +155,18 @@ pub fn collect(
         files::read_export(&out.details_csv)?,
     ];
     let (launches, reader_warnings) = shared::read::ncu::combine(exports);
-    let mut warnings = Vec::new();
     let missing = target
         .pass
         .depth()
         .map(|d| ncu::missing_metrics_at(&launches, d))
         .unwrap_or_default();
-    if !missing.is_empty() {
-        warnings.push(format!(
-            "{} ncu collection: requested metrics absent from the export (ncu dropped them): {}",
-            cache_name(cache),
-            missing.join(", ")
-        ));
-    }
-    warnings.extend(
-        reader_warnings
-            .iter()
-            .map(|w| format!("{}: {w}", out.raw_csv.display())),
+    let warnings = collection_warnings(
+        cache,
+        &missing,
+        &reader_warnings,
+        &out.raw_csv,
+        out.warnings,
     );
-    warnings.extend(out.warnings);
     let inputs = [&out.raw_csv, &out.details_csv]
         .iter()
         .filter_map(|p| p.file_name())

@@ -232,21 +232,14 @@ pub fn profiling_pass(
         files::read_export(&out.details_csv)?,
     ];
     let (rows, reader_warnings) = shared::read::ncu::combine(exports);
-    let mut warnings = Vec::new();
     let missing = ncu::missing_metrics_at(&rows, depth);
-    if !missing.is_empty() {
-        warnings.push(format!(
-            "{} ncu collection: requested metrics absent from the export (ncu dropped them): {}",
-            cache_name(cache),
-            missing.join(", ")
-        ));
-    }
-    warnings.extend(
-        reader_warnings
-            .iter()
-            .map(|w| format!("{}: {w}", out.raw_csv.display())),
+    let mut warnings = super::profile::collection_warnings(
+        cache,
+        &missing,
+        &reader_warnings,
+        &out.raw_csv,
+        out.warnings,
     );
-    warnings.extend(out.warnings);
     let profiled = rows.len();
     let (assigned, mut assign_warnings) = sampling::scale::assign(plan, rows);
     warnings.append(&mut assign_warnings);
