@@ -180,8 +180,8 @@ def main():
         "raw_stdout": cut_raw(raw_stdout),
         "raw_full": cut_raw(raw_full),
         "raw_sample": cut_raw(SAMPLES / "h200-ncu-cold-raw.csv", launches=3),
-        "raw_pytorch": cut_raw(SAMPLES / "h200-pytorch-ncu-cold-raw.csv", launches=3),
-        "details_pytorch": head_lines(SAMPLES / "h200-pytorch-ncu-cold-details.csv", 10),
+        "raw_gpt2": cut_raw(SAMPLES / "h200-gpt2-bf16-ncu-cold-raw.csv", launches=3),
+        "details_gpt2": head_lines(ROOT / "tests" / "fixtures" / "ncu-h200-torch" / "gpt2_bf16_profile_details.csv", 10),
     }
     for name, text in exports.items():
         write("ncu_read_export", name, text)
@@ -206,7 +206,7 @@ def main():
     # artifact_json: real artifacts, slimmed.
     write("artifact_json", "golden_import", slim_artifact(GOLDEN, kernels=2))
     write("artifact_json", "run", slim_artifact(SAMPLES / "h200.json", kernels=2))
-    write("artifact_json", "profile_pytorch", slim_artifact(SAMPLES / "h200-pytorch.json", kernels=2))
+    write("artifact_json", "profile_gpt2", slim_artifact(SAMPLES / "h200-gpt2-bf16.json", kernels=2))
     write("artifact_json", "minimal", '{"schema": 1, "kernels": [{"name": "k", "function": "k"}]}')
 
     # merge_table: operation byte, artifact, then exports, separated by 0xFF.

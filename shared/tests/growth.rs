@@ -224,3 +224,62 @@ fn distinct_short_names_of_many_kernels_take_near_linear_time() {
         assert_eq!(short.len(), n);
     });
 }
+
+/// A timings artifact of `n` kernels and `n` launches of them as ncu names them (each
+/// `kernel_i(float *, int)` with DRAM bytes), the last launch of a function the artifact
+/// lacks: the merge must look the kernel up, not try every kernel per launch.
+fn timings_and_launches(
+    n: usize,
+) -> (
+    shared::model::artifact::Artifact,
+    Vec<shared::model::artifact::LaunchCounters>,
+) {
+    use shared::model::artifact::{
+        Artifact, KernelRecord, LaunchCounters, Metric, MetricValue, Provenance,
+    };
+    let mut artifact = Artifact::new(Provenance::default());
+    artifact.kernels = (0..n)
+        .map(|i| KernelRecord::new(format!("k{i}"), format!("kernel_{i}")))
+        .collect();
+    let mut launches: Vec<LaunchCounters> = (0..=n)
+        .map(|i| {
+            let mut l = LaunchCounters {
+                id: i as u64,
+                function: format!("kernel_{i}(float *, int)"),
+                ..Default::default()
+            };
+            l.metrics.insert(
+                shared::model::counters::DRAM_BYTES.name.into(),
+                Metric {
+                    unit: "byte".into(),
+                    value: MetricValue::Number(1024.0),
+                },
+            );
+            l
+        })
+        .collect();
+    // Launches in reverse order, so the first kernel tried is never the one.
+    launches.reverse();
+    (artifact, launches)
+}
+
+#[test]
+fn merging_counters_into_many_kernels_takes_near_linear_time() {
+    assert_near_linear("merge", 20_000, Duration::from_secs(10), |n| {
+        let (mut artifact, launches) = timings_and_launches(n);
+        shared::analysis::merge::attach_counters(
+            &mut artifact,
+            launches,
+            shared::model::artifact::CacheControl::Cold,
+        )
+        .expect("every kernel has a launch");
+        assert!(artifact
+            .kernels
+            .iter()
+            .all(|k| k.cold.as_ref().is_some_and(|c| c.launches.len() == 1)));
+        assert!(artifact
+            .warnings
+            .iter()
+            .any(|w| w.contains(&format!("kernel_{n}("))));
+    });
+}

@@ -2,7 +2,7 @@
 //! kernel record per function name) and `merge` (counters joined to the kernel records of a
 //! timings artifact by function name).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use thiserror::Error;
 
@@ -46,6 +46,42 @@ pub fn names_function(ncu_name: &str, function: &str) -> bool {
         Some("") => true,
         Some(rest) => rest.starts_with('(') || rest.starts_with('<'),
         None => false,
+    }
+}
+
+/// The kernels' function names for [`names_function`] looked up by hash rather than by
+/// trying every kernel per launch (an export of 100,000 launches against 100,000 kernels
+/// was 10^10 comparisons): the functions an ncu name can denote are the whole name and its
+/// prefixes that end just before a `(` or a `<`.
+struct FunctionIndex<'a> {
+    /// The first kernel of each function name.
+    first: HashMap<&'a str, usize>,
+    /// The byte lengths of the function names (only prefixes of these lengths are looked up).
+    lengths: HashSet<usize>,
+}
+
+impl<'a> FunctionIndex<'a> {
+    fn of(kernels: &'a [KernelRecord]) -> Self {
+        let mut first = HashMap::new();
+        let mut lengths = HashSet::new();
+        for (i, k) in kernels.iter().enumerate() {
+            first.entry(k.function.as_str()).or_insert(i);
+            lengths.insert(k.function.len());
+        }
+        FunctionIndex { first, lengths }
+    }
+
+    /// The first kernel whose function `ncu_name` denotes (as the first kernel for which
+    /// [`names_function`] holds), if any.
+    fn first_named_by(&self, ncu_name: &str) -> Option<usize> {
+        let whole = self.first.get(ncu_name).copied();
+        let prefixes = ncu_name
+            .bytes()
+            .enumerate()
+            .filter(|&(at, b)| (b == b'(' || b == b'<') && self.lengths.contains(&at))
+            .filter_map(|(at, _)| ncu_name.get(..at))
+            .filter_map(|prefix| self.first.get(prefix).copied());
+        whole.into_iter().chain(prefixes).min()
     }
 }
 
@@ -187,19 +223,27 @@ pub fn attach_counters(
     };
     let mut sets: Vec<Vec<LaunchCounters>> = vec![Vec::new(); artifact.kernels.len()];
     let mut unknown: Vec<String> = Vec::new();
+    let mut unknown_seen: HashSet<String> = HashSet::new();
+    let functions = FunctionIndex::of(&artifact.kernels);
+    // Launches of one function repeat: each distinct ncu name is matched once.
+    let mut matched: HashMap<String, Option<usize>> = HashMap::new();
     for launch in launches {
-        match artifact
-            .kernels
-            .iter()
-            .position(|k| names_function(&launch.function, &k.function))
-        {
+        let found = match matched.get(&launch.function) {
+            Some(&found) => found,
+            None => {
+                let found = functions.first_named_by(&launch.function);
+                matched.insert(launch.function.clone(), found);
+                found
+            }
+        };
+        match found {
             Some(i) => {
                 if let Some(set) = sets.get_mut(i) {
                     set.push(launch);
                 }
             }
             None => {
-                if !unknown.contains(&launch.function) {
+                if unknown_seen.insert(launch.function.clone()) {
                     unknown.push(launch.function);
                 }
             }
