@@ -127,14 +127,43 @@ pub fn refuse_output_among_inputs<'a>(
 }
 
 /// Reads a whole input file (a report or a source-page export for `capture source`),
-/// un-gzipping it when its name ends in `.gz`; errors name the file.
+/// un-gzipping it when its name ends in `.gz`; errors name the file. Bounded as artifacts
+/// are: binary data that is not a report (`/dev/zero`) is refused from its first 64 KiB,
+/// and more than [`MAX_ARTIFACT_BYTES`] (read, or after gunzip) is refused rather than held.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    let bytes = fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
-            .with_context(|| format!("{}: cannot gunzip", path.display()))?;
-        return Ok(out);
+    use std::io::Read;
+    let name = shown(path);
+    let gz = path.extension().is_some_and(|e| e == "gz");
+    let file = fs::File::open(path).with_context(|| format!("{name}: cannot read"))?;
+    let reader: Box<dyn Read> = if gz {
+        Box::new(flate2::read::GzDecoder::new(std::io::BufReader::new(file)))
+    } else {
+        Box::new(file)
+    };
+    let what = if gz { "cannot gunzip" } else { "cannot read" };
+    let after = if gz { " (after gunzip)" } else { "" };
+    let mut head = reader.take(MAX_ARTIFACT_BYTES + 1);
+    let mut bytes = Vec::new();
+    (&mut head)
+        .take(64 << 10)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{name}: {what}"))?;
+    if !shared::read::ncu_rep::is_report(&bytes) {
+        if let Some(at) = bytes.iter().position(|&b| b == 0) {
+            anyhow::bail!(
+                "{name}: byte {at}{after}: binary data (0x00), neither an Nsight Compute \
+                 report (.ncu-rep) nor a CSV text export"
+            );
+        }
+    }
+    head.read_to_end(&mut bytes)
+        .with_context(|| format!("{name}: {what}"))?;
+    if bytes.len() as u64 > MAX_ARTIFACT_BYTES {
+        anyhow::bail!(
+            "{name}: larger than {} GiB{after}, more than any report or export capture \
+             reads; not read",
+            MAX_ARTIFACT_BYTES >> 30
+        );
     }
     Ok(bytes)
 }

@@ -22,16 +22,6 @@ fn launches_of(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<LaunchSource>
     }
 }
 
-/// Writes `text` to stdout; a reader that went away (`| head`) ends the output quietly.
-fn emit(text: &str) -> Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
-}
-
 /// `capture source`.
 pub fn source(args: &SourceArgs) -> Result<ExitCode> {
     let pattern = Regex::new(&args.kernel).map_err(|e| {
@@ -73,13 +63,15 @@ pub fn source(args: &SourceArgs) -> Result<ExitCode> {
     }
     if args.all_launches {
         match args.format {
-            SourceFormat::Json => emit(&(serde_json::to_string_pretty(&matching)? + "\n"))?,
+            SourceFormat::Json => {
+                crate::out::print(&(serde_json::to_string_pretty(&matching)? + "\n"))?
+            }
             SourceFormat::Text => {
                 let text: Vec<String> = matching
                     .iter()
                     .map(|l| source::to_text(l, args.top))
                     .collect();
-                emit(&text.join("\n"))?;
+                crate::out::print(&text.join("\n"))?;
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -90,9 +82,9 @@ pub fn source(args: &SourceArgs) -> Result<ExitCode> {
     };
     match args.format {
         SourceFormat::Json => {
-            emit(&(serde_json::to_string_pretty(&longest.instructions)? + "\n"))?;
+            crate::out::print(&(serde_json::to_string_pretty(&longest.instructions)? + "\n"))?;
         }
-        SourceFormat::Text => emit(&source::to_text(longest, args.top))?,
+        SourceFormat::Text => crate::out::print(&source::to_text(longest, args.top))?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -148,3 +148,33 @@ fn many_rows_sharing_one_id_stay_apart_with_one_warning() {
         "{collisions:?}"
     );
 }
+
+#[test]
+fn the_same_export_given_twice_warns_and_keeps_each_launch_once() {
+    let (launches, warnings) = combine_named(vec![
+        ("a.csv".into(), read(RAW)),
+        ("a.csv".into(), read(RAW)),
+    ]);
+    let names: Vec<&str> = launches.iter().map(|l| l.function.as_str()).collect();
+    assert_eq!(names, ["copy", "fma_loop"]);
+    let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter().any(|w| w.contains(
+            "launch ID 0 of process 656 (copy) is in a.csv and again, with the same values \
+             and nothing more, in a.csv (and 1 more like it); kept once"
+        )),
+        "{text:?}"
+    );
+    // A raw and a details page of one launch share some metrics: joined without a word.
+    let raw = include_str!("../../tests/fixtures/ncu-h200/probe_full_raw.csv");
+    let details = include_str!("../../tests/fixtures/ncu-h200/probe_full_details.csv");
+    let (launches, warnings) = combine_named(vec![
+        ("raw.csv".into(), read(raw)),
+        ("details.csv".into(), read(details)),
+    ]);
+    assert_eq!(launches.len(), 1, "the two pages of one launch join");
+    assert!(
+        !warnings.iter().any(|w| w.to_string().contains("again")),
+        "{warnings:?}"
+    );
+}

@@ -618,6 +618,9 @@ fn ncu_args_of(args: &ProfileArgs) -> Vec<String> {
 /// views need.
 pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
     let cfg = resolve_profile(args)?;
+    // `-o train.py -- python train.py` would replace the program's script.
+    let program_files: Vec<std::path::PathBuf> = cfg.program.iter().map(Into::into).collect();
+    crate::files::refuse_output_among_inputs(&cfg.output, &program_files)?;
     let ncu = Ncu::locate(args.ncu.as_deref(), Duration::from_secs(args.ncu_timeout))?;
     profile_with(&cfg, &ncu)
 }

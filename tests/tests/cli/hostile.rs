@@ -23,6 +23,21 @@ fn printing_commands(dir: &Path) -> Vec<Vec<String>> {
         .iter()
         .map(|f| vec!["table".into(), g.clone(), "--format".into(), (*f).into()])
         .collect();
+    for format in ["table", "markdown", "json"] {
+        cmds.push(
+            ["diff", &g, &g, "--format", format]
+                .map(String::from)
+                .to_vec(),
+        );
+    }
+    let page = s(&root().join("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz")).to_string();
+    for format in ["text", "json"] {
+        cmds.push(
+            ["source", &page, "--kernel", "nvjet", "--format", format]
+                .map(String::from)
+                .to_vec(),
+        );
+    }
     cmds.push(vec!["schema".into()]);
     cmds.push(vec!["ncu-command".into()]);
     cmds.push(vec!["import".into(), raw.clone(), "-o".into(), out.clone()]);
@@ -140,6 +155,51 @@ fn endless_or_binary_inputs_are_refused_at_once() {
             "{args:?}: {err}"
         );
     }
+    // Every other file argument: exports and reports (import, merge, diff) and the inputs
+    // of `source`, refused from their first bytes rather than read to the end.
+    let page = root().join("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz");
+    let timings = s(&golden()).to_string();
+    for args in [
+        vec!["import", "/dev/zero", "-o", s(&out)],
+        vec![
+            "merge",
+            "--timings",
+            &timings,
+            "--ncu",
+            "/dev/zero",
+            "-o",
+            s(&out),
+        ],
+        vec![
+            "merge",
+            "--timings",
+            &timings,
+            "--ncu",
+            s(&raw),
+            "--ncu-warm",
+            "/dev/zero",
+            "-o",
+            s(&out),
+        ],
+        vec!["diff", "/dev/zero", &timings],
+        vec!["diff", &timings, "/dev/zero"],
+        vec!["source", "/dev/zero", "--kernel", "."],
+        vec![
+            "source",
+            s(&page),
+            "--kernel",
+            "nvjet",
+            "--sass",
+            "/dev/zero",
+        ],
+    ] {
+        let (code, _, err) = run_capture(&args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: /dev/zero: byte 0") && err.contains("binary data"),
+            "{args:?}: {err}"
+        );
+    }
     // A report given to `table`: what it is and what to do.
     let report = root().join("site/samples/h200-two-process.ncu-rep");
     let (code, _, err) = run_capture(&["table", s(&report)]);
@@ -222,4 +282,16 @@ fn a_file_name_with_a_newline_stays_on_one_line() {
     assert_eq!(code, Some(1), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
     assert!(err.contains("two\\nlines.json"), "{err:?}");
+}
+
+#[test]
+fn a_profile_output_that_is_a_file_of_the_program_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("train.py");
+    std::fs::write(&script, b"print(1)\n").expect("write");
+    // Refused before ncu is looked for: no Nsight Compute is needed to see the mistake.
+    let (code, _, err) = run_capture(&["profile", "-o", s(&script), "--", "python3", s(&script)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is also an input"), "{err}");
+    assert_eq!(std::fs::read(&script).expect("read"), b"print(1)\n");
 }

@@ -11,7 +11,9 @@
 //!   or an export whose IDs were edited; kept as two launches;
 //! - the same key with different values: kept as two launches;
 //! - a row of a raw page repeated exactly (same key, same values, in one export): a true
-//!   duplicate, dropped.
+//!   duplicate, dropped;
+//! - a whole row (raw page) given again in another raw page with the same values and no
+//!   metric more (the same export given twice): kept once.
 //!
 //! Each kind of collision gives one warning, with its count and its first instance, so a
 //! million rows sharing an ID give three lines at most, not a million. Linear in the number
@@ -51,7 +53,12 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
     let mut other_kernel = Collisions::default();
     let mut other_values = Collisions::default();
     let mut duplicates = Collisions::default();
+    let mut given_twice = Collisions::default();
     let names: Vec<String> = exports.iter().map(|(n, _)| n.clone()).collect();
+    let whole: Vec<bool> = exports
+        .iter()
+        .map(|(_, x)| matches!(x.page, Page::Raw | Page::GuiRaw))
+        .collect();
     for (e, (_, export)) in exports.into_iter().enumerate() {
         warnings.extend(export.warnings);
         // Each row of these pages is a whole launch: a second one with the same key in the
@@ -82,6 +89,23 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                             )
                         });
                     } else {
+                        let first_in = origin.get(i).copied().unwrap_or(e);
+                        if whole_rows
+                            && whole.get(first_in) == Some(&true)
+                            && adds_nothing(existing, &launch)
+                        {
+                            given_twice.note(|| {
+                                format!(
+                                    "launch ID {}{} ({}) is in {} and again, with the same \
+                                     values and nothing more, in {}",
+                                    launch.id,
+                                    process(launch.process_id),
+                                    launch.function,
+                                    names.get(first_in).map_or("", String::as_str),
+                                    names.get(e).map_or("", String::as_str)
+                                )
+                            });
+                        }
                         merge_into(existing, launch);
                     }
                     continue;
@@ -142,6 +166,9 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
     if let Some(w) = duplicates.warning("the repeats are dropped") {
         warnings.push(w);
     }
+    if let Some(w) = given_twice.warning("kept once (the same export given twice?)") {
+        warnings.push(w);
+    }
     (launches, warnings)
 }
 
@@ -199,6 +226,18 @@ fn conflicts(a: &LaunchCounters, b: &LaunchCounters) -> bool {
             && a.metrics
                 .get(name)
                 .is_some_and(|e| e.value != MetricValue::Missing && e != m)
+    })
+}
+
+/// Whether `other` (which does not [`conflicts`] with `existing`) holds no metric that
+/// `existing` lacks: a second copy of the same whole row, not another page of the launch.
+fn adds_nothing(existing: &LaunchCounters, other: &LaunchCounters) -> bool {
+    other.metrics.iter().all(|(name, m)| {
+        m.value == MetricValue::Missing
+            || existing
+                .metrics
+                .get(name)
+                .is_some_and(|e| e.value != MetricValue::Missing)
     })
 }
 
