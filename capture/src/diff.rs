@@ -40,7 +40,7 @@ fn read_run(path: &Path) -> Result<Artifact> {
     let paths = [path.to_path_buf()];
     let (launches, warnings) = import::read_exports(&paths)?;
     for w in &warnings {
-        crate::out::eprint_line(&format!("warning: {w}"));
+        crate::out::warn(&w.to_string());
     }
     Ok(merge::import_launches(
         launches,
@@ -85,7 +85,7 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             .into());
         }
         for r in &reasons {
-            crate::out::eprint_line(&format!("warning: not comparable (--force): {r}"));
+            crate::out::warn(&format!("not comparable (--force): {r}"));
         }
     }
     let failed = d.gate.as_ref().is_some_and(|g| g.failed);

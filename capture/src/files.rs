@@ -178,7 +178,7 @@ pub fn read_artifact(path: &Path) -> Result<Artifact> {
         |n| shared::text::escape::controls(&n.to_string_lossy()).into_owned(),
     );
     for w in dropped {
-        crate::out::eprint_line(&format!("warning: {name}: {w}"));
+        crate::out::warn(&format!("{name}: {w}"));
     }
     Ok(artifact)
 }

@@ -61,7 +61,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     let n_launches = launches.len();
     let n_warnings = warnings.len();
     for w in &warnings {
-        out::eprint_line(&format!("warning: {w}"));
+        out::warn(&w.to_string());
     }
     let artifact = merge::import_launches(
         launches,
@@ -101,7 +101,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
     let mut attach = |paths: &[PathBuf], cache: CacheControl| -> Result<()> {
         let (launches, warnings) = read_exports(paths)?;
         for w in &warnings {
-            out::eprint_line(&format!("warning: {w}"));
+            out::warn(&w.to_string());
         }
         artifact
             .warnings

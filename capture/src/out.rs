@@ -61,12 +61,28 @@ fn classify(e: io::Error) -> anyhow::Error {
 }
 
 /// Writes `line` and a newline to standard error, best effort (see the module's doc).
+/// Control characters other than the newline (a terminal escape in a kernel or file name
+/// quoted by a message) are written escaped, never raw.
 pub fn eprint_line(line: &str) {
+    let shown: Vec<_> = line
+        .split('\n')
+        .map(shared::text::escape::controls)
+        .collect();
+    let line = shown.join("\n");
     let mut err = io::stderr().lock();
     let _ = err
         .write_all(line.as_bytes())
         .and_then(|()| err.write_all(b"\n"))
         .and_then(|()| err.flush());
+}
+
+/// `warning: ` and `text` on one line of standard error: every control character of `text`
+/// escaped, a newline too (a kernel name with a newline cannot split the warning).
+pub fn warn(text: &str) {
+    eprint_line(&format!(
+        "warning: {}",
+        shared::text::escape::controls(text)
+    ));
 }
 
 #[cfg(test)]

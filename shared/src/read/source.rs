@@ -405,14 +405,15 @@ fn cell(v: Option<f64>) -> String {
 }
 
 /// The launch as text: a summary line, the `hot` hottest instructions, then every
-/// instruction in address order.
+/// instruction in address order. The kernel name and the SASS are shown with control
+/// characters escaped (a terminal escape in a name is never written raw).
 pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{} (launch {}): {} instructions, {} executed, {} warp-state samples",
-        launch.kernel,
+        crate::text::escape::controls(&launch.kernel),
         launch.launch,
         launch.instructions.len(),
         count(launch.inst_executed()),
@@ -431,9 +432,10 @@ pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
             stall,
             cell(i.l2_sectors_global_excessive),
             cell(i.l1_wavefronts_shared_excessive),
-            i.sass
-                .as_deref()
-                .unwrap_or("(SASS not in a report; see --sass)"),
+            i.sass.as_deref().map_or_else(
+                || "(SASS not in a report; see --sass)".into(),
+                crate::text::escape::controls
+            ),
         );
     };
     let header = format!(

@@ -295,3 +295,57 @@ fn a_profile_output_that_is_a_file_of_the_program_is_refused() {
     assert!(err.contains("is also an input"), "{err}");
     assert_eq!(std::fs::read(&script).expect("read"), b"print(1)\n");
 }
+
+/// Whether `text` holds a control character other than a newline, or a bidi override.
+fn raw_controls(text: &str) -> Option<char> {
+    text.chars()
+        .find(|&c| (c.is_control() && c != '\n') || c == '\u{202e}')
+}
+
+#[test]
+fn hostile_names_are_escaped_in_diff_source_and_warnings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let art = import(dir.path(), &[fixture("bad/hostile_names.csv")]);
+    let a = s(&art);
+    for format in ["table", "markdown"] {
+        let (code, out, err) = run_capture(&["diff", a, a, "--format", format]);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(raw_controls(&out), None, "diff {format}: {out:?}");
+        assert!(out.contains("\\u{1b}[2J"), "diff {format}: {out}");
+        let rows = out.lines().filter(|l| l.contains("evil")).count();
+        assert_eq!(rows, 1, "diff {format}: the newline split the row: {out}");
+    }
+    // A source page whose kernel name and SASS carry terminal escapes.
+    let page = dir.path().join("source.csv");
+    std::fs::write(
+        &page,
+        "\"Kernel Name\",\"evil\u{1b}[2J\u{202e}k(int)\",\n\
+         \"Address\",\"Source\",\"# Samples\",\"Instructions Executed\"\n\
+         \"0x10\",\"  LDG\u{1b}]52;c;aGk=\u{7} R2\",\"7\",\"1,024\"\n",
+    )
+    .expect("write");
+    let (code, out, err) = run_capture(&["source", s(&page), "--kernel", "."]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(raw_controls(&out), None, "source: {out:?}");
+    assert!(out.contains("evil\\u{1b}[2J\\u{202e}k(int)"), "{out}");
+    // Warnings quoting such names (two kernels given one launch ID) stay on one line.
+    let text = std::fs::read_to_string(fixture("bad/hostile_names.csv")).expect("read");
+    let dup = dir.path().join("dup.csv");
+    std::fs::write(
+        &dup,
+        text.replace("\"1\",\"656\",\"cprobe\"", "\"0\",\"656\",\"cprobe\""),
+    )
+    .expect("write");
+    let out_json = dir.path().join("dup.json");
+    let (code, _, err) = run_capture(&["import", s(&dup), "-o", s(&out_json)]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(raw_controls(&err), None, "{err:?}");
+    let warning = err
+        .lines()
+        .find(|l| l.contains("is both"))
+        .unwrap_or_else(|| panic!("no collision warning: {err}"));
+    assert!(
+        warning.contains("\\u{1b}[2J") && warning.contains("|x\\ny"),
+        "{warning}"
+    );
+}

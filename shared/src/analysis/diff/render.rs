@@ -3,6 +3,7 @@
 //! failures come first in every human form.
 
 use super::{KernelDiff, KernelSide, MetricMove, RunDiff};
+use crate::text::escape;
 use crate::text::format::{fmt_si, sig3};
 
 /// Column headers of the human forms.
@@ -210,7 +211,13 @@ impl RunDiff {
 
     /// Aligned text for a terminal (three moved metrics per kernel).
     pub fn to_text(&self) -> String {
-        let rows: Vec<[String; 10]> = self.kernels.iter().map(|k| k.cells(3)).collect();
+        // Kernel names are the program's: control characters (a terminal escape, a
+        // newline) are shown escaped, never written raw.
+        let rows: Vec<[String; 10]> = self
+            .kernels
+            .iter()
+            .map(|k| k.cells(3).map(|c| escape::controls(&c).into_owned()))
+            .collect();
         let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
         for r in &rows {
             for (w, c) in widths.iter_mut().zip(r) {
@@ -236,7 +243,7 @@ impl RunDiff {
         };
         let mut out = String::new();
         for p in self.preamble() {
-            out.push_str(&p);
+            out.push_str(&escape::controls(&p));
             out.push('\n');
         }
         out.push('\n');
@@ -252,16 +259,17 @@ impl RunDiff {
         }
         out.push('\n');
         for e in self.epilogue() {
-            out.push_str(&e);
+            out.push_str(&escape::controls(&e));
             out.push('\n');
         }
         out
     }
 
     /// GitHub-flavoured Markdown for a pull-request comment: the gate first, the table with
-    /// every moved metric, then the kernels of one run and the total (pipes escaped).
+    /// every moved metric, then the kernels of one run and the total (pipes and control
+    /// characters escaped).
     pub fn to_markdown(&self) -> String {
-        let esc = |s: &str| s.replace('|', "\\|");
+        let esc = |s: &str| escape::markdown_cell(s).into_owned();
         let mut out = String::new();
         for (i, p) in self.preamble().iter().enumerate() {
             if i == 0 && self.gate.is_some() {
