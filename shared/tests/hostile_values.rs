@@ -177,3 +177,27 @@ fn negative_peaks_and_ceilings_are_warnings_and_missing() {
         );
     }
 }
+
+#[test]
+fn a_gui_line_with_an_unclosed_quote_names_the_lines_it_swallowed() {
+    let mut lines: Vec<String> = GUI.lines().map(str::to_string).collect();
+    // Line 5 opens a quote; the next quote is the one opening "Grid Size"'s value.
+    lines.insert(4, "\"unterminated,quote".into());
+    let grid = lines
+        .iter()
+        .position(|l| l.starts_with("Grid Size,"))
+        .expect("Grid Size line")
+        + 1;
+    let export = read_export(lines.join("\n").as_bytes()).expect("reads");
+    assert!(export
+        .launches
+        .iter()
+        .all(|l| l.metrics.iter().all(|(n, _)| !n.contains('\n'))));
+    let w: Vec<String> = export.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        w.iter().any(|w| w.starts_with(&format!(
+            "line 5: a quote opened here is not closed until line {grid}: \"unterminated,quote\\nFunction Name"
+        )) && w.ends_with(&format!("lines 5 to {grid} skipped"))),
+        "{w:?}"
+    );
+}

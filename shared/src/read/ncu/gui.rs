@@ -99,6 +99,26 @@ impl PageReader for Page {
             warnings.push(Some(row.line), "line has no field name; skipped");
             return Ok(());
         }
+        if field.contains('\n') {
+            // ncu writes one `name,value` per line: a name over several lines is a quote
+            // left open, which swallowed the lines up to the next quote.
+            let newlines: usize = record
+                .iter()
+                .map(|f| f.iter().filter(|&&b| b == b'\n').count())
+                .sum();
+            warnings.push(
+                Some(row.line),
+                format!(
+                    "a quote opened here is not closed until line {}: \"{}\" is no field \
+                     name; lines {} to {} skipped",
+                    row.line + newlines as u64,
+                    crate::text::escape::one_line(&field, 60),
+                    row.line,
+                    row.line + newlines as u64
+                ),
+            );
+            return Ok(());
+        }
         if record.len() < 2 {
             // Every line of the export is `name,value`: without the comma it is no metric.
             warnings.push(
