@@ -42,7 +42,7 @@ pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
 /// appended; rules are those of one export (a report's where there is one, else the first
 /// that has any).
 pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Vec<Warning>) {
-    let mut launches: Vec<LaunchCounters> = Vec::new();
+    let mut kept = Kept::default();
     // Which export each launch came from.
     let mut origin: Vec<usize> = Vec::new();
     // The latest launch of each (process, ID, kernel name hash).
@@ -64,17 +64,16 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
         // Each row of these pages is a whole launch: a second one with the same key in the
         // same export is never a piece of the first.
         let whole_rows = matches!(export.page, Page::Raw | Page::GuiRaw);
-        for launch in export.launches {
+        let mut step = |launch: LaunchCounters, kept: &mut Kept| {
             let key = (launch.process_id, launch.id, name_hash(&launch.function));
-            let at = latest.get(&key).copied().filter(|&i| {
-                launches
-                    .get(i)
-                    .is_some_and(|l| l.function == launch.function)
-            });
+            let at = latest
+                .get(&key)
+                .copied()
+                .filter(|&i| kept.get(i).is_some_and(|l| l.function == launch.function));
             if let Some(i) = at {
                 let same_export = origin.get(i) == Some(&e);
-                let Some(existing) = launches.get_mut(i) else {
-                    continue;
+                let Some(existing) = kept.get_mut(i) else {
+                    return;
                 };
                 if !conflicts(existing, &launch) {
                     if same_export && whole_rows {
@@ -108,7 +107,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                         }
                         merge_into(existing, launch);
                     }
-                    continue;
+                    return;
                 }
                 other_values.note(|| {
                     format!(
@@ -123,7 +122,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                     )
                 });
             } else if let Some(&j) = first.get(&(launch.process_id, launch.id)) {
-                if let Some(other) = launches.get(j) {
+                if let Some(other) = kept.get(j) {
                     let name_of = |k: usize| names.get(k).map_or("", String::as_str);
                     let first_in = origin.get(j).copied().unwrap_or(e);
                     other_kernel.note(|| {
@@ -149,10 +148,29 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
             }
             first
                 .entry((launch.process_id, launch.id))
-                .or_insert(launches.len());
-            latest.insert(key, launches.len());
-            launches.push(launch);
+                .or_insert(kept.len());
+            latest.insert(key, kept.len());
+            kept.push(launch);
             origin.push(e);
+        };
+        if e == 0 {
+            // Kept over the first export's own vector, in place: launch i is taken out and
+            // written back at or before i, so no second vector of launches is made.
+            kept.v = export.launches;
+            for i in 0..kept.v.len() {
+                let Some(slot) = kept.v.get_mut(i) else {
+                    break;
+                };
+                let launch = std::mem::take(slot);
+                step(launch, &mut kept);
+            }
+            kept.v.truncate(kept.len);
+        } else {
+            kept.v.truncate(kept.len);
+            kept.v.reserve_exact(export.launches.len());
+            for launch in export.launches {
+                step(launch, &mut kept);
+            }
         }
     }
     if let Some(w) = other_kernel.warning(
@@ -169,7 +187,39 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
     if let Some(w) = given_twice.warning("kept once (the same export given twice?)") {
         warnings.push(w);
     }
-    (launches, warnings)
+    kept.v.truncate(kept.len);
+    (kept.v, warnings)
+}
+
+/// The launches kept so far: the first `len` of `v` (see [`combine_named`]).
+#[derive(Default)]
+struct Kept {
+    v: Vec<LaunchCounters>,
+    len: usize,
+}
+
+impl Kept {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, i: usize) -> Option<&LaunchCounters> {
+        self.v.get(..self.len).and_then(|kept| kept.get(i))
+    }
+
+    fn get_mut(&mut self, i: usize) -> Option<&mut LaunchCounters> {
+        let len = self.len;
+        self.v.get_mut(..len).and_then(|kept| kept.get_mut(i))
+    }
+
+    /// Keeps `launch` after the others, over a slot already taken from when there is one.
+    fn push(&mut self, launch: LaunchCounters) {
+        match self.v.get_mut(self.len) {
+            Some(slot) => *slot = launch,
+            None => self.v.push(launch),
+        }
+        self.len += 1;
+    }
 }
 
 /// One kind of key collision: how many, and the first, described.
