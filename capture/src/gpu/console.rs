@@ -1,12 +1,9 @@
 //! The console text of the GPU commands: a device in a few lines, one line per measured
-//! ceiling and per timed kernel, the sizes warning, and the summary table. Pure functions
-//! from results to text (apart from [`print_summary`]); [`super::progress`] prints them on
-//! stderr. Percentages and peaks come from `shared::model::roofline`.
+//! ceiling and per timed kernel, the sizes warning. Pure functions from results to text;
+//! [`super::progress`] prints them on stderr. Percentages and peaks come from `shared::model::roofline`.
 
 use shared::analysis::work::device_peak;
-use shared::model::artifact::{
-    Artifact, Check, DeviceInfo, MeasuredCeilings, TensorCeiling, Timing,
-};
+use shared::model::artifact::{Check, DeviceInfo, MeasuredCeilings, TensorCeiling, Timing};
 use shared::model::roofline::{fp32_peak_gflop_per_s, percent_of};
 use shared::model::work_kind::Work;
 
@@ -196,11 +193,6 @@ pub fn kernel_line(
         if c.passed { "ok" } else { "FAILED" },
         c.detail
     )
-}
-
-/// The bytes table of an artifact on stdout.
-pub fn print_summary(artifact: &Artifact) -> anyhow::Result<()> {
-    crate::table::print_table(artifact, crate::cli::TableFormat::Table)
 }
 
 #[cfg(test)]

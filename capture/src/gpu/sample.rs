@@ -30,7 +30,9 @@ use shared::text::names::distinct_short_names;
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use super::ncu::{self, Collection, Pass, ProfileRequest, Profiler};
+use super::ncu::args::{self as ncu, Collection, Pass};
+use super::ncu::judge::missing_metrics_at;
+use super::ncu::{ProfileRequest, Profiler};
 use super::profile::{cache_name, Collected, Target};
 
 /// The timing pass, read back.
@@ -232,7 +234,7 @@ pub fn profiling_pass(
         files::read_export(&out.details_csv)?,
     ];
     let (rows, reader_warnings) = shared::read::ncu::combine(exports);
-    let missing = ncu::missing_metrics_at(&rows, depth);
+    let missing = missing_metrics_at(&rows, depth);
     let mut warnings = super::profile::collection_warnings(
         cache,
         &missing,
