@@ -119,9 +119,9 @@ pub fn fma(
         plausible,
         format!(
             "held SM clock {} MHz from {} cycles spun under FMA load (attribute {} MHz){}",
-            console::opt(mhz.map(|m| format!("{m:.0}"))),
+            console::or_unknown(mhz.map(|m| format!("{m:.0}"))),
             suite::CLOCK_CYCLES,
-            console::opt(attr_mhz.map(|a| format!("{a:.0}"))),
+            console::or_unknown(attr_mhz.map(|a| format!("{a:.0}"))),
             if plausible {
                 ""
             } else {

@@ -3,10 +3,9 @@
 //! from, provenance and the ncu command lines, warnings, and what each kernel asks for (so
 //! a miscount is visible). `pages::overview` lays it out.
 
-use shared::text::format::{fmt_si, sig3};
+use shared::text::format::{fmt_si, opt, sig3};
 
 use super::model::Workspace;
-use super::table::opt;
 
 /// `-` for an absent text.
 fn or_dash(v: Option<String>) -> String {

@@ -7,22 +7,12 @@
 
 use shared::analysis::figures::RankRow;
 use shared::model::artifact::CacheControl;
-use shared::text::format::{fmt_si, sig3};
+use shared::text::format::{fmt_si, ms, opt, sig3};
 
 use super::explain::explain;
 use super::kernel::KernelFigures;
 use super::model::{Column, MetricRow, RunView};
 use super::view::KernelRef;
-
-/// `-` for an absent value, else `f(value)`.
-pub fn opt(value: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    value.map_or_else(|| "-".to_string(), f)
-}
-
-/// Milliseconds to four decimals.
-pub fn ms(v: f64) -> String {
-    format!("{v:.4}")
-}
 
 /// A percentage to one decimal, without the unit (the header has it).
 pub fn pct(v: f64) -> String {
