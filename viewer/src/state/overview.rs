@@ -224,20 +224,7 @@ fn row(label: &'static str, value: impl Into<String>) -> Kv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
-
-    fn sample(name: &str) -> Workspace {
-        let path = format!("{}/../site/samples/{name}", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let (runs, errors) = load_batch(vec![InputFile {
-            name: name.into(),
-            bytes,
-        }]);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
-    }
+    use crate::state::test_support::sample;
 
     #[test]
     fn the_overview_shows_device_ceilings_roofs_and_asks() {

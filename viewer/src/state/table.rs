@@ -585,24 +585,11 @@ pub fn metric_row(m: &MetricRow) -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
-    use crate::state::model::Workspace;
-
-    fn h200() -> Workspace {
-        let path = format!("{}/../site/samples/h200.json", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let (runs, _) = load_batch(vec![InputFile {
-            name: "h200.json".into(),
-            bytes,
-        }]);
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
-    }
+    use crate::state::test_support::sample;
 
     #[test]
     fn rows_carry_their_kernel_selection_and_a_name_that_selects() {
-        let ws = h200();
+        let ws = sample("h200.json");
         let Some(run) = ws.runs.first() else {
             panic!("no run")
         };
@@ -628,7 +615,7 @@ mod tests {
 
     #[test]
     fn the_verdict_sits_beside_the_name() {
-        let ws = h200();
+        let ws = sample("h200.json");
         let Some(run) = ws.runs.first() else {
             panic!("no run")
         };
