@@ -4,6 +4,7 @@
 #   bash tests/device/round5.sh a   # BERT-base (12 layers) training step: plain, --all-launches
 #   bash tests/device/round5.sh b   # same step: timing pass alone, sampled, --depth roofline;
 #                                   # the cost of --source; the suite's kernels with line info
+#   bash tests/device/round5.sh c   # sampled and roofline again after the invocation fix
 # Then, here: bash tests/device/sampling.sh report DIR (the comparison of issue 26).
 # Results land in $OUT as tarballs; wall times in $OUT/walls.txt.
 set -x
@@ -48,6 +49,15 @@ part_b() {
   ls -la $W/source >> $OUT/walls.txt
   find $W/source -name '*.ncu-rep' -o -name '*.csv' | xargs gzip -9
   tar cf $OUT/source.tar -C $W source
+}
+part_c() {
+  # After the fix of ncu's invocation counting (--kernel-name-base mangled): the sampled
+  # profile and its roofline depth again, with a plain run beside them.
+  wall plain4 python3 $B/bert_train_bf16.py > $W/train/plain4.log 2>&1
+  wall sampled2 timeout 300 $C profile --nvtx-include step/ --keep-exports -o $W/train/sampled2.json -- python3 $B/bert_train_bf16.py > $W/train/sampled2.log 2>&1
+  wall roofline2 timeout 200 $C profile --depth roofline --nvtx-include step/ --keep-exports -o $W/train/roofline2.json -- python3 $B/bert_train_bf16.py > $W/train/roofline2.log 2>&1
+  rm -f $W/train/*.ncu-rep
+  tar czf $OUT/train_c.tgz -C $W train
 }
 "part_$1"
 cat $OUT/walls.txt; ls -la $OUT
