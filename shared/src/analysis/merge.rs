@@ -443,7 +443,11 @@ mod tests {
         // to within an eighth (and 16 slots) of its length.
         for (f, set) in &groups {
             let slack = if f == "b" { set.len() / 8 + 16 } else { 0 };
-            assert!(set.capacity() <= set.len() + slack, "{f}: {}", set.capacity());
+            assert!(
+                set.capacity() <= set.len() + slack,
+                "{f}: {}",
+                set.capacity()
+            );
         }
         assert!(group_by_function(Vec::new()).is_empty());
     }
