@@ -20,6 +20,7 @@ H200 = ROOT / "tests" / "fixtures" / "ncu-h200"
 GUI = ROOT / "tests" / "fixtures" / "ncu-gui" / "probe_full_gui_raw.csv"
 GOLDEN = ROOT / "tests" / "golden" / "probe_metrics.artifact.json"
 SAMPLES = ROOT / "site" / "samples"
+BERT_SOURCE = ROOT / "tests" / "fixtures" / "ncu-h200-bert" / "bert_full_source.csv.gz"
 TWO_PROCESS = ROOT / "tests" / "fixtures" / "ncu-h200-reports" / "two_process.ncu-rep.gz"
 
 # Identity columns of ncu CLI exports, then the metrics the model reads: every counter of
@@ -239,6 +240,15 @@ def main():
     }
     for name, cut in cuts.items():
         write("ncu_rep", name, report[:cut])
+
+    # source_page: the first launches of the BERT source page (SASS with per-instruction
+    # counters), cut to whole lines.
+    page = gzip.decompress(BERT_SOURCE.read_bytes()).decode()
+    lines = page.splitlines(keepends=True)
+    starts = [i for i, l in enumerate(lines) if l.startswith('"Kernel Name"')]
+    write("source_page", "one_launch_head", "".join(lines[:min(40, starts[1])]).encode())
+    write("source_page", "two_launches_heads",
+          "".join(lines[:30] + lines[starts[1]:starts[1] + 30]).encode())
 
     for target in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
         sizes = sorted(f.stat().st_size for f in target.iterdir())

@@ -717,3 +717,43 @@ pub fn ncu_rep_blocks(data: &[u8]) {
     }
     ncu_rep(&out);
 }
+
+/// The source-page target: [`shared::read::source::read_source_csv`] on any bytes. An
+/// accepted page's launches render as text with no raw control character (kernel names and
+/// SASS are the program's: escaped), with at most the asked number of hot spots, and as
+/// valid JSON; of several launches one is the longest. An error has a message and names a
+/// line that exists.
+pub fn source_page(data: &[u8]) {
+    use shared::read::source;
+    match source::read_source_csv(data) {
+        Ok(launches) => {
+            for l in &launches {
+                let text = source::to_text(l, 5);
+                assert!(
+                    !text.chars().any(|c| c.is_control() && c != '\n'),
+                    "a raw control character in the text form: {text:?}"
+                );
+                assert!(l.hot_spots(5).len() <= 5, "more hot spots than asked");
+                let json = serde_json::to_string(l).expect("a launch serializes");
+                serde_json::from_str::<serde_json::Value>(&json).expect("its JSON reads back");
+                let _ = (l.inst_executed(), l.samples());
+            }
+            let refs: Vec<&source::LaunchSource> = launches.iter().collect();
+            assert!(
+                launches.is_empty() || source::longest(&refs).is_some(),
+                "no longest of {} launches",
+                launches.len()
+            );
+        }
+        Err(error) => {
+            assert!(!error.to_string().is_empty(), "an error without a message");
+            if let Some(line) = error_line(&error) {
+                assert!(
+                    line >= 1 && line <= line_count(data).max(1),
+                    "error names line {line} of {}: {error}",
+                    line_count(data)
+                );
+            }
+        }
+    }
+}

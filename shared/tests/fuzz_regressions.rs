@@ -123,3 +123,24 @@ fn report_checks_pass_on_a_real_report_and_its_cuts() {
         checks::ncu_rep(&report[..cut]);
     }
 }
+
+#[test]
+fn source_page_checks_pass_on_the_real_page_and_hostile_names() {
+    // The BERT `--set full` source page (43 launches), whole and cut inside its rows.
+    let gz = std::fs::read(regressions_dir().join("../ncu-h200-bert/bert_full_source.csv.gz"))
+        .expect("the BERT source page");
+    let mut page = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut page)
+        .expect("gunzips");
+    checks::source_page(&page);
+    for cut in [1, 100, 5_000, 77_777] {
+        checks::source_page(&page[..cut.min(page.len())]);
+    }
+    // A kernel name and SASS with terminal escapes and a bidi override: escaped in the text.
+    checks::source_page(
+        "\"Kernel Name\",\"evil\u{1b}[2J\u{202e}k(int)\",\n\
+         \"Address\",\"Source\",\"# Samples\",\"Instructions Executed\"\n\
+         \"0x10\",\"  LDG\u{1b}]52;c;aGk=\u{7} R2\",\"7\",\"1,024\"\n"
+            .as_bytes(),
+    );
+}
