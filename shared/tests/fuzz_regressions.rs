@@ -144,3 +144,8 @@ fn source_page_checks_pass_on_the_real_page_and_hostile_names() {
             .as_bytes(),
     );
 }
+
+#[test]
+fn source_page_inputs() {
+    run_all("source_page", checks::source_page);
+}

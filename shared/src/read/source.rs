@@ -327,7 +327,13 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
         }
     };
     for (i, record) in reader.records().enumerate() {
-        let line = i as u64 + 1;
+        // The line the record starts on, as the CSV reader counts them (a record may span
+        // lines, and a lone carriage return ends one), else its number.
+        let line = record
+            .as_ref()
+            .ok()
+            .and_then(|r| r.position())
+            .map_or(i as u64 + 1, |p| p.line());
         let record = record.map_err(|e| NcuError::Csv {
             line: e.position().map_or(line, |p| p.line()),
             message: e.to_string(),
