@@ -120,11 +120,19 @@ fn best_of_three(mut f: impl FnMut()) -> Duration {
         .unwrap_or_default()
 }
 
+/// Held while a test times itself (see [`assert_near_linear`]).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Asserts that `run(2n)` takes less than 3.5 times `run(n)`, and at most `budget` (about
 /// ten times what it takes in a debug build on the 2-core machine: on the quadratic shapes
 /// the time before the fix was over a hundred times that, with a ratio the load on a
 /// shared machine could hide).
 fn assert_near_linear(what: &str, n: usize, budget: Duration, run: impl Fn(usize)) {
+    // One timing at a time: the tests of this file run on parallel threads, and one
+    // test's work would otherwise land in another's doubled run.
+    let _one_at_a_time = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let one = best_of_three(|| run(n));
     let two = best_of_three(|| run(2 * n));
     let ratio = two.as_secs_f64() / one.as_secs_f64().max(1e-6);
