@@ -72,9 +72,12 @@ pub struct Selection {
     pub nvtx_include: Vec<String>,
     /// `--nvtx-exclude`, each (implies `--nvtx`).
     pub nvtx_exclude: Vec<String>,
-    /// `--kernel-id` (`context:stream:name:invocation`), with `--kernel-name-base demangled`
-    /// so that ncu counts invocations per demangled name as the timing pass's page names
-    /// kernels: a sampled profile's representatives ([`shared::analysis::sampling::plan::Plan::kernel_id`]).
+    /// `--kernel-id` (`context:stream:name:invocation`): a sampled profile's representatives
+    /// ([`shared::analysis::sampling::plan::Plan::kernel_id`]). ncu counts invocations per
+    /// kernel name of the `--kernel-name-base` in force: `mangled` unless `-k` is given
+    /// (then `demangled`, the names `-k` matches). With `demangled`, ncu 2025.3 names
+    /// extern "C" kernels (cuBLAS `nvjet_*`, cuDNN `cudnn_generated_*`) after an earlier
+    /// launch's name and so miscounts them (seen on the H200: tests/fixtures/ncu-h200-train/base12).
     pub kernel_id: Option<String>,
 }
 
@@ -189,7 +192,12 @@ pub fn collect_args(report: &Path, c: &Collection, program: &[OsString]) -> Vec<
     }
     let sel = &c.selection;
     if let Some(id) = &sel.kernel_id {
-        a.extend(["--kernel-name-base", "demangled", "--kernel-id"].map(OsString::from));
+        let base = if sel.kernel_filter.is_some() {
+            "demangled"
+        } else {
+            "mangled"
+        };
+        a.extend(["--kernel-name-base", base, "--kernel-id"].map(OsString::from));
         a.push(id.into());
     }
     if let Some(k) = &sel.kernel_filter {
@@ -425,7 +433,7 @@ mod tests {
             &collect_args(Path::new("r"), &c, &["p".into()]),
         );
         assert!(
-            line.contains(" --kernel-name-base demangled --kernel-id ':::^(1|2)$' "),
+            line.contains(" --kernel-name-base mangled --kernel-id ':::^(1|2)$' "),
             "{line}"
         );
         assert!(line.contains(&depth_metrics_arg(Depth::Roofline)), "{line}");
