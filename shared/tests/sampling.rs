@@ -5,6 +5,12 @@
 //! every kernel above 1 % of the time within 10 % on DRAM bytes and FLOPs, and the same
 //! ranking by time. Run with `--nocapture` to see the figures (README quotes them).
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use std::io::Read;
 
 use shared::analysis::sampling::check::{self, relative};
@@ -32,6 +38,10 @@ fn launches(gz: &[u8]) -> Vec<LaunchCounters> {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one scenario over the recorded training step, its checks in the order the figures are made"
+)]
 fn sampled_training_step_matches_the_profile_of_every_launch() {
     let timed = timing::timed_launches(&launches(TIMING)).expect("a timing pass");
     assert_eq!(timed.len(), 172);
@@ -266,6 +276,10 @@ fn check_against_full(sampled: &[LaunchCounters], full: &[LaunchCounters]) {
 /// plan selected, and those rows, matched and scaled, rebuild the profile of every launch
 /// (a third run) within the bounds.
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "two recorded runs checked in turn against one plan, each check beside the figure it reads"
+)]
 fn ncu_selection_and_scaling_on_the_recorded_bert_base_step() {
     let full = launches(BASE12_FULL);
     assert_eq!(full.len(), 444);
