@@ -64,7 +64,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
         // Each row of these pages is a whole launch: a second one with the same key in the
         // same export is never a piece of the first.
         let whole_rows = matches!(export.page, Page::Raw | Page::GuiRaw);
-        let mut step = |launch: LaunchCounters, kept: &mut Kept| {
+        let step = |launch: LaunchCounters, kept: &mut Kept| {
             let key = (launch.process_id, launch.id, name_hash(&launch.function));
             let at = latest
                 .get(&key)
@@ -79,12 +79,9 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                     if same_export && whole_rows {
                         duplicates.note(|| {
                             format!(
-                                "{}: launch ID {}{} ({}) appears more than once with the same \
-                                 values",
+                                "{}: {} appears more than once with the same values",
                                 names.get(e).map_or("", String::as_str),
-                                launch.id,
-                                process(launch.process_id),
-                                launch.function
+                                launch_text(&launch)
                             )
                         });
                     } else {
@@ -95,11 +92,9 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                         {
                             given_twice.note(|| {
                                 format!(
-                                    "launch ID {}{} ({}) is in {} and again, with the same \
-                                     values and nothing more, in {}",
-                                    launch.id,
-                                    process(launch.process_id),
-                                    launch.function,
+                                    "{} is in {} and again, with the same values and nothing \
+                                     more, in {}",
+                                    launch_text(&launch),
                                     names.get(first_in).map_or("", String::as_str),
                                     names.get(e).map_or("", String::as_str)
                                 )
@@ -109,15 +104,12 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                     }
                     return;
                 }
+                let first_in = origin.get(i).copied().unwrap_or(e);
                 other_values.note(|| {
                     format!(
-                        "launch ID {}{} ({}) has different values in {} and {}",
-                        launch.id,
-                        process(launch.process_id),
-                        launch.function,
-                        names
-                            .get(origin.get(i).copied().unwrap_or(e))
-                            .map_or("", String::as_str),
+                        "{} has different values in {} and {}",
+                        launch_text(&launch),
+                        names.get(first_in).map_or("", String::as_str),
                         names.get(e).map_or("", String::as_str)
                     )
                 });
@@ -126,23 +118,8 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                     let name_of = |k: usize| names.get(k).map_or("", String::as_str);
                     let first_in = origin.get(j).copied().unwrap_or(e);
                     other_kernel.note(|| {
-                        let id = format!("launch ID {}{}", launch.id, process(launch.process_id));
-                        if first_in == e {
-                            format!(
-                                "{}: {id} is both {} and {}",
-                                name_of(e),
-                                other.function,
-                                launch.function
-                            )
-                        } else {
-                            format!(
-                                "{id} is {} in {} and {} in {}",
-                                other.function,
-                                name_of(first_in),
-                                launch.function,
-                                name_of(e)
-                            )
-                        }
+                        let same = first_in == e;
+                        other_kernel_text(other, &launch, same, name_of(first_in), name_of(e))
                     });
                 }
             }
@@ -153,39 +130,18 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
             kept.push(launch);
             origin.push(e);
         };
-        if e == 0 {
-            // Kept over the first export's own vector, in place: launch i is taken out and
-            // written back at or before i, so no second vector of launches is made.
-            kept.v = export.launches;
-            for i in 0..kept.v.len() {
-                let Some(slot) = kept.v.get_mut(i) else {
-                    break;
-                };
-                let launch = std::mem::take(slot);
-                step(launch, &mut kept);
-            }
-            kept.v.truncate(kept.len);
-        } else {
-            kept.v.truncate(kept.len);
-            kept.v.reserve_exact(export.launches.len());
-            for launch in export.launches {
-                step(launch, &mut kept);
-            }
-        }
+        kept.take_each(export.launches, e == 0, step);
     }
-    if let Some(w) = other_kernel.warning(
-        "kept as distinct launches (exports of different runs given together, or edited IDs?)",
-    ) {
-        warnings.push(w);
-    }
-    if let Some(w) = other_values.warning("kept as distinct launches, not joined") {
-        warnings.push(w);
-    }
-    if let Some(w) = duplicates.warning("the repeats are dropped") {
-        warnings.push(w);
-    }
-    if let Some(w) = given_twice.warning("kept once (the same export given twice?)") {
-        warnings.push(w);
+    for (collisions, then) in [
+        (
+            other_kernel,
+            "kept as distinct launches (exports of different runs given together, or edited IDs?)",
+        ),
+        (other_values, "kept as distinct launches, not joined"),
+        (duplicates, "the repeats are dropped"),
+        (given_twice, "kept once (the same export given twice?)"),
+    ] {
+        warnings.extend(collisions.warning(then));
     }
     kept.v.truncate(kept.len);
     (kept.v, warnings)
@@ -210,6 +166,34 @@ impl Kept {
     fn get_mut(&mut self, i: usize) -> Option<&mut LaunchCounters> {
         let len = self.len;
         self.v.get_mut(..len).and_then(|kept| kept.get_mut(i))
+    }
+
+    /// Hands each of `launches` to `step`. The first export's are taken from their own
+    /// vector, which becomes the kept one, in place: launch i is taken out and written back
+    /// at or before i, so no second vector of launches is made.
+    fn take_each(
+        &mut self,
+        launches: Vec<LaunchCounters>,
+        first: bool,
+        mut step: impl FnMut(LaunchCounters, &mut Kept),
+    ) {
+        self.v.truncate(self.len);
+        if first && self.v.is_empty() {
+            self.v = launches;
+            for i in 0..self.v.len() {
+                let Some(slot) = self.v.get_mut(i) else {
+                    break;
+                };
+                let launch = std::mem::take(slot);
+                step(launch, self);
+            }
+            self.v.truncate(self.len);
+        } else {
+            self.v.reserve_exact(launches.len());
+            for launch in launches {
+                step(launch, self);
+            }
+        }
     }
 
     /// Keeps `launch` after the others, over a slot already taken from when there is one.
@@ -249,6 +233,39 @@ impl Collisions {
             line: None,
             message: format!("{first}{more}; {then}"),
         })
+    }
+}
+
+/// `launch ID N of process P (kernel)`, for the collision warnings.
+fn launch_text(l: &LaunchCounters) -> String {
+    format!(
+        "launch ID {}{} ({})",
+        l.id,
+        process(l.process_id),
+        l.function
+    )
+}
+
+/// The same process and launch ID as `other` (first seen in export `first_in`) given to
+/// another kernel, `launch`, in export `this` (`same`: one export).
+fn other_kernel_text(
+    other: &LaunchCounters,
+    launch: &LaunchCounters,
+    same: bool,
+    first_in: &str,
+    this: &str,
+) -> String {
+    let id = format!("launch ID {}{}", launch.id, process(launch.process_id));
+    if same {
+        format!(
+            "{this}: {id} is both {} and {}",
+            other.function, launch.function
+        )
+    } else {
+        format!(
+            "{id} is {} in {first_in} and {} in {this}",
+            other.function, launch.function
+        )
     }
 }
 
