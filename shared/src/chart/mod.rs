@@ -8,6 +8,7 @@
 
 pub mod hits;
 pub mod memory;
+pub mod place;
 pub mod roofline;
 pub mod stalls;
 
@@ -15,8 +16,9 @@ use plotters::prelude::*;
 
 pub use hits::{HitGrid, HitPoint};
 pub use memory::{draw_memory, MemoryChart, MemoryFlows};
+pub use place::{Box2, LabelBox, LabelOf};
 pub use roofline::{
-    draw_highlight, draw_roofline, ChartPoint, KernelSeries, Level, Roof, RooflineChart,
+    draw_highlight, draw_roofline, ChartPoint, Drawn, KernelSeries, Level, Roof, RooflineChart,
 };
 pub use stalls::{draw_stalls, StallChart, StallSeries};
 
@@ -35,7 +37,7 @@ impl ChartError {
 /// Series colour `index` of a ten-colour palette that stays distinct for colour-blind
 /// readers (Okabe-Ito, extended).
 pub fn palette(index: usize) -> RGBColor {
-    const COLORS: [RGBColor; 10] = [
+    const COLORS: [RGBColor; PALETTE_LEN] = [
         RGBColor(0, 114, 178),
         RGBColor(213, 94, 0),
         RGBColor(0, 158, 115),
@@ -47,7 +49,39 @@ pub fn palette(index: usize) -> RGBColor {
         RGBColor(170, 40, 40),
         RGBColor(40, 110, 40),
     ];
-    COLORS[index % COLORS.len()]
+    COLORS[index % PALETTE_LEN]
+}
+
+/// Colour `index` of [`palette`] as CSS (`rgb(0, 114, 178)`), for the page's keys.
+pub fn palette_css(index: usize) -> String {
+    let RGBColor(r, g, b) = palette(index);
+    format!("rgb({r}, {g}, {b})")
+}
+
+/// How many colours [`palette`] has.
+pub const PALETTE_LEN: usize = 10;
+
+/// A colour for each kernel of a run, as [`palette`] indices, from the kernels' names in
+/// rank order (most time first): each kernel's colour comes from its name (an FNV-1a hash),
+/// so it stays the same in every precision mode and on every page, and moves to the next
+/// free colour when that would repeat one of the two kernels ranked just above it, so
+/// neighbours in the ranking never share a colour.
+pub fn kernel_colors(names_by_rank: &[&str]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::with_capacity(names_by_rank.len());
+    for name in names_by_rank {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in name.bytes() {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        let mut c = (hash % PALETTE_LEN as u64) as usize;
+        let recent: Vec<usize> = out.iter().rev().take(2).copied().collect();
+        while recent.contains(&c) {
+            c = (c + 1) % PALETTE_LEN;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Draws the roofline to an SVG document of `width` x `height` pixels; also returns where
@@ -58,11 +92,11 @@ pub fn roofline_svg(
     height: u32,
 ) -> Result<(String, Vec<HitPoint>), ChartError> {
     let mut out = String::new();
-    let hits = {
+    let drawn = {
         let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
         draw_roofline(&root, chart, 1.0)?
     };
-    Ok((out, hits))
+    Ok((out, drawn.hits))
 }
 
 /// Draws the memory chart to an SVG document of `width` x `height` pixels.
@@ -90,6 +124,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn kernel_colours_follow_the_name_and_differ_between_neighbours() {
+        let names: Vec<String> = (0..40).map(|i| format!("kernel_{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let colors = kernel_colors(&refs);
+        for w in colors.windows(3) {
+            assert!(w[0] != w[1] && w[1] != w[2] && w[0] != w[2], "{colors:?}");
+        }
+        // The first kernel's colour is its name's, wherever it ranks first.
+        assert_eq!(kernel_colors(&refs[..1]), kernel_colors(&["kernel_0"]));
+        assert!(colors.iter().all(|c| *c < PALETTE_LEN));
+    }
+
+    #[test]
     fn roofline_svg_draws_roofs_points_and_escapes_names() {
         let mut chart = RooflineChart {
             title: "T4 roofline".into(),
@@ -106,6 +153,8 @@ mod tests {
                 color: 1,
                 run: 0,
                 selected: true,
+                labelled: false,
+                rank: None,
                 points: vec![
                     ChartPoint {
                         level: Level::Asked,
@@ -145,7 +194,7 @@ mod tests {
         let mut overlay = String::new();
         {
             let root = SVGBackend::with_string(&mut overlay, (800, 500)).into_drawing_area();
-            draw_highlight(&root, &chart, &grid, &[0], hits.first().copied(), 1.0)
+            draw_highlight(&root, &chart, &grid, &[], &[0], hits.first().copied(), 1.0)
                 .unwrap_or_else(|e| panic!("{e}"));
         }
         assert!(!overlay.contains("<img"), "label injected as markup");

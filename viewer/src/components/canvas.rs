@@ -7,7 +7,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use shared::chart::{self, HitGrid, HitPoint, MemoryChart, StallChart};
+use shared::chart::{self, HitGrid, HitPoint, LabelBox, LabelOf, MemoryChart, StallChart};
 
 use crate::browser;
 use crate::ctx::Ctx;
@@ -33,6 +33,27 @@ fn fit(canvas: &web_sys::HtmlCanvasElement) -> f64 {
     canvas.set_width(w);
     canvas.set_height(h);
     dpr
+}
+
+/// The chart's labels as JSON for the page's tests, in CSS pixels of the canvas:
+/// `[{"text", "kind": "roof"|"kernel", "kernel", "x0", "y0", "x1", "y1"}]`.
+fn labels_attr(labels: &[LabelBox], m: &RooflineModel, dpr: f64) -> String {
+    let css = |v: i32| (f64::from(v) / dpr * 10.0).round() / 10.0;
+    let items: Vec<serde_json::Value> = labels
+        .iter()
+        .map(|l| {
+            let (kind, kernel) = match l.of {
+                LabelOf::Roof(i) => ("roof", i.to_string()),
+                LabelOf::Series(s) => ("kernel", kernel_attr(m.refs.get(s).copied())),
+            };
+            serde_json::json!({
+                "text": l.text, "kind": kind, "kernel": kernel,
+                "x0": css(l.rect.x0), "y0": css(l.rect.y0),
+                "x1": css(l.rect.x1), "y1": css(l.rect.y1),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(items).to_string()
 }
 
 fn kernel_attr(r: Option<KernelRef>) -> String {
@@ -62,6 +83,7 @@ pub fn RooflineCanvas(
     let canvas_ref = NodeRef::<Canvas>::new();
     let overlay_ref = NodeRef::<Canvas>::new();
     let grid = StoredValue::new(HitGrid::default());
+    let labels = StoredValue::new(Vec::<LabelBox>::new());
     let dpr_used = StoredValue::new(1.0f64);
     // The point under the pointer, and the pointer (CSS pixels) for the tooltip's place.
     let hover = RwSignal::new(None::<HitPoint>);
@@ -82,12 +104,15 @@ pub fn RooflineCanvas(
                 .map(|b| chart::draw_roofline(&b.into_drawing_area(), &m.chart, dpr))
         });
         match result {
-            Some(Ok(h)) => {
-                let n = h.len();
-                grid.set_value(HitGrid::new(h, PICK_RADIUS_CSS * dpr));
+            Some(Ok(d)) => {
+                let n = d.hits.len();
+                let boxes = model.with_untracked(|m| labels_attr(&d.labels, m, dpr));
+                grid.set_value(HitGrid::new(d.hits, PICK_RADIUS_CSS * dpr));
+                labels.set_value(d.labels);
                 hover.set(None);
                 drawn.update(|d| *d += 1);
                 let _ = canvas.set_attribute("data-points", &n.to_string());
+                let _ = canvas.set_attribute("data-labels", &boxes);
                 if let Some(t0) = ctx.pending_since.get_untracked() {
                     let ms = browser::now_ms() - t0;
                     ctx.pending_since.set(None);
@@ -112,15 +137,18 @@ pub fn RooflineCanvas(
         let dpr = dpr_used.get_value();
         let result = model.with_untracked(|m| {
             grid.with_value(|g| {
-                CanvasBackend::with_canvas_object(layer.clone()).map(|b| {
-                    chart::draw_highlight(
-                        &b.into_drawing_area(),
-                        &m.chart,
-                        g,
-                        &series,
-                        hovered,
-                        dpr,
-                    )
+                labels.with_value(|l| {
+                    CanvasBackend::with_canvas_object(layer.clone()).map(|b| {
+                        chart::draw_highlight(
+                            &b.into_drawing_area(),
+                            &m.chart,
+                            g,
+                            l,
+                            &series,
+                            hovered,
+                            dpr,
+                        )
+                    })
                 })
             })
         });

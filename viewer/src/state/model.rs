@@ -20,6 +20,13 @@ pub struct RunView {
     pub table: BytesTable,
     /// Per-kernel figures, in artifact order.
     pub kernels: Vec<KernelFigures>,
+    /// Kernel indices by time, most first ([`shared::analysis::figures::ranking`]).
+    pub by_time: Vec<usize>,
+    /// For kernel `i`, its rank by time (1 = most time).
+    pub rank: Vec<usize>,
+    /// For kernel `i`, its palette colour ([`shared::chart::kernel_colors`]): one colour
+    /// per kernel on every page and in every precision mode.
+    pub colors: Vec<usize>,
 }
 
 impl RunView {
@@ -27,11 +34,45 @@ impl RunView {
     pub fn new(run: Run) -> Self {
         let table = bytes_table(&run.artifact);
         let kernels = KernelFigures::all(&run.artifact, &table);
+        let by_time: Vec<usize> = shared::analysis::figures::ranking(&run.artifact, &kernels)
+            .iter()
+            .map(|r| r.index)
+            .collect();
+        let mut rank = vec![0; kernels.len()];
+        for (i, &k) in by_time.iter().enumerate() {
+            if let Some(r) = rank.get_mut(k) {
+                *r = i + 1;
+            }
+        }
+        let names: Vec<&str> = by_time
+            .iter()
+            .map(|&k| kernels.get(k).map_or("", |f| f.name.as_str()))
+            .collect();
+        let mut colors = vec![0; kernels.len()];
+        for (&k, c) in by_time.iter().zip(shared::chart::kernel_colors(&names)) {
+            if let Some(slot) = colors.get_mut(k) {
+                *slot = c;
+            }
+        }
         RunView {
             run,
             table,
             kernels,
+            by_time,
+            rank,
+            colors,
         }
+    }
+
+    /// The kernel selected when a run opens: the one with the most time among those with
+    /// counters, else the one with the most time.
+    pub fn default_kernel(&self) -> Option<usize> {
+        let counted = |k: &&usize| self.kernels.get(**k).is_some_and(|f| f.has_counters);
+        self.by_time
+            .iter()
+            .find(counted)
+            .or(self.by_time.first())
+            .copied()
     }
 
     /// Whether any kernel has hardware counters. Without any, the roofline is analytic.
@@ -104,21 +145,16 @@ impl Workspace {
         Some((run, run.kernels.get(r.kernel)?))
     }
 
-    /// A valid selection: `wanted` when it exists, else the first kernel with counters in
-    /// the first run, else the first kernel.
+    /// A valid selection: `wanted` when it exists, else the first run's default kernel
+    /// ([`RunView::default_kernel`]).
     pub fn resolve_selection(&self, wanted: Option<KernelRef>) -> Option<KernelRef> {
         if let Some(r) = wanted.filter(|r| self.kernel(*r).is_some()) {
             return Some(r);
         }
         let run = self.runs.first()?;
-        let k = run
-            .kernels
-            .iter()
-            .find(|k| k.has_counters)
-            .or(run.kernels.first())?;
         Some(KernelRef {
             run: 0,
-            kernel: k.index,
+            kernel: run.default_kernel()?,
         })
     }
 

@@ -328,7 +328,12 @@ pub fn bytes_header() -> Vec<Head> {
         .into_iter()
         .zip(shared::analysis::table::COLUMNS)
         .map(|(col, label)| Head {
-            label,
+            // The shared label says "time ms"; the page says which time it is.
+            label: if label == "time ms" {
+                "time ms (sum of launches)"
+            } else {
+                label
+            },
             key: "",
             col: Some(col.field()),
             title: explain_title(col.explain_key()),
@@ -502,12 +507,12 @@ pub fn timing_controls(run: &RunView) -> (String, &'static str) {
 pub fn timing_header() -> Vec<Head> {
     heads([
         "kernel",
-        "event min ms",
-        "event median ms",
-        "event max ms",
+        "event min ms per launch",
+        "event median ms per launch",
+        "event max ms per launch",
         "warm-ups + samples",
-        "ncu cold ms",
-        "ncu warm ms",
+        "ncu cold ms per launch",
+        "ncu warm ms per launch",
         "ncu / event",
     ])
 }
