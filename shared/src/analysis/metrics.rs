@@ -284,11 +284,13 @@ pub fn speed_of_light(launch: &LaunchCounters) -> SpeedOfLight {
         memory_pct: metric(launch, c::MEMORY_THROUGHPUT_PCT)
             .or_else(|| sol(&["Memory Throughput", "Memory [%]"])),
         dram_pct: metric(launch, c::DRAM_THROUGHPUT_PCT)
+            .or_else(|| metric(launch, c::GPU_DRAM_THROUGHPUT_PCT))
             .or_else(|| sol(&["DRAM Throughput", "DRAM [%]"])),
         l1_pct: metric(launch, c::L1_THROUGHPUT_PCT).or_else(|| sol(&["L1/TEX Cache Throughput"])),
         l2_pct: metric(launch, c::L2_THROUGHPUT_PCT).or_else(|| sol(&["L2 Cache Throughput"])),
         duration_ns: duration_ns(launch),
         sm_hz: metric(launch, c::SM_HZ)
+            .or_else(|| metric(launch, c::GPC_HZ))
             .or_else(|| section_metric(launch, Some(SOL_SECTION), "SM Frequency", Some("hz"))),
     }
 }

@@ -342,6 +342,8 @@ impl Figure {
         let sol = fig.sol();
         let flows = &fig.flows;
         let shape = record.and_then(|k| k.launch.as_ref());
+        let first_launch =
+            record.and_then(|k| crate::analysis::metrics::reference_launches(k).first());
         let main_flops = || {
             fig.work_of(fig.main_kind(record))
                 .map(|(f, _)| f)
@@ -411,12 +413,15 @@ impl Figure {
             Figure::TheoreticalOccupancyPct => num(fig.occupancy.theoretical_pct),
             Figure::AchievedOccupancyPct => num(fig.occupancy.achieved_pct),
             Figure::RegistersPerThread => num(fig.occupancy.registers_per_thread),
-            Figure::GridBlocks => {
-                num(shape.map(|s| s.grid.iter().map(|&g| f64::from(g)).product()))
-            }
-            Figure::BlockThreads => {
-                num(shape.map(|s| s.block.iter().map(|&b| f64::from(b)).product()))
-            }
+            // The suite's launch plan, else the profiled launch's own shape (an import).
+            Figure::GridBlocks => num(shape
+                .map(|s| s.grid)
+                .or_else(|| first_launch.and_then(|l| l.grid))
+                .map(|g| g.iter().map(|&v| f64::from(v)).product())),
+            Figure::BlockThreads => num(shape
+                .map(|s| s.block)
+                .or_else(|| first_launch.and_then(|l| l.block))
+                .map(|b| b.iter().map(|&v| f64::from(v)).product())),
             Figure::DeviceL2Bytes | Figure::DeviceSmClockHz | Figure::CopyGbs | Figure::Ridge => {
                 None
             }
