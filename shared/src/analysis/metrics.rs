@@ -247,6 +247,14 @@ pub fn memory_flows(label: &str, launches: &[LaunchCounters]) -> crate::chart::M
         dram_read_bytes: level(c::DRAM_BYTES_READ, c::DRAM_SECTORS_READ),
         dram_write_bytes: level(c::DRAM_BYTES_WRITE, c::DRAM_SECTORS_WRITE),
         dram_bytes: t.dram_bytes,
+        duration_ns: launches
+            .iter()
+            .map(duration_ns)
+            .try_fold(0.0, |sum, d| d.map(|d| sum + d))
+            .filter(|d| *d > 0.0),
+        l1_pct: t.sol.l1_pct,
+        l2_pct: t.sol.l2_pct,
+        dram_pct: t.sol.dram_pct,
     }
 }
 

@@ -329,7 +329,7 @@ pub fn MemoryCanvas(
                 key=|l| l.clone()
                 children=|(key, text)| {
                     view! {
-                        <dt>{key.replace('-', " → ")}</dt>
+                        <dt>{chart::memory::memory_label_name(&key)}</dt>
                         <dd data-flow=key>{text}</dd>
                     }
                 }

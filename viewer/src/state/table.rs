@@ -11,7 +11,7 @@ use shared::text::format::{fmt_si, sig3};
 
 use super::explain::explain;
 use super::kernel::KernelFigures;
-use super::model::{Column, MetricRow, RunView};
+use super::model::{Column, MetricRow, MetricValues, RunView};
 use super::view::KernelRef;
 
 /// `-` for an absent value, else `f(value)`.
@@ -559,7 +559,42 @@ pub fn timing_row(kr: KernelRef, k: &KernelFigures) -> Row {
 
 /// The raw metrics' header.
 pub fn metrics_header() -> Vec<Head> {
-    heads(["launch", "section", "metric", "unit", "value"])
+    heads([
+        "metric",
+        "section",
+        "unit",
+        "cold cache (mean over launches)",
+        "warm cache (mean over launches)",
+    ])
+}
+
+/// A pass's values of a metric for people: the value with its unit when every launch has
+/// the same, else the mean and the range (`1.98 GHz (1.90-2.01 GHz, 4 launches)`); the
+/// values as read on hover.
+pub fn metric_values(v: Option<&MetricValues>, unit: &str) -> (String, String) {
+    let Some(v) = v else {
+        return ("-".into(), String::new());
+    };
+    let exact = v.values.join("\n");
+    let text = match v.numbers {
+        Some((mean, lo, hi)) if lo != hi => format!(
+            "{} ({}-{}, {} launches)",
+            metric_value(&mean.to_string(), unit),
+            metric_value(&lo.to_string(), unit),
+            metric_value(&hi.to_string(), unit),
+            v.values.len()
+        ),
+        Some((mean, _, _)) => metric_value(&mean.to_string(), unit),
+        None => {
+            let first = v.values.first().cloned().unwrap_or_default();
+            if v.values.iter().all(|x| *x == first) {
+                metric_value(&first, unit)
+            } else {
+                format!("{first} (varies over {} launches)", v.values.len())
+            }
+        }
+    };
+    (text, exact)
 }
 
 /// A raw value as read: a number with its unit in SI form (`3.18 GHz`, `41.2 us`), else
@@ -584,15 +619,17 @@ pub fn metric_value(value: &str, unit: &str) -> String {
 
 /// One raw metric's row.
 pub fn metric_row(m: &MetricRow) -> Row {
+    let (cold, cold_exact) = metric_values(m.cold.as_ref(), &m.unit);
+    let (warm, warm_exact) = metric_values(m.warm.as_ref(), &m.unit);
     Row {
         kernel: None,
         selected: false,
         cells: vec![
-            Cell::text("num", m.launch.to_string()),
-            Cell::text("", m.section.clone()).title(m.section.clone()),
             Cell::text("metric", m.name.clone()).title(m.name.clone()),
+            Cell::text("", m.section.clone()).title(m.section.clone()),
             Cell::text("", m.unit.clone()),
-            Cell::text("num", metric_value(&m.value, &m.unit)).title(m.value.clone()),
+            Cell::text("num", cold).title(cold_exact).col("cold"),
+            Cell::text("num", warm).title(warm_exact).col("warm"),
         ],
     }
 }
