@@ -14,6 +14,9 @@ use crate::ctx::Ctx;
 use crate::state::roofline::RooflineModel;
 use crate::state::view::{precision_slug, KernelRef};
 
+/// Most drawn points whose places the canvas lists in `data-hits`.
+const HITS_SHOWN: usize = 2_000;
+
 /// Pixels (CSS) within which a pointer picks a point.
 const PICK_RADIUS_CSS: f64 = 9.0;
 
@@ -107,12 +110,25 @@ pub fn RooflineCanvas(
             Some(Ok(d)) => {
                 let n = d.hits.len();
                 let boxes = model.with_untracked(|m| labels_attr(&d.labels, m, dpr));
+                // The drawn points in CSS pixels, for the page's tests (small charts only).
+                let spots = if n <= HITS_SHOWN {
+                    let css = |v: i32| (f64::from(v) / dpr).round();
+                    let all: Vec<String> = d
+                        .hits
+                        .iter()
+                        .map(|h| format!("[{},{}]", css(h.x), css(h.y)))
+                        .collect();
+                    format!("[{}]", all.join(","))
+                } else {
+                    String::new()
+                };
                 grid.set_value(HitGrid::new(d.hits, PICK_RADIUS_CSS * dpr));
                 labels.set_value(d.labels);
                 hover.set(None);
                 drawn.update(|d| *d += 1);
                 let _ = canvas.set_attribute("data-points", &n.to_string());
                 let _ = canvas.set_attribute("data-labels", &boxes);
+                let _ = canvas.set_attribute("data-hits", &spots);
                 if let Some(t0) = ctx.pending_since.get_untracked() {
                     let ms = browser::now_ms() - t0;
                     ctx.pending_since.set(None);
