@@ -163,7 +163,48 @@ async fn check_roofline(b: &Browser, what: &str) -> Result<usize, BoxError> {
         Some(Value::from("1")),
         "{what}"
     );
-    // The tooltip names a kernel by its short name, in a few lines.
+    // Hovering a point shows its kernel's short name (as the list has it) in a few lines,
+    // never the demangled name.
+    if let Some(h) = hits.first() {
+        b.client
+            .execute(
+                &format!(
+                    "const c = document.getElementById('roofline-canvas'); \
+                     const r = c.getBoundingClientRect(); \
+                     c.dispatchEvent(new MouseEvent('mousemove', {{ bubbles: true, \
+                       clientX: r.left + c.clientLeft + {x}, clientY: r.top + c.clientTop + {y} }}));",
+                    x = h[0],
+                    y = h[1]
+                ),
+                Vec::new(),
+            )
+            .await?;
+        let tip = b
+            .wait_js(
+                "const t = document.querySelector('.chart-wrap .tooltip'); \
+                 if (!t) return null; \
+                 const li = document.querySelector(`#roofline-list > li[data-kernel=\"${t.dataset.kernel}\"]`); \
+                 return [t.textContent, li && li.querySelector('.pl-name').textContent, \
+                         li && li.querySelector('.pl-name').title];",
+                WAIT,
+            )
+            .await?;
+        let text = tip[0].as_str().unwrap_or("");
+        let listed = tip[1].as_str().unwrap_or("");
+        let first = text.lines().next().unwrap_or("");
+        assert!(
+            !first.is_empty() && listed.ends_with(first),
+            "{what}: tooltip {text:?} vs list {listed:?}"
+        );
+        assert!(text.lines().count() <= 8, "{what}: tooltip {text:?}");
+        b.client
+            .execute(
+                "document.getElementById('roofline-canvas')\
+                   .dispatchEvent(new MouseEvent('mouseleave'))",
+                Vec::new(),
+            )
+            .await?;
+    }
     Ok(kernels.len())
 }
 
@@ -280,6 +321,12 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
                 let n = check_roofline(&b, &what).await?;
                 println!("{what}: {n} kernels labelled, labels apart and off the points");
                 if name == "gpt2" {
+                    b.client
+                        .execute(
+                            "document.getElementById('roofline-canvas').scrollIntoView({block: 'start'})",
+                            Vec::new(),
+                        )
+                        .await?;
                     shot(&b, &format!("gpt2-roofline-{w}")).await?;
                 }
                 if w == 1500 {

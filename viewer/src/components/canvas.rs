@@ -81,6 +81,10 @@ pub fn RooflineCanvas(
     /// Element id of the canvas.
     #[prop(default = "roofline-canvas")]
     id: &'static str,
+    /// Shown right under the chart, before the export buttons and the notes (the page's
+    /// list of points).
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     let ctx = Ctx::get();
     let canvas_ref = NodeRef::<Canvas>::new();
@@ -277,6 +281,7 @@ pub fn RooflineCanvas(
                     })
             }}
         </div>
+        {children.map(|c| c())}
         <div class="exports">
             <button id="export-svg" on:click=export_svg>"Export SVG"</button>
             <button id="export-png" on:click=export_png>"Export PNG"</button>

@@ -83,8 +83,9 @@ pub fn RooflinePage() -> impl IntoView {
                     </span>
                 </Show>
             </div>
-            <RooflineCanvas model=model highlight=highlight />
-            <PointList model=model />
+            <RooflineCanvas model=model highlight=highlight>
+                <PointList model=model />
+            </RooflineCanvas>
             <PointsTable model=model />
             <p class="legend muted">
                 "Each kernel is drawn at its "
