@@ -111,6 +111,37 @@ impl Placer {
     /// anchor at growing distances (right, left, above, below, then the corners), then any
     /// free spot of the area, nearest first. `None` when the area has no room at all.
     pub fn near(&mut self, ax: i32, ay: i32, gap: i32, w: i32, h: i32) -> Option<Box2> {
+        self.near_clear(ax, ay, gap, w, h, &[])
+    }
+
+    /// As [`Placer::near`], but the spots around the anchor that no polyline of `lines`
+    /// passes through come first (a label then strikes no roof and no kernel's line).
+    pub fn near_clear(
+        &mut self,
+        ax: i32,
+        ay: i32,
+        gap: i32,
+        w: i32,
+        h: i32,
+        lines: &[Vec<(i32, i32)>],
+    ) -> Option<Box2> {
+        let ring = Self::ring(ax, ay, gap, w, h);
+        if !lines.is_empty() {
+            let clear = ring
+                .iter()
+                .map(|&(x, y)| Box2::at(x, y, w, h))
+                .find(|b| self.free(b) && !crosses(b, lines));
+            if let Some(b) = clear {
+                self.taken.push(b);
+                return Some(b);
+            }
+        }
+        self.anywhere_near(ring, ax, ay, w, h)
+    }
+
+    /// The spots around an anchor at growing distances: right, left, above, below, then
+    /// the corners.
+    fn ring(ax: i32, ay: i32, gap: i32, w: i32, h: i32) -> Vec<(i32, i32)> {
         let mut ring = Vec::new();
         for step in [0, 1, 2, 3, 5] {
             let d = gap + step * h;
@@ -125,6 +156,17 @@ impl Placer {
                 (ax - d - w, ay + d),
             ]);
         }
+        ring
+    }
+
+    fn anywhere_near(
+        &mut self,
+        ring: Vec<(i32, i32)>,
+        ax: i32,
+        ay: i32,
+        w: i32,
+        h: i32,
+    ) -> Option<Box2> {
         if let Some(b) = self.first_free(ring, w, h) {
             return Some(b);
         }
@@ -147,6 +189,32 @@ impl Placer {
         spots.sort_by_key(|s| centre(*s));
         self.first_free(spots, w, h)
     }
+}
+
+/// Whether any segment of the polylines `lines` (backend pixels) passes through `b`.
+pub fn crosses(b: &Box2, lines: &[Vec<(i32, i32)>]) -> bool {
+    lines
+        .iter()
+        .any(|line| line.windows(2).any(|s| segment_hits_box(s[0], s[1], b)))
+}
+
+/// Whether the segment `a`-`b` (backend pixels) passes through box `r`.
+pub fn segment_hits_box(a: (i32, i32), b: (i32, i32), r: &Box2) -> bool {
+    // Both ends on one outer side: no crossing (the common case, decided at once).
+    if (a.0 <= r.x0 && b.0 <= r.x0)
+        || (a.0 >= r.x1 && b.0 >= r.x1)
+        || (a.1 <= r.y0 && b.1 <= r.y0)
+        || (a.1 >= r.y1 && b.1 >= r.y1)
+    {
+        return false;
+    }
+    let steps = (a.0 - b.0).abs().max((a.1 - b.1).abs()).max(1);
+    (0..=steps).any(|k| {
+        let t = f64::from(k) / f64::from(steps);
+        let x = f64::from(a.0) + f64::from(b.0 - a.0) * t;
+        let y = f64::from(a.1) + f64::from(b.1 - a.1) * t;
+        x > f64::from(r.x0) && x < f64::from(r.x1) && y > f64::from(r.y0) && y < f64::from(r.y1)
+    })
 }
 
 #[cfg(test)]
@@ -174,6 +242,21 @@ mod tests {
         }
         // The first goes right of the anchor, centred on it.
         assert_eq!(placed[0], Box2::at(208, 143, 90, 14));
+    }
+
+    #[test]
+    fn a_label_keeps_off_lines_where_it_can() {
+        let mut p = Placer::new(Box2::at(0, 0, 400, 300));
+        // A horizontal line through the anchor's right-hand spot.
+        let line = vec![vec![(200, 150), (400, 150)]];
+        let b = p.near_clear(200, 150, 8, 90, 14, &line).expect("room");
+        assert!(!crosses(&b, &line), "{b:?}");
+        assert!(segment_hits_box((0, 5), (50, 5), &Box2::at(10, 0, 10, 10)));
+        assert!(!segment_hits_box(
+            (0, 50),
+            (50, 50),
+            &Box2::at(10, 0, 10, 10)
+        ));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::hits::{HitGrid, HitPoint};
-use super::place::{Box2, LabelBox, LabelOf, Placer};
+use super::place::{crosses, Box2, LabelBox, LabelOf, Placer};
 use super::{palette, ChartError};
 use crate::text::format::fmt_tick;
 
@@ -478,11 +478,6 @@ pub fn draw_roofline<DB: DrawingBackend>(
         }
         roof_lines.push(line.iter().map(|p| ctx.backend_coord(p)).collect());
     }
-    let crosses = |b: &Box2, lines: &[Vec<(i32, i32)>]| {
-        lines
-            .iter()
-            .any(|line| line.windows(2).any(|s| segment_hits_box(s[0], s[1], b)))
-    };
 
     // Roof labels: above their line, from its right end leftwards, where they cover no
     // point, no other label and no roof line.
@@ -625,7 +620,15 @@ pub fn draw_roofline<DB: DrawingBackend>(
     }
 
     // Kernel labels: the labelled series (the page picks the largest shares) and the
-    // selected ones, near their main point, where they cover nothing else.
+    // selected ones, near their main point, where they cover nothing else (and, where
+    // there is room, cross no roof and no kernel's line).
+    let mut lines: Vec<Vec<(i32, i32)>> = roof_lines.clone();
+    lines.extend(
+        placed
+            .iter()
+            .map(|row| row.iter().flatten().map(|(p, _)| *p).collect::<Vec<_>>())
+            .filter(|l| l.len() > 1),
+    );
     let mut order: Vec<usize> = (0..chart.series.len())
         .filter(|&i| chart.series[i].labelled || chart.series[i].selected)
         .collect();
@@ -642,7 +645,7 @@ pub fn draw_roofline<DB: DrawingBackend>(
         let size = 12.0;
         let (w, h) = text_box(&text, size)?;
         let gap = pxi(if series.selected { 8.0 } else { 6.0 });
-        let Some(b) = placer.near(bx, by, gap, w, h) else {
+        let Some(b) = placer.near_clear(bx, by, gap, w, h, &lines) else {
             continue;
         };
         // A leader line when the label had to move away from its point.
@@ -705,17 +708,6 @@ pub fn draw_roofline<DB: DrawingBackend>(
 
 /// Where a point is drawn (backend pixels) and whether it was clamped to the axes.
 type Spot = ((i32, i32), bool);
-
-/// Whether the segment `a`-`b` (backend pixels) passes through box `r`.
-fn segment_hits_box(a: (i32, i32), b: (i32, i32), r: &Box2) -> bool {
-    let steps = (a.0 - b.0).abs().max((a.1 - b.1).abs()).max(1);
-    (0..=steps).any(|k| {
-        let t = f64::from(k) / f64::from(steps);
-        let x = f64::from(a.0) + f64::from(b.0 - a.0) * t;
-        let y = f64::from(a.1) + f64::from(b.1 - a.1) * t;
-        x > f64::from(r.x0) && x < f64::from(r.x1) && y > f64::from(r.y0) && y < f64::from(r.y1)
-    })
-}
 
 /// Draws the emphasis layer of a roofline drawn earlier (its points are in `grid`) onto a
 /// transparent `root` of the same size: each series of `series` larger, with its joining
