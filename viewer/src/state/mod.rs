@@ -29,5 +29,7 @@ pub mod overview;
 pub mod roofline;
 pub mod shell;
 pub mod table;
+#[cfg(test)]
+mod test_support;
 pub mod view;
 pub mod window;

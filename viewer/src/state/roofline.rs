@@ -709,7 +709,7 @@ impl RooflineModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
+    use crate::state::test_support::{fixture, sample};
     use crate::state::view::precision_slug;
     use shared::model::artifact::{AskedWork, Check, Timing};
 
@@ -717,20 +717,9 @@ mod tests {
         fixture_named("probe_full_raw.csv")
     }
 
+    /// A page of the H200 probe suite, `tests/fixtures/ncu-h200/NAME`.
     fn fixture_named(name: &str) -> Workspace {
-        let path = format!(
-            "{}/../tests/fixtures/ncu-h200/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let bytes = std::fs::read(path).unwrap_or_default();
-        let (runs, errors) = load_batch(vec![InputFile {
-            name: "raw.csv".into(),
-            bytes,
-        }]);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
+        fixture(&format!("ncu-h200/{name}"))
     }
 
     #[test]
@@ -868,19 +857,6 @@ mod tests {
         assert_eq!(levels, vec![Level::Dram, Level::L2, Level::L1]);
     }
 
-    fn sample(name: &str) -> Workspace {
-        let path = format!("{}/../site/samples/{name}", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(path).unwrap_or_default();
-        let (runs, errors) = load_batch(vec![InputFile {
-            name: name.into(),
-            bytes,
-        }]);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
-    }
-
     #[test]
     fn samples_draw_no_register_moves_as_fp16_and_no_unseen_l1_point() {
         // Issue 23: the suite's FP32 kernels and GPT-2's copy and elementwise kernels count
@@ -936,20 +912,7 @@ mod tests {
 
     #[test]
     fn applications_label_their_top_five_apart_and_list_every_point() {
-        let bert = {
-            let path = format!(
-                "{}/../tests/fixtures/ncu-h200-bert/bert_full_raw.csv",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let (runs, errors) = load_batch(vec![InputFile {
-                name: "bert_full_raw.csv".into(),
-                bytes: std::fs::read(path).unwrap_or_default(),
-            }]);
-            assert!(errors.is_empty(), "{errors:?}");
-            let mut ws = Workspace::default();
-            ws.add(runs);
-            ws
-        };
+        let bert = fixture("ncu-h200-bert/bert_full_raw.csv");
         for (name, ws) in [("gpt2", sample("h200-gpt2-bf16.json")), ("bert", bert)] {
             for precision in [Plotted::Own, Plotted::Kind(Work::Fp32)] {
                 let model = run_roofline(&ws, 0, precision);
