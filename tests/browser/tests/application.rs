@@ -318,6 +318,22 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
                 }
                 open_tab(&b, "roofline").await?;
                 let what = format!("{name} at {w} px");
+                let wide = b
+                    .client
+                    .execute(
+                        "return [document.documentElement.scrollWidth, \
+                                 document.documentElement.clientWidth, \
+                                 document.querySelector('.content').scrollWidth, \
+                                 document.querySelector('.content').clientWidth, \
+                                 document.getElementById('roofline-canvas').clientWidth]",
+                        Vec::new(),
+                    )
+                    .await?;
+                // Nothing makes the page scroll sideways.
+                assert!(
+                    wide[0].as_f64() <= wide[1].as_f64() && wide[2].as_f64() <= wide[3].as_f64(),
+                    "{what}: page, content, canvas widths {wide}"
+                );
                 let n = check_roofline(&b, &what).await?;
                 println!("{what}: {n} kernels labelled, labels apart and off the points");
                 if name == "gpt2" {
