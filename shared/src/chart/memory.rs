@@ -62,19 +62,20 @@ pub fn memory_label_name(key: &str) -> &'static str {
     }
 }
 
-/// A link's bandwidth over the launches' time and its unit's % of peak
-/// (`2.10 TB/s, 43.7 % of peak`), or "before → after" in a comparison.
+/// A link's bandwidth over the launches' time and its `unit`'s throughput, % of peak, as
+/// ncu gives it (`2.10 TB/s, DRAM at 43.7 % of peak`), or "before → after" in a comparison.
 fn rate_line(
     f: &MemoryFlows,
     c: Option<&MemoryFlows>,
     bytes: fn(&MemoryFlows) -> Option<f64>,
+    unit: &str,
     pct: fn(&MemoryFlows) -> Option<f64>,
 ) -> Option<String> {
     let rate = |m: &MemoryFlows| {
         crate::model::roofline::giga_per_s(bytes(m)?, m.duration_ns? / 1e6).map(|g| g * 1e9)
     };
     let bw = value_text(rate(f), c.map(rate), |v| fmt_si(v, "B/s"));
-    let of = value_text(pct(f), c.map(pct), fmt_pct).map(|p| format!("{p} of peak"));
+    let of = value_text(pct(f), c.map(pct), fmt_pct).map(|p| format!("{unit} at {p} of peak"));
     match (bw, of) {
         (Some(b), Some(p)) => Some(format!("{b}, {p}")),
         (b, p) => b.or(p),
@@ -166,7 +167,7 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
             line(pick(|m| m.global_requests), &count, "requests"),
             line(pick(|m| m.l1_sectors), &count, "sectors"),
             sectors_per_request(f, c),
-            rate_line(f, c, |m| m.l1_bytes, |m| m.l1_pct),
+            rate_line(f, c, |m| m.l1_bytes, "L1/TEX", |m| m.l1_pct),
         ]),
     ));
     out.push((
@@ -181,7 +182,7 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
         arrow(vec![
             line(pick(|m| m.l2_bytes), &bytes, ""),
             line(pick(|m| m.l2_sectors), &count, "sectors"),
-            rate_line(f, c, |m| m.l2_bytes, |m| m.l2_pct),
+            rate_line(f, c, |m| m.l2_bytes, "L2", |m| m.l2_pct),
         ]),
     ));
     out.push((
@@ -190,7 +191,7 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
             line(pick(|m| m.dram_bytes), &bytes, ""),
             line(pick(|m| m.dram_read_bytes), &bytes, "read"),
             line(pick(|m| m.dram_write_bytes), &bytes, "written"),
-            rate_line(f, c, |m| m.dram_bytes, |m| m.dram_pct),
+            rate_line(f, c, |m| m.dram_bytes, "DRAM", |m| m.dram_pct),
         ]),
     ));
     out.push((
@@ -275,7 +276,7 @@ pub(crate) mod tests {
         // 4.74 MB in 1 ms.
         assert_eq!(
             get("l2-dram").and_then(|v| v.last().cloned()),
-            Some("4.74 GB/s, 1.5 % of peak".to_string())
+            Some("4.74 GB/s, DRAM at 1.5 % of peak".to_string())
         );
         assert_eq!(memory_label_name("l2-box"), "L2 cache");
     }

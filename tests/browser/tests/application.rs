@@ -350,6 +350,11 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
                         open_tab(&b, tab).await?;
                         verdicts_fit(&b, &format!("{what}, {tab}")).await?;
                     }
+                    for tab in ["memory", "metrics"] {
+                        open_tab(&b, tab).await?;
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        shot(&b, &format!("{name}-{tab}-{w}")).await?;
+                    }
                 }
             }
         }

@@ -553,26 +553,25 @@ pub fn metrics_header() -> Vec<Head> {
         "metric",
         "section",
         "unit",
-        "cold cache (mean over launches)",
-        "warm cache (mean over launches)",
+        "cold cache: mean (range) over launches",
+        "warm cache: mean (range) over launches",
     ])
 }
 
 /// A pass's values of a metric for people: the value with its unit when every launch has
-/// the same, else the mean and the range (`1.98 GHz (1.90-2.01 GHz, 4 launches)`); the
+/// the same, else the mean and the range (`1.98 GHz (1.90 GHz–2.01 GHz)`); the launches'
 /// values as read on hover.
 pub fn metric_values(v: Option<&MetricValues>, unit: &str) -> (String, String) {
     let Some(v) = v else {
         return ("-".into(), String::new());
     };
-    let exact = v.values.join("\n");
+    let exact = format!("{} launches: {}", v.values.len(), v.values.join(", "));
     let text = match v.numbers {
         Some((mean, lo, hi)) if lo != hi => format!(
-            "{} ({}-{}, {} launches)",
+            "{} ({}–{})",
             metric_value(&mean.to_string(), unit),
             metric_value(&lo.to_string(), unit),
             metric_value(&hi.to_string(), unit),
-            v.values.len()
         ),
         Some((mean, _, _)) => metric_value(&mean.to_string(), unit),
         None => {
