@@ -549,13 +549,20 @@ pub fn timing_row(kr: KernelRef, k: &KernelFigures) -> Row {
 
 /// The raw metrics' header.
 pub fn metrics_header() -> Vec<Head> {
-    heads([
-        "metric",
-        "section",
-        "unit",
-        "cold cache: mean (range) over launches",
-        "warm cache: mean (range) over launches",
-    ])
+    let pass = |label: &'static str| Head {
+        label,
+        title: "the mean over the pass's launches, with the least and the greatest value when \
+                they differ; every launch's value on hover"
+            .to_string(),
+        ..Head::default()
+    };
+    vec![
+        th("metric"),
+        th("section"),
+        th("unit"),
+        pass("cold cache"),
+        pass("warm cache"),
+    ]
 }
 
 /// A pass's values of a metric for people: the value with its unit when every launch has
