@@ -68,6 +68,10 @@ fn num(v: &Value, k: &str) -> f64 {
 }
 
 /// The roofline checks at the window's current width: returns the labelled kernels.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one page's checks in order (labels, points, list, selection, tooltip), each a script and its assertion"
+)]
 async fn check_roofline(b: &Browser, what: &str) -> Result<usize, BoxError> {
     let labels = drawn_labels(b).await?;
     let kernels: Vec<&Value> = labels.iter().filter(|l| l["kind"] == "kernel").collect();
@@ -242,6 +246,10 @@ async fn open_tab(b: &Browser, tab: &str) -> Result<(), BoxError> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session walks the load figures, both applications at three widths and the report's SOL page in order"
+)]
 async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
 ) -> Result<(), BoxError> {
     let dist = dist_dir();

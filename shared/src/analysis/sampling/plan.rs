@@ -132,6 +132,10 @@ fn split_by_duration(idx: &mut [usize], launches: &[TimedLaunch], gap: f64) -> V
 
 /// Makes the plan for a timing pass's launches (in launch order, from
 /// [`super::timing::timed_launches`]).
+#[expect(
+    clippy::too_many_lines,
+    reason = "the plan's steps (group by shape, split a group whose durations spread, pick the cheapest invocation numbers, select) share the launches' indices and the cost of each number"
+)]
 pub fn plan(launches: Vec<TimedLaunch>, options: &PlanOptions) -> Plan {
     let total_ns: f64 = launches.iter().map(|l| l.duration_ns).sum();
     // Shapes in order of first launch.

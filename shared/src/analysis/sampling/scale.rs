@@ -151,6 +151,28 @@ fn of_shape(plan: &Plan, all: &[(usize, f64)], t: &TimedLaunch, shape: bool) -> 
         .collect()
 }
 
+/// A copy of `row` with its amounts ([`scales_with_work`]) multiplied by `factor`.
+fn scaled_copy(row: &LaunchCounters, factor: f64) -> LaunchCounters {
+    let mut copy = row.clone();
+    if factor != 1.0 {
+        let scaled: Vec<usize> = copy
+            .metrics
+            .columns()
+            .keys()
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| scales_with_work(k))
+            .map(|(j, _)| j)
+            .collect();
+        for j in scaled {
+            if let Some(v) = copy.metrics.number_at(j) {
+                copy.metrics.set_number(j, v * factor);
+            }
+        }
+    }
+    copy
+}
+
 /// Gives every launch of the plan counters from `assigned` (one entry per launch, from
 /// [`assign`]): a profiled launch keeps its own; any other gets a copy of the profiled
 /// launch of its group nearest in duration, its amounts ([`scales_with_work`]) multiplied
@@ -213,29 +235,12 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
                     out.left_out += 1;
                     continue;
                 };
-                let mut copy = row.clone();
                 let factor = if rep_ns > 0.0 {
                     t.duration_ns / rep_ns
                 } else {
                     1.0
                 };
-                if factor != 1.0 {
-                    let scaled: Vec<usize> = copy
-                        .metrics
-                        .columns()
-                        .keys()
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, k)| scales_with_work(k))
-                        .map(|(j, _)| j)
-                        .collect();
-                    for j in scaled {
-                        if let Some(v) = copy.metrics.number_at(j) {
-                            copy.metrics.set_number(j, v * factor);
-                        }
-                    }
-                }
-                (copy, Some(plan.launches[rep].id))
+                (scaled_copy(row, factor), Some(plan.launches[rep].id))
             }
         };
         launch.id = t.id;

@@ -41,6 +41,10 @@ fn clamp_to(p: &ChartPoint, x: (f64, f64), y: (f64, f64)) -> ((f64, f64), bool) 
 /// arrow pointing out. Roof labels and the labels of labelled (and selected) series are
 /// placed after every point is known, so none covers another label or a point, and they are
 /// drawn last on a white ground, so no line strikes through them.
+#[expect(
+    clippy::too_many_lines,
+    reason = "draws the axes, roofs, series, labels and key in order on one chart context; split, each piece would take the context, the scale and the labels placed so far"
+)]
 pub fn draw_roofline<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &RooflineChart,
