@@ -255,8 +255,8 @@ pub enum DepthArg {
     /// Every view: also SOL %, the bound unit, occupancy, stalls, the details sections.
     /// 25 passes (measured on the H200).
     Standard,
-    /// Standard plus the rest of ncu's `--set full` sections. Passes not measured yet
-    /// (`--set full` alone: 38).
+    /// Standard plus the rest of ncu's `--set full` sections. 36 passes (measured on the
+    /// H200).
     Full,
 }
 
