@@ -14,6 +14,7 @@ pub mod multi;
 pub mod occupancy;
 pub mod overview;
 pub mod roofline;
+pub mod rules;
 pub mod sol;
 pub mod time;
 pub mod timing;

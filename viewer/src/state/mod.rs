@@ -7,6 +7,7 @@
 //! - [`kernel`]: per-kernel figures worked with `shared::analysis::metrics`.
 //! - [`latency`]: the stall chart and the reasons explained beside it.
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
+//! - [`rules`]: Nsight Compute's rule findings of a kernel, ranked, with their cited metrics.
 //! - [`view`]: which view, kernel and precision; the URL query string.
 //! - [`explain`]: the explanation behind every number.
 //! - [`exercise`]: the learner's predictions, answers and diagnoses, the actions that change
@@ -27,6 +28,7 @@ pub mod model;
 pub mod multi;
 pub mod overview;
 pub mod roofline;
+pub mod rules;
 pub mod shell;
 pub mod table;
 pub mod view;
