@@ -53,6 +53,16 @@ pub struct Instruction {
     pub l1_conflicts_shared_nway: Option<f64>,
     /// Divergent branch targets.
     pub divergent_branches: Option<f64>,
+    /// The CUDA source file the instruction was compiled from, where the input has line
+    /// information (`-lineinfo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Its line in that file, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The text of that line, where the input holds the file (`--import-source yes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda: Option<String>,
 }
 
 fn hex<S: Serializer>(address: &u64, s: S) -> Result<S::Ok, S::Error> {
@@ -102,6 +112,14 @@ impl Instruction {
             _ => return,
         };
         *slot = Some(value);
+    }
+
+    /// L2 sectors per global request at the L1 tags (4 for a warp's coalesced 4-byte
+    /// loads, 32 where every thread's access lands in a sector of its own); `None` without
+    /// requests.
+    pub fn sectors_per_request(&self) -> Option<f64> {
+        let requests = self.l1_tag_requests_global.filter(|r| *r > 0.0)?;
+        Some(self.l2_sectors_global? / requests)
     }
 
     /// The stall reason with the most samples, and its samples.

@@ -16,6 +16,7 @@ pub mod overview;
 pub mod roofline;
 pub mod rules;
 pub mod sol;
+pub mod source;
 pub mod time;
 pub mod timing;
 

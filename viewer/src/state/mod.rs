@@ -15,6 +15,7 @@
 //! - [`overview`]: what the overview of a run shows.
 //! - [`table`]: the rows and headers of the long tables.
 //! - [`compare`]: the compare page's key figures of two kernels.
+//! - [`source`]: a kernel's SASS with per-instruction figures and hot spots.
 //! - [`shell`]: the warning banner and the side bar's kernel list.
 //! - [`window`]: which rows of a long table to render.
 
@@ -30,6 +31,7 @@ pub mod overview;
 pub mod roofline;
 pub mod rules;
 pub mod shell;
+pub mod source;
 pub mod table;
 pub mod view;
 pub mod window;

@@ -28,6 +28,8 @@ pub enum View {
     Occupancy,
     /// Nsight Compute's rule findings of the selected kernel.
     Rules,
+    /// The selected kernel's SASS with per-instruction figures.
+    Source,
     /// Event time vs ncu duration.
     Timing,
     /// Every raw metric of the selected kernel, searchable.
@@ -40,7 +42,7 @@ pub enum View {
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 12] = [
+    pub const ALL: [View; 13] = [
         View::Overview,
         View::Time,
         View::Roofline,
@@ -49,6 +51,7 @@ impl View {
         View::Bytes,
         View::Occupancy,
         View::Rules,
+        View::Source,
         View::Timing,
         View::Metrics,
         View::Compare,
@@ -66,6 +69,7 @@ impl View {
             View::Bytes => "bytes",
             View::Occupancy => "occupancy",
             View::Rules => "rules",
+            View::Source => "source",
             View::Timing => "timing",
             View::Metrics => "metrics",
             View::Compare => "compare",
@@ -84,6 +88,7 @@ impl View {
             View::Bytes => "Bytes table",
             View::Occupancy => "Occupancy",
             View::Rules => "ncu's rules",
+            View::Source => "Source",
             View::Timing => "Timing",
             View::Metrics => "Raw metrics",
             View::Compare => "Compare",
