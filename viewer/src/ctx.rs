@@ -199,7 +199,10 @@ impl Ctx {
             Ok(first) => first.unwrap_or_default(),
             Err(message) => return loading.add_error(failed(message)),
         };
-        if pieces.has_more() && crate::state::load::streams(&bytes) {
+        if pieces.has_more()
+            && crate::state::load::streams(&bytes)
+            && !crate::state::load::is_cuda_file(&name)
+        {
             loading.stream(name.clone(), size, bytes);
             self.drive(loading, Some(&mut pieces)).await;
             if loading.take_starved().is_none() {

@@ -14,6 +14,9 @@ use crate::components::virtual_table::{rows_memo, VirtualTable};
 use crate::ctx::Ctx;
 use crate::state::source::SourceView;
 
+/// CUDA source lines listed at most (a kernel of many inlined headers has thousands).
+const LINES_SHOWN: usize = 2_000;
+
 /// The view of the selected kernel, compared by identity (a launch's instructions are
 /// never compared value by value).
 #[derive(Clone, Default)]
@@ -106,6 +109,50 @@ pub fn SourcePage() -> impl IntoView {
                     }
                 })
                 .collect_view();
+            let lines = (!view.lines.is_empty()).then(|| {
+                let rows = view
+                    .lines
+                    .iter()
+                    .take(LINES_SHOWN)
+                    .cloned()
+                    .map(|l| {
+                        view! {
+                            <tr>
+                                <td data-col="place">{l.place}</td>
+                                <td class="num">{l.executed}</td>
+                                <td class="num">{l.samples}</td>
+                                <td class="num">{l.sectors}</td>
+                                <td class="num" data-col="sectors_per_request">{l.per_request}</td>
+                                <td class="num">{l.excessive}</td>
+                                <td class="code">{l.text}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <h3>"By CUDA source line"</h3>
+                    <p class="muted">
+                        "Each line's instructions summed. Sectors per request: L2 sectors over \
+                         the times a warp executed the line's global loads and stores; 4 is a \
+                         warp's coalesced 4-byte access, 32 a sector per thread. Pick the .cu \
+                         files with the report for the lines' text where the report lacks it."
+                    </p>
+                    <table class="grid" id="source-lines">
+                        <thead>
+                            <tr>
+                                <th>"file:line"</th>
+                                <th>"executed"</th>
+                                <th>"samples"</th>
+                                <th>"L2 sectors"</th>
+                                <th>"sectors / request"</th>
+                                <th>"L2 excessive sectors"</th>
+                                <th>"CUDA source"</th>
+                            </tr>
+                        </thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                }
+            });
             view! {
                 <p class="muted" id="source-summary">{view.summary.clone()}</p>
                 <h3>"Hot spots"</h3>
@@ -126,6 +173,7 @@ pub fn SourcePage() -> impl IntoView {
                     </thead>
                     <tbody>{hot}</tbody>
                 </table>
+                {lines}
                 <h3>"Every instruction"</h3>
                 <VirtualTable
                     id="source-table"

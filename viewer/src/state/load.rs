@@ -9,7 +9,9 @@
 //! A report's launches with source counters also give their source pages (per-instruction
 //! figures, [`shared::read::source`]), and a source-page export (`ncu --page source --csv`)
 //! picked with the report or the raw page of the same profile gives its SASS text (and the
-//! figures, where no report is picked); a run keeps them for the source view.
+//! figures, where no report is picked); a run keeps them for the source view. A CUDA
+//! source file (`.cu`, `.cuh`) picked with them gives its lines' text to the instructions
+//! the report's line table places in a file of that name.
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -218,11 +220,24 @@ impl Progress {
     }
 }
 
+/// Whether a file named `name` is CUDA source (`.cu`, `.cuh`), by its name.
+pub fn is_cuda_file(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".cu") || lower.ends_with(".cuh")
+}
+
 /// Whether a file's bytes are a source-page export (`ncu --page source --csv`): its
-/// first line names a kernel.
+/// first line names a kernel (`--print-source sass`) or a file (`cuda,sass`).
 pub fn is_source_page(bytes: &[u8]) -> bool {
     let text = bytes.strip_prefix(BOM).unwrap_or(bytes).trim_ascii_start();
-    text.starts_with(b"\"Kernel Name\",") || text.starts_with(b"Kernel Name,")
+    [
+        b"\"Kernel Name\",".as_slice(),
+        b"\"File Path\",",
+        b"Kernel Name,",
+        b"File Path,",
+    ]
+    .iter()
+    .any(|start| text.starts_with(start))
 }
 
 /// Whether a file that starts with `first` can be read as its pieces arrive
@@ -332,6 +347,8 @@ pub struct Loading {
     sources: Vec<LaunchSource>,
     /// The source-page exports read so far, with their files' names.
     pages: Vec<(String, Vec<LaunchSource>)>,
+    /// CUDA source files picked with them: name and text.
+    cuda_files: Vec<(String, String)>,
 }
 
 impl Loading {
@@ -348,6 +365,7 @@ impl Loading {
             exports: Vec::new(),
             sources: Vec::new(),
             pages: Vec::new(),
+            cuda_files: Vec::new(),
         }
     }
 
@@ -498,7 +516,10 @@ impl Loading {
     /// Starts on a file held whole: an artifact is loaded now, a report or a CSV export
     /// opened.
     fn start_file(&mut self, file: InputFile) {
-        if looks_like_json(&file.bytes) {
+        if is_cuda_file(&file.name) {
+            let text = String::from_utf8_lossy(&file.bytes).into_owned();
+            self.cuda_files.push((file.name, text));
+        } else if looks_like_json(&file.bytes) {
             match load_artifact(&file) {
                 Ok(run) => self.runs.push(run),
                 Err(e) => self.errors.push(e),
@@ -622,6 +643,14 @@ impl Loading {
     pub fn finish(self) -> (Vec<Run>, Vec<LoadError>) {
         let (mut runs, mut errors) = (self.runs, self.errors);
         if self.exports.is_empty() {
+            for (file, _) in self.cuda_files {
+                errors.push(LoadError {
+                    file,
+                    message: "a CUDA source file gives the text of a report's source lines: \
+                              pick it together with the report"
+                        .into(),
+                });
+            }
             for (file, _) in self.pages {
                 errors.push(LoadError {
                     file,
@@ -638,6 +667,11 @@ impl Loading {
             join_source_page(&mut sources, page);
             names.push(name);
         }
+        for (name, text) in &self.cuda_files {
+            for s in &mut sources {
+                s.add_cuda_text(name, text);
+            }
+        }
         match import_read(names, self.exports, sources) {
             Ok(run) => runs.push(run),
             Err(e) => errors.push(e),
@@ -646,17 +680,25 @@ impl Loading {
     }
 }
 
-/// Joins a source-page export's launches to the reports' source pages: the SASS text of a
-/// page's launch goes to the report's launch of the same place and kernel; a page's launch
-/// no report has is kept as the page gives it.
+/// Joins a source-page export's launches to the reports' source pages: the SASS text (and
+/// CUDA lines) of a page's launch go to the report's launch of the same place and kernel; a
+/// page's launch no report has is kept as the page gives it.
 fn join_source_page(sources: &mut Vec<LaunchSource>, page: Vec<LaunchSource>) {
     for p in page {
-        match sources
-            .iter_mut()
-            .find(|s| s.launch == p.launch && s.kernel == p.kernel)
-        {
+        // Same place, and the same kernel: by name, or (a `cuda,sass` page names the
+        // function, a report the demangled signature) by an address both have.
+        let same = |s: &LaunchSource| {
+            s.launch == p.launch
+                && (s.kernel == p.kernel
+                    || p.instructions.first().is_some_and(|first| {
+                        s.instructions
+                            .binary_search_by_key(&first.address, |i| i.address)
+                            .is_ok()
+                    }))
+        };
+        match sources.iter_mut().find(|s| same(s)) {
             Some(s) => {
-                s.add_sass(&p);
+                s.add_page_text(&p);
             }
             None => sources.push(p),
         }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use shared::model::counters;
-use shared::read::source::{longest, stall_reason, Instruction, LaunchSource};
+use shared::read::source::{longest, stall_reason, Instruction, LaunchSource, LineFigures};
 
 use super::model::RunView;
 use super::table::{Cell, Head, Row};
@@ -120,7 +120,7 @@ impl Col {
             Col::Requests => of(counters::SASS_L1_TAG_REQUESTS_GLOBAL),
             Col::Sectors => of(counters::SASS_L2_SECTORS_GLOBAL),
             Col::PerRequest => {
-                "L2 sectors per global request: 4 for a warp's coalesced 4-byte accesses, up to 32 when every thread touches a sector of its own".into()
+                "L2 sectors per warp-level request (the sectors over the times a warp executed the instruction): 4 for a warp's coalesced 4-byte accesses, 32 when every thread touches a sector of its own".into()
             }
             Col::Excessive => of(counters::SASS_L2_SECTORS_GLOBAL_EXCESSIVE),
             Col::Wavefronts => of(counters::SASS_L1_WAVEFRONTS_SHARED),
@@ -170,6 +170,43 @@ pub struct SourceView {
     pub hot: Vec<usize>,
     /// A line about the launch: instructions, executed, samples.
     pub summary: String,
+    /// Its CUDA source lines with their instructions' figures summed (empty without line
+    /// information).
+    pub lines: Vec<LineRow>,
+}
+
+/// A CUDA source line as the view lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineRow {
+    /// `file:line`.
+    pub place: String,
+    /// The line's text, or empty.
+    pub text: String,
+    /// Instructions executed (warp-level).
+    pub executed: String,
+    /// Warp-state samples.
+    pub samples: String,
+    /// L2 sectors of its global accesses.
+    pub sectors: String,
+    /// L2 sectors per warp-level request.
+    pub per_request: String,
+    /// L2 sectors beyond the ideal.
+    pub excessive: String,
+}
+
+impl LineRow {
+    fn of(l: &LineFigures) -> LineRow {
+        let or_dash = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), count);
+        LineRow {
+            place: l.place(),
+            text: l.text.clone().unwrap_or_default(),
+            executed: count(l.inst_executed),
+            samples: count(l.samples),
+            sectors: or_dash(l.sectors),
+            per_request: or_dash(l.sectors_per_request()),
+            excessive: or_dash(l.excessive),
+        }
+    }
 }
 
 /// The source pages of kernel `kernel` of `run`: those of its launches (same launch ID and
@@ -256,11 +293,13 @@ impl SourceView {
             count(source.inst_executed()),
             count(source.samples()),
         );
+        let lines = source.by_line().iter().map(LineRow::of).collect();
         SourceView {
             source,
             columns,
             hot,
             summary,
+            lines,
         }
     }
 
@@ -434,5 +473,61 @@ mod tests {
         let (none, errors) = load_batch(vec![page]);
         assert!(none.is_empty());
         assert!(errors[0].message.contains("pick it together"), "{errors:?}");
+    }
+
+    #[test]
+    fn the_suites_report_shows_the_cuda_line_of_the_stride32_loads() {
+        let read = |rel: &str| {
+            std::fs::read(format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"))).expect("file")
+        };
+        let batch = vec![
+            InputFile {
+                name: "suite_full.ncu-rep".into(),
+                bytes: gunzip("tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz"),
+            },
+            InputFile {
+                name: "suite_source_cuda_sass.csv".into(),
+                bytes: gunzip("tests/fixtures/ncu-h200-suite-source/suite_source_cuda_sass.csv.gz"),
+            },
+            InputFile {
+                name: "vector_add.cu".into(),
+                bytes: read("kernels/vector_add.cu"),
+            },
+        ];
+        let (runs, errors) = load_batch(batch);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        let run = &ws.runs[0];
+        let k = run
+            .run
+            .artifact
+            .kernels
+            .iter()
+            .position(|k| k.name == "vector_add_stride32")
+            .expect("the kernel");
+        let view = SourceView::of(run, k).expect("source counters");
+        for c in [Col::Line, Col::Cuda, Col::Sass, Col::PerRequest] {
+            assert!(view.columns.contains(&c), "{c:?}");
+        }
+        let load = view
+            .lines
+            .iter()
+            .find(|l| l.per_request != "-")
+            .expect("a line with global accesses");
+        assert_eq!(
+            (
+                load.place.as_str(),
+                load.text.trim(),
+                load.per_request.as_str()
+            ),
+            ("vector_add.cu:23", "c[i] = a[i] + b[i];", "32")
+        );
+        // A picked CUDA file alone is refused with what to do.
+        let (none, errors) = load_batch(vec![InputFile {
+            name: "vector_add.cu".into(),
+            bytes: read("kernels/vector_add.cu"),
+        }]);
+        assert!(none.is_empty() && errors[0].message.contains("together with the report"));
     }
 }

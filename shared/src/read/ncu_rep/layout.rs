@@ -385,6 +385,7 @@ pub fn profile_result<const PER_PC: bool>(
         metrics: Vec::new(),
         rules: Vec::new(),
         per_pc: Vec::new(),
+        lines: Vec::new(),
         strings: Arc::clone(strings),
     };
     let mut odd_values = 0;

@@ -35,6 +35,7 @@ mod container;
 mod export;
 mod input;
 mod layout;
+pub mod lines;
 pub mod rules;
 pub mod source;
 mod strings;
@@ -194,6 +195,9 @@ pub struct ProfileResult {
     /// filled by [`read_report`] and [`read_report_from`], empty where only the launches of
     /// the raw page are read ([`read_export`]).
     pub per_pc: Vec<(&'static crate::model::counters::Counter, Vec<(u64, f64)>)>,
+    /// The CUDA source line of each address of `per_pc` that a module's line table covers
+    /// (`lines.rs`), by address; empty without line information.
+    pub lines: Vec<(u64, lines::Location)>,
     metrics: Vec<Entry>,
     strings: Arc<StringTable>,
 }
