@@ -88,32 +88,94 @@ impl Instruction {
 
     /// Sets the figure `counter` measures to `value` (a stall counter's only when non-zero).
     pub fn set(&mut self, counter: &Counter, value: f64) {
-        if counters::SOURCE_STALLS.contains(counter) {
-            if value != 0.0 {
-                self.stalls.insert(stall_reason(counter).to_owned(), value);
-            }
-            return;
+        if let Some(slot) = Slot::of(counter) {
+            self.set_slot(slot, value);
         }
-        let slot = match *counter {
-            counters::SASS_INST_EXECUTED => &mut self.inst_executed,
-            counters::SASS_THREAD_INST_EXECUTED => &mut self.thread_inst_executed,
-            counters::SASS_SAMPLES => &mut self.samples,
-            counters::SASS_L1_TAG_REQUESTS_GLOBAL => &mut self.l1_tag_requests_global,
-            counters::SASS_L2_SECTORS_GLOBAL => &mut self.l2_sectors_global,
-            counters::SASS_L2_SECTORS_GLOBAL_IDEAL => &mut self.l2_sectors_global_ideal,
-            counters::SASS_L2_SECTORS_GLOBAL_EXCESSIVE => &mut self.l2_sectors_global_excessive,
-            counters::SASS_L1_WAVEFRONTS_SHARED => &mut self.l1_wavefronts_shared,
-            counters::SASS_L1_WAVEFRONTS_SHARED_IDEAL => &mut self.l1_wavefronts_shared_ideal,
-            counters::SASS_L1_WAVEFRONTS_SHARED_EXCESSIVE => {
-                &mut self.l1_wavefronts_shared_excessive
-            }
-            counters::SASS_L1_CONFLICTS_SHARED_NWAY => &mut self.l1_conflicts_shared_nway,
-            counters::SASS_BRANCH_DIVERGENT => &mut self.divergent_branches,
-            _ => return,
-        };
-        *slot = Some(value);
     }
 
+    /// Sets the figure `slot` to `value` (a stall's only when non-zero).
+    pub fn set_slot(&mut self, slot: Slot, value: f64) {
+        let field = match slot {
+            Slot::Stall(reason) => {
+                if value != 0.0 {
+                    self.stalls.insert(reason.to_owned(), value);
+                }
+                return;
+            }
+            Slot::InstExecuted => &mut self.inst_executed,
+            Slot::ThreadInstExecuted => &mut self.thread_inst_executed,
+            Slot::Samples => &mut self.samples,
+            Slot::L1TagRequestsGlobal => &mut self.l1_tag_requests_global,
+            Slot::L2SectorsGlobal => &mut self.l2_sectors_global,
+            Slot::L2SectorsGlobalIdeal => &mut self.l2_sectors_global_ideal,
+            Slot::L2SectorsGlobalExcessive => &mut self.l2_sectors_global_excessive,
+            Slot::L1WavefrontsShared => &mut self.l1_wavefronts_shared,
+            Slot::L1WavefrontsSharedIdeal => &mut self.l1_wavefronts_shared_ideal,
+            Slot::L1WavefrontsSharedExcessive => &mut self.l1_wavefronts_shared_excessive,
+            Slot::L1ConflictsSharedNway => &mut self.l1_conflicts_shared_nway,
+            Slot::DivergentBranches => &mut self.divergent_branches,
+        };
+        *field = Some(value);
+    }
+}
+
+/// Which figure of an [`Instruction`] a per-instruction counter fills, resolved once per
+/// column or metric (matching a counter by name per value is slow on a large page).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// `inst_executed`.
+    InstExecuted,
+    /// `thread_inst_executed`.
+    ThreadInstExecuted,
+    /// `samples`.
+    Samples,
+    /// `l1_tag_requests_global`.
+    L1TagRequestsGlobal,
+    /// `l2_sectors_global`.
+    L2SectorsGlobal,
+    /// `l2_sectors_global_ideal`.
+    L2SectorsGlobalIdeal,
+    /// `l2_sectors_global_excessive`.
+    L2SectorsGlobalExcessive,
+    /// `l1_wavefronts_shared`.
+    L1WavefrontsShared,
+    /// `l1_wavefronts_shared_ideal`.
+    L1WavefrontsSharedIdeal,
+    /// `l1_wavefronts_shared_excessive`.
+    L1WavefrontsSharedExcessive,
+    /// `l1_conflicts_shared_nway`.
+    L1ConflictsSharedNway,
+    /// `divergent_branches`.
+    DivergentBranches,
+    /// A stall reason's samples.
+    Stall(&'static str),
+}
+
+impl Slot {
+    /// The figure `counter` fills, if it is a per-instruction counter of the catalog.
+    pub fn of(counter: &Counter) -> Option<Slot> {
+        if counters::SOURCE_STALLS.contains(counter) {
+            return Some(Slot::Stall(stall_reason(counter)));
+        }
+        Some(match *counter {
+            counters::SASS_INST_EXECUTED => Slot::InstExecuted,
+            counters::SASS_THREAD_INST_EXECUTED => Slot::ThreadInstExecuted,
+            counters::SASS_SAMPLES => Slot::Samples,
+            counters::SASS_L1_TAG_REQUESTS_GLOBAL => Slot::L1TagRequestsGlobal,
+            counters::SASS_L2_SECTORS_GLOBAL => Slot::L2SectorsGlobal,
+            counters::SASS_L2_SECTORS_GLOBAL_IDEAL => Slot::L2SectorsGlobalIdeal,
+            counters::SASS_L2_SECTORS_GLOBAL_EXCESSIVE => Slot::L2SectorsGlobalExcessive,
+            counters::SASS_L1_WAVEFRONTS_SHARED => Slot::L1WavefrontsShared,
+            counters::SASS_L1_WAVEFRONTS_SHARED_IDEAL => Slot::L1WavefrontsSharedIdeal,
+            counters::SASS_L1_WAVEFRONTS_SHARED_EXCESSIVE => Slot::L1WavefrontsSharedExcessive,
+            counters::SASS_L1_CONFLICTS_SHARED_NWAY => Slot::L1ConflictsSharedNway,
+            counters::SASS_BRANCH_DIVERGENT => Slot::DivergentBranches,
+            _ => return None,
+        })
+    }
+}
+
+impl Instruction {
     /// L2 sectors per warp-level request: the global accesses' sectors over the times the
     /// instruction was executed by a warp (4 for a warp's coalesced 4-byte loads, 32 where
     /// every thread's access lands in a sector of its own); `None` for an instruction with
@@ -318,10 +380,12 @@ fn number(cell: &str) -> Option<f64> {
     if t.is_empty() || t == "-" {
         return None;
     }
-    t.replace(',', "")
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
+    let parsed = if t.contains(',') {
+        t.replace(',', "").parse::<f64>()
+    } else {
+        t.parse::<f64>()
+    };
+    parsed.ok().filter(|v| v.is_finite())
 }
 
 /// What each column of a block's header is.
@@ -332,7 +396,7 @@ enum Column {
     Line,
     /// Its first `Source` column: the CUDA line's text.
     Cuda,
-    Figure(Counter),
+    Figure(Slot),
     Other,
 }
 
@@ -354,7 +418,8 @@ fn columns_of(header: &csv::StringRecord) -> Vec<Column> {
                 .iter()
                 .chain(STALL_COLUMNS)
                 .find(|(l, _)| *l == label)
-                .map_or(Column::Other, |(_, c)| Column::Figure(*c)),
+                .and_then(|(_, c)| Slot::of(c))
+                .map_or(Column::Other, Column::Figure),
         })
         .collect()
 }
@@ -521,9 +586,9 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
                         }
                     }
                 }
-                Column::Figure(c) => {
+                Column::Figure(slot) => {
                     if let Some(v) = number(cell) {
-                        ins.set(c, v);
+                        ins.set_slot(*slot, v);
                     }
                 }
                 Column::Other => {}

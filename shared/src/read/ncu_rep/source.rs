@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::counters::{self, Counter};
-use crate::read::source::{Instruction, LaunchSource};
+use crate::read::source::{Instruction, LaunchSource, Slot};
 
 use super::ProfileResult;
 
@@ -47,9 +47,12 @@ impl ProfileResult {
         }
         let mut by_pc: BTreeMap<u64, Instruction> = BTreeMap::new();
         for (counter, values) in &self.per_pc {
+            let Some(slot) = Slot::of(counter) else {
+                continue;
+            };
             for &(pc, v) in values {
                 let i = by_pc.entry(pc).or_insert_with(|| Instruction::at(pc));
-                i.set(counter, v);
+                i.set_slot(slot, v);
             }
         }
         for (pc, l) in &self.lines {
