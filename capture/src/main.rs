@@ -1,20 +1,15 @@
 //! `capture`: the native CLI. `main` only calls [`run`], the one place an error becomes an
-//! exit code; each subcommand lives in its own module.
+//! exit code; each subcommand lives in its own module under [`commands`].
 
 mod cli;
 mod clock;
-mod diff;
+mod commands;
 mod exit;
 mod files;
 mod gpu;
-mod import;
 mod interrupt;
 mod out;
-mod overlap;
 mod ranks;
-mod source;
-mod stages;
-mod table;
 
 use std::process::ExitCode;
 
@@ -39,18 +34,15 @@ fn main() -> ExitCode {
 fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Devices(args) => gpu::devices(&args),
-        Command::Run(args) => gpu::run(&args),
-        Command::Profile(args) => gpu::profile(&args),
-        Command::NcuCommand(args) => gpu::ncu_command(&args),
-        Command::Merge(args) => import::merge(&args),
-        Command::Import(args) => import::import(&args),
-        Command::Table(args) => table::table(&args),
-        Command::Source(args) => source::source(&args),
-        Command::Diff(args) => diff::diff(&args),
-        Command::Schema => {
-            out::print(&shared::Artifact::json_schema())?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Devices(args) => commands::devices::devices(&args),
+        Command::Run(args) => commands::run::run(&args),
+        Command::Profile(args) => commands::profile::profile(&args),
+        Command::NcuCommand(args) => commands::ncu_command::ncu_command(&args),
+        Command::Merge(args) => commands::merge::merge(&args),
+        Command::Import(args) => commands::import::import(&args),
+        Command::Table(args) => commands::table::table(&args),
+        Command::Source(args) => commands::source::source(&args),
+        Command::Diff(args) => commands::diff::diff(&args),
+        Command::Schema => commands::schema::schema(),
     }
 }

@@ -21,6 +21,8 @@ pub mod error;
 pub mod exercise;
 pub mod model;
 pub mod read;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod text;
 
 pub use model::artifact::Artifact;

@@ -179,3 +179,28 @@ fn the_stride32_loads_read_32_sectors_per_request_on_their_line() {
         .expect("a line with global accesses");
     assert_eq!(line.sectors_per_request(), Some(4.0));
 }
+
+const SUITE_SRC_REPORT: &[u8] =
+    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz");
+
+#[test]
+fn a_report_with_its_sources_imported_gives_each_line_its_text() {
+    let report = ncu_rep::read_report(&gunzip(SUITE_SRC_REPORT)).expect("report reads");
+    let strided = report
+        .results
+        .iter()
+        .find(|r| r.names.function == "vector_add_stride32")
+        .and_then(|r| r.source())
+        .expect("the kernel");
+    assert!(strided.instructions.iter().all(|i| i.cuda.is_some()));
+    let lines = strided.by_line();
+    let loads = lines
+        .iter()
+        .find(|l| l.sectors.is_some())
+        .expect("a line with global accesses");
+    assert_eq!(
+        (loads.place().as_str(), loads.text.as_deref().map(str::trim)),
+        ("vector_add.cu:23", Some("c[i] = a[i] + b[i];"))
+    );
+    assert_eq!(loads.sectors_per_request(), Some(32.0));
+}

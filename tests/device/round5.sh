@@ -4,6 +4,8 @@
 #   bash tests/device/round5.sh a   # BERT-base (12 layers) training step: plain, --all-launches
 #   bash tests/device/round5.sh b   # same step: timing pass alone, sampled, --depth roofline;
 #                                   # the cost of --source; the suite's kernels with line info
+#   bash tests/device/round5.sh c   # sampled and roofline again after the invocation fix
+#   bash tests/device/round5.sh d   # the suite with its sources embedded; --depth full's passes
 # Then, here: bash tests/device/sampling.sh report DIR (the comparison of issue 26).
 # Results land in $OUT as tarballs; wall times in $OUT/walls.txt.
 set -x
@@ -48,6 +50,29 @@ part_b() {
   ls -la $W/source >> $OUT/walls.txt
   find $W/source -name '*.ncu-rep' -o -name '*.csv' | xargs gzip -9
   tar cf $OUT/source.tar -C $W source
+}
+part_c() {
+  # After the fix of ncu's invocation counting (--kernel-name-base mangled): the sampled
+  # profile and its roofline depth again, with a plain run beside them.
+  wall plain4 python3 $B/bert_train_bf16.py > $W/train/plain4.log 2>&1
+  wall sampled2 timeout 300 $C profile --nvtx-include step/ --keep-exports -o $W/train/sampled2.json -- python3 $B/bert_train_bf16.py > $W/train/sampled2.log 2>&1
+  wall roofline2 timeout 200 $C profile --depth roofline --nvtx-include step/ --keep-exports -o $W/train/roofline2.json -- python3 $B/bert_train_bf16.py > $W/train/roofline2.log 2>&1
+  rm -f $W/train/*.ncu-rep
+  tar czf $OUT/train_c.tgz -C $W train
+}
+part_d() {
+  # The suite's kernels again, ncu started in kernels/ so that --import-source finds the
+  # files NVRTC compiled (the program names are relative: vector_add.cu, ...) and embeds them;
+  # and the pass count of --depth full.
+  mkdir -p $W/source2
+  (cd $R/kernels && wall suite_src timeout 150 ncu -f -o $W/source2/suite_src --set full --import-source yes --clock-control none --kernel-name 'regex:^(vector_add|vector_add_stride32|transpose_naive|transpose_tiled|matmul_tiled16|block_reduce)$' $C run --profile-mode --kernels vector_add,vector_add_stride32,transpose_naive,transpose_tiled,matmul_tiled16,block_reduce > $W/source2/suite_src.log 2>&1)
+  ncu --import $W/source2/suite_src.ncu-rep --csv --page source --print-source cuda,sass > $W/source2/suite_src_cuda_sass.csv 2>> $W/source2/suite_src.log
+  ncu --import $W/source2/suite_src.ncu-rep --csv --page source --print-source sass > $W/source2/suite_src_sass.csv 2>> $W/source2/suite_src.log
+  wall depth_full timeout 150 $C profile --depth full --all-launches --keep-exports -o $W/source2/depth_full.json -- $C run --profile-mode --kernels vector_add,vector_add_stride32 > $W/source2/depth_full.log 2>&1
+  rm -f $W/source2/depth_full*.ncu-rep
+  ls -la $W/source2 >> $OUT/walls.txt
+  find $W/source2 -name '*.ncu-rep' -o -name '*.csv' | xargs gzip -9
+  tar cf $OUT/source2.tar -C $W source2
 }
 "part_$1"
 cat $OUT/walls.txt; ls -la $OUT

@@ -13,7 +13,9 @@ at that address (an address ncu_report has no value for must be 0 or absent in o
 every address ncu_report has a value for must be in ours; with SOURCE_PAGE, every SASS
 text must equal `action.sass_by_pc`. The CUDA source line of every instruction (file and
 line, from the report's line table) must equal `action.source_info(pc)`, and so must the
-one `capture source` reads from CUDA_SASS_PAGE (`--print-source cuda,sass`) where given.
+one `capture source` reads from CUDA_SASS_PAGE (`--print-source cuda,sass`) where given;
+the line's text, where the report holds the file, must equal that line of
+`action.source_files()`.
 Prints one line per report and every difference; exits 1 on any.
 """
 
@@ -155,6 +157,8 @@ def check_source(report, theirs, capture, page, problems):
                 if got not in (None, 0, 0.0):
                     problems.append("launch %d %#x %s: ours %r, ncu_report none"
                                     % (i, pc, name, got))
+        files = action.source_files()
+        texts = {k: files[k].splitlines() for k in files}
         for pc, row in by_pc.items():
             info = action.source_info(pc)
             want = (info.file_name(), info.line()) if info else (None, None)
@@ -164,6 +168,14 @@ def check_source(report, theirs, capture, page, problems):
             lines[0] += 1
             if want[0] is not None:
                 lines[1] += 1
+            # The line's text, where the report holds the file (--import-source yes).
+            text = texts.get(want[0])
+            want_text = text[want[1] - 1] if text and 0 < want[1] <= len(text) else None
+            if row.get("cuda") != want_text:
+                problems.append("launch %d %#x text: ours %r, ncu_report %r"
+                                % (i, pc, row.get("cuda"), want_text))
+            if want_text is not None:
+                lines[2] += 1
         if page:
             for pc, row in by_pc.items():
                 want = action.sass_by_pc(pc).strip()
@@ -190,7 +202,7 @@ def opcode(sass):
 # Instructions whose operands the two disassemblers spell differently.
 spelled = [0]
 # Instructions whose CUDA line was compared, and how many of them have one.
-lines = [0, 0]
+lines = [0, 0, 0]
 
 
 def check_cuda_sass_page(theirs, capture, cuda_page, problems):
@@ -244,11 +256,11 @@ def main():
     for p in problems[:40]:
         print("  " + p)
     print("%s: %d launches, %d rule findings and %d per-instruction figures%s, %d CUDA lines "
-          "(%d instructions with one)%s compared with ncu_report: %s"
+          "(%d instructions with one, %d with its text)%s compared with ncu_report: %s"
           % (report.rsplit("/", 1)[-1], len(theirs), findings, figures,
              " (SASS text included; %d with operands spelled differently by ncu_report's "
              "newer disassembler, opcodes equal)" % spelled[0] if page else "",
-             lines[0], lines[1],
+             lines[0], lines[1], lines[2],
              " and %d lines of the cuda,sass page" % from_page if cuda_page else "",
              "equal" if not problems else "%d differences" % len(problems)))
     sys.exit(1 if problems else 0)

@@ -21,14 +21,20 @@ status=0
 for gz in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz \
           tests/fixtures/ncu-h200/probe_full.ncu-rep.gz \
           tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz \
-          tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz; do
+          tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz \
+          tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz; do
   name=$(basename "$gz" .gz)
   gunzip -c "$gz" > "$work/$name"
   "$capture" import "$work/$name" -o "$work/$name.json" > /dev/null 2>&1
   page=${gz%.ncu-rep.gz}_source.csv.gz
-  [ -f "$page" ] || page=$(dirname "$gz")/suite_source_sass.csv.gz
+  case $name in
+    suite_full.ncu-rep) page=$(dirname "$gz")/suite_source_sass.csv.gz
+                        cuda_page=$(dirname "$gz")/suite_source_cuda_sass.csv.gz ;;
+    suite_src.ncu-rep) page=$(dirname "$gz")/suite_src_sass.csv.gz
+                       cuda_page=$(dirname "$gz")/suite_src_cuda_sass.csv.gz ;;
+    *) cuda_page= ;;
+  esac
   [ -f "$page" ] || page=
-  cuda_page=$(dirname "$gz")/suite_source_cuda_sass.csv.gz
   [ -f "$cuda_page" ] || cuda_page=
   "$venv/bin/python" tests/oracle/ncu_report_check.py "$work/$name" "$work/$name.json" \
     "$capture" $page $cuda_page || status=1

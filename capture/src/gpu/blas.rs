@@ -18,9 +18,8 @@ use cudarc::driver::DevicePtr;
 use shared::model::artifact::{DeviceInfo, TensorCeiling, Timing};
 use shared::model::work_kind::Work;
 
-use super::runner::{DevBuf, Gpu};
+use super::runner::{DevBuf, Gpu, WARMUPS};
 use super::tensor::{Format, GemmSpec, GEMMS};
-use super::WARMUPS;
 
 /// Algorithms asked of the heuristic and timed, per GEMM.
 pub const ALGOS: usize = 8;

@@ -12,9 +12,9 @@ use shared::model::artifact::{
 };
 use shared::model::roofline::{giga_per_s, held_clock_mhz, ridge};
 
-use super::runner::{DevBuf, Gpu};
+use super::runner::{DevBuf, Gpu, WARMUPS};
 use super::suite::{self, CeilingKind, KernelDef, Plan, Role, Sizes};
-use super::{checks, console, data, stats, WARMUPS};
+use super::{checks, console, data, stats};
 
 /// Timed launches of the clock kernel on each side of the FMA ceiling's repetitions.
 pub const CLOCK_REPS: u32 = 3;
@@ -119,9 +119,9 @@ pub fn fma(
         plausible,
         format!(
             "held SM clock {} MHz from {} cycles spun under FMA load (attribute {} MHz){}",
-            console::opt(mhz.map(|m| format!("{m:.0}"))),
+            console::or_unknown(mhz.map(|m| format!("{m:.0}"))),
             suite::CLOCK_CYCLES,
-            console::opt(attr_mhz.map(|a| format!("{a:.0}"))),
+            console::or_unknown(attr_mhz.map(|a| format!("{a:.0}"))),
             if plausible {
                 ""
             } else {

@@ -1,19 +1,16 @@
 //! The console text of the GPU commands: a device in a few lines, one line per measured
-//! ceiling and per timed kernel, the sizes warning, and the summary table. Pure functions
-//! from results to text (apart from [`print_summary`]); [`super::progress`] prints them on
-//! stderr. Percentages and peaks come from `shared::model::roofline`.
+//! ceiling and per timed kernel, the sizes warning. Pure functions from results to text;
+//! [`super::progress`] prints them on stderr. Percentages and peaks come from `shared::model::roofline`.
 
 use shared::analysis::work::device_peak;
-use shared::model::artifact::{
-    Artifact, Check, DeviceInfo, MeasuredCeilings, TensorCeiling, Timing,
-};
+use shared::model::artifact::{Check, DeviceInfo, MeasuredCeilings, TensorCeiling, Timing};
 use shared::model::roofline::{fp32_peak_gflop_per_s, percent_of};
 use shared::model::work_kind::Work;
 
 use super::suite::Sizes;
 
 /// A value, or `unknown`.
-pub fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+pub fn or_unknown<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "unknown".to_string(), |v| v.to_string())
 }
 
@@ -87,21 +84,22 @@ fn device_lines(d: &DeviceInfo) -> String {
         "device {}: {}\n  compute capability {}, {} SMs, SM clock {} MHz, memory clock {} MHz, \
          bus {} bits\n  L2 {} MiB, memory {} GiB\n  FP32 lanes per SM {}; theoretical FP32 {} \
          GFLOP/s, DRAM {} GB/s, ridge {} FLOP/byte",
-        opt(d.index),
+        or_unknown(d.index),
         d.name,
-        opt(d.compute_capability),
-        opt(d.sm_count),
-        opt(d.sm_clock_khz.map(|k| k / 1000)),
-        opt(d.mem_clock_khz.map(|k| k / 1000)),
-        opt(d.bus_width_bits),
-        opt(d.l2_bytes.map(|b| format!("{:.1}", mib(b)))),
-        opt(d
-            .total_mem_bytes
-            .map(|b| format!("{:.1}", b as f64 / f64::from(1u32 << 30)))),
-        opt(p.fp32_lanes_per_sm),
-        opt(p.fp32_gflop_per_s.map(|v| format!("{v:.0}"))),
-        opt(p.dram_gbyte_per_s.map(|v| format!("{v:.0}"))),
-        opt(p.ridge_flop_per_byte.map(|v| format!("{v:.2}"))),
+        or_unknown(d.compute_capability),
+        or_unknown(d.sm_count),
+        or_unknown(d.sm_clock_khz.map(|k| k / 1000)),
+        or_unknown(d.mem_clock_khz.map(|k| k / 1000)),
+        or_unknown(d.bus_width_bits),
+        or_unknown(d.l2_bytes.map(|b| format!("{:.1}", mib(b)))),
+        or_unknown(
+            d.total_mem_bytes
+                .map(|b| format!("{:.1}", b as f64 / f64::from(1u32 << 30)))
+        ),
+        or_unknown(p.fp32_lanes_per_sm),
+        or_unknown(p.fp32_gflop_per_s.map(|v| format!("{v:.0}"))),
+        or_unknown(p.dram_gbyte_per_s.map(|v| format!("{v:.0}"))),
+        or_unknown(p.ridge_flop_per_byte.map(|v| format!("{v:.2}"))),
     )
 }
 
@@ -191,16 +189,11 @@ pub fn kernel_line(
         "{:<20} median {:9.4} ms ({} regs, {} B local)  {:>6}  {}",
         function,
         t.median_ms,
-        opt(registers),
-        opt(local_bytes),
+        or_unknown(registers),
+        or_unknown(local_bytes),
         if c.passed { "ok" } else { "FAILED" },
         c.detail
     )
-}
-
-/// The bytes table of an artifact on stdout.
-pub fn print_summary(artifact: &Artifact) -> anyhow::Result<()> {
-    crate::table::print_table(artifact, crate::cli::TableFormat::Table)
 }
 
 #[cfg(test)]
@@ -210,22 +203,13 @@ mod tests {
     #[test]
     fn ceiling_lines_give_percentages_of_the_peaks() {
         let d = DeviceInfo {
-            index: Some(0),
-            name: "H200".into(),
-            compute_capability: None,
-            sm_count: Some(132),
-            sm_clock_khz: Some(1_980_000),
-            mem_clock_khz: None,
-            bus_width_bits: None,
-            l2_bytes: None,
-            total_mem_bytes: None,
-            pci_bus_id: None,
             peaks: shared::model::artifact::TheoreticalPeaks {
                 fp32_lanes_per_sm: Some(128),
                 fp32_gflop_per_s: Some(66900.0),
                 dram_gbyte_per_s: Some(4800.0),
                 ridge_flop_per_byte: None,
             },
+            ..shared::testing::h200()
         };
         let c = MeasuredCeilings {
             copy_gbyte_per_s: Some(4272.0),
@@ -253,22 +237,7 @@ mod tests {
 
     #[test]
     fn devices_list_the_theoretical_peak_of_every_precision_the_table_knows() {
-        let h200 = DeviceInfo {
-            index: Some(0),
-            name: "NVIDIA H200".into(),
-            compute_capability: Some(shared::model::artifact::ComputeCapability {
-                major: 9,
-                minor: 0,
-            }),
-            sm_count: Some(132),
-            sm_clock_khz: Some(1_980_000),
-            mem_clock_khz: None,
-            bus_width_bits: None,
-            l2_bytes: None,
-            total_mem_bytes: None,
-            pci_bus_id: None,
-            peaks: Default::default(),
-        };
+        let h200 = shared::testing::h200();
         let lines = peak_lines(&h200);
         let kinds = [
             "FP64 ",

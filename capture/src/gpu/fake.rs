@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use shared::model::artifact::{Artifact, KernelRecord, Origin, Provenance};
 
-use super::ncu::{Collection, ProfileOutput, ProfileRequest, Profiler};
+use super::ncu::args::Collection;
+use super::ncu::{ProfileOutput, ProfileRequest, Profiler};
 
 /// Replays two fixture pages for every request.
 pub struct FakeProfiler {

@@ -35,7 +35,7 @@ pub fn parse_driver_version(text: &str) -> Option<String> {
 pub fn command_line() -> String {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     match args.split_first() {
-        Some((first, rest)) => super::ncu::command_line(first, rest),
+        Some((first, rest)) => super::ncu::args::command_line(first, rest),
         None => String::new(),
     }
 }

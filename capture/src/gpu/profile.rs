@@ -16,7 +16,9 @@ use shared::model::artifact::{Artifact, CacheControl, LaunchCounters, Provenance
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use super::ncu::{self, Collection, Pass, ProfileRequest, Profiler, Selection};
+use super::ncu::args::{Collection, Pass, Selection};
+use super::ncu::judge::missing_metrics_at;
+use super::ncu::{ProfileRequest, Profiler};
 
 /// `cold` or `warm`, as file names and messages spell a cache state.
 pub fn cache_name(c: CacheControl) -> &'static str {
@@ -158,7 +160,7 @@ pub fn collect(
     let missing = target
         .pass
         .depth()
-        .map(|d| ncu::missing_metrics_at(&launches, d))
+        .map(|d| missing_metrics_at(&launches, d))
         .unwrap_or_default();
     let warnings = collection_warnings(
         cache,

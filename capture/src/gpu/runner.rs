@@ -21,6 +21,9 @@ use super::data::{HostBits, HostData, Outputs, POISON_BITS};
 use super::suite::{Arg, BufferSpec, DeviceFacts, Elem, Fill, Plan, SOURCES, SUITE};
 use crate::exit::{Code, Fault};
 
+/// Untimed launches before the timed repetitions ([`Gpu::time`]).
+pub const WARMUPS: u32 = 3;
+
 /// Where someone without a GPU can still look at real results.
 pub const NO_GPU_HINT: &str = "Viewing artifacts needs no GPU: open the viewer (site/) or run \
      `capture table`; real captures from an H200 are bundled in site/samples/.";

@@ -635,19 +635,7 @@ mod tests {
 
     #[test]
     fn records_carry_the_peak_and_flag_a_rate_above_it() {
-        let device = DeviceInfo {
-            index: Some(0),
-            name: "H200".into(),
-            compute_capability: Some(ComputeCapability { major: 9, minor: 0 }),
-            sm_count: Some(132),
-            sm_clock_khz: Some(1_980_000),
-            mem_clock_khz: None,
-            bus_width_bits: None,
-            l2_bytes: None,
-            total_mem_bytes: None,
-            pci_bus_id: None,
-            peaks: Default::default(),
-        };
+        let device = shared::testing::h200();
         let bf16 = GEMMS[3];
         assert_eq!(bf16.work, Work::TensorBf16);
         let ok = checks::condition(true, "ok".into());

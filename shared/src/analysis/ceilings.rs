@@ -85,25 +85,14 @@ mod tests {
 
     #[test]
     fn compute_ceilings_read_fma_and_passed_tensor_ceilings_with_their_sources() {
-        use crate::model::artifact::{
-            ComputeCapability, DeviceInfo, MeasuredCeilings, Provenance, TensorCeiling,
-        };
+        use crate::model::artifact::{DeviceInfo, MeasuredCeilings, Provenance, TensorCeiling};
         let mut a = Artifact::new(Provenance::default());
         a.device = Some(DeviceInfo {
-            index: Some(0),
-            name: "H200".into(),
-            compute_capability: Some(ComputeCapability { major: 9, minor: 0 }),
-            sm_count: Some(132),
-            sm_clock_khz: Some(1_980_000),
-            mem_clock_khz: None,
-            bus_width_bits: None,
-            l2_bytes: None,
-            total_mem_bytes: None,
-            pci_bus_id: None,
             peaks: crate::model::artifact::TheoreticalPeaks {
                 fp32_gflop_per_s: Some(66_908.0),
                 ..Default::default()
             },
+            ..crate::testing::h200()
         });
         let mut c = MeasuredCeilings {
             fma_gflop_per_s: Some(64_000.0),

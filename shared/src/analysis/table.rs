@@ -18,6 +18,7 @@ use crate::model::artifact::{Artifact, KernelRecord};
 use crate::model::roofline::{giga_per_s, percent_of, ratio, ridge};
 use crate::model::work_kind::Work;
 use crate::text::escape;
+use crate::text::format::opt;
 use crate::text::names::distinct_short_names;
 
 /// The whole table: device, ceilings and one row per kernel in artifact order.
@@ -404,10 +405,7 @@ impl BytesTable {
 const MB: f64 = 1e6;
 
 fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
-    v.map_or_else(
-        || "-".to_string(),
-        |x| format!("{:.*}", decimals, x / scale),
-    )
+    opt(v, |x| format!("{:.*}", decimals, x / scale))
 }
 
 /// The column headers of the human forms.
@@ -804,24 +802,12 @@ mod tests {
 
     #[test]
     fn ceilings_list_every_precision_measured_or_null() {
-        use crate::model::artifact::{ComputeCapability, DeviceInfo, MeasuredCeilings};
+        use crate::model::artifact::MeasuredCeilings;
         let mut a = Artifact::new(Provenance::default());
         let t = bytes_table(&a);
         assert_eq!(t.ceilings.measured.len(), Work::ALL.len());
         assert!(t.ceilings.measured.values().all(Option::is_none));
-        a.device = Some(DeviceInfo {
-            index: None,
-            name: "H200".into(),
-            compute_capability: Some(ComputeCapability { major: 9, minor: 0 }),
-            sm_count: Some(132),
-            sm_clock_khz: Some(1_980_000),
-            mem_clock_khz: None,
-            bus_width_bits: None,
-            l2_bytes: None,
-            total_mem_bytes: None,
-            pci_bus_id: None,
-            peaks: Default::default(),
-        });
+        a.device = Some(crate::testing::h200());
         let mut c = MeasuredCeilings {
             fma_gflop_per_s: Some(64_000.0),
             ..Default::default()

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::error::NcuError;
 use crate::model::counters::{self, Counter};
+use crate::text::format::opt;
 
 /// One SASS instruction and its figures; every figure `None` where the input lacks it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -626,7 +627,7 @@ fn count(v: f64) -> String {
 }
 
 fn cell(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_owned(), count)
+    opt(v, count)
 }
 
 /// The launch as text: a summary line, the `hot` hottest instructions, the CUDA source

@@ -48,6 +48,17 @@ pub fn fmt_ratio(after: f64, before: f64) -> String {
     format!("x{}", sig3(after / before))
 }
 
+/// `-` for an absent value, else `f(value)`: the placeholder every table prints for a figure
+/// it does not have.
+pub fn opt<T>(value: Option<T>, f: impl FnOnce(T) -> String) -> String {
+    value.map_or_else(|| "-".to_owned(), f)
+}
+
+/// Milliseconds to four decimals, without the unit (the header has it).
+pub fn ms(v: f64) -> String {
+    format!("{v:.4}")
+}
+
 /// Formats a percentage with one decimal (`62.4 %`).
 pub fn fmt_pct(value: f64) -> String {
     if !value.is_finite() {

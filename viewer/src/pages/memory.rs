@@ -7,7 +7,7 @@ use shared::text::format::sig3;
 use crate::components::canvas::MemoryCanvas;
 use crate::components::term::Term;
 use crate::ctx::Ctx;
-use crate::state::table::opt;
+use shared::text::format::opt;
 
 /// The memory chart of the selected kernel.
 #[component]

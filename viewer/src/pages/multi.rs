@@ -9,7 +9,7 @@ use shared::text::format::fmt_si;
 
 use crate::ctx::Ctx;
 use crate::state::multi::{host_devices, rank_jobs, JobView};
-use crate::state::table::{ms, opt};
+use shared::text::format::{ms, opt};
 
 /// Kernel rows shown per job: the ones with the most time; the rest are counted.
 const KERNEL_ROWS: usize = 100;

@@ -1,10 +1,10 @@
 //! The compare page's key figures of two kernels side by side with their ratio, as plain
 //! rows.
 
-use shared::text::format::{fmt_ratio, fmt_si, sig3};
+use shared::text::format::{fmt_ratio, fmt_si, ms, opt, sig3};
 
 use super::kernel::KernelFigures;
-use super::table::{ms, pct};
+use super::table::pct;
 
 type Figure = (
     &'static str,
@@ -74,7 +74,7 @@ pub fn compare_rows(a: Option<&KernelFigures>, b: Option<&KernelFigures>) -> Vec
                 (Some(x), Some(y)) => fmt_ratio(y, x),
                 _ => "-".into(),
             };
-            let f = |v: Option<f64>| v.map_or_else(|| "-".to_string(), fmt);
+            let f = |v: Option<f64>| opt(v, fmt);
             CompareRow {
                 label,
                 key,

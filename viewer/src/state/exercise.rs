@@ -518,22 +518,9 @@ mod tests {
 
     mod with_the_sample {
         use super::super::*;
-        use crate::state::load::{load_batch, InputFile};
         use crate::state::model::Workspace;
+        use crate::state::test_support::sample;
         use shared::exercise::predict::grade;
-
-        fn h200() -> Workspace {
-            let path = format!("{}/../site/samples/h200.json", env!("CARGO_MANIFEST_DIR"));
-            let bytes = std::fs::read(path).unwrap_or_default();
-            let (runs, errors) = load_batch(vec![InputFile {
-                name: "h200.json".into(),
-                bytes,
-            }]);
-            assert!(errors.is_empty(), "{errors:?}");
-            let mut ws = Workspace::default();
-            ws.add(runs);
-            ws
-        }
 
         fn index(ws: &Workspace, short: &str) -> usize {
             let figures = &ws.runs[0].kernels;
@@ -542,7 +529,7 @@ mod tests {
 
         #[test]
         fn the_prediction_form_holds_no_measured_figure() {
-            let ws = h200();
+            let ws = sample("h200.json");
             let run = &ws.runs[0];
             let rows = predict_rows(run);
             assert_eq!(
@@ -561,7 +548,7 @@ mod tests {
 
         #[test]
         fn actions_predict_submit_score_and_start_over() {
-            let ws = h200();
+            let ws = sample("h200.json");
             let run = &ws.runs[0];
             let mut vs = ViewState::default();
             let add = index(&ws, "vector add");
@@ -590,7 +577,7 @@ mod tests {
 
         #[test]
         fn a_mystery_report_names_nothing_until_diagnosed() {
-            let ws = h200();
+            let ws = sample("h200.json");
             let run = &ws.runs[0];
             let mut vs = ViewState::default();
             apply(&mut vs, &Action::Mode(Mode::Mystery), "");

@@ -64,21 +64,7 @@ pub fn top_reasons(k: &KernelFigures) -> Vec<ReasonNote> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
-    use crate::state::model::Workspace;
-
-    fn workspace(fixture: &str) -> Workspace {
-        let path = format!("{}/../tests/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(path).unwrap_or_default();
-        let (runs, errors) = load_batch(vec![InputFile {
-            name: "raw.csv".into(),
-            bytes,
-        }]);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
-    }
+    use crate::state::test_support::fixture as workspace;
 
     #[test]
     fn the_gemms_chart_and_notes_come_from_the_shared_breakdown() {

@@ -710,15 +710,9 @@ fn join_source_page(sources: &mut Vec<LaunchSource>, page: Vec<LaunchSource>) {
 mod tests {
     use super::*;
 
+    /// A page of the H200 probe suite, `tests/fixtures/ncu-h200/NAME`.
     fn fixture(name: &str) -> InputFile {
-        let path = format!(
-            "{}/../tests/fixtures/ncu-h200/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        InputFile {
-            name: name.into(),
-            bytes: std::fs::read(&path).unwrap_or_default(),
-        }
+        crate::state::test_support::input(&format!("tests/fixtures/ncu-h200/{name}"))
     }
 
     #[test]

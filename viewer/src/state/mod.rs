@@ -33,5 +33,7 @@ pub mod rules;
 pub mod shell;
 pub mod source;
 pub mod table;
+#[cfg(test)]
+mod test_support;
 pub mod view;
 pub mod window;

@@ -383,22 +383,11 @@ pub fn search_metrics(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
+    use crate::state::test_support::fixture;
 
+    /// The H200 probe suite's full-set raw page.
     fn workspace() -> Workspace {
-        let path = format!(
-            "{}/../tests/fixtures/ncu-h200/probe_full_raw.csv",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let bytes = std::fs::read(path).unwrap_or_default();
-        let (runs, errors) = load_batch(vec![InputFile {
-            name: "raw.csv".into(),
-            bytes,
-        }]);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
+        fixture("ncu-h200/probe_full_raw.csv")
     }
 
     #[test]

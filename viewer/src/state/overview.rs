@@ -3,10 +3,9 @@
 //! from, provenance and the ncu command lines, warnings, and what each kernel asks for (so
 //! a miscount is visible). `pages::overview` lays it out.
 
-use shared::text::format::{fmt_si, sig3};
+use shared::text::format::{fmt_si, opt, sig3};
 
 use super::model::Workspace;
-use super::table::opt;
 
 /// `-` for an absent text.
 fn or_dash(v: Option<String>) -> String {
@@ -225,20 +224,7 @@ fn row(label: &'static str, value: impl Into<String>) -> Kv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
-
-    fn sample(name: &str) -> Workspace {
-        let path = format!("{}/../site/samples/{name}", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let (runs, errors) = load_batch(vec![InputFile {
-            name: name.into(),
-            bytes,
-        }]);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
-    }
+    use crate::state::test_support::sample;
 
     #[test]
     fn the_overview_shows_device_ceilings_roofs_and_asks() {

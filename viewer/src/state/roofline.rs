@@ -538,27 +538,16 @@ impl RooflineModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
+    use crate::state::test_support::{fixture, sample};
     use shared::model::artifact::{AskedWork, Check, Timing};
 
     fn fixture_ws() -> Workspace {
         fixture_named("probe_full_raw.csv")
     }
 
+    /// A page of the H200 probe suite, `tests/fixtures/ncu-h200/NAME`.
     fn fixture_named(name: &str) -> Workspace {
-        let path = format!(
-            "{}/../tests/fixtures/ncu-h200/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let bytes = std::fs::read(path).unwrap_or_default();
-        let (runs, errors) = load_batch(vec![InputFile {
-            name: "raw.csv".into(),
-            bytes,
-        }]);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
+        fixture(&format!("ncu-h200/{name}"))
     }
 
     #[test]
@@ -694,19 +683,6 @@ mod tests {
             .map(|p| p.level)
             .collect();
         assert_eq!(levels, vec![Level::Dram, Level::L2, Level::L1]);
-    }
-
-    fn sample(name: &str) -> Workspace {
-        let path = format!("{}/../site/samples/{name}", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(path).unwrap_or_default();
-        let (runs, errors) = load_batch(vec![InputFile {
-            name: name.into(),
-            bytes,
-        }]);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
     }
 
     #[test]

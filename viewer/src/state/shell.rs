@@ -79,20 +79,7 @@ pub fn kernel_list(run: &RunView, needle: &str, limit: usize) -> (Vec<Listed>, u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
-    use crate::state::model::Workspace;
-
-    fn sample(name: &str) -> Workspace {
-        let path = format!("{}/../site/samples/{name}", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let (runs, _) = load_batch(vec![InputFile {
-            name: name.into(),
-            bytes,
-        }]);
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
-    }
+    use crate::state::test_support::sample;
 
     #[test]
     fn the_list_is_in_time_order_and_filters() {

@@ -7,22 +7,12 @@
 
 use shared::analysis::figures::RankRow;
 use shared::model::artifact::CacheControl;
-use shared::text::format::{fmt_si, sig3};
+use shared::text::format::{fmt_si, ms, opt, sig3};
 
 use super::explain::explain;
 use super::kernel::KernelFigures;
 use super::model::{Column, MetricRow, RunView};
 use super::view::KernelRef;
-
-/// `-` for an absent value, else `f(value)`.
-pub fn opt(value: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    value.map_or_else(|| "-".to_string(), f)
-}
-
-/// Milliseconds to four decimals.
-pub fn ms(v: f64) -> String {
-    format!("{v:.4}")
-}
 
 /// A percentage to one decimal, without the unit (the header has it).
 pub fn pct(v: f64) -> String {
@@ -595,24 +585,11 @@ pub fn metric_row(m: &MetricRow) -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::load::{load_batch, InputFile};
-    use crate::state::model::Workspace;
-
-    fn h200() -> Workspace {
-        let path = format!("{}/../site/samples/h200.json", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let (runs, _) = load_batch(vec![InputFile {
-            name: "h200.json".into(),
-            bytes,
-        }]);
-        let mut ws = Workspace::default();
-        ws.add(runs);
-        ws
-    }
+    use crate::state::test_support::sample;
 
     #[test]
     fn rows_carry_their_kernel_selection_and_a_name_that_selects() {
-        let ws = h200();
+        let ws = sample("h200.json");
         let Some(run) = ws.runs.first() else {
             panic!("no run")
         };
@@ -638,7 +615,7 @@ mod tests {
 
     #[test]
     fn the_verdict_sits_beside_the_name() {
-        let ws = h200();
+        let ws = sample("h200.json");
         let Some(run) = ws.runs.first() else {
             panic!("no run")
         };

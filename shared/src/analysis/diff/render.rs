@@ -3,7 +3,7 @@
 //! failures come first in every human form.
 
 use super::{KernelDiff, KernelSide, MetricMove, RunDiff};
-use crate::text::format::{fmt_si, sig3};
+use crate::text::format::{fmt_si, ms, opt, sig3};
 
 /// Column headers of the human forms.
 pub const COLUMNS: [&str; 10] = [
@@ -22,12 +22,8 @@ pub const COLUMNS: [&str; 10] = [
 /// Columns of the human forms that are text (left-aligned).
 const TEXT_COLUMNS: [usize; 5] = [0, 1, 7, 8, 9];
 
-fn ms(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |x| format!("{x:.4}"))
-}
-
 fn signed_pct(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |x| format!("{x:+.2} %"))
+    opt(v, |x| format!("{x:+.2} %"))
 }
 
 fn before_after(b: &Option<String>, a: &Option<String>) -> String {
@@ -45,7 +41,7 @@ fn before_after(b: &Option<String>, a: &Option<String>) -> String {
 /// One moved metric as text: `dram_bytes 1.60 GB -> 3.20 GB (+100 %)`,
 /// `sol.dram_pct 80.1 -> 85.3 %`, `stall.long_scoreboard 0.84 -> 0.60`.
 pub fn move_text(m: &MetricMove) -> String {
-    let v = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or_else(|| "-".into(), f);
+    let v = |x: Option<f64>, f: &dyn Fn(f64) -> String| opt(x, f);
     match m.unit.as_str() {
         "%" => format!(
             "{} {} -> {} %",
@@ -99,8 +95,8 @@ impl KernelDiff {
         [
             format!("{gate}{}", self.label()),
             self.matched_by.label().into(),
-            ms(self.before.time_ms),
-            ms(self.after.time_ms),
+            opt(self.before.time_ms, ms),
+            opt(self.after.time_ms, ms),
             signed_pct(self.change_pct),
             format!("±{:.2} %", self.noise_pct),
             self.beyond_text().into(),
@@ -121,7 +117,7 @@ fn side_line(s: &KernelSide) -> String {
         .time_share
         .map(|x| format!(", {:.1} % of the time", 100.0 * x))
         .unwrap_or_default();
-    format!("{}: {} ms{share}", s.short_name, ms(s.time_ms))
+    format!("{}: {} ms{share}", s.short_name, opt(s.time_ms, ms))
 }
 
 impl RunDiff {

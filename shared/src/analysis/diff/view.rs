@@ -4,6 +4,7 @@
 //! component renders it, native tests check it.
 
 use super::{render, KernelDiff, MatchKind, RunDiff};
+use crate::text::format::{ms, opt};
 
 /// Column headers of the table.
 pub const HEADERS: [&str; 9] = [
@@ -45,10 +46,6 @@ pub struct DiffView {
     pub links: Vec<(usize, usize, MatchKind)>,
 }
 
-fn ms(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |x| format!("{x:.4}"))
-}
-
 fn row(k: &KernelDiff) -> DiffRow {
     let verdict = match (&k.before.verdict, &k.after.verdict) {
         (Some(b), Some(a)) if b == a => b.clone(),
@@ -63,8 +60,8 @@ fn row(k: &KernelDiff) -> DiffRow {
         cells: [
             k.label(),
             k.matched_by.label().into(),
-            ms(k.before.time_ms),
-            ms(k.after.time_ms),
+            opt(k.before.time_ms, ms),
+            opt(k.after.time_ms, ms),
             k.change_ms
                 .map_or_else(|| "-".into(), |c| format!("{c:+.4}")),
             k.change_pct
@@ -85,7 +82,7 @@ fn row(k: &KernelDiff) -> DiffRow {
 }
 
 fn one_side(s: &super::KernelSide, after: bool) -> DiffRow {
-    let t = ms(s.time_ms);
+    let t = opt(s.time_ms, ms);
     let (b, a, change) = if after {
         ("-".to_string(), t, s.time_ms.map(|x| format!("{x:+.4}")))
     } else {

@@ -263,7 +263,7 @@ pub fn hosts(artifacts: &[&Artifact]) -> Vec<HostDevices> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::artifact::{DeviceInfo, Provenance, TheoreticalPeaks};
+    use crate::model::artifact::{DeviceInfo, Provenance};
 
     #[test]
     fn the_flag_rule_on_a_table_of_cases() {
@@ -306,16 +306,8 @@ mod tests {
         });
         a.device = Some(DeviceInfo {
             index: Some(index),
-            name: "NVIDIA H200".into(),
-            compute_capability: None,
-            sm_count: None,
-            sm_clock_khz: None,
-            mem_clock_khz: None,
-            bus_width_bits: None,
-            l2_bytes: None,
-            total_mem_bytes: None,
             pci_bus_id: pci.map(String::from),
-            peaks: TheoreticalPeaks::default(),
+            ..crate::testing::h200()
         });
         let mut c = MeasuredCeilings {
             copy_gbyte_per_s: Some(copy),

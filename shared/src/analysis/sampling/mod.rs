@@ -22,15 +22,20 @@ pub mod timing;
 use crate::model::artifact::{Artifact, Sampled, SampledCount};
 use crate::model::counters::{self, Counter};
 
-/// Seconds one ncu replay pass of one launch cost on the H200 (ncu 2025.3.1, kernel replay,
-/// caches flushed): `capture profile --nvtx-include step/` of every launch of a 4-layer
-/// BERT bf16 training step took 127.0 s against 15.3 s run plainly, for 172 launches of 24
-/// passes: (127.0 - 15.3) / (172 x 24) = 0.027 s (tests/fixtures/ncu-h200-train).
-pub const SECONDS_PER_PASS: f64 = (127.003 - 15.2745) / (172.0 * 24.0);
+/// The plain wall of the BERT-base training step on the H200 (tests/fixtures/ncu-h200-train/
+/// base12): the mean of its two warm plain runs, 19.681 s and 17.180 s.
+const BASE12_PLAIN_S: f64 = (19.681 + 17.180) / 2.0;
 
-/// Seconds the timing pass cost per launch on the same step: 21.4 s against 15.3 s plain
-/// for 172 launches of one pass.
-pub const TIMING_SECONDS_PER_LAUNCH: f64 = (21.392 - 15.2745) / 172.0;
+/// Seconds one ncu replay pass of one launch cost on the H200 (ncu 2025.3.1, kernel replay,
+/// caches flushed): `capture profile --all-launches --nvtx-include step/` of a BERT-base
+/// (12 layers) bf16 training step took 307.9 s against 18.4 s run plainly, for 444 launches
+/// of 25 passes: (307.9 - 18.4) / (444 x 25) = 0.026 s (tests/fixtures/ncu-h200-train/
+/// base12; the 4-layer step of tests/fixtures/ncu-h200-train gave 0.027 s at 24 passes).
+pub const SECONDS_PER_PASS: f64 = (307.862 - BASE12_PLAIN_S) / (444.0 * 25.0);
+
+/// Seconds the timing pass cost per launch on the same step: 21.7 s against 18.4 s plain
+/// for 444 launches of one pass.
+pub const TIMING_SECONDS_PER_LAUNCH: f64 = (21.696 - BASE12_PLAIN_S) / 444.0;
 
 /// How much `capture profile` collects per launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,19 +112,19 @@ impl Depth {
     pub fn passes(self) -> Passes {
         match self {
             Depth::Roofline => Passes {
-                measured: None,
-                assumed: 24,
-                source: "not measured yet: a subset of standard's metrics, so at most 24",
+                measured: Some(10),
+                assumed: 10,
+                source: "measured: 10 passes per launch, H200, ncu 2025.3.1",
             },
             Depth::Standard => Passes {
-                measured: Some(24),
-                assumed: 24,
-                source: "measured: 24 passes per launch, H200, ncu 2025.3.1",
+                measured: Some(25),
+                assumed: 25,
+                source: "measured: 25 passes per launch, H200, ncu 2025.3.1",
             },
             Depth::Full => Passes {
-                measured: None,
-                assumed: 38,
-                source: "not measured yet: ncu's --set full alone took 38 passes on the H200",
+                measured: Some(36),
+                assumed: 36,
+                source: "measured: 36 passes per launch, H200, ncu 2025.3.1",
             },
         }
     }

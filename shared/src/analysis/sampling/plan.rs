@@ -8,11 +8,11 @@
 //!   than [`PlanOptions::split_gap`] between neighbouring sorted durations.
 //! - **Picks.** A group above [`PlanOptions::major_share`] of the total time gets up to
 //!   [`PlanOptions::major_picks`] measured launches; every other group gets one. Since ncu
-//!   picks by invocation number in every launch configuration at once, each group takes the
+//!   picks by invocation number in every kernel at once, each group takes the
 //!   invocation numbers of its own launches that profile the fewest launches overall,
 //!   reusing numbers already picked.
 //! - **Selection.** ncu selects launches by invocation number (`--kernel-id`, see
-//!   [`Plan::kernel_id`]) for every launch configuration at once, so the launches profiled
+//!   [`Plan::kernel_id`]) for every kernel at once, so the launches profiled
 //!   are every launch whose invocation number was picked somewhere ([`Plan::selected`]); all
 //!   of them are measured and used, and the cost counts all of them.
 
@@ -156,7 +156,7 @@ pub fn plan(launches: Vec<TimedLaunch>, options: &PlanOptions) -> Plan {
         }
     }
     groups.sort_by(|a, b| b.time_ns.total_cmp(&a.time_ns));
-    // ncu selects by invocation number in every configuration at once, so a number costs
+    // ncu selects by invocation number in every kernel at once, so a number costs
     // every launch that has it: pick, for each group, the numbers of its own launches that
     // cost least, reusing those already picked. Groups with the fewest choices go first.
     let mut per_number: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();

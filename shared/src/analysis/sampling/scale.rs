@@ -10,6 +10,7 @@ use crate::model::artifact::{LaunchCounters, MetricKey};
 use crate::model::counters;
 
 use super::plan::Plan;
+use super::timing::TimedLaunch;
 
 /// Whether a metric is an amount that grows with the work of a launch (bytes, instructions,
 /// sectors, FLOPs: a `.sum`; elapsed cycles) and so is scaled, rather than a rate, a ratio,
@@ -121,18 +122,43 @@ pub struct Expanded {
     pub launches: Vec<LaunchCounters>,
     /// How many of them were profiled (the rest are scaled copies).
     pub measured: usize,
-    /// Launches of the timing pass left out: their group had no profiled launch.
+    /// Launches whose group had no profiled launch, given the counters of the nearest
+    /// profiled launch of the same kernel in another group.
+    pub borrowed: usize,
+    /// Launches of the timing pass left out: no launch of their kernel was profiled.
     pub left_out: usize,
     /// What a reader should know.
     pub warnings: Vec<String>,
+}
+
+/// The entry of `list` (index, duration) nearest in duration to `ns`.
+fn nearest(list: &[(usize, f64)], ns: f64) -> Option<(usize, f64)> {
+    list.iter()
+        .copied()
+        .min_by(|a, b| (a.1 - ns).abs().total_cmp(&(b.1 - ns).abs()))
+}
+
+/// The profiled launches (`all`: index, duration) of `t`'s kernel: with its grid and block
+/// too when `shape`.
+fn of_shape(plan: &Plan, all: &[(usize, f64)], t: &TimedLaunch, shape: bool) -> Vec<(usize, f64)> {
+    all.iter()
+        .copied()
+        .filter(|&(j, _)| {
+            let o = &plan.launches[j];
+            o.function == t.function && (!shape || (o.grid == t.grid && o.block == t.block))
+        })
+        .collect()
 }
 
 /// Gives every launch of the plan counters from `assigned` (one entry per launch, from
 /// [`assign`]): a profiled launch keeps its own; any other gets a copy of the profiled
 /// launch of its group nearest in duration, its amounts ([`scales_with_work`]) multiplied
 /// by the ratio of the two launches' durations in the timing pass, and `sampled_from` set
-/// to that launch's ID. Each launch keeps its ID, context and stream, and takes its
-/// duration from the timing pass.
+/// to that launch's ID. A launch whose group has no profiled launch (ncu's selection
+/// differed from the plan's) borrows likewise from the nearest profiled launch of its
+/// kernel and shape, else of its kernel, counted in [`Expanded::borrowed`] with a warning;
+/// only a launch of a kernel never profiled is left out. Each launch keeps its ID, context
+/// and stream, and takes its duration from the timing pass.
 pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
     let group_of = plan.group_of();
     let mut out = Expanded::default();
@@ -145,12 +171,8 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
             }
         }
     }
-    let mut empty_groups = 0usize;
-    for (g, list) in profiled.iter().enumerate() {
-        if list.is_empty() && !plan.groups[g].launches.is_empty() {
-            empty_groups += 1;
-        }
-    }
+    let all: Vec<(usize, f64)> = profiled.iter().flatten().copied().collect();
+    let mut left_groups = std::collections::HashSet::new();
     for (i, t) in plan.launches.iter().enumerate() {
         let (mut launch, from) = match &assigned[i] {
             Some(row) => {
@@ -158,15 +180,28 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
                 (row.clone(), None)
             }
             None => {
-                let candidates = group_of.get(i).and_then(|&g| profiled.get(g));
-                let Some(&(rep, rep_ns)) = candidates.and_then(|c| {
-                    c.iter().min_by(|a, b| {
-                        (a.1 - t.duration_ns)
-                            .abs()
-                            .total_cmp(&(b.1 - t.duration_ns).abs())
-                    })
-                }) else {
+                let own = group_of
+                    .get(i)
+                    .and_then(|&g| profiled.get(g))
+                    .and_then(|c| nearest(c, t.duration_ns));
+                let rep = match own {
+                    Some(rep) => Some(rep),
+                    None => {
+                        // No profiled launch in its group (ncu counted another number
+                        // of its kernel than the plan): the nearest profiled launch of
+                        // the same kernel and shape, else of the same kernel.
+                        let same_shape = nearest(&of_shape(plan, &all, t, true), t.duration_ns);
+                        let found = same_shape
+                            .or_else(|| nearest(&of_shape(plan, &all, t, false), t.duration_ns));
+                        if found.is_some() {
+                            out.borrowed += 1;
+                        }
+                        found
+                    }
+                };
+                let Some((rep, rep_ns)) = rep else {
                     out.left_out += 1;
+                    left_groups.insert(group_of.get(i).copied());
                     continue;
                 };
                 let Some(row) = assigned[rep].as_ref() else {
@@ -211,11 +246,20 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
         }
         out.launches.push(launch);
     }
+    if out.borrowed > 0 {
+        out.warnings.push(format!(
+            "sampling: {} launch(es) in group(s) with no profiled launch of their own took the \
+             counters of the nearest profiled launch of the same kernel (same grid and block \
+             where one was profiled), scaled by duration",
+            out.borrowed
+        ));
+    }
     if out.left_out > 0 {
         out.warnings.push(format!(
-            "sampling: {} launch(es) in {empty_groups} group(s) had no profiled launch and are \
-             left out",
-            out.left_out
+            "sampling: {} launch(es) in {} group(s) had no profiled launch of their kernel and \
+             are left out",
+            out.left_out,
+            left_groups.len()
         ));
     }
     out
@@ -325,6 +369,38 @@ mod tests {
         assert_eq!((e.measured, e.left_out), (0, 3));
         assert!(e.launches.is_empty());
         assert!(e.warnings[0].contains("3 launch(es) in 1 group(s) had no profiled launch"));
+    }
+
+    #[test]
+    fn a_group_ncu_skipped_borrows_from_its_kernel_with_a_warning() {
+        // Two groups of one kernel (durations 10x apart: split), ncu profiled the long one
+        // only; the short launches borrow its counters scaled by time.
+        let mut v = vec![
+            timed(0, "k", 100.0),
+            timed(1, "k", 1000.0),
+            timed(2, "k", 101.0),
+            timed(3, "k", 1010.0),
+        ];
+        number_invocations(&mut v);
+        let p = plan(v, &PlanOptions::default());
+        assert_eq!(p.groups.len(), 2, "{:?}", p.groups);
+        let mut assigned = vec![None; 4];
+        assigned[1] = Some(row("k", 1000.0, 5000.0, 80.0));
+        let e = expand(&p, assigned);
+        assert_eq!((e.measured, e.borrowed, e.left_out), (1, 2, 0));
+        assert_eq!(e.launches.len(), 4);
+        assert_eq!(e.launches[0].sampled_from, Some(1));
+        assert_eq!(
+            e.launches[0].metrics.number(counters::DRAM_BYTES_READ.name),
+            Some(500.0)
+        );
+        assert!(
+            e.warnings
+                .iter()
+                .any(|w| w.contains("2 launch(es) in group(s) with no profiled")),
+            "{:?}",
+            e.warnings
+        );
     }
 
     #[test]

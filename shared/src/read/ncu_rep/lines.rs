@@ -3,7 +3,8 @@
 //! A block's source messages (before its results) each hold one loaded module, found by
 //! dumping real reports and matching with `ncu_report`'s `action.source_info(pc)` and the
 //! `--print-source cuda,sass` page of the same report (`tests/oracle/`): 4 = the module's
-//! ELF image (a cubin), 8 = its source files (1, repeated: 1 = path), 9 = its functions (1,
+//! ELF image (a cubin), 8 = its source files (1, repeated: 1 = path, 2 = the file's text
+//! where ncu imported it, `--import-source yes`), 9 = its functions (1,
 //! repeated: 1 = name, 2 = load address, 3 = the function's symbol in the ELF symbol
 //! table). A module compiled with line information (`-lineinfo`, `-G`) carries a DWARF
 //! `.debug_line` section whose sequences start at an address relocated against a
@@ -20,7 +21,15 @@ use super::wire::{Fields, WireValue};
 /// Source message fields.
 mod module {
     pub const ELF: u32 = 4;
+    pub const FILES: u32 = 8;
     pub const FUNCTIONS: u32 = 9;
+}
+
+/// A source file of a module (8.1): 1 = path, 2 = text.
+mod file {
+    pub const ITEM: u32 = 1;
+    pub const PATH: u32 = 1;
+    pub const TEXT: u32 = 2;
 }
 
 /// A function of a module (9.1): 1 = name, 2 = load address, 3 = symbol index.
@@ -37,6 +46,8 @@ pub struct Location {
     pub file: Arc<str>,
     /// Line, from 1.
     pub line: u32,
+    /// The line's text, where the report holds the file.
+    pub text: Option<Arc<str>>,
 }
 
 /// The lines of every instruction address the report's modules describe: a row starts at
@@ -71,10 +82,31 @@ impl LineMap {
     pub fn add_module(&mut self, bytes: &[u8], base: u64) -> Result<usize, String> {
         let mut elf = None;
         let mut functions: Vec<(u64, u64)> = Vec::new();
+        let mut texts: Vec<(String, Vec<Arc<str>>)> = Vec::new();
         for f in Fields::new(bytes, base) {
             let f = f.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
             match (f.number, f.value) {
                 (module::ELF, WireValue::Bytes(b)) => elf = Some((b, f.value_offset)),
+                (module::FILES, WireValue::Bytes(_)) => {
+                    for item in f.message() {
+                        let item = item.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
+                        if item.number != file::ITEM {
+                            continue;
+                        }
+                        let (mut path, mut text) = (None, None);
+                        for g in item.message() {
+                            let g = g.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
+                            match g.number {
+                                file::PATH => path = g.text(),
+                                file::TEXT => text = g.text(),
+                                _ => {}
+                            }
+                        }
+                        if let (Some(p), Some(t)) = (path, text) {
+                            texts.push((p, t.lines().map(Arc::from).collect()));
+                        }
+                    }
+                }
                 (module::FUNCTIONS, WireValue::Bytes(_)) => {
                     for item in f.message() {
                         let item = item.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
@@ -103,9 +135,21 @@ impl LineMap {
         };
         let rows = elf_lines(image, at, &functions)?;
         let n = rows.len();
+        let base_name = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_owned();
         for (pc, location) in rows {
             match location {
-                Some(l) => {
+                Some(mut l) => {
+                    let lines = texts
+                        .iter()
+                        .find(|(p, _)| **p == *l.file)
+                        .or_else(|| {
+                            let name = base_name(&l.file);
+                            texts.iter().find(|(p, _)| base_name(p) == name)
+                        })
+                        .map(|(_, lines)| lines);
+                    l.text = lines
+                        .and_then(|lines| lines.get((l.line as usize).checked_sub(1)?))
+                        .cloned();
                     self.rows.insert(pc, Some(l));
                 }
                 // A sequence's end does not hide the start of the next one at its address.
@@ -176,6 +220,10 @@ fn elf_lines(
     functions: &[(u64, u64)],
 ) -> Result<Vec<(u64, Option<Location>)>, String> {
     let b = Bytes { data: image, base };
+    // An image shorter than an ELF-64 header has no sections, so no line table.
+    if image.len() < 64 {
+        return Ok(Vec::new());
+    }
     if b.slice(0, 4)? != b"\x7fELF" {
         return Err(format!("byte {base}: a module's image is not ELF"));
     }
@@ -414,6 +462,7 @@ fn line_program(
                     Some(Location {
                         file: Arc::clone(f),
                         line: u32::try_from(line).ok()?,
+                        text: None,
                     })
                 });
             rows.push((load.wrapping_add(address), location));
@@ -519,11 +568,17 @@ mod tests {
 
     #[test]
     fn a_module_that_is_not_elf_is_an_error_naming_the_byte() {
-        // { 4: "oops" }
-        let msg = [0x22, 0x04, b'o', b'o', b'p', b's'];
+        // { 4: 64 bytes of "oops" }
+        let mut msg = vec![0x22, 64];
+        msg.extend(b"oops".repeat(16));
         let mut map = LineMap::default();
         let e = map.add_module(&msg, 100).expect_err("not ELF");
         assert!(e.starts_with("byte 102:"), "{e}");
+        // An image too short for an ELF header: no line table, no error.
+        assert_eq!(
+            map.add_module(&[0x22, 0x04, 0x7f, b'E', b'L', b'F'], 0),
+            Ok(0)
+        );
         assert!(map.is_empty());
         // No image at all: nothing to add.
         assert_eq!(map.add_module(&[0x28, 0x01], 0), Ok(0));

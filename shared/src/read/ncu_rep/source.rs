@@ -59,6 +59,7 @@ impl ProfileResult {
             if let Some(i) = by_pc.get_mut(pc) {
                 i.file = Some(l.file.to_string());
                 i.line = Some(l.line);
+                i.cuda = l.text.as_deref().map(str::to_owned);
             }
         }
         let duration = self

@@ -1,27 +1,17 @@
 //! The names and units of a metric table's columns, stored once and shared by every
-//! launch read from one export (see `metrics_map.rs` for the values).
+//! launch read from one export (see `metrics.rs` for the values).
 
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-/// A metric's name and unit, shared by every launch of an export.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct MetricKey {
-    /// Full metric name as ncu prints it (`dram__bytes_read.sum`).
-    pub name: String,
-    /// Unit after normalization to base units (`byte`, `ns`, `hz`, `%`, or empty).
-    pub unit: String,
-}
+use crate::model::artifact::schema::MetricKey;
 
 /// The columns of a metric table: names and units in export order, with an index by name
 /// (the first of duplicated names wins a lookup; every column is kept).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricColumns {
-    pub(super) keys: Vec<MetricKey>,
+    pub(in crate::model::artifact) keys: Vec<MetricKey>,
     index: FxHashMap<String, u32>,
 }
 
@@ -56,7 +46,7 @@ impl MetricColumns {
     }
 
     /// Adds a column at the end; its index.
-    pub(super) fn push(&mut self, key: MetricKey) -> usize {
+    pub(in crate::model::artifact) fn push(&mut self, key: MetricKey) -> usize {
         let i = self.keys.len();
         self.index.entry(key.name.clone()).or_insert(i as u32);
         self.keys.push(key);

@@ -2,6 +2,10 @@
 //! exports (CSV text or `.ncu-rep` reports) and artifacts with the file named in every
 //! error, and atomic writes (every artifact and CSV page capture writes goes through
 //! [`write_atomic`]; only ncu's own log and report are written by ncu as it runs).
+//!
+//! Inside: [`parallel`] reads an export and writes an artifact on several threads, with the
+//! single-threaded result byte for byte; [`stage_times`] times an import's stages when
+//! asked.
 
 use std::fs;
 use std::io::Write;
@@ -13,19 +17,21 @@ use shared::read::ncu::Export;
 use shared::Artifact;
 
 use crate::exit::{Code, Fault};
+pub mod parallel;
+pub mod stage_times;
+
+use self::stage_times::Stages;
 use crate::interrupt;
-use crate::overlap;
-use crate::stages::Stages;
 
 /// Reads an ncu export, streaming, through [`shared::read::exports`]: a binary report
 /// (`.ncu-rep`, told by its magic) into the launches its raw CSV page would give, else a
-/// CSV text export, read on two threads ([`overlap::read_export`]). Errors name the file,
+/// CSV text export, read on two threads ([`parallel::read_export`]). Errors name the file,
 /// and the line or byte offset.
 pub fn read_export(path: &Path) -> Result<Export> {
     let file = fs::File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
     // Small: the CSV reader buffers its input itself, and reads larger blocks past this.
     let reader = std::io::BufReader::with_capacity(64 << 10, file);
-    exports::read_from_with(reader, overlap::read_export)
+    exports::read_from_with(reader, parallel::read_export)
         .map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))
 }
 
@@ -206,7 +212,7 @@ fn write_atomic_staged(
             .as_file()
             .try_clone()
             .with_context(|| format!("{}: cannot write", shown(path)))?;
-        let mut out = overlap::BackgroundWriter::new(file)
+        let mut out = parallel::BackgroundWriter::new(file)
             .with_context(|| format!("{}: cannot write", shown(path)))?;
         write(&mut out)
             .and_then(|()| out.finish())
@@ -236,7 +242,7 @@ pub fn write_artifact(path: &Path, artifact: &Artifact) -> Result<()> {
 /// [`write_artifact`], marking its stages in `stages` (see [`write_atomic_staged`]).
 pub fn write_artifact_staged(path: &Path, artifact: &Artifact, stages: &mut Stages) -> Result<()> {
     write_atomic_staged(path, stages, |out| {
-        overlap::write_artifact_json(artifact, out)
+        parallel::write_artifact_json(artifact, out)
     })
 }
 

@@ -266,7 +266,7 @@ mod tests {
     fn columns(n: usize) -> Arc<MetricColumns> {
         MetricColumns::new(
             (0..n)
-                .map(|i| super::super::MetricKey {
+                .map(|i| crate::model::artifact::MetricKey {
                     name: format!("m{i}"),
                     unit: String::new(),
                 })

@@ -1,7 +1,7 @@
 //! Reading ncu's log: what a finished collection's log says happened (ncu's own errors, the
 //! program's exit status, whether any kernel was profiled), and how far a running one has
-//! got. Pure functions of the text; [`super::ncu`] judges the outcome from them and drives
-//! the spinner.
+//! got. Pure functions of the text; [`super::judge`] judges the outcome from them and
+//! [`super::run`] drives the spinner.
 //!
 //! The log holds ncu's lines and the program's own output, interleaved. ncu's lines start
 //! with `==PROF==`, `==WARNING==` or `==ERROR==` (seen with Nsight Compute 2025.3.1 and in

@@ -12,10 +12,10 @@ use shared::analysis::diff::{diff as run_diff, GateOptions};
 use shared::analysis::merge;
 use shared::Artifact;
 
+use super::import;
 use crate::cli::{DiffArgs, DiffFormat};
 use crate::exit::{Code, Fault};
 use crate::files;
-use crate::import;
 
 /// Whether the file is an artifact (JSON: its first non-blank byte is `{`), else an export
 /// or report for `capture import`'s reader.

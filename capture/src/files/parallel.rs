@@ -340,8 +340,8 @@ fn write_blocks(mut file: File, blocks: Receiver<Vec<u8>>) -> io::Result<File> {
 mod tests {
     use super::*;
 
-    const RAW: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
-    const DETAILS: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_details.csv");
+    const RAW: &str = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+    const DETAILS: &str = include_str!("../../../tests/fixtures/ncu-h200/probe_full_details.csv");
 
     #[test]
     fn two_threads_read_what_one_reads() {

@@ -7,13 +7,13 @@
 //! shortest-digits algorithm: most of an import's time writing is its numbers.
 //!
 //! The metric values of a launch (thousands of numbers) bypass serde's per-element calls:
-//! while [`with_raw_arrays`] runs (only [`super::Artifact::write_json`] turns it on), a
-//! launch's values are rendered straight into bytes ([`render_values`]) and handed to the
-//! serializer as one byte array, which [`ObjectsIndented`] writes as it is. The bytes are
-//! exactly what the per-element path writes (tested); any other serializer, or this one
-//! outside [`with_raw_arrays`], gets the per-element path.
+//! with a formatter made by [`ObjectsIndented::with_raw_arrays`] (only
+//! [`crate::model::artifact::Artifact::write_json`] makes one, and tells its serializers so),
+//! a launch's values are rendered straight into bytes ([`crate::model::artifact::Metrics::json_array`])
+//! and handed to the serializer as one byte array, which the formatter writes as it is.
+//! The bytes are exactly what the per-element path writes (tested); any other serializer,
+//! or this formatter made by [`ObjectsIndented::new`], gets the per-element path.
 
-use std::cell::Cell;
 use std::io::{self, Write};
 
 use serde_json::ser::Formatter;
@@ -23,12 +23,25 @@ use serde_json::ser::Formatter;
 pub struct ObjectsIndented {
     level: usize,
     has_value: bool,
+    /// Whether a byte array is a value array already rendered as JSON, written as it is.
+    raw_arrays: bool,
 }
 
 impl ObjectsIndented {
-    /// A formatter at the top level.
+    /// A formatter at the top level that writes value arrays element by element (what
+    /// the tests hold the raw arrays against).
+    #[cfg(test)]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A formatter at the top level that writes byte arrays as they are: value arrays
+    /// already rendered as JSON (the artifact has no other byte arrays).
+    pub(crate) fn with_raw_arrays() -> Self {
+        ObjectsIndented {
+            raw_arrays: true,
+            ..Self::default()
+        }
     }
 
     fn newline<W: ?Sized + Write>(&self, w: &mut W) -> io::Result<()> {
@@ -38,29 +51,6 @@ impl ObjectsIndented {
         }
         Ok(())
     }
-}
-
-thread_local! {
-    /// Whether [`with_raw_arrays`] is running on this thread.
-    static RAW_ARRAYS: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f` with raw value arrays on (see the module documentation), restoring the previous
-/// state afterwards, even if `f` panics.
-pub(crate) fn with_raw_arrays<T>(f: impl FnOnce() -> T) -> T {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            RAW_ARRAYS.with(|on| on.set(self.0));
-        }
-    }
-    let _restore = Restore(RAW_ARRAYS.with(|on| on.replace(true)));
-    f()
-}
-
-/// Whether value arrays are written raw now (inside [`with_raw_arrays`]).
-pub(crate) fn raw_arrays() -> bool {
-    RAW_ARRAYS.with(Cell::get)
 }
 
 /// Integers below this are written as digits and `.0`, as zmij writes them (it switches to
@@ -206,10 +196,10 @@ impl Formatter for ObjectsIndented {
         write_f64(w, value)
     }
 
-    /// Inside [`with_raw_arrays`], a byte array is a value array already rendered as JSON
-    /// (the artifact has no other byte arrays); outside, the usual array of numbers.
+    /// Made [`ObjectsIndented::with_raw_arrays`], a byte array is a value array already
+    /// rendered as JSON; else the usual array of numbers.
     fn write_byte_array<W: ?Sized + Write>(&mut self, w: &mut W, value: &[u8]) -> io::Result<()> {
-        if raw_arrays() {
+        if self.raw_arrays {
             return w.write_all(value);
         }
         self.begin_array(w)?;

@@ -1,4 +1,5 @@
-//! `capture import` and `capture merge`: ncu CSV exports into artifacts, with no GPU.
+//! `capture import`: ncu exports (CSV text or `.ncu-rep` reports) into an artifact, with no
+//! GPU; and the reading and provenance it shares with `capture merge`.
 //!
 //! Both read exports through the shared reader and build the artifact with the shared
 //! merge code, so the viewer, which does the same in the browser, gets the same result.
@@ -8,14 +9,13 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use shared::analysis::merge;
-use shared::model::artifact::{CacheControl, LaunchCounters, Origin, Provenance};
+use shared::model::artifact::{LaunchCounters, Origin, Provenance};
 use shared::read::ncu::{self, Warning};
 
-use crate::cli::{ImportArgs, MergeArgs};
-use crate::exit::{Code, Fault};
+use crate::cli::ImportArgs;
 use crate::files;
+use crate::files::stage_times::Stages;
 use crate::out;
-use crate::stages::Stages;
 
 /// Provenance common to everything capture writes.
 pub fn provenance(origin: Origin, inputs: &[PathBuf]) -> Provenance {
@@ -85,50 +85,5 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     // The process ends next: its memory goes back to the system at once, where freeing a
     // large import's launches one by one would take a tenth of a second or more.
     std::mem::forget(artifact);
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `capture merge`.
-pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
-    files::refuse_output_among_inputs(
-        &args.output,
-        std::iter::once(&args.timings)
-            .chain(&args.ncu)
-            .chain(&args.ncu_warm),
-    )?;
-    let mut artifact = files::read_artifact(&args.timings)?;
-    let mut inputs = vec![args.timings.clone()];
-    let mut attach = |paths: &[PathBuf], cache: CacheControl| -> Result<()> {
-        let (launches, warnings) = read_exports(paths)?;
-        for w in &warnings {
-            out::eprint_line(&format!("warning: {w}"));
-        }
-        artifact
-            .warnings
-            .extend(warnings.iter().map(ToString::to_string));
-        merge::attach_counters(&mut artifact, launches, cache).map_err(|e| {
-            let files: Vec<String> = paths.iter().map(|p| files::shown(p)).collect();
-            Fault::new(Code::MissingKernel, format!("{}: {e}", files.join(", ")))
-        })?;
-        inputs.extend(paths.iter().cloned());
-        Ok(())
-    };
-    attach(&args.ncu, CacheControl::Cold)?;
-    if !args.ncu_warm.is_empty() {
-        attach(&args.ncu_warm, CacheControl::Warm)?;
-    }
-    let base = provenance(Origin::Merge, &inputs);
-    let p = &mut artifact.provenance;
-    p.origin = base.origin;
-    p.created_utc = base.created_utc;
-    p.command_line = base.command_line;
-    p.inputs = base.inputs;
-    p.tool_version = base.tool_version;
-    files::write_artifact(&args.output, &artifact)?;
-    out::println(&format!(
-        "merged counters of {} kernel(s) into {}",
-        artifact.kernels.len(),
-        files::shown(&args.output)
-    ))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,580 @@
+//! `capture profile -- PROGRAM ARGS`: the user's program under ncu, sampled by default (a
+//! timing pass, a plan, a profiling pass over the plan's launches) or every launch with
+//! `--all-launches`, into one artifact.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use shared::analysis::sampling::{self, plan::PlanOptions, Depth};
+use shared::model::artifact::{CacheControl, Distributed, Origin, Provenance};
+
+use super::table::print_table;
+use super::{caches_of, usage};
+use crate::cli::{DepthArg, ProfileArgs, TableFormat};
+use crate::exit::{Code, Fault};
+use crate::files;
+use crate::gpu::ncu::args::{self as ncu_args, Collection, Pass, Selection};
+use crate::gpu::ncu::judge::no_kernels_message;
+use crate::gpu::ncu::run::Ncu;
+use crate::gpu::ncu::Profiler;
+use crate::gpu::profile::{self, cache_name, stem_of, Target, WorkDir};
+use crate::gpu::{host, progress, sample};
+use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
+
+/// Resolved configuration of `capture profile`.
+pub struct ProfileConfig {
+    /// The program and its arguments; the program was found and may be executed.
+    program: Vec<OsString>,
+    /// Which of its launches.
+    selection: Selection,
+    /// More ncu arguments, checked (`--ncu-arg`).
+    ncu_args: Vec<String>,
+    /// One collection each, cold first.
+    caches: Vec<CacheControl>,
+    /// Where the artifact goes: `-o` with its placeholders filled.
+    output: PathBuf,
+    /// Keep the reports and pages beside it.
+    keep_exports: bool,
+    /// This process's place in a job, for provenance.
+    distributed: Option<Distributed>,
+    /// This machine's host name, for provenance.
+    host: Option<String>,
+    /// Profile every launch (`--all-launches`) rather than a sample.
+    all_launches: bool,
+    /// Stop after printing the plan.
+    plan_only: bool,
+    /// What to collect per launch.
+    depth: Depth,
+}
+
+/// The depth a `--depth` value names.
+fn depth_of(d: DepthArg) -> Depth {
+    match d {
+        DepthArg::Roofline => Depth::Roofline,
+        DepthArg::Standard => Depth::Standard,
+        DepthArg::Full => Depth::Full,
+    }
+}
+
+/// Checks `capture profile`'s flags and finds its program, before ncu starts: a program
+/// that does not exist or may not be executed is a usage error naming it, and so is an `-o`
+/// that several detected ranks would share.
+pub fn resolve_profile(args: &ProfileArgs) -> Result<ProfileConfig> {
+    resolve_profile_in(args, &ProcessEnv, host::host_name())
+}
+
+/// [`resolve_profile`] against any environment and host name (tests pass a map).
+pub fn resolve_profile_in(
+    args: &ProfileArgs,
+    env: &dyn Env,
+    host: Option<String>,
+) -> Result<ProfileConfig> {
+    let program: Vec<OsString> = args.program.iter().map(OsString::from).collect();
+    let Some(first) = program.first() else {
+        return Err(usage("capture profile needs a program after --"));
+    };
+    host::find_program(first).map_err(|e| usage(format!("cannot profile {e}")))?;
+    if args.launch_count == Some(0) {
+        return Err(usage("--launch-count must be at least 1"));
+    }
+    ncu_args::check_ncu_args(&args.ncu_arg).map_err(usage)?;
+    if !args.all_launches && (args.launch_skip.is_some() || args.launch_count.is_some()) {
+        // ncu applies -s and -c after the --kernel-id that selects a sample's launches, so
+        // they would pick other launches in the profiling pass than in the timing pass.
+        return Err(usage(
+            "--launch-skip and --launch-count do not combine with sampling: select the launches \
+             with --nvtx-include (or --kernel-name), or add --all-launches",
+        ));
+    }
+    if !args.all_launches {
+        if let Some(a) = args.ncu_arg.iter().find(|a| {
+            let o = a.split('=').next().unwrap_or(a);
+            o == "--kernel-id" || o == "--kernel-name-base"
+        }) {
+            return Err(usage(format!(
+                "--ncu-arg {a}: a sampled profile selects its launches with --kernel-id itself;                  add --all-launches to pass it"
+            )));
+        }
+    }
+    let distributed = ranks::detect(env).map_err(usage)?;
+    let allowed = [Placeholder::Rank, Placeholder::LocalRank, Placeholder::Host];
+    let plan = OutputPlan::new(&args.output, &allowed, distributed, host.clone()).map_err(usage)?;
+    let output = plan.path(None).map_err(usage)?;
+    Ok(ProfileConfig {
+        program,
+        selection: Selection {
+            kernel_filter: args.kernel_name.as_ref().map(|re| format!("regex:{re}")),
+            launch_skip: args.launch_skip,
+            launch_count: args.launch_count,
+            nvtx_include: args.nvtx_include.clone(),
+            nvtx_exclude: args.nvtx_exclude.clone(),
+            kernel_id: None,
+        },
+        ncu_args: ncu_args_of(args),
+        caches: caches_of(args.cache),
+        output,
+        keep_exports: args.keep_exports || args.source,
+        distributed: plan.distributed().cloned(),
+        host,
+        all_launches: args.all_launches,
+        plan_only: args.plan_only,
+        depth: depth_of(args.depth),
+    })
+}
+
+/// The ncu section `capture profile --source` adds: per-instruction figures.
+const SOURCE_SECTION: &str = "SourceCounters";
+
+/// `--ncu-arg`'s arguments, and the SourceCounters section with `--source`.
+fn ncu_args_of(args: &ProfileArgs) -> Vec<String> {
+    let mut out = args.ncu_arg.clone();
+    if args.source {
+        out.extend(["--section".to_owned(), SOURCE_SECTION.to_owned()]);
+    }
+    out
+}
+
+/// `capture profile -- PROGRAM ARGS`: the user's program under ncu with every metric the
+/// views need.
+pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
+    let cfg = resolve_profile(args)?;
+    let ncu = Ncu::locate(args.ncu.as_deref(), Duration::from_secs(args.ncu_timeout))?;
+    profile_with(&cfg, &ncu)
+}
+
+/// `capture profile` with any profiler (tests pass a fake). A program that fails after
+/// launches were profiled still gets its artifact, then [`Code::ProgramFailed`]; the warm
+/// collection is not tried after a failed cold one.
+pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<ExitCode> {
+    let started = Instant::now();
+    let work = WorkDir::new(cfg.keep_exports, &cfg.output)?;
+    let stem = stem_of(&cfg.output);
+    let target = Target {
+        program: &cfg.program,
+        selection: cfg.selection.clone(),
+        ncu_args: cfg.ncu_args.clone(),
+        pass: match cfg.depth {
+            Depth::Standard => Pass::Standard,
+            d => Pass::Counters(d),
+        },
+    };
+    let program = ncu_args::program_name(&cfg.program);
+    let timed = if cfg.all_launches {
+        None
+    } else {
+        let t = sample::timing_pass(
+            profiler,
+            &target,
+            work.path(),
+            &stem,
+            &PlanOptions::default(),
+        )?;
+        crate::out::println(&sample::plan_text(&t.plan, cfg.depth, t.wall_s))?;
+        if cfg.plan_only {
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(t)
+    };
+    let mut collected = Vec::new();
+    let mut failed = None;
+    for (i, &cache) in cfg.caches.iter().enumerate() {
+        let mut c = match &timed {
+            None => profile::collect(profiler, cache, &target, work.path(), &stem)?,
+            Some(t) => sample::profiling_pass(
+                profiler,
+                &t.plan,
+                cfg.depth,
+                cache,
+                &target,
+                work.path(),
+                &stem,
+            )?,
+        };
+        if c.launches.is_empty() {
+            let collection = Collection {
+                pass: target.pass,
+                cache,
+                selection: target.selection.clone(),
+                ncu_args: target.ncu_args.clone(),
+            };
+            return Err(
+                Fault::new(Code::NoKernels, no_kernels_message(&program, &collection)).into(),
+            );
+        }
+        if let Some(n) = c.program_status {
+            if let Some(skipped) = cfg.caches.get(i + 1..).filter(|s| !s.is_empty()) {
+                c.warnings.push(format!(
+                    "not collected after the program failed: {}",
+                    skipped
+                        .iter()
+                        .map(|&c| format!("{} caches", cache_name(c)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            failed = Some((n, c.launches.len()));
+            collected.push(c);
+            break;
+        }
+        collected.push(c);
+    }
+    let provenance = Provenance {
+        origin: Some(Origin::Profile),
+        tool: "capture".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        created_utc: Some(crate::clock::now_rfc3339()),
+        host: cfg.host.clone(),
+        driver_version: host::nvidia_driver_version(),
+        command_line: Some(host::command_line()),
+        distributed: cfg.distributed.clone(),
+        ..Provenance::default()
+    };
+    if let (Some(t), Some(first)) = (timed.as_ref(), collected.first_mut()) {
+        // The timing pass ran first: its command, page and warnings lead.
+        let mut commands = t.commands.clone();
+        commands.append(&mut first.commands);
+        first.commands = commands;
+        let mut inputs = t.inputs.clone();
+        inputs.append(&mut first.inputs);
+        first.inputs = inputs;
+        let mut warnings = t.warnings.clone();
+        warnings.append(&mut first.warnings);
+        first.warnings = warnings;
+    }
+    let mut artifact = profile::import(collected, provenance, profiler)
+        .ok_or_else(|| usage("no cache state to collect"))?;
+    if let Some(t) = &timed {
+        sampling::label(&mut artifact, t.plan.groups.len(), t.plan.launches.len());
+        if let Some(banner) = sampling::banner(&artifact) {
+            artifact.warnings.insert(0, banner);
+        }
+    }
+    files::write_artifact(&cfg.output, &artifact)?;
+    print_table(&artifact, TableFormat::Table)?;
+    if let Some((status, launches)) = failed {
+        return Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the program {program} exited with status {status}; wrote {} with the {launches} \
+                 launch(es) ncu profiled before that",
+                cfg.output.display()
+            ),
+        )
+        .into());
+    }
+    progress::log(
+        None,
+        &format!(
+            "wrote {} ({} kernels) in {:.1} s",
+            cfg.output.display(),
+            artifact.kernels.len(),
+            started.elapsed().as_secs_f64()
+        ),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::CacheArg;
+    use crate::gpu::fake;
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    /// `capture profile` flags for `program`, writing `out`.
+    fn profile_args(out: &Path, program: &[&str]) -> ProfileArgs {
+        ProfileArgs {
+            output: out.to_path_buf(),
+            kernel_name: None,
+            launch_count: None,
+            launch_skip: None,
+            nvtx_include: Vec::new(),
+            nvtx_exclude: Vec::new(),
+            ncu_arg: Vec::new(),
+            cache: CacheArg::Cold,
+            ncu: None,
+            ncu_timeout: 10,
+            keep_exports: false,
+            source: false,
+            all_launches: true,
+            plan_only: false,
+            depth: DepthArg::Standard,
+            program: program.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn profile_source_adds_the_source_counters_section_and_keeps_the_reports() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("p.json");
+        let mut args = profile_args(&out, &["/bin/true"]);
+        args.source = true;
+        let cfg = resolved(&args).expect("resolves");
+        assert_eq!(cfg.ncu_args, ["--section", "SourceCounters"]);
+        assert!(cfg.keep_exports);
+    }
+
+    /// `capture profile`'s flags resolved in an empty environment on host `h`, whatever
+    /// launcher the tests run under.
+    fn resolved(args: &ProfileArgs) -> Result<ProfileConfig> {
+        resolve_profile_in(args, &HashMap::new(), Some("h".into()))
+    }
+
+    #[test]
+    fn two_ranks_write_one_artifact_each_with_rank_and_host() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let template = dir.path().join("p-{rank}.json");
+        let exe = this_program();
+        for rank in ["0", "1"] {
+            let env = HashMap::from([("RANK", rank), ("LOCAL_RANK", rank), ("WORLD_SIZE", "2")]);
+            let args = profile_args(&template, &[&exe]);
+            let cfg = resolve_profile_in(&args, &env, Some("node7".into()))
+                .unwrap_or_else(|e| panic!("{e:#}"));
+            profile_with(&cfg, &fake::probe()).unwrap_or_else(|e| panic!("{e:#}"));
+        }
+        for rank in [0, 1] {
+            let path = dir.path().join(format!("p-{rank}.json"));
+            let a = files::read_artifact(&path).unwrap_or_else(|e| panic!("{e:#}"));
+            let d = a.provenance.distributed.expect("the rank is recorded");
+            assert_eq!(
+                (d.rank, d.world_size, d.local_rank),
+                (rank, Some(2), Some(rank))
+            );
+            assert_eq!(d.rank_variable, "RANK");
+            assert_eq!(a.provenance.host.as_deref(), Some("node7"));
+        }
+        // Both are one job to the viewer's arithmetic.
+        let read = |r: u32| files::read_artifact(&dir.path().join(format!("p-{r}.json")));
+        let (a0, a1) = (
+            read(0).unwrap_or_else(|e| panic!("{e:#}")),
+            read(1).unwrap_or_else(|e| panic!("{e:#}")),
+        );
+        let jobs = shared::analysis::multi::ranks::jobs(&[&a0, &a1]);
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].missing, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn several_ranks_sharing_one_output_are_refused_before_ncu_starts() {
+        let exe = this_program();
+        let args = profile_args(Path::new("prof.json"), &[&exe]);
+        let env = HashMap::from([("SLURM_PROCID", "0"), ("SLURM_STEP_NUM_TASKS", "4")]);
+        let err = resolve_profile_in(&args, &env, None)
+            .err()
+            .unwrap_or_else(|| panic!("four ranks may not share prof.json"));
+        assert_eq!(crate::exit::code_of(&err), Code::Usage);
+        let msg = format!("{err:#}");
+        assert!(
+            msg.starts_with("4 ranks detected (SLURM_PROCID=0, of 4)"),
+            "{msg}"
+        );
+        assert!(msg.contains("-o prof-{rank}.json"), "{msg}");
+        let env = HashMap::from([("RANK", "x")]);
+        let err = resolve_profile_in(&args, &env, None)
+            .err()
+            .map(|e| format!("{e:#}"));
+        assert_eq!(err.as_deref(), Some("RANK=x is not a whole number from 0"));
+        let args = profile_args(Path::new("p-{device}.json"), &[&exe]);
+        let err = resolve_profile_in(&args, &HashMap::new(), None)
+            .err()
+            .map(|e| format!("{e:#}"));
+        assert!(err.is_some_and(|e| e.contains("{device} is not a placeholder here")));
+    }
+
+    /// This test binary: a program that exists and may be executed.
+    fn this_program() -> String {
+        std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn profile_command_builds_an_artifact_from_replayed_exports() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("p.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            kernel_name: Some("copy".into()),
+            launch_count: Some(3),
+            launch_skip: Some(2),
+            nvtx_include: vec!["step/".into()],
+            ncu_arg: vec!["--target-processes=all".into()],
+            ..profile_args(&out, &[&exe, "x.py"])
+        };
+        let p = fake::probe();
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(a.provenance.origin, Some(Origin::Profile));
+        assert_eq!(a.kernels.len(), 1);
+        assert_eq!(a.kernels[0].function, "copy");
+        assert!(a.kernels[0].cold.is_some());
+        let asked = p.asked.borrow();
+        let sel = &asked[0].selection;
+        assert_eq!(sel.kernel_filter.as_deref(), Some("regex:copy"));
+        assert_eq!(sel.launch_count, Some(3));
+        assert_eq!(sel.launch_skip, Some(2));
+        assert_eq!(sel.nvtx_include, ["step/"]);
+        assert_eq!(asked[0].ncu_args, ["--target-processes=all"]);
+    }
+
+    #[test]
+    fn profile_samples_by_default_and_labels_the_artifact_and_its_table() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("s.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            all_launches: false,
+            nvtx_include: vec!["step/".into()],
+            ..profile_args(&out, &[&exe, "train.py"])
+        };
+        let p = sample::tests::training_step();
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        let s = a
+            .sampled
+            .clone()
+            .unwrap_or_else(|| panic!("not labelled sampled"));
+        assert_eq!((s.measured, s.launches, s.timing_launches), (81, 172, 172));
+        assert!(a.warnings[0].starts_with("Sampled profile: counters were measured on 81 of 172"));
+        let per_kernel: u64 = a
+            .kernels
+            .iter()
+            .filter_map(|k| k.sampled)
+            .map(|c| c.launches)
+            .sum();
+        assert_eq!(per_kernel, 172);
+        assert_eq!(
+            a.provenance.ncu_commands.first().map(String::as_str),
+            Some("replay s-ncu-timing"),
+            "the timing pass is recorded first"
+        );
+        let text = super::super::table::render(&a, crate::cli::TableFormat::Table);
+        assert!(
+            text.starts_with("sampled: 81 of 172 launches measured"),
+            "{text}"
+        );
+        assert!(text.contains("70/"), "launches N/M in the table: {text}");
+        let json = super::super::table::render(&a, crate::cli::TableFormat::Json);
+        assert!(json.contains("\"sampled\": {"), "{json}");
+        let csv = super::super::table::render(&a, crate::cli::TableFormat::Csv);
+        assert!(
+            csv.lines()
+                .next()
+                .unwrap_or("")
+                .ends_with(",sampled_measured"),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn plan_only_prints_the_plan_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("s.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            all_launches: false,
+            plan_only: true,
+            depth: DepthArg::Roofline,
+            ..profile_args(&out, &[&exe])
+        };
+        let p = sample::tests::training_step();
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(!out.exists());
+        assert_eq!(p.asked.borrow().len(), 1, "only the timing pass ran");
+        assert_eq!(p.asked.borrow()[0].pass, Pass::Timing);
+    }
+
+    #[test]
+    fn a_sampled_profile_refuses_a_kernel_id_of_its_own() {
+        let exe = this_program();
+        let args = ProfileArgs {
+            all_launches: false,
+            ncu_arg: vec!["--kernel-id=::gemm:2".into()],
+            ..profile_args(Path::new("p.json"), &[&exe])
+        };
+        let err = resolved(&args)
+            .err()
+            .map(|e| format!("{e:#}"))
+            .unwrap_or_default();
+        assert!(err.contains("add --all-launches"), "{err}");
+        let args = ProfileArgs {
+            all_launches: true,
+            ..args
+        };
+        assert!(resolved(&args).is_ok());
+    }
+
+    #[test]
+    fn a_program_that_fails_after_profiled_launches_keeps_them_and_exits_10() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("p.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            cache: CacheArg::Both,
+            ..profile_args(&out, &[&exe])
+        };
+        let p = fake::FakeProfiler {
+            program_status: Some(3),
+            ..fake::probe()
+        };
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        let err = profile_with(&cfg, &p)
+            .err()
+            .unwrap_or_else(|| panic!("a failed program is not a success"));
+        assert_eq!(crate::exit::code_of(&err), Code::ProgramFailed);
+        let msg = format!("{err:#}");
+        assert!(msg.contains("exited with status 3; wrote"), "{msg}");
+        assert_eq!(
+            p.asked.borrow().len(),
+            1,
+            "no warm collection after the failure"
+        );
+        let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(a.kernels[0].cold.is_some());
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.contains("not collected after the program failed: warm caches")),
+            "{:?}",
+            a.warnings
+        );
+        assert!(a.warnings.iter().any(|w| w.contains("status 3")));
+    }
+
+    #[test]
+    fn profile_flags_are_checked_before_ncu_starts() {
+        let out = Path::new("p.json");
+        let exe = this_program();
+        let usage_error = |args: ProfileArgs| {
+            let err = resolved(&args)
+                .err()
+                .unwrap_or_else(|| panic!("{:?} must be refused", args.program));
+            assert_eq!(crate::exit::code_of(&err), Code::Usage);
+            format!("{err:#}")
+        };
+        let msg = usage_error(profile_args(out, &["/nonexistent/prog", "--x"]));
+        assert!(
+            msg.starts_with("cannot profile /nonexistent/prog: "),
+            "{msg}"
+        );
+        let msg = usage_error(profile_args(out, &[]));
+        assert!(msg.contains("needs a program"), "{msg}");
+        let msg = usage_error(ProfileArgs {
+            ncu_arg: vec!["-k".into(), "gemm".into()],
+            ..profile_args(out, &[&exe])
+        });
+        assert!(msg.contains("use --kernel-name"), "{msg}");
+        let msg = usage_error(ProfileArgs {
+            launch_count: Some(0),
+            ..profile_args(out, &[&exe])
+        });
+        assert!(msg.contains("--launch-count"), "{msg}");
+    }
+}

@@ -1,0 +1,145 @@
+//! Drawing the stall chart ([`crate::chart::StallChart`]) onto any plotters backend: one bar
+//! per warp-state reason and series, the rows [`crate::chart::stalls::stall_rows`] gives.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::palette;
+use crate::chart::stalls::{stall_rows, StallChart, MIN_SHARE};
+use crate::chart::ChartError;
+
+/// Draws the stall chart onto `root`, sizes multiplied by `scale`.
+pub fn draw_stalls<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &StallChart,
+    scale: f64,
+) -> Result<(), ChartError> {
+    root.fill(&WHITE).map_err(ChartError::from_draw)?;
+    let (w, h) = root.dim_in_pixel();
+    let (w, h) = (f64::from(w), f64::from(h));
+    let s = |v: f64| (v * scale).round() as i32;
+    let font = |size: f64| ("sans-serif", (size * scale).round().max(1.0) as u32).into_font();
+    let ink = RGBColor(30, 30, 30);
+    let draw = |e: Text<'_, (i32, i32), String>| root.draw(&e).map_err(ChartError::from_draw);
+    if !chart.title.is_empty() {
+        draw(Text::new(
+            chart.title.clone(),
+            (s(10.0), s(8.0)),
+            font(15.0).color(&ink),
+        ))?;
+    }
+    let comparing = chart.compare.is_some();
+    let mut top = f64::from(s(34.0));
+    if comparing {
+        let labels = [
+            chart.series.as_ref().map(|x| x.label.clone()),
+            chart
+                .compare
+                .as_ref()
+                .and_then(|c| c.as_ref().map(|x| x.label.clone())),
+        ];
+        for (i, label) in labels.iter().enumerate() {
+            let x = s(10.0) + (w * 0.45) as i32 * i as i32;
+            let y = top as i32;
+            root.draw(&Rectangle::new(
+                [(x, y), (x + s(12.0), y + s(12.0))],
+                palette(i).filled(),
+            ))
+            .map_err(ChartError::from_draw)?;
+            let which = if i == 0 { "before" } else { "after" };
+            let text = match label {
+                Some(l) => format!("{which}: {l}"),
+                None => format!("{which}: no warp-state counters"),
+            };
+            draw(Text::new(text, (x + s(18.0), y), font(12.0).color(&ink)))?;
+        }
+        top += f64::from(s(22.0));
+    }
+    let rows = stall_rows(chart);
+    if rows.is_empty() {
+        draw(Text::new(
+            "no warp-state counters in this data".to_string(),
+            (s(10.0), (top + f64::from(s(10.0))) as i32),
+            font(13.0).color(&RGBColor(150, 40, 40)),
+        ))?;
+        root.present().map_err(ChartError::from_draw)?;
+        return Ok(());
+    }
+    let name_w = w * 0.3;
+    let text_w = if comparing { w * 0.22 } else { w * 0.1 };
+    let bar_x = name_w + f64::from(s(8.0));
+    let bar_max = (w - bar_x - text_w).max(1.0);
+    let row_h = ((h - top - f64::from(s(6.0))) / rows.len() as f64).min(f64::from(s(26.0)));
+    let largest = rows
+        .iter()
+        .flat_map(|r| [r.before, r.after])
+        .flatten()
+        .fold(MIN_SHARE, f64::max);
+    for (i, row) in rows.iter().enumerate() {
+        let y = top + row_h * i as f64;
+        draw(Text::new(
+            row.name.clone(),
+            (s(10.0), (y + row_h * 0.25) as i32),
+            font(12.0).color(&ink),
+        ))?;
+        let bars: Vec<(usize, Option<f64>)> = if comparing {
+            vec![(0, row.before), (1, row.after)]
+        } else {
+            vec![(0, row.before)]
+        };
+        let bar_h = row_h * 0.7 / bars.len() as f64;
+        let mut end = bar_x;
+        for (j, (color, v)) in bars.iter().enumerate() {
+            let len = v.unwrap_or(0.0) / largest * bar_max;
+            let y0 = y + row_h * 0.15 + bar_h * j as f64;
+            let (x0, x1) = (bar_x as i32, (bar_x + len).max(bar_x + 1.0) as i32);
+            root.draw(&Rectangle::new(
+                [(x0, y0 as i32), (x1, (y0 + bar_h) as i32)],
+                palette(*color).filled(),
+            ))
+            .map_err(ChartError::from_draw)?;
+            end = end.max(bar_x + len);
+        }
+        draw(Text::new(
+            row.text.clone(),
+            ((end + f64::from(s(6.0))) as i32, (y + row_h * 0.25) as i32),
+            font(11.0).color(&RGBColor(60, 60, 60)),
+        ))?;
+    }
+    root.present().map_err(ChartError::from_draw)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::stalls::tests::series;
+
+    #[test]
+    fn draws_bars_and_names_to_svg_and_says_when_there_is_nothing() {
+        let chart = StallChart {
+            title: "<b>gemm</b>".into(),
+            series: Some(series("a", &[("long_scoreboard", 0.6), ("wait", 0.4)])),
+            compare: Some(Some(series("b", &[("wait", 1.0)]))),
+        };
+        let svg = super::super::stalls_svg(&chart, 700, 300).unwrap_or_default();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+        for needle in [
+            "long scoreboard",
+            "60.0 % → n/a",
+            "40.0 % → 100.0 %",
+            "&lt;b&gt;",
+        ] {
+            assert!(svg.contains(needle), "missing {needle}");
+        }
+        assert!(!svg.contains("<b>"), "title injected as markup");
+        // Two series colours: a bar of each.
+        for i in 0..2 {
+            let RGBColor(r, g, b) = palette(i);
+            let fill = format!("fill=\"#{r:02X}{g:02X}{b:02X}\"");
+            assert!(svg.contains(&fill), "no bar in colour {i}: {fill}");
+        }
+        let empty = super::super::stalls_svg(&StallChart::default(), 700, 300).unwrap_or_default();
+        assert!(empty.contains("no warp-state counters in this data"));
+    }
+}

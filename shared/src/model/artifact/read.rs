@@ -1,0 +1,516 @@
+//! Reading an artifact: JSON text to [`Artifact`], refusing what no version of the format
+//! is (a future version, a non-object, a broken counter set) with the line it is on, and
+//! storing as missing the numbers no measurement can have.
+//!
+//! Counter sets arrive in their JSON form ([`CounterSetJson`]) and become [`CounterSet`]s
+//! here; each launch's values are read straight from their JSON tokens ([`ValuesWire`]) and
+//! joined to the set's columns.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+
+use super::schema::{
+    Artifact, CounterSet, CounterSetJson, Metric, MetricKey, MetricValue, ValuesWire,
+    SCHEMA_VERSION,
+};
+use super::storage::{missing, CheckedRows, MetricColumns, Metrics, Values, TEXT_BITS};
+use crate::error::ArtifactError;
+use crate::model::range::OutOfRange;
+use crate::model::work_kind::Work;
+use crate::text::names::shorten_kernel_name;
+
+/// The 1-based line of the top-level `"schema"` field in `text` (the first such key).
+fn schema_line(text: &str) -> usize {
+    let Some(at) = text.find("\"schema\"") else {
+        return 1;
+    };
+    1 + text
+        .get(..at)
+        .map_or(0, |before| before.matches('\n').count())
+}
+
+impl Artifact {
+    /// Parses an artifact from JSON text, refusing future schema versions plainly. Values no
+    /// measurement can have are dropped with warnings (see [`Artifact::from_json_checked`]).
+    pub fn from_json(text: &str) -> Result<Self, ArtifactError> {
+        Self::from_json_checked(text).map(|(a, _)| a)
+    }
+
+    /// Parses an artifact like [`Artifact::from_json`] and also returns the warnings of the
+    /// load: numbers out of range (negative durations, sizes, rates or counts; magnitudes
+    /// above [`crate::model::range::MAX_MAGNITUDE`]) are stored as missing, as the CSV reader does, and each
+    /// becomes a warning (also added to `warnings`).
+    ///
+    /// A newer file is reported as such rather than as a confusing field error.
+    pub fn from_json_checked(text: &str) -> Result<(Self, Vec<String>), ArtifactError> {
+        let mut artifact = Self::parse(text)?;
+        let dropped = artifact.drop_out_of_range();
+        artifact.warnings.extend(dropped.iter().cloned());
+        Ok((artifact, dropped))
+    }
+
+    fn parse(text: &str) -> Result<Self, ArtifactError> {
+        // A byte-order mark before the JSON (editors on Windows write one) is no error.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let json_error = |e: serde_json::Error| ArtifactError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        };
+        let future = |found: u64| ArtifactError::FutureSchema {
+            line: schema_line(text),
+            found,
+            supported: SCHEMA_VERSION,
+        };
+        // The whole document is read once when it loads (a large artifact takes seconds);
+        // only a document that does not is read again for its version alone, so that a
+        // newer file is reported as such rather than as a confusing field error.
+        let error = match serde_json::from_str::<Artifact>(text) {
+            Ok(artifact) if artifact.schema > SCHEMA_VERSION => {
+                return Err(future(u64::from(artifact.schema)))
+            }
+            Ok(artifact) => return Ok(artifact),
+            Err(e) => e,
+        };
+        // Read again as any JSON, to say in plain words what it is instead of naming a
+        // type of this code.
+        let doc: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
+        let found = match &doc {
+            serde_json::Value::Object(_) => None,
+            serde_json::Value::Null => Some("null"),
+            serde_json::Value::Bool(_) => Some("a boolean"),
+            serde_json::Value::Number(_) => Some("a number"),
+            serde_json::Value::String(_) => Some("a string"),
+            serde_json::Value::Array(_) => Some("a list"),
+        };
+        if let Some(found) = found {
+            return Err(ArtifactError::NotAnObject { found });
+        }
+        let version = match doc.get("schema") {
+            None => return Err(ArtifactError::NoSchema),
+            Some(v) => v.as_u64().ok_or_else(|| ArtifactError::BadSchema {
+                line: schema_line(text),
+                found: v.to_string(),
+            })?,
+        };
+        if version > u64::from(SCHEMA_VERSION) {
+            return Err(future(version));
+        }
+        Err(json_error(error))
+    }
+
+    /// Stores as missing every number that no measurement can have; returns one warning per
+    /// kernel and metric.
+    fn drop_out_of_range(&mut self) -> Vec<String> {
+        let bad = |unit: &str, v: f64| crate::model::range::check(unit, v).map(OutOfRange::reason);
+        let mut warnings = Vec::new();
+        // Base rows are shared by launches of a kernel, and by kernels of a run.
+        let mut checked = CheckedRows::default();
+        for kernel in &mut self.kernels {
+            let name = shorten_kernel_name(&kernel.name, 80);
+            let mut found: Vec<(String, &'static str)> = Vec::new();
+            let mut note = |what: String, why: &'static str| {
+                if !found.iter().any(|(w, _)| *w == what) {
+                    found.push((what, why));
+                }
+            };
+            for set in [&mut kernel.cold, &mut kernel.warm].into_iter().flatten() {
+                for launch in &mut set.launches {
+                    let at = launch
+                        .metrics
+                        .columns_where(&mut checked, |k, v| bad(&k.unit, v).is_some());
+                    for &i in &at {
+                        let key = launch.metrics.columns().keys().get(i);
+                        let value = launch.metrics.number_at(i);
+                        let why = key.zip(value).and_then(|(k, v)| bad(&k.unit, v));
+                        if let (Some(key), Some(why)) = (key, why) {
+                            note(key.name.clone(), why);
+                        }
+                    }
+                    launch.metrics.drop_columns(&at);
+                    for row in &mut launch.sections {
+                        if let MetricValue::Number(v) = row.value {
+                            if let Some(why) = bad(&row.unit, v) {
+                                row.value = MetricValue::Missing;
+                                note(format!("{} / {}", row.section, row.name), why);
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(t) = &kernel.timing {
+                let times = [t.min_ms, t.median_ms, t.max_ms];
+                if let Some(why) = times.iter().find_map(|&v| bad("ns", v)) {
+                    kernel.timing = None;
+                    note("event timing".into(), why);
+                }
+            }
+            if let Some(a) = &kernel.asked {
+                if let Some(why) = bad("byte", a.bytes).or_else(|| bad("inst", a.flops)) {
+                    kernel.asked = None;
+                    note("asked work".into(), why);
+                }
+            }
+            warnings.extend(
+                found
+                    .into_iter()
+                    .map(|(what, why)| format!("{name}: {what} is {why}; kept as missing")),
+            );
+        }
+        // Peaks and ceilings: a rate, which no device has negative or beyond any counter
+        // (a `theoretical -5 GB/s` would draw a roof under the floor).
+        let mut rate = |what: &str, v: &mut Option<f64>| {
+            if let Some(why) = v.and_then(|x| bad("byte/s", x)) {
+                *v = None;
+                warnings.push(format!("{what} is {why}; kept as missing"));
+            }
+        };
+        if let Some(d) = &mut self.device {
+            let p = &mut d.peaks;
+            rate(
+                "device: theoretical fp32_gflop_per_s",
+                &mut p.fp32_gflop_per_s,
+            );
+            rate(
+                "device: theoretical dram_gbyte_per_s",
+                &mut p.dram_gbyte_per_s,
+            );
+            rate(
+                "device: theoretical ridge_flop_per_byte",
+                &mut p.ridge_flop_per_byte,
+            );
+        }
+        if let Some(c) = &mut self.ceilings {
+            rate("ceilings: copy_gbyte_per_s", &mut c.copy_gbyte_per_s);
+            rate("ceilings: read_gbyte_per_s", &mut c.read_gbyte_per_s);
+            rate("ceilings: memcpy_gbyte_per_s", &mut c.memcpy_gbyte_per_s);
+            rate("ceilings: l2_copy_gbyte_per_s", &mut c.l2_copy_gbyte_per_s);
+            rate("ceilings: fma_gflop_per_s", &mut c.fma_gflop_per_s);
+            rate("ceilings: held_sm_clock_mhz", &mut c.held_sm_clock_mhz);
+            rate("ceilings: ridge_flop_per_byte", &mut c.ridge_flop_per_byte);
+            let bad_tensor: Vec<Work> = c
+                .tensor_gflop_per_s
+                .iter()
+                .filter(|(_, &v)| bad("byte/s", v).is_some())
+                .map(|(&w, _)| w)
+                .collect();
+            for w in bad_tensor {
+                if let Some(v) = c.tensor_gflop_per_s.remove(&w) {
+                    let why = bad("byte/s", v).unwrap_or("out of range");
+                    warnings.push(format!(
+                        "ceilings: tensor {} is {why}; kept as missing",
+                        w.label()
+                    ));
+                }
+            }
+        }
+        warnings
+    }
+}
+
+impl TryFrom<CounterSetJson> for CounterSet {
+    type Error = String;
+
+    fn try_from(json: CounterSetJson) -> Result<Self, String> {
+        // Schema 2 shares one column list, which a launch may override with its own;
+        // schema-1 launches bring their own. A launch whose columns equal the previous
+        // launch's shares them. Schema 3 may write the shared columns' common values once.
+        let shared = MetricColumns::new(json.metric_columns);
+        let constants = match (json.varying_columns, json.constant_values) {
+            (Some(varying), Some(values)) => {
+                let ascending = varying.windows(2).all(|w| w[0] < w[1]);
+                if !ascending || varying.last().is_some_and(|&v| v as usize >= shared.len()) {
+                    return Err(
+                        "varying_columns must be ascending indices into metric_columns".into(),
+                    );
+                }
+                let row = values.into_constants(Arc::clone(&shared), &varying)?;
+                Some((varying, row))
+            }
+            (None, None) => None,
+            _ => return Err("varying_columns and constant_values go together".into()),
+        };
+        let mut last = Arc::clone(&shared);
+        let launches = json
+            .launches
+            .into_iter()
+            .map(|l| {
+                let mut launch = l.launch;
+                let metrics = match (l.metric_columns, &constants) {
+                    (Some(keys), _) if keys.as_slice() == last.keys() => {
+                        l.metrics.into_metrics(Arc::clone(&last))
+                    }
+                    (Some(keys), _) => l.metrics.into_metrics(MetricColumns::new(keys)),
+                    (None, Some((varying, row))) => {
+                        l.metrics
+                            .into_metrics_with(Arc::clone(&shared), varying, row)
+                    }
+                    (None, None) => l.metrics.into_metrics(Arc::clone(&shared)),
+                };
+                launch.metrics = metrics.map_err(|e| format!("launch {}: {e}", launch.id))?;
+                last = Arc::clone(launch.metrics.columns());
+                Ok(launch)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(CounterSet {
+            cache_control: json.cache_control,
+            launches,
+        })
+    }
+}
+
+impl ValuesWire {
+    /// Number of values read.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no values were read.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Joins the values of the columns `varying` (ascending, checked by the caller) to
+    /// `columns`, the others from `constants`, a row of those columns; values beyond
+    /// `varying` are an error, missing trailing values are missing.
+    pub fn into_metrics_with(
+        self,
+        columns: Arc<MetricColumns>,
+        varying: &[u32],
+        constants: &Metrics,
+    ) -> Result<Metrics, String> {
+        if self.own_columns.is_some() {
+            return Err(
+                "a launch of a counter set with constant_values lists its metrics \
+                        by name"
+                    .into(),
+            );
+        }
+        if self.values.len() != varying.len() {
+            return Err(format!(
+                "{} metric values for {} varying_columns{}",
+                self.values.len(),
+                varying.len(),
+                if self.values.len() < varying.len() {
+                    " (an array cut short: a damaged artifact?)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        let mut changed_at = Vec::with_capacity(varying.len());
+        let mut changed = Vec::with_capacity(varying.len());
+        let mut texts: Vec<(u32, String)> = constants
+            .texts
+            .iter()
+            .filter(|(k, _)| varying.binary_search(k).is_err())
+            .cloned()
+            .collect();
+        let mut own_texts = self.texts.into_iter().peekable();
+        let n_columns = constants.values.len();
+        for (n, (&column, v)) in varying.iter().zip(self.values.iter()).enumerate() {
+            if (column as usize) < n_columns {
+                changed_at.push(column);
+                changed.push(*v);
+            }
+            if v.to_bits() == TEXT_BITS {
+                while own_texts.next_if(|(k, _)| (*k as usize) < n).is_some() {}
+                if let Some((_, t)) = own_texts.next_if(|(k, _)| *k as usize == n) {
+                    texts.push((column, t));
+                }
+            }
+        }
+        // Varying columns this launch did not list are missing.
+        for &column in varying.get(self.values.len()..).unwrap_or_default() {
+            if (column as usize) < n_columns {
+                changed_at.push(column);
+                changed.push(missing());
+            }
+        }
+        texts.sort_by_key(|(k, _)| *k);
+        // Stored over the constants' row, which every launch of the set shares.
+        Ok(Metrics {
+            columns,
+            values: Values::over(&constants.values, changed_at, changed),
+            texts,
+        })
+    }
+
+    /// Joins the values to `columns`; values beyond the columns are an error, missing
+    /// trailing values are missing.
+    pub fn into_metrics(mut self, columns: Arc<MetricColumns>) -> Result<Metrics, String> {
+        if let Some(keys) = self.own_columns.take() {
+            // Schema 1: reuse the previous row's columns when they are the same names.
+            let columns = if keys.as_slice() == columns.keys() {
+                columns
+            } else {
+                MetricColumns::new(keys)
+            };
+            self.values.shrink_to_fit();
+            return Ok(Metrics {
+                columns,
+                values: Values::from_vec(self.values),
+                texts: self.texts,
+            });
+        }
+        if self.values.len() > columns.len() {
+            return Err(format!(
+                "{} metric values for {} metric_columns",
+                self.values.len(),
+                columns.len()
+            ));
+        }
+        if self.values.len() < columns.len() {
+            // The writer writes every column: a shorter array lost values on the way.
+            return Err(format!(
+                "{} metric values for {} metric_columns (an array cut short: a damaged \
+                 artifact?)",
+                self.values.len(),
+                columns.len()
+            ));
+        }
+        // The array was read without a length hint, so its buffer may be up to twice the
+        // row; a large artifact keeps tens of thousands of rows.
+        self.values.shrink_to_fit();
+        Ok(Metrics {
+            columns,
+            values: Values::from_vec(self.values),
+            texts: self.texts,
+        })
+    }
+}
+
+impl ValuesWire {
+    /// A row of `columns` holding these values at the columns not in `varying`
+    /// (ascending, checked by the caller), the `constant_values` of a counter set; the
+    /// varying columns are missing. More values than such columns are an error, fewer are
+    /// missing.
+    pub fn into_constants(
+        self,
+        columns: Arc<MetricColumns>,
+        varying: &[u32],
+    ) -> Result<Metrics, String> {
+        let fixed = columns.len().saturating_sub(varying.len());
+        if self.own_columns.is_some() || self.values.len() > fixed {
+            return Err(format!(
+                "{} constant_values for {fixed} columns not varying",
+                self.values.len()
+            ));
+        }
+        let mut values = vec![missing(); columns.len()];
+        let mut texts = Vec::new();
+        let mut wire_texts = self.texts.into_iter().peekable();
+        let mut varying = varying.iter().peekable();
+        let mut next = self.values.iter().enumerate();
+        for (i, slot) in values.iter_mut().enumerate() {
+            if varying.next_if(|&&v| v as usize == i).is_some() {
+                continue;
+            }
+            let Some((n, v)) = next.next() else { break };
+            *slot = *v;
+            if v.to_bits() == TEXT_BITS {
+                while wire_texts.next_if(|(k, _)| (*k as usize) < n).is_some() {}
+                if let Some((_, t)) = wire_texts.next_if(|(k, _)| *k as usize == n) {
+                    texts.push((i as u32, t));
+                }
+            }
+        }
+        Ok(Metrics {
+            columns,
+            values: Values::from_vec(values),
+            texts,
+        })
+    }
+}
+
+/// Read straight from its JSON token: a number, a string or null (without the buffering
+/// of each value that an untagged enum's derived reader does; an artifact holds millions).
+impl<'de> Deserialize<'de> for MetricValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ValueVisitor;
+        impl<'v> Visitor<'v> for ValueVisitor {
+            type Value = MetricValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a metric value (a number, a string or null)")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<MetricValue, E> {
+                Ok(MetricValue::Number(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<MetricValue, E> {
+                Ok(MetricValue::Number(v as f64))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<MetricValue, E> {
+                Ok(MetricValue::Number(v as f64))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<MetricValue, E> {
+                Ok(MetricValue::Text(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<MetricValue, E> {
+                Ok(MetricValue::Text(v))
+            }
+            fn visit_unit<E>(self) -> Result<MetricValue, E> {
+                Ok(MetricValue::Missing)
+            }
+            fn visit_none<E>(self) -> Result<MetricValue, E> {
+                Ok(MetricValue::Missing)
+            }
+        }
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+impl ValuesWire {
+    /// Appends a value read: a finite number as it is, a text marked and kept, anything
+    /// else missing.
+    fn push(&mut self, value: MetricValue) {
+        let i = self.values.len() as u32;
+        self.values.push(match value {
+            MetricValue::Number(x) if x.is_finite() => x,
+            MetricValue::Text(t) => {
+                self.texts.push((i, t));
+                f64::from_bits(TEXT_BITS)
+            }
+            _ => missing(),
+        });
+    }
+}
+
+impl<'de> Deserialize<'de> for ValuesWire {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct SeqVisitor;
+        impl<'de> Visitor<'de> for SeqVisitor {
+            type Value = ValuesWire;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of metric values (numbers, strings or null)")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ValuesWire, A::Error> {
+                let mut out = ValuesWire {
+                    values: Vec::with_capacity(seq.size_hint().unwrap_or(0)),
+                    texts: Vec::new(),
+                    own_columns: None,
+                };
+                while let Some(v) = seq.next_element::<MetricValue>()? {
+                    out.push(v);
+                }
+                Ok(out)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ValuesWire, A::Error> {
+                let mut out = ValuesWire::default();
+                let mut keys = Vec::new();
+                while let Some((name, metric)) = map.next_entry::<String, Metric>()? {
+                    out.push(metric.value);
+                    keys.push(MetricKey {
+                        name,
+                        unit: metric.unit,
+                    });
+                }
+                out.own_columns = Some(keys);
+                Ok(out)
+            }
+        }
+        d.deserialize_any(SeqVisitor)
+    }
+}

@@ -1,0 +1,15 @@
+//! How the artifact's launches hold their raw-page metrics in memory: the columns (names
+//! and units) once per export ([`MetricColumns`]), one `f64` per column per launch
+//! ([`Metrics`]), and the values launches have in common stored once ([`Bases`]). Nothing
+//! here reads or writes JSON: [`super::read`] builds rows from a document and
+//! [`super::write`] writes them.
+
+mod columns;
+mod metrics;
+mod values;
+
+pub use self::columns::MetricColumns;
+pub(in crate::model::artifact) use self::metrics::{missing, TEXT_BITS};
+pub use self::metrics::{varying_columns, CheckedRows, Metrics, RowBuilder};
+pub use self::values::Bases;
+pub(in crate::model::artifact) use self::values::Values;

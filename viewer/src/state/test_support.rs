@@ -1,0 +1,33 @@
+//! Test support for the state layer: workspaces loaded from the repository's real files (the
+//! H200 fixtures under `tests/fixtures/`, the site's samples) through the loader the page
+//! uses. A file that is missing or does not load fails the test, naming it.
+
+use super::load::{load_batch, InputFile};
+use super::model::Workspace;
+
+/// The file at `path`, relative to the repository root, as the page would be handed it.
+pub fn input(path: &str) -> InputFile {
+    let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
+    let name = path.rsplit('/').next().unwrap_or(path).to_owned();
+    InputFile { name, bytes }
+}
+
+/// A workspace of the files at `paths` (relative to the repository root), loaded together.
+pub fn workspace(paths: &[&str]) -> Workspace {
+    let (runs, errors) = load_batch(paths.iter().map(|p| input(p)).collect());
+    assert!(errors.is_empty(), "{paths:?}: {errors:?}");
+    let mut ws = Workspace::default();
+    ws.add(runs);
+    ws
+}
+
+/// A workspace of one fixture, `tests/fixtures/NAME`.
+pub fn fixture(name: &str) -> Workspace {
+    workspace(&[&format!("tests/fixtures/{name}")])
+}
+
+/// A workspace of one of the site's samples, `site/samples/NAME`.
+pub fn sample(name: &str) -> Workspace {
+    workspace(&[&format!("site/samples/{name}")])
+}
