@@ -121,6 +121,7 @@ async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<()
         return Err("site/dist is missing: run bash site/build.sh first".into());
     }
     let suite = gunzipped("ncu-h200-suite-source/suite_full.ncu-rep.gz")?;
+    let suite_src = gunzipped("ncu-h200-suite-source/suite_src.ncu-rep.gz")?;
     let cuda_sass = gunzipped("ncu-h200-suite-source/suite_source_cuda_sass.csv.gz")?;
     let cuda_file = workspace_root().join("kernels/vector_add.cu");
     let bert = gunzipped("ncu-h200-bert/bert_full.ncu-rep.gz")?;
@@ -227,6 +228,29 @@ async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<()
         }
         println!("suite report: vector_add_stride32's source view in {ms:.0} ms");
         b.screenshot("source-suite").await?;
+
+        // A report that holds its CUDA files gives the lines' text by itself.
+        b.open_roofline(&server.base).await?;
+        b.pick_file(&suite_src.to_string_lossy()).await?;
+        b.wait_js(
+            "const li = document.querySelector('#run-list li.current'); \
+             return li && li.textContent.includes('suite_src.ncu-rep');",
+            WAIT,
+        )
+        .await?;
+        select_kernel(&b, "vector_add_stride32").await?;
+        time_source_view(&b).await?;
+        let line = b
+            .wait_js(
+                "const r = Array.from(document.querySelectorAll('#source-lines tbody tr')).find(tr => tr.textContent.startsWith('vector_add.cu:23')); \
+                 return r ? r.textContent : '';",
+                WAIT,
+            )
+            .await?;
+        assert!(
+            line.as_str().is_some_and(|l| l.contains("c[i] = a[i] + b[i];")),
+            "{line}"
+        );
 
         // 2. The BERT forward's --set full report (78 MB, 43 launches) with its source
         // page: pick to drawn roofline, then the source view of its largest kernel.
