@@ -3,6 +3,12 @@
 //! each miss is explained from its counters, and the mystery kernels of the H200 sample are
 //! one of each bound.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use shared::analysis::figures::KernelFigures;
 use shared::analysis::metrics::VerdictKind;
 use shared::exercise::evidence::{Evidence, Finding};

@@ -9,6 +9,11 @@
 //! also has an ignored test that runs its input as it should behave once fixed:
 //! `cargo test -p roofline-shared --test fuzz_regressions -- --ignored` shows what is left.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
 // shared/clippy.toml bans file I/O in the crate; this test, not the library, reads the saved
 // inputs from disk.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -21,7 +26,12 @@ use shared::error::NcuError;
 // The fuzz crate is not a workspace member (it needs nightly and libFuzzer); its checks
 // need only `shared` and `serde_json`, so the file compiles here as it is. The checks of
 // targets without saved inputs, and the fuzz runs' switches, go unused here.
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "the fuzz targets' checks report a failure by panicking, as libFuzzer expects"
+)]
 #[path = "../../fuzz/src/lib.rs"]
 mod checks;
 

@@ -3,6 +3,12 @@
 //! a scaled unit, and lines of a GUI export that are not `name,value`. Inputs are the real
 //! H200 probe exports with one cell changed.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use shared::read::ncu::read_export;
 
 const RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");

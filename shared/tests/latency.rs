@@ -4,6 +4,12 @@
 //! reason every latency-bound kernel gets, with and without warp-state counters (the GPT-2
 //! exports were collected without them).
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use shared::analysis::latency::fit::{fit_of, WavesSource};
 use shared::analysis::table::bytes_table;
 use shared::model::artifact::{LaunchCounters, Provenance};

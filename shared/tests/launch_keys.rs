@@ -2,6 +2,12 @@
 //! warn. Inputs are the real raw page of the H200 probe (`copy` launch ID 0, `fma_loop`
 //! launch ID 1, process 656) with its ID or name cells changed.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use shared::read::ncu::{combine, combine_named, read_export, Export};
 
 const RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");

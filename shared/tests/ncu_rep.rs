@@ -4,6 +4,12 @@
 //! printed digit (in the printed unit), and exactly where the cell is an integer in its
 //! base unit.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use std::io::Read;
 
 use shared::error::ReportError;

@@ -3,6 +3,12 @@
 //! --print-source sass`, read by `shared::read::source`): every launch, every instruction, every
 //! figure both have. NVIDIA's own reader checks the report side in `tests/oracle/`.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use std::io::Read;
 
 use shared::read::ncu_rep;

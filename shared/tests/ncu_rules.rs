@@ -3,6 +3,12 @@
 //! rule (the verdict) and HighPipeUtilization rule (the busiest pipe), from the details
 //! page's `Rule Description` column. Prints the figures and every disagreement.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use shared::analysis::bound;
 use shared::analysis::metrics::{self, VerdictKind};
 use shared::model::artifact::LaunchCounters;

@@ -3,6 +3,12 @@
 //! Hugging Face GPT-2 in bf16 (`tests/fixtures/ncu-h200-torch/`), each under ncu's own sets.
 //! The independent truth is 2MNK per GEMM and the export's own columns.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use shared::analysis::metrics;
 use shared::analysis::work::{self, Source};
 use shared::model::artifact::Provenance;

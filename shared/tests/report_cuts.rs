@@ -3,6 +3,12 @@
 //! is absurd: every loss is a warning naming the byte, except where the cut report reads
 //! exactly as a complete report of fewer results.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 use std::io::Read;
 
 use shared::read::ncu_rep;

@@ -6,6 +6,7 @@
 #                                   # the cost of --source; the suite's kernels with line info
 #   bash tests/device/round5.sh c   # sampled and roofline again after the invocation fix
 #   bash tests/device/round5.sh d   # the suite with its sources embedded; --depth full's passes
+#   bash tests/device/round5.sh e   # sampled again once small groups borrow from their kernel
 # Then, here: bash tests/device/sampling.sh report DIR (the comparison of issue 26).
 # Results land in $OUT as tarballs; wall times in $OUT/walls.txt.
 set -x
@@ -73,6 +74,14 @@ part_d() {
   ls -la $W/source2 >> $OUT/walls.txt
   find $W/source2 -name '*.ncu-rep' -o -name '*.csv' | xargs gzip -9
   tar cf $OUT/source2.tar -C $W source2
+}
+part_e() {
+  # After small groups borrow from their kernel (PlanOptions::minor_share): sampled again.
+  wall plain5 python3 $B/bert_train_bf16.py > $W/train/plain5.log 2>&1
+  wall plain6 python3 $B/bert_train_bf16.py > $W/train/plain6.log 2>&1
+  wall sampled3 timeout 300 $C profile --nvtx-include step/ --keep-exports -o $W/train/sampled3.json -- python3 $B/bert_train_bf16.py > $W/train/sampled3.log 2>&1
+  rm -f $W/train/*.ncu-rep
+  tar czf $OUT/train_e.tgz -C $W train
 }
 "part_$1"
 cat $OUT/walls.txt; ls -la $OUT

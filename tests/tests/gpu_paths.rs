@@ -4,6 +4,12 @@
 //! (no counter permission, killed, hung, missing; a program that is missing, exits non-zero
 //! before or after launches were profiled, or launches nothing the filters let through).
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 #[allow(dead_code)]
 #[path = "cli/util.rs"]
 mod util;

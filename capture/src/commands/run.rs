@@ -8,13 +8,16 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use shared::model::artifact::{Artifact, CacheControl, Origin, Provenance};
+use shared::model::artifact::{
+    Artifact, CacheControl, DeviceInfo, KernelRecord, Origin, Provenance, TensorCeiling,
+};
 
 use super::table::print_table;
 use super::{caches_of, usage};
 use crate::cli::{DeviceArg, RunArgs, TableFormat};
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::gpu::ceilings::ExtraMeasurement;
 use crate::gpu::console::{
     ceiling_lines, describe_device, kernel_line, size_warning, tensor_lines,
 };
@@ -22,7 +25,8 @@ use crate::gpu::measure::{measure_kernel, open_gpu};
 use crate::gpu::ncu::args::{Pass, Selection};
 use crate::gpu::ncu::run::Ncu;
 use crate::gpu::profile::{self, stem_of, Target, WorkDir};
-use crate::gpu::suite::{self, KernelDef};
+use crate::gpu::runner::Gpu;
+use crate::gpu::suite::{self, KernelDef, Sizes};
 use crate::gpu::{blas, ceilings, host, progress, runner, tensor};
 use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
 
@@ -159,25 +163,28 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     }
 }
 
-/// `capture run` on one device, writing `output`.
-fn run_device(
-    args: &RunArgs,
-    cfg: &RunConfig,
-    ncu: Option<&Ncu>,
-    device: u32,
-    output: &std::path::Path,
-) -> Result<ExitCode> {
-    let started = Instant::now();
-    let (gpu, info, sizes) = open_gpu(device, args.size, false)?;
-    progress::log(None, &describe_device(&info));
-    progress::log(None, &size_warning(&sizes, &info));
+/// What measuring the suite on one device produced: each kernel's record, what the ceiling
+/// kernels measured beyond their timing, and the tensor-core ceilings.
+struct SuiteResults {
+    records: Vec<KernelRecord>,
+    extra: Vec<ExtraMeasurement>,
+    tensor: Vec<TensorCeiling>,
+}
 
+/// Checks and times every selected kernel on `gpu`, a line each, then the tensor-core
+/// ceilings when asked for.
+fn measure_suite(
+    gpu: &Gpu,
+    info: &DeviceInfo,
+    sizes: &Sizes,
+    cfg: &RunConfig,
+) -> Result<SuiteResults> {
     let pb = progress::bar(cfg.kernels.len() as u64, "kernels");
     let mut records = Vec::new();
     let mut extra = Vec::new();
     for def in &cfg.kernels {
         pb.set_message(def.function);
-        let m = measure_kernel(&gpu, &sizes, &info, def, cfg.reps)
+        let m = measure_kernel(gpu, sizes, info, def, cfg.reps)
             .with_context(|| format!("kernel {} ({})", def.function, def.name))?;
         if let (Some(t), Some(c)) = (&m.record.timing, &m.record.check) {
             progress::log(
@@ -198,7 +205,7 @@ fn run_device(
     pb.finish_and_clear();
     let tensor = if cfg.tensor_ceilings {
         let spinner = progress::spinner("tensor-core ceilings (cuBLASLt GEMMs)");
-        let t = blas::measure_all(&gpu, &info, cfg.reps);
+        let t = blas::measure_all(gpu, info, cfg.reps);
         spinner.finish_and_clear();
         for line in tensor_lines(&t) {
             progress::log(None, &line);
@@ -207,8 +214,26 @@ fn run_device(
     } else {
         Vec::new()
     };
-    drop(gpu);
+    Ok(SuiteResults {
+        records,
+        extra,
+        tensor,
+    })
+}
 
+/// The artifact of a run's timings: provenance, the ceilings (a tensor ceiling that failed its
+/// check is a warning, not a roof), the device and the kernels, each ceiling printed.
+fn timings_artifact(
+    cfg: &RunConfig,
+    info: DeviceInfo,
+    sizes: &Sizes,
+    suite: SuiteResults,
+) -> Artifact {
+    let SuiteResults {
+        records,
+        extra,
+        tensor,
+    } = suite;
     let mut artifact = Artifact::new(Provenance {
         origin: Some(Origin::Run),
         tool: "capture".into(),
@@ -243,7 +268,7 @@ fn run_device(
             progress::log(None, &line);
         }
     }
-    artifact.warnings.push(size_warning(&sizes, &info));
+    artifact.warnings.push(size_warning(sizes, &info));
     artifact.device = Some(info);
     artifact.kernels = records;
     artifact.warnings.push(
@@ -251,6 +276,85 @@ fn run_device(
          come from ncu at --clock-control none (rates ncu itself reports were not used)"
             .into(),
     );
+
+    artifact
+}
+
+/// The profile half of `capture run` on `device`: this program re-run under ncu with
+/// `--profile-mode`, its counters attached to `artifact`. When ncu fails, the timings-only
+/// artifact is still written (complete in what it claims) before the error returns.
+fn profile_half(
+    args: &RunArgs,
+    cfg: &RunConfig,
+    ncu: &Ncu,
+    device: u32,
+    sizes: &Sizes,
+    output: &std::path::Path,
+    artifact: &mut Artifact,
+) -> Result<()> {
+    let work = WorkDir::new(cfg.keep_exports, output)?;
+    let exe = std::env::current_exe().context("locating this executable for ncu")?;
+    let mut program: Vec<OsString> = vec![
+        exe.into_os_string(),
+        "run".into(),
+        "--profile-mode".into(),
+        "--device".into(),
+        device.to_string().into(),
+        "--size".into(),
+        sizes.stream_elems.to_string().into(),
+    ];
+    if !args.kernels.is_empty() {
+        program.push("--kernels".into());
+        program.push(args.kernels.join(",").into());
+    }
+    let profiled = profile::attach(
+        artifact,
+        ncu,
+        &cfg.caches,
+        &Target {
+            program: &program,
+            selection: Selection {
+                kernel_filter: Some(suite::ncu_kernel_regex(&cfg.kernels)),
+                launch_count: Some(cfg.kernels.len() as u64),
+                ..Selection::default()
+            },
+            ncu_args: Vec::new(),
+            pass: Pass::Standard,
+        },
+        work.path(),
+        &stem_of(output),
+    );
+    if let Err(e) = profiled {
+        // Still leave the timings: they are complete in what they claim.
+        artifact
+            .warnings
+            .push(format!("no counters: the ncu pass failed: {e:#}"));
+        files::write_artifact(output, artifact)?;
+        progress::log(
+            None,
+            &format!("wrote the timings-only artifact {}", output.display()),
+        );
+        return Err(e);
+    }
+
+    Ok(())
+}
+
+/// `capture run` on one device, writing `output`.
+fn run_device(
+    args: &RunArgs,
+    cfg: &RunConfig,
+    ncu: Option<&Ncu>,
+    device: u32,
+    output: &std::path::Path,
+) -> Result<ExitCode> {
+    let started = Instant::now();
+    let (gpu, info, sizes) = open_gpu(device, args.size, false)?;
+    progress::log(None, &describe_device(&info));
+    progress::log(None, &size_warning(&sizes, &info));
+    let suite = measure_suite(&gpu, &info, &sizes, cfg)?;
+    drop(gpu);
+    let mut artifact = timings_artifact(cfg, info, &sizes, suite);
 
     let failed: Vec<String> = artifact
         .kernels
@@ -278,50 +382,7 @@ fn run_device(
     }
 
     if let Some(ncu) = ncu {
-        let work = WorkDir::new(cfg.keep_exports, output)?;
-        let exe = std::env::current_exe().context("locating this executable for ncu")?;
-        let mut program: Vec<OsString> = vec![
-            exe.into_os_string(),
-            "run".into(),
-            "--profile-mode".into(),
-            "--device".into(),
-            device.to_string().into(),
-            "--size".into(),
-            sizes.stream_elems.to_string().into(),
-        ];
-        if !args.kernels.is_empty() {
-            program.push("--kernels".into());
-            program.push(args.kernels.join(",").into());
-        }
-        let profiled = profile::attach(
-            &mut artifact,
-            ncu,
-            &cfg.caches,
-            &Target {
-                program: &program,
-                selection: Selection {
-                    kernel_filter: Some(suite::ncu_kernel_regex(&cfg.kernels)),
-                    launch_count: Some(cfg.kernels.len() as u64),
-                    ..Selection::default()
-                },
-                ncu_args: Vec::new(),
-                pass: Pass::Standard,
-            },
-            work.path(),
-            &stem_of(output),
-        );
-        if let Err(e) = profiled {
-            // Still leave the timings: they are complete in what they claim.
-            artifact
-                .warnings
-                .push(format!("no counters: the ncu pass failed: {e:#}"));
-            files::write_artifact(output, &artifact)?;
-            progress::log(
-                None,
-                &format!("wrote the timings-only artifact {}", output.display()),
-            );
-            return Err(e);
-        }
+        profile_half(args, cfg, ncu, device, &sizes, output, &mut artifact)?;
     }
 
     files::write_artifact(output, &artifact)?;

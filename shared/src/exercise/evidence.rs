@@ -244,6 +244,10 @@ impl Finding {
     }
 
     /// The finding in one sentence, with the kernel's numbers.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one match arm per finding, each a sentence with its numbers: a flat list, read best in one place"
+    )]
     pub fn text(&self) -> String {
         match self {
             Finding::SectorWaste {

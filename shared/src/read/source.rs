@@ -456,6 +456,65 @@ impl Block {
     }
 }
 
+impl Block {
+    /// Reads a row of the block: a CUDA line's (the line its next rows are under) or an
+    /// instruction's.
+    fn read_row(&mut self, record: &csv::StringRecord) {
+        let Some(columns) = self.columns.as_ref() else {
+            return;
+        };
+        let mut ins = Instruction::default();
+        let mut address = None;
+        let mut under = None::<Under>;
+        for (cell, column) in record.iter().zip(columns) {
+            match column {
+                Column::Address => {
+                    address = u64::from_str_radix(cell.trim().trim_start_matches("0x"), 16).ok();
+                }
+                Column::Sass => ins.sass = Some(cell.trim().to_owned()),
+                Column::Line => {
+                    if let Ok(l) = cell.trim().parse::<u32>() {
+                        under = Some(Under {
+                            file: self.under.file.clone(),
+                            line: Some(l),
+                            text: None,
+                        });
+                    }
+                }
+                Column::Cuda => {
+                    // ncu writes `<Unable to open source file>` where it could not.
+                    let text = cell.trim_end();
+                    if let Some(u) = under.as_mut() {
+                        if !(text.starts_with('<') && text.ends_with('>')) {
+                            u.text = Some(text.to_owned());
+                        }
+                    }
+                }
+                Column::Figure(slot) => {
+                    if let Some(v) = number(cell) {
+                        ins.set_slot(*slot, v);
+                    }
+                }
+                Column::Other => {}
+            }
+        }
+        if let Some(u) = under {
+            // A CUDA line's row (its figures are its instructions' sums).
+            self.under = u;
+            return;
+        }
+        if let Some(a) = address {
+            ins.address = a;
+            if self.under.line.is_some() {
+                ins.file.clone_from(&self.under.file);
+                ins.line = self.under.line;
+                ins.cuda.clone_from(&self.under.text);
+            }
+            self.launch.instructions.push(ins);
+        }
+    }
+}
+
 /// Ends a block: a repeat of the launch before it (ncu prints most twice) is dropped; the
 /// next file of the launch before it (a `cuda,sass` page prints a kernel's instructions
 /// file by file: same kernel, other addresses) joins it; anything else is a new launch.
@@ -557,58 +616,7 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
             block.columns = Some(cols);
             continue;
         }
-        let Some(columns) = block.columns.as_ref() else {
-            continue;
-        };
-        let mut ins = Instruction::default();
-        let mut address = None;
-        let mut under = None::<Under>;
-        for (cell, column) in record.iter().zip(columns) {
-            match column {
-                Column::Address => {
-                    address = u64::from_str_radix(cell.trim().trim_start_matches("0x"), 16).ok();
-                }
-                Column::Sass => ins.sass = Some(cell.trim().to_owned()),
-                Column::Line => {
-                    if let Ok(l) = cell.trim().parse::<u32>() {
-                        under = Some(Under {
-                            file: block.under.file.clone(),
-                            line: Some(l),
-                            text: None,
-                        });
-                    }
-                }
-                Column::Cuda => {
-                    // ncu writes `<Unable to open source file>` where it could not.
-                    let text = cell.trim_end();
-                    if let Some(u) = under.as_mut() {
-                        if !(text.starts_with('<') && text.ends_with('>')) {
-                            u.text = Some(text.to_owned());
-                        }
-                    }
-                }
-                Column::Figure(slot) => {
-                    if let Some(v) = number(cell) {
-                        ins.set_slot(*slot, v);
-                    }
-                }
-                Column::Other => {}
-            }
-        }
-        if let Some(u) = under {
-            // A CUDA line's row (its figures are its instructions' sums).
-            block.under = u;
-            continue;
-        }
-        if let Some(a) = address {
-            ins.address = a;
-            if block.under.line.is_some() {
-                ins.file.clone_from(&block.under.file);
-                ins.line = block.under.line;
-                ins.cuda.clone_from(&block.under.text);
-            }
-            block.launch.instructions.push(ins);
-        }
+        block.read_row(&record);
     }
     finish_block(current.take(), &mut out);
     if out.is_empty() {

@@ -155,6 +155,10 @@ async fn site_works_in_headless_chromium() -> Result<(), BoxError> {
     result
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "the checks of one page load in the order a user meets them, over one browser session"
+)]
 async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Result<(), BoxError> {
     // 1. The sample opens by URL and the roofline canvas has drawn pixels.
     b.client
@@ -601,6 +605,10 @@ fn mouse(kind: &str, at: &Value) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session walks the page as a user would; its steps share the session"
+)]
 async fn long_tables_render_a_window_and_the_roofline_picks_its_points() -> Result<(), BoxError> {
     let dist = dist_dir();
     if !dist.join("index.html").exists() {
@@ -830,6 +838,10 @@ fn table_of_export(
 /// and still shows its launch fit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session walks the page as a user would; its steps share the session"
+)]
 async fn latency_bound_kernels_show_their_stalls_and_launch_fit() -> Result<(), BoxError> {
     let dist = dist_dir();
     if !dist.join("samples/h200-gpt2-bf16.json").exists() {
@@ -1099,6 +1111,10 @@ async fn roofline_marker(b: &Browser, wait: Duration) -> Result<Value, BoxError>
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session walks the page as a user would; its steps share the session"
+)]
 async fn reports_open_by_src_and_by_file_input_and_draw_their_roofline() -> Result<(), BoxError> {
     let dist = dist_dir();
     if !dist.join("index.html").exists() {
@@ -1259,6 +1275,10 @@ const SOLUTION: [(&str, char); 8] = [
 /// diagnosed, then their names, sources and verdicts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session walks the page as a user would; its steps share the session"
+)]
 async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> Result<(), BoxError>
 {
     use shared::exercise::predict::Direction;
@@ -1554,6 +1574,10 @@ fn unpack_diff_fixture(name: &str) -> Result<PathBuf, BoxError> {
 /// compares that pair of kernels on the roofline.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session walks the page as a user would; its steps share the session"
+)]
 async fn two_runs_compare_run_against_run() -> Result<(), BoxError> {
     let dist = dist_dir();
     if !dist.join("index.html").exists() {

@@ -115,6 +115,10 @@ async fn time_source_view(b: &Browser) -> Result<f64, BoxError> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "the checks of the rules and source pages in the order a user meets them, over one browser session"
+)]
 async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<(), BoxError> {
     let dist = dist_dir();
     if !dist.join("index.html").exists() {

@@ -1,6 +1,12 @@
 //! Integration tests of the `capture` binary on real fixtures: one binary, one module per
 //! topic, helpers in `util`.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
+)]
+
 mod bad_input;
 mod corpus;
 mod diff;

@@ -47,6 +47,10 @@ fn kernel_attr(r: Option<KernelRef>) -> String {
 /// pointer, redrawn on every selection or hover (a few shapes). The pointer finds its point
 /// through a [`HitGrid`] of the drawn points, so hover and click cost the same at 10 points
 /// or 30,000.
+#[expect(
+    clippy::too_many_lines,
+    reason = "a leptos component: the two canvases' effects (draw, highlight, pointer) and their markup share the component's signals"
+)]
 #[component]
 pub fn RooflineCanvas(
     /// What to draw.

@@ -96,6 +96,10 @@ fn KernelPicker(
 }
 
 /// The comparison view.
+#[expect(
+    clippy::too_many_lines,
+    reason = "a leptos component: its signals and the view! markup of the page belong together, and the markup is most of it"
+)]
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let ctx = Ctx::get();

@@ -14,7 +14,8 @@ use shared::exercise::predict::{
 use shared::exercise::quiz::{self, Question, QuizError, Row};
 
 use crate::ctx::Ctx;
-use crate::state::exercise::{apply, mystery_report, predict_rows, Action, Mode};
+use crate::state::choices::Mode;
+use crate::state::exercise::{apply, mystery_report, predict_rows, Action};
 use crate::state::model::RunView;
 use crate::state::view::View;
 

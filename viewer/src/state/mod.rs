@@ -10,8 +10,10 @@
 //! - [`rules`]: Nsight Compute's rule findings of a kernel, ranked, with their cited metrics.
 //! - [`view`]: which view, kernel and precision; the URL query string.
 //! - [`explain`]: the explanation behind every number.
-//! - [`exercise`]: the learner's predictions, answers and diagnoses, the actions that change
-//!   them, and what the exercise view may show before an answer is committed.
+//! - [`choices`]: the learner's predictions, answers and diagnoses in the exercise view, what
+//!   it may show before an answer is committed, and their URL form.
+//! - [`exercise`]: the actions that change those choices, the prediction rows and a
+//!   mystery kernel's report.
 //! - [`overview`]: what the overview of a run shows.
 //! - [`table`]: the rows and headers of the long tables.
 //! - [`compare`]: the compare page's key figures of two kernels.
@@ -19,6 +21,7 @@
 //! - [`shell`]: the warning banner and the side bar's kernel list.
 //! - [`window`]: which rows of a long table to render.
 
+pub mod choices;
 pub mod compare;
 pub mod exercise;
 pub mod explain;

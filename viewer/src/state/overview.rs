@@ -40,6 +40,10 @@ pub struct Overview {
 }
 
 /// The overview of run `run_index`, `None` when there is no such run.
+#[expect(
+    clippy::too_many_lines,
+    reason = "builds the overview's tables in page order, about a line per row shown"
+)]
 pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
     let run = ws.runs.get(run_index)?;
     let a = &run.run.artifact;

@@ -6,7 +6,7 @@
 
 use shared::model::work_kind::Work;
 
-use super::exercise::ExerciseState;
+use super::choices::ExerciseState;
 
 /// The views, one per tab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -286,6 +286,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "a table of every ncu outcome (status, log, report) beside its verdict, read best side by side"
+    )]
     fn collections_are_judged() {
         let log = Path::new("x.log");
         let none = Collection {

@@ -389,6 +389,10 @@ fn figures_of(a: &Artifact) -> Vec<KernelFigures> {
 
 /// [`diff`] of runs whose kernel figures are worked out already (the viewer holds them):
 /// each run with its [`KernelFigures::all`], in artifact order.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one comparison in the order it is read: the figures, the matching, each kernel's change and gate, the totals and the run's gate, all over the same two runs' figures"
+)]
 pub fn diff_figures(
     (before, before_figures): (&Artifact, &[KernelFigures]),
     (after, after_figures): (&Artifact, &[KernelFigures]),

@@ -123,7 +123,8 @@ pub struct Expanded {
     /// How many of them were profiled (the rest are scaled copies).
     pub measured: usize,
     /// Launches whose group had no profiled launch, given the counters of the nearest
-    /// profiled launch of the same kernel in another group.
+    /// profiled launch of the same kernel in another group: planned for small groups
+    /// ([`super::plan::Group::borrows`]), with a warning where ncu skipped a group.
     pub borrowed: usize,
     /// Launches of the timing pass left out: no launch of their kernel was profiled.
     pub left_out: usize,
@@ -150,6 +151,28 @@ fn of_shape(plan: &Plan, all: &[(usize, f64)], t: &TimedLaunch, shape: bool) -> 
         .collect()
 }
 
+/// A copy of `row` with its amounts ([`scales_with_work`]) multiplied by `factor`.
+fn scaled_copy(row: &LaunchCounters, factor: f64) -> LaunchCounters {
+    let mut copy = row.clone();
+    if factor != 1.0 {
+        let scaled: Vec<usize> = copy
+            .metrics
+            .columns()
+            .keys()
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| scales_with_work(k))
+            .map(|(j, _)| j)
+            .collect();
+        for j in scaled {
+            if let Some(v) = copy.metrics.number_at(j) {
+                copy.metrics.set_number(j, v * factor);
+            }
+        }
+    }
+    copy
+}
+
 /// Gives every launch of the plan counters from `assigned` (one entry per launch, from
 /// [`assign`]): a profiled launch keeps its own; any other gets a copy of the profiled
 /// launch of its group nearest in duration, its amounts ([`scales_with_work`]) multiplied
@@ -173,6 +196,7 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
     }
     let all: Vec<(usize, f64)> = profiled.iter().flatten().copied().collect();
     let mut left_groups = std::collections::HashSet::new();
+    let mut unplanned = 0usize;
     for (i, t) in plan.launches.iter().enumerate() {
         let (mut launch, from) = match &assigned[i] {
             Some(row) => {
@@ -195,6 +219,9 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
                             .or_else(|| nearest(&of_shape(plan, &all, t, false), t.duration_ns));
                         if found.is_some() {
                             out.borrowed += 1;
+                            if !group_of.get(i).is_some_and(|&g| plan.groups[g].borrows) {
+                                unplanned += 1;
+                            }
                         }
                         found
                     }
@@ -208,29 +235,12 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
                     out.left_out += 1;
                     continue;
                 };
-                let mut copy = row.clone();
                 let factor = if rep_ns > 0.0 {
                     t.duration_ns / rep_ns
                 } else {
                     1.0
                 };
-                if factor != 1.0 {
-                    let scaled: Vec<usize> = copy
-                        .metrics
-                        .columns()
-                        .keys()
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, k)| scales_with_work(k))
-                        .map(|(j, _)| j)
-                        .collect();
-                    for j in scaled {
-                        if let Some(v) = copy.metrics.number_at(j) {
-                            copy.metrics.set_number(j, v * factor);
-                        }
-                    }
-                }
-                (copy, Some(plan.launches[rep].id))
+                (scaled_copy(row, factor), Some(plan.launches[rep].id))
             }
         };
         launch.id = t.id;
@@ -246,12 +256,11 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
         }
         out.launches.push(launch);
     }
-    if out.borrowed > 0 {
+    if unplanned > 0 {
         out.warnings.push(format!(
-            "sampling: {} launch(es) in group(s) with no profiled launch of their own took the \
-             counters of the nearest profiled launch of the same kernel (same grid and block \
-             where one was profiled), scaled by duration",
-            out.borrowed
+            "sampling: {unplanned} launch(es) are in groups of which ncu profiled no launch; \
+             they took the counters of the nearest profiled launch of the same kernel (same \
+             grid and block where one was profiled), scaled by duration"
         ));
     }
     if out.left_out > 0 {
@@ -397,7 +406,7 @@ mod tests {
         assert!(
             e.warnings
                 .iter()
-                .any(|w| w.contains("2 launch(es) in group(s) with no profiled")),
+                .any(|w| w.contains("2 launch(es) are in groups of which ncu profiled no launch")),
             "{:?}",
             e.warnings
         );

@@ -9,6 +9,10 @@ use crate::chart::memory::{memory_labels, MemoryChart};
 use crate::chart::ChartError;
 
 /// Draws the memory chart onto `root`, sizes multiplied by `scale`.
+#[expect(
+    clippy::too_many_lines,
+    reason = "draws the boxes, the arrows and their labels in one coordinate frame; split, each piece would take the frame, the scale and the labels"
+)]
 pub fn draw_memory<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &MemoryChart,

@@ -13,6 +13,10 @@ use crate::text::format::{fmt_si, sig3};
 
 /// Draws `chart` onto `root`, with sizes (fonts, strokes, margins) multiplied by `scale`
 /// (the device pixel ratio on a canvas, 1 for SVG). Returns where each point landed.
+#[expect(
+    clippy::too_many_lines,
+    reason = "draws the axes, roofs, series, labels and key in order on one chart context; split, each piece would take the context, the scale and the labels placed so far"
+)]
 pub fn draw_roofline<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &RooflineChart,

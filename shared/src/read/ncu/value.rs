@@ -121,6 +121,10 @@ const MAX_EXACT_MANTISSA: u64 = 1 << 53;
 /// by 6 is exactly 2,850,000. Most cells take a fast path: a mantissa below 2^53 times or
 /// divided by an exact power of ten up to 10^22 is one correctly rounded operation
 /// (Clinger's fast path); anything else goes to the standard library's parser.
+#[expect(
+    clippy::too_many_lines,
+    reason = "a number parser over one byte cursor (sign, grouped digits, fraction, exponent, then the fast or the slow path); split, each piece would hand the cursor and the mantissa back"
+)]
 pub fn parse_number(text: &[u8], exp10: i32) -> Option<f64> {
     let text = text.trim_ascii();
     if text.is_empty() || text.len() > MAX_NUMBER_LEN {
@@ -637,6 +641,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "a table of cells beside the general parser's answer, read best side by side"
+    )]
     fn the_fast_path_agrees_with_the_general_parser() {
         // Random cells of digits, points and other bytes, inside random buffers: the eight-
         // bytes-at-a-time path must give exactly what the byte-by-byte parser gives.

@@ -233,6 +233,10 @@ impl Decoder {
     }
 
     /// Reads blocks to the end of the input.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one loop over the report's blocks with an arm per block kind; the arms share the reader's offsets and limits"
+    )]
     fn blocks<const PER_PC: bool>(
         &mut self,
         input: &mut dyn Input,

@@ -371,6 +371,96 @@ fn file_entry(
     Ok(Arc::from(path))
 }
 
+/// A line program unit's header, as far as the state machine needs it.
+struct Unit {
+    /// Where its program starts and ends in the section.
+    program: std::ops::Range<usize>,
+    min_inst: u64,
+    line_base: i64,
+    line_range: u64,
+    opcode_base: u8,
+    /// Operand counts of the standard opcodes (1 to `opcode_base - 1`).
+    lengths: Vec<u8>,
+    dirs: Vec<String>,
+    files: Vec<Arc<str>>,
+}
+
+/// The header of the unit at `unit`, and where the next unit starts; `None` for a unit of
+/// a DWARF version other than 2 to 4.
+fn unit_header(data: &[u8], base: u64, unit: usize) -> Result<(Option<Unit>, usize), String> {
+    let b = Bytes { data, base };
+    let (length, offset_size, mut at) = match b.u32(unit)? {
+        0xffff_ffff => (
+            usize::try_from(b.u64(unit + 4)?).map_err(|e| e.to_string())?,
+            8,
+            unit + 12,
+        ),
+        n => (n as usize, 4, unit + 4),
+    };
+    let end = at
+        .checked_add(length)
+        .filter(|e| *e <= data.len())
+        .ok_or_else(|| {
+            format!(
+                "byte {}: a line table unit of {length} bytes runs past its section",
+                base + unit as u64
+            )
+        })?;
+    let version = b.u16(at)?;
+    at += 2;
+    let header_length = if offset_size == 8 {
+        usize::try_from(b.u64(at)?).map_err(|e| e.to_string())?
+    } else {
+        b.u32(at)? as usize
+    };
+    at += offset_size;
+    let program_start = at + header_length;
+    if !(2..=4).contains(&version) || program_start > end {
+        return Ok((None, end));
+    }
+    let min_inst = u64::from(*b.slice(at, 1)?.first().unwrap_or(&1));
+    at += 1;
+    if version >= 4 {
+        at += 1; // maximum operations per instruction: 1 outside VLIW
+    }
+    at += 1; // default is_stmt
+    let line_base = i64::from(b.slice(at, 1)?[0] as i8);
+    let line_range = u64::from(b.slice(at + 1, 1)?[0]).max(1);
+    let opcode_base = b.slice(at + 2, 1)?[0];
+    at += 3;
+    let lengths = b
+        .slice(at, usize::from(opcode_base.saturating_sub(1)))?
+        .to_vec();
+    at += lengths.len();
+    let mut dirs: Vec<String> = Vec::new();
+    loop {
+        let d = cstr(data, &mut at, base)?;
+        if d.is_empty() {
+            break;
+        }
+        dirs.push(String::from_utf8_lossy(d).into_owned());
+    }
+    let mut files: Vec<Arc<str>> = Vec::new();
+    loop {
+        let name = cstr(data, &mut at, base)?;
+        if name.is_empty() {
+            break;
+        }
+        files.push(file_entry(data, &mut at, base, name, &dirs)?);
+    }
+    let unit = Unit {
+        program: program_start..end,
+        min_inst,
+        line_base,
+        line_range,
+        opcode_base,
+        lengths,
+        dirs,
+        files,
+    };
+    Ok((Some(unit), end))
+}
+
 /// The rows of every unit of a `.debug_line` section (DWARF versions 2 to 4; a unit of
 /// another version is skipped), at load addresses.
 fn line_program(
@@ -379,174 +469,177 @@ fn line_program(
     relocations: &BTreeMap<usize, (u64, i64)>,
     functions: &[(u64, u64)],
 ) -> Result<Vec<(u64, Option<Location>)>, String> {
-    let b = Bytes { data, base };
     let mut rows = Vec::new();
-    let mut unit = 0usize;
-    while unit + 4 <= data.len() {
-        let (length, offset_size, mut at) = match b.u32(unit)? {
-            0xffff_ffff => (
-                usize::try_from(b.u64(unit + 4)?).map_err(|e| e.to_string())?,
-                8,
-                unit + 12,
-            ),
-            n => (n as usize, 4, unit + 4),
-        };
-        let end = at
-            .checked_add(length)
-            .filter(|e| *e <= data.len())
-            .ok_or_else(|| {
-                format!(
-                    "byte {}: a line table unit of {length} bytes runs past its section",
-                    base + unit as u64
-                )
-            })?;
-        let next_unit = end;
-        let version = b.u16(at)?;
-        at += 2;
-        let header_length = if offset_size == 8 {
-            usize::try_from(b.u64(at)?).map_err(|e| e.to_string())?
-        } else {
-            b.u32(at)? as usize
-        };
-        at += offset_size;
-        let program_start = at + header_length;
-        if !(2..=4).contains(&version) || program_start > end {
-            unit = next_unit;
-            continue;
+    let mut at = 0usize;
+    while at + 4 <= data.len() {
+        let (unit, next) = unit_header(data, base, at)?;
+        if let Some(mut unit) = unit {
+            let placed = Placed {
+                relocations,
+                functions,
+            };
+            run_unit(data, base, &mut unit, &placed, &mut rows)?;
         }
-        let min_inst = u64::from(*b.slice(at, 1)?.first().unwrap_or(&1));
-        at += 1;
-        if version >= 4 {
-            at += 1; // maximum operations per instruction: 1 outside VLIW
-        }
-        at += 1; // default is_stmt
-        let line_base = i64::from(b.slice(at, 1)?[0] as i8);
-        let line_range = u64::from(b.slice(at + 1, 1)?[0]).max(1);
-        let opcode_base = b.slice(at + 2, 1)?[0];
-        at += 3;
-        let lengths = b.slice(at, usize::from(opcode_base.saturating_sub(1)))?;
-        at += lengths.len();
-        let mut dirs: Vec<String> = Vec::new();
-        loop {
-            let d = cstr(data, &mut at, base)?;
-            if d.is_empty() {
-                break;
-            }
-            dirs.push(String::from_utf8_lossy(d).into_owned());
-        }
-        let mut files: Vec<Arc<str>> = Vec::new();
-        loop {
-            let name = cstr(data, &mut at, base)?;
-            if name.is_empty() {
-                break;
-            }
-            files.push(file_entry(data, &mut at, base, name, &dirs)?);
-        }
-        at = program_start;
-        // The state machine.
-        let mut start: Option<u64> = None;
-        let mut address = 0u64;
-        let mut file = 1u64;
-        let mut line = 1i64;
-        let emit = |rows: &mut Vec<(u64, Option<Location>)>,
-                    start: Option<u64>,
-                    address: u64,
-                    file: u64,
-                    line: i64,
-                    files: &[Arc<str>]| {
-            let Some(load) = start else { return };
-            let location = files
-                .get((file as usize).wrapping_sub(1))
-                .filter(|_| line > 0)
-                .and_then(|f| {
-                    Some(Location {
-                        file: Arc::clone(f),
-                        line: u32::try_from(line).ok()?,
-                        text: None,
-                    })
-                });
-            rows.push((load.wrapping_add(address), location));
-        };
-        while at < end {
-            let op = data[at];
-            at += 1;
-            if op >= opcode_base {
-                let adj = u64::from(op - opcode_base);
-                address = address.wrapping_add(adj / line_range * min_inst);
-                line += line_base + (adj % line_range) as i64;
-                emit(&mut rows, start, address, file, line, &files);
-                continue;
-            }
-            match op {
-                0 => {
-                    let len = uleb(data, &mut at, base)? as usize;
-                    let body = at;
-                    let sub = *data.get(at).ok_or_else(|| {
-                        format!(
-                            "byte {}: an extended opcode runs past the line table",
-                            base + at as u64
-                        )
-                    })?;
-                    match sub {
-                        1 => {
-                            if let Some(load) = start {
-                                rows.push((load.wrapping_add(address), None));
-                            }
-                            start = None;
-                            address = 0;
-                            file = 1;
-                            line = 1;
-                        }
-                        2 => {
-                            let operand = body + 1;
-                            let value = match len.saturating_sub(1) {
-                                8 => b.u64(operand)?,
-                                4 => u64::from(b.u32(operand)?),
-                                _ => 0,
-                            };
-                            let placed = relocations.get(&operand).and_then(|(symbol, addend)| {
-                                let load = functions.iter().find(|(s, _)| s == symbol)?.1;
-                                Some(load.wrapping_add(*addend as u64))
-                            });
-                            start = placed;
-                            address = value;
-                        }
-                        3 => {
-                            let mut p = at + 1;
-                            let name = cstr(data, &mut p, base)?;
-                            files.push(file_entry(data, &mut p, base, name, &dirs)?);
-                        }
-                        _ => {}
-                    }
-                    at = body + len;
-                }
-                1 => emit(&mut rows, start, address, file, line, &files),
-                2 => {
-                    address =
-                        address.wrapping_add(uleb(data, &mut at, base)?.wrapping_mul(min_inst))
-                }
-                3 => line += sleb(data, &mut at, base)?,
-                4 => file = uleb(data, &mut at, base)?,
-                8 => {
-                    let adj = u64::from(255 - opcode_base);
-                    address = address.wrapping_add(adj / line_range * min_inst);
-                }
-                9 => {
-                    address = address.wrapping_add(u64::from(b.u16(at)?));
-                    at += 2;
-                }
-                _ => {
-                    // Any other standard opcode: skip its LEB128 operands.
-                    let n = lengths.get(usize::from(op) - 1).copied().unwrap_or(0);
-                    for _ in 0..n {
-                        uleb(data, &mut at, base)?;
-                    }
-                }
-            }
-        }
-        unit = next_unit;
+        at = next;
     }
     Ok(rows)
+}
+
+/// Where sequences load: the relocations of `.debug_line` and the functions' addresses.
+struct Placed<'a> {
+    relocations: &'a BTreeMap<usize, (u64, i64)>,
+    functions: &'a [(u64, u64)],
+}
+
+impl Placed<'_> {
+    /// The load address a sequence whose start address operand is at `operand` is
+    /// relocated to: its function's, plus the addend.
+    fn start(&self, operand: usize) -> Option<u64> {
+        let (symbol, addend) = self.relocations.get(&operand)?;
+        let load = self.functions.iter().find(|(s, _)| s == symbol)?.1;
+        Some(load.wrapping_add(*addend as u64))
+    }
+}
+
+/// The line-number state machine of one unit.
+struct Machine {
+    /// The sequence's load address (`None`: not placed, its rows are dropped).
+    start: Option<u64>,
+    address: u64,
+    file: u64,
+    line: i64,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        Machine {
+            start: None,
+            address: 0,
+            file: 1,
+            line: 1,
+        }
+    }
+
+    /// Appends the current row.
+    fn emit(&self, rows: &mut Vec<(u64, Option<Location>)>, files: &[Arc<str>]) {
+        let Some(load) = self.start else { return };
+        let location = files
+            .get((self.file as usize).wrapping_sub(1))
+            .filter(|_| self.line > 0)
+            .and_then(|f| {
+                Some(Location {
+                    file: Arc::clone(f),
+                    line: u32::try_from(self.line).ok()?,
+                    text: None,
+                })
+            });
+        rows.push((load.wrapping_add(self.address), location));
+    }
+}
+
+/// Runs one unit's program, appending its rows.
+fn run_unit(
+    data: &[u8],
+    base: u64,
+    unit: &mut Unit,
+    placed: &Placed<'_>,
+    rows: &mut Vec<(u64, Option<Location>)>,
+) -> Result<(), String> {
+    let b = Bytes { data, base };
+    let mut m = Machine::new();
+    let mut at = unit.program.start;
+    let end = unit.program.end;
+    while at < end {
+        let op = data[at];
+        at += 1;
+        if op >= unit.opcode_base {
+            let adj = u64::from(op - unit.opcode_base);
+            m.address = m
+                .address
+                .wrapping_add(adj / unit.line_range * unit.min_inst);
+            m.line += unit.line_base + (adj % unit.line_range) as i64;
+            m.emit(rows, &unit.files);
+            continue;
+        }
+        match op {
+            0 => at = extended(data, base, at, unit, placed, &mut m, rows)?,
+            1 => m.emit(rows, &unit.files),
+            2 => {
+                let by = uleb(data, &mut at, base)?.wrapping_mul(unit.min_inst);
+                m.address = m.address.wrapping_add(by);
+            }
+            3 => m.line += sleb(data, &mut at, base)?,
+            4 => m.file = uleb(data, &mut at, base)?,
+            8 => {
+                let adj = u64::from(255 - unit.opcode_base);
+                m.address = m
+                    .address
+                    .wrapping_add(adj / unit.line_range * unit.min_inst);
+            }
+            9 => {
+                m.address = m.address.wrapping_add(u64::from(b.u16(at)?));
+                at += 2;
+            }
+            _ => {
+                // Any other standard opcode: skip its LEB128 operands.
+                let n = unit.lengths.get(usize::from(op) - 1).copied().unwrap_or(0);
+                for _ in 0..n {
+                    uleb(data, &mut at, base)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the extended opcode whose length is at `at`; where the program goes on.
+fn extended(
+    data: &[u8],
+    base: u64,
+    mut at: usize,
+    unit: &mut Unit,
+    placed: &Placed<'_>,
+    m: &mut Machine,
+    rows: &mut Vec<(u64, Option<Location>)>,
+) -> Result<usize, String> {
+    let b = Bytes { data, base };
+    let len = uleb(data, &mut at, base)? as usize;
+    let body = at;
+    let sub = *data.get(at).ok_or_else(|| {
+        format!(
+            "byte {}: an extended opcode runs past the line table",
+            base + at as u64
+        )
+    })?;
+    match sub {
+        // End of a sequence: a row past its end, then a fresh machine.
+        1 => {
+            if let Some(load) = m.start {
+                rows.push((load.wrapping_add(m.address), None));
+            }
+            *m = Machine::new();
+        }
+        // The sequence's start address, relocated against its function's symbol.
+        2 => {
+            let operand = body + 1;
+            let value = match len.saturating_sub(1) {
+                8 => b.u64(operand)?,
+                4 => u64::from(b.u32(operand)?),
+                _ => 0,
+            };
+            m.start = placed.start(operand);
+            m.address = value;
+        }
+        // A file defined in the program.
+        3 => {
+            let mut p = at + 1;
+            let name = cstr(data, &mut p, base)?;
+            let entry = file_entry(data, &mut p, base, name, &unit.dirs)?;
+            unit.files.push(entry);
+        }
+        _ => {}
+    }
+    Ok(body + len)
 }
 
 #[cfg(test)]

@@ -339,6 +339,10 @@ fn check(name: &str, bytes: &[u8], want: Want) {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table of damaged reports beside the error each must give, read best side by side"
+)]
 fn bad_input_is_a_typed_error_naming_its_offset() {
     let good = report(1);
     let block_at = file_start(7).len() as u64;
