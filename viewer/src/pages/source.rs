@@ -86,73 +86,8 @@ pub fn SourcePage() -> impl IntoView {
                 row.selected = focus.get() == Some(at);
                 Some(row)
             };
-            let hot = view
-                .hot
-                .iter()
-                .filter_map(|&at| view.hot_line(at))
-                .map(|h| {
-                    let at = h.at;
-                    view! {
-                        <tr>
-                            <td class="num">
-                                <button class="link" on:click=move |_| focus.set(Some(at))>
-                                    {format!("#{}", at + 1)}
-                                </button>
-                            </td>
-                            <td class="addr">{h.address}</td>
-                            <td class="num">{h.samples}</td>
-                            <td class="num">{h.executed}</td>
-                            <td>{h.stall}</td>
-                            <td>{h.line}</td>
-                            <td class="code">{h.text}</td>
-                        </tr>
-                    }
-                })
-                .collect_view();
-            let lines = (!view.lines.is_empty()).then(|| {
-                let rows = view
-                    .lines
-                    .iter()
-                    .take(LINES_SHOWN)
-                    .cloned()
-                    .map(|l| {
-                        view! {
-                            <tr>
-                                <td data-col="place">{l.place}</td>
-                                <td class="num">{l.executed}</td>
-                                <td class="num">{l.samples}</td>
-                                <td class="num">{l.sectors}</td>
-                                <td class="num" data-col="sectors_per_request">{l.per_request}</td>
-                                <td class="num">{l.excessive}</td>
-                                <td class="code">{l.text}</td>
-                            </tr>
-                        }
-                    })
-                    .collect_view();
-                view! {
-                    <h3>"By CUDA source line"</h3>
-                    <p class="muted">
-                        "Each line's instructions summed. Sectors per request: L2 sectors over \
-                         the times a warp executed the line's global loads and stores; 4 is a \
-                         warp's coalesced 4-byte access, 32 a sector per thread. Pick the .cu \
-                         files with the report for the lines' text where the report lacks it."
-                    </p>
-                    <table class="grid" id="source-lines">
-                        <thead>
-                            <tr>
-                                <th>"file:line"</th>
-                                <th>"executed"</th>
-                                <th>"samples"</th>
-                                <th>"L2 sectors"</th>
-                                <th>"sectors / request"</th>
-                                <th>"L2 excessive sectors"</th>
-                                <th>"CUDA source"</th>
-                            </tr>
-                        </thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                }
-            });
+            let hot = hot_rows(&view, focus);
+            let lines = lines_table(&view);
             view! {
                 <p class="muted" id="source-summary">{view.summary.clone()}</p>
                 <h3>"Hot spots"</h3>
@@ -192,4 +127,78 @@ pub fn SourcePage() -> impl IntoView {
             {table}
         </div>
     }
+}
+
+/// The hot spots' rows; a click on one sets `focus` to its instruction.
+fn hot_rows(view: &SourceView, focus: RwSignal<Option<usize>>) -> impl IntoView {
+    view.hot
+        .iter()
+        .filter_map(|&at| view.hot_line(at))
+        .map(|h| {
+            let at = h.at;
+            view! {
+                <tr>
+                    <td class="num">
+                        <button class="link" on:click=move |_| focus.set(Some(at))>
+                            {format!("#{}", at + 1)}
+                        </button>
+                    </td>
+                    <td class="addr">{h.address}</td>
+                    <td class="num">{h.samples}</td>
+                    <td class="num">{h.executed}</td>
+                    <td>{h.stall}</td>
+                    <td>{h.line}</td>
+                    <td class="code">{h.text}</td>
+                </tr>
+            }
+        })
+        .collect_view()
+}
+
+/// The table of CUDA source lines, where the launch has line information.
+fn lines_table(view: &SourceView) -> Option<impl IntoView> {
+    (!view.lines.is_empty()).then(|| {
+        let rows = view
+            .lines
+            .iter()
+            .take(LINES_SHOWN)
+            .cloned()
+            .map(|l| {
+                view! {
+                    <tr>
+                        <td data-col="place">{l.place}</td>
+                        <td class="num">{l.executed}</td>
+                        <td class="num">{l.samples}</td>
+                        <td class="num">{l.sectors}</td>
+                        <td class="num" data-col="sectors_per_request">{l.per_request}</td>
+                        <td class="num">{l.excessive}</td>
+                        <td class="code">{l.text}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <h3>"By CUDA source line"</h3>
+            <p class="muted">
+                "Each line's instructions summed. Sectors per request: L2 sectors over \
+                 the times a warp executed the line's global loads and stores; 4 is a \
+                 warp's coalesced 4-byte access, 32 a sector per thread. Pick the .cu \
+                 files with the report for the lines' text where the report lacks it."
+            </p>
+            <table class="grid" id="source-lines">
+                <thead>
+                    <tr>
+                        <th>"file:line"</th>
+                        <th>"executed"</th>
+                        <th>"samples"</th>
+                        <th>"L2 sectors"</th>
+                        <th>"sectors / request"</th>
+                        <th>"L2 excessive sectors"</th>
+                        <th>"CUDA source"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        }
+    })
 }
