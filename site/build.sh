@@ -4,7 +4,7 @@
 #   bash site/build.sh                      # release build (profile wasm-release)
 #   SITE_PROFILE=dev bash site/build.sh     # quick unoptimized build while developing
 #
-# Fails when the release wasm is over 800,000 bytes gzip -9 (a guard, SPEC section 9), so
+# Fails when the release wasm is over 800,000 bytes gzip -9 (a guard: ARCHITECTURE.md, viewer), so
 # tests/run.sh, which runs this, fails too.
 #
 # Installs wasm-bindgen-cli from crates.io at exactly the wasm-bindgen version in Cargo.lock

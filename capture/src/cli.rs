@@ -286,7 +286,7 @@ pub enum TableFormat {
     Csv,
     /// A GitHub-flavoured Markdown table.
     Markdown,
-    /// The stable JSON contract documented in the README.
+    /// The stable JSON contract documented in docs/table-json.md.
     Json,
 }
 
@@ -309,7 +309,7 @@ pub struct TableArgs {
 pub enum SourceFormat {
     /// The hot spots, then every instruction, for a terminal.
     Text,
-    /// A list of `{address, sass, inst_executed, ...}`, one per instruction (README).
+    /// A list of `{address, sass, inst_executed, ...}`, one per instruction (docs/commands.md).
     Json,
 }
 

@@ -3,7 +3,7 @@
 //! time, and the counters of the launches it picks, taken from the profile of every launch
 //! of the same step and scaled by the planner, give the full profile's totals within 3 %,
 //! every kernel above 1 % of the time within 10 % on DRAM bytes and FLOPs, and the same
-//! ranking by time. Run with `--nocapture` to see the figures (README quotes them).
+//! ranking by time. Run with `--nocapture` to see the figures (docs/sampling.md quotes them).
 
 #![allow(
     clippy::expect_used,

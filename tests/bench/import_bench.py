@@ -29,7 +29,7 @@ Every command runs as its own process, measured the same way: wall time around i
 (user + system) from the operating system's accounting of the child, peak memory from
 /usr/bin/time. Ratios are of the medians: `x` is how many times faster capture is. Note
 that both files repeat real rows, so every launch of a kernel is identical and the artifact
-writes each kernel's values once (schema 3): the best case for its size; see the README.
+writes each kernel's values once (schema 3): the best case for its size; see docs/performance.md.
 Usage:
     cargo build --release -p capture && python3 tests/bench/import_bench.py [SIZE_MB] [RUNS]
 """

@@ -98,16 +98,9 @@ impl Ctx {
             let mut first = 0;
             self.ws.update(|ws| first = ws.add(runs));
             let sel = self.ws.with(|ws| {
-                ws.runs.get(first).map(|run| {
-                    let k = run
-                        .kernels
-                        .iter()
-                        .find(|k| k.has_counters)
-                        .map_or(0, |k| k.index);
-                    KernelRef {
-                        run: first,
-                        kernel: k,
-                    }
+                ws.runs.get(first).map(|run| KernelRef {
+                    run: first,
+                    kernel: run.default_kernel().unwrap_or(0),
                 })
             });
             let application = self.ws.with(|ws| {

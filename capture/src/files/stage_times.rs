@@ -1,7 +1,7 @@
 //! Stage timers for `capture import`: with `CAPTURE_STAGE_TIMES=1` in the environment, the
 //! wall time of each stage (reading and parsing, building the artifact, writing its JSON,
 //! syncing it to disk) is printed to stderr when the import ends. This is how the import was
-//! profiled (README, Performance); without the variable nothing is measured or printed.
+//! profiled (docs/performance.md); without the variable nothing is measured or printed.
 
 use std::time::{Duration, Instant};
 

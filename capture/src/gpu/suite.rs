@@ -6,7 +6,7 @@
 //!
 //! Problem sizes come from the device ([`Sizes::derive`]): streaming arrays are at least
 //! eight times the L2 (rounded up to a power of two), the matmul pair is cache-resident
-//! (512 as in the seeds), the tensor-core matmul is 2048^3 (large enough to keep the tensor
+//! (512^3), the tensor-core matmul is 2048^3 (large enough to keep the tensor
 //! cores busy, with no partial tile), the L2 copy works on buffers a quarter of the L2.
 
 use shared::model::artifact::{AskedWork, Check, LaunchShape, Precision};
@@ -1348,10 +1348,10 @@ mod tests {
         assert!(Sizes::derive(&broken, None).is_err());
     }
 
-    /// The seeds' asked-for megabytes, at the seeds' sizes (n = 2^24, 4096^2 transpose,
-    /// 2048^2 stencil, 512^3 matmul).
+    /// The asked-for megabytes at fixed sizes (n = 2^24, 4096^2
+    /// transpose, 2048^2 stencil, 512^3 matmul).
     #[test]
-    fn asked_bytes_match_the_seed_table() {
+    fn asked_bytes_match_the_hand_counts() {
         let s = sizes(&T4, Some(1 << 24));
         let mb = |f: &str, s: &Sizes| (def(f).plan)(s).asked.bytes / 1e6;
         let close = |a: f64, b: f64| (a - b).abs() < 0.05;

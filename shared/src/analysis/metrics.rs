@@ -247,6 +247,14 @@ pub fn memory_flows(label: &str, launches: &[LaunchCounters]) -> crate::chart::M
         dram_read_bytes: level(c::DRAM_BYTES_READ, c::DRAM_SECTORS_READ),
         dram_write_bytes: level(c::DRAM_BYTES_WRITE, c::DRAM_SECTORS_WRITE),
         dram_bytes: t.dram_bytes,
+        duration_ns: launches
+            .iter()
+            .map(duration_ns)
+            .try_fold(0.0, |sum, d| d.map(|d| sum + d))
+            .filter(|d| *d > 0.0),
+        l1_pct: t.sol.l1_pct,
+        l2_pct: t.sol.l2_pct,
+        dram_pct: t.sol.dram_pct,
     }
 }
 
@@ -284,11 +292,13 @@ pub fn speed_of_light(launch: &LaunchCounters) -> SpeedOfLight {
         memory_pct: metric(launch, c::MEMORY_THROUGHPUT_PCT)
             .or_else(|| sol(&["Memory Throughput", "Memory [%]"])),
         dram_pct: metric(launch, c::DRAM_THROUGHPUT_PCT)
+            .or_else(|| metric(launch, c::GPU_DRAM_THROUGHPUT_PCT))
             .or_else(|| sol(&["DRAM Throughput", "DRAM [%]"])),
         l1_pct: metric(launch, c::L1_THROUGHPUT_PCT).or_else(|| sol(&["L1/TEX Cache Throughput"])),
         l2_pct: metric(launch, c::L2_THROUGHPUT_PCT).or_else(|| sol(&["L2 Cache Throughput"])),
         duration_ns: duration_ns(launch),
         sm_hz: metric(launch, c::SM_HZ)
+            .or_else(|| metric(launch, c::GPC_HZ))
             .or_else(|| section_metric(launch, Some(SOL_SECTION), "SM Frequency", Some("hz"))),
     }
 }

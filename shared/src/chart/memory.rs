@@ -38,6 +38,48 @@ pub struct MemoryFlows {
     pub dram_write_bytes: Option<f64>,
     /// DRAM bytes read plus written ([`crate::analysis::metrics::dram_bytes`], summed over launches).
     pub dram_bytes: Option<f64>,
+    /// The launches' summed duration, ns: the time the bytes above moved in.
+    pub duration_ns: Option<f64>,
+    /// L1/TEX Cache Throughput, % of peak (ncu's, duration-weighted over launches).
+    pub l1_pct: Option<f64>,
+    /// L2 Cache Throughput, % of peak.
+    pub l2_pct: Option<f64>,
+    /// DRAM Throughput, % of peak.
+    pub dram_pct: Option<f64>,
+}
+
+/// What each key of [`memory_labels`] names, for people (`l2-dram` is `L2 ↔ DRAM`).
+pub fn memory_label_name(key: &str) -> &'static str {
+    match key {
+        "kernel-l1" => "kernel → L1/TEX (global loads and stores)",
+        "kernel-shared" => "kernel → shared memory",
+        "l1-l2" => "L1/TEX ↔ L2",
+        "l2-dram" => "L2 ↔ DRAM",
+        "l1-box" => "L1/TEX cache",
+        "l2-box" => "L2 cache",
+        "dram-box" => "DRAM",
+        _ => "",
+    }
+}
+
+/// A link's bandwidth over the launches' time and its `unit`'s throughput, % of peak, as
+/// ncu gives it (`2.10 TB/s, DRAM at 43.7 % of peak`), or "before → after" in a comparison.
+fn rate_line(
+    f: &MemoryFlows,
+    c: Option<&MemoryFlows>,
+    bytes: fn(&MemoryFlows) -> Option<f64>,
+    unit: &str,
+    pct: fn(&MemoryFlows) -> Option<f64>,
+) -> Option<String> {
+    let rate = |m: &MemoryFlows| {
+        crate::model::roofline::giga_per_s(bytes(m)?, m.duration_ns? / 1e6).map(|g| g * 1e9)
+    };
+    let bw = value_text(rate(f), c.map(rate), |v| fmt_si(v, "B/s"));
+    let of = value_text(pct(f), c.map(pct), fmt_pct).map(|p| format!("{unit} at {p} of peak"));
+    match (bw, of) {
+        (Some(b), Some(p)) => Some(format!("{b}, {p}")),
+        (b, p) => b.or(p),
+    }
 }
 
 impl MemoryFlows {
@@ -125,6 +167,7 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
             line(pick(|m| m.global_requests), &count, "requests"),
             line(pick(|m| m.l1_sectors), &count, "sectors"),
             sectors_per_request(f, c),
+            rate_line(f, c, |m| m.l1_bytes, "L1/TEX", |m| m.l1_pct),
         ]),
     ));
     out.push((
@@ -139,6 +182,7 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
         arrow(vec![
             line(pick(|m| m.l2_bytes), &bytes, ""),
             line(pick(|m| m.l2_sectors), &count, "sectors"),
+            rate_line(f, c, |m| m.l2_bytes, "L2", |m| m.l2_pct),
         ]),
     ));
     out.push((
@@ -147,6 +191,7 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
             line(pick(|m| m.dram_bytes), &bytes, ""),
             line(pick(|m| m.dram_read_bytes), &bytes, "read"),
             line(pick(|m| m.dram_write_bytes), &bytes, "written"),
+            rate_line(f, c, |m| m.dram_bytes, "DRAM", |m| m.dram_pct),
         ]),
     ));
     out.push((
@@ -181,6 +226,8 @@ pub(crate) mod tests {
             l2_hit_pct: Some(97.93),
             dram_read_bytes: Some(4_741_440.0),
             dram_bytes: Some(4_741_440.0),
+            duration_ns: Some(1_000_000.0),
+            dram_pct: Some(1.5),
             ..MemoryFlows::default()
         }
     }
@@ -226,6 +273,12 @@ pub(crate) mod tests {
             get("l2-dram").and_then(|v| v.first().cloned()),
             Some("4.74 MB".to_string())
         );
+        // 4.74 MB in 1 ms.
+        assert_eq!(
+            get("l2-dram").and_then(|v| v.last().cloned()),
+            Some("4.74 GB/s, DRAM at 1.5 % of peak".to_string())
+        );
+        assert_eq!(memory_label_name("l2-box"), "L2 cache");
     }
 
     #[test]

@@ -94,6 +94,11 @@ pub struct KernelSeries {
     pub run: usize,
     /// Drawn larger, labelled always.
     pub selected: bool,
+    /// Labelled on the chart (the page labels the kernels with the most time).
+    pub labelled: bool,
+    /// Rank by time in its run (1 = most time), shown before the label on the chart and in
+    /// the page's list so the two match.
+    pub rank: Option<usize>,
     /// The points, usually asked then DRAM then L2 then L1.
     pub points: Vec<ChartPoint>,
 }
@@ -166,8 +171,17 @@ impl RooflineChart {
         flagged
     }
 
-    /// Axis ranges (x FLOP/B, y GFLOP/s) that hold every point, ridge and roof with some air.
+    /// Axis ranges (x FLOP/B, y GFLOP/s): [`RooflineChart::fit`]'s.
     pub fn ranges(&self) -> ((f64, f64), (f64, f64)) {
+        let f = self.fit();
+        (f.x, f.y)
+    }
+
+    /// The axes fitted to the points, ridges and compute peaks, with some air. A point set
+    /// apart from the rest by more than [`OUTLIER_GAP`] (at most a quarter of the points,
+    /// from either end of either axis) does not stretch them: it is drawn at the edge and
+    /// listed in [`Fit::clipped`].
+    pub fn fit(&self) -> Fit {
         let mut xs: Vec<f64> = Vec::new();
         let mut ys: Vec<f64> = Vec::new();
         for s in &self.series {
@@ -178,20 +192,117 @@ impl RooflineChart {
                 }
             }
         }
-        for r in &self.roofs {
-            if let Some(ridge) = r.ridge_flop_per_byte().filter(|v| valid(*v)) {
-                xs.push(ridge);
-            }
-            if let Some(peak) = r.gflop_per_s.filter(|v| valid(*v)) {
-                ys.push(peak);
-            }
-        }
-        let (x0, x1) = span(&xs, (0.01, 100.0));
-        let (y0, y1) = span(&ys, (1.0, 1e5));
+        let ridges: Vec<f64> = self
+            .roofs
+            .iter()
+            .filter_map(|r| r.ridge_flop_per_byte().filter(|v| valid(*v)))
+            .collect();
+        let peaks: Vec<f64> = self
+            .roofs
+            .iter()
+            .filter_map(|r| r.gflop_per_s.filter(|v| valid(*v)))
+            .collect();
+        let (px0, px1) = core_span(&xs, &ridges);
+        let (py0, py1) = core_span(&ys, &peaks);
+        let mut xs_all: Vec<f64> = ridges.clone();
+        xs_all.extend([px0, px1].into_iter().flatten());
+        let mut ys_all: Vec<f64> = peaks.clone();
+        ys_all.extend([py0, py1].into_iter().flatten());
+        let (x0, x1) = span(&xs_all, (0.01, 100.0));
+        let (y0, y1) = span(&ys_all, (1.0, 1e5));
         // Widen to at least two decades each way so a lone point still shows its roofs.
         let x = widen(x0 / 3.0, x1 * 3.0, 100.0);
         let y = widen(y0 / 3.0, y1 * 2.0, 100.0);
-        (x, y)
+        let mut clipped = Vec::new();
+        for (si, s) in self.series.iter().enumerate() {
+            for (pi, p) in s.points.iter().enumerate() {
+                if valid(p.flop_per_byte)
+                    && valid(p.gflop_per_s)
+                    && (p.flop_per_byte < x.0
+                        || p.flop_per_byte > x.1
+                        || p.gflop_per_s < y.0
+                        || p.gflop_per_s > y.1)
+                {
+                    clipped.push((si, pi));
+                }
+            }
+        }
+        Fit { x, y, clipped }
+    }
+}
+
+/// A point this many times beyond its nearest neighbour on an axis (two decades), at either
+/// end, is an outlier: drawn at the edge, not fitted.
+pub const OUTLIER_GAP: f64 = 100.0;
+
+/// The axes of a roofline and the points left outside them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Fit {
+    /// Intensity range, FLOP/B.
+    pub x: (f64, f64),
+    /// Performance range, GFLOP/s.
+    pub y: (f64, f64),
+    /// (series, point) of every point outside the ranges, drawn at the edge.
+    pub clipped: Vec<(usize, usize)>,
+}
+
+/// The span of `values` without outliers at either end: a value more than [`OUTLIER_GAP`]
+/// beyond the next value (or the nearest of `anchors` it passes) is dropped, at most a
+/// quarter of the values. `None` ends when there are no values.
+fn core_span(values: &[f64], anchors: &[f64]) -> (Option<f64>, Option<f64>) {
+    let mut v: Vec<f64> = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return (None, None);
+    }
+    let most = (v.len() / 4).max(usize::from(v.len() >= 3));
+    let (mut lo, mut hi) = (0usize, v.len() - 1);
+    let mut dropped = 0;
+    while dropped < most && hi > lo {
+        let top = v[hi];
+        let next = anchors
+            .iter()
+            .copied()
+            .filter(|a| *a < top)
+            .fold(v[hi - 1], f64::max);
+        if top / next > OUTLIER_GAP {
+            hi -= 1;
+            dropped += 1;
+        } else {
+            break;
+        }
+    }
+    while dropped < most && hi > lo {
+        let bottom = v[lo];
+        let next = anchors
+            .iter()
+            .copied()
+            .filter(|a| *a > bottom)
+            .fold(v[lo + 1], f64::min);
+        if next / bottom > OUTLIER_GAP {
+            lo += 1;
+            dropped += 1;
+        } else {
+            break;
+        }
+    }
+    (Some(v[lo]), Some(v[hi]))
+}
+
+/// Most characters of a kernel's label on the chart; the page's list has the whole name.
+pub const CHART_LABEL_CHARS: usize = 30;
+
+/// The text a labelled series gets on the chart: its rank and its label, cut to
+/// [`CHART_LABEL_CHARS`] (`1 nvjet_sm90_tst_256x128_64x4…`).
+pub fn chart_label(series: &KernelSeries) -> String {
+    let mut text: String = series.label.chars().take(CHART_LABEL_CHARS).collect();
+    if series.label.chars().count() > CHART_LABEL_CHARS {
+        text.pop();
+        text.push('…');
+    }
+    match series.rank {
+        Some(r) => format!("{r} {text}"),
+        None => text,
     }
 }
 
@@ -269,6 +380,8 @@ mod tests {
                 color: 0,
                 run: 0,
                 selected: false,
+                labelled: false,
+                rank: None,
                 points: vec![
                     // 21.4 GFLOP/s at 1/12 FLOP/B is 257 GB/s: under the 320 GB/s roof.
                     point(Level::Asked, 1.0 / 12.0, 21.4),
@@ -299,6 +412,8 @@ mod tests {
                 color: 0,
                 run: 0,
                 selected: true,
+                labelled: false,
+                rank: None,
                 points: vec![point(Level::Dram, 0.05, 10.0)],
             }],
             ..RooflineChart::default()

@@ -341,7 +341,7 @@ impl Figure {
         let record = artifact.kernels.get(fig.index);
         let sol = fig.sol();
         let flows = &fig.flows;
-        let shape = record.and_then(|k| k.launch.as_ref());
+        let (grid, block) = record.map(launch_shape).unwrap_or_default();
         let main_flops = || {
             fig.work_of(fig.main_kind(record))
                 .map(|(f, _)| f)
@@ -411,12 +411,8 @@ impl Figure {
             Figure::TheoreticalOccupancyPct => num(fig.occupancy.theoretical_pct),
             Figure::AchievedOccupancyPct => num(fig.occupancy.achieved_pct),
             Figure::RegistersPerThread => num(fig.occupancy.registers_per_thread),
-            Figure::GridBlocks => {
-                num(shape.map(|s| s.grid.iter().map(|&g| f64::from(g)).product()))
-            }
-            Figure::BlockThreads => {
-                num(shape.map(|s| s.block.iter().map(|&b| f64::from(b)).product()))
-            }
+            Figure::GridBlocks => num(grid.map(|g| g.iter().map(|&v| f64::from(v)).product())),
+            Figure::BlockThreads => num(block.map(|b| b.iter().map(|&v| f64::from(v)).product())),
             Figure::DeviceL2Bytes | Figure::DeviceSmClockHz | Figure::CopyGbs | Figure::Ridge => {
                 None
             }
@@ -511,6 +507,16 @@ pub fn element_bytes(kernel: Option<&KernelRecord>) -> Option<f64> {
 /// touch: 32 lanes x the width over the sector size (4 for `float`).
 pub fn ideal_sectors_per_request(element_bytes: f64) -> f64 {
     32.0 * element_bytes / metrics::SECTOR_BYTES
+}
+
+/// A kernel's grid and block: the suite's launch plan, else its first profiled launch's own
+/// (an imported application has no plan).
+fn launch_shape(kernel: &KernelRecord) -> (Option<[u32; 3]>, Option<[u32; 3]>) {
+    let first = crate::analysis::metrics::reference_launches(kernel).first();
+    match kernel.launch.as_ref() {
+        Some(plan) => (Some(plan.grid), Some(plan.block)),
+        None => (first.and_then(|l| l.grid), first.and_then(|l| l.block)),
+    }
 }
 
 #[cfg(test)]

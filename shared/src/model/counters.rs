@@ -210,9 +210,13 @@ counters! {
 
 counters! {
     /// Read where an export has them (`--set full`), never asked for by name: the FP16
-    /// instruction share of the FMA pipe, as ncu's ComputeWorkloadAnalysis section carries it.
+    /// instruction share of the FMA pipe, as ncu's ComputeWorkloadAnalysis section carries it,
+    /// and the SpeedOfLight section's DRAM throughput and SM frequency as a report stores
+    /// them (read when the raw page's names are missing).
     FULL_SET {
     FMA_FP16_INST_PCT = "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active", "%", "FP16 warp instructions the FMA pipe executed, % of peak over active cycles";
+    GPU_DRAM_THROUGHPUT_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "%", "DRAM Throughput, % of peak, as a report's SpeedOfLight section stores it (its raw page derives dram__throughput from it)";
+    GPC_HZ = "gpc__cycles_elapsed.avg.per_second", "hz", "GPC clock during the launch: a report's SM Frequency (SpeedOfLight section)";
 }}
 
 /// The prefix of tensor-core work counters by source type (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`):

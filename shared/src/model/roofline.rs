@@ -1,7 +1,7 @@
 //! Roofline math: theoretical peaks from device attributes, operational intensity,
 //! attainable performance, and which roof binds.
 //!
-//! Formulas (SPEC section 3): FP32 peak = 2 x SMs x FP32 lanes per SM x SM clock;
+//! Formulas: FP32 peak = 2 x SMs x FP32 lanes per SM x SM clock;
 //! DRAM bandwidth = 2 x memory clock x bus width / 8; ridge = FP32 peak / bandwidth;
 //! attainable = min(peak, OI x bandwidth). GB/s and GFLOP/s are decimal (10^9).
 
@@ -133,7 +133,7 @@ mod tests {
     }
 
     #[test]
-    fn t4_peaks_from_the_seed() {
+    fn t4_peaks_from_its_attributes() {
         // Tesla T4: 40 SMs, 1590 MHz, 5001 MHz memory, 256-bit bus, 64 lanes (7.5).
         let lanes = fp32_lanes_per_sm(7, 5);
         assert_eq!(lanes, Some(64));
@@ -185,8 +185,8 @@ mod tests {
     }
 
     #[test]
-    fn oi_table_from_the_seed() {
-        // oi.py on the T4: (FLOPs, bytes) per element -> OI, attainable, bound.
+    fn oi_table_of_the_t4() {
+        // On the T4: (FLOPs, bytes) per element -> OI, attainable, bound.
         let cases = [
             ("y = a * x", 1.0, 8.0, 0.125, 40.0, Bound::Memory),
             ("c = a + b", 1.0, 12.0, 0.083, 27.0, Bound::Memory),

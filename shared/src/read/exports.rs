@@ -1,8 +1,10 @@
 //! An export file of either kind: an Nsight Compute CSV text export (read by
 //! [`crate::read::ncu`]) or a binary report (`.ncu-rep`, read by [`crate::read::ncu_rep`] into the
 //! launches of its raw CSV page), told apart by the report magic at its start, never by its
-//! name. `capture import` and the viewer both read their inputs here, so a file means the
-//! same to both.
+//! name. `capture import`, `merge` and `diff` read their exports here ([`read_from_with`]);
+//! the viewer, which streams a CSV export from the pieces of a picked file, uses the same
+//! test ([`ncu_rep::is_report`]), the same two readers and [`neither`] for the error, so a
+//! file means the same to both.
 
 use std::io::{BufRead, Cursor};
 

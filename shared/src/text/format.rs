@@ -40,6 +40,34 @@ pub fn sig3(value: f64) -> String {
     format!("{value:.decimals$}")
 }
 
+/// Formats an axis tick in one SI style: the prefix (k, M, G, T, P) and at most three
+/// significant digits with no trailing zeros, so a decade axis reads `0.01`, `1`, `100`,
+/// `1 k`, `10 G`, `1 T`; `unit` follows the prefix when given (`10 GFLOP/s`).
+pub fn fmt_tick(value: f64, unit: &str) -> String {
+    if !value.is_finite() {
+        return String::new();
+    }
+    const PREFIXES: [(f64, &str); 5] =
+        [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    let magnitude = value.abs() * (1.0 + 1e-9);
+    let (scale, prefix) = PREFIXES
+        .into_iter()
+        .find(|(scale, _)| magnitude >= *scale)
+        .unwrap_or((1.0, ""));
+    let mut number = sig3(value / scale);
+    if number.contains('.') {
+        number = number
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string();
+    }
+    if prefix.is_empty() && unit.is_empty() {
+        number
+    } else {
+        format!("{number} {prefix}{unit}")
+    }
+}
+
 /// Formats a ratio as `x1.53` or `x0.0031`, for before/after deltas.
 pub fn fmt_ratio(after: f64, before: f64) -> String {
     if before == 0.0 || !before.is_finite() || !after.is_finite() {
@@ -87,6 +115,22 @@ mod tests {
         for (value, unit, want) in cases {
             assert_eq!(fmt_si(*value, unit), *want, "fmt_si({value}, {unit:?})");
         }
+    }
+
+    #[test]
+    fn ticks_share_one_si_style() {
+        let ticks: Vec<String> = [
+            0.01, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e10, 1e11, 1e12, 1e15,
+        ]
+        .iter()
+        .map(|v| fmt_tick(*v, ""))
+        .collect();
+        assert_eq!(
+            ticks,
+            ["0.01", "0.1", "1", "10", "100", "1 k", "10 k", "10 G", "100 G", "1 T", "1 P"]
+        );
+        assert_eq!(fmt_tick(2.5e12, "FLOP/s"), "2.5 TFLOP/s");
+        assert_eq!(fmt_tick(999.99999999, ""), "1 k");
     }
 
     #[test]

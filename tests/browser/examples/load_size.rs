@@ -6,8 +6,7 @@
 //! neither draw nor take input) and the status lines it showed; then the tab's peak
 //! memory is read: the largest peak
 //! resident set (`VmHWM`) of the Chromium renderer processes under this run's chromedriver.
-//! This is how `viewer/src/state/load.rs`'s `MAX_FILE_BYTES` was chosen (README,
-//! Performance).
+//! This is how `viewer/src/state/load.rs`'s `MAX_FILE_BYTES` was chosen (docs/performance.md).
 //!
 //!     bash site/build.sh
 //!     cargo run --release -p roofline-browser-tests --example load_size -- FILE...

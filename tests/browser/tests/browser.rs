@@ -776,7 +776,7 @@ async fn a_bf16_workload_ranks_its_kernels_and_draws_its_tensor_matmul() -> Resu
              const r = rows.find(r => r.querySelector('td.name').title === '{MATMUL}' \
                && r.children[1].textContent === 'DRAM'); \
              return r && [r.children[2].textContent, \
-               Number(r.querySelector('[data-col=gflop_per_s]').textContent) / 1e3];"
+               Number(r.querySelector('[data-col=gflop_per_s]').dataset.value) / 1e3];"
         );
         let tflops = b.wait_js(&find_point, WAIT).await?;
         assert_eq!(tflops[0], "tensor_bf16", "{tflops:?}");

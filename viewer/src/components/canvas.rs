@@ -7,12 +7,15 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use shared::chart::{self, HitGrid, HitPoint, MemoryChart, StallChart};
+use shared::chart::{self, HitGrid, HitPoint, LabelBox, LabelOf, MemoryChart, StallChart};
 
 use crate::browser;
 use crate::ctx::Ctx;
 use crate::state::roofline::RooflineModel;
 use crate::state::view::{precision_slug, KernelRef};
+
+/// Most drawn points whose places the canvas lists in `data-hits`.
+const HITS_SHOWN: usize = 2_000;
 
 /// Pixels (CSS) within which a pointer picks a point.
 const PICK_RADIUS_CSS: f64 = 9.0;
@@ -33,6 +36,27 @@ fn fit(canvas: &web_sys::HtmlCanvasElement) -> f64 {
     canvas.set_width(w);
     canvas.set_height(h);
     dpr
+}
+
+/// The chart's labels as JSON for the page's tests, in CSS pixels of the canvas:
+/// `[{"text", "kind": "roof"|"kernel", "kernel", "x0", "y0", "x1", "y1"}]`.
+fn labels_attr(labels: &[LabelBox], m: &RooflineModel, dpr: f64) -> String {
+    let css = |v: i32| (f64::from(v) / dpr * 10.0).round() / 10.0;
+    let items: Vec<serde_json::Value> = labels
+        .iter()
+        .map(|l| {
+            let (kind, kernel) = match l.of {
+                LabelOf::Roof(i) => ("roof", i.to_string()),
+                LabelOf::Series(s) => ("kernel", kernel_attr(m.refs.get(s).copied())),
+            };
+            serde_json::json!({
+                "text": l.text, "kind": kind, "kernel": kernel,
+                "x0": css(l.rect.x0), "y0": css(l.rect.y0),
+                "x1": css(l.rect.x1), "y1": css(l.rect.y1),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(items).to_string()
 }
 
 fn kernel_attr(r: Option<KernelRef>) -> String {
@@ -61,11 +85,16 @@ pub fn RooflineCanvas(
     /// Element id of the canvas.
     #[prop(default = "roofline-canvas")]
     id: &'static str,
+    /// Shown right under the chart, before the export buttons and the notes (the page's
+    /// list of points).
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     let ctx = Ctx::get();
     let canvas_ref = NodeRef::<Canvas>::new();
     let overlay_ref = NodeRef::<Canvas>::new();
     let grid = StoredValue::new(HitGrid::default());
+    let labels = StoredValue::new(Vec::<LabelBox>::new());
     let dpr_used = StoredValue::new(1.0f64);
     // The point under the pointer, and the pointer (CSS pixels) for the tooltip's place.
     let hover = RwSignal::new(None::<HitPoint>);
@@ -86,12 +115,28 @@ pub fn RooflineCanvas(
                 .map(|b| chart::draw_roofline(&b.into_drawing_area(), &m.chart, dpr))
         });
         match result {
-            Some(Ok(h)) => {
-                let n = h.len();
-                grid.set_value(HitGrid::new(h, PICK_RADIUS_CSS * dpr));
+            Some(Ok(d)) => {
+                let n = d.hits.len();
+                let boxes = model.with_untracked(|m| labels_attr(&d.labels, m, dpr));
+                // The drawn points in CSS pixels, for the page's tests (small charts only).
+                let spots = if n <= HITS_SHOWN {
+                    let css = |v: i32| (f64::from(v) / dpr).round();
+                    let all: Vec<String> = d
+                        .hits
+                        .iter()
+                        .map(|h| format!("[{},{}]", css(h.x), css(h.y)))
+                        .collect();
+                    format!("[{}]", all.join(","))
+                } else {
+                    String::new()
+                };
+                grid.set_value(HitGrid::new(d.hits, PICK_RADIUS_CSS * dpr));
+                labels.set_value(d.labels);
                 hover.set(None);
                 drawn.update(|d| *d += 1);
                 let _ = canvas.set_attribute("data-points", &n.to_string());
+                let _ = canvas.set_attribute("data-labels", &boxes);
+                let _ = canvas.set_attribute("data-hits", &spots);
                 if let Some(t0) = ctx.pending_since.get_untracked() {
                     let ms = browser::now_ms() - t0;
                     ctx.pending_since.set(None);
@@ -116,15 +161,18 @@ pub fn RooflineCanvas(
         let dpr = dpr_used.get_value();
         let result = model.with_untracked(|m| {
             grid.with_value(|g| {
-                CanvasBackend::with_canvas_object(layer.clone()).map(|b| {
-                    chart::draw_highlight(
-                        &b.into_drawing_area(),
-                        &m.chart,
-                        g,
-                        &series,
-                        hovered,
-                        dpr,
-                    )
+                labels.with_value(|l| {
+                    CanvasBackend::with_canvas_object(layer.clone()).map(|b| {
+                        chart::draw_highlight(
+                            &b.into_drawing_area(),
+                            &m.chart,
+                            g,
+                            l,
+                            &series,
+                            hovered,
+                            dpr,
+                        )
+                    })
                 })
             })
         });
@@ -237,6 +285,7 @@ pub fn RooflineCanvas(
                     })
             }}
         </div>
+        {children.map(|c| c())}
         <div class="exports">
             <button id="export-svg" on:click=export_svg>"Export SVG"</button>
             <button id="export-png" on:click=export_png>"Export PNG"</button>
@@ -305,7 +354,7 @@ pub fn MemoryCanvas(
                 key=|l| l.clone()
                 children=|(key, text)| {
                     view! {
-                        <dt>{key.replace('-', " → ")}</dt>
+                        <dt>{chart::memory::memory_label_name(&key)}</dt>
                         <dd data-flow=key>{text}</dd>
                     }
                 }

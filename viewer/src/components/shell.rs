@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::ctx::Ctx;
 use crate::state::explain::{explain, ALL};
-use crate::state::shell::{banner, BANNER_SHOWN};
+use crate::state::shell::{banner, sampled_line, BANNER_SHOWN};
 
 /// The bundled samples the front page describes: the link and what it shows.
 const SAMPLES: [(&str, &str, &str); 3] = [
@@ -132,18 +132,28 @@ pub fn Banner() -> impl IntoView {
         ctx.ws
             .with(|ws| ws.runs.get(run).map(|r| banner(r)).unwrap_or_default())
     });
+    let sampled = Memo::new(move |_| {
+        let run = ctx.current_run();
+        ctx.ws
+            .with(|ws| ws.runs.get(run).and_then(|r| sampled_line(r)))
+    });
     move || {
         let lines = lines.get();
-        (!lines.is_empty()).then(|| {
+        let sampled = sampled.get();
+        (!lines.is_empty() || sampled.is_some()).then(|| {
             let more = lines.len().saturating_sub(BANNER_SHOWN);
             view! {
                 <div class="banner" id="warning-banner" role="status">
+                    {sampled.map(|s| view! { <p class="sampled" id="sampled-line">{s}</p> })}
                     <strong>
-                        {format!(
-                            "{} warning{} on this run: ",
-                            lines.len(),
-                            if lines.len() == 1 { "" } else { "s" },
-                        )}
+                        {(!lines.is_empty())
+                            .then(|| {
+                                format!(
+                                    "{} warning{} on this run: ",
+                                    lines.len(),
+                                    if lines.len() == 1 { "" } else { "s" },
+                                )
+                            })}
                     </strong>
                     <ul>
                         {lines

@@ -2,13 +2,13 @@
 
 use leptos::prelude::*;
 use shared::model::work_kind::Work;
+use shared::text::format::fmt_si;
 
 use crate::components::canvas::RooflineCanvas;
 use crate::components::term::Term;
 use crate::ctx::Ctx;
 use crate::state::roofline::run_roofline;
-use crate::state::roofline::RooflineModel;
-use crate::state::table::round_sig;
+use crate::state::roofline::{point_list, RooflineModel};
 use crate::state::view::{parse_precision, precision_slug, Plotted};
 
 /// The precision selector: every kernel against its own kind's roof, then each kind of
@@ -83,7 +83,9 @@ pub fn RooflinePage() -> impl IntoView {
                     </span>
                 </Show>
             </div>
-            <RooflineCanvas model=model highlight=highlight />
+            <RooflineCanvas model=model highlight=highlight>
+                <PointList model=model />
+            </RooflineCanvas>
             <PointsTable model=model />
             <p class="legend muted">
                 "Each kernel is drawn at its "
@@ -97,6 +99,93 @@ pub fn RooflinePage() -> impl IntoView {
                 ". Hover for numbers, click to select."
             </p>
         </div>
+    }
+}
+
+/// Every kernel on the chart with every one of its points, in time order: its colour, rank
+/// (the number before its label on the chart), short name (the whole name on hover), share
+/// of the time and verdict, then each point's bytes, intensity and rate, so every point of
+/// the canvas can be told apart in the page (and by screen readers and tests). Clicking a
+/// kernel selects it.
+#[component]
+fn PointList(model: Memo<RooflineModel>) -> impl IntoView {
+    let ctx = Ctx::get();
+    let items = Memo::new(move |_| {
+        let run = ctx.run.get();
+        model.with(|m| ctx.ws.with(|ws| point_list(ws, run, m, POINTS_SHOWN)))
+    });
+    let more = move || {
+        let n: usize = model.with(|m| m.infos.iter().map(Vec::len).sum());
+        let shown: usize = items.with(|l| l.iter().map(|i| i.points.len()).sum());
+        if n > shown {
+            format!("{} more points in the chart data CSV", n - shown)
+        } else {
+            String::new()
+        }
+    };
+    let selected = move || ctx.selected();
+    view! {
+        <section class="point-list" aria-label="kernels on the chart">
+            <h3>"Kernels on the chart, by time"</h3>
+            <ol id="roofline-list">
+                {move || {
+                    items
+                        .get()
+                        .into_iter()
+                        .map(|item| {
+                            let r = item.kernel;
+                            let kernel = format!("{}.{}", r.run, r.kernel);
+                            let style = format!("background:{}", item.color);
+                            let is_selected = move || selected() == Some(r);
+                            view! {
+                                <li
+                                    class="pl-kernel"
+                                    class:selected=is_selected
+                                    data-kernel=kernel
+                                    data-rank=item.rank.to_string()
+                                    data-color=item.color.clone()
+                                >
+                                    <button
+                                        class="pl-name"
+                                        title=item.name.clone()
+                                        on:click=move |_| ctx.select(r)
+                                    >
+                                        <span class="swatch" style=style aria-hidden="true"></span>
+                                        <span class="pl-rank">{item.rank.to_string()}</span>
+                                        " "
+                                        {item.short.clone()}
+                                    </button>
+                                    <span class="pl-share">{item.share.clone()}</span>
+                                    <span class="pl-verdict verdict" title=item.why.clone()>
+                                        {item.verdict.clone()}
+                                    </span>
+                                    <ul class="pl-points">
+                                        {item
+                                            .points
+                                            .into_iter()
+                                            .map(|p| {
+                                                view! {
+                                                    <li
+                                                        class="pt"
+                                                        data-level=p.level
+                                                        data-clipped=p.clipped.to_string()
+                                                        data-flop-per-byte=p.flop_per_byte.to_string()
+                                                        data-gflop-per-s=p.gflop_per_s.to_string()
+                                                    >
+                                                        {p.text}
+                                                    </li>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </ul>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ol>
+            <p class="muted">{more}</p>
+        </section>
     }
 }
 
@@ -118,7 +207,7 @@ fn PointsTable(model: Memo<RooflineModel>) -> impl IntoView {
                 .map(|p| {
                     (
                         p.kernel.kernel.to_string(),
-                        p.name.clone(),
+                        (p.short.clone(), p.name.clone()),
                         p.level.label(),
                         p.kind.key(),
                         p.flop_per_byte(),
@@ -153,26 +242,25 @@ fn PointsTable(model: Memo<RooflineModel>) -> impl IntoView {
                         <th>"kernel"</th>
                         <th>"point"</th>
                         <th>"work"</th>
-                        <th>"FLOP/byte"</th>
-                        <th>"GFLOP/s"</th>
+                        <th>"intensity (FLOP/B)"</th>
+                        <th>"rate (FLOP/s)"</th>
                     </tr>
                 </thead>
                 <tbody>
                     {move || {
                         rows()
                             .into_iter()
-                            .map(|(kernel, name, level, kind, oi, gflops)| {
-                                let title = name.clone();
+                            .map(|(kernel, (short, name), level, kind, oi, gflops)| {
                                 view! {
                                     <tr data-kernel=kernel>
-                                        <td class="name" title=title>{name}</td>
+                                        <td class="name" title=name>{short}</td>
                                         <td>{level}</td>
                                         <td>{kind}</td>
                                         <td class="num" data-col="flop_per_byte" data-value=oi.to_string()>
-                                            {round_sig(oi)}
+                                            {fmt_si(oi, "")}
                                         </td>
                                         <td class="num" data-col="gflop_per_s" data-value=gflops.to_string()>
-                                            {round_sig(gflops)}
+                                            {fmt_si(gflops * 1e9, "")}
                                         </td>
                                     </tr>
                                 }

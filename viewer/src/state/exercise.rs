@@ -127,7 +127,26 @@ pub fn mystery_report(run: &RunView, kernel: usize) -> (Vec<(&'static str, Strin
         .into_iter()
         .map(|f| (f.label(), value(f)))
         .collect();
-    (rows, value(Figure::Ridge))
+    // The measured ridge, else the theoretical one of the kernel's own kind of work (an
+    // imported application has no measured ceilings).
+    let ridge = Figure::Ridge
+        .value(&run.run.artifact, None)
+        .map(|v| Figure::Ridge.format(&v))
+        .or_else(|| {
+            let artifact = &run.run.artifact;
+            let fig = run.kernels.get(kernel)?;
+            let kind = fig.main_kind(artifact.kernels.get(kernel));
+            let peak = shared::analysis::ceilings::compute_ceilings(artifact, kind).theoretical;
+            let bw = artifact.device.as_ref()?.peaks.dram_gbyte_per_s;
+            let r = shared::model::roofline::ridge(peak, bw)?;
+            Some(format!(
+                "{} (theoretical, {} peak over DRAM bandwidth)",
+                Figure::Ridge.format(&shared::exercise::figure::FigureValue::Number(r)),
+                kind.label()
+            ))
+        })
+        .unwrap_or_else(|| "-".into());
+    (rows, ridge)
 }
 
 #[cfg(test)]
@@ -137,6 +156,22 @@ mod tests {
         use crate::state::model::Workspace;
         use crate::state::test_support::sample;
         use shared::exercise::predict::grade;
+
+        #[test]
+        fn a_mystery_kernel_of_an_application_has_its_shape_and_a_ridge() {
+            let ws = sample("h200-gpt2-bf16.json");
+            let run = &ws.runs[0];
+            let top = run.by_time[0];
+            let (rows, ridge) = mystery_report(run, top);
+            for label in ["Grid Size (blocks)", "Block Size (threads)"] {
+                let v = rows
+                    .iter()
+                    .find(|(l, _)| *l == label)
+                    .map(|(_, v)| v.as_str());
+                assert!(v.is_some_and(|v| v != "-"), "{label}: {v:?}");
+            }
+            assert!(ridge.contains("theoretical, tensor BF16"), "{ridge}");
+        }
 
         fn index(ws: &Workspace, short: &str) -> usize {
             let figures = &ws.runs[0].kernels;

@@ -77,7 +77,7 @@ impl std::fmt::Display for LoadError {
 /// artifact or a report is held whole (in WebAssembly's memory, at most 4 GiB) and read in
 /// one go. Then the tab holds the launches' values (shared between launches that repeat
 /// them, as `capture import` keeps them). Measured in headless Chromium 156 on the
-/// development machine (`tests/browser/examples/load_size.rs`, README, Performance), raw
+/// development machine (`tests/browser/examples/load_size.rs`, docs/performance.md), raw
 /// full-set 500 MB exports load in 4.7 to 6 s with the tab at 0.39 GB, and in 7.6 to 8.5 s
 /// at 0.48 GB when a third of each launch's values are its own; before values were shared
 /// and the file streamed, 1 GB took 16 s at 3.2 GB and 1.5 GB 23 s at 4.7 GB. Past this

@@ -20,6 +20,13 @@ pub struct RunView {
     pub table: BytesTable,
     /// Per-kernel figures, in artifact order.
     pub kernels: Vec<KernelFigures>,
+    /// Kernel indices by time, most first ([`shared::analysis::figures::ranking`]).
+    pub by_time: Vec<usize>,
+    /// For kernel `i`, its rank by time (1 = most time).
+    pub rank: Vec<usize>,
+    /// For kernel `i`, its palette colour ([`shared::chart::kernel_colors`]): one colour
+    /// per kernel on every page and in every precision mode.
+    pub colors: Vec<usize>,
 }
 
 impl RunView {
@@ -27,11 +34,45 @@ impl RunView {
     pub fn new(run: Run) -> Self {
         let table = bytes_table(&run.artifact);
         let kernels = KernelFigures::all(&run.artifact, &table);
+        let by_time: Vec<usize> = shared::analysis::figures::ranking(&run.artifact, &kernels)
+            .iter()
+            .map(|r| r.index)
+            .collect();
+        let mut rank = vec![0; kernels.len()];
+        for (i, &k) in by_time.iter().enumerate() {
+            if let Some(r) = rank.get_mut(k) {
+                *r = i + 1;
+            }
+        }
+        let names: Vec<&str> = by_time
+            .iter()
+            .map(|&k| kernels.get(k).map_or("", |f| f.name.as_str()))
+            .collect();
+        let mut colors = vec![0; kernels.len()];
+        for (&k, c) in by_time.iter().zip(shared::chart::kernel_colors(&names)) {
+            if let Some(slot) = colors.get_mut(k) {
+                *slot = c;
+            }
+        }
         RunView {
             run,
             table,
             kernels,
+            by_time,
+            rank,
+            colors,
         }
+    }
+
+    /// The kernel selected when a run opens: the one with the most time among those with
+    /// counters, else the one with the most time.
+    pub fn default_kernel(&self) -> Option<usize> {
+        let counted = |k: &&usize| self.kernels.get(**k).is_some_and(|f| f.has_counters);
+        self.by_time
+            .iter()
+            .find(counted)
+            .or(self.by_time.first())
+            .copied()
     }
 
     /// Whether any kernel has hardware counters. Without any, the roofline is analytic.
@@ -104,21 +145,16 @@ impl Workspace {
         Some((run, run.kernels.get(r.kernel)?))
     }
 
-    /// A valid selection: `wanted` when it exists, else the first kernel with counters in
-    /// the first run, else the first kernel.
+    /// A valid selection: `wanted` when it exists, else the first run's default kernel
+    /// ([`RunView::default_kernel`]).
     pub fn resolve_selection(&self, wanted: Option<KernelRef>) -> Option<KernelRef> {
         if let Some(r) = wanted.filter(|r| self.kernel(*r).is_some()) {
             return Some(r);
         }
         let run = self.runs.first()?;
-        let k = run
-            .kernels
-            .iter()
-            .find(|k| k.has_counters)
-            .or(run.kernels.first())?;
         Some(KernelRef {
             run: 0,
-            kernel: k.index,
+            kernel: run.default_kernel()?,
         })
     }
 
@@ -304,19 +340,29 @@ pub fn sorted_indices(rows: &[TableRow], column: Column, ascending: bool) -> Vec
     idx
 }
 
-/// One row of the raw-metrics view.
+/// One row of the raw-metrics view: a metric (or a details-page row) with its value in
+/// each cache state the kernel was profiled in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricRow {
-    /// Launch ID.
-    pub launch: u64,
     /// Section (details page) or empty (raw page).
     pub section: String,
     /// Metric name.
     pub name: String,
     /// Unit after normalization.
     pub unit: String,
-    /// The value as text.
-    pub value: String,
+    /// Its values in the cold-cache pass (flushed before each launch).
+    pub cold: Option<MetricValues>,
+    /// Its values in the warm-cache pass.
+    pub warm: Option<MetricValues>,
+}
+
+/// A metric's values over the launches of one pass.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricValues {
+    /// The value of each launch as read (`3181395348.837209`, or text).
+    pub values: Vec<String>,
+    /// Mean, least and greatest of the numeric values, when all are numbers.
+    pub numbers: Option<(f64, f64, f64)>,
 }
 
 fn value_text(v: &MetricValue) -> String {
@@ -327,9 +373,28 @@ fn value_text(v: &MetricValue) -> String {
     }
 }
 
+impl MetricValues {
+    fn push(&mut self, v: &MetricValue) {
+        let n = self.values.len() as f64;
+        self.values.push(value_text(v));
+        let x = match v {
+            MetricValue::Number(x) if x.is_finite() => Some(*x),
+            _ => None,
+        };
+        self.numbers = match (self.numbers, x) {
+            (None, Some(x)) if n == 0.0 => Some((x, x, x)),
+            (Some((mean, lo, hi)), Some(x)) => {
+                Some(((mean * n + x) / (n + 1.0), lo.min(x), hi.max(x)))
+            }
+            _ => None,
+        };
+    }
+}
+
 /// Every raw metric and section row of a kernel's launches whose name, section or unit
-/// contains `query` (case-insensitive; all words must match), at most `limit` rows, and the
-/// total number that matched.
+/// contains `query` (case-insensitive; all words must match), one row per metric with its
+/// values in the cold and the warm pass, at most `limit` rows, and the total number of
+/// metrics that matched.
 pub fn search_metrics(
     run: &RunView,
     kernel: usize,
@@ -341,42 +406,44 @@ pub fn search_metrics(
         let hay = hay.to_lowercase();
         words.iter().all(|w| hay.contains(w.as_str()))
     };
-    let mut out = Vec::new();
-    let mut total = 0;
+    let mut out: Vec<MetricRow> = Vec::new();
     let Some(record) = run.run.artifact.kernels.get(kernel) else {
         return (out, 0);
     };
-    let sets = [record.cold.as_ref(), record.warm.as_ref()];
-    for launch in sets.into_iter().flatten().flat_map(|s| s.launches.iter()) {
-        for (name, m) in &launch.metrics {
-            if matches(&format!("{name} {}", m.unit)) {
-                total += 1;
-                if out.len() < limit {
-                    out.push(MetricRow {
-                        launch: launch.id,
-                        section: String::new(),
-                        name: name.to_string(),
-                        unit: m.unit.clone(),
-                        value: value_text(&m.value),
-                    });
+    let mut at: std::collections::HashMap<(String, String, String), usize> =
+        std::collections::HashMap::new();
+    let mut add = |warm: bool, section: &str, name: &str, unit: &str, v: &MetricValue| {
+        let key = (section.to_string(), name.to_string(), unit.to_string());
+        let i = *at.entry(key).or_insert_with(|| {
+            out.push(MetricRow {
+                section: section.to_string(),
+                name: name.to_string(),
+                unit: unit.to_string(),
+                cold: None,
+                warm: None,
+            });
+            out.len() - 1
+        });
+        let row = &mut out[i];
+        let slot = if warm { &mut row.warm } else { &mut row.cold };
+        slot.get_or_insert_with(MetricValues::default).push(v);
+    };
+    for (warm, set) in [(false, record.cold.as_ref()), (true, record.warm.as_ref())] {
+        for launch in set.into_iter().flat_map(|s| s.launches.iter()) {
+            for (name, m) in &launch.metrics {
+                if matches(&format!("{name} {}", m.unit)) {
+                    add(warm, "", name, &m.unit, &m.value);
                 }
             }
-        }
-        for s in &launch.sections {
-            if matches(&format!("{} {} {}", s.section, s.name, s.unit)) {
-                total += 1;
-                if out.len() < limit {
-                    out.push(MetricRow {
-                        launch: launch.id,
-                        section: s.section.clone(),
-                        name: s.name.clone(),
-                        unit: s.unit.clone(),
-                        value: value_text(&s.value),
-                    });
+            for s in &launch.sections {
+                if matches(&format!("{} {} {}", s.section, s.name, s.unit)) {
+                    add(warm, &s.section, &s.name, &s.unit, &s.value);
                 }
             }
         }
     }
+    let total = out.len();
+    out.truncate(limit);
     (out, total)
 }
 
@@ -446,5 +513,15 @@ mod tests {
             total_all > 1000,
             "a full raw row has about 2,200 metrics: {total_all}"
         );
+        // One row per metric: no name appears twice in a section.
+        let (all, _) = search_metrics(run, 0, "", usize::MAX);
+        let mut keys: Vec<(&str, &str)> = all
+            .iter()
+            .map(|r| (r.section.as_str(), r.name.as_str()))
+            .collect();
+        keys.sort();
+        let n = keys.len();
+        keys.dedup();
+        assert_eq!(keys.len(), n, "a metric listed twice");
     }
 }

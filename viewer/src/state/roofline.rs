@@ -26,6 +26,8 @@ pub struct PointInfo {
     pub run_name: String,
     /// Full kernel name.
     pub name: String,
+    /// Short name, distinct in its run (the tables' and the chart's label).
+    pub short: String,
     /// Which bytes.
     pub level: Level,
     /// The kind of work the point plots.
@@ -71,7 +73,8 @@ impl PointInfo {
         shared::model::roofline::giga_per_s(self.flops, self.time_ms).unwrap_or(f64::NAN)
     }
 
-    /// The tooltip text: name, level, intensity, rate, and the numbers behind them.
+    /// The tooltip text: short name, level, intensity, rate, and the numbers behind them
+    /// (the full name is in the page's list of points).
     pub fn tooltip(&self) -> String {
         let source = match self.time_source {
             Some(TimeSource::EventMedian) => "event median",
@@ -80,8 +83,8 @@ impl PointInfo {
         };
         let unit = self.kind.unit();
         let mut text = format!(
-            "{}\n{} point, {} ({})\nintensity {} {unit}/B\n{} \n{} over {} in {} ms ({})",
-            self.name,
+            "{}\n{} point, {} ({})\nintensity {} {unit}/B\n{}\n{} over {} in {} ms, sum of launches ({})",
+            self.short,
             self.level.label(),
             self.kind.label(),
             self.run_name,
@@ -245,6 +248,7 @@ fn kernel_points(
             kernel,
             run_name: run.run.name.clone(),
             name: fig.name.clone(),
+            short: fig.short.clone(),
             level,
             kind,
             flops,
@@ -288,6 +292,9 @@ fn kernel_points(
     Ok((points, infos))
 }
 
+/// How many kernels, by time, [`run_roofline`] labels on the chart.
+pub const LABELLED: usize = 5;
+
 /// Kernels left out because they have no FLOPs of the plotted kind, gathered into one note.
 const NO_FLOPS: &str = "no FLOPs of the plotted kind";
 
@@ -318,9 +325,11 @@ fn add_run(
                 };
                 model.chart.series.push(KernelSeries {
                     label: fig.short.clone(),
-                    color: model.refs.len(),
+                    color: run.colors.get(k).copied().unwrap_or(0),
                     run: marker_run,
                     selected: selected.contains(&r),
+                    labelled: false,
+                    rank: run.rank.get(k).copied(),
                     points,
                 });
                 model.infos.push(infos);
@@ -383,6 +392,35 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
             }
         }
     }
+    let clipped = model.chart.fit().clipped;
+    if !clipped.is_empty() {
+        let named: Vec<String> = clipped
+            .iter()
+            .take(6)
+            .filter_map(|&(s, p)| {
+                let info = model.infos.get(s)?.get(p)?;
+                Some(format!(
+                    "{} ({}, {} FLOP/B, {})",
+                    info.short,
+                    info.level.label(),
+                    sig3(info.flop_per_byte()),
+                    fmt_si(info.gflop_per_s() * 1e9, "FLOP/s")
+                ))
+            })
+            .collect();
+        let more = clipped.len().saturating_sub(named.len());
+        model.notes.push(format!(
+            "{} point(s) far from the others are drawn at the edge of the axes, with an arrow \
+             pointing out: {}{}",
+            clipped.len(),
+            named.join("; "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
     if let Plotted::Kind(w) = precision {
         if model.chart.roofs.iter().all(|r| r.gflop_per_s.is_none()) {
             model.notes.push(format!(
@@ -404,6 +442,15 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
     }
 }
 
+/// Marks the `n` series of the highest rank (most time) as labelled.
+fn label_top(chart: &mut RooflineChart, n: usize) {
+    let mut order: Vec<usize> = (0..chart.series.len()).collect();
+    order.sort_by_key(|&i| (chart.series[i].rank.unwrap_or(usize::MAX), i));
+    for i in order.into_iter().take(n) {
+        chart.series[i].labelled = true;
+    }
+}
+
 /// The roofline of one run, every kernel. Nothing is emphasised: the page draws the
 /// selected kernel on a layer of its own (see [`RooflineModel::series_of`]), so selecting a
 /// kernel never rebuilds or redraws the chart.
@@ -415,6 +462,7 @@ pub fn run_roofline(ws: &Workspace, run_index: usize, precision: Plotted) -> Roo
     model.chart.roofs = roofs(&run.run.artifact, precision, &run.plotted_kinds());
     let all: Vec<usize> = (0..run.kernels.len()).collect();
     add_run(&mut model, run, run_index, &all, &[], precision, 0);
+    label_top(&mut model.chart, LABELLED);
     let device = run.run.artifact.device.as_ref().map(|d| d.name.clone());
     let title = match device {
         Some(d) => format!("{} on {d}", run.run.name),
@@ -494,6 +542,129 @@ pub fn compare_roofline(
     model
 }
 
+/// A kernel of the page's list of the chart's points ([`point_list`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedKernel {
+    /// The kernel.
+    pub kernel: KernelRef,
+    /// Its rank by time in its run (1 = most time), as on the chart.
+    pub rank: usize,
+    /// Its colour on the chart, as CSS (`rgb(0, 114, 178)`).
+    pub color: String,
+    /// Short name.
+    pub short: String,
+    /// Whole name.
+    pub name: String,
+    /// Share of the run's time (`20.6 %`, empty when unknown).
+    pub share: String,
+    /// Verdict (empty for none).
+    pub verdict: String,
+    /// The verdict's reason (on hover).
+    pub why: String,
+    /// Its points, in the chart's order.
+    pub points: Vec<ListedPoint>,
+}
+
+/// A point of a [`ListedKernel`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedPoint {
+    /// Which bytes (`DRAM`).
+    pub level: &'static str,
+    /// Intensity, FLOP (or OP) per byte.
+    pub flop_per_byte: f64,
+    /// Rate, GFLOP/s (or GOP/s).
+    pub gflop_per_s: f64,
+    /// Drawn at the edge of the axes (beyond them).
+    pub clipped: bool,
+    /// For people: `DRAM: 12.3 FLOP/B at 790 TFLOP/s (tensor BF16)`.
+    pub text: String,
+}
+
+/// The series of `model` drawn from run `run`, by rank (most time first), with every
+/// point, until `max_points` points are listed.
+pub fn point_list(
+    ws: &Workspace,
+    run: usize,
+    model: &RooflineModel,
+    max_points: usize,
+) -> Vec<ListedKernel> {
+    let clipped = model.chart.fit().clipped;
+    let mut order: Vec<usize> = (0..model.chart.series.len()).collect();
+    order.sort_by_key(|&i| (model.chart.series[i].rank.unwrap_or(usize::MAX), i));
+    let mut out = Vec::new();
+    let mut listed = 0;
+    for si in order {
+        let (Some(series), Some(infos), Some(&r)) = (
+            model.chart.series.get(si),
+            model.infos.get(si),
+            model.refs.get(si),
+        ) else {
+            continue;
+        };
+        if r.run != run && model.refs.iter().all(|x| x.run == r.run) {
+            continue;
+        }
+        if listed + infos.len() > max_points && listed > 0 {
+            break;
+        }
+        let Some((_, fig)) = ws.kernel(r) else {
+            continue;
+        };
+        let points: Vec<ListedPoint> = series
+            .points
+            .iter()
+            .zip(infos)
+            .enumerate()
+            .map(|(pi, (p, info))| {
+                let unit = info.kind.unit();
+                ListedPoint {
+                    level: p.level.label(),
+                    flop_per_byte: p.flop_per_byte,
+                    gflop_per_s: p.gflop_per_s,
+                    clipped: clipped.contains(&(si, pi)),
+                    text: format!(
+                        "{}: {} {unit}/B at {} ({}){}",
+                        p.level.label(),
+                        sig3(p.flop_per_byte),
+                        fmt_si(p.gflop_per_s * 1e9, &format!("{unit}/s")),
+                        info.kind.label(),
+                        if clipped.contains(&(si, pi)) {
+                            ", outside the axes"
+                        } else {
+                            ""
+                        }
+                    ),
+                }
+            })
+            .collect();
+        listed += points.len();
+        out.push(ListedKernel {
+            kernel: r,
+            rank: series.rank.unwrap_or(0),
+            color: shared::chart::palette_css(series.color),
+            short: fig.short.clone(),
+            name: fig.name.clone(),
+            share: fig
+                .row
+                .time_share
+                .map(|s| format!("{:.1} %", s * 100.0))
+                .unwrap_or_default(),
+            verdict: fig
+                .verdict
+                .as_ref()
+                .map(|v| v.kind.as_str().to_string())
+                .unwrap_or_default(),
+            why: fig
+                .verdict
+                .as_ref()
+                .map(|v| v.reason.clone())
+                .unwrap_or_default(),
+            points,
+        });
+    }
+    out
+}
+
 /// Quotes a CSV field when it needs it.
 pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
@@ -539,6 +710,7 @@ impl RooflineModel {
 mod tests {
     use super::*;
     use crate::state::test_support::{fixture, sample};
+    use crate::state::view::precision_slug;
     use shared::model::artifact::{AskedWork, Check, Timing};
 
     fn fixture_ws() -> Workspace {
@@ -728,6 +900,81 @@ mod tests {
             .notes
             .iter()
             .any(|n| n.starts_with(&format!("{}: no L1 point", gemm.label))));
+    }
+
+    /// The labels `shared::chart` drew for `model` at `w` x `h`, with the drawn points.
+    fn drawn(model: &RooflineModel, w: u32, h: u32) -> shared::chart::Drawn {
+        use plotters::prelude::*;
+        let mut svg = String::new();
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+        shared::chart::draw_roofline(&root, &model.chart, 1.0).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn applications_label_their_top_five_apart_and_list_every_point() {
+        let bert = fixture("ncu-h200-bert/bert_full_raw.csv");
+        for (name, ws) in [("gpt2", sample("h200-gpt2-bf16.json")), ("bert", bert)] {
+            for precision in [Plotted::Own, Plotted::Kind(Work::Fp32)] {
+                let model = run_roofline(&ws, 0, precision);
+                let run = &ws.runs[0];
+                // One colour per kernel, the same in every mode.
+                for (s, r) in model.chart.series.iter().zip(&model.refs) {
+                    assert_eq!(s.color, run.colors[r.kernel]);
+                }
+                for (w, h) in [(700, 480), (1000, 640), (1400, 700)] {
+                    if let Ok(dir) = std::env::var("ROOFLINE_SVG_DIR") {
+                        let (svg, _) =
+                            shared::chart::roofline_svg(&model.chart, w, h).unwrap_or_default();
+                        let file = format!("{dir}/{name}-{}-{w}.svg", precision_slug(precision));
+                        std::fs::write(file, svg).unwrap_or_default();
+                    }
+                    let d = drawn(&model, w, h);
+                    let kernels: Vec<_> = d
+                        .labels
+                        .iter()
+                        .filter(|l| matches!(l.of, shared::chart::LabelOf::Series(_)))
+                        .collect();
+                    let want = model.chart.series.len().min(LABELLED);
+                    assert_eq!(kernels.len(), want, "{name} {w}x{h}: {:?}", d.labels);
+                    for (i, a) in d.labels.iter().enumerate() {
+                        for b in &d.labels[i + 1..] {
+                            assert!(!a.rect.hits(&b.rect), "{name} {w}: {a:?} and {b:?}");
+                        }
+                        for p in &d.hits {
+                            let dot = shared::chart::Box2::at(p.x - 4, p.y - 4, 8, 8);
+                            assert!(!a.rect.hits(&dot), "{name} {w}: {a:?} covers {p:?}");
+                        }
+                    }
+                }
+                let listed = point_list(&ws, 0, &model, 10_000);
+                let n: usize = listed.iter().map(|k| k.points.len()).sum();
+                let drawn_points: usize = model.chart.series.iter().map(|s| s.points.len()).sum();
+                assert_eq!(n, drawn_points, "{name}");
+                assert!(listed.windows(2).all(|w| w[0].rank < w[1].rank));
+                let fit = model.chart.fit();
+                eprintln!(
+                    "{name} {}: x {:?} y {:?} clipped {}",
+                    precision.label(),
+                    fit.x,
+                    fit.y,
+                    fit.clipped.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_far_outlier_is_clipped_not_fitted() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let mut model = run_roofline(&ws, 0, Plotted::Own);
+        let before = model.chart.fit();
+        let first = &mut model.chart.series[0].points[0];
+        first.flop_per_byte = 1e7;
+        first.gflop_per_s = 0.01;
+        let after = model.chart.fit();
+        assert_eq!(after.clipped, vec![(0, 0)]);
+        assert!(after.x.1 < 1e5, "{:?}", after.x);
+        assert!(after.y.0 > 0.1, "{:?} (was {:?})", after.y, before.y);
     }
 
     #[test]

@@ -27,6 +27,17 @@ pub fn banner(run: &RunView) -> Vec<String> {
     lines
 }
 
+/// The banner's first line for a sampled profile (schema 4 `sampled`):
+/// `sampled: 67 of 172 launches (31 groups)`; `None` for a profile of every launch.
+pub fn sampled_line(run: &RunView) -> Option<String> {
+    let s = run.run.artifact.sampled.as_ref()?;
+    Some(format!(
+        "sampled: {} of {} launches ({} groups of alike launches); the others carry a measured \
+         launch's counters scaled by time",
+        s.measured, s.launches, s.groups
+    ))
+}
+
 /// A kernel of the side bar's list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listed {
@@ -103,5 +114,22 @@ mod tests {
         let (none, n) = kernel_list(run, "no such kernel at all", 400);
         assert!(none.is_empty() && n == 0);
         assert!(banner(run).len() >= run.run.artifact.warnings.len());
+        assert_eq!(sampled_line(run), None);
+    }
+
+    #[test]
+    fn a_sampled_profile_says_how_many_launches_were_measured() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let mut run = ws.runs[0].run.clone();
+        // The counts of the recorded BERT training step (docs/sampling.md).
+        run.artifact.sampled = Some(shared::model::artifact::Sampled {
+            measured: 67,
+            launches: 172,
+            groups: 31,
+            timing_launches: 172,
+        });
+        let view = RunView::new(run);
+        let line = sampled_line(&view).unwrap_or_default();
+        assert!(line.starts_with("sampled: 67 of 172 launches"), "{line}");
     }
 }

@@ -11,7 +11,7 @@ use shared::text::format::{fmt_si, ms, opt, sig3};
 
 use super::explain::explain;
 use super::kernel::KernelFigures;
-use super::model::{Column, MetricRow, RunView};
+use super::model::{Column, MetricRow, MetricValues, RunView};
 use super::view::KernelRef;
 
 /// A percentage to one decimal, without the unit (the header has it).
@@ -318,7 +318,12 @@ pub fn bytes_header() -> Vec<Head> {
         .into_iter()
         .zip(shared::analysis::table::COLUMNS)
         .map(|(col, label)| Head {
-            label,
+            // The shared label says "time ms"; the page says which time it is.
+            label: if label == "time ms" {
+                "time ms (sum of launches)"
+            } else {
+                label
+            },
             key: "",
             col: Some(col.field()),
             title: explain_title(col.explain_key()),
@@ -492,12 +497,12 @@ pub fn timing_controls(run: &RunView) -> (String, &'static str) {
 pub fn timing_header() -> Vec<Head> {
     heads([
         "kernel",
-        "event min ms",
-        "event median ms",
-        "event max ms",
+        "event min ms per launch",
+        "event median ms per launch",
+        "event max ms per launch",
         "warm-ups + samples",
-        "ncu cold ms",
-        "ncu warm ms",
+        "ncu cold ms per launch",
+        "ncu warm ms per launch",
         "ncu / event",
     ])
 }
@@ -544,7 +549,48 @@ pub fn timing_row(kr: KernelRef, k: &KernelFigures) -> Row {
 
 /// The raw metrics' header.
 pub fn metrics_header() -> Vec<Head> {
-    heads(["launch", "section", "metric", "unit", "value"])
+    let pass = |label: &'static str| Head {
+        label,
+        title: "the mean over the pass's launches, with the least and the greatest value when \
+                they differ; every launch's value on hover"
+            .to_string(),
+        ..Head::default()
+    };
+    vec![
+        th("metric"),
+        th("section"),
+        th("unit"),
+        pass("cold cache"),
+        pass("warm cache"),
+    ]
+}
+
+/// A pass's values of a metric for people: the value with its unit when every launch has
+/// the same, else the mean and the range (`1.98 GHz (1.90 GHz–2.01 GHz)`); the launches'
+/// values as read on hover.
+pub fn metric_values(v: Option<&MetricValues>, unit: &str) -> (String, String) {
+    let Some(v) = v else {
+        return ("-".into(), String::new());
+    };
+    let exact = format!("{} launches: {}", v.values.len(), v.values.join(", "));
+    let text = match v.numbers {
+        Some((mean, lo, hi)) if lo != hi => format!(
+            "{} ({}–{})",
+            metric_value(&mean.to_string(), unit),
+            metric_value(&lo.to_string(), unit),
+            metric_value(&hi.to_string(), unit),
+        ),
+        Some((mean, _, _)) => metric_value(&mean.to_string(), unit),
+        None => {
+            let first = v.values.first().cloned().unwrap_or_default();
+            if v.values.iter().all(|x| *x == first) {
+                metric_value(&first, unit)
+            } else {
+                format!("{first} (varies over {} launches)", v.values.len())
+            }
+        }
+    };
+    (text, exact)
 }
 
 /// A raw value as read: a number with its unit in SI form (`3.18 GHz`, `41.2 us`), else
@@ -569,15 +615,17 @@ pub fn metric_value(value: &str, unit: &str) -> String {
 
 /// One raw metric's row.
 pub fn metric_row(m: &MetricRow) -> Row {
+    let (cold, cold_exact) = metric_values(m.cold.as_ref(), &m.unit);
+    let (warm, warm_exact) = metric_values(m.warm.as_ref(), &m.unit);
     Row {
         kernel: None,
         selected: false,
         cells: vec![
-            Cell::text("num", m.launch.to_string()),
-            Cell::text("", m.section.clone()).title(m.section.clone()),
             Cell::text("metric", m.name.clone()).title(m.name.clone()),
+            Cell::text("", m.section.clone()).title(m.section.clone()),
             Cell::text("", m.unit.clone()),
-            Cell::text("num", metric_value(&m.value, &m.unit)).title(m.value.clone()),
+            Cell::text("num", cold).title(cold_exact).col("cold"),
+            Cell::text("num", warm).title(warm_exact).col("warm"),
         ],
     }
 }

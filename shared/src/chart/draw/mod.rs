@@ -26,7 +26,7 @@ impl ChartError {
 /// Series colour `index` of a ten-colour palette that stays distinct for colour-blind
 /// readers (Okabe-Ito, extended).
 pub fn palette(index: usize) -> RGBColor {
-    const COLORS: [RGBColor; 10] = [
+    const COLORS: [RGBColor; super::PALETTE_LEN] = [
         RGBColor(0, 114, 178),
         RGBColor(213, 94, 0),
         RGBColor(0, 158, 115),
@@ -41,6 +41,12 @@ pub fn palette(index: usize) -> RGBColor {
     COLORS[index % COLORS.len()]
 }
 
+/// Colour `index` of [`palette`] as CSS (`rgb(0, 114, 178)`), for the page's keys.
+pub fn palette_css(index: usize) -> String {
+    let RGBColor(r, g, b) = palette(index);
+    format!("rgb({r}, {g}, {b})")
+}
+
 /// Draws the roofline to an SVG document of `width` x `height` pixels; also returns where
 /// each point landed.
 pub fn roofline_svg(
@@ -49,11 +55,11 @@ pub fn roofline_svg(
     height: u32,
 ) -> Result<(String, Vec<HitPoint>), ChartError> {
     let mut out = String::new();
-    let hits = {
+    let drawn = {
         let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
         draw_roofline(&root, chart, 1.0)?
     };
-    Ok((out, hits))
+    Ok((out, drawn.hits))
 }
 
 /// Draws the memory chart to an SVG document of `width` x `height` pixels.
@@ -98,6 +104,8 @@ mod tests {
                 color: 1,
                 run: 0,
                 selected: true,
+                labelled: false,
+                rank: None,
                 points: vec![
                     ChartPoint {
                         level: Level::Asked,
@@ -137,7 +145,7 @@ mod tests {
         let mut overlay = String::new();
         {
             let root = SVGBackend::with_string(&mut overlay, (800, 500)).into_drawing_area();
-            draw_highlight(&root, &chart, &grid, &[0], hits.first().copied(), 1.0)
+            draw_highlight(&root, &chart, &grid, &[], &[0], hits.first().copied(), 1.0)
                 .unwrap_or_else(|e| panic!("{e}"));
         }
         assert!(!overlay.contains("<img"), "label injected as markup");

@@ -1,18 +1,46 @@
 //! Drawing the roofline chart ([`crate::chart::RooflineChart`]) onto any plotters backend:
-//! log-log axes, the roofs, each kernel's points joined by a line, labels placed so that they
-//! do not overlap, the key, and the emphasis layer of the selected and hovered points.
+//! log-log axes fitted to the points ([`RooflineChart::fit`]), the roofs, each kernel's
+//! points joined by a line, the roof labels and the labelled kernels' labels placed so none
+//! covers another or a point ([`crate::chart::place`]), the key, and the emphasis layer of
+//! the selected and hovered points.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::palette;
 use crate::chart::hits::{HitGrid, HitPoint};
-use crate::chart::roofline::{valid, ChartPoint, KernelSeries, Level, Roof, RooflineChart};
+use crate::chart::place::{crosses, Box2, LabelBox, LabelOf, Placer};
+use crate::chart::roofline::{
+    chart_label, valid, ChartPoint, KernelSeries, Level, Roof, RooflineChart,
+};
 use crate::chart::ChartError;
-use crate::text::format::{fmt_si, sig3};
+use crate::text::format::fmt_tick;
+
+/// What [`draw_roofline`] drew: where each point landed and every label's box.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Drawn {
+    /// Where each drawn point landed (a point outside the axes at the edge it is clipped to).
+    pub hits: Vec<HitPoint>,
+    /// The roof and kernel labels, in backend pixels: none overlaps another or a point.
+    pub labels: Vec<LabelBox>,
+}
+
+/// A point's place on the axes `x` x `y`: its own, or clamped to the edge it lies beyond,
+/// with whether it was clamped.
+fn clamp_to(p: &ChartPoint, x: (f64, f64), y: (f64, f64)) -> ((f64, f64), bool) {
+    let cx = p.flop_per_byte.clamp(x.0, x.1);
+    let cy = p.gflop_per_s.clamp(y.0, y.1);
+    ((cx, cy), cx != p.flop_per_byte || cy != p.gflop_per_s)
+}
 
 /// Draws `chart` onto `root`, with sizes (fonts, strokes, margins) multiplied by `scale`
-/// (the device pixel ratio on a canvas, 1 for SVG). Returns where each point landed.
+/// (the device pixel ratio on a canvas, 1 for SVG). Returns where each point landed and
+/// where each label went.
+///
+/// The axes are [`RooflineChart::fit`]'s: a point beyond them is drawn at the edge with an
+/// arrow pointing out. Roof labels and the labels of labelled (and selected) series are
+/// placed after every point is known, so none covers another label or a point, and they are
+/// drawn last on a white ground, so no line strikes through them.
 #[expect(
     clippy::too_many_lines,
     reason = "draws the axes, roofs, series, labels and key in order on one chart context; split, each piece would take the context, the scale and the labels placed so far"
@@ -21,11 +49,12 @@ pub fn draw_roofline<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &RooflineChart,
     scale: f64,
-) -> Result<Vec<HitPoint>, ChartError> {
+) -> Result<Drawn, ChartError> {
     let px = |v: f64| (v * scale).round().max(1.0) as u32;
     let pxi = |v: f64| (v * scale).round() as i32;
     root.fill(&WHITE).map_err(ChartError::from_draw)?;
-    let ((x0, x1), (y0, y1)) = chart.ranges();
+    let fit = chart.fit();
+    let ((x0, x1), (y0, y1)) = (fit.x, fit.y);
 
     let mut builder = ChartBuilder::on(root);
     builder
@@ -39,43 +68,74 @@ pub fn draw_roofline<DB: DrawingBackend>(
         .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
         .map_err(ChartError::from_draw)?;
     ctx.configure_mesh()
-        .x_desc("operational intensity (FLOP/byte)")
+        .x_desc("operational intensity (FLOP/B)")
         .y_desc("performance (FLOP/s)")
-        .x_label_formatter(&|v| sig3(*v))
-        .y_label_formatter(&|v| fmt_si(*v * 1e9, ""))
+        .x_labels(12)
+        .y_labels(12)
+        .x_label_formatter(&|v| fmt_tick(*v, ""))
+        .y_label_formatter(&|v| fmt_tick(*v * 1e9, ""))
         .label_style(("sans-serif", px(12.0)))
         .axis_desc_style(("sans-serif", px(13.0)))
-        .light_line_style(RGBColor(238, 238, 238))
+        .light_line_style(RGBColor(246, 246, 246))
         .bold_line_style(RGBColor(215, 215, 215))
         .draw()
         .map_err(ChartError::from_draw)?;
 
     let (plot_x, plot_y) = ctx.plotting_area().get_pixel_range();
-    let mut labels = LabelPlacer::new(plot_y.clone());
+    let area = Box2 {
+        x0: plot_x.start,
+        y0: plot_y.start,
+        x1: plot_x.end,
+        y1: plot_y.end,
+    };
+    let mut placer = Placer::new(area);
     let key_box = key_box(chart, (plot_x.end, plot_y.end), scale);
     if let Some(b) = key_box {
-        labels.taken.push(b);
+        placer.take(b);
     }
+    let font = |size: f64| ("sans-serif", px(size)).into_font();
+    let text_box = |text: &str, size: f64| -> Result<(i32, i32), ChartError> {
+        let (w, h) = root
+            .estimate_text_size(text, &font(size).into_text_style(root))
+            .map_err(ChartError::from_draw)?;
+        Ok((w as i32 + pxi(4.0), h as i32 + pxi(4.0)))
+    };
     if !chart.subtitle.is_empty() {
-        let area = ctx.plotting_area();
-        let (ax, ay) = area.get_pixel_range();
-        labels.taken.push(Box2 {
-            x0: ax.start,
-            y0: ay.start,
-            x1: ax.start + pxi(6.0 + 6.2 * chart.subtitle.chars().count() as f64),
-            y1: ay.start + pxi(18.0),
-        });
+        let (w, h) = text_box(&chart.subtitle, 12.0)?;
+        placer.take(Box2::at(area.x0, area.y0, w + pxi(6.0), h + pxi(2.0)));
         root.draw(&Text::new(
             chart.subtitle.clone(),
-            (ax.start + pxi(6.0), ay.start + pxi(4.0)),
-            ("sans-serif", px(12.0))
-                .into_font()
-                .color(&RGBColor(90, 90, 90)),
+            (area.x0 + pxi(6.0), area.y0 + pxi(4.0)),
+            font(12.0).color(&RGBColor(90, 90, 90)),
         ))
         .map_err(ChartError::from_draw)?;
     }
 
+    // Every point's place first, so the labels can keep clear of them.
+    let mut placed: Vec<Vec<Option<Spot>>> = Vec::new();
+    for series in &chart.series {
+        let r = pxi(if series.selected { 6.0 } else { 4.0 }) + pxi(2.0);
+        let mut row = Vec::new();
+        for p in &series.points {
+            if !(valid(p.flop_per_byte) && valid(p.gflop_per_s)) {
+                row.push(None);
+                continue;
+            }
+            let (at, clipped) = clamp_to(p, fit.x, fit.y);
+            let (bx, by) = ctx.backend_coord(&at);
+            placer.take(Box2 {
+                x0: bx - r,
+                y0: by - r,
+                x1: bx + r,
+                y1: by + r,
+            });
+            row.push(Some(((bx, by), clipped)));
+        }
+        placed.push(row);
+    }
+
     // Roofs: sample the x range in log steps so the knee is drawn exactly.
+    let mut roof_lines: Vec<Vec<(i32, i32)>> = Vec::new();
     for (i, roof) in chart.roofs.iter().enumerate() {
         let mut xs: Vec<f64> = (0..=64)
             .map(|k| x0 * (x1 / x0).powf(f64::from(k) / 64.0))
@@ -99,16 +159,44 @@ pub fn draw_roofline<DB: DrawingBackend>(
             ctx.draw_series(dashed(&line, &ctx, style, pxi(6.0)))
                 .map_err(ChartError::from_draw)?;
         }
-        if let Some(&(lx, ly)) = line.last() {
-            let (bx, by) = ctx.backend_coord(&(lx, ly));
-            let w = pxi(6.2 * roof.label.chars().count() as f64);
-            let at = labels.place(bx - pxi(4.0) - w, by - pxi(15.0), w, pxi(13.0));
-            root.draw(&Text::new(
-                roof.label.clone(),
-                at,
-                ("sans-serif", px(11.0)).into_font().color(&color),
-            ))
-            .map_err(ChartError::from_draw)?;
+        roof_lines.push(line.iter().map(|p| ctx.backend_coord(p)).collect());
+    }
+
+    // Roof labels: above their line, from its right end leftwards, where they cover no
+    // point, no other label and no roof line.
+    let mut labels: Vec<(LabelBox, RGBColor, f64)> = Vec::new();
+    for (i, roof) in chart.roofs.iter().enumerate() {
+        let line = &roof_lines[i];
+        if line.len() < 2 {
+            continue;
+        }
+        let (w, h) = text_box(&roof.label, 11.0)?;
+        let gap = pxi(3.0);
+        let mut spots = Vec::new();
+        for k in 0..=24 {
+            let t = 1.0 - f64::from(k) / 24.0 * 0.85;
+            let at = ((line.len() - 1) as f64 * t).round() as usize;
+            let (lx, ly) = line[at.min(line.len() - 1)];
+            // Right edge on the line's point, bottom just above the line: a roof rises
+            // or stays flat to the right, so the line passes under the box.
+            spots.push((lx.min(area.x1) - w, ly - gap - h));
+            spots.push((lx.min(area.x1) - w, ly - gap - 2 * h));
+        }
+        let free = spots
+            .into_iter()
+            .map(|(x, y)| Box2::at(x, y, w, h))
+            .find(|b| placer.free(b) && !crosses(b, &roof_lines));
+        if let Some(b) = free {
+            placer.take(b);
+            labels.push((
+                LabelBox {
+                    text: roof.label.clone(),
+                    of: LabelOf::Roof(i),
+                    rect: b,
+                },
+                roof_color(roof, i),
+                11.0,
+            ));
         }
     }
 
@@ -119,21 +207,14 @@ pub fn draw_roofline<DB: DrawingBackend>(
         };
         if let (Some(pa), Some(pb)) = (main_point(a), main_point(b)) {
             let style = ShapeStyle::from(&RGBColor(60, 60, 60)).stroke_width(px(1.5));
-            ctx.draw_series(dashed(
-                &[
-                    (pa.flop_per_byte, pa.gflop_per_s),
-                    (pb.flop_per_byte, pb.gflop_per_s),
-                ],
-                &ctx,
-                style,
-                pxi(4.0),
-            ))
-            .map_err(ChartError::from_draw)?;
-            let to = (pb.flop_per_byte, pb.gflop_per_s);
-            let from = ctx.backend_coord(&(pa.flop_per_byte, pa.gflop_per_s));
-            if let Some(head) = arrow_head(from, ctx.backend_coord(&to), f64::from(pxi(9.0))) {
+            let (fa, _) = clamp_to(pa, fit.x, fit.y);
+            let (fb, _) = clamp_to(pb, fit.x, fit.y);
+            ctx.draw_series(dashed(&[fa, fb], &ctx, style, pxi(4.0)))
+                .map_err(ChartError::from_draw)?;
+            let from = ctx.backend_coord(&fa);
+            if let Some(head) = arrow_head(from, ctx.backend_coord(&fb), f64::from(pxi(9.0))) {
                 ctx.draw_series(std::iter::once(
-                    EmptyElement::at(to) + PathElement::new(head.to_vec(), style),
+                    EmptyElement::at(fb) + PathElement::new(head.to_vec(), style),
                 ))
                 .map_err(ChartError::from_draw)?;
             }
@@ -141,33 +222,22 @@ pub fn draw_roofline<DB: DrawingBackend>(
     }
 
     let mut hits = Vec::new();
-    let label_all = chart.series.len() <= 16;
     for (si, series) in chart.series.iter().enumerate() {
         let color = palette(series.color);
-        let pts: Vec<(f64, f64)> = series
-            .points
-            .iter()
-            .filter(|p| valid(p.flop_per_byte) && valid(p.gflop_per_s))
-            .map(|p| (p.flop_per_byte, p.gflop_per_s))
-            .collect();
+        let at: Vec<(i32, i32)> = placed[si].iter().flatten().map(|(p, _)| *p).collect();
         let width = if series.selected { 2.5 } else { 1.2 };
-        if pts.len() > 1 {
-            ctx.draw_series(LineSeries::new(
-                pts.clone(),
+        if at.len() > 1 {
+            root.draw(&PathElement::new(
+                at,
                 ShapeStyle::from(&color.mix(0.8)).stroke_width(px(width)),
             ))
             .map_err(ChartError::from_draw)?;
         }
         let radius = if series.selected { 6.0 } else { 4.0 };
         for (pi, p) in series.points.iter().enumerate() {
-            if !(valid(p.flop_per_byte) && valid(p.gflop_per_s)) {
+            let Some(((bx, by), clipped)) = placed[si].get(pi).copied().flatten() else {
                 continue;
-            }
-            let at = (p.flop_per_byte, p.gflop_per_s);
-            let (bx, by) = ctx.backend_coord(&at);
-            if bx < 0 || by < 0 {
-                continue;
-            }
+            };
             hits.push(HitPoint {
                 series: si,
                 point: pi,
@@ -177,6 +247,40 @@ pub fn draw_roofline<DB: DrawingBackend>(
             let r = pxi(radius);
             let elem = marker(p.level, series.run, (bx, by), r, &color, px(1.5));
             root.draw(&elem).map_err(ChartError::from_draw)?;
+            if clipped {
+                // An arrow beyond the marker, pointing off the axes.
+                let out_x = if p.flop_per_byte > x1 {
+                    1
+                } else if p.flop_per_byte < x0 {
+                    -1
+                } else {
+                    0
+                };
+                let out_y = if p.gflop_per_s > y1 {
+                    -1
+                } else if p.gflop_per_s < y0 {
+                    1
+                } else {
+                    0
+                };
+                let tip = (bx + out_x * (r + pxi(7.0)), by + out_y * (r + pxi(7.0)));
+                if let Some(head) = arrow_head((bx, by), tip, f64::from(pxi(6.0))) {
+                    let pts: Vec<(i32, i32)> = head
+                        .iter()
+                        .map(|(dx, dy)| (tip.0 + dx, tip.1 + dy))
+                        .collect();
+                    root.draw(&PathElement::new(
+                        vec![(bx, by), tip],
+                        ShapeStyle::from(&RGBColor(30, 30, 30)).stroke_width(px(1.5)),
+                    ))
+                    .map_err(ChartError::from_draw)?;
+                    root.draw(&PathElement::new(
+                        pts,
+                        ShapeStyle::from(&RGBColor(30, 30, 30)).stroke_width(px(1.5)),
+                    ))
+                    .map_err(ChartError::from_draw)?;
+                }
+            }
             if p.above_roof {
                 root.draw(&Circle::new(
                     (bx, by),
@@ -184,58 +288,121 @@ pub fn draw_roofline<DB: DrawingBackend>(
                     ShapeStyle::from(&RED).stroke_width(px(2.0)),
                 ))
                 .map_err(ChartError::from_draw)?;
-                root.draw(&Text::new(
-                    "!".to_string(),
-                    (bx + r + pxi(5.0), by - r - pxi(10.0)),
-                    ("sans-serif", px(13.0)).into_font().color(&RED),
-                ))
-                .map_err(ChartError::from_draw)?;
-            }
-        }
-        if series.selected || label_all {
-            if let Some(p) = main_point(series) {
-                let (bx, by) = ctx.backend_coord(&(p.flop_per_byte, p.gflop_per_s));
-                let size = if series.selected { 13.0 } else { 11.0 };
-                let w = pxi(0.56 * size * series.label.chars().count() as f64);
-                let spot = (bx + pxi(8.0), by + pxi(4.0));
-                // Thinned out: a label that would cover another (or a roof's) is left for
-                // the hover text, unless its series is selected.
-                if !series.selected && labels.overlaps(spot.0, spot.1, w, pxi(size + 2.0)) {
-                    continue;
+                let mark = Box2::at(bx + r + pxi(5.0), by - r - pxi(10.0), pxi(6.0), pxi(13.0));
+                if placer.free(&mark) {
+                    placer.take(mark);
+                    root.draw(&Text::new(
+                        "!".to_string(),
+                        (mark.x0, mark.y0),
+                        font(13.0).color(&RED),
+                    ))
+                    .map_err(ChartError::from_draw)?;
                 }
-                labels.taken.push(Box2 {
-                    x0: spot.0,
-                    y0: spot.1,
-                    x1: spot.0 + w,
-                    y1: spot.1 + pxi(size + 2.0),
-                });
-                root.draw(&Text::new(
-                    series.label.clone(),
-                    spot,
-                    ("sans-serif", px(if series.selected { 13.0 } else { 11.0 }))
-                        .into_font()
-                        .color(&RGBColor(30, 30, 30)),
-                ))
-                .map_err(ChartError::from_draw)?;
             }
         }
+    }
+
+    // Kernel labels: the labelled series (the page picks the largest shares) and the
+    // selected ones, near their main point, where they cover nothing else (and, where
+    // there is room, cross no roof and no kernel's line).
+    let mut lines: Vec<Vec<(i32, i32)>> = roof_lines.clone();
+    lines.extend(
+        placed
+            .iter()
+            .map(|row| row.iter().flatten().map(|(p, _)| *p).collect::<Vec<_>>())
+            .filter(|l| l.len() > 1),
+    );
+    let mut order: Vec<usize> = (0..chart.series.len())
+        .filter(|&i| chart.series[i].labelled || chart.series[i].selected)
+        .collect();
+    order.sort_by_key(|&i| (chart.series[i].rank.unwrap_or(usize::MAX), i));
+    for si in order {
+        let series = &chart.series[si];
+        let Some(pi) = main_index(series) else {
+            continue;
+        };
+        let Some(((bx, by), _)) = placed[si].get(pi).copied().flatten() else {
+            continue;
+        };
+        let text = chart_label(series);
+        let size = 12.0;
+        let (w, h) = text_box(&text, size)?;
+        let gap = pxi(if series.selected { 8.0 } else { 6.0 });
+        let Some(b) = placer.near_clear(bx, by, gap, w, h, &lines) else {
+            continue;
+        };
+        // A leader line when the label had to move away from its point.
+        let (nx, ny) = b.nearest(bx, by);
+        if (f64::from(nx - bx)).hypot(f64::from(ny - by)) > f64::from(gap + pxi(4.0)) {
+            root.draw(&PathElement::new(
+                vec![(bx, by), (nx, ny)],
+                ShapeStyle::from(&palette(series.color)).stroke_width(px(1.0)),
+            ))
+            .map_err(ChartError::from_draw)?;
+        }
+        labels.push((
+            LabelBox {
+                text,
+                of: LabelOf::Series(si),
+                rect: b,
+            },
+            RGBColor(20, 20, 20),
+            size,
+        ));
+    }
+
+    // The labels last, each on a white ground: no line or point strikes through one.
+    for (label, color, size) in &labels {
+        let b = label.rect;
+        root.draw(&Rectangle::new(
+            [(b.x0, b.y0), (b.x1, b.y1)],
+            ShapeStyle::from(&WHITE.mix(0.92)).filled(),
+        ))
+        .map_err(ChartError::from_draw)?;
+        if let LabelOf::Series(si) = label.of {
+            let c = palette(chart.series[si].color);
+            root.draw(&Rectangle::new(
+                [(b.x0, b.y0), (b.x0 + pxi(3.0), b.y1)],
+                ShapeStyle::from(&c).filled(),
+            ))
+            .map_err(ChartError::from_draw)?;
+        }
+        let inset = if matches!(label.of, LabelOf::Series(_)) {
+            pxi(5.0)
+        } else {
+            pxi(2.0)
+        };
+        root.draw(&Text::new(
+            label.text.clone(),
+            (b.x0 + inset, b.y0 + pxi(2.0)),
+            font(*size).color(color),
+        ))
+        .map_err(ChartError::from_draw)?;
     }
     if let Some(b) = key_box {
         draw_key(root, chart, (b.x0, b.y0), scale)?;
     }
     root.present().map_err(ChartError::from_draw)?;
-    Ok(hits)
+    Ok(Drawn {
+        hits,
+        labels: labels.into_iter().map(|(l, _, _)| l).collect(),
+    })
 }
+
+/// Where a point is drawn (backend pixels) and whether it was clamped to the axes.
+type Spot = ((i32, i32), bool);
 
 /// Draws the emphasis layer of a roofline drawn earlier (its points are in `grid`) onto a
 /// transparent `root` of the same size: each series of `series` larger, with its joining
-/// line and its label on a white ground, and the point `hover` ringed, its series' line
+/// line and its label on a white ground (where the chart's `labels` put it, else at a free
+/// spot near its point), and the point `hover` ringed, its series' line
 /// drawn over the others. This is the canvas stacked over the chart, so a selection or a
 /// hover redraws a few shapes, never the whole chart.
 pub fn draw_highlight<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &RooflineChart,
     grid: &HitGrid,
+    labels: &[LabelBox],
     series: &[usize],
     hover: Option<HitPoint>,
     scale: f64,
@@ -274,24 +441,58 @@ pub fn draw_highlight<DB: DrawingBackend>(
         }
         let at = main_index(s).and_then(|i| hits.iter().find(|h| h.point == i));
         if let Some(h) = at {
-            let style = ("sans-serif", px(13.0))
+            let style = ("sans-serif", px(12.0))
                 .into_font()
                 .color(&RGBColor(20, 20, 20));
-            let (w, ht) = root
-                .estimate_text_size(&s.label, &style)
+            let text = chart_label(s);
+            // Where the chart put this series' label, else a free spot near its point.
+            let drawn = labels
+                .iter()
+                .find(|l| l.of == LabelOf::Series(si))
+                .map(|l| l.rect);
+            let rect = match drawn {
+                Some(r) => Some(r),
+                None => {
+                    let (w, ht) = root
+                        .estimate_text_size(&text, &style)
+                        .map_err(ChartError::from_draw)?;
+                    let (cw, ch) = root.dim_in_pixel();
+                    let mut placer = Placer::new(Box2::at(0, 0, cw as i32, ch as i32));
+                    for l in labels {
+                        placer.take(l.rect);
+                    }
+                    let r = pxi(6.0);
+                    for o in grid.hits() {
+                        placer.take(Box2::at(o.x - r, o.y - r, 2 * r, 2 * r));
+                    }
+                    placer.near(
+                        h.x,
+                        h.y,
+                        pxi(9.0),
+                        w as i32 + pxi(9.0),
+                        ht as i32 + pxi(4.0),
+                    )
+                }
+            };
+            if let Some(b) = rect {
+                root.draw(&Rectangle::new(
+                    [(b.x0, b.y0), (b.x1, b.y1)],
+                    ShapeStyle::from(&WHITE).filled(),
+                ))
                 .map_err(ChartError::from_draw)?;
-            let (tx, ty) = (h.x + pxi(9.0), h.y + pxi(3.0));
-            let pad = pxi(2.0);
-            root.draw(&Rectangle::new(
-                [
-                    (tx - pad, ty - pad),
-                    (tx + w as i32 + pad, ty + ht as i32 + pad),
-                ],
-                ShapeStyle::from(&WHITE.mix(0.9)).filled(),
-            ))
-            .map_err(ChartError::from_draw)?;
-            root.draw(&Text::new(s.label.clone(), (tx, ty), style))
+                root.draw(&Rectangle::new(
+                    [(b.x0, b.y0), (b.x0 + pxi(3.0), b.y1)],
+                    ShapeStyle::from(&color).filled(),
+                ))
                 .map_err(ChartError::from_draw)?;
+                root.draw(&Rectangle::new(
+                    [(b.x0, b.y0), (b.x1, b.y1)],
+                    ShapeStyle::from(&color).stroke_width(px(1.0)),
+                ))
+                .map_err(ChartError::from_draw)?;
+                root.draw(&Text::new(text, (b.x0 + pxi(5.0), b.y0 + pxi(2.0)), style))
+                    .map_err(ChartError::from_draw)?;
+            }
         }
     }
     if let Some(h) = hover {
@@ -430,66 +631,6 @@ fn arrow_head(from: (i32, i32), to: (i32, i32), len: f64) -> Option<[(i32, i32);
         ((-wx * len).round() as i32, (-wy * len).round() as i32)
     };
     Some([wing(1.0), (0, 0), wing(-1.0)])
-}
-
-/// A small key for the marker shapes, top left inside the plot.
-/// A rectangle in backend pixels.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Box2 {
-    x0: i32,
-    y0: i32,
-    x1: i32,
-    y1: i32,
-}
-
-impl Box2 {
-    fn hits(&self, o: &Box2) -> bool {
-        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
-    }
-}
-
-/// Places text so it covers no earlier label, the subtitle or the key: a label that would
-/// is moved down a line at a time, staying inside the plot.
-struct LabelPlacer {
-    taken: Vec<Box2>,
-    rows: std::ops::Range<i32>,
-}
-
-impl LabelPlacer {
-    fn new(rows: std::ops::Range<i32>) -> Self {
-        LabelPlacer {
-            taken: Vec::new(),
-            rows,
-        }
-    }
-
-    fn overlaps(&self, x: i32, y: i32, w: i32, h: i32) -> bool {
-        let b = Box2 {
-            x0: x,
-            y0: y,
-            x1: x + w,
-            y1: y + h,
-        };
-        self.taken.iter().any(|t| t.hits(&b))
-    }
-
-    /// The top-left corner for a `w` x `h` label wanted at (`x`, `y`), recorded as taken.
-    fn place(&mut self, x: i32, y: i32, w: i32, h: i32) -> (i32, i32) {
-        let mut y = y.max(self.rows.start);
-        for _ in 0..24 {
-            if !self.overlaps(x, y, w, h) || y + 2 * h > self.rows.end {
-                break;
-            }
-            y += h;
-        }
-        self.taken.push(Box2 {
-            x0: x,
-            y0: y,
-            x1: x + w,
-            y1: y + h,
-        });
-        (x, y)
-    }
 }
 
 /// The levels of bytes the chart's points use, in order.

@@ -1,0 +1,399 @@
+//! The roofline of real applications in headless Chromium (issue 28): the GPT-2 sample and
+//! the BERT `--set full` report. At 800, 1500 and 1920 px the five kernels with the most
+//! time are labelled on the chart with no label over another label or a point, the list
+//! under the chart has every drawn point, the kernel with the most time is selected, no
+//! verdict cell is clipped, a report shows its SOL DRAM %, and the time from navigation to
+//! a drawn roofline of each sample is printed. Screenshots of the GPT-2 overview and
+//! roofline at each width go to `target/screenshots/` (not committed).
+//!
+//! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use fantoccini::Locator;
+use roofline_browser_tests::{dist_dir, out_dir, workspace_root, BoxError, Browser, StaticServer};
+use serde_json::Value;
+
+const WAIT: Duration = Duration::from_secs(60);
+const GPT2: &str = "samples/h200-gpt2-bf16.json";
+const WIDTHS: [u32; 3] = [800, 1500, 1920];
+
+/// Where the screenshots go: `target/screenshots` (ignored by git).
+fn shots_dir() -> PathBuf {
+    let dir = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| workspace_root().join("target"))
+        .join("screenshots");
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+async fn shot(b: &Browser, name: &str) -> Result<(), BoxError> {
+    let png = b.client.screenshot().await?;
+    std::fs::write(shots_dir().join(format!("{name}.png")), png)?;
+    Ok(())
+}
+
+/// The gzipped fixture `rel` (under tests/fixtures), un-gzipped into tests/out.
+fn gunzipped(rel: &str) -> Result<PathBuf, BoxError> {
+    use std::io::Read;
+    let gz = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut bytes)?;
+    let name = std::path::Path::new(rel)
+        .file_stem()
+        .ok_or("no file name")?
+        .to_owned();
+    let path = out_dir().join(name);
+    std::fs::write(&path, bytes)?;
+    Ok(path)
+}
+
+/// Waits until the roofline canvas has drawn (its `data-labels` set); returns them.
+async fn drawn_labels(b: &Browser) -> Result<Vec<Value>, BoxError> {
+    let v = b
+        .wait_js(
+            "const c = document.getElementById('roofline-canvas'); \
+             return c && Number(c.dataset.drawn) > 0 && c.dataset.labels;",
+            WAIT,
+        )
+        .await?;
+    let labels: Value = serde_json::from_str(v.as_str().unwrap_or("[]"))?;
+    Ok(labels.as_array().cloned().unwrap_or_default())
+}
+
+fn num(v: &Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or(f64::NAN)
+}
+
+/// The roofline checks at the window's current width: returns the labelled kernels.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one page's checks in order (labels, points, list, selection, tooltip), each a script and its assertion"
+)]
+async fn check_roofline(b: &Browser, what: &str) -> Result<usize, BoxError> {
+    let labels = drawn_labels(b).await?;
+    let kernels: Vec<&Value> = labels.iter().filter(|l| l["kind"] == "kernel").collect();
+    let series = b
+        .wait_js(
+            "return document.querySelectorAll('#roofline-list > li').length",
+            WAIT,
+        )
+        .await?
+        .as_u64()
+        .unwrap_or(0) as usize;
+    assert_eq!(
+        kernels.len(),
+        series.min(5),
+        "{what}: labelled kernels {kernels:?}"
+    );
+    // Each label names one of the five first kernels of the list by its rank.
+    let top: Vec<Value> = b
+        .client
+        .execute(
+            "return [...document.querySelectorAll('#roofline-list > li')].slice(0, 5)\
+               .map(li => [li.dataset.kernel, li.dataset.rank]);",
+            Vec::new(),
+        )
+        .await?
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for k in &kernels {
+        let pair = top.iter().find(|t| t[0] == k["kernel"]);
+        let rank = pair.and_then(|t| t[1].as_str()).unwrap_or("?");
+        assert!(
+            k["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with(&format!("{rank} "))),
+            "{what}: label {k} is not one of the top five {top:?}"
+        );
+    }
+    // No two labels (roofs' and kernels') overlap; none covers a drawn point.
+    for (i, a) in labels.iter().enumerate() {
+        for c in &labels[i + 1..] {
+            let apart = num(a, "x1") <= num(c, "x0")
+                || num(c, "x1") <= num(a, "x0")
+                || num(a, "y1") <= num(c, "y0")
+                || num(c, "y1") <= num(a, "y0");
+            assert!(apart, "{what}: labels overlap: {a} and {c}");
+        }
+    }
+    let hits = b
+        .client
+        .execute(
+            "return JSON.parse(document.getElementById('roofline-canvas').dataset.hits || '[]')",
+            Vec::new(),
+        )
+        .await?;
+    let hits = hits.as_array().cloned().unwrap_or_default();
+    for l in &labels {
+        for h in &hits {
+            let (x, y) = (h[0].as_f64().unwrap_or(0.0), h[1].as_f64().unwrap_or(0.0));
+            let inside = x > num(l, "x0") - 3.0
+                && x < num(l, "x1") + 3.0
+                && y > num(l, "y0") - 3.0
+                && y < num(l, "y1") + 3.0;
+            assert!(!inside, "{what}: label {l} covers the point at {x},{y}");
+        }
+    }
+    // The list has every drawn point.
+    let (points, listed) = {
+        let v = b
+            .client
+            .execute(
+                "return [Number(document.getElementById('roofline-canvas').dataset.points), \
+                   document.querySelectorAll('#roofline-list .pt').length]",
+                Vec::new(),
+            )
+            .await?;
+        (v[0].as_u64().unwrap_or(0), v[1].as_u64().unwrap_or(1))
+    };
+    assert_eq!(points, listed, "{what}: drawn points vs listed points");
+    assert_eq!(hits.len() as u64, points, "{what}: data-hits");
+    // The kernel with the most time is the selected one.
+    let selected = b
+        .wait_js(
+            "const l = document.getElementById('roofline-canvas-layer'); \
+             return l && l.dataset.selected;",
+            WAIT,
+        )
+        .await?;
+    let first = top.first().map(|t| t[0].clone()).unwrap_or_default();
+    assert_eq!(selected, first, "{what}: the default selection");
+    assert_eq!(
+        top.first().map(|t| t[1].clone()),
+        Some(Value::from("1")),
+        "{what}"
+    );
+    // Hovering a point shows its kernel's short name (as the list has it) in a few lines,
+    // never the demangled name.
+    if let Some(h) = hits.first() {
+        b.client
+            .execute(
+                &format!(
+                    "const c = document.getElementById('roofline-canvas'); \
+                     const r = c.getBoundingClientRect(); \
+                     c.dispatchEvent(new MouseEvent('mousemove', {{ bubbles: true, \
+                       clientX: r.left + c.clientLeft + {x}, clientY: r.top + c.clientTop + {y} }}));",
+                    x = h[0],
+                    y = h[1]
+                ),
+                Vec::new(),
+            )
+            .await?;
+        let tip = b
+            .wait_js(
+                "const t = document.querySelector('.chart-wrap .tooltip'); \
+                 if (!t) return null; \
+                 const li = document.querySelector(`#roofline-list > li[data-kernel=\"${t.dataset.kernel}\"]`); \
+                 return [t.textContent, li && li.querySelector('.pl-name').textContent, \
+                         li && li.querySelector('.pl-name').title];",
+                WAIT,
+            )
+            .await?;
+        let text = tip[0].as_str().unwrap_or("");
+        let listed = tip[1].as_str().unwrap_or("");
+        let first = text.lines().next().unwrap_or("");
+        assert!(
+            !first.is_empty() && listed.ends_with(first),
+            "{what}: tooltip {text:?} vs list {listed:?}"
+        );
+        assert!(text.lines().count() <= 8, "{what}: tooltip {text:?}");
+        b.client
+            .execute(
+                "document.getElementById('roofline-canvas')\
+                   .dispatchEvent(new MouseEvent('mouseleave'))",
+                Vec::new(),
+            )
+            .await?;
+    }
+    Ok(kernels.len())
+}
+
+/// No verdict cell of the page's tables is clipped (its text wider than its box).
+async fn verdicts_fit(b: &Browser, what: &str) -> Result<(), BoxError> {
+    let clipped = b
+        .client
+        .execute(
+            "return [...document.querySelectorAll('td.verdict, td[data-col=verdict]')]\
+               .filter(td => td.scrollWidth > td.clientWidth + 1)\
+               .map(td => td.textContent + ' ' + td.scrollWidth + '>' + td.clientWidth);",
+            Vec::new(),
+        )
+        .await?;
+    let clipped = clipped.as_array().cloned().unwrap_or_default();
+    assert!(clipped.is_empty(), "{what}: clipped verdicts {clipped:?}");
+    Ok(())
+}
+
+async fn open_tab(b: &Browser, tab: &str) -> Result<(), BoxError> {
+    b.client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css(&format!("#tab-{tab}")))
+        .await?
+        .click()
+        .await?;
+    b.wait_js(
+        &format!("return document.getElementById('page-{tab}')"),
+        WAIT,
+    )
+    .await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session walks the load figures, both applications at three widths and the report's SOL page in order"
+)]
+async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
+) -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join(GPT2).exists() {
+        return Err(format!("{GPT2} is missing from site/dist: run bash site/build.sh").into());
+    }
+    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-rep.gz")?;
+    let gemms = gunzipped("ncu-h200-gemms/gemms_full.ncu-rep.gz")?;
+    let server = StaticServer::start(dist)?;
+    server.add("/test/bert_full.ncu-rep", bert.clone());
+    server.add("/test/gemms_full.ncu-rep", gemms.clone());
+    let b = Browser::start().await?;
+    let result = async {
+        // Load times first, each in a fresh page: navigation to a drawn roofline.
+        let mut figures = Vec::new();
+        for src in [
+            "samples/h200.json",
+            GPT2,
+            "samples/h200-two-process.ncu-rep",
+            "test/gemms_full.ncu-rep",
+            "test/bert_full.ncu-rep",
+        ] {
+            b.client.goto("about:blank").await?;
+            let t0 = Instant::now();
+            b.client
+                .goto(&format!("{}?src={src}&view=roofline", server.base))
+                .await?;
+            b.wait_js(
+                "const c = document.getElementById('roofline-canvas'); \
+                 return c && Number(c.dataset.drawn) > 0;",
+                WAIT,
+            )
+            .await?;
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            let page = b
+                .client
+                .execute(
+                    "return document.getElementById('roofline-canvas').dataset.loadMs || ''",
+                    Vec::new(),
+                )
+                .await?;
+            let bytes = std::fs::metadata(
+                workspace_root()
+                    .join("site/dist")
+                    .join(src)
+                    .to_str()
+                    .filter(|_| src.starts_with("samples/"))
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| out_dir().join(src.trim_start_matches("test/"))),
+            )
+            .map(|m| m.len())
+            .unwrap_or(0);
+            figures.push(format!(
+                "load: {src} ({:.1} MB): drawn roofline {ms:.0} ms after navigation \
+                 (the page's own load-to-draw: {} ms)",
+                bytes as f64 / 1e6,
+                page.as_str().unwrap_or("?")
+            ));
+        }
+        for f in &figures {
+            println!("{f}");
+        }
+
+        for (name, src) in [("gpt2", GPT2), ("bert", "test/bert_full.ncu-rep")] {
+            for w in WIDTHS {
+                b.client.set_window_size(w, 1100).await?;
+                b.client
+                    .goto(&format!("{}?src={src}&view=overview", server.base))
+                    .await?;
+                b.wait_js("return document.getElementById('page-overview')", WAIT)
+                    .await?;
+                if name == "gpt2" {
+                    shot(&b, &format!("gpt2-overview-{w}")).await?;
+                }
+                open_tab(&b, "roofline").await?;
+                let what = format!("{name} at {w} px");
+                let wide = b
+                    .client
+                    .execute(
+                        "return [document.documentElement.scrollWidth, \
+                                 document.documentElement.clientWidth, \
+                                 document.querySelector('.content').scrollWidth, \
+                                 document.querySelector('.content').clientWidth, \
+                                 document.getElementById('roofline-canvas').clientWidth]",
+                        Vec::new(),
+                    )
+                    .await?;
+                // Nothing makes the page scroll sideways.
+                assert!(
+                    wide[0].as_f64() <= wide[1].as_f64() && wide[2].as_f64() <= wide[3].as_f64(),
+                    "{what}: page, content, canvas widths {wide}"
+                );
+                let n = check_roofline(&b, &what).await?;
+                println!("{what}: {n} kernels labelled, labels apart and off the points");
+                if name == "gpt2" {
+                    b.client
+                        .execute(
+                            "document.getElementById('roofline-canvas').scrollIntoView({block: 'start'})",
+                            Vec::new(),
+                        )
+                        .await?;
+                    shot(&b, &format!("gpt2-roofline-{w}")).await?;
+                }
+                if w == 1500 {
+                    for tab in ["time", "sol", "bytes", "occupancy", "timing"] {
+                        open_tab(&b, tab).await?;
+                        verdicts_fit(&b, &format!("{what}, {tab}")).await?;
+                    }
+                    for tab in ["memory", "metrics"] {
+                        open_tab(&b, tab).await?;
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        shot(&b, &format!("{name}-{tab}-{w}")).await?;
+                    }
+                }
+            }
+        }
+
+        // A report's SOL DRAM % and SM MHz are shown (they were "-").
+        b.client.set_window_size(1500, 1100).await?;
+        b.client
+            .goto(&format!(
+                "{}?src=test/bert_full.ncu-rep&view=sol",
+                server.base
+            ))
+            .await?;
+        let cells = b
+            .wait_js(
+                "const r = document.querySelector('#sol-table tbody tr[aria-rowindex=\"2\"]'); \
+                 return r && [r.querySelector('[data-col=dram_pct]').textContent, \
+                              r.querySelector('[data-col=sm_mhz]').textContent];",
+                WAIT,
+            )
+            .await?;
+        let dram = cells[0].as_str().unwrap_or("-");
+        let mhz = cells[1].as_str().unwrap_or("-");
+        assert!(dram != "-" && dram.parse::<f64>().is_ok(), "SOL DRAM %: {cells}");
+        assert!(mhz != "-" && mhz.parse::<f64>().is_ok(), "SM MHz: {cells}");
+        println!("bert report SOL: DRAM {dram} %, SM {mhz} MHz (first row)");
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = shot(&b, "application-failure").await;
+    }
+    b.close().await?;
+    result
+}
