@@ -326,9 +326,14 @@ pub struct SourceArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SourceFormat::Text)]
     pub format: SourceFormat,
-    /// A source-page export of the same report, for the SASS text a report does not hold.
+    /// A source-page export of the same report, for the SASS text a report does not hold
+    /// (`--print-source cuda,sass`: with the CUDA lines' text where ncu could read them).
     #[arg(long)]
     pub sass: Option<std::path::PathBuf>,
+    /// A directory holding the CUDA source files (by file name) for the text of the lines
+    /// the report's line table names (`-lineinfo`), where the report does not hold it.
+    #[arg(long)]
+    pub cuda_dir: Option<std::path::PathBuf>,
     /// Every matching launch instead of the longest (JSON: a list of `{launch, kernel,
     /// duration_ns, instructions}`).
     #[arg(long)]

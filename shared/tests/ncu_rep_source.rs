@@ -54,7 +54,7 @@ fn the_bert_reports_instructions_are_its_source_page() {
         }
         assert!(r.instructions.len() <= p.instructions.len());
         assert_eq!(
-            r.add_sass(p),
+            r.add_page_text(p),
             r.instructions.len(),
             "every address is on the page"
         );
@@ -114,4 +114,99 @@ fn the_gemm_hot_spot_is_a_tensor_core_instruction() {
             .any(|i| i.sass.as_deref().is_some_and(|s| s.starts_with("HGMMA"))),
         "HGMMA in the SASS"
     );
+}
+
+const SUITE_REPORT: &[u8] =
+    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz");
+const SUITE_CUDA_SASS: &[u8] =
+    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
+const SUITE_SASS: &[u8] =
+    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_source_sass.csv.gz");
+
+#[test]
+fn the_report_line_table_is_the_cuda_sass_pages_lines() {
+    let report = ncu_rep::read_report(&gunzip(SUITE_REPORT)).expect("report reads");
+    assert!(report
+        .warnings
+        .iter()
+        .all(|w| !w.message.contains("line table")));
+    let page = read_source_csv(&gunzip(SUITE_CUDA_SASS)).expect("cuda,sass page reads");
+    let sass = read_source_csv(&gunzip(SUITE_SASS)).expect("sass page reads");
+    assert_eq!((report.results.len(), page.len(), sass.len()), (6, 6, 6));
+    let mut compared = 0;
+    for (r, p) in report.results.iter().zip(&page) {
+        let ours = r.source().expect("source counters");
+        assert_eq!(p.kernel, r.names.function, "the page names the function");
+        for i in &ours.instructions {
+            let q = p
+                .instructions
+                .iter()
+                .find(|q| q.address == i.address)
+                .expect("every address on the page");
+            assert_eq!((&i.file, i.line), (&q.file, q.line), "{:#x}", i.address);
+            assert!(i.line.is_some(), "-lineinfo: every instruction has a line");
+            compared += 1;
+        }
+        // The same figures as the sass page.
+        assert_eq!(p.inst_executed(), sass[p.launch as usize].inst_executed());
+    }
+    assert_eq!(compared, 849);
+}
+
+#[test]
+fn the_stride32_loads_read_32_sectors_per_request_on_their_line() {
+    let report = ncu_rep::read_report(&gunzip(SUITE_REPORT)).expect("report reads");
+    let of = |name: &str| {
+        report
+            .results
+            .iter()
+            .find(|r| r.names.function == name)
+            .and_then(|r| r.source())
+            .expect("the kernel")
+    };
+    let mut strided = of("vector_add_stride32");
+    let text = "extern \"C\" __global__ void k()\n{\n}\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n    c[i] = a[i] + b[i];\n";
+    assert!(strided.add_cuda_text("/elsewhere/vector_add.cu", text) > 0);
+    let lines = strided.by_line();
+    let loads = lines
+        .iter()
+        .find(|l| l.sectors.is_some())
+        .expect("a line with global accesses");
+    assert_eq!(loads.place(), "vector_add.cu:23");
+    assert_eq!(
+        loads.text.as_deref().map(str::trim),
+        Some("c[i] = a[i] + b[i];")
+    );
+    assert_eq!(loads.sectors_per_request(), Some(32.0));
+    let coalesced = of("vector_add").by_line();
+    let line = coalesced
+        .iter()
+        .find(|l| l.sectors.is_some())
+        .expect("a line with global accesses");
+    assert_eq!(line.sectors_per_request(), Some(4.0));
+}
+
+const SUITE_SRC_REPORT: &[u8] =
+    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz");
+
+#[test]
+fn a_report_with_its_sources_imported_gives_each_line_its_text() {
+    let report = ncu_rep::read_report(&gunzip(SUITE_SRC_REPORT)).expect("report reads");
+    let strided = report
+        .results
+        .iter()
+        .find(|r| r.names.function == "vector_add_stride32")
+        .and_then(|r| r.source())
+        .expect("the kernel");
+    assert!(strided.instructions.iter().all(|i| i.cuda.is_some()));
+    let lines = strided.by_line();
+    let loads = lines
+        .iter()
+        .find(|l| l.sectors.is_some())
+        .expect("a line with global accesses");
+    assert_eq!(
+        (loads.place().as_str(), loads.text.as_deref().map(str::trim)),
+        ("vector_add.cu:23", Some("c[i] = a[i] + b[i];"))
+    );
+    assert_eq!(loads.sectors_per_request(), Some(32.0));
 }

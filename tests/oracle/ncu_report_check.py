@@ -1,6 +1,6 @@
 """Compares capture's reading of an .ncu-rep report with NVIDIA's ncu_report module.
 
-Usage: ncu_report_check.py REPORT ARTIFACT CAPTURE [SOURCE_PAGE]
+Usage: ncu_report_check.py REPORT ARTIFACT CAPTURE [SOURCE_PAGE [CUDA_SASS_PAGE]]
 
 REPORT is the report, ARTIFACT what `capture import REPORT` wrote, CAPTURE the binary (for
 `capture source`), SOURCE_PAGE the report's `--page source --print-source sass` export
@@ -11,8 +11,12 @@ as findings too; they say nothing, and are left out on both sides. Every per-ins
 figure `capture source --all-launches --format json` gives must equal ncu_report's value
 at that address (an address ncu_report has no value for must be 0 or absent in ours), and
 every address ncu_report has a value for must be in ours; with SOURCE_PAGE, every SASS
-text must equal `action.sass_by_pc`. Prints one line per report and every difference;
-exits 1 on any.
+text must equal `action.sass_by_pc`. The CUDA source line of every instruction (file and
+line, from the report's line table) must equal `action.source_info(pc)`, and so must the
+one `capture source` reads from CUDA_SASS_PAGE (`--print-source cuda,sass`) where given;
+the line's text, where the report holds the file, must equal that line of
+`action.source_files()`.
+Prints one line per report and every difference; exits 1 on any.
 """
 
 import json
@@ -153,6 +157,25 @@ def check_source(report, theirs, capture, page, problems):
                 if got not in (None, 0, 0.0):
                     problems.append("launch %d %#x %s: ours %r, ncu_report none"
                                     % (i, pc, name, got))
+        files = action.source_files()
+        texts = {k: files[k].splitlines() for k in files}
+        for pc, row in by_pc.items():
+            info = action.source_info(pc)
+            want = (info.file_name(), info.line()) if info else (None, None)
+            got = (row.get("file"), row.get("line"))
+            if got != want:
+                problems.append("launch %d %#x line: ours %r, ncu_report %r" % (i, pc, got, want))
+            lines[0] += 1
+            if want[0] is not None:
+                lines[1] += 1
+            # The line's text, where the report holds the file (--import-source yes).
+            text = texts.get(want[0])
+            want_text = text[want[1] - 1] if text and 0 < want[1] <= len(text) else None
+            if row.get("cuda") != want_text:
+                problems.append("launch %d %#x text: ours %r, ncu_report %r"
+                                % (i, pc, row.get("cuda"), want_text))
+            if want_text is not None:
+                lines[2] += 1
         if page:
             for pc, row in by_pc.items():
                 want = action.sass_by_pc(pc).strip()
@@ -178,11 +201,36 @@ def opcode(sass):
 
 # Instructions whose operands the two disassemblers spell differently.
 spelled = [0]
+# Instructions whose CUDA line was compared, and how many of them have one.
+lines = [0, 0, 0]
+
+
+def check_cuda_sass_page(theirs, capture, cuda_page, problems):
+    """Compares the file and line `capture source` reads from a cuda,sass page with
+    ncu_report's; returns how many instructions were compared."""
+    cmd = [capture, "source", cuda_page, "--kernel", ".", "--all-launches", "--format", "json"]
+    pages = json.loads(subprocess.check_output(cmd))
+    compared = 0
+    if len(pages) != len(theirs):
+        problems.append("cuda,sass page: %d launches, ncu_report %d" % (len(pages), len(theirs)))
+    for i, (mine, launch) in enumerate(zip(pages, theirs)):
+        action = launch["action"]
+        for row in mine["instructions"]:
+            pc = int(row["address"], 16)
+            info = action.source_info(pc)
+            want = (info.file_name(), info.line()) if info else (None, None)
+            got = (row.get("file"), row.get("line"))
+            if got != want:
+                problems.append("cuda,sass page launch %d %#x: ours %r, ncu_report %r"
+                                % (i, pc, got, want))
+            compared += 1
+    return compared
 
 
 def main():
     report, artifact, capture = sys.argv[1:4]
     page = sys.argv[4] if len(sys.argv) > 4 else None
+    cuda_page = sys.argv[5] if len(sys.argv) > 5 else None
     theirs = oracle_launches(report)
     ours = our_launches(artifact)
     problems = []
@@ -204,13 +252,16 @@ def main():
                     problems.append("launch %d %s %s: ours %r, ncu_report %r"
                                     % (i, b["rule"], field, a[field], b[field]))
     figures = check_source(report, theirs, capture, page, problems)
+    from_page = check_cuda_sass_page(theirs, capture, cuda_page, problems) if cuda_page else 0
     for p in problems[:40]:
         print("  " + p)
-    print("%s: %d launches, %d rule findings and %d per-instruction figures%s compared with "
-          "ncu_report: %s"
+    print("%s: %d launches, %d rule findings and %d per-instruction figures%s, %d CUDA lines "
+          "(%d instructions with one, %d with its text)%s compared with ncu_report: %s"
           % (report.rsplit("/", 1)[-1], len(theirs), findings, figures,
              " (SASS text included; %d with operands spelled differently by ncu_report's "
              "newer disassembler, opcodes equal)" % spelled[0] if page else "",
+             lines[0], lines[1], lines[2],
+             " and %d lines of the cuda,sass page" % from_page if cuda_page else "",
              "equal" if not problems else "%d differences" % len(problems)))
     sys.exit(1 if problems else 0)
 

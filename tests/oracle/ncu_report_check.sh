@@ -3,7 +3,7 @@
 # PyPI into a virtual environment (kept in target/oracle-venv), then, on every fixture
 # report, compares what `capture` reads (the rules of `capture import`'s artifact, and the
 # per-instruction figures of `capture source --format json` once a report has source
-# counters) with what `ncu_report` reads. Run by tests/run.sh; needs python3 with venv and
+# counters, with each instruction's CUDA file and line) with what `ncu_report` reads. Run by tests/run.sh; needs python3 with venv and
 # pip's registry. Usage: bash tests/oracle/ncu_report_check.sh [CAPTURE_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,13 +20,23 @@ trap 'rm -rf "$work"' EXIT
 status=0
 for gz in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz \
           tests/fixtures/ncu-h200/probe_full.ncu-rep.gz \
-          tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz; do
+          tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz \
+          tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz \
+          tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz; do
   name=$(basename "$gz" .gz)
   gunzip -c "$gz" > "$work/$name"
   "$capture" import "$work/$name" -o "$work/$name.json" > /dev/null 2>&1
   page=${gz%.ncu-rep.gz}_source.csv.gz
+  case $name in
+    suite_full.ncu-rep) page=$(dirname "$gz")/suite_source_sass.csv.gz
+                        cuda_page=$(dirname "$gz")/suite_source_cuda_sass.csv.gz ;;
+    suite_src.ncu-rep) page=$(dirname "$gz")/suite_src_sass.csv.gz
+                       cuda_page=$(dirname "$gz")/suite_src_cuda_sass.csv.gz ;;
+    *) cuda_page= ;;
+  esac
   [ -f "$page" ] || page=
+  [ -f "$cuda_page" ] || cuda_page=
   "$venv/bin/python" tests/oracle/ncu_report_check.py "$work/$name" "$work/$name.json" \
-    "$capture" $page || status=1
+    "$capture" $page $cuda_page || status=1
 done
 exit $status

@@ -30,6 +30,8 @@ pub const PAGES: &[Page] = &[
     (View::Occupancy, || {
         pages::occupancy::OccupancyPage().into_any()
     }),
+    (View::Rules, || pages::rules::RulesPage().into_any()),
+    (View::Source, || pages::source::SourcePage().into_any()),
     (View::Timing, || pages::timing::TimingPage().into_any()),
     (View::Metrics, || pages::metrics::MetricsPage().into_any()),
     (View::Compare, || pages::compare::ComparePage().into_any()),

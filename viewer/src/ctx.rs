@@ -34,6 +34,8 @@ pub struct Ctx {
     pub last_load_ms: RwSignal<Option<f64>>,
     /// The explanation open in the side panel.
     pub explain: RwSignal<Option<&'static str>>,
+    /// The raw metrics page's search (a rule's cited metric sets it).
+    pub metric_query: RwSignal<String>,
     /// The view was chosen (by the link or by the user): loading a run does not change it.
     /// Until then, the first application artifact loaded opens on "where the time goes".
     pub view_pinned: RwSignal<bool>,
@@ -65,6 +67,7 @@ impl Ctx {
             pending_since: RwSignal::new(None),
             last_load_ms: RwSignal::new(None),
             explain: RwSignal::new(None),
+            metric_query: RwSignal::new(String::new()),
             view_pinned: RwSignal::new(false),
             run,
         }
@@ -189,7 +192,10 @@ impl Ctx {
             Ok(first) => first.unwrap_or_default(),
             Err(message) => return loading.add_error(failed(message)),
         };
-        if pieces.has_more() && crate::state::load::streams(&bytes) {
+        if pieces.has_more()
+            && crate::state::load::streams(&bytes)
+            && !crate::state::load::is_cuda_file(&name)
+        {
             loading.stream(name.clone(), size, bytes);
             self.drive(loading, Some(&mut pieces)).await;
             if loading.take_starved().is_none() {

@@ -22,6 +22,30 @@ fn launches_of(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<LaunchSource>
     }
 }
 
+/// Gives the instructions of `launches` the text of their CUDA lines from the files of the
+/// same names in `dir`; a file not there is left without text.
+fn add_cuda_text(dir: &std::path::Path, launches: &mut [LaunchSource]) -> Result<()> {
+    let mut names: Vec<String> = launches
+        .iter()
+        .flat_map(|l| l.instructions.iter().filter_map(|i| i.file.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let base = name.rsplit(['/', '\\']).next().unwrap_or(&name);
+        let path = dir.join(base);
+        if !path.is_file() {
+            continue;
+        }
+        let bytes = files::read_bytes(&path)?;
+        let text = String::from_utf8_lossy(&bytes);
+        for l in launches.iter_mut() {
+            l.add_cuda_text(&name, &text);
+        }
+    }
+    Ok(())
+}
+
 /// `capture source`.
 pub fn source(args: &SourceArgs) -> Result<ExitCode> {
     let pattern = Regex::new(&args.kernel).map_err(|e| {
@@ -57,9 +81,12 @@ pub fn source(args: &SourceArgs) -> Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("{}: {e}", sass.display()))?;
         for l in &mut matching {
             if let Some(p) = page.iter().find(|p| p.launch == l.launch) {
-                l.add_sass(p);
+                l.add_page_text(p);
             }
         }
+    }
+    if let Some(dir) = &args.cuda_dir {
+        add_cuda_text(dir, &mut matching)?;
     }
     if args.all_launches {
         match args.format {

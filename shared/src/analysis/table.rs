@@ -324,16 +324,9 @@ fn intensity_and_notes(
     (intensity, notes)
 }
 
-/// The kernel's ranked rule findings for the table. Not built into the viewer's wasm,
-/// which does not show them yet: its size budget (ARCHITECTURE.md) has no room for them.
+/// The kernel's ranked rule findings for the table (and the viewer's rules panel).
 fn findings_of(kernel: &KernelRecord) -> Vec<crate::analysis::findings::Finding> {
-    #[cfg(not(target_arch = "wasm32"))]
-    return crate::analysis::findings::kernel_findings(kernel);
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = kernel;
-        Vec::new()
-    }
+    crate::analysis::findings::kernel_findings(kernel)
 }
 
 /// The bytes table of an artifact.

@@ -54,6 +54,16 @@ pub struct Instruction {
     pub l1_conflicts_shared_nway: Option<f64>,
     /// Divergent branch targets.
     pub divergent_branches: Option<f64>,
+    /// The CUDA source file the instruction was compiled from, where the input has line
+    /// information (`-lineinfo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Its line in that file, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The text of that line, where the input holds the file (`--import-source yes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda: Option<String>,
 }
 
 fn hex<S: Serializer>(address: &u64, s: S) -> Result<S::Ok, S::Error> {
@@ -79,30 +89,101 @@ impl Instruction {
 
     /// Sets the figure `counter` measures to `value` (a stall counter's only when non-zero).
     pub fn set(&mut self, counter: &Counter, value: f64) {
-        if counters::SOURCE_STALLS.contains(counter) {
-            if value != 0.0 {
-                self.stalls.insert(stall_reason(counter).to_owned(), value);
-            }
-            return;
+        if let Some(slot) = Slot::of(counter) {
+            self.set_slot(slot, value);
         }
-        let slot = match *counter {
-            counters::SASS_INST_EXECUTED => &mut self.inst_executed,
-            counters::SASS_THREAD_INST_EXECUTED => &mut self.thread_inst_executed,
-            counters::SASS_SAMPLES => &mut self.samples,
-            counters::SASS_L1_TAG_REQUESTS_GLOBAL => &mut self.l1_tag_requests_global,
-            counters::SASS_L2_SECTORS_GLOBAL => &mut self.l2_sectors_global,
-            counters::SASS_L2_SECTORS_GLOBAL_IDEAL => &mut self.l2_sectors_global_ideal,
-            counters::SASS_L2_SECTORS_GLOBAL_EXCESSIVE => &mut self.l2_sectors_global_excessive,
-            counters::SASS_L1_WAVEFRONTS_SHARED => &mut self.l1_wavefronts_shared,
-            counters::SASS_L1_WAVEFRONTS_SHARED_IDEAL => &mut self.l1_wavefronts_shared_ideal,
-            counters::SASS_L1_WAVEFRONTS_SHARED_EXCESSIVE => {
-                &mut self.l1_wavefronts_shared_excessive
+    }
+
+    /// Sets the figure `slot` to `value` (a stall's only when non-zero).
+    pub fn set_slot(&mut self, slot: Slot, value: f64) {
+        let field = match slot {
+            Slot::Stall(reason) => {
+                if value != 0.0 {
+                    self.stalls.insert(reason.to_owned(), value);
+                }
+                return;
             }
-            counters::SASS_L1_CONFLICTS_SHARED_NWAY => &mut self.l1_conflicts_shared_nway,
-            counters::SASS_BRANCH_DIVERGENT => &mut self.divergent_branches,
-            _ => return,
+            Slot::InstExecuted => &mut self.inst_executed,
+            Slot::ThreadInstExecuted => &mut self.thread_inst_executed,
+            Slot::Samples => &mut self.samples,
+            Slot::L1TagRequestsGlobal => &mut self.l1_tag_requests_global,
+            Slot::L2SectorsGlobal => &mut self.l2_sectors_global,
+            Slot::L2SectorsGlobalIdeal => &mut self.l2_sectors_global_ideal,
+            Slot::L2SectorsGlobalExcessive => &mut self.l2_sectors_global_excessive,
+            Slot::L1WavefrontsShared => &mut self.l1_wavefronts_shared,
+            Slot::L1WavefrontsSharedIdeal => &mut self.l1_wavefronts_shared_ideal,
+            Slot::L1WavefrontsSharedExcessive => &mut self.l1_wavefronts_shared_excessive,
+            Slot::L1ConflictsSharedNway => &mut self.l1_conflicts_shared_nway,
+            Slot::DivergentBranches => &mut self.divergent_branches,
         };
-        *slot = Some(value);
+        *field = Some(value);
+    }
+}
+
+/// Which figure of an [`Instruction`] a per-instruction counter fills, resolved once per
+/// column or metric (matching a counter by name per value is slow on a large page).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// `inst_executed`.
+    InstExecuted,
+    /// `thread_inst_executed`.
+    ThreadInstExecuted,
+    /// `samples`.
+    Samples,
+    /// `l1_tag_requests_global`.
+    L1TagRequestsGlobal,
+    /// `l2_sectors_global`.
+    L2SectorsGlobal,
+    /// `l2_sectors_global_ideal`.
+    L2SectorsGlobalIdeal,
+    /// `l2_sectors_global_excessive`.
+    L2SectorsGlobalExcessive,
+    /// `l1_wavefronts_shared`.
+    L1WavefrontsShared,
+    /// `l1_wavefronts_shared_ideal`.
+    L1WavefrontsSharedIdeal,
+    /// `l1_wavefronts_shared_excessive`.
+    L1WavefrontsSharedExcessive,
+    /// `l1_conflicts_shared_nway`.
+    L1ConflictsSharedNway,
+    /// `divergent_branches`.
+    DivergentBranches,
+    /// A stall reason's samples.
+    Stall(&'static str),
+}
+
+impl Slot {
+    /// The figure `counter` fills, if it is a per-instruction counter of the catalog.
+    pub fn of(counter: &Counter) -> Option<Slot> {
+        if counters::SOURCE_STALLS.contains(counter) {
+            return Some(Slot::Stall(stall_reason(counter)));
+        }
+        Some(match *counter {
+            counters::SASS_INST_EXECUTED => Slot::InstExecuted,
+            counters::SASS_THREAD_INST_EXECUTED => Slot::ThreadInstExecuted,
+            counters::SASS_SAMPLES => Slot::Samples,
+            counters::SASS_L1_TAG_REQUESTS_GLOBAL => Slot::L1TagRequestsGlobal,
+            counters::SASS_L2_SECTORS_GLOBAL => Slot::L2SectorsGlobal,
+            counters::SASS_L2_SECTORS_GLOBAL_IDEAL => Slot::L2SectorsGlobalIdeal,
+            counters::SASS_L2_SECTORS_GLOBAL_EXCESSIVE => Slot::L2SectorsGlobalExcessive,
+            counters::SASS_L1_WAVEFRONTS_SHARED => Slot::L1WavefrontsShared,
+            counters::SASS_L1_WAVEFRONTS_SHARED_IDEAL => Slot::L1WavefrontsSharedIdeal,
+            counters::SASS_L1_WAVEFRONTS_SHARED_EXCESSIVE => Slot::L1WavefrontsSharedExcessive,
+            counters::SASS_L1_CONFLICTS_SHARED_NWAY => Slot::L1ConflictsSharedNway,
+            counters::SASS_BRANCH_DIVERGENT => Slot::DivergentBranches,
+            _ => return None,
+        })
+    }
+}
+
+impl Instruction {
+    /// L2 sectors per warp-level request: the global accesses' sectors over the times the
+    /// instruction was executed by a warp (4 for a warp's coalesced 4-byte loads, 32 where
+    /// every thread's access lands in a sector of its own); `None` for an instruction with
+    /// no global sectors or never executed.
+    pub fn sectors_per_request(&self) -> Option<f64> {
+        let executed = self.inst_executed.filter(|r| *r > 0.0)?;
+        Some(self.l2_sectors_global? / executed)
     }
 
     /// The stall reason with the most samples, and its samples.
@@ -158,18 +239,48 @@ impl LaunchSource {
         hot
     }
 
-    /// Takes the SASS text of `other` (the same launch read from a source-page export)
-    /// for the instructions at the same addresses; returns how many got one.
-    pub fn add_sass(&mut self, other: &LaunchSource) -> usize {
-        let text: BTreeMap<u64, &str> = other
-            .instructions
-            .iter()
-            .filter_map(|i| i.sass.as_deref().map(|s| (i.address, s)))
-            .collect();
+    /// Takes what a source-page export of the same launch (`other`) adds to a report's
+    /// figures, for the instructions at the same addresses: the SASS text, and from a
+    /// `cuda,sass` page the CUDA line's text (and its file and line, where this launch has
+    /// none); returns how many instructions got SASS text.
+    pub fn add_page_text(&mut self, other: &LaunchSource) -> usize {
+        let by_address: BTreeMap<u64, &Instruction> =
+            other.instructions.iter().map(|i| (i.address, i)).collect();
         let mut n = 0;
         for i in &mut self.instructions {
-            if let Some(s) = text.get(&i.address) {
-                i.sass = Some((*s).to_owned());
+            let Some(o) = by_address.get(&i.address) else {
+                continue;
+            };
+            if let Some(s) = &o.sass {
+                i.sass = Some(s.clone());
+                n += 1;
+            }
+            if i.line.is_none() {
+                i.file.clone_from(&o.file);
+                i.line = o.line;
+            }
+            if i.cuda.is_none() && i.line == o.line {
+                i.cuda.clone_from(&o.cuda);
+            }
+        }
+        n
+    }
+
+    /// Gives the instructions compiled from file `name` (its path, or the file name without
+    /// directories) the text of their line in `text`, the file's contents; returns how many
+    /// got one.
+    pub fn add_cuda_text(&mut self, name: &str, text: &str) -> usize {
+        let lines: Vec<&str> = text.lines().collect();
+        let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+        let mut n = 0;
+        for i in &mut self.instructions {
+            let (Some(file), Some(line)) = (&i.file, i.line) else {
+                continue;
+            };
+            let same = file == name || file.rsplit(['/', '\\']).next() == Some(base);
+            let at = (line as usize).checked_sub(1).and_then(|l| lines.get(l));
+            if let (true, Some(t)) = (same, at) {
+                i.cuda = Some((*t).to_owned());
                 n += 1;
             }
         }
@@ -270,62 +381,191 @@ fn number(cell: &str) -> Option<f64> {
     if t.is_empty() || t == "-" {
         return None;
     }
-    t.replace(',', "")
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
+    let parsed = if t.contains(',') {
+        t.replace(',', "").parse::<f64>()
+    } else {
+        t.parse::<f64>()
+    };
+    parsed.ok().filter(|v| v.is_finite())
 }
 
 /// What each column of a block's header is.
 enum Column {
     Address,
     Sass,
-    Figure(Counter),
+    /// `Line No` of a `cuda,sass` page.
+    Line,
+    /// Its first `Source` column: the CUDA line's text.
+    Cuda,
+    Figure(Slot),
     Other,
 }
 
 fn columns_of(header: &csv::StringRecord) -> Vec<Column> {
+    // A `cuda,sass` page has `Line No`, then two `Source` columns: the CUDA line's, then the
+    // instruction's.
+    let mut cuda_first = header.iter().any(|l| l == "Line No");
     header
         .iter()
         .map(|label| match label {
             "Address" => Column::Address,
+            "Line No" => Column::Line,
+            "Source" if cuda_first => {
+                cuda_first = false;
+                Column::Cuda
+            }
             "Source" => Column::Sass,
             _ => COLUMNS
                 .iter()
                 .chain(STALL_COLUMNS)
                 .find(|(l, _)| *l == label)
-                .map_or(Column::Other, |(_, c)| Column::Figure(*c)),
+                .and_then(|(_, c)| Slot::of(c))
+                .map_or(Column::Other, Column::Figure),
         })
         .collect()
 }
 
-/// Reads an `ncu --csv --page source --print-source sass` export: one [`LaunchSource`]
-/// per launch, in file order.
+/// The CUDA line a `cuda,sass` page's rows are under: file, line, text.
+#[derive(Clone, Default)]
+struct Under {
+    file: Option<String>,
+    line: Option<u32>,
+    text: Option<String>,
+}
+
+/// A block being read: its launch, header, and the line its rows are under.
+struct Block {
+    launch: LaunchSource,
+    columns: Option<Vec<Column>>,
+    under: Under,
+}
+
+impl Block {
+    fn new(kernel: &str, file: Option<String>) -> Block {
+        Block {
+            launch: LaunchSource {
+                kernel: kernel.to_owned(),
+                ..Default::default()
+            },
+            columns: None,
+            under: Under {
+                file,
+                ..Under::default()
+            },
+        }
+    }
+}
+
+impl Block {
+    /// Reads a row of the block: a CUDA line's (the line its next rows are under) or an
+    /// instruction's.
+    fn read_row(&mut self, record: &csv::StringRecord) {
+        let Some(columns) = self.columns.as_ref() else {
+            return;
+        };
+        let mut ins = Instruction::default();
+        let mut address = None;
+        let mut under = None::<Under>;
+        for (cell, column) in record.iter().zip(columns) {
+            match column {
+                Column::Address => {
+                    address = u64::from_str_radix(cell.trim().trim_start_matches("0x"), 16).ok();
+                }
+                Column::Sass => ins.sass = Some(cell.trim().to_owned()),
+                Column::Line => {
+                    if let Ok(l) = cell.trim().parse::<u32>() {
+                        under = Some(Under {
+                            file: self.under.file.clone(),
+                            line: Some(l),
+                            text: None,
+                        });
+                    }
+                }
+                Column::Cuda => {
+                    // ncu writes `<Unable to open source file>` where it could not.
+                    let text = cell.trim_end();
+                    if let Some(u) = under.as_mut() {
+                        if !(text.starts_with('<') && text.ends_with('>')) {
+                            u.text = Some(text.to_owned());
+                        }
+                    }
+                }
+                Column::Figure(slot) => {
+                    if let Some(v) = number(cell) {
+                        ins.set_slot(*slot, v);
+                    }
+                }
+                Column::Other => {}
+            }
+        }
+        if let Some(u) = under {
+            // A CUDA line's row (its figures are its instructions' sums).
+            self.under = u;
+            return;
+        }
+        if let Some(a) = address {
+            ins.address = a;
+            if self.under.line.is_some() {
+                ins.file.clone_from(&self.under.file);
+                ins.line = self.under.line;
+                ins.cuda.clone_from(&self.under.text);
+            }
+            self.launch.instructions.push(ins);
+        }
+    }
+}
+
+/// Ends a block: a repeat of the launch before it (ncu prints most twice) is dropped; the
+/// next file of the launch before it (a `cuda,sass` page prints a kernel's instructions
+/// file by file: same kernel, other addresses) joins it; anything else is a new launch.
+fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>) {
+    let Some(Block { mut launch, .. }) = done else {
+        return;
+    };
+    launch.instructions.sort_by_key(|i| i.address);
+    if let Some(prev) = out.last_mut() {
+        if prev.kernel == launch.kernel {
+            if prev.instructions == launch.instructions {
+                return;
+            }
+            let disjoint = launch.instructions.iter().all(|i| {
+                prev.instructions
+                    .binary_search_by_key(&i.address, |p| p.address)
+                    .is_err()
+            });
+            if disjoint
+                && !launch.instructions.is_empty()
+                && launch.instructions.iter().any(|i| i.file.is_some())
+            {
+                prev.instructions.append(&mut launch.instructions);
+                prev.instructions.sort_by_key(|i| i.address);
+                return;
+            }
+        }
+    }
+    launch.launch = out.len() as u64;
+    out.push(launch);
+}
+
+/// Reads an `ncu --csv --page source` export printed with `--print-source sass` (a
+/// `"Kernel Name"` line, a header and a row per instruction, per launch) or `cuda,sass`
+/// (per launch and file a `"File Path"` and a `"Function Name"` line, a header starting
+/// `Line No`, and under each CUDA line's row the rows of its instructions, which get the
+/// file, line and, where ncu could open the file, the line's text): one [`LaunchSource`]
+/// per launch, in file order, instructions in address order.
 ///
 /// # Errors
 ///
 /// [`NcuError::NotAnExport`] naming the line when the text does not start with a
-/// `Kernel Name` line or a block has no `Address` column, [`NcuError::Csv`] when a line is
-/// not CSV, [`NcuError::Empty`] for no launch at all.
+/// `Kernel Name` or `File Path` line or a block has no `Address` column, [`NcuError::Csv`]
+/// when a line is not CSV, [`NcuError::Empty`] for no launch at all.
 pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(text);
     let mut out: Vec<LaunchSource> = Vec::new();
-    let mut current: Option<(LaunchSource, Option<Vec<Column>>)> = None;
-    let finish = |done: Option<(LaunchSource, Option<Vec<Column>>)>,
-                  out: &mut Vec<LaunchSource>| {
-        if let Some((mut l, _)) = done {
-            let repeat = out
-                .last()
-                .is_some_and(|p| p.kernel == l.kernel && p.instructions == l.instructions);
-            if !repeat {
-                l.launch = out.len() as u64;
-                out.push(l);
-            }
-        }
-    };
+    let mut current: Option<Block> = None;
     for (i, record) in reader.records().enumerate() {
         // The line the record starts on, as the CSV reader counts them (a record may span
         // lines, and a lone carriage return ends one), else its number.
@@ -339,27 +579,39 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
             message: e.to_string(),
         })?;
         let first = record.get(0).unwrap_or_default();
-        if first == "Kernel Name" {
-            finish(current.take(), &mut out);
-            current = Some((
-                LaunchSource {
-                    kernel: record.get(1).unwrap_or_default().to_owned(),
-                    ..Default::default()
-                },
-                None,
-            ));
-            continue;
+        let second = record.get(1).unwrap_or_default();
+        match first {
+            "Kernel Name" => {
+                finish_block(current.take(), &mut out);
+                current = Some(Block::new(second, None));
+                continue;
+            }
+            "File Path" => {
+                // A `cuda,sass` page: a block per launch and file, named on the next line.
+                finish_block(current.take(), &mut out);
+                current = Some(Block::new("", Some(second.to_owned())));
+                continue;
+            }
+            "Function Name" => {
+                if let Some(b) = current.as_mut().filter(|b| b.launch.kernel.is_empty()) {
+                    b.launch.kernel = second.to_owned();
+                }
+                continue;
+            }
+            _ => {}
         }
-        let Some((launch, columns)) = current.as_mut() else {
+        let Some(block) = current.as_mut() else {
             return Err(NcuError::NotAnExport {
                 line,
                 found: format!(
-                    "{:?} where a source-page export starts with a \"Kernel Name\" line",
+                    "{:?} where a source-page export starts with a \"Kernel Name\" or \
+                     \"File Path\" line",
                     first.chars().take(60).collect::<String>()
                 ),
             });
         };
-        let Some(columns) = columns.as_ref() else {
+        let header = block.columns.is_none() || first == "Address" || first == "Line No";
+        if header {
             let cols = columns_of(&record);
             if !cols.iter().any(|c| matches!(c, Column::Address)) {
                 return Err(NcuError::NotAnExport {
@@ -367,31 +619,12 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
                     found: "a source-page block header without an Address column".to_owned(),
                 });
             }
-            *columns = Some(cols);
+            block.columns = Some(cols);
             continue;
-        };
-        let mut ins = Instruction::default();
-        let mut address = None;
-        for (cell, column) in record.iter().zip(columns) {
-            match column {
-                Column::Address => {
-                    address = u64::from_str_radix(cell.trim().trim_start_matches("0x"), 16).ok();
-                }
-                Column::Sass => ins.sass = Some(cell.trim().to_owned()),
-                Column::Figure(c) => {
-                    if let Some(v) = number(cell) {
-                        ins.set(c, v);
-                    }
-                }
-                Column::Other => {}
-            }
         }
-        if let Some(a) = address {
-            ins.address = a;
-            launch.instructions.push(ins);
-        }
+        block.read_row(&record);
     }
-    finish(current.take(), &mut out);
+    finish_block(current.take(), &mut out);
     if out.is_empty() {
         return Err(NcuError::Empty);
     }
@@ -411,9 +644,10 @@ fn cell(v: Option<f64>) -> String {
     opt(v, count)
 }
 
-/// The launch as text: a summary line, the `hot` hottest instructions, then every
-/// instruction in address order. The kernel name and the SASS are shown with control
-/// characters escaped (a terminal escape in a name is never written raw).
+/// The launch as text: a summary line, the `hot` hottest instructions, the CUDA source
+/// lines (where the input has line information), then every instruction in address order.
+/// The kernel name, the SASS and the CUDA text are shown with control characters escaped
+/// (a terminal escape in a name is never written raw).
 pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -430,13 +664,14 @@ pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
         let stall = i
             .top_stall()
             .map_or_else(|| "-".to_owned(), |(r, v)| format!("{r} {}", count(v)));
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "{:#014x}  {:>12}  {:>8}  {:<26}  {:>8}  {:>8}  {}",
+            "{:#014x}  {:>12}  {:>8}  {:<26}  {:>8}  {:>8}  {:>8}  {}",
             i.address,
             cell(i.inst_executed),
             cell(i.samples),
             stall,
+            cell(i.sectors_per_request()),
             cell(i.l2_sectors_global_excessive),
             cell(i.l1_wavefronts_shared_excessive),
             i.sass.as_deref().map_or_else(
@@ -444,10 +679,24 @@ pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
                 crate::text::escape::controls
             ),
         );
+        if let Some(place) = i.place() {
+            let _ = write!(out, "  <- {place}");
+            if let Some(text) = &i.cuda {
+                let _ = write!(out, "  {}", crate::text::escape::controls(text.trim()));
+            }
+        }
+        out.push('\n');
     };
     let header = format!(
-        "{:<14}  {:>12}  {:>8}  {:<26}  {:>8}  {:>8}  {}\n",
-        "address", "executed", "samples", "top stall (samples)", "L2 exc.", "bank c.", "SASS"
+        "{:<14}  {:>12}  {:>8}  {:<26}  {:>8}  {:>8}  {:>8}  {}\n",
+        "address",
+        "executed",
+        "samples",
+        "top stall (samples)",
+        "sect/req",
+        "L2 exc.",
+        "bank c.",
+        "SASS"
     );
     let _ = writeln!(
         out,
@@ -457,12 +706,125 @@ pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
     for i in launch.hot_spots(hot) {
         row(&mut out, i);
     }
+    let lines = launch.by_line();
+    if !lines.is_empty() {
+        let _ = writeln!(out, "\nby CUDA source line (its instructions summed):");
+        let _ = writeln!(
+            out,
+            "{:<24}  {:>12}  {:>8}  {:>10}  {:>12}  {:>8}  source",
+            "file:line", "executed", "samples", "requests", "L2 sectors", "sect/req"
+        );
+        for l in &lines {
+            let _ = writeln!(
+                out,
+                "{:<24}  {:>12}  {:>8}  {:>10}  {:>12}  {:>8}  {}",
+                l.place(),
+                count(l.inst_executed),
+                count(l.samples),
+                cell(l.requests),
+                cell(l.sectors),
+                cell(l.sectors_per_request()),
+                l.text.as_deref().map_or("", str::trim),
+            );
+        }
+    }
     let _ = writeln!(out, "\nevery instruction:");
     out.push_str(&header);
     for i in &launch.instructions {
         row(&mut out, i);
     }
     out
+}
+
+/// A CUDA source line's figures: its instructions' summed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LineFigures {
+    /// The file.
+    pub file: String,
+    /// The line, from 1.
+    pub line: u32,
+    /// Its text, where the input holds it.
+    pub text: Option<String>,
+    /// Its instructions.
+    pub instructions: usize,
+    /// Warp-level instructions executed.
+    pub inst_executed: f64,
+    /// Warp-state samples.
+    pub samples: f64,
+    /// Global requests at the L1 tags (`None`: no instruction of the line has the figure).
+    pub requests: Option<f64>,
+    /// Warp-level executions of the line's instructions with global sectors.
+    pub global_executed: Option<f64>,
+    /// L2 sectors of the global accesses.
+    pub sectors: Option<f64>,
+    /// L2 sectors beyond the ideal.
+    pub excessive: Option<f64>,
+}
+
+impl LineFigures {
+    /// `file:line`, the file's name without its directories.
+    pub fn place(&self) -> String {
+        format!("{}:{}", base_name(&self.file), self.line)
+    }
+
+    /// L2 sectors per warp-level request of the line's global accesses (as
+    /// [`Instruction::sectors_per_request`]).
+    pub fn sectors_per_request(&self) -> Option<f64> {
+        let executed = self.global_executed.filter(|r| *r > 0.0)?;
+        Some(self.sectors? / executed)
+    }
+}
+
+/// A path's last part.
+fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+impl Instruction {
+    /// `file:line` of the CUDA line it was compiled from (the file's name without its
+    /// directories), where the input has line information.
+    pub fn place(&self) -> Option<String> {
+        let line = self.line?;
+        Some(match &self.file {
+            Some(f) => format!("{}:{line}", base_name(f)),
+            None => format!("line {line}"),
+        })
+    }
+}
+
+impl LaunchSource {
+    /// The CUDA source lines of the launch's instructions with their figures summed, by
+    /// file and line; empty without line information.
+    pub fn by_line(&self) -> Vec<LineFigures> {
+        let mut lines: BTreeMap<(&str, u32), LineFigures> = BTreeMap::new();
+        let add = |slot: &mut Option<f64>, v: Option<f64>| {
+            if let Some(v) = v {
+                *slot = Some(slot.unwrap_or(0.0) + v);
+            }
+        };
+        for i in &self.instructions {
+            let Some(line) = i.line else { continue };
+            let file = i.file.as_deref().unwrap_or_default();
+            let l = lines.entry((file, line)).or_insert_with(|| LineFigures {
+                file: file.to_owned(),
+                line,
+                ..LineFigures::default()
+            });
+            if l.text.is_none() {
+                l.text.clone_from(&i.cuda);
+            }
+            l.instructions += 1;
+            l.inst_executed += i.inst_executed.unwrap_or(0.0);
+            l.samples += i.samples.unwrap_or(0.0);
+            add(&mut l.requests, i.l1_tag_requests_global);
+            add(&mut l.sectors, i.l2_sectors_global);
+            if i.l2_sectors_global.is_some() {
+                add(&mut l.global_executed, i.inst_executed);
+            }
+            add(&mut l.excessive, i.l2_sectors_global_excessive);
+        }
+        lines.into_values().collect()
+    }
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ pub fn Loader() -> impl IntoView {
                 id="file-input"
                 type="file"
                 multiple=true
-                accept=".json,.csv,.txt,.ncu-rep,application/json,text/csv"
+                accept=".json,.csv,.txt,.ncu-rep,.cu,.cuh,application/json,text/csv"
                 on:change=on_change
             />
             <Show when=move || samples.with(|s| !s.is_empty())>

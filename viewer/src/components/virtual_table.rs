@@ -77,6 +77,9 @@ pub fn VirtualTable(
     /// How a sortable table sorts.
     #[prop(optional)]
     sorting: Option<Sorting>,
+    /// A display position to scroll into view whenever it is set (a hot spot clicked).
+    #[prop(optional)]
+    scroll_to: Option<Signal<Option<usize>>>,
 ) -> impl IntoView {
     let scroller = NodeRef::<Div>::new();
     let body = NodeRef::<Tbody>::new();
@@ -115,6 +118,16 @@ pub fn VirtualTable(
             request_animation_frame(measure);
         }
     });
+    if let Some(target) = scroll_to {
+        Effect::new(move |_| {
+            let (Some(pos), Some(el)) = (target.get(), scroller.get_untracked()) else {
+                return;
+            };
+            let top = pos as f64 * row_px.get_untracked() - viewport_px.get_untracked() / 3.0;
+            el.set_scroll_top(top.max(0.0) as i32);
+            request_animation_frame(measure);
+        });
+    }
     let resize = window_event_listener(leptos::ev::resize, move |_| measure());
     on_cleanup(move || resize.remove());
 

@@ -18,7 +18,7 @@ const LIMIT: usize = 100_000;
 #[component]
 pub fn MetricsPage() -> impl IntoView {
     let ctx = Ctx::get();
-    let query = RwSignal::new(String::new());
+    let query = ctx.metric_query;
     let result = Memo::new(move |_| {
         let q = query.get();
         let sel = ctx.selected();
@@ -46,6 +46,7 @@ pub fn MetricsPage() -> impl IntoView {
                 id="metric-search"
                 type="search"
                 placeholder="search metrics (all words must match)"
+                prop:value=move || query.get()
                 on:input=move |ev| query.set(event_target_value(&ev))
             />
             <p class="muted" id="metric-count">

@@ -14,7 +14,9 @@ pub mod multi;
 pub mod occupancy;
 pub mod overview;
 pub mod roofline;
+pub mod rules;
 pub mod sol;
+pub mod source;
 pub mod time;
 pub mod timing;
 

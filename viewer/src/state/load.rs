@@ -5,6 +5,13 @@
 //! details page, say) and are read and joined exactly as `capture import` does, through
 //! [`shared::read::exports`] and [`shared::analysis::merge::import_launches`]. Every failure names the file
 //! it came from; the caller keeps whatever was loaded before.
+//!
+//! A report's launches with source counters also give their source pages (per-instruction
+//! figures, [`shared::read::source`]), and a source-page export (`ncu --page source --csv`)
+//! picked with the report or the raw page of the same profile gives its SASS text (and the
+//! figures, where no report is picked); a run keeps them for the source view. A CUDA
+//! source file (`.cu`, `.cuh`) picked with them gives its lines' text to the instructions
+//! the report's line table places in a file of that name.
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -12,6 +19,7 @@ use std::io::Read;
 use shared::error::ExportError;
 use shared::model::artifact::{Artifact, Origin, Provenance};
 use shared::read::ncu::{self, Export};
+use shared::read::source::{self, LaunchSource};
 
 /// One file handed to the viewer: its name (for messages) and its bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +52,9 @@ pub struct Run {
     pub kind: SourceKind,
     /// The data.
     pub artifact: Artifact,
+    /// The source pages of its launches that have them (from reports and source-page
+    /// exports), in launch order; empty for an artifact.
+    pub sources: Vec<LaunchSource>,
 }
 
 /// A file that could not be loaded, with the reason, for the page.
@@ -121,13 +132,18 @@ pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
             src: None,
             kind: SourceKind::Artifact,
             artifact,
+            sources: Vec::new(),
         })
         .map_err(|e| error(e.to_string()))
 }
 
 /// Imports exports of one run, read from the files `names`, into an artifact, the same
-/// way `capture import` does.
-fn import_read(names: Vec<String>, exports: Vec<Export>) -> Result<Run, LoadError> {
+/// way `capture import` does; `sources` are the source pages of its launches.
+fn import_read(
+    names: Vec<String>,
+    exports: Vec<Export>,
+    sources: Vec<LaunchSource>,
+) -> Result<Run, LoadError> {
     let named = names.iter().cloned().zip(exports).collect();
     let (launches, warnings) = ncu::combine_named(named);
     if launches.is_empty() {
@@ -148,6 +164,7 @@ fn import_read(names: Vec<String>, exports: Vec<Export>) -> Result<Run, LoadErro
         src: None,
         kind: SourceKind::NcuExport,
         artifact: shared::analysis::merge::import_launches(launches, warnings, provenance),
+        sources,
     })
 }
 
@@ -203,10 +220,30 @@ impl Progress {
     }
 }
 
+/// Whether a file named `name` is CUDA source (`.cu`, `.cuh`), by its name.
+pub fn is_cuda_file(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".cu") || lower.ends_with(".cuh")
+}
+
+/// Whether a file's bytes are a source-page export (`ncu --page source --csv`): its
+/// first line names a kernel (`--print-source sass`) or a file (`cuda,sass`).
+pub fn is_source_page(bytes: &[u8]) -> bool {
+    let text = bytes.strip_prefix(BOM).unwrap_or(bytes).trim_ascii_start();
+    [
+        b"\"Kernel Name\",".as_slice(),
+        b"\"File Path\",",
+        b"Kernel Name,",
+        b"File Path,",
+    ]
+    .iter()
+    .any(|start| text.starts_with(start))
+}
+
 /// Whether a file that starts with `first` can be read as its pieces arrive
-/// ([`Loading::stream`]): a CSV export, neither an artifact nor a report.
+/// ([`Loading::stream`]): a CSV export, neither an artifact, a report nor a source page.
 pub fn streams(first: &[u8]) -> bool {
-    !looks_like_json(first) && !shared::read::ncu_rep::is_report(first)
+    !looks_like_json(first) && !shared::read::ncu_rep::is_report(first) && !is_source_page(first)
 }
 
 /// A file's bytes as they arrive, piece by piece: the CSV reader reads them as they come
@@ -306,6 +343,12 @@ pub struct Loading {
     /// The exports read so far, with their files' names, imported together at the end.
     names: Vec<String>,
     exports: Vec<Export>,
+    /// The source pages of the reports read so far.
+    sources: Vec<LaunchSource>,
+    /// The source-page exports read so far, with their files' names.
+    pages: Vec<(String, Vec<LaunchSource>)>,
+    /// CUDA source files picked with them: name and text.
+    cuda_files: Vec<(String, String)>,
 }
 
 impl Loading {
@@ -320,6 +363,9 @@ impl Loading {
             errors: Vec::new(),
             names: Vec::new(),
             exports: Vec::new(),
+            sources: Vec::new(),
+            pages: Vec::new(),
+            cuda_files: Vec::new(),
         }
     }
 
@@ -415,7 +461,14 @@ impl Loading {
         }
         match self.current.take() {
             Some(Current::Report(name, bytes)) => {
-                let export = shared::read::ncu_rep::read_export(&bytes).map_err(ExportError::from);
+                let read = shared::read::ncu_rep::read_export_with_source(&bytes);
+                let export = match read {
+                    Ok((export, sources)) => {
+                        self.sources.extend(sources);
+                        Ok(export)
+                    }
+                    Err(e) => Err(ExportError::from(e)),
+                };
                 self.add_export(name, export);
                 return !self.pending.is_empty();
             }
@@ -463,7 +516,10 @@ impl Loading {
     /// Starts on a file held whole: an artifact is loaded now, a report or a CSV export
     /// opened.
     fn start_file(&mut self, file: InputFile) {
-        if looks_like_json(&file.bytes) {
+        if is_cuda_file(&file.name) {
+            let text = String::from_utf8_lossy(&file.bytes).into_owned();
+            self.cuda_files.push((file.name, text));
+        } else if looks_like_json(&file.bytes) {
             match load_artifact(&file) {
                 Ok(run) => self.runs.push(run),
                 Err(e) => self.errors.push(e),
@@ -475,6 +531,14 @@ impl Loading {
             });
         } else if shared::read::ncu_rep::is_report(&file.bytes) {
             self.current = Some(Current::Report(file.name, file.bytes));
+        } else if is_source_page(&file.bytes) {
+            match source::read_source_csv(&file.bytes) {
+                Ok(page) => self.pages.push((file.name, page)),
+                Err(e) => self.errors.push(LoadError {
+                    file: file.name,
+                    message: format!("a source-page export that does not read: {e}"),
+                }),
+            }
         } else {
             let total = file.bytes.len() as u64;
             let mut pieces = Pieces::default();
@@ -578,14 +642,68 @@ impl Loading {
     /// the files that failed. Call once [`Loading::step`] has said no work remains.
     pub fn finish(self) -> (Vec<Run>, Vec<LoadError>) {
         let (mut runs, mut errors) = (self.runs, self.errors);
-        if !self.exports.is_empty() {
-            match import_read(self.names, self.exports) {
-                Ok(run) => runs.push(run),
-                Err(e) => errors.push(e),
+        if self.exports.is_empty() {
+            for (file, _) in self.cuda_files {
+                errors.push(LoadError {
+                    file,
+                    message: "a CUDA source file gives the text of a report's source lines: \
+                              pick it together with the report"
+                        .into(),
+                });
             }
+            for (file, _) in self.pages {
+                errors.push(LoadError {
+                    file,
+                    message: "a source-page export has no launch figures of its own: pick it \
+                              together with the report or the raw page of the same profile"
+                        .into(),
+                });
+            }
+            return (runs, errors);
+        }
+        let mut names = self.names;
+        let mut sources = self.sources;
+        for (name, page) in self.pages {
+            join_source_page(&mut sources, page);
+            names.push(name);
+        }
+        for (name, text) in &self.cuda_files {
+            for s in &mut sources {
+                s.add_cuda_text(name, text);
+            }
+        }
+        match import_read(names, self.exports, sources) {
+            Ok(run) => runs.push(run),
+            Err(e) => errors.push(e),
         }
         (runs, errors)
     }
+}
+
+/// Joins a source-page export's launches to the reports' source pages: the SASS text (and
+/// CUDA lines) of a page's launch go to the report's launch of the same place and kernel; a
+/// page's launch no report has is kept as the page gives it.
+fn join_source_page(sources: &mut Vec<LaunchSource>, page: Vec<LaunchSource>) {
+    for p in page {
+        // Same place, and the same kernel: by name, or (a `cuda,sass` page names the
+        // function, a report the demangled signature) by an address both have.
+        let same = |s: &LaunchSource| {
+            s.launch == p.launch
+                && (s.kernel == p.kernel
+                    || p.instructions.first().is_some_and(|first| {
+                        s.instructions
+                            .binary_search_by_key(&first.address, |i| i.address)
+                            .is_ok()
+                    }))
+        };
+        match sources.iter_mut().find(|s| same(s)) {
+            Some(s) => {
+                s.add_page_text(&p);
+            }
+            None => sources.push(p),
+        }
+    }
+    sources.sort_by_key(|s| s.launch);
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! - [`kernel`]: per-kernel figures worked with `shared::analysis::metrics`.
 //! - [`latency`]: the stall chart and the reasons explained beside it.
 //! - [`roofline`]: the roofline chart's numbers and its CSV.
+//! - [`rules`]: Nsight Compute's rule findings of a kernel, ranked, with their cited metrics.
 //! - [`view`]: which view, kernel and precision; the URL query string.
 //! - [`explain`]: the explanation behind every number.
 //! - [`choices`]: the learner's predictions, answers and diagnoses in the exercise view, what
@@ -16,6 +17,7 @@
 //! - [`overview`]: what the overview of a run shows.
 //! - [`table`]: the rows and headers of the long tables.
 //! - [`compare`]: the compare page's key figures of two kernels.
+//! - [`source`]: a kernel's SASS with per-instruction figures and hot spots.
 //! - [`shell`]: the warning banner and the side bar's kernel list.
 //! - [`window`]: which rows of a long table to render.
 
@@ -30,7 +32,9 @@ pub mod model;
 pub mod multi;
 pub mod overview;
 pub mod roofline;
+pub mod rules;
 pub mod shell;
+pub mod source;
 pub mod table;
 #[cfg(test)]
 mod test_support;

@@ -26,6 +26,10 @@ pub enum View {
     Bytes,
     /// Occupancy table.
     Occupancy,
+    /// Nsight Compute's rule findings of the selected kernel.
+    Rules,
+    /// The selected kernel's SASS with per-instruction figures.
+    Source,
     /// Event time vs ncu duration.
     Timing,
     /// Every raw metric of the selected kernel, searchable.
@@ -38,7 +42,7 @@ pub enum View {
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 11] = [
+    pub const ALL: [View; 13] = [
         View::Overview,
         View::Time,
         View::Roofline,
@@ -46,6 +50,8 @@ impl View {
         View::Memory,
         View::Bytes,
         View::Occupancy,
+        View::Rules,
+        View::Source,
         View::Timing,
         View::Metrics,
         View::Compare,
@@ -62,6 +68,8 @@ impl View {
             View::Memory => "memory",
             View::Bytes => "bytes",
             View::Occupancy => "occupancy",
+            View::Rules => "rules",
+            View::Source => "source",
             View::Timing => "timing",
             View::Metrics => "metrics",
             View::Compare => "compare",
@@ -79,6 +87,8 @@ impl View {
             View::Memory => "Memory chart",
             View::Bytes => "Bytes table",
             View::Occupancy => "Occupancy",
+            View::Rules => "ncu's rules",
+            View::Source => "Source",
             View::Timing => "Timing",
             View::Metrics => "Raw metrics",
             View::Compare => "Compare",

@@ -56,6 +56,8 @@ pub fn decode<const PER_PC: bool>(
         seen_processes: HashSet::new(),
         ends_with_sources: None,
         short_blocks: Vec::new(),
+        lines: super::lines::LineMap::default(),
+        line_problems: Vec::new(),
     };
     d.header(input)?;
     d.blocks::<PER_PC>(input, on_result)?;
@@ -67,6 +69,13 @@ pub fn decode<const PER_PC: bool>(
         ));
     }
     d.end_warnings(input.offset());
+    if let Some(first) = d.line_problems.first().cloned() {
+        let n = d.line_problems.len();
+        d.warn(format!(
+            "{n} kernel module(s) whose line table did not decode, so their instructions have \
+             no CUDA source lines (the first: {first})"
+        ));
+    }
     if d.other_messages > 0 {
         d.warn(format!(
             "{} payload messages after the declared sources and results (range results?) \
@@ -93,6 +102,10 @@ struct Decoder {
     /// Blocks whose payload held fewer messages than declared: offset, declared sources,
     /// declared results, messages present.
     short_blocks: Vec<(u64, u64, u64, u64)>,
+    /// The CUDA source lines of the modules read so far (with `PER_PC` only).
+    lines: super::lines::LineMap,
+    /// Why a module's line table did not decode, one per module.
+    line_problems: Vec<String>,
 }
 
 /// What a payload message is, by its place in the payload.
@@ -299,6 +312,19 @@ impl Decoder {
                         version,
                     });
                 }
+                if kind == Kind::Source && PER_PC {
+                    // A kernel binary: its line table, for the source pages of the results
+                    // after it.
+                    let bytes = match input.take(size)? {
+                        Take::Bytes(b) => b,
+                        Take::Short(k) => return self.cut(at + 4, kind.what(), size, k),
+                    };
+                    if let Err(why) = self.lines.add_module(bytes, at + 4) {
+                        self.line_problems.push(why);
+                    }
+                    index += 1;
+                    continue;
+                }
                 if kind == Kind::Source {
                     // Kernel binaries, most of the file: stepped over, never held.
                     if let Some(k) = input.skip(size)? {
@@ -326,7 +352,11 @@ impl Decoder {
                         )?;
                         self.odd_values += decoded.odd_values;
                         self.summary.results += 1;
-                        on_result(decoded.result);
+                        let mut result = decoded.result;
+                        if PER_PC && !self.lines.is_empty() {
+                            result.attach_lines(&self.lines);
+                        }
+                        on_result(result);
                     }
                 }
                 index += 1;

@@ -80,7 +80,6 @@ mod result {
     pub const METRIC: u32 = 13;
     pub const CONTEXT: u32 = 22;
     pub const STREAM: u32 = 23;
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub const RULE: u32 = 19;
 }
 
@@ -386,6 +385,7 @@ pub fn profile_result<const PER_PC: bool>(
         metrics: Vec::new(),
         rules: Vec::new(),
         per_pc: Vec::new(),
+        lines: Vec::new(),
         strings: Arc::clone(strings),
     };
     let mut odd_values = 0;
@@ -404,9 +404,6 @@ pub fn profile_result<const PER_PC: bool>(
             result::BLOCK => r.block = Some(read_dim3(&field, version)?),
             result::CONTEXT => r.context = field.varint(),
             result::STREAM => r.stream = field.varint(),
-            // Not built into the viewer's wasm, which does not show rule findings yet: its size
-            // budget (ARCHITECTURE.md) has no room for them.
-            #[cfg(not(target_arch = "wasm32"))]
             result::RULE => super::rules::read_rule(&field, version, &mut r.rules)?,
             result::METRIC => {
                 let mut name = None;

@@ -20,7 +20,8 @@
 //! Entry points: [`read_report`] (a report in memory, borrowed without copying) and
 //! [`read_report_from`] (any `Read`, one message in memory at a time) give the decoded
 //! [`Report`]; [`read_export`] and [`read_export_from`] give the same [`Export`] the CSV
-//! reader makes of the report's raw page, for [`crate::analysis::merge::import_launches`]. No I/O.
+//! reader makes of the report's raw page, for [`crate::analysis::merge::import_launches`];
+//! [`read_export_with_source`] gives it with each launch's source page. No I/O.
 //! A report cut short loads its complete results with a warning; anything else that does
 //! not fit is a [`ReportError`] naming the byte offset.
 
@@ -34,6 +35,7 @@ mod container;
 mod export;
 mod input;
 mod layout;
+pub mod lines;
 pub mod rules;
 pub mod source;
 mod strings;
@@ -193,6 +195,9 @@ pub struct ProfileResult {
     /// filled by [`read_report`] and [`read_report_from`], empty where only the launches of
     /// the raw page are read ([`read_export`]).
     pub per_pc: Vec<(&'static crate::model::counters::Counter, Vec<(u64, f64)>)>,
+    /// The CUDA source line of each address of `per_pc` that a module's line table covers
+    /// (`lines.rs`), by address; empty without line information.
+    pub lines: Vec<(u64, lines::Location)>,
     metrics: Vec<Entry>,
     strings: Arc<StringTable>,
 }
@@ -275,6 +280,36 @@ pub fn read_export(bytes: &[u8]) -> Result<Export, ReportError> {
 /// As [`read_report_from`].
 pub fn read_export_from<R: Read>(input: R) -> Result<Export, ReportError> {
     export_of(&mut input::ReadInput::new(input))
+}
+
+/// Reads a report in memory, in one pass, into the [`Export`] its raw CSV page would read
+/// into and the source page of every launch that has source counters
+/// ([`ProfileResult::source`]), without keeping the decoded results: what the viewer
+/// needs of a report.
+///
+/// # Errors
+///
+/// As [`read_report`].
+pub fn read_export_with_source(
+    bytes: &[u8],
+) -> Result<(Export, Vec<crate::read::source::LaunchSource>), ReportError> {
+    let mut converter = export::Converter::default();
+    let mut launches = Vec::new();
+    let mut sources = Vec::new();
+    let summary = container::decode::<true>(&mut input::SliceInput::new(bytes), &mut |r| {
+        sources.extend(r.source());
+        launches.push(converter.launch(&r));
+    })?;
+    let mut warnings = summary.warnings;
+    warnings.extend(converter.warnings());
+    Ok((
+        Export {
+            page: Page::Raw,
+            launches,
+            warnings,
+        },
+        sources,
+    ))
 }
 
 fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {

@@ -4,11 +4,13 @@
 //! values with `ncu --page source --csv` of the same report and with NVIDIA's `ncu_report`,
 //! `tests/oracle/`). The SASS text is not stored in a report (ncu disassembles the kernel
 //! binary the report keeps); it comes from a source-page export ([`crate::read::source`]).
+//! The CUDA source line of each address comes from the kernel binary's line table
+//! (`lines.rs`), where it was compiled with `-lineinfo`.
 
 use std::collections::BTreeMap;
 
 use crate::model::counters::{self, Counter};
-use crate::read::source::{Instruction, LaunchSource};
+use crate::read::source::{Instruction, LaunchSource, Slot};
 
 use super::ProfileResult;
 
@@ -22,6 +24,21 @@ pub fn per_pc_counter(name: &str) -> Option<&'static Counter> {
 }
 
 impl ProfileResult {
+    /// Fills [`ProfileResult::lines`] from `map` for every address of `per_pc`.
+    pub fn attach_lines(&mut self, map: &super::lines::LineMap) {
+        let mut pcs: Vec<u64> = self
+            .per_pc
+            .iter()
+            .flat_map(|(_, v)| v.iter().map(|(pc, _)| *pc))
+            .collect();
+        pcs.sort_unstable();
+        pcs.dedup();
+        self.lines = pcs
+            .into_iter()
+            .filter_map(|pc| map.at(pc).map(|l| (pc, l.clone())))
+            .collect();
+    }
+
     /// This launch's instructions with their figures, by address; `None` when the report
     /// has no source counters for it.
     pub fn source(&self) -> Option<LaunchSource> {
@@ -30,9 +47,19 @@ impl ProfileResult {
         }
         let mut by_pc: BTreeMap<u64, Instruction> = BTreeMap::new();
         for (counter, values) in &self.per_pc {
+            let Some(slot) = Slot::of(counter) else {
+                continue;
+            };
             for &(pc, v) in values {
                 let i = by_pc.entry(pc).or_insert_with(|| Instruction::at(pc));
-                i.set(counter, v);
+                i.set_slot(slot, v);
+            }
+        }
+        for (pc, l) in &self.lines {
+            if let Some(i) = by_pc.get_mut(pc) {
+                i.file = Some(l.file.to_string());
+                i.line = Some(l.line);
+                i.cuda = l.text.as_deref().map(str::to_owned);
             }
         }
         let duration = self
