@@ -267,8 +267,8 @@ pub struct DeviceInfo {
     pub peaks: TheoreticalPeaks,
 }
 
-/// Theoretical peaks from device attributes (SPEC section 3). `None` where an input is
-/// unknown, never a guess.
+/// Theoretical peaks from device attributes (`shared::model::roofline::theoretical_peaks`).
+/// `None` where an input is unknown, never a guess.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TheoreticalPeaks {
     /// FP32 lanes per SM for this compute capability.
