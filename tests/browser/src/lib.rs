@@ -25,6 +25,41 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
 }
 
+/// The `capture` binary the tests run: `$CAPTURE_BIN`, else the debug build under
+/// `$CARGO_TARGET_DIR` or the workspace's `target/` (tests/run.sh builds it first).
+pub fn capture_bin() -> PathBuf {
+    std::env::var_os("CAPTURE_BIN")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("CARGO_TARGET_DIR").map(|d| PathBuf::from(d).join("debug/capture"))
+        })
+        .unwrap_or_else(|| workspace_root().join("target/debug/capture"))
+}
+
+/// The gzipped fixture `rel` (under tests/fixtures), un-gzipped into [`out_dir`].
+pub fn gunzipped(rel: &str) -> Result<PathBuf, BoxError> {
+    use std::io::Read;
+    let gz = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut bytes)?;
+    let name = Path::new(rel).file_stem().ok_or("no file name")?.to_owned();
+    let path = out_dir().join(name);
+    std::fs::write(&path, bytes)?;
+    Ok(path)
+}
+
+/// Clicks the element `css`, waiting at most `wait` for it to appear.
+pub async fn click(b: &Browser, css: &str, wait: Duration) -> Result<(), BoxError> {
+    b.client
+        .wait()
+        .at_most(wait)
+        .for_element(fantoccini::Locator::Css(css))
+        .await?
+        .click()
+        .await?;
+    Ok(())
+}
+
 /// The site folder `site/build.sh` assembles.
 pub fn dist_dir() -> PathBuf {
     workspace_root().join("site/dist")

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
-use roofline_browser_tests::{dist_dir, out_dir, workspace_root, BoxError, Browser, StaticServer};
+use roofline_browser_tests::{
+    dist_dir, gunzipped, out_dir, workspace_root, BoxError, Browser, StaticServer,
+};
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -33,21 +35,6 @@ async fn shot(b: &Browser, name: &str) -> Result<(), BoxError> {
     let png = b.client.screenshot().await?;
     std::fs::write(shots_dir().join(format!("{name}.png")), png)?;
     Ok(())
-}
-
-/// The gzipped fixture `rel` (under tests/fixtures), un-gzipped into tests/out.
-fn gunzipped(rel: &str) -> Result<PathBuf, BoxError> {
-    use std::io::Read;
-    let gz = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
-    let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut bytes)?;
-    let name = std::path::Path::new(rel)
-        .file_stem()
-        .ok_or("no file name")?
-        .to_owned();
-    let path = out_dir().join(name);
-    std::fs::write(&path, bytes)?;
-    Ok(path)
 }
 
 /// Waits until the roofline canvas has drawn (its `data-labels` set); returns them.

@@ -11,7 +11,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::Locator;
-use roofline_browser_tests::{dist_dir, out_dir, workspace_root, BoxError, Browser, StaticServer};
+use roofline_browser_tests::{
+    capture_bin, click, dist_dir, gunzipped, out_dir, workspace_root, BoxError, Browser,
+    StaticServer,
+};
 use serde_json::Value;
 use shared::Artifact;
 
@@ -32,12 +35,6 @@ const NUMERIC: [&str; 11] = [
     "pct_of_copy",
     "gflops_total",
 ];
-
-fn capture_bin() -> PathBuf {
-    std::env::var_os("CAPTURE_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/debug/capture"))
-}
 
 fn sample_path() -> PathBuf {
     std::env::var_os("ROOFLINE_E2E_SAMPLE")
@@ -91,17 +88,6 @@ fn same_number(page: &str, json: &Value) -> bool {
         },
         _ => false,
     }
-}
-
-async fn click(b: &Browser, css: &str) -> Result<(), BoxError> {
-    b.client
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css(css))
-        .await?
-        .click()
-        .await?;
-    Ok(())
 }
 
 async fn wait_drawn(b: &Browser, canvas: &str) -> Result<(), BoxError> {
@@ -174,13 +160,13 @@ async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Re
         "roofline canvas nearly blank: {ink} inked pixels"
     );
     b.screenshot("roofline").await?;
-    click(b, "#tab-overview").await?;
+    click(b, "#tab-overview", WAIT).await?;
     b.wait_js("return document.querySelector('#device')", WAIT)
         .await?;
     b.screenshot("overview").await?;
 
     // 2. The bytes table shows exactly what capture table --format json prints.
-    click(b, "#tab-bytes").await?;
+    click(b, "#tab-bytes", WAIT).await?;
     b.wait_js(
         &format!(
             "return document.querySelectorAll('#bytes-table tbody tr').length === {}",
@@ -213,7 +199,7 @@ async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Re
     b.screenshot("bytes").await?;
 
     // 3. The Speed-of-Light table gives the same verdicts.
-    click(b, "#tab-sol").await?;
+    click(b, "#tab-sol", WAIT).await?;
     b.wait_js(
         &format!(
             "return document.querySelectorAll('#sol-table tbody tr').length === {}",
@@ -239,7 +225,7 @@ async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Re
     b.screenshot("sol").await?;
 
     // 4. Selecting a kernel fills the memory chart.
-    click(b, "#tab-memory").await?;
+    click(b, "#tab-memory", WAIT).await?;
     let target = kernels
         .iter()
         .enumerate()
@@ -247,7 +233,12 @@ async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Re
         .find(|(_, k)| !k["dram_bytes"].is_null())
         .map(|(i, _)| i)
         .ok_or("no kernel with DRAM bytes in the sample")?;
-    click(b, &format!("#kernel-list button[data-kernel='{target}']")).await?;
+    click(
+        b,
+        &format!("#kernel-list button[data-kernel='{target}']"),
+        WAIT,
+    )
+    .await?;
     let name = kernels[target]["name"]
         .as_str()
         .unwrap_or_default()
@@ -284,7 +275,7 @@ async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Re
         WAIT,
     )
     .await?;
-    click(b, "#tab-roofline").await?;
+    click(b, "#tab-roofline", WAIT).await?;
     wait_drawn(b, "roofline-canvas").await?;
     b.wait_js(
         "return Number(document.getElementById('roofline-canvas').dataset.points) > 0",
@@ -483,7 +474,7 @@ async fn check_picked_file(
                     format!("{name}: {runs_before} runs before, {runs_after} after").into(),
                 );
             }
-            click(b, "#tab-overview").await?;
+            click(b, "#tab-overview", WAIT).await?;
             b.wait_js(
                 &format!(
                     "const h = document.querySelector('#page-overview h2'); return h && h.textContent.includes({}) && document.querySelectorAll('#kernel-list button.kernel').length > 0;",
@@ -675,7 +666,7 @@ async fn long_tables_render_a_window_and_the_roofline_picks_its_points() -> Resu
         b.screenshot("long-tables").await?;
 
         // The roofline: hovering a drawn point shows its kernel; clicking selects it.
-        click(&b, "#tab-roofline").await?;
+        click(&b, "#tab-roofline", WAIT).await?;
         wait_drawn(&b, "roofline-canvas").await?;
         let colors: Vec<Value> = (0..10)
             .map(|i| {
@@ -768,9 +759,9 @@ async fn a_bf16_workload_ranks_its_kernels_and_draws_its_tensor_matmul() -> Resu
         b.screenshot("gpt2-time").await?;
 
         // The roofline, each kernel at its own kind of work: the matmul has a point.
-        click(&b, "#tab-roofline").await?;
+        click(&b, "#tab-roofline", WAIT).await?;
         wait_drawn(&b, "roofline-canvas").await?;
-        click(&b, "#roofline-points summary").await?;
+        click(&b, "#roofline-points summary", WAIT).await?;
         let find_point = format!(
             "const rows = [...document.querySelectorAll('#roofline-points tbody tr')]; \
              const r = rows.find(r => r.querySelector('td.name').title === '{MATMUL}' \
@@ -796,7 +787,7 @@ async fn a_bf16_workload_ranks_its_kernels_and_draws_its_tensor_matmul() -> Resu
         let input = b.client.find(Locator::Css("#file-input")).await?;
         input.send_keys(&export.to_string_lossy()).await?;
         wait_drawn(&b, "roofline-canvas").await?;
-        click(&b, "#roofline-points summary").await?;
+        click(&b, "#roofline-points summary", WAIT).await?;
         let point = b.wait_js(&find_point, WAIT).await?;
         assert_eq!(point[0], "tensor_bf16", "{point:?}");
         let t = point[1].as_f64().unwrap_or(0.0);
@@ -902,7 +893,7 @@ async fn latency_bound_kernels_show_their_stalls_and_launch_fit() -> Result<(), 
 
         // 2. The Speed-of-Light page and the bytes table give each latency-bound kernel the
         //    shared table's reason.
-        click(&b, "#tab-sol").await?;
+        click(&b, "#tab-sol", WAIT).await?;
         b.wait_js(
             &format!(
                 "return document.querySelectorAll('#sol-table tbody tr').length === {}",
@@ -912,7 +903,7 @@ async fn latency_bound_kernels_show_their_stalls_and_launch_fit() -> Result<(), 
         )
         .await?;
         let sol = table_cells(&b, "sol-table").await?;
-        click(&b, "#tab-bytes").await?;
+        click(&b, "#tab-bytes", WAIT).await?;
         b.wait_js(
             &format!(
                 "return document.querySelectorAll('#bytes-table tbody tr').length === {}",
@@ -1031,24 +1022,9 @@ fn capture_report_table(report: &std::path::Path) -> Result<Value, BoxError> {
     capture_table_json(&artifact)
 }
 
-/// The gzipped report fixture `rel` (under tests/fixtures), un-gzipped into tests/out.
-fn gunzipped_report(rel: &str) -> Result<PathBuf, BoxError> {
-    use std::io::Read;
-    let gz = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
-    let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut bytes)?;
-    let name = std::path::Path::new(rel)
-        .file_stem()
-        .ok_or("no file name")?
-        .to_owned();
-    let path = out_dir().join(name);
-    std::fs::write(&path, bytes)?;
-    Ok(path)
-}
-
 /// Checks that the bytes table shows what `capture table --format json` says of `kernels`.
 async fn assert_bytes_table(b: &Browser, kernels: &[Value]) -> Result<(), BoxError> {
-    click(b, "#tab-bytes").await?;
+    click(b, "#tab-bytes", WAIT).await?;
     b.wait_js(
         &format!(
             "return document.querySelectorAll('#bytes-table tbody tr').length === {}",
@@ -1127,7 +1103,7 @@ async fn reports_open_by_src_and_by_file_input_and_draw_their_roofline() -> Resu
     let two_process = capture_report_table(&sample)?;
     // A `--set full` report of six GEMMs (21 MB), opened by the file input: they have
     // FLOPs, so points.
-    let gemms = gunzipped_report("ncu-h200-gemms/gemms_full.ncu-rep.gz")?;
+    let gemms = gunzipped("ncu-h200-gemms/gemms_full.ncu-rep.gz")?;
     let gemms_table = capture_report_table(&gemms)?;
     let kernels_of = |t: &Value| t["kernels"].as_array().cloned().unwrap_or_default();
     // A broken copy, refused in the page naming the file and the byte.
@@ -1166,7 +1142,7 @@ async fn reports_open_by_src_and_by_file_input_and_draw_their_roofline() -> Resu
         )
         .await?;
         assert_bytes_table(&b, &kernels_of(&gemms_table)).await?;
-        click(&b, "#tab-roofline").await?;
+        click(&b, "#tab-roofline", WAIT).await?;
         wait_drawn(&b, "roofline-canvas").await?;
         let at = roofline_marker(&b, WAIT).await?;
         if at.is_null() {
@@ -1359,11 +1335,11 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
         let mut predicted = Vec::new();
         for (short, code) in SOLUTION {
             let i = index_of(short).ok_or_else(|| format!("no kernel {short}"))?;
-            click(&b, &format!("#dir-{i}-{code}")).await?;
+            click(&b, &format!("#dir-{i}-{code}"), WAIT).await?;
             predicted.push((i, Direction::from_code(code).ok_or("bad code")?));
         }
         b.wait_js("return location.search.includes('pred=')", WAIT).await?;
-        click(&b, "#predict-submit").await?;
+        click(&b, "#predict-submit", WAIT).await?;
         let score = b
             .wait_js(
                 "const s = document.getElementById('predict-score'); \
@@ -1450,9 +1426,9 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
         }
         for (label, &k) in picked.iter().enumerate() {
             let l = shared::exercise::mystery::label(label);
-            click(&b, &format!("#myst-{l}-bound-m")).await?;
+            click(&b, &format!("#myst-{l}-bound-m"), WAIT).await?;
             b.wait_js(&select_js(&format!("myst-{l}-change"), "b"), WAIT).await?;
-            click(&b, &format!("#myst-{l}-commit")).await?;
+            click(&b, &format!("#myst-{l}-commit"), WAIT).await?;
             let shown = b
                 .wait_js(
                     &format!(
@@ -1477,7 +1453,7 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
 
         // 4. Every question: answered (right on even ones, wrong on odd), each option's
         // explanation and the settling rows shown, from the sample.
-        click(&b, "#ex-mode-quiz").await?;
+        click(&b, "#ex-mode-quiz", WAIT).await?;
         b.wait_js(
             &format!(
                 "return document.querySelectorAll('section.question').length === {}",
@@ -1493,8 +1469,8 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
             } else {
                 (q.correct + 1) % q.options.len()
             };
-            click(&b, &format!("#q-{}-{choice}", q.id)).await?;
-            click(&b, &format!("#q-{}-check", q.id)).await?;
+            click(&b, &format!("#q-{}-{choice}", q.id), WAIT).await?;
+            click(&b, &format!("#q-{}-check", q.id), WAIT).await?;
             let open = format!("q-{}-open", q.id);
             let needs_open = b
                 .wait_js(
@@ -1510,7 +1486,7 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
             assert_eq!(needs_open[0], want, "{}", q.id);
             if needs_open[1] == Value::Bool(true) {
                 // Its sample is not loaded yet: the reveal offers to open it.
-                click(&b, &format!("#{open}")).await?;
+                click(&b, &format!("#{open}"), WAIT).await?;
             }
             let revealed = b
                 .wait_js(
@@ -1685,6 +1661,7 @@ async fn two_runs_compare_run_against_run() -> Result<(), BoxError> {
         click(
             &b,
             &format!("#run-diff-table tbody tr:nth-child({})", i + 1),
+            WAIT,
         )
         .await?;
         let picked = b

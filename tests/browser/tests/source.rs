@@ -6,11 +6,13 @@
 //! the `capture` binary (`CAPTURE_BIN`, else target/debug/capture); `tests/run.sh` runs it
 //! with `--ignored`. Prints the figures; screenshots go to `tests/out/`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use fantoccini::Locator;
-use roofline_browser_tests::{dist_dir, out_dir, workspace_root, BoxError, Browser, StaticServer};
+use roofline_browser_tests::{
+    capture_bin, click, dist_dir, gunzipped, out_dir, workspace_root, BoxError, Browser,
+    StaticServer,
+};
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -18,27 +20,6 @@ const WAIT: Duration = Duration::from_secs(60);
 /// The largest figures issue 24 allows, ms: a report open, a source view shown.
 const OPEN_MS: f64 = 3_000.0;
 const SOURCE_MS: f64 = 500.0;
-
-fn capture_bin() -> PathBuf {
-    std::env::var_os("CAPTURE_BIN")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("CARGO_TARGET_DIR").map(|d| PathBuf::from(d).join("debug/capture"))
-        })
-        .unwrap_or_else(|| workspace_root().join("target/debug/capture"))
-}
-
-/// The gzipped fixture `rel` (under tests/fixtures), un-gzipped into tests/out.
-fn gunzipped(rel: &str) -> Result<PathBuf, BoxError> {
-    use std::io::Read;
-    let gz = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
-    let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut bytes)?;
-    let name = Path::new(rel).file_stem().ok_or("no file name")?.to_owned();
-    let path = out_dir().join(name);
-    std::fs::write(&path, bytes)?;
-    Ok(path)
-}
 
 /// `capture import REPORT` and `capture table --format json` of it: the kernels.
 fn capture_kernels(report: &Path) -> Result<Vec<Value>, BoxError> {
@@ -68,18 +49,6 @@ fn capture_kernels(report: &Path) -> Result<Vec<Value>, BoxError> {
         artifact.as_os_str(),
     ])?)?;
     Ok(table["kernels"].as_array().cloned().unwrap_or_default())
-}
-
-/// Clicks the element `css`.
-async fn click(b: &Browser, css: &str) -> Result<(), BoxError> {
-    b.client
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css(css))
-        .await?
-        .click()
-        .await?;
-    Ok(())
 }
 
 /// Selects the kernel of the current run named `name` in the side bar.
@@ -158,7 +127,7 @@ async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<()
         select_kernel(&b, "vector_add_stride32").await?;
 
         // The rules panel: capture table's rules, in its order, as text.
-        click(&b, "#tab-rules").await?;
+        click(&b, "#tab-rules", WAIT).await?;
         b.wait_js("return document.querySelectorAll('#rules-table tbody tr').length > 0", WAIT)
             .await?;
         let shown = b
@@ -284,7 +253,7 @@ async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<()
         let mut worst: f64 = 0.0;
         let mut most = (0usize, String::new(), 0.0f64);
         for name in &names {
-            click(&b, "#tab-overview").await?;
+            click(&b, "#tab-overview", WAIT).await?;
             select_kernel(&b, name).await?;
             let ms = time_source_view(&b).await?;
             let n = b
