@@ -116,17 +116,7 @@ pub fn rules_panel(name: &str, record: &KernelRecord) -> RulesPanel {
 mod tests {
     use super::*;
     use crate::state::load::{load_batch, InputFile};
-
-    fn gunzip(rel: &str) -> Vec<u8> {
-        use std::io::Read;
-        let path = format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"));
-        let file = std::fs::File::open(&path).expect("fixture");
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(file)
-            .read_to_end(&mut out)
-            .expect("gunzip");
-        out
-    }
+    use crate::state::test_support::gunzip;
 
     #[test]
     fn a_reports_findings_are_ranked_with_their_cited_metrics() {

@@ -410,17 +410,7 @@ mod tests {
     use super::*;
     use crate::state::load::{load_batch, InputFile};
     use crate::state::model::Workspace;
-
-    fn gunzip(rel: &str) -> Vec<u8> {
-        use std::io::Read;
-        let path = format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"));
-        let file = std::fs::File::open(&path).expect("fixture");
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(file)
-            .read_to_end(&mut out)
-            .expect("gunzip");
-        out
-    }
+    use crate::state::test_support::gunzip;
 
     #[test]
     fn a_report_with_its_source_page_gives_every_kernel_its_sass_and_figures() {

@@ -13,6 +13,18 @@ pub fn input(path: &str) -> InputFile {
     InputFile { name, bytes }
 }
 
+/// The gzipped file at `path` (relative to the repository root), un-gzipped.
+pub fn gunzip(path: &str) -> Vec<u8> {
+    use std::io::Read;
+    let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+    let file = std::fs::File::open(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_end(&mut out)
+        .unwrap_or_else(|e| panic!("{full}: {e}"));
+    out
+}
+
 /// A workspace of the files at `paths` (relative to the repository root), loaded together.
 pub fn workspace(paths: &[&str]) -> Workspace {
     let (runs, errors) = load_batch(paths.iter().map(|p| input(p)).collect());
