@@ -95,7 +95,8 @@ pub fn resolve_profile_in(
             o == "--kernel-id" || o == "--kernel-name-base"
         }) {
             return Err(usage(format!(
-                "--ncu-arg {a}: a sampled profile selects its launches with --kernel-id itself;                  add --all-launches to pass it"
+                "--ncu-arg {a}: a sampled profile selects its launches with --kernel-id itself; \
+                 add --all-launches to pass it"
             )));
         }
     }

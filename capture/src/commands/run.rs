@@ -134,7 +134,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         progress::log(
             None,
             &format!(
-                "{} devices, one after the other (side by side they would share host memory,                  PCIe and the ncu pass, and lower each other's ceilings)",
+                "{} devices, one after the other (side by side they would share host memory, \
+                 PCIe and the ncu pass, and lower each other's ceilings)",
                 devices.len()
             ),
         );
