@@ -107,6 +107,17 @@ pub struct Collected {
 }
 
 /// A collection's warnings, in order: the requested metrics ncu dropped (`missing`), the
+/// The raw and details pages of one collection, read and joined launch by launch.
+pub fn read_pages(
+    out: &super::ncu::ProfileOutput,
+) -> Result<(Vec<LaunchCounters>, Vec<shared::read::ncu::Warning>)> {
+    let exports = vec![
+        files::read_export(&out.raw_csv)?,
+        files::read_export(&out.details_csv)?,
+    ];
+    Ok(shared::read::ncu::combine(exports))
+}
+
 /// reader's warnings on its raw page `raw_csv`, then ncu's own (`ncu_warnings`).
 pub fn collection_warnings(
     cache: CacheControl,
@@ -152,11 +163,7 @@ pub fn collect(
         work_dir,
         name: &name,
     })?;
-    let exports = vec![
-        files::read_export(&out.raw_csv)?,
-        files::read_export(&out.details_csv)?,
-    ];
-    let (launches, reader_warnings) = shared::read::ncu::combine(exports);
+    let (launches, reader_warnings) = read_pages(&out)?;
     let missing = target
         .pass
         .depth()

@@ -235,11 +235,7 @@ pub fn profiling_pass(
         work_dir,
         name: &name,
     })?;
-    let exports = vec![
-        files::read_export(&out.raw_csv)?,
-        files::read_export(&out.details_csv)?,
-    ];
-    let (rows, reader_warnings) = shared::read::ncu::combine(exports);
+    let (rows, reader_warnings) = super::profile::read_pages(&out)?;
     let missing = missing_metrics_at(&rows, depth);
     let mut warnings = super::profile::collection_warnings(
         cache,
