@@ -182,13 +182,15 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
         let claim = Arc::clone(&next);
         let ahead = &varying;
         scope.spawn(move || {
-            // Worked out here, while this thread writes what comes before the arrays.
-            let arrays = artifact.value_arrays(ahead);
+            // Walked forward to each claimed index (claims only grow).
+            let mut arrays = artifact.value_arrays(ahead);
+            let mut at = 0;
             loop {
                 let i = claim.fetch_add(1, Ordering::AcqRel);
-                let Some((m, only)) = arrays.get(i) else {
+                let Some((m, only)) = arrays.nth(i.saturating_sub(at)) else {
                     break;
                 };
+                at = i + 1;
                 let bytes = m.json_array(only.as_deref());
                 if sender.send((i, address(m), bytes)).is_err() {
                     break;

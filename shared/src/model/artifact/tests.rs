@@ -68,7 +68,6 @@ fn varying_columns_worked_out_ahead_write_what_each_set_works_out() {
     for varying in [own, other.varying_columns()] {
         let arrays: Vec<Option<Vec<u32>>> = artifact
             .value_arrays(&varying)
-            .iter()
             .map(|(_, only)| only.as_deref().map(<[u32]>::to_vec))
             .collect();
         let want = [vec![2, 3], vec![2, 3], vec![0, 1], vec![0, 1]];
@@ -278,8 +277,7 @@ fn value_arrays_come_in_the_order_they_are_written() {
     let varying = artifact.varying_columns();
     let order: Vec<usize> = artifact
         .value_arrays(&varying)
-        .iter()
-        .map(|(m, _)| *m as *const Metrics as usize)
+        .map(|(m, _)| m as *const Metrics as usize)
         .collect();
     assert_eq!(order.len(), 6);
     let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));

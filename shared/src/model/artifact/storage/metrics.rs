@@ -58,7 +58,7 @@ pub struct CheckedRows {
 
 /// A row gone through, held (so that it is not freed and its address taken by another),
 /// with its columns and the columns found in it.
-type Checked = (Arc<Vec<f64>>, Arc<MetricColumns>, Vec<usize>);
+type Checked = (Arc<[f64]>, Arc<MetricColumns>, Vec<usize>);
 
 /// Fills a row of shared columns value by value, in column order: for a reader that has
 /// every value of a row in turn, cheaper than [`Metrics::set`] per column.
@@ -264,7 +264,7 @@ impl Metrics {
                     name,
                     unit: metric.unit,
                 });
-                self.values.make_mut().push(missing());
+                self.values.push(missing());
                 i
             }
         };
@@ -283,7 +283,7 @@ impl Metrics {
         let keys = self.columns.keys();
         let base = self.values.base();
         let key = (
-            Arc::as_ptr(base) as usize,
+            Arc::as_ptr(base).cast::<f64>() as usize,
             Arc::as_ptr(&self.columns) as usize,
         );
         let in_base = checked.rows.entry(key).or_insert_with(|| {

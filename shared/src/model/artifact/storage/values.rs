@@ -14,11 +14,20 @@ use std::sync::Arc;
 
 use super::columns::MetricColumns;
 
-/// One row's values, one `f64` per column: the base row's, except at the columns marked in
-/// `words` (none when it is empty), whose values are in `changed` in column order.
+/// One row's values, one `f64` per column: the base row's, except at the columns its
+/// [`Changes`] mark (none without them). 24 bytes and one allocation for a row of its own:
+/// on exports of tiny rows (a million launches of one metric) the row's bookkeeping, not its
+/// values, was most of its memory.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Values {
-    base: Arc<Vec<f64>>,
+    base: Arc<[f64]>,
+    changes: Option<Box<Changes>>,
+}
+
+/// The columns where a row differs from its base: marked in `words`, their values in
+/// `changed` in column order.
+#[derive(Clone, Debug)]
+struct Changes {
     words: Box<[Word]>,
     changed: Box<[f64]>,
 }
@@ -32,11 +41,11 @@ struct Word {
     before: u32,
 }
 
-/// The words marking the columns `at` (ascending, each once, below `len`) of a row of
-/// `len` columns; none when `at` is empty.
-fn words_of(at: &[u32], len: usize) -> Box<[Word]> {
+/// The changes at the columns `at` (ascending, each once, below `len`) of a row of `len`
+/// columns, with their values `changed`; none when `at` is empty.
+fn changes_of(at: &[u32], len: usize, changed: Box<[f64]>) -> Option<Box<Changes>> {
     if at.is_empty() {
-        return Box::default();
+        return None;
     }
     let mut words = vec![Word::default(); len.div_ceil(64)];
     for &i in at {
@@ -49,16 +58,18 @@ fn words_of(at: &[u32], len: usize) -> Box<[Word]> {
         word.before = before;
         before += word.bits.count_ones();
     }
-    words.into()
+    Some(Box::new(Changes {
+        words: words.into(),
+        changed,
+    }))
 }
 
 impl Values {
     /// A row holding `values` alone.
     pub fn from_vec(values: Vec<f64>) -> Self {
         Values {
-            base: Arc::new(values),
-            words: Box::default(),
-            changed: Box::default(),
+            base: Arc::from(values),
+            changes: None,
         }
     }
 
@@ -79,11 +90,10 @@ impl Values {
                 keep
             })
             .unzip();
-        if base.words.is_empty() {
+        if base.changes.is_none() {
             return Values {
                 base: Arc::clone(&base.base),
-                words: words_of(&changed_at, base.len()),
-                changed: changed.into(),
+                changes: changes_of(&changed_at, base.len(), changed.into()),
             };
         }
         // A base with changes of its own: a row of this one's own.
@@ -111,7 +121,10 @@ impl Values {
     #[inline]
     pub fn get(&self, i: usize) -> Option<f64> {
         let v = *self.base.get(i)?;
-        let Some(word) = self.words.get(i / 64) else {
+        let Some(changes) = &self.changes else {
+            return Some(v);
+        };
+        let Some(word) = changes.words.get(i / 64) else {
             return Some(v);
         };
         let bit = 1u64 << (i % 64);
@@ -119,24 +132,30 @@ impl Values {
             return Some(v);
         }
         let rank = word.before as usize + (word.bits & (bit - 1)).count_ones() as usize;
-        self.changed.get(rank).copied()
+        changes.changed.get(rank).copied()
     }
 
     /// The base row this one is stored over (its own values, when it changes none).
-    pub fn base(&self) -> &Arc<Vec<f64>> {
+    pub fn base(&self) -> &Arc<[f64]> {
         &self.base
     }
 
     /// Whether column `i` is one this row changes from its base.
     pub fn changes_at(&self, i: usize) -> bool {
-        self.words
-            .get(i / 64)
-            .is_some_and(|word| word.bits & (1 << (i % 64)) != 0)
+        self.changes.as_ref().is_some_and(|c| {
+            c.words
+                .get(i / 64)
+                .is_some_and(|word| word.bits & (1 << (i % 64)) != 0)
+        })
     }
 
     /// The columns this row changes from its base, ascending, with their values.
     pub fn changes(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
-        let columns = self.words.iter().enumerate().flat_map(|(w, word)| {
+        let (words, changed): (&[Word], &[f64]) = match &self.changes {
+            Some(c) => (&c.words, &c.changed),
+            None => (&[], &[]),
+        };
+        let columns = words.iter().enumerate().flat_map(|(w, word)| {
             let mut bits = word.bits;
             std::iter::from_fn(move || {
                 (bits != 0).then(|| {
@@ -146,7 +165,7 @@ impl Values {
                 })
             })
         });
-        columns.zip(self.changed.iter().copied())
+        columns.zip(changed.iter().copied())
     }
 
     /// The values in column order.
@@ -156,22 +175,25 @@ impl Values {
 
     /// The values as a row this one alone holds, to change in place (copied first when
     /// shared).
-    pub fn make_mut(&mut self) -> &mut Vec<f64> {
-        let words = std::mem::take(&mut self.words);
-        let changed = std::mem::take(&mut self.changed);
-        let changes = Values {
-            base: Arc::clone(&self.base),
-            words,
-            changed,
-        };
-        let changes: Vec<(usize, f64)> = changes.changes().collect();
-        let own = Arc::make_mut(&mut self.base);
-        for (i, v) in changes {
-            if let Some(slot) = own.get_mut(i) {
-                *slot = v;
-            }
+    pub fn make_mut(&mut self) -> &mut [f64] {
+        if let Some(changes) = self.changes.take() {
+            let changes = Values {
+                base: Arc::clone(&self.base),
+                changes: Some(changes),
+            };
+            let own: Arc<[f64]> = changes.iter().collect();
+            self.base = own;
         }
-        own
+        Arc::make_mut(&mut self.base)
+    }
+
+    /// Adds a column at the end with the value `v`.
+    pub fn push(&mut self, v: f64) {
+        let own: Arc<[f64]> = self.iter().chain(std::iter::once(v)).collect();
+        *self = Values {
+            base: own,
+            changes: None,
+        };
     }
 
     /// ORs into `differ[i]` the bits in which column `i` of this row and of `other` (of the
@@ -187,7 +209,7 @@ impl Values {
             }
             return;
         }
-        if self.words.is_empty() && other.words.is_empty() {
+        if self.changes.is_none() && other.changes.is_none() {
             // Whole rows: an OR of XORs, which compiles to vector operations.
             for (d, (a, b)) in differ
                 .iter_mut()
@@ -224,7 +246,7 @@ impl Bases {
     /// kind's base row when they differ in few columns; otherwise it becomes the kind's
     /// base. The values read back are the same bits either way.
     pub(crate) fn share(&mut self, kind: u64, columns: &Arc<MetricColumns>, values: &mut Values) {
-        if !values.words.is_empty() || Arc::strong_count(&values.base) > 1 {
+        if values.changes.is_some() || Arc::strong_count(&values.base) > 1 {
             // Already shared.
             return;
         }
@@ -236,7 +258,7 @@ impl Bases {
                 return;
             }
         };
-        let (mine, theirs) = (values.base.as_slice(), base.base.as_slice());
+        let (mine, theirs) = (&*values.base, &*base.base);
         let limit = mine.len() / SHARE_AT_MOST_ONE_IN;
         self.differ.clear();
         for (i, (a, b)) in mine.iter().zip(theirs).enumerate() {
@@ -253,8 +275,7 @@ impl Bases {
         let changed: Box<[f64]> = self.differ.iter().map(|&i| mine[i as usize]).collect();
         *values = Values {
             base: Arc::clone(&base.base),
-            words: words_of(&self.differ, mine.len()),
-            changed,
+            changes: changes_of(&self.differ, mine.len(), changed),
         };
     }
 }
@@ -411,7 +432,7 @@ mod tests {
         assert_eq!(b.get(200), None);
         let changes: Vec<usize> = b.changes().map(|(i, _)| i).collect();
         assert_eq!(changes, at);
-        let own = b.clone().make_mut().clone();
+        let own = b.clone().make_mut().to_vec();
         assert_eq!(own, second);
         let mut differ = vec![0; 200];
         a.differ_into(&b, &mut differ);

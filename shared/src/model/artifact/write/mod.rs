@@ -171,23 +171,21 @@ impl Artifact {
     /// The launches' value arrays [`Artifact::write_json`] writes, in the order it writes
     /// them (each kernel's cold launches, then its warm ones): each launch's metrics and
     /// the columns its array lists (`None`: all; see [`CounterSet::varying_columns`]),
-    /// from `varying`, this artifact's [`Artifact::varying_columns`].
-    pub fn value_arrays(
-        &self,
-        varying: &VaryingColumns<'_>,
-    ) -> Vec<(&Metrics, Option<Arc<[u32]>>)> {
+    /// from `varying`, this artifact's [`Artifact::varying_columns`]. An iterator, not a
+    /// list: a million launches' list was 24 MB alongside the artifact being written.
+    pub fn value_arrays<'a>(
+        &'a self,
+        varying: &'a VaryingColumns<'_>,
+    ) -> impl Iterator<Item = (&'a Metrics, Option<Arc<[u32]>>)> + 'a {
         let own = varying.of(self);
-        let mut out = Vec::new();
-        for (i, set) in self.counter_sets().enumerate() {
+        self.counter_sets().enumerate().flat_map(move |(i, set)| {
             let varying = match own {
                 Some(sets) => sets.get(i).cloned().flatten(),
                 None => set.varying_columns().map(Arc::from),
             };
-            for (metrics, shares) in set.value_arrays() {
-                out.push((metrics, varying.clone().filter(|_| shares)));
-            }
-        }
-        out
+            set.value_arrays()
+                .map(move |(metrics, shares)| (metrics, varying.clone().filter(|_| shares)))
+        })
     }
 
     /// Every counter set's [`CounterSet::varying_columns`], in the order
