@@ -43,8 +43,12 @@ pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
 /// that has any).
 pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Vec<Warning>) {
     let mut kept = Kept::default();
+    // Launches whose process and launch ID no other launch has need no look-up: only the
+    // others go in the maps below (a million launches in them took 200 MB).
+    let may_collide = sharing_keys(&exports);
+    let mut ordinal = 0usize;
     // Which export each launch came from.
-    let mut origin: Vec<usize> = Vec::new();
+    let mut origin: Vec<u32> = Vec::new();
     // The latest launch of each (process, ID, kernel name hash).
     let mut latest: HashMap<(Option<u64>, u64, u64), usize> = HashMap::new();
     // The first launch of each (process, ID), whatever its kernel.
@@ -64,14 +68,22 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
         // Each row of these pages is a whole launch: a second one with the same key in the
         // same export is never a piece of the first.
         let whole_rows = matches!(export.page, Page::Raw | Page::GuiRaw);
+        let e32 = u32::try_from(e).unwrap_or(u32::MAX);
         let step = |launch: LaunchCounters, kept: &mut Kept| {
+            let lonely = !may_collide.get(ordinal);
+            ordinal += 1;
+            if lonely {
+                kept.push(launch);
+                origin.push(e32);
+                return;
+            }
             let key = (launch.process_id, launch.id, name_hash(&launch.function));
             let at = latest
                 .get(&key)
                 .copied()
                 .filter(|&i| kept.get(i).is_some_and(|l| l.function == launch.function));
             if let Some(i) = at {
-                let same_export = origin.get(i) == Some(&e);
+                let same_export = origin.get(i) == Some(&e32);
                 let Some(existing) = kept.get_mut(i) else {
                     return;
                 };
@@ -85,7 +97,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                             )
                         });
                     } else {
-                        let first_in = origin.get(i).copied().unwrap_or(e);
+                        let first_in = origin.get(i).map_or(e, |&o| o as usize);
                         if whole_rows
                             && whole.get(first_in) == Some(&true)
                             && adds_nothing(existing, &launch)
@@ -104,7 +116,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                     }
                     return;
                 }
-                let first_in = origin.get(i).copied().unwrap_or(e);
+                let first_in = origin.get(i).map_or(e, |&o| o as usize);
                 other_values.note(|| {
                     format!(
                         "{} has different values in {} and {}",
@@ -116,7 +128,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
             } else if let Some(&j) = first.get(&(launch.process_id, launch.id)) {
                 if let Some(other) = kept.get(j) {
                     let name_of = |k: usize| names.get(k).map_or("", String::as_str);
-                    let first_in = origin.get(j).copied().unwrap_or(e);
+                    let first_in = origin.get(j).map_or(e, |&o| o as usize);
                     other_kernel.note(|| {
                         let same = first_in == e;
                         other_kernel_text(other, &launch, same, name_of(first_in), name_of(e))
@@ -128,7 +140,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                 .or_insert(kept.len());
             latest.insert(key, kept.len());
             kept.push(launch);
-            origin.push(e);
+            origin.push(e32);
         };
         kept.take_each(export.launches, e == 0, step);
     }
@@ -145,6 +157,39 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
     }
     kept.v.truncate(kept.len);
     (kept.v, warnings)
+}
+
+/// One bit per launch of `exports`, in order: set where another launch may have the same
+/// process and launch ID (their hashes are equal), clear where none has.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn get(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+}
+
+/// Which launches of `exports` share their process and launch ID with another, by a sort
+/// of their hashes (16 bytes a launch, freed before the launches are gone through): a hash
+/// shared by chance only sends a launch through the exact look-ups.
+fn sharing_keys(exports: &[(String, Export)]) -> Bits {
+    let total: usize = exports.iter().map(|(_, x)| x.launches.len()).sum();
+    let mut hashes: Vec<(u64, usize)> = Vec::with_capacity(total);
+    for launch in exports.iter().flat_map(|(_, x)| &x.launches) {
+        let mut h = std::hash::DefaultHasher::new();
+        (launch.process_id, launch.id).hash(&mut h);
+        hashes.push((h.finish(), hashes.len()));
+    }
+    hashes.sort_unstable();
+    let mut bits = vec![0u64; total.div_ceil(64)];
+    for run in hashes.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        for &(_, i) in run {
+            if let Some(w) = bits.get_mut(i / 64) {
+                *w |= 1 << (i % 64);
+            }
+        }
+    }
+    Bits(bits)
 }
 
 /// The launches kept so far: the first `len` of `v` (see [`combine_named`]).
