@@ -335,7 +335,7 @@ impl ValuesWire {
         Ok(Metrics {
             columns,
             values: Values::over(&constants.values, changed_at, changed),
-            texts,
+            texts: texts.into(),
         })
     }
 
@@ -353,7 +353,7 @@ impl ValuesWire {
             return Ok(Metrics {
                 columns,
                 values: Values::from_vec(self.values),
-                texts: self.texts,
+                texts: self.texts.into(),
             });
         }
         if self.values.len() > columns.len() {
@@ -378,7 +378,7 @@ impl ValuesWire {
         Ok(Metrics {
             columns,
             values: Values::from_vec(self.values),
-            texts: self.texts,
+            texts: self.texts.into(),
         })
     }
 }
@@ -421,7 +421,7 @@ impl ValuesWire {
         Ok(Metrics {
             columns,
             values: Values::from_vec(values),
-            texts,
+            texts: texts.into(),
         })
     }
 }
