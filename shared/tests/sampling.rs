@@ -288,8 +288,15 @@ fn ncu_selection_and_scaling_on_the_recorded_bert_base_step() {
     assert_eq!(timed.len(), 444);
     let profiled = launches(BASE12_PROFILED);
     assert_eq!(profiled.len(), 48);
+    // Runs 1 and 2 were planned with no borrowing groups, run 3 with small groups borrowing
+    // but no tails.
     let as_then = PlanOptions {
         minor_share: 0.0,
+        tail_share: 0.0,
+        ..PlanOptions::default()
+    };
+    let as_run3 = PlanOptions {
+        tail_share: 0.0,
         ..PlanOptions::default()
     };
     let mut old = plan::plan(timed, &as_then);
@@ -354,23 +361,25 @@ fn ncu_selection_and_scaling_on_the_recorded_bert_base_step() {
     assert_eq!(expanded.launches.len(), 444);
     check_against_full(&expanded.launches, &full);
 
-    // Today's plan (small groups borrow from their kernel), the measured launches' rows
-    // taken from the full profile (the runs agree launch for launch).
+    // Today's plan (small groups borrow from their kernel, tails from their bigger grid),
+    // the measured launches' rows taken from the full profile (the runs agree launch for
+    // launch).
     let plan = plan::plan(timed, &PlanOptions::default());
     let plan_from_run2 = plan.selected.len();
     let borrowing: Vec<&plan::Group> = plan.groups.iter().filter(|g| g.borrows).collect();
     println!(
-        "today's plan: {} launches measured (invocations {:?}); {} groups under {} % of the \
-         time borrow ({} launches, {:.2} % of the time), {:.2} % of the time in measured groups",
+        "today's plan: {} launches measured (invocations {:?}); {} groups borrow, {} of them \
+         tails ({} launches, {:.2} % of the time), {:.2} % of the time in measured groups",
         plan.selected.len(),
         plan.invocations,
         borrowing.len(),
-        100.0 * plan.options.minor_share,
+        borrowing.iter().filter(|g| g.tail).count(),
         borrowing.iter().map(|g| g.launches.len()).sum::<usize>(),
         100.0 * borrowing.iter().map(|g| g.time_ns).sum::<f64>() / plan.total_ns,
         100.0 * plan.time_covered()
     );
-    assert!(plan.selected.len() < 94, "{}", plan.selected.len());
+    assert_eq!(borrowing.iter().filter(|g| g.tail).count(), 8);
+    assert_eq!(plan.selected.len(), 54);
     let rows: Vec<LaunchCounters> = plan.selected.iter().map(|&i| full[i].clone()).collect();
     let (assigned, warnings) = scale::assign(&plan, rows);
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -378,10 +387,10 @@ fn ncu_selection_and_scaling_on_the_recorded_bert_base_step() {
     assert_eq!((expanded.left_out, expanded.launches.len()), (0, 444));
     check_against_full(&expanded.launches, &full);
 
-    // Run 3 on the device with today's plan: ncu profiled exactly the plan's launches, and
-    // its rows rebuild the full profile.
+    // Run 3 on the device (small groups borrowing, no tails yet): ncu profiled exactly the
+    // plan's launches, and its rows rebuild the full profile.
     let timed = timing::timed_launches(&launches(BASE12_TIMING3)).expect("a timing pass");
-    let plan = plan::plan(timed, &PlanOptions::default());
+    let plan = plan::plan(timed, &as_run3);
     let profiled = launches(BASE12_PROFILED3);
     let (hit, unmatched) = matched(&plan, &plan.selected, &profiled);
     println!(

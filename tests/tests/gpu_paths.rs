@@ -141,9 +141,15 @@ const PROFILED: &str = r#"echo '==PROF== Profiling "copy" - 0: 0%....50%....100%
 #[test]
 fn profile_through_a_fake_ncu_writes_an_artifact_from_the_replayed_exports() {
     let dir = tempfile::tempdir().expect("tempdir");
+    // Each collection writes the real report of the replayed pages: the timing pass's is
+    // read natively, the profiling pass's through the import of its pages.
+    let report = fixture("ncu-h200/probe_full.ncu-rep.gz");
     let ncu = fake_ncu(
         dir.path(),
-        r#"echo "==PROF== Connected to process 1"; echo "program output"; touch "$BASE.ncu-rep"; exit 0"#,
+        &format!(
+            r#"echo "==PROF== Connected to process 1"; echo "program output"; gunzip -c '{}' > "$BASE.ncu-rep"; exit 0"#,
+            report.display()
+        ),
     );
     let out = dir.path().join("p.json");
     let o = capture(&[
@@ -180,6 +186,23 @@ fn profile_through_a_fake_ncu_writes_an_artifact_from_the_replayed_exports() {
     let raw = std::fs::read_to_string(dir.path().join("p-ncu-cold-raw.csv")).expect("raw page");
     assert!(raw.starts_with("\"ID\""), "clean CSV");
     assert!(stdout(&o).contains("copy"), "summary table on stdout");
+    // The timing pass's report is read as it is; only the profiling pass's is imported.
+    let calls = ncu_calls(dir.path());
+    let collections: Vec<&String> = calls.iter().filter(|c| c.starts_with("-f -o")).collect();
+    assert_eq!(collections.len(), 2, "{calls:?}");
+    assert!(
+        collections[0].contains("--metrics gpu__time_duration.sum "),
+        "{calls:?}"
+    );
+    let imports: Vec<&String> = calls.iter().filter(|c| c.starts_with("--import")).collect();
+    assert_eq!(imports.len(), 2, "{calls:?}");
+    assert!(
+        imports.iter().all(|c| c.contains("p-ncu-cold.ncu-rep")),
+        "{calls:?}"
+    );
+    assert!(a["provenance"]["inputs"]
+        .as_array()
+        .is_some_and(|i| i.iter().any(|n| n == "p-ncu-timing.ncu-rep")));
 }
 
 #[test]

@@ -38,8 +38,8 @@ impl Profiler for FakeProfiler {
     fn profile(&self, req: &ProfileRequest<'_>) -> Result<ProfileOutput> {
         self.asked.borrow_mut().push(req.collection.clone());
         Ok(ProfileOutput {
-            raw_csv: fixture(self.raw),
-            details_csv: fixture(self.details),
+            raw: fixture(self.raw),
+            details: Some(fixture(self.details)),
             commands: vec![format!("fake {}", req.name)],
             warnings: self
                 .program_status

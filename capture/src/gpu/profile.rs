@@ -111,10 +111,10 @@ pub struct Collected {
 pub fn read_pages(
     out: &super::ncu::ProfileOutput,
 ) -> Result<(Vec<LaunchCounters>, Vec<shared::read::ncu::Warning>)> {
-    let exports = vec![
-        files::read_export(&out.raw_csv)?,
-        files::read_export(&out.details_csv)?,
-    ];
+    let mut exports = vec![files::read_export(&out.raw)?];
+    if let Some(details) = &out.details {
+        exports.push(files::read_export(details)?);
+    }
     Ok(shared::read::ncu::combine(exports))
 }
 
@@ -169,15 +169,9 @@ pub fn collect(
         .depth()
         .map(|d| missing_metrics_at(&launches, d))
         .unwrap_or_default();
-    let warnings = collection_warnings(
-        cache,
-        &missing,
-        &reader_warnings,
-        &out.raw_csv,
-        out.warnings,
-    );
-    let inputs = [&out.raw_csv, &out.details_csv]
-        .iter()
+    let warnings = collection_warnings(cache, &missing, &reader_warnings, &out.raw, out.warnings);
+    let inputs = std::iter::once(&out.raw)
+        .chain(&out.details)
         .filter_map(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .collect();

@@ -85,20 +85,20 @@ pub fn timing_pass(
         )
         .into());
     }
-    let export = files::read_export(&out.raw_csv)?;
+    let export = files::read_export(&out.raw)?;
     let timed = timing::timed_launches(&export.launches)
-        .map_err(|e| Fault::new(Code::NcuFailed, format!("{}: {e}", out.raw_csv.display())))?;
+        .map_err(|e| Fault::new(Code::NcuFailed, format!("{}: {e}", out.raw.display())))?;
     let mut warnings: Vec<String> = export
         .warnings
         .iter()
-        .map(|w| format!("{}: {w}", out.raw_csv.display()))
+        .map(|w| format!("{}: {w}", out.raw.display()))
         .collect();
     warnings.extend(out.warnings);
     Ok(Timed {
         plan: plan::plan(timed, options),
         wall_s,
         commands: out.commands,
-        inputs: file_names(&[&out.raw_csv]),
+        inputs: file_names(&[&out.raw]),
         warnings,
     })
 }
@@ -130,14 +130,17 @@ pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
         "plan: {} groups of alike launches (kernel x grid x block, split by duration where its \
          coefficient of variation is above {:.2}); {} groups of at least {:.0} % of the time \
          get up to {} measured launches, the others 1, but {} groups under {:.1} % of the time \
-         borrow from their kernel's nearest measured launch\n",
+         borrow from their kernel's nearest measured launch and {} tails under {:.1} % (a \
+         smaller grid of a kernel and block) from its bigger grid, scaled by blocks\n",
         plan.groups.len(),
         o.split_cv,
         plan.groups.iter().filter(|g| g.major).count(),
         100.0 * o.major_share,
         o.major_picks,
-        plan.groups.iter().filter(|g| g.borrows).count(),
-        100.0 * o.minor_share
+        plan.groups.iter().filter(|g| g.borrows && !g.tail).count(),
+        100.0 * o.minor_share,
+        plan.groups.iter().filter(|g| g.tail).count(),
+        100.0 * o.tail_share
     ));
     out.push_str(&format!(
         "measured: {} of {} launches, their groups {:.1} % of the time (ncu --kernel-id '{}')\n",
@@ -241,7 +244,7 @@ pub fn profiling_pass(
         cache,
         &missing,
         &reader_warnings,
-        &out.raw_csv,
+        &out.raw,
         out.warnings,
     );
     let profiled = rows.len();
@@ -276,7 +279,11 @@ pub fn profiling_pass(
         launches: expanded.launches,
         warnings,
         commands: out.commands,
-        inputs: file_names(&[&out.raw_csv, &out.details_csv]),
+        inputs: file_names(
+            &std::iter::once(&out.raw)
+                .chain(&out.details)
+                .collect::<Vec<_>>(),
+        ),
         program_status: out.program_status,
     })
 }
@@ -424,8 +431,8 @@ pub mod tests {
                 }
             }
             Ok(ProfileOutput {
-                raw_csv,
-                details_csv,
+                raw: raw_csv,
+                details: (req.collection.pass != Pass::Timing).then_some(details_csv),
                 commands: vec![format!("replay {}", req.name)],
                 warnings: Vec::new(),
                 program_status: None,
@@ -459,7 +466,7 @@ pub mod tests {
         assert_eq!(timed.plan.launches.len(), 172);
         let text = plan_text(&timed.plan, Depth::Standard, timed.wall_s);
         assert!(
-            text.contains("measured: 80 of 172 launches, their groups"),
+            text.contains("measured: 74 of 172 launches, their groups"),
             "{text}"
         );
         assert!(text.contains("25 passes (measured"), "{text}");
@@ -475,14 +482,14 @@ pub mod tests {
         .unwrap_or_else(|e| panic!("{e:#}"));
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
         assert_eq!(c.launches.len(), 172);
-        assert_eq!(measured(&c.launches), 80);
+        assert_eq!(measured(&c.launches), 74);
         let asked = p.asked.borrow();
         assert_eq!(asked[0].pass, Pass::Timing);
         assert_eq!(asked[0].selection.nvtx_include, ["step/"]);
         assert_eq!(asked[1].pass, Pass::Counters(Depth::Standard));
         assert_eq!(
             asked[1].selection.kernel_id.as_deref(),
-            Some(":::^(1|2|3|5|6|23|28|29|32|69)$")
+            Some(":::^(1|2|3|6|15|24|29|32|69)$")
         );
         assert_eq!(asked[1].selection.nvtx_include, ["step/"], "filters kept");
         // Every launch carries the timing pass's duration.

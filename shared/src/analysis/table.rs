@@ -492,7 +492,9 @@ impl BytesTable {
         let mut lines = Vec::new();
         if let Some(s) = &self.sampled {
             lines.push(format!(
-                "sampled: {} of {} launches measured ({} groups); launches N{SAMPLED_MARK}M:                  N launches, M of them measured, the others' counters scaled from those by time",
+                "sampled: {} of {} launches measured ({} groups); launches N{SAMPLED_MARK}M: \
+                 N launches, M of them measured, the others' counters scaled from those by \
+                 time (by blocks for a tail of a bigger grid)",
                 s.measured, s.launches, s.groups
             ));
         }

@@ -33,7 +33,7 @@ pub fn sampled_line(run: &RunView) -> Option<String> {
     let s = run.run.artifact.sampled.as_ref()?;
     Some(format!(
         "sampled: {} of {} launches ({} groups of alike launches); the others carry a measured \
-         launch's counters scaled by time",
+         launch's counters scaled by time (by blocks for a tail of a bigger grid)",
         s.measured, s.launches, s.groups
     ))
 }

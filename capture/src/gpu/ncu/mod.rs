@@ -6,7 +6,8 @@
 //!
 //! Following the verified recipe: ncu writes a report with `-o` while the program's own
 //! output goes to a log file; `ncu --import REPORT --csv --page raw|details --print-units base`
-//! then prints CSV with no program output mixed in.
+//! then prints CSV with no program output mixed in. The timing pass's report, which holds
+//! one metric, is read natively instead ([`shared::read::ncu_rep`]).
 
 pub mod args;
 pub mod judge;
@@ -35,10 +36,12 @@ pub struct ProfileRequest<'a> {
 /// What a profiler produced.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProfileOutput {
-    /// The raw page (`--page raw`) as CSV.
-    pub raw_csv: PathBuf,
-    /// The details page (`--page details`) as CSV.
-    pub details_csv: PathBuf,
+    /// The launches' raw metrics: the raw page (`--page raw`) as CSV, or the report itself
+    /// where the collection needs no details page (the timing pass: read natively, which
+    /// spares an `ncu --import` of every launch).
+    pub raw: PathBuf,
+    /// The details page (`--page details`) as CSV, when imported.
+    pub details: Option<PathBuf>,
     /// The exact command lines run, collection first.
     pub commands: Vec<String>,
     /// Things worth recording in the artifact (a non-zero program exit, say).

@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use shared::model::artifact::CacheControl;
 
 use super::args::{
-    collect_args, command_line, import_args, program_name, report_file, shell_quote, Page,
+    collect_args, command_line, import_args, program_name, report_file, shell_quote, Page, Pass,
 };
 use super::judge::judge_collection;
 use super::log as ncu_log;
@@ -218,13 +218,24 @@ impl Profiler for Ncu {
             &req.collection,
             &program_name(req.program),
         )?;
+        if req.collection.pass == Pass::Timing {
+            // One metric and no sections: the report itself is read (natively, in well
+            // under a second), not imported (two `ncu --import` runs of seconds each).
+            return Ok(ProfileOutput {
+                raw: report,
+                details: None,
+                commands: vec![collect_cmd],
+                warnings: judged.warnings,
+                program_status: judged.program_status,
+            });
+        }
         let raw_csv = req.work_dir.join(format!("{}-raw.csv", req.name));
         let details_csv = req.work_dir.join(format!("{}-details.csv", req.name));
         let raw_cmd = self.import(&report, Page::Raw, &raw_csv)?;
         let details_cmd = self.import(&report, Page::Details, &details_csv)?;
         Ok(ProfileOutput {
-            raw_csv,
-            details_csv,
+            raw: raw_csv,
+            details: Some(details_csv),
             commands: vec![collect_cmd, raw_cmd, details_cmd],
             warnings: judged.warnings,
             program_status: judged.program_status,

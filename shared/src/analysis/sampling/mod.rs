@@ -177,7 +177,8 @@ pub fn banner(artifact: &Artifact) -> Option<String> {
     Some(format!(
         "Sampled profile: counters were measured on {} of {} launches ({} groups of alike \
          launches); every other launch carries the counters of a measured launch of its \
-         group, scaled by their times. Times come from a timing pass of every launch. Bytes, \
+         group (or, for the tail of a bigger grid, of that grid), scaled by their times (by \
+         their blocks for a tail). Times come from a timing pass of every launch. Bytes, \
          FLOPs and the figures derived from them are estimates; profile with --all-launches \
          to measure every launch.",
         s.measured, s.launches, s.groups

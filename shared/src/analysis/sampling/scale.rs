@@ -1,7 +1,8 @@
 //! From the profiled launches back to every launch: each profiled row matched to its launch
 //! of the timing pass ([`assign`]), then every launch of the timing pass given counters
 //! ([`expand`]): its own where it was profiled, else those of the profiled launch of its
-//! group nearest in duration, the amounts scaled by the two launches' measured times.
+//! group nearest in duration, the amounts scaled by the two launches' measured times (by
+//! their blocks where a tail borrows from a bigger grid of its kernel and block).
 //! Every launch's duration is the timing pass's, so time shares come straight from it.
 
 use std::collections::HashMap;
@@ -9,7 +10,7 @@ use std::collections::HashMap;
 use crate::model::artifact::{LaunchCounters, MetricKey};
 use crate::model::counters;
 
-use super::plan::Plan;
+use super::plan::{blocks, Plan};
 use super::timing::TimedLaunch;
 
 /// Whether a metric is an amount that grows with the work of a launch (bytes, instructions,
@@ -139,16 +140,47 @@ fn nearest(list: &[(usize, f64)], ns: f64) -> Option<(usize, f64)> {
         .min_by(|a, b| (a.1 - ns).abs().total_cmp(&(b.1 - ns).abs()))
 }
 
-/// The profiled launches (`all`: index, duration) of `t`'s kernel: with its grid and block
-/// too when `shape`.
-fn of_shape(plan: &Plan, all: &[(usize, f64)], t: &TimedLaunch, shape: bool) -> Vec<(usize, f64)> {
+/// How alike a launch to borrow from must be.
+#[derive(Clone, Copy)]
+enum Like {
+    /// Same kernel, grid and block.
+    Shape,
+    /// Same kernel and block, any grid (a tail's bigger grid).
+    Block,
+    /// Same kernel.
+    Kernel,
+}
+
+/// The profiled launches (`all`: index, duration) of `t`'s kernel that are `like` it.
+fn of_shape(plan: &Plan, all: &[(usize, f64)], t: &TimedLaunch, like: Like) -> Vec<(usize, f64)> {
     all.iter()
         .copied()
         .filter(|&(j, _)| {
             let o = &plan.launches[j];
-            o.function == t.function && (!shape || (o.grid == t.grid && o.block == t.block))
+            o.function == t.function
+                && match like {
+                    Like::Shape => o.grid == t.grid && o.block == t.block,
+                    Like::Block => o.block == t.block,
+                    Like::Kernel => true,
+                }
         })
         .collect()
+}
+
+/// How much of `rep`'s amounts launch `t` gets: the ratio of their blocks when they run
+/// one kernel and block on different grids (a tail borrowing from its bigger grid: the
+/// work per block is the same, the time per block is not, as the last wave is partial),
+/// else the ratio of their measured times (`rep_ns`: `rep`'s).
+fn scale_factor(rep: &TimedLaunch, t: &TimedLaunch, rep_ns: f64) -> f64 {
+    let by_blocks = (rep.grid != t.grid && rep.block == t.block)
+        .then(|| Some(blocks(t.grid)? / blocks(rep.grid)?))
+        .flatten()
+        .filter(|f| f.is_finite() && *f > 0.0);
+    match by_blocks {
+        Some(f) => f,
+        None if rep_ns > 0.0 => t.duration_ns / rep_ns,
+        None => 1.0,
+    }
 }
 
 /// A copy of `row` with its amounts ([`scales_with_work`]) multiplied by `factor`.
@@ -178,8 +210,9 @@ fn scaled_copy(row: &LaunchCounters, factor: f64) -> LaunchCounters {
 /// launch of its group nearest in duration, its amounts ([`scales_with_work`]) multiplied
 /// by the ratio of the two launches' durations in the timing pass, and `sampled_from` set
 /// to that launch's ID. A launch whose group has no profiled launch (ncu's selection
-/// differed from the plan's) borrows likewise from the nearest profiled launch of its
-/// kernel and shape, else of its kernel, counted in [`Expanded::borrowed`] with a warning;
+/// differed from the plan's, or the plan made it borrow) borrows likewise from the nearest
+/// profiled launch of its kernel and shape, else of its kernel and block (scaled by blocks),
+/// else of its kernel, counted in [`Expanded::borrowed`] (with a warning when unplanned);
 /// only a launch of a kernel never profiled is left out. Each launch keeps its ID, context
 /// and stream, and takes its duration from the timing pass.
 pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
@@ -214,9 +247,11 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
                         // No profiled launch in its group (ncu counted another number
                         // of its kernel than the plan): the nearest profiled launch of
                         // the same kernel and shape, else of the same kernel.
-                        let same_shape = nearest(&of_shape(plan, &all, t, true), t.duration_ns);
-                        let found = same_shape
-                            .or_else(|| nearest(&of_shape(plan, &all, t, false), t.duration_ns));
+                        let found = [Like::Shape, Like::Block, Like::Kernel]
+                            .into_iter()
+                            .find_map(|like| {
+                                nearest(&of_shape(plan, &all, t, like), t.duration_ns)
+                            });
                         if found.is_some() {
                             out.borrowed += 1;
                             if !group_of.get(i).is_some_and(|&g| plan.groups[g].borrows) {
@@ -235,11 +270,7 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
                     out.left_out += 1;
                     continue;
                 };
-                let factor = if rep_ns > 0.0 {
-                    t.duration_ns / rep_ns
-                } else {
-                    1.0
-                };
+                let factor = scale_factor(&plan.launches[rep], t, rep_ns);
                 (scaled_copy(row, factor), Some(plan.launches[rep].id))
             }
         };
