@@ -182,7 +182,10 @@ fn sharing_keys(exports: &[(String, Export)]) -> Bits {
     }
     hashes.sort_unstable();
     let mut bits = vec![0u64; total.div_ceil(64)];
-    for run in hashes.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+    for run in hashes
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|run| run.len() > 1)
+    {
         for &(_, i) in run {
             if let Some(w) = bits.get_mut(i / 64) {
                 *w |= 1 << (i % 64);
