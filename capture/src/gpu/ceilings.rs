@@ -216,7 +216,7 @@ pub fn ceilings_of(
             name: kind.as_str().to_string(),
             bytes: asked.bytes,
             flops: asked.flops,
-            timing: timing.clone(),
+            timing: (**timing).clone(),
         });
     }
     for m in extra {
@@ -243,13 +243,13 @@ mod tests {
         let records: Vec<KernelRecord> = defs
             .iter()
             .map(|d| KernelRecord {
-                asked: Some(shared::model::artifact::AskedWork {
+                asked: Some(Box::new(shared::model::artifact::AskedWork {
                     bytes: 4e9,
                     flops: 6e10,
                     precision: shared::model::artifact::Precision::Fp32,
                     formula: String::new(),
-                }),
-                timing: Some(t(1.0)),
+                })),
+                timing: Some(Box::new(t(1.0))),
                 ..KernelRecord::new(d.name, d.function)
             })
             .collect();

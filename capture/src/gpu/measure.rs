@@ -98,9 +98,9 @@ pub fn measure_kernel(
         record: KernelRecord {
             source_file: Some(def.source_path()),
             launch: Some(plan.launch.clone()),
-            asked: Some(plan.asked.clone()),
-            timing: Some(timing),
-            check: Some(check),
+            asked: Some(Box::new(plan.asked.clone())),
+            timing: Some(Box::new(timing)),
+            check: Some(Box::new(check)),
             ..KernelRecord::new(def.name, def.function)
         },
         extra,

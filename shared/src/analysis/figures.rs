@@ -104,7 +104,7 @@ impl KernelFigures {
             },
             sectors_per_request: metrics::sectors_per_request(launches),
             flows: metrics::memory_flows(&short, launches),
-            event: kernel.timing.clone(),
+            event: kernel.timing.as_deref().cloned(),
             ncu_cold_ms: mean_ms(launches_of(kernel.cold.as_ref())),
             ncu_warm_ms: mean_ms(launches_of(kernel.warm.as_ref())),
             cold_cache: metrics::reference_set(kernel).and_then(|c| c.cache_control),

@@ -116,7 +116,7 @@ mod tests {
     fn launch(ns: f64, rules: Vec<RuleResult>) -> LaunchCounters {
         let mut l = LaunchCounters {
             function: "k".into(),
-            rules,
+            rules: rules.into(),
             ..Default::default()
         };
         l.metrics.insert(

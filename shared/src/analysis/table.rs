@@ -777,12 +777,12 @@ mod tests {
             },
         );
         KernelRecord {
-            asked: Some(AskedWork {
+            asked: Some(Box::new(AskedWork {
                 bytes: ask_bytes,
                 flops: 0.0,
                 precision: Precision::Fp32,
                 formula: String::new(),
-            }),
+            })),
             cold: Some(CounterSet::of(vec![l])),
             ..KernelRecord::new(name, name)
         }

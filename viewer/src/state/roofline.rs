@@ -757,19 +757,19 @@ mod tests {
         let mut run = ws.runs[0].run.clone();
         for k in &mut run.artifact.kernels {
             k.cold = None;
-            k.asked = Some(AskedWork {
+            k.asked = Some(Box::new(AskedWork {
                 bytes: 12.0 * 1024.0,
                 flops: 1024.0,
                 precision: shared::model::artifact::Precision::Fp32,
                 formula: "3 x n x 4".into(),
-            });
-            k.timing = Some(Timing {
+            }));
+            k.timing = Some(Box::new(Timing {
                 warmups: 3,
                 min_ms: 0.001,
                 median_ms: 0.002,
                 max_ms: 0.003,
                 samples_ms: vec![0.002],
-            });
+            }));
         }
         ws.runs.clear();
         ws.add(vec![run]);
@@ -788,11 +788,11 @@ mod tests {
     fn a_failed_check_gets_no_point() {
         let mut ws = fixture_ws();
         let mut run = ws.runs[0].run.clone();
-        run.artifact.kernels[0].check = Some(Check {
+        run.artifact.kernels[0].check = Some(Box::new(Check {
             passed: false,
             detail: "max error 3.0".into(),
             max_abs_error: Some(3.0),
-        });
+        }));
         ws.runs.clear();
         ws.add(vec![run]);
         let model = run_roofline(&ws, 0, Plotted::Kind(Work::Fp32));

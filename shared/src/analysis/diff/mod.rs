@@ -521,13 +521,13 @@ mod tests {
         let mut sorted = samples.to_vec();
         sorted.sort_by(f64::total_cmp);
         KernelRecord {
-            timing: Some(Timing {
+            timing: Some(Box::new(Timing {
                 warmups: 3,
                 min_ms: sorted[0],
                 median_ms: sorted[sorted.len() / 2],
                 max_ms: sorted[sorted.len() - 1],
                 samples_ms: samples.to_vec(),
-            }),
+            })),
             ..KernelRecord::new(name, name)
         }
     }

@@ -161,13 +161,13 @@ mod tests {
         let mut a = Artifact::new(Provenance::default());
         for (name, ms) in kernels {
             a.kernels.push(KernelRecord {
-                timing: Some(Timing {
+                timing: Some(Box::new(Timing {
                     warmups: 1,
                     min_ms: *ms,
                     median_ms: *ms,
                     max_ms: *ms,
                     samples_ms: vec![*ms, *ms],
-                }),
+                })),
                 ..KernelRecord::new(*name, *name)
             });
         }

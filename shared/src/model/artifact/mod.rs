@@ -20,5 +20,7 @@ mod tests;
 mod write;
 
 pub use self::schema::*;
-pub use self::storage::{varying_columns, Bases, CheckedRows, MetricColumns, Metrics, RowBuilder};
+pub use self::storage::{
+    varying_columns, Bases, CheckedRows, List, MetricColumns, Metrics, RowBuilder,
+};
 pub use self::write::{ArraySource, VaryingColumns};

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::storage::Metrics;
+use super::storage::{List, Metrics};
 use crate::model::work_kind::Work;
 
 /// Version of the artifact format written by this build. Readers refuse newer versions
@@ -453,15 +453,17 @@ pub struct KernelRecord {
     /// Launch configuration used by both the timed and the profiled path.
     #[serde(default)]
     pub launch: Option<LaunchShape>,
+    // Boxed, as `timing` and `check` are: imports have none, and an import of 200,000
+    // one-launch kernels kept 150 bytes of empty slots in each record (the JSON is the same).
     /// Hand-counted bytes and FLOPs of one launch.
     #[serde(default)]
-    pub asked: Option<AskedWork>,
+    pub asked: Option<Box<AskedWork>>,
     /// Event timings (absent for imports).
     #[serde(default)]
-    pub timing: Option<Timing>,
+    pub timing: Option<Box<Timing>>,
     /// CPU reference check (absent for imports).
     #[serde(default)]
-    pub check: Option<Check>,
+    pub check: Option<Box<Check>>,
     /// Counters with caches flushed (the default ncu collection).
     #[serde(default)]
     pub cold: Option<CounterSet>,
@@ -612,10 +614,10 @@ pub struct LaunchCounters {
     pub metrics: Metrics,
     /// Details-page rows (section metrics), in export order, in base units.
     #[serde(default)]
-    pub sections: Vec<SectionMetric>,
+    pub sections: List<SectionMetric>,
     /// Details-page rule results.
     #[serde(default)]
-    pub rules: Vec<RuleResult>,
+    pub rules: List<RuleResult>,
     /// In a sampled profile, the ID of the measured launch whose counters this launch
     /// carries, scaled by their times (absent: measured itself).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -488,12 +488,12 @@ fn schema_2_artifacts_load_and_tensor_ceilings_round_trip() {
     });
     a.ceilings = Some(c);
     a.kernels.push(KernelRecord {
-        asked: Some(AskedWork {
+        asked: Some(Box::new(AskedWork {
             bytes: 1.0,
             flops: 2.0,
             precision: Work::TensorBf16,
             formula: String::new(),
-        }),
+        })),
         ..KernelRecord::new("mma", "matmul_bf16_mma")
     });
     let text = a.to_json();
@@ -546,4 +546,12 @@ fn values_round_trip_through_json() {
         Arc::ptr_eq(back.columns(), &cols),
         "same names reuse the columns"
     );
+}
+#[test]
+fn tmp_sizes() {
+    use crate::model::artifact::*;
+    eprintln!("LC {} KR {} Metrics {} CS {} Timing {} Check {} Asked {} LaunchShape {} SampledCount {} OptTiming {} OptCheck {} OptAsked {} OptShape {}",
+        std::mem::size_of::<LaunchCounters>(), std::mem::size_of::<KernelRecord>(), std::mem::size_of::<Metrics>(),
+        std::mem::size_of::<CounterSet>(), std::mem::size_of::<Timing>(), std::mem::size_of::<Check>(), std::mem::size_of::<AskedWork>(),
+        std::mem::size_of::<LaunchShape>(), std::mem::size_of::<SampledCount>(), std::mem::size_of::<Option<Timing>>(), std::mem::size_of::<Option<Check>>(), std::mem::size_of::<Option<AskedWork>>(), std::mem::size_of::<Option<LaunchShape>>());
 }

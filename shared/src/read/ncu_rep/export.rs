@@ -13,7 +13,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::artifact::{LaunchCounters, MetricColumns, MetricKey, MetricValue, Metrics};
+use crate::model::artifact::{
+    LaunchCounters, List, MetricColumns, MetricKey, MetricValue, Metrics,
+};
 use crate::model::range::{self, OutOfRange};
 use crate::read::ncu::units::UnitScale;
 use crate::read::ncu::value::{classify, to_value, Cell};
@@ -187,8 +189,8 @@ impl Converter {
             grid: result.grid,
             block: result.block,
             metrics,
-            sections: Vec::new(),
-            rules: result.rules.clone(),
+            sections: List::new(),
+            rules: result.rules.clone().into(),
             sampled_from: None,
         }
     }
