@@ -264,7 +264,9 @@ pub fn import_launches(
     });
     artifact.device = device_from_launches(&launches);
     if artifact.provenance.host.is_none() {
-        artifact.provenance.host = launches.iter().find_map(|l| l.host.clone());
+        artifact.provenance.host = launches
+            .iter()
+            .find_map(|l| l.host.as_deref().map(String::from));
     }
     artifact
         .warnings

@@ -21,6 +21,6 @@ mod write;
 
 pub use self::schema::*;
 pub use self::storage::{
-    varying_columns, Bases, CheckedRows, List, MetricColumns, Metrics, RowBuilder,
+    varying_columns, Bases, CheckedRows, List, MetricColumns, Metrics, RowBuilder, SharedText,
 };
 pub use self::write::{ArraySource, VaryingColumns};

@@ -9,6 +9,7 @@
 //! `schema/artifact.schema.json` and adds a line to `CHANGELOG.md`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -580,16 +581,16 @@ pub struct LaunchCounters {
     pub process_id: Option<u64>,
     /// Process name.
     #[serde(default)]
-    pub process_name: Option<String>,
+    pub process_name: Option<Arc<str>>,
     /// Host name.
     #[serde(default)]
-    pub host: Option<String>,
+    pub host: Option<Arc<str>>,
     /// Device ordinal.
     #[serde(default)]
     pub device: Option<u32>,
     /// Compute capability as ncu prints it (`9.0`).
     #[serde(default)]
-    pub cc: Option<String>,
+    pub cc: Option<Arc<str>>,
     /// CUDA context ID.
     #[serde(default)]
     pub context: Option<u64>,

@@ -547,11 +547,3 @@ fn values_round_trip_through_json() {
         "same names reuse the columns"
     );
 }
-#[test]
-fn tmp_sizes() {
-    use crate::model::artifact::*;
-    eprintln!("LC {} KR {} Metrics {} CS {} Timing {} Check {} Asked {} LaunchShape {} SampledCount {} OptTiming {} OptCheck {} OptAsked {} OptShape {}",
-        std::mem::size_of::<LaunchCounters>(), std::mem::size_of::<KernelRecord>(), std::mem::size_of::<Metrics>(),
-        std::mem::size_of::<CounterSet>(), std::mem::size_of::<Timing>(), std::mem::size_of::<Check>(), std::mem::size_of::<AskedWork>(),
-        std::mem::size_of::<LaunchShape>(), std::mem::size_of::<SampledCount>(), std::mem::size_of::<Option<Timing>>(), std::mem::size_of::<Option<Check>>(), std::mem::size_of::<Option<AskedWork>>(), std::mem::size_of::<Option<LaunchShape>>());
-}

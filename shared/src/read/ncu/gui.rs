@@ -8,6 +8,7 @@
 //! `ID` line starts another launch, so an export of several results also loads.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::error::NcuError;
 use crate::model::artifact::{LaunchCounters, Metric, MetricValue};
@@ -168,14 +169,14 @@ impl PageReader for Page {
                 }
             }
             "Process ID" => launch.process_id = parse_u64(value),
-            "Process Name" => launch.process_name = text(),
-            "Host Name" => launch.host = text(),
+            "Process Name" => launch.process_name = text().map(Arc::from),
+            "Host Name" => launch.host = text().map(Arc::from),
             "Function Name" | "Kernel Name" => launch.function = text().unwrap_or_default(),
             "Demangled Name" => launch.demangled = text(),
             "Context" => launch.context = parse_u64(value),
             "Stream" => launch.stream = parse_u64(value),
             "Device" => launch.device = parse_u64(value).and_then(|d| u32::try_from(d).ok()),
-            "CC" => launch.cc = text(),
+            "CC" => launch.cc = text().map(Arc::from),
             "Grid Size" => launch.grid = text().and_then(|t| parse_dim3(&t)),
             "Block Size" => launch.block = text().and_then(|t| parse_dim3(&t)),
             _ if name.starts_with("breakdown:") => {

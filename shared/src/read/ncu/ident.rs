@@ -4,7 +4,7 @@
 
 use super::records::Record;
 
-use crate::model::artifact::LaunchCounters;
+use crate::model::artifact::{LaunchCounters, SharedText};
 
 /// The identity columns that open every ncu CLI export row; every other raw-page column is
 /// a metric.
@@ -64,9 +64,11 @@ fn text(cell: &[u8]) -> Option<String> {
     (!cell.is_empty()).then(|| String::from_utf8_lossy(cell).into_owned())
 }
 
-/// Where the identity columns are in a header.
+/// Where the identity columns are in a header, with the texts of the last launch read
+/// (launches share one copy of a repeated process name, host and compute capability).
 #[derive(Clone, Debug, Default)]
 pub struct IdColumns {
+    texts: [SharedText; 3],
     id: Option<usize>,
     process_id: Option<usize>,
     process_name: Option<usize>,
@@ -85,6 +87,7 @@ impl IdColumns {
     pub fn from_header(fields: &[String]) -> Self {
         let find = |name: &str| fields.iter().position(|f| f == name);
         IdColumns {
+            texts: Default::default(),
             id: find("ID"),
             process_id: find("Process ID"),
             process_name: find("Process Name"),
@@ -121,16 +124,21 @@ impl IdColumns {
     }
 
     /// A launch with the identity fields of a row filled in and no measurements.
-    pub fn launch(&self, record: &Record) -> Result<LaunchCounters, String> {
+    pub fn launch(&mut self, record: &Record) -> Result<LaunchCounters, String> {
         let (process_id, id) = self.key(record)?;
         let cell = |column| Self::cell(record, column);
+        let [name, host, cc] = &mut self.texts;
+        let shared = |text: &mut SharedText, column| {
+            let cell = cell(column).trim_ascii();
+            (!cell.is_empty()).then(|| text.of(&String::from_utf8_lossy(cell)))
+        };
         Ok(LaunchCounters {
             id,
             process_id,
-            process_name: text(cell(self.process_name)),
-            host: text(cell(self.host)),
+            process_name: shared(name, self.process_name),
+            host: shared(host, self.host),
             device: parse_u64(cell(self.device)).and_then(|d| u32::try_from(d).ok()),
-            cc: text(cell(self.cc)),
+            cc: shared(cc, self.cc),
             context: parse_u64(cell(self.context)),
             stream: parse_u64(cell(self.stream)),
             function: text(cell(self.function)).unwrap_or_default(),

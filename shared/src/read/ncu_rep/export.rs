@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::artifact::{
-    LaunchCounters, List, MetricColumns, MetricKey, MetricValue, Metrics,
+    LaunchCounters, List, MetricColumns, MetricKey, MetricValue, Metrics, SharedText,
 };
 use crate::model::range::{self, OutOfRange};
 use crate::read::ncu::units::UnitScale;
@@ -93,6 +93,8 @@ pub struct Converter {
     last_columns: Option<(Vec<u32>, Arc<MetricColumns>)>,
     dropped: Vec<DroppedValues>,
     dropped_index: HashMap<(String, Dropped), usize>,
+    /// The last launch's process name, host and compute capability, shared by the next.
+    texts: [SharedText; 3],
 }
 
 impl Converter {
@@ -178,10 +180,10 @@ impl Converter {
         LaunchCounters {
             id: result.index,
             process_id: result.process.id,
-            process_name: result.process.name().map(str::to_owned),
-            host: result.process.host.clone(),
+            process_name: result.process.name().map(|t| self.texts[0].of(t)),
+            host: result.process.host.as_deref().map(|t| self.texts[1].of(t)),
             device,
-            cc,
+            cc: cc.map(|t| self.texts[2].of(&t)),
             context: result.context,
             stream: result.stream,
             function: result.names.display().to_owned(),

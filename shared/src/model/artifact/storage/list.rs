@@ -158,7 +158,10 @@ mod tests {
         list.push(3);
         list.extend(std::iter::empty());
         assert_eq!(&*list, &[1, 2, 3]);
-        assert_eq!(serde_json::to_string(&list).ok().as_deref(), Some("[1,2,3]"));
+        assert_eq!(
+            serde_json::to_string(&list).ok().as_deref(),
+            Some("[1,2,3]")
+        );
         let back: List<u32> = serde_json::from_str("[1,2,3]").unwrap_or_default();
         assert_eq!(back, list);
         let empty: List<u32> = serde_json::from_str("[]").unwrap_or_default();
