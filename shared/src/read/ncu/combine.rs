@@ -43,10 +43,8 @@ pub fn combine(exports: Vec<Export>) -> (Vec<LaunchCounters>, Vec<Warning>) {
 /// that has any).
 pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Vec<Warning>) {
     let mut kept = Kept::default();
-    // Launches whose process and launch ID no other launch has need no look-up: only the
-    // others go in the maps below (a million launches in them took 200 MB).
-    let may_collide = sharing_keys(&exports);
-    let mut ordinal = 0usize;
+    // Only launches whose process and launch ID another has go in the maps below.
+    let (may_collide, mut ordinal) = (sharing_keys(&exports), 0usize);
     // Which export each launch came from.
     let mut origin: Vec<u32> = Vec::new();
     // The latest launch of each (process, ID, kernel name hash).
@@ -54,10 +52,8 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
     // The first launch of each (process, ID), whatever its kernel.
     let mut first: HashMap<(Option<u64>, u64), usize> = HashMap::new();
     let mut warnings = Vec::new();
-    let mut other_kernel = Collisions::default();
-    let mut other_values = Collisions::default();
-    let mut duplicates = Collisions::default();
-    let mut given_twice = Collisions::default();
+    let [mut other_kernel, mut other_values, mut duplicates, mut given_twice] =
+        <[Collisions; 4]>::default();
     let names: Vec<String> = exports.iter().map(|(n, _)| n.clone()).collect();
     let whole: Vec<bool> = exports
         .iter()
@@ -144,19 +140,29 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
         };
         kept.take_each(export.launches, e == 0, step);
     }
-    for (collisions, then) in [
-        (
-            other_kernel,
-            "kept as distinct launches (exports of different runs given together, or edited IDs?)",
-        ),
-        (other_values, "kept as distinct launches, not joined"),
-        (duplicates, "the repeats are dropped"),
-        (given_twice, "kept once (the same export given twice?)"),
-    ] {
-        warnings.extend(collisions.warning(then));
-    }
+    warnings.extend(collision_warnings([
+        other_kernel,
+        other_values,
+        duplicates,
+        given_twice,
+    ]));
     kept.v.truncate(kept.len);
     (kept.v, warnings)
+}
+
+/// The warnings of the four kinds of collision, in the order other kernel, other values,
+/// duplicates, given twice.
+fn collision_warnings(kinds: [Collisions; 4]) -> impl Iterator<Item = Warning> {
+    let then = [
+        "kept as distinct launches (exports of different runs given together, or edited IDs?)",
+        "kept as distinct launches, not joined",
+        "the repeats are dropped",
+        "kept once (the same export given twice?)",
+    ];
+    kinds
+        .into_iter()
+        .zip(then)
+        .filter_map(|(collisions, then)| collisions.warning(then))
 }
 
 /// One bit per launch of `exports`, in order: set where another launch may have the same
@@ -171,7 +177,8 @@ impl Bits {
 
 /// Which launches of `exports` share their process and launch ID with another, by a sort
 /// of their hashes (16 bytes a launch, freed before the launches are gone through): a hash
-/// shared by chance only sends a launch through the exact look-ups.
+/// shared by chance only sends a launch through the exact look-ups. The others need none
+/// (a million launches in the look-ups' maps took 200 MB).
 fn sharing_keys(exports: &[(String, Export)]) -> Bits {
     let total: usize = exports.iter().map(|(_, x)| x.launches.len()).sum();
     let mut hashes: Vec<(u64, usize)> = Vec::with_capacity(total);
