@@ -253,7 +253,7 @@ fn timings_and_launches(
         .map(|i| {
             let mut l = LaunchCounters {
                 id: i as u64,
-                function: format!("kernel_{i}(float *, int)"),
+                function: format!("kernel_{i}(float *, int)").into(),
                 ..Default::default()
             };
             l.metrics.insert(

@@ -34,7 +34,7 @@ fn edit_row(function: &str, edit: impl Fn(&str) -> String) -> String {
 fn times(launches: &[shared::model::artifact::LaunchCounters], function: &str) -> Vec<Option<f64>> {
     launches
         .iter()
-        .filter(|l| l.function == function)
+        .filter(|l| &*l.function == function)
         .map(|l| {
             l.metrics
                 .number(shared::model::counters::GPU_TIME_DURATION.name)
@@ -47,7 +47,7 @@ fn two_kernels_with_one_launch_id_in_one_export_stay_two() {
     // fma_loop's row says launch ID 0, as copy's does.
     let text = edit_row("fma_loop", |l| l.replacen("\"1\",", "\"0\",", 1));
     let (launches, warnings) = combine(vec![read(&text)]);
-    let names: Vec<&str> = launches.iter().map(|l| l.function.as_str()).collect();
+    let names: Vec<&str> = launches.iter().map(|l| &*l.function).collect();
     assert_eq!(names, ["copy", "fma_loop"]);
     let (whole, _) = combine(vec![read(RAW)]);
     // Each keeps its own time (before, copy's row carried fma_loop's).
@@ -120,7 +120,7 @@ fn an_exactly_repeated_raw_row_is_dropped_with_a_warning() {
         .expect("copy row");
     let text = RAW.replacen(copy_row, &format!("{copy_row}\n{copy_row}"), 1);
     let (launches, warnings) = combine(vec![read(&text)]);
-    let names: Vec<&str> = launches.iter().map(|l| l.function.as_str()).collect();
+    let names: Vec<&str> = launches.iter().map(|l| &*l.function).collect();
     assert_eq!(names, ["copy", "fma_loop"]);
     assert!(
         warnings.iter().any(|w| w.to_string().contains(
@@ -161,7 +161,7 @@ fn the_same_export_given_twice_warns_and_keeps_each_launch_once() {
         ("a.csv".into(), read(RAW)),
         ("a.csv".into(), read(RAW)),
     ]);
-    let names: Vec<&str> = launches.iter().map(|l| l.function.as_str()).collect();
+    let names: Vec<&str> = launches.iter().map(|l| &*l.function).collect();
     assert_eq!(names, ["copy", "fma_loop"]);
     let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
     assert!(

@@ -181,8 +181,8 @@ fn group_by_function(mut launches: Vec<LaunchCounters>) -> Vec<(String, Vec<Laun
     let mut sizes: Vec<usize> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for launch in &launches {
-        let g = *index.entry(launch.function.as_str()).or_insert_with(|| {
-            names.push(launch.function.clone());
+        let g = *index.entry(launch.function.as_ref()).or_insert_with(|| {
+            names.push(launch.function.to_string());
             sizes.push(0);
             sizes.len() - 1
         });
@@ -304,11 +304,11 @@ pub fn attach_counters(
     // Launches of one function repeat: each distinct ncu name is matched once.
     let mut matched: HashMap<String, Option<usize>> = HashMap::new();
     for launch in launches {
-        let found = match matched.get(&launch.function) {
+        let found = match matched.get(&*launch.function) {
             Some(&found) => found,
             None => {
                 let found = functions.first_named_by(&launch.function);
-                matched.insert(launch.function.clone(), found);
+                matched.insert(launch.function.to_string(), found);
                 found
             }
         };
@@ -319,8 +319,8 @@ pub fn attach_counters(
                 }
             }
             None => {
-                if unknown_seen.insert(launch.function.clone()) {
-                    unknown.push(launch.function);
+                if unknown_seen.insert(launch.function.to_string()) {
+                    unknown.push(launch.function.to_string());
                 }
             }
         }

@@ -106,7 +106,7 @@ pub fn relative(a: f64, b: f64) -> f64 {
 fn by_function(launches: &[LaunchCounters]) -> BTreeMap<&str, Vec<LaunchCounters>> {
     let mut m: BTreeMap<&str, Vec<LaunchCounters>> = BTreeMap::new();
     for l in launches {
-        m.entry(l.function.as_str()).or_default().push(l.clone());
+        m.entry(l.function.as_ref()).or_default().push(l.clone());
     }
     m
 }

@@ -30,7 +30,7 @@ pub fn scales_with_work(key: &MetricKey) -> bool {
 type ShapeKey = (String, Option<[u32; 3]>, Option<[u32; 3]>);
 
 fn shape_of(l: &LaunchCounters) -> ShapeKey {
-    (l.function.clone(), l.grid, l.block)
+    (l.function.to_string(), l.grid, l.block)
 }
 
 /// Matches the profiling pass's rows to the plan's launches: per kernel x grid x block,

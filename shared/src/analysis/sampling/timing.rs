@@ -89,12 +89,12 @@ pub fn timed_launches(launches: &[LaunchCounters]) -> Result<Vec<TimedLaunch>, T
         let Some(duration_ns) = l.metrics.number(counters::GPU_TIME_DURATION.name) else {
             return Err(TimingError::NoDuration {
                 id: l.id,
-                function: l.function.clone(),
+                function: l.function.to_string(),
             });
         };
         out.push(TimedLaunch {
             id: l.id,
-            function: l.function.clone(),
+            function: l.function.to_string(),
             grid: l.grid,
             block: l.block,
             context: l.context,

@@ -598,7 +598,7 @@ pub struct LaunchCounters {
     #[serde(default)]
     pub stream: Option<u64>,
     /// Kernel name as ncu printed it (mangled or demangled, possibly very long).
-    pub function: String,
+    pub function: Arc<str>,
     /// Demangled name, when the export has one besides `function`.
     #[serde(default)]
     pub demangled: Option<String>,
@@ -630,7 +630,7 @@ impl LaunchCounters {
     /// base units), without units: what unit tests and synthetic examples need.
     pub fn from_numbers(function: &str, numbers: &[(&str, f64)]) -> Self {
         let mut l = LaunchCounters {
-            function: function.to_string(),
+            function: function.into(),
             ..Default::default()
         };
         for (name, v) in numbers {

@@ -54,7 +54,7 @@ impl Current {
         let mut launch = self.launch;
         if launch.function.is_empty() {
             if let Some(demangled) = &launch.demangled {
-                launch.function = demangled.clone();
+                launch.function = demangled.clone().into();
             }
         }
         (!launch.metrics.is_empty()).then_some(launch)
@@ -171,7 +171,7 @@ impl PageReader for Page {
             "Process ID" => launch.process_id = parse_u64(value),
             "Process Name" => launch.process_name = text().map(Arc::from),
             "Host Name" => launch.host = text().map(Arc::from),
-            "Function Name" | "Kernel Name" => launch.function = text().unwrap_or_default(),
+            "Function Name" | "Kernel Name" => launch.function = text().unwrap_or_default().into(),
             "Demangled Name" => launch.demangled = text(),
             "Context" => launch.context = parse_u64(value),
             "Stream" => launch.stream = parse_u64(value),

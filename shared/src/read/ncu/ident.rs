@@ -65,10 +65,11 @@ fn text(cell: &[u8]) -> Option<String> {
 }
 
 /// Where the identity columns are in a header, with the texts of the last launch read
-/// (launches share one copy of a repeated process name, host and compute capability).
+/// (launches share one copy of a repeated process name, host, compute capability and
+/// kernel name).
 #[derive(Clone, Debug, Default)]
 pub struct IdColumns {
-    texts: [SharedText; 3],
+    texts: [SharedText; 4],
     id: Option<usize>,
     process_id: Option<usize>,
     process_name: Option<usize>,
@@ -127,7 +128,7 @@ impl IdColumns {
     pub fn launch(&mut self, record: &Record) -> Result<LaunchCounters, String> {
         let (process_id, id) = self.key(record)?;
         let cell = |column| Self::cell(record, column);
-        let [name, host, cc] = &mut self.texts;
+        let [name, host, cc, function] = &mut self.texts;
         let shared = |text: &mut SharedText, column| {
             let cell = cell(column).trim_ascii();
             (!cell.is_empty()).then(|| text.of(&String::from_utf8_lossy(cell)))
@@ -141,7 +142,7 @@ impl IdColumns {
             cc: shared(cc, self.cc),
             context: parse_u64(cell(self.context)),
             stream: parse_u64(cell(self.stream)),
-            function: text(cell(self.function)).unwrap_or_default(),
+            function: shared(function, self.function).unwrap_or_default(),
             demangled: None,
             grid: text(cell(self.grid)).and_then(|t| parse_dim3(&t)),
             block: text(cell(self.block)).and_then(|t| parse_dim3(&t)),

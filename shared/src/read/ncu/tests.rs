@@ -62,8 +62,8 @@ fn raw_metrics_with_program_output() {
     let [copy, fma] = export.launches.as_slice() else {
         panic!("expected 2 launches, got {}", export.launches.len());
     };
-    assert_eq!((copy.id, copy.function.as_str()), (0, "copy"));
-    assert_eq!((fma.id, fma.function.as_str()), (1, "fma_loop"));
+    assert_eq!((copy.id, &*copy.function), (0, "copy"));
+    assert_eq!((fma.id, &*fma.function), (1, "fma_loop"));
     assert_eq!(copy.process_id, Some(656));
     assert_eq!(copy.process_name.as_deref(), Some("cprobe"));
     assert_eq!(copy.host.as_deref(), Some("127.0.0.1"));
@@ -111,7 +111,7 @@ fn details_in_base_units_with_program_output() {
         panic!("expected 1 launch, got {}", export.launches.len());
     };
     assert_eq!((copy.id, copy.process_id), (0, Some(833)));
-    assert_eq!(copy.function, "copy");
+    assert_eq!(&*copy.function, "copy");
     assert_eq!(copy.grid, Some([1056, 1, 1]));
     assert!(copy.metrics.is_empty());
     let expect = [
@@ -307,7 +307,7 @@ fn gui_export_reformatted_from_the_raw_fixture() {
     let raw = ok(FULL_RAW);
     let cli = &raw.launches[0];
     assert_eq!(copy.id, 0);
-    assert_eq!(copy.function, "copy");
+    assert_eq!(&*copy.function, "copy");
     assert_eq!(copy.demangled.as_deref(), Some("copy"));
     assert_eq!(copy.process_id, Some(714));
     assert_eq!(copy.grid, Some([1056, 1, 1]));
@@ -360,7 +360,7 @@ fn combine_keeps_first_seen_order_for_many_launches() {
     let make = |process_id, id| LaunchCounters {
         id,
         process_id: Some(process_id),
-        function: format!("k{id}"),
+        function: format!("k{id}").into(),
         ..LaunchCounters::default()
     };
     let first = Export {
@@ -413,7 +413,7 @@ fn several_launches_processes_and_devices() {
             (Some(657), 0, Some(1)),
         ]
     );
-    assert!(export.launches.iter().all(|l| l.function == "copy"));
+    assert!(export.launches.iter().all(|l| &*l.function == "copy"));
 }
 
 #[test]
@@ -450,7 +450,7 @@ fn details_rows_of_a_launch_gather_even_when_apart() {
 fn streaming_hands_on_each_raw_launch() {
     let mut functions = Vec::new();
     let summary = read_export_with(METRICS_RAW_STDOUT.as_bytes(), |l| {
-        functions.push(l.function)
+        functions.push(l.function.to_string())
     })
     .expect("loads");
     assert_eq!(functions, ["copy", "fma_loop"]);
@@ -592,7 +592,7 @@ fn raw_export_cut_in_the_last_row() {
     assert!(text.ends_with(|c: char| c != '"'));
     let export = ok(text);
     assert_eq!(export.launches.len(), 1);
-    assert_eq!(export.launches[0].function, "copy");
+    assert_eq!(&*export.launches[0].function, "copy");
     let cut_warning = export
         .warnings
         .iter()
@@ -686,15 +686,15 @@ fn very_long_kernel_name() {
         .map(|l| l.replacen("\"copy\"", &quoted, 1))
         .collect();
     let export = ok(&raw.join("\n"));
-    assert_eq!(export.launches[0].function, name);
-    assert_eq!(export.launches[1].function, "fma_loop");
+    assert_eq!(&*export.launches[0].function, name);
+    assert_eq!(&*export.launches[1].function, "fma_loop");
     let details: Vec<String> = csv_lines(SECTIONS_DETAILS_STDOUT)
         .iter()
         .map(|l| l.replacen("\"copy\"", &quoted, 1))
         .collect();
     let export = ok(&details.join("\n"));
     assert_eq!(export.launches.len(), 1);
-    assert_eq!(export.launches[0].function, name);
+    assert_eq!(&*export.launches[0].function, name);
 }
 
 #[test]

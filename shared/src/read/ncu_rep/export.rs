@@ -93,8 +93,9 @@ pub struct Converter {
     last_columns: Option<(Vec<u32>, Arc<MetricColumns>)>,
     dropped: Vec<DroppedValues>,
     dropped_index: HashMap<(String, Dropped), usize>,
-    /// The last launch's process name, host and compute capability, shared by the next.
-    texts: [SharedText; 3],
+    /// The last launch's process name, host, compute capability and kernel name, shared by
+    /// the next.
+    texts: [SharedText; 4],
 }
 
 impl Converter {
@@ -186,7 +187,7 @@ impl Converter {
             cc: cc.map(|t| self.texts[2].of(&t)),
             context: result.context,
             stream: result.stream,
-            function: result.names.display().to_owned(),
+            function: self.texts[3].of(result.names.display()),
             demangled: None,
             grid: result.grid,
             block: result.block,
