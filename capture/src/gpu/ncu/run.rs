@@ -79,14 +79,20 @@ impl Ncu {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
-        let mut child = cmd.spawn().map_err(|e| {
-            Fault::new(
-                Code::NoNcu,
-                format!("cannot start {}: {e}", self.path.display()),
-            )
-        })?;
-        // Its own process group does not get the terminal's Ctrl-C: capture's handler kills it.
-        let _stop = crate::interrupt::kill_on_interrupt(child.id());
+        // Its own process group does not get the terminal's Ctrl-C: capture's handler kills
+        // it (registered as it starts, so that no interrupt falls in between).
+        let (mut child, _stop) = crate::interrupt::made(
+            || {
+                cmd.spawn().map_err(|e| {
+                    Fault::new(
+                        Code::NoNcu,
+                        format!("cannot start {}: {e}", self.path.display()),
+                    )
+                    .into()
+                })
+            },
+            |c| crate::interrupt::Undo::Kill(c.id()),
+        )?;
         let spinner = crate::gpu::progress::spinner(what);
         let start = Instant::now();
         // The log as it grows: ncu's `==PROF== Profiling` lines say how far it has got.
