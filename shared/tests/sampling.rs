@@ -194,6 +194,12 @@ const BASE12_TIMING3: &[u8] =
     include_bytes!("../../tests/fixtures/ncu-h200-train/base12/sampled3-ncu-timing-raw.csv.gz");
 const BASE12_PROFILED3: &[u8] =
     include_bytes!("../../tests/fixtures/ncu-h200-train/base12/sampled3-ncu-cold-raw.csv.gz");
+const BASE12_TIMING4: &[u8] = include_bytes!(
+    "../../tests/fixtures/ncu-h200-train/base12/round6/sampled4-ncu-timing-raw.csv.gz"
+);
+const BASE12_PROFILED4: &[u8] = include_bytes!(
+    "../../tests/fixtures/ncu-h200-train/base12/round6/sampled4-ncu-cold-raw.csv.gz"
+);
 const BASE12_FULL: &[u8] =
     include_bytes!("../../tests/fixtures/ncu-h200-train/base12/all-ncu-cold-raw.csv.gz");
 
@@ -274,7 +280,8 @@ fn check_against_full(sampled: &[LaunchCounters], full: &[LaunchCounters]) {
 ///
 /// Run 2, `--kernel-name-base mangled` (today's): ncu profiled exactly the 94 launches the
 /// plan selected, and those rows, matched and scaled, rebuild the profile of every launch
-/// (a third run) within the issue's bounds.
+/// (a third run) within the issue's bounds; likewise run 3 (71, small groups borrowing) and
+/// run 4 (54, tails borrowing from their bigger grid: today's plan).
 #[test]
 #[expect(
     clippy::too_many_lines,
@@ -394,8 +401,8 @@ fn ncu_selection_and_scaling_on_the_recorded_bert_base_step() {
     let profiled = launches(BASE12_PROFILED3);
     let (hit, unmatched) = matched(&plan, &plan.selected, &profiled);
     println!(
-        "run 3 (today's plan): {} selected (run 2's timing pass gave {plan_from_run2}), ncu \
-         profiled {}, {hit} match",
+        "run 3 (small groups borrowing, no tails): {} selected (today's plan on run 2's timing \
+         pass: {plan_from_run2}), ncu profiled {}, {hit} match",
         plan.selected.len(),
         profiled.len()
     );
@@ -406,5 +413,27 @@ fn ncu_selection_and_scaling_on_the_recorded_bert_base_step() {
     let expanded = scale::expand(&plan, assigned);
     assert!(expanded.warnings.is_empty(), "{:?}", expanded.warnings);
     assert_eq!((expanded.measured, expanded.left_out), (71, 0));
+    check_against_full(&expanded.launches, &full);
+
+    // Run 4 on the device with today's plan (tails borrow from their bigger grid,
+    // tests/device/round6.sh a): ncu profiled exactly the plan's 54 launches, and they
+    // rebuild the profile of every launch (another run) within the issue's bounds.
+    let timed = timing::timed_launches(&launches(BASE12_TIMING4)).expect("a timing pass");
+    let plan = plan::plan(timed, &PlanOptions::default());
+    let profiled = launches(BASE12_PROFILED4);
+    let (hit, unmatched) = matched(&plan, &plan.selected, &profiled);
+    println!(
+        "run 4 (today's plan): {} selected (invocations {:?}), ncu profiled {}, {hit} match",
+        plan.selected.len(),
+        plan.invocations,
+        profiled.len()
+    );
+    assert_eq!((plan.selected.len(), profiled.len(), hit), (54, 54, 54));
+    assert!(unmatched.is_empty());
+    let (assigned, warnings) = scale::assign(&plan, profiled);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let expanded = scale::expand(&plan, assigned);
+    assert!(expanded.warnings.is_empty(), "{:?}", expanded.warnings);
+    assert_eq!((expanded.measured, expanded.left_out), (54, 0));
     check_against_full(&expanded.launches, &full);
 }

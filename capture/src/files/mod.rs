@@ -233,8 +233,10 @@ fn write_atomic_staged(
         _ => Path::new("."),
     };
     fs::create_dir_all(dir).with_context(|| format!("{}: cannot create folder", dir.display()))?;
-    let tmp = temp_file_for(path, dir)?;
-    let _undo = interrupt::remove_on_interrupt(tmp.path());
+    let (tmp, _undo) = interrupt::made(
+        || temp_file_for(path, dir),
+        |t| interrupt::Undo::Remove(t.path().to_path_buf()),
+    )?;
     {
         // A second thread writes the bytes to disk while `write` produces them.
         let file = tmp

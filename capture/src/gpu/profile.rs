@@ -54,8 +54,10 @@ impl WorkDir {
                 .with_context(|| format!("{}: cannot create folder", dir.display()))?;
             Ok(WorkDir::Kept(dir))
         } else {
-            let dir = tempfile::tempdir().context("cannot create a temporary folder for ncu")?;
-            let undo = crate::interrupt::remove_on_interrupt(dir.path());
+            let (dir, undo) = crate::interrupt::made(
+                || tempfile::tempdir().context("cannot create a temporary folder for ncu"),
+                |d| crate::interrupt::Undo::Remove(d.path().to_path_buf()),
+            )?;
             Ok(WorkDir::Temp { dir, _undo: undo })
         }
     }

@@ -6,8 +6,7 @@
 //!
 //! Following the verified recipe: ncu writes a report with `-o` while the program's own
 //! output goes to a log file; `ncu --import REPORT --csv --page raw|details --print-units base`
-//! then prints CSV with no program output mixed in. The timing pass's report, which holds
-//! one metric, is read natively instead ([`shared::read::ncu_rep`]).
+//! then prints CSV with no program output mixed in (the timing pass needs its raw page only).
 
 pub mod args;
 pub mod judge;
@@ -36,11 +35,10 @@ pub struct ProfileRequest<'a> {
 /// What a profiler produced.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProfileOutput {
-    /// The launches' raw metrics: the raw page (`--page raw`) as CSV, or the report itself
-    /// where the collection needs no details page (the timing pass: read natively, which
-    /// spares an `ncu --import` of every launch).
+    /// The raw page (`--page raw`) as CSV.
     pub raw: PathBuf,
-    /// The details page (`--page details`) as CSV, when imported.
+    /// The details page (`--page details`) as CSV; none for the timing pass, whose one
+    /// metric is on the raw page.
     pub details: Option<PathBuf>,
     /// The exact command lines run, collection first.
     pub commands: Vec<String>,

@@ -79,14 +79,20 @@ impl Ncu {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
-        let mut child = cmd.spawn().map_err(|e| {
-            Fault::new(
-                Code::NoNcu,
-                format!("cannot start {}: {e}", self.path.display()),
-            )
-        })?;
-        // Its own process group does not get the terminal's Ctrl-C: capture's handler kills it.
-        let _stop = crate::interrupt::kill_on_interrupt(child.id());
+        // Its own process group does not get the terminal's Ctrl-C: capture's handler kills
+        // it (registered as it starts, so that no interrupt falls in between).
+        let (mut child, _stop) = crate::interrupt::made(
+            || {
+                cmd.spawn().map_err(|e| {
+                    Fault::new(
+                        Code::NoNcu,
+                        format!("cannot start {}: {e}", self.path.display()),
+                    )
+                    .into()
+                })
+            },
+            |c| crate::interrupt::Undo::Kill(c.id()),
+        )?;
         let spinner = crate::gpu::progress::spinner(what);
         let start = Instant::now();
         // The log as it grows: ncu's `==PROF== Profiling` lines say how far it has got.
@@ -218,25 +224,24 @@ impl Profiler for Ncu {
             &req.collection,
             &program_name(req.program),
         )?;
-        if req.collection.pass == Pass::Timing {
-            // One metric and no sections: the report itself is read (natively, in well
-            // under a second), not imported (two `ncu --import` runs of seconds each).
-            return Ok(ProfileOutput {
-                raw: report,
-                details: None,
-                commands: vec![collect_cmd],
-                warnings: judged.warnings,
-                program_status: judged.program_status,
-            });
-        }
         let raw_csv = req.work_dir.join(format!("{}-raw.csv", req.name));
-        let details_csv = req.work_dir.join(format!("{}-details.csv", req.name));
         let raw_cmd = self.import(&report, Page::Raw, &raw_csv)?;
-        let details_cmd = self.import(&report, Page::Details, &details_csv)?;
+        let mut commands = vec![collect_cmd, raw_cmd];
+        // The timing pass has one metric and no sections: no details page to import.
+        // (Its raw page is still imported, not read from the report natively: ncu's CSV
+        // prints kernel names its own way, `void native::...` for the report's
+        // `void at::native::...`, and the profiling pass's rows are matched by name.)
+        let details = if req.collection.pass == Pass::Timing {
+            None
+        } else {
+            let details_csv = req.work_dir.join(format!("{}-details.csv", req.name));
+            commands.push(self.import(&report, Page::Details, &details_csv)?);
+            Some(details_csv)
+        };
         Ok(ProfileOutput {
             raw: raw_csv,
-            details: Some(details_csv),
-            commands: vec![collect_cmd, raw_cmd, details_cmd],
+            details,
+            commands,
             warnings: judged.warnings,
             program_status: judged.program_status,
         })
