@@ -109,6 +109,11 @@ fn merge_inputs() {
 }
 
 #[test]
+fn report_inputs() {
+    run_all("ncu_rep", checks::ncu_rep);
+}
+
+#[test]
 fn report_checks_pass_on_a_real_report_and_its_cuts() {
     use std::io::Read;
     // The checks of the report target must hold for a real report, cut anywhere: at frame

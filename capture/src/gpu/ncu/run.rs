@@ -225,19 +225,29 @@ impl Profiler for Ncu {
             &program_name(req.program),
         )?;
         let raw_csv = req.work_dir.join(format!("{}-raw.csv", req.name));
-        let raw_cmd = self.import(&report, Page::Raw, &raw_csv)?;
-        let mut commands = vec![collect_cmd, raw_cmd];
         // The timing pass has one metric and no sections: no details page to import.
         // (Its raw page is still imported, not read from the report natively: ncu's CSV
         // prints kernel names its own way, `void native::...` for the report's
         // `void at::native::...`, and the profiling pass's rows are matched by name.)
-        let details = if req.collection.pass == Pass::Timing {
-            None
-        } else {
-            let details_csv = req.work_dir.join(format!("{}-details.csv", req.name));
-            commands.push(self.import(&report, Page::Details, &details_csv)?);
-            Some(details_csv)
-        };
+        let details_csv = (req.collection.pass != Pass::Timing)
+            .then(|| req.work_dir.join(format!("{}-details.csv", req.name)));
+        // The two imports are two ncu processes of a second or more each: run side by side.
+        let (raw_cmd, details_cmd) = std::thread::scope(|s| {
+            let details = details_csv
+                .as_ref()
+                .map(|d| s.spawn(|| self.import(&report, Page::Details, d)));
+            let raw = self.import(&report, Page::Raw, &raw_csv);
+            let details = details.map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("the details page's import stopped")))
+            });
+            (raw, details)
+        });
+        let mut commands = vec![collect_cmd, raw_cmd?];
+        if let Some(cmd) = details_cmd {
+            commands.push(cmd?);
+        }
+        let details = details_csv;
         Ok(ProfileOutput {
             raw: raw_csv,
             details,

@@ -38,6 +38,9 @@ pub struct Summary {
     pub results: u64,
     /// What was skipped or doubted.
     pub warnings: Vec<Warning>,
+    /// What was doubted about the per-instruction data alone (a line table that did not
+    /// decode): only with `PER_PC`, and not part of what the raw page would say.
+    pub source_warnings: Vec<Warning>,
 }
 
 /// Decodes the report in `input`, handing each profile result to `on_result` in file order;
@@ -71,10 +74,13 @@ pub fn decode<const PER_PC: bool>(
     d.end_warnings(input.offset());
     if let Some(first) = d.line_problems.first().cloned() {
         let n = d.line_problems.len();
-        d.warn(format!(
-            "{n} kernel module(s) whose line table did not decode, so their instructions have \
-             no CUDA source lines (the first: {first})"
-        ));
+        d.summary.source_warnings.push(Warning {
+            line: None,
+            message: format!(
+                "{n} kernel module(s) whose line table did not decode, so their instructions \
+                 have no CUDA source lines (the first: {first})"
+            ),
+        });
     }
     if d.other_messages > 0 {
         d.warn(format!(

@@ -70,6 +70,9 @@ pub struct Report {
     pub results: Vec<ProfileResult>,
     /// What was skipped or doubted (a cut file, an unknown version).
     pub warnings: Vec<Warning>,
+    /// What was doubted about the per-instruction data alone (a kernel module whose line
+    /// table did not decode); [`Report::to_export`] leaves these out, as the raw page would.
+    pub source_warnings: Vec<Warning>,
 }
 
 /// What the report says about the profiling session.
@@ -302,6 +305,7 @@ pub fn read_export_with_source(
     })?;
     let mut warnings = summary.warnings;
     warnings.extend(converter.warnings());
+    warnings.extend(summary.source_warnings);
     Ok((
         Export {
             page: Page::Raw,
@@ -320,6 +324,7 @@ fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
         session: summary.session,
         results,
         warnings: summary.warnings,
+        source_warnings: summary.source_warnings,
     })
 }
 
