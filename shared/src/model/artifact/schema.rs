@@ -633,15 +633,18 @@ impl LaunchCounters {
             function: function.into(),
             ..Default::default()
         };
-        for (name, v) in numbers {
-            l.metrics.insert(
-                (*name).to_string(),
-                Metric {
-                    unit: String::new(),
-                    value: MetricValue::Number(*v),
-                },
-            );
-        }
+        l.metrics.insert_all(
+            numbers
+                .iter()
+                .map(|(name, v)| {
+                    let metric = Metric {
+                        unit: String::new(),
+                        value: MetricValue::Number(*v),
+                    };
+                    ((*name).to_string(), metric)
+                })
+                .collect(),
+        );
         l
     }
 }

@@ -38,6 +38,8 @@ pub fn split_unit(field: &str) -> (&str, &str) {
 /// The launch being filled and whether it has anything in it yet.
 struct Current {
     launch: LaunchCounters,
+    /// Its metrics, stored at the end in one go (one by one, each copied the row).
+    metrics: Vec<(String, Metric)>,
     has_id: bool,
 }
 
@@ -45,6 +47,7 @@ impl Current {
     fn new() -> Self {
         Current {
             launch: LaunchCounters::default(),
+            metrics: Vec::new(),
             has_id: false,
         }
     }
@@ -52,6 +55,7 @@ impl Current {
     /// The launch, if it holds any measurement.
     fn finish(self) -> Option<LaunchCounters> {
         let mut launch = self.launch;
+        launch.metrics.insert_all(self.metrics);
         if launch.function.is_empty() {
             if let Some(demangled) = &launch.demangled {
                 launch.function = demangled.clone().into();
@@ -182,35 +186,35 @@ impl PageReader for Page {
             _ if name.starts_with("breakdown:") => {
                 // Lists metric names: text, never a number.
                 let value = text().map_or(MetricValue::Missing, MetricValue::Text);
-                launch.metrics.insert(
+                current.metrics.push((
                     name.to_owned(),
                     Metric {
                         unit: unit.to_owned(),
                         value,
                     },
-                );
+                ));
             }
             _ if !is_known_unit(unit) => {
                 warnings.unknown_unit(name, unit.as_bytes(), row.line);
-                launch.metrics.insert(
+                current.metrics.push((
                     name.to_owned(),
                     Metric {
                         unit: unit.to_owned(),
                         value: MetricValue::Missing,
                     },
-                );
+                ));
             }
             _ => {
                 let scale = normalize_unit(unit);
                 let cell = classify(value, &scale);
                 warnings.check_cell(name, &cell, value, &scale, row.line);
-                launch.metrics.insert(
+                current.metrics.push((
                     name.to_owned(),
                     Metric {
                         unit: scale.unit,
                         value: to_value(value, cell),
                     },
-                );
+                ));
             }
         }
         Ok(())

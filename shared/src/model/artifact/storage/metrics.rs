@@ -299,32 +299,43 @@ impl Metrics {
     }
 
     /// Sets `name` to `metric`, adding a column when the row lacks it (the columns are
-    /// copied first if other rows share them).
+    /// copied first if other rows share them). A row holds its values in one block, which
+    /// a new column copies: to set many, use [`Metrics::insert_all`].
     pub fn insert(&mut self, name: String, metric: Metric) {
-        let i = match self.columns.position(&name) {
-            Some(i) => {
-                if self
-                    .columns
-                    .keys
-                    .get(i)
-                    .is_some_and(|k| k.unit != metric.unit)
-                {
-                    if let Some(k) = Arc::make_mut(&mut self.columns).keys.get_mut(i) {
-                        k.unit = metric.unit;
+        self.insert_all(vec![(name, metric)]);
+    }
+
+    /// [`Metrics::insert`] of each of `metrics` in turn, the row copied once for all the
+    /// columns they add.
+    pub fn insert_all(&mut self, metrics: Vec<(String, Metric)>) {
+        let mut at = Vec::with_capacity(metrics.len());
+        for (name, metric) in metrics {
+            let i = match self.columns.position(&name) {
+                Some(i) => {
+                    if self
+                        .columns
+                        .keys
+                        .get(i)
+                        .is_some_and(|k| k.unit != metric.unit)
+                    {
+                        if let Some(k) = Arc::make_mut(&mut self.columns).keys.get_mut(i) {
+                            k.unit = metric.unit;
+                        }
                     }
+                    i
                 }
-                i
-            }
-            None => {
-                let i = Arc::make_mut(&mut self.columns).push(MetricKey {
+                None => Arc::make_mut(&mut self.columns).push(MetricKey {
                     name,
                     unit: metric.unit,
-                });
-                self.values.push(missing());
-                i
-            }
-        };
-        self.set(i, metric.value);
+                }),
+            };
+            at.push((i, metric.value));
+        }
+        let added = self.columns.len().saturating_sub(self.values.len());
+        self.values.extend_with(added, missing());
+        for (i, value) in at {
+            self.set(i, value);
+        }
     }
 
     /// The columns (ascending) whose numbers `bad(key, value)` picks out. A base row that
@@ -387,9 +398,12 @@ impl Metrics {
             *self = other;
             return;
         }
-        for (name, metric) in &other {
-            self.insert(name.to_string(), metric);
-        }
+        self.insert_all(
+            other
+                .iter()
+                .map(|(name, metric)| (name.to_string(), metric))
+                .collect(),
+        );
     }
 
     /// The numeric metrics in column order, as (name, value), without cloning units.
@@ -630,6 +644,43 @@ mod tests {
         assert_eq!(cols.len(), 1);
         let names: Vec<&str> = m.iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["a", "x"]);
+    }
+
+    #[test]
+    fn inserting_many_at_once_is_inserting_them_in_turn() {
+        let metric = |unit: &str, value: MetricValue| Metric {
+            unit: unit.into(),
+            value,
+        };
+        let cols = MetricColumns::new(vec![key("a", "byte"), key("b", "")]);
+        let mut base = Metrics::with_columns(cols);
+        base.set(0, MetricValue::Number(1.0));
+        base.set(1, MetricValue::Text("x".into()));
+        let items = vec![
+            ("c".to_string(), metric("ns", MetricValue::Number(3.0))),
+            ("b".to_string(), metric("", MetricValue::Number(2.0))),
+            ("d".to_string(), metric("", MetricValue::Text("t".into()))),
+            ("a".to_string(), metric("%", MetricValue::Number(4.0))),
+            ("c".to_string(), metric("ns", MetricValue::Number(5.0))),
+        ];
+        let mut one_by_one = base.clone();
+        for (name, m) in items.clone() {
+            one_by_one.insert(name, m);
+        }
+        let mut at_once = base;
+        at_once.insert_all(items);
+        assert_eq!(at_once, one_by_one);
+        let names: Vec<&str> = at_once.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+        assert_eq!(at_once.number("a"), Some(4.0));
+        assert_eq!(at_once.get("a").map(|m| m.unit), Some("%".to_string()));
+        assert_eq!(at_once.number("b"), Some(2.0));
+        assert_eq!(at_once.number("c"), Some(5.0));
+        assert_eq!(
+            at_once.get("d").map(|m| m.value),
+            Some(MetricValue::Text("t".into()))
+        );
+        assert_eq!(at_once.texts.len(), 1, "b's text replaced by a number");
     }
 
     #[test]

@@ -187,9 +187,13 @@ impl Values {
         Arc::make_mut(&mut self.base)
     }
 
-    /// Adds a column at the end with the value `v`.
-    pub fn push(&mut self, v: f64) {
-        let own: Arc<[f64]> = self.iter().chain(std::iter::once(v)).collect();
+    /// Adds `n` columns at the end with the value `v`: one copy of the row, however many
+    /// (add columns in one call, not one by one).
+    pub fn extend_with(&mut self, n: usize, v: f64) {
+        if n == 0 {
+            return;
+        }
+        let own: Arc<[f64]> = self.iter().chain(std::iter::repeat_n(v, n)).collect();
         *self = Values {
             base: own,
             changes: None,
