@@ -646,8 +646,8 @@ fn cell(v: Option<f64>) -> String {
 
 /// The launch as text: a summary line, the `hot` hottest instructions, the CUDA source
 /// lines (where the input has line information), then every instruction in address order.
-/// The kernel name, the SASS and the CUDA text are shown with control characters escaped
-/// (a terminal escape in a name is never written raw).
+/// The kernel name, the SASS, the CUDA file names and their text are shown with control
+/// characters escaped (a terminal escape in a name is never written raw).
 pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -680,7 +680,7 @@ pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
             ),
         );
         if let Some(place) = i.place() {
-            let _ = write!(out, "  <- {place}");
+            let _ = write!(out, "  <- {}", crate::text::escape::controls(&place));
             if let Some(text) = &i.cuda {
                 let _ = write!(out, "  {}", crate::text::escape::controls(text.trim()));
             }
@@ -718,13 +718,13 @@ pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
             let _ = writeln!(
                 out,
                 "{:<24}  {:>12}  {:>8}  {:>10}  {:>12}  {:>8}  {}",
-                l.place(),
+                crate::text::escape::controls(&l.place()),
                 count(l.inst_executed),
                 count(l.samples),
                 cell(l.requests),
                 cell(l.sectors),
                 cell(l.sectors_per_request()),
-                l.text.as_deref().map_or("", str::trim),
+                crate::text::escape::controls(l.text.as_deref().map_or("", str::trim)),
             );
         }
     }
