@@ -392,7 +392,7 @@ fn ratio_numbers(launches: &[TimedLaunch], groups: &[Group], needs: &[usize]) ->
     by_cost.sort_by_key(|v| (std::cmp::Reverse(cost[v]), std::cmp::Reverse(*v)));
     for v in by_cost {
         picked.remove(&v);
-        if (0..groups.len()).any(|g| have(&picked, g) < needs[g].min(have_all(&numbers[g]))) {
+        if (0..groups.len()).any(|g| have(&picked, g) < needs[g]) {
             picked.insert(v);
         }
     }
@@ -422,11 +422,6 @@ fn bigger_grid(launches: &[TimedLaunch], groups: &[Group], g: &Group) -> bool {
                 && o.time_ns > g.time_ns
         })
     })
-}
-
-/// Launches of a group, counted from its numbers.
-fn have_all(numbers: &std::collections::BTreeMap<u64, usize>) -> usize {
-    numbers.values().sum()
 }
 
 impl Plan {
