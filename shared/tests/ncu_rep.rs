@@ -147,16 +147,16 @@ fn assert_identity(r: &LaunchCounters, c: &LaunchCounters) {
     let id = |l: &LaunchCounters| {
         (
             l.id,
-            l.process_id,
-            l.process_name.clone(),
-            l.host.clone(),
+            l.site.process_id,
+            l.site.process_name.clone(),
+            l.site.host.clone(),
             l.function.clone(),
-            l.context,
-            l.stream,
-            l.grid,
-            l.block,
-            l.device,
-            l.cc.clone(),
+            l.site.context,
+            l.site.stream,
+            l.site.grid,
+            l.site.block,
+            l.site.device,
+            l.site.cc.clone(),
         )
     };
     assert_eq!(id(r), id(c));

@@ -211,7 +211,7 @@ const BASE12_INVOCATIONS: [u64; 4] = [1, 3, 55, 60];
 type Shape = (String, Option<[u32; 3]>, Option<[u32; 3]>);
 
 fn shape(l: &LaunchCounters) -> Shape {
-    (l.function.to_string(), l.grid, l.block)
+    (l.function.to_string(), l.site.grid, l.site.block)
 }
 
 /// How many of `predicted` (timing-pass launches) find a profiled row of their shape; the

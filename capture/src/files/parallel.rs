@@ -37,13 +37,15 @@ const ARRAYS_IN_FLIGHT: usize = 64;
 const WRITE_BLOCK_BYTES: usize = 1 << 20;
 
 /// Blocks in flight to the writing thread: room for it to sync to disk (see
-/// [`SYNC_EVERY_BYTES`]) while the renderer keeps going.
-const WRITE_BLOCKS_IN_FLIGHT: usize = 64;
+/// [`SYNC_EVERY_BYTES`]) while the renderer keeps going. Each is memory held at the
+/// import's peak, when every launch is too (64 held up to 64 MB).
+const WRITE_BLOCKS_IN_FLIGHT: usize = 8;
 
 /// The writing thread syncs the file to disk after every this many bytes, so that the
 /// final sync before the rename (see `files::write_atomic_with`) has little left to wait
-/// for: the disk works while the artifact is still being rendered.
-const SYNC_EVERY_BYTES: u64 = 64 << 20;
+/// for: the disk works while the artifact is still being rendered. As many bytes as the
+/// blocks in flight hold, so the renderer goes on during a sync.
+const SYNC_EVERY_BYTES: u64 = 8 << 20;
 
 /// Reads one export: [`Rows`] reads and splits `input` on a second thread, and this thread
 /// converts the rows into launches ([`ncu::read_rows`]), gathering them as

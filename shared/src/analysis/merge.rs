@@ -116,7 +116,7 @@ pub fn device_from_launches(launches: &[LaunchCounters]) -> Option<DeviceInfo> {
     let bus_width_bits = int(c::BUS_WIDTH_BITS).map(|v| v as u32);
     let lanes = cc.and_then(|c| roofline::fp32_lanes_per_sm(c.major, c.minor));
     Some(DeviceInfo {
-        index: l.device,
+        index: l.site.device,
         name,
         compute_capability: cc,
         sm_count,
@@ -136,14 +136,17 @@ pub fn device_from_launches(launches: &[LaunchCounters]) -> Option<DeviceInfo> {
     })
 }
 
-/// Warnings about counters a kernel's figures need but its launches lack.
-fn counter_warnings(kernel: &KernelRecord) -> Vec<String> {
+/// Up to this many kernels sharing a missing-counter reason get a warning line each; more
+/// share one line that counts them and names the first few.
+const WARN_EACH_UP_TO: usize = 3;
+
+/// Why a kernel's figures are incomplete: the counters they need that its launches lack.
+fn missing_counters(kernel: &KernelRecord) -> Vec<String> {
     let Some(set) = &kernel.cold else {
         return Vec::new();
     };
     // Only the two figures warned about, not all of `metrics::totals`: an import of tens
     // of thousands of launches spends its build stage here.
-    let name = shorten_kernel_name(&kernel.name, 80);
     let mut out = Vec::new();
     if set.launches.is_empty()
         || set
@@ -152,17 +155,53 @@ fn counter_warnings(kernel: &KernelRecord) -> Vec<String> {
             .any(|l| metrics::dram_bytes(l).is_none())
     {
         out.push(format!(
-            "{name}: no DRAM byte counters ({} + {}); no measured-intensity point",
+            "no DRAM byte counters ({} + {}); no measured-intensity point",
             c::DRAM_BYTES_READ,
             c::DRAM_BYTES_WRITE
         ));
     }
     match work::work_over(&set.launches).get(&Work::Fp32) {
         Some(f) if !f.missing.is_empty() => out.push(format!(
-            "{name}: FP32 FLOP counters not collected: {}; FLOP figures are lower bounds",
+            "FP32 FLOP counters not collected: {}; FLOP figures are lower bounds",
             f.missing.join(", ")
         )),
         _ => {}
+    }
+    out
+}
+
+/// Warnings about counters the kernels' figures need but their launches lack, in order of
+/// first kernel: `kernel: reason` for a reason few kernels share, else one line for all
+/// of them (an export of 200,000 kernels without DRAM write counters gave 200,000 lines).
+fn counter_warnings(kernels: &[KernelRecord]) -> Vec<String> {
+    // Per reason: how many kernels, and the first few names.
+    let mut reasons: Vec<(String, usize, Vec<String>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for kernel in kernels {
+        for reason in missing_counters(kernel) {
+            let at = *index.entry(reason).or_insert_with_key(|reason| {
+                reasons.push((reason.clone(), 0, Vec::new()));
+                reasons.len() - 1
+            });
+            if let Some((_, count, names)) = reasons.get_mut(at) {
+                *count += 1;
+                if names.len() < WARN_EACH_UP_TO {
+                    names.push(shorten_kernel_name(&kernel.name, 80));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (reason, count, names) in reasons {
+        if count <= WARN_EACH_UP_TO {
+            out.extend(names.iter().map(|name| format!("{name}: {reason}")));
+        } else {
+            out.push(format!(
+                "{count} kernels: {reason} ({} and {} more)",
+                names.join(", "),
+                count - names.len()
+            ));
+        }
     }
     out
 }
@@ -266,7 +305,7 @@ pub fn import_launches(
     if artifact.provenance.host.is_none() {
         artifact.provenance.host = launches
             .iter()
-            .find_map(|l| l.host.as_deref().map(String::from));
+            .find_map(|l| l.site.host.as_deref().map(String::from));
     }
     artifact
         .warnings
@@ -279,7 +318,7 @@ pub fn import_launches(
             ..KernelRecord::new(kernel.clone(), kernel)
         });
     }
-    let extra: Vec<String> = artifact.kernels.iter().flat_map(counter_warnings).collect();
+    let extra = counter_warnings(&artifact.kernels);
     artifact.warnings.extend(extra);
     artifact
 }
@@ -355,7 +394,7 @@ pub fn attach_counters(
         ));
     }
     if cache == CacheControl::Cold {
-        let extra: Vec<String> = artifact.kernels.iter().flat_map(counter_warnings).collect();
+        let extra = counter_warnings(&artifact.kernels);
         artifact.warnings.extend(extra);
     }
     Ok(())
@@ -496,5 +535,32 @@ mod tests {
             Some(CacheControl::Warm)
         );
         assert!(a.warnings.iter().any(|w| w.contains("memset_kernel")));
+    }
+
+    #[test]
+    fn a_missing_counter_warns_per_kernel_when_few_share_it_and_once_when_many_do() {
+        let without = |n: u64| {
+            let launches = (0..n).map(|i| launch(i, &format!("k{i}"), None)).collect();
+            import_launches(launches, Vec::new(), Provenance::default()).warnings
+        };
+        let dram = |w: &String| w.contains("no DRAM byte counters");
+        let few: Vec<String> = without(3).into_iter().filter(dram).collect();
+        assert_eq!(few.len(), 3);
+        assert!(few[0].starts_with("k0: no DRAM byte counters ("), "{few:?}");
+        let many: Vec<String> = without(200).into_iter().filter(dram).collect();
+        assert_eq!(many.len(), 1, "{many:?}");
+        assert!(
+            many[0].starts_with("200 kernels: no DRAM byte counters ("),
+            "{many:?}"
+        );
+        assert!(many[0].ends_with("(k0, k1, k2 and 197 more)"), "{many:?}");
+        let with = import_launches(
+            (0..200)
+                .map(|i| launch(i, &format!("k{i}"), Some(1.0)))
+                .collect(),
+            Vec::new(),
+            Provenance::default(),
+        );
+        assert!(!with.warnings.iter().any(dram), "{:?}", with.warnings);
     }
 }

@@ -515,7 +515,10 @@ fn launch_shape(kernel: &KernelRecord) -> (Option<[u32; 3]>, Option<[u32; 3]>) {
     let first = crate::analysis::metrics::reference_launches(kernel).first();
     match kernel.launch.as_ref() {
         Some(plan) => (Some(plan.grid), Some(plan.block)),
-        None => (first.and_then(|l| l.grid), first.and_then(|l| l.block)),
+        None => (
+            first.and_then(|l| l.site.grid),
+            first.and_then(|l| l.site.block),
+        ),
     }
 }
 

@@ -227,7 +227,7 @@ pub fn kernel_sources(run: &RunView, kernel: usize) -> Vec<&LaunchSource> {
         .filter(|s| {
             launches.iter().any(|l| {
                 l.id == s.launch
-                    && (*l.function == *s.kernel || l.demangled.as_deref() == Some(&s.kernel))
+                    && (*l.function == *s.kernel || l.site.demangled.as_deref() == Some(&s.kernel))
             })
         })
         .collect()

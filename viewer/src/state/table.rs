@@ -408,8 +408,8 @@ pub fn launch_shape(run: &RunView, index: usize) -> String {
         .map(|l| {
             format!(
                 "{} x {}",
-                l.grid.map(|g| format!("{g:?}")).unwrap_or("?".into()),
-                l.block.map(|b| format!("{b:?}")).unwrap_or("?".into())
+                l.site.grid.map(|g| format!("{g:?}")).unwrap_or("?".into()),
+                l.site.block.map(|b| format!("{b:?}")).unwrap_or("?".into())
             )
         })
         .unwrap_or_default()

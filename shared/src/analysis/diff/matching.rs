@@ -40,10 +40,10 @@ pub fn shape_of(kernel: &KernelRecord) -> Option<String> {
     }
     let launches = crate::analysis::metrics::reference_launches(kernel);
     let first = launches.first()?;
-    let (grid, block) = (first.grid?, first.block?);
+    let (grid, block) = (first.site.grid?, first.site.block?);
     launches
         .iter()
-        .all(|l| l.grid == Some(grid) && l.block == Some(block))
+        .all(|l| l.site.grid == Some(grid) && l.site.block == Some(block))
         .then(|| format!("grid {} block {}", dims(grid), dims(block)))
 }
 

@@ -114,8 +114,8 @@ fn either(launch: &LaunchCounters, raw: Counter, details: &str) -> Option<f64> {
 /// `launch__waves_per_multiprocessor` (else the details page's Waves Per SM, else computed).
 pub fn fit_of(launch: &LaunchCounters) -> LaunchFit {
     let product = |d: Option<[u32; 3]>| d.map(|d| d.iter().map(|&v| f64::from(v)).product());
-    let blocks = either(launch, c::GRID_SIZE, "Grid Size").or_else(|| product(launch.grid));
-    let threads_per_block = product(launch.block);
+    let blocks = either(launch, c::GRID_SIZE, "Grid Size").or_else(|| product(launch.site.grid));
+    let threads_per_block = product(launch.site.block);
     let sm_count = metrics::metric(launch, c::SM_COUNT)
         .or_else(|| either(launch, c::LAUNCH_SM_COUNT, "# SMs"));
     let occupancy = metrics::occupancy(launch);

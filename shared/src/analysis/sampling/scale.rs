@@ -30,7 +30,7 @@ pub fn scales_with_work(key: &MetricKey) -> bool {
 type ShapeKey = (String, Option<[u32; 3]>, Option<[u32; 3]>);
 
 fn shape_of(l: &LaunchCounters) -> ShapeKey {
-    (l.function.to_string(), l.grid, l.block)
+    (l.function.to_string(), l.site.grid, l.site.block)
 }
 
 /// Matches the profiling pass's rows to the plan's launches: per kernel x grid x block,
@@ -275,8 +275,13 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
             }
         };
         launch.id = t.id;
-        launch.context = t.context.or(launch.context);
-        launch.stream = t.stream.or(launch.stream);
+        if (t.context.is_some() && t.context != launch.site.context)
+            || (t.stream.is_some() && t.stream != launch.site.stream)
+        {
+            let site = launch.site_mut();
+            site.context = t.context.or(site.context);
+            site.stream = t.stream.or(site.stream);
+        }
         launch.sampled_from = from;
         if let Some(j) = launch
             .metrics
@@ -334,8 +339,8 @@ mod tests {
                 (counters::DRAM_THROUGHPUT_PCT.name, pct),
             ],
         );
-        l.grid = Some([4, 1, 1]);
-        l.block = Some([128, 1, 1]);
+        l.site_mut().grid = Some([4, 1, 1]);
+        l.site_mut().block = Some([128, 1, 1]);
         l
     }
 

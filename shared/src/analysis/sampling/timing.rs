@@ -95,10 +95,10 @@ pub fn timed_launches(launches: &[LaunchCounters]) -> Result<Vec<TimedLaunch>, T
         out.push(TimedLaunch {
             id: l.id,
             function: l.function.to_string(),
-            grid: l.grid,
-            block: l.block,
-            context: l.context,
-            stream: l.stream,
+            grid: l.site.grid,
+            block: l.site.block,
+            context: l.site.context,
+            stream: l.site.stream,
             shared_mem: l.metrics.number(counters::SHARED_MEM_PER_BLOCK.name),
             duration_ns,
             invocation: 0,
@@ -139,8 +139,8 @@ mod tests {
     fn launch(id: u64, f: &str, grid: u32, ns: f64) -> LaunchCounters {
         let mut l = LaunchCounters::from_numbers(f, &[(counters::GPU_TIME_DURATION.name, ns)]);
         l.id = id;
-        l.grid = Some([grid, 1, 1]);
-        l.block = Some([128, 1, 1]);
+        l.site_mut().grid = Some([grid, 1, 1]);
+        l.site_mut().block = Some([128, 1, 1]);
         l
     }
 

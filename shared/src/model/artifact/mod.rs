@@ -22,5 +22,6 @@ mod write;
 pub use self::schema::*;
 pub use self::storage::{
     varying_columns, Bases, CheckedRows, List, MetricColumns, Metrics, RowBuilder, SharedText,
+    SiteInterner,
 };
 pub use self::write::{ArraySource, VaryingColumns};

@@ -13,10 +13,12 @@ use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::schema::{
-    Artifact, CounterSet, CounterSetJson, Metric, MetricKey, MetricValue, ValuesWire,
-    SCHEMA_VERSION,
+    Artifact, CounterSet, CounterSetJson, LaunchCounters, LaunchFieldsJson, LaunchSite, Metric,
+    MetricKey, MetricValue, ValuesWire, SCHEMA_VERSION,
 };
-use super::storage::{missing, CheckedRows, MetricColumns, Metrics, Values, TEXT_BITS};
+use super::storage::{
+    missing, CheckedRows, MetricColumns, Metrics, SiteInterner, Values, TEXT_BITS,
+};
 use crate::error::ArtifactError;
 use crate::model::range::OutOfRange;
 use crate::model::work_kind::Work;
@@ -234,11 +236,12 @@ impl TryFrom<CounterSetJson> for CounterSet {
             _ => return Err("varying_columns and constant_values go together".into()),
         };
         let mut last = Arc::clone(&shared);
+        let mut sites = SiteInterner::default();
         let launches = json
             .launches
             .into_iter()
             .map(|l| {
-                let mut launch = l.launch;
+                let mut launch = l.launch.into_launch(&mut sites);
                 let metrics = match (l.metric_columns, &constants) {
                     (Some(keys), _) if keys.as_slice() == last.keys() => {
                         l.metrics.into_metrics(Arc::clone(&last))
@@ -259,6 +262,33 @@ impl TryFrom<CounterSetJson> for CounterSet {
             cache_control: json.cache_control,
             launches,
         })
+    }
+}
+
+impl LaunchFieldsJson {
+    /// The launch these fields describe, its site shared through `sites`, with no values.
+    fn into_launch(self, sites: &mut SiteInterner) -> LaunchCounters {
+        let site = LaunchSite {
+            process_id: self.process_id,
+            process_name: self.process_name,
+            host: self.host,
+            device: self.device,
+            cc: self.cc,
+            context: self.context,
+            stream: self.stream,
+            demangled: self.demangled,
+            grid: self.grid,
+            block: self.block,
+        };
+        LaunchCounters {
+            id: self.id,
+            site: sites.of(site),
+            function: self.function,
+            metrics: Metrics::default(),
+            sections: self.sections,
+            rules: self.rules,
+            sampled_from: self.sampled_from,
+        }
     }
 }
 

@@ -549,7 +549,7 @@ pub struct CounterSetJson {
 pub struct LaunchJson {
     /// Identity, launch shape, details-page rows and rules.
     #[serde(flatten)]
-    pub launch: LaunchCounters,
+    pub launch: LaunchFieldsJson,
     /// This launch's own metric names and units, when they differ from the counter set's
     /// `metric_columns` (launches joined from exports with other columns).
     #[serde(default)]
@@ -572,8 +572,63 @@ impl JsonSchema for CounterSet {
 }
 
 /// Everything ncu reported about one kernel launch, in base units.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+///
+/// In memory, what launch after launch repeats (the process, device, context, stream,
+/// grid, block and demangled name) is one [`LaunchSite`] shared by every launch that has
+/// it, so that a launch is 104 bytes and its values; in JSON each launch lists every field
+/// ([`LaunchFieldsJson`]).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LaunchCounters {
+    /// ncu's launch `ID` (unique per process).
+    pub id: u64,
+    /// Where and in what shape the launch ran (shared; change it with
+    /// [`LaunchCounters::site_mut`]).
+    pub site: Arc<LaunchSite>,
+    /// Kernel name as ncu printed it (mangled or demangled, possibly very long).
+    pub function: Arc<str>,
+    /// Raw-page metrics by full metric name, in base units (in JSON, an array of values
+    /// in the order of the counter set's `metric_columns`).
+    pub metrics: Metrics,
+    /// Details-page rows (section metrics), in export order, in base units.
+    pub sections: List<SectionMetric>,
+    /// Details-page rule results.
+    pub rules: List<RuleResult>,
+    /// In a sampled profile, the ID of the measured launch whose counters this launch
+    /// carries, scaled by their times (absent: measured itself).
+    pub sampled_from: Option<u64>,
+}
+
+/// Where and in what shape a launch ran: the fields of a [`LaunchCounters`] that launch
+/// after launch repeats, held once ([`SiteInterner`]) and shared. A million launches of one
+/// process each held their own (256 bytes a launch where 104 do now). Each field is as in
+/// [`LaunchFieldsJson`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LaunchSite {
+    /// Process ID.
+    pub process_id: Option<u64>,
+    /// Process name.
+    pub process_name: Option<Arc<str>>,
+    /// Host name.
+    pub host: Option<Arc<str>>,
+    /// Device ordinal.
+    pub device: Option<u32>,
+    /// Compute capability as ncu prints it (`9.0`).
+    pub cc: Option<Arc<str>>,
+    /// CUDA context ID.
+    pub context: Option<u64>,
+    /// CUDA stream ID.
+    pub stream: Option<u64>,
+    /// Demangled name, when the export has one besides the launch's `function`.
+    pub demangled: Option<Arc<str>>,
+    /// Grid size, blocks.
+    pub grid: Option<[u32; 3]>,
+    /// Block size, threads.
+    pub block: Option<[u32; 3]>,
+}
+
+/// The JSON fields of a [`LaunchCounters`] but its values, in the order they are written.
+#[derive(Deserialize, JsonSchema)]
+pub struct LaunchFieldsJson {
     /// ncu's launch `ID` (unique per process).
     pub id: u64,
     /// Process ID.
@@ -601,18 +656,13 @@ pub struct LaunchCounters {
     pub function: Arc<str>,
     /// Demangled name, when the export has one besides `function`.
     #[serde(default)]
-    pub demangled: Option<String>,
+    pub demangled: Option<Arc<str>>,
     /// Grid size, blocks.
     #[serde(default)]
     pub grid: Option<[u32; 3]>,
     /// Block size, threads.
     #[serde(default)]
     pub block: Option<[u32; 3]>,
-    /// Raw-page metrics by full metric name, in base units (in JSON, an array of values
-    /// in the order of the counter set's `metric_columns`).
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub metrics: Metrics,
     /// Details-page rows (section metrics), in export order, in base units.
     #[serde(default)]
     pub sections: List<SectionMetric>,
@@ -621,11 +671,17 @@ pub struct LaunchCounters {
     pub rules: List<RuleResult>,
     /// In a sampled profile, the ID of the measured launch whose counters this launch
     /// carries, scaled by their times (absent: measured itself).
+    // Written only when present, so the schema gives it no default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled_from: Option<u64>,
 }
 
 impl LaunchCounters {
+    /// The launch's site, to change: its own copy when other launches share it.
+    pub fn site_mut(&mut self) -> &mut LaunchSite {
+        Arc::make_mut(&mut self.site)
+    }
+
     /// A launch of `function` carrying the numeric raw-page metrics `numbers` (name, value in
     /// base units), without units: what unit tests and synthetic examples need.
     pub fn from_numbers(function: &str, numbers: &[(&str, f64)]) -> Self {

@@ -21,6 +21,7 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use super::{Export, Page, Warning};
 use crate::model::artifact::{LaunchCounters, MetricValue};
@@ -73,7 +74,8 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                 origin.push(e32);
                 return;
             }
-            let key = (launch.process_id, launch.id, name_hash(&launch.function));
+            let (process, id) = (launch.site.process_id, launch.id);
+            let key = (process, id, name_hash(&launch.function));
             let at = latest
                 .get(&key)
                 .copied()
@@ -121,7 +123,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                         names.get(e).map_or("", String::as_str)
                     )
                 });
-            } else if let Some(&j) = first.get(&(launch.process_id, launch.id)) {
+            } else if let Some(&j) = first.get(&(process, id)) {
                 if let Some(other) = kept.get(j) {
                     let name_of = |k: usize| names.get(k).map_or("", String::as_str);
                     let first_in = origin.get(j).map_or(e, |&o| o as usize);
@@ -131,9 +133,7 @@ pub fn combine_named(exports: Vec<(String, Export)>) -> (Vec<LaunchCounters>, Ve
                     });
                 }
             }
-            first
-                .entry((launch.process_id, launch.id))
-                .or_insert(kept.len());
+            first.entry((process, id)).or_insert(kept.len());
             latest.insert(key, kept.len());
             kept.push(launch);
             origin.push(e32);
@@ -184,7 +184,7 @@ fn sharing_keys(exports: &[(String, Export)]) -> Bits {
     let mut hashes: Vec<(u64, usize)> = Vec::with_capacity(total);
     for launch in exports.iter().flat_map(|(_, x)| &x.launches) {
         let mut h = std::hash::DefaultHasher::new();
-        (launch.process_id, launch.id).hash(&mut h);
+        (launch.site.process_id, launch.id).hash(&mut h);
         hashes.push((h.finish(), hashes.len()));
     }
     hashes.sort_unstable();
@@ -296,7 +296,7 @@ fn launch_text(l: &LaunchCounters) -> String {
     format!(
         "launch ID {}{} ({})",
         l.id,
-        process(l.process_id),
+        process(l.site.process_id),
         l.function
     )
 }
@@ -310,7 +310,7 @@ fn other_kernel_text(
     first_in: &str,
     this: &str,
 ) -> String {
-    let id = format!("launch ID {}{}", launch.id, process(launch.process_id));
+    let id = format!("launch ID {}{}", launch.id, process(launch.site.process_id));
     if same {
         format!(
             "{this}: {id} is both {} and {}",
@@ -340,7 +340,7 @@ fn name_hash(name: &str) -> u64 {
 /// block sizes: then they are not one launch.
 fn conflicts(a: &LaunchCounters, b: &LaunchCounters) -> bool {
     let differ = |x: Option<[u32; 3]>, y: Option<[u32; 3]>| x.is_some() && y.is_some() && x != y;
-    if differ(a.grid, b.grid) || differ(a.block, b.block) {
+    if differ(a.site.grid, b.site.grid) || differ(a.site.block, b.site.block) {
         return true;
     }
     b.metrics.iter().any(|(name, m)| {
@@ -381,13 +381,21 @@ pub(super) fn merge_into(existing: &mut LaunchCounters, other: LaunchCounters) {
     if existing.function.is_empty() {
         existing.function = other.function;
     }
-    existing.demangled = existing.demangled.take().or(other.demangled);
-    existing.process_name = existing.process_name.take().or(other.process_name);
-    existing.host = existing.host.take().or(other.host);
-    existing.device = existing.device.or(other.device);
-    existing.cc = existing.cc.take().or(other.cc);
-    existing.context = existing.context.or(other.context);
-    existing.stream = existing.stream.or(other.stream);
-    existing.grid = existing.grid.or(other.grid);
-    existing.block = existing.block.or(other.block);
+    if existing.site != other.site {
+        let (mine, theirs) = (existing.site_mut(), &*other.site);
+        let text = |mine: &mut Option<Arc<str>>, theirs: &Option<Arc<str>>| {
+            if mine.is_none() {
+                mine.clone_from(theirs);
+            }
+        };
+        text(&mut mine.demangled, &theirs.demangled);
+        text(&mut mine.process_name, &theirs.process_name);
+        text(&mut mine.host, &theirs.host);
+        text(&mut mine.cc, &theirs.cc);
+        mine.device = mine.device.or(theirs.device);
+        mine.context = mine.context.or(theirs.context);
+        mine.stream = mine.stream.or(theirs.stream);
+        mine.grid = mine.grid.or(theirs.grid);
+        mine.block = mine.block.or(theirs.block);
+    }
 }

@@ -57,8 +57,8 @@ impl Current {
         let mut launch = self.launch;
         launch.metrics.insert_all(self.metrics);
         if launch.function.is_empty() {
-            if let Some(demangled) = &launch.demangled {
-                launch.function = demangled.clone().into();
+            if let Some(demangled) = &launch.site.demangled {
+                launch.function = Arc::clone(demangled);
             }
         }
         (!launch.metrics.is_empty()).then_some(launch)
@@ -172,17 +172,19 @@ impl PageReader for Page {
                     ),
                 }
             }
-            "Process ID" => launch.process_id = parse_u64(value),
-            "Process Name" => launch.process_name = text().map(Arc::from),
-            "Host Name" => launch.host = text().map(Arc::from),
+            "Process ID" => launch.site_mut().process_id = parse_u64(value),
+            "Process Name" => launch.site_mut().process_name = text().map(Arc::from),
+            "Host Name" => launch.site_mut().host = text().map(Arc::from),
             "Function Name" | "Kernel Name" => launch.function = text().unwrap_or_default().into(),
-            "Demangled Name" => launch.demangled = text(),
-            "Context" => launch.context = parse_u64(value),
-            "Stream" => launch.stream = parse_u64(value),
-            "Device" => launch.device = parse_u64(value).and_then(|d| u32::try_from(d).ok()),
-            "CC" => launch.cc = text().map(Arc::from),
-            "Grid Size" => launch.grid = text().and_then(|t| parse_dim3(&t)),
-            "Block Size" => launch.block = text().and_then(|t| parse_dim3(&t)),
+            "Demangled Name" => launch.site_mut().demangled = text().map(Arc::from),
+            "Context" => launch.site_mut().context = parse_u64(value),
+            "Stream" => launch.site_mut().stream = parse_u64(value),
+            "Device" => {
+                launch.site_mut().device = parse_u64(value).and_then(|d| u32::try_from(d).ok())
+            }
+            "CC" => launch.site_mut().cc = text().map(Arc::from),
+            "Grid Size" => launch.site_mut().grid = text().and_then(|t| parse_dim3(&t)),
+            "Block Size" => launch.site_mut().block = text().and_then(|t| parse_dim3(&t)),
             _ if name.starts_with("breakdown:") => {
                 // Lists metric names: text, never a number.
                 let value = text().map_or(MetricValue::Missing, MetricValue::Text);

@@ -4,7 +4,7 @@
 
 use super::records::Record;
 
-use crate::model::artifact::{LaunchCounters, SharedText};
+use crate::model::artifact::{LaunchCounters, LaunchSite, SharedText, SiteInterner};
 
 /// The identity columns that open every ncu CLI export row; every other raw-page column is
 /// a metric.
@@ -66,10 +66,11 @@ fn text(cell: &[u8]) -> Option<String> {
 
 /// Where the identity columns are in a header, with the texts of the last launch read
 /// (launches share one copy of a repeated process name, host, compute capability and
-/// kernel name).
+/// kernel name, and one copy of each site).
 #[derive(Clone, Debug, Default)]
 pub struct IdColumns {
     texts: [SharedText; 4],
+    sites: SiteInterner,
     id: Option<usize>,
     process_id: Option<usize>,
     process_name: Option<usize>,
@@ -89,6 +90,7 @@ impl IdColumns {
         let find = |name: &str| fields.iter().position(|f| f == name);
         IdColumns {
             texts: Default::default(),
+            sites: SiteInterner::default(),
             id: find("ID"),
             process_id: find("Process ID"),
             process_name: find("Process Name"),
@@ -133,8 +135,7 @@ impl IdColumns {
             let cell = cell(column).trim_ascii();
             (!cell.is_empty()).then(|| text.of(&String::from_utf8_lossy(cell)))
         };
-        Ok(LaunchCounters {
-            id,
+        let site = LaunchSite {
             process_id,
             process_name: shared(name, self.process_name),
             host: shared(host, self.host),
@@ -142,10 +143,14 @@ impl IdColumns {
             cc: shared(cc, self.cc),
             context: parse_u64(cell(self.context)),
             stream: parse_u64(cell(self.stream)),
-            function: shared(function, self.function).unwrap_or_default(),
             demangled: None,
             grid: text(cell(self.grid)).and_then(|t| parse_dim3(&t)),
             block: text(cell(self.block)).and_then(|t| parse_dim3(&t)),
+        };
+        Ok(LaunchCounters {
+            id,
+            site: self.sites.of(site),
+            function: shared(function, self.function).unwrap_or_default(),
             ..LaunchCounters::default()
         })
     }

@@ -210,7 +210,7 @@ impl Launches {
         if *self.is_details.get_or_insert(page == Page::Details) {
             // The pieces of one launch name one kernel: rows of another kernel with the
             // same IDs are another launch (which `combine` then warns about).
-            let key = (launch.process_id, launch.id);
+            let key = (launch.site.process_id, launch.id);
             match self.index.get(&key).and_then(|&i| self.launches.get_mut(i)) {
                 Some(existing) if existing.function == launch.function => {
                     combine::merge_into(existing, launch);
@@ -245,7 +245,7 @@ impl Launches {
 /// same from launch to launch), which the reader uses to store and read them once.
 pub(crate) fn launch_kind(launch: &LaunchCounters) -> u64 {
     let mut kind = std::hash::DefaultHasher::new();
-    (&launch.function, launch.grid, launch.block).hash(&mut kind);
+    (&launch.function, launch.site.grid, launch.site.block).hash(&mut kind);
     kind.finish()
 }
 

@@ -64,14 +64,17 @@ fn raw_metrics_with_program_output() {
     };
     assert_eq!((copy.id, &*copy.function), (0, "copy"));
     assert_eq!((fma.id, &*fma.function), (1, "fma_loop"));
-    assert_eq!(copy.process_id, Some(656));
-    assert_eq!(copy.process_name.as_deref(), Some("cprobe"));
-    assert_eq!(copy.host.as_deref(), Some("127.0.0.1"));
-    assert_eq!((copy.context, copy.stream), (Some(1), Some(7)));
-    assert_eq!((copy.device, copy.cc.as_deref()), (Some(0), Some("9.0")));
-    assert_eq!(copy.block, Some([256, 1, 1]));
-    assert_eq!(copy.grid, Some([1056, 1, 1]));
-    assert_eq!(fma.grid, Some([4224, 1, 1]));
+    assert_eq!(copy.site.process_id, Some(656));
+    assert_eq!(copy.site.process_name.as_deref(), Some("cprobe"));
+    assert_eq!(copy.site.host.as_deref(), Some("127.0.0.1"));
+    assert_eq!((copy.site.context, copy.site.stream), (Some(1), Some(7)));
+    assert_eq!(
+        (copy.site.device, copy.site.cc.as_deref()),
+        (Some(0), Some("9.0"))
+    );
+    assert_eq!(copy.site.block, Some([256, 1, 1]));
+    assert_eq!(copy.site.grid, Some([1056, 1, 1]));
+    assert_eq!(fma.site.grid, Some([4224, 1, 1]));
 
     let read_bytes = number(copy, "dram__bytes_read.sum");
     let write_bytes = number(copy, "dram__bytes_write.sum");
@@ -110,9 +113,9 @@ fn details_in_base_units_with_program_output() {
     let [copy] = export.launches.as_slice() else {
         panic!("expected 1 launch, got {}", export.launches.len());
     };
-    assert_eq!((copy.id, copy.process_id), (0, Some(833)));
+    assert_eq!((copy.id, copy.site.process_id), (0, Some(833)));
     assert_eq!(&*copy.function, "copy");
-    assert_eq!(copy.grid, Some([1056, 1, 1]));
+    assert_eq!(copy.site.grid, Some([1056, 1, 1]));
     assert!(copy.metrics.is_empty());
     let expect = [
         ("Memory Throughput", "%", 62.40),
@@ -180,7 +183,7 @@ fn details_in_scaled_units() {
     let [copy] = export.launches.as_slice() else {
         panic!("expected 1 launch, got {}", export.launches.len());
     };
-    assert_eq!(copy.process_id, Some(714));
+    assert_eq!(copy.site.process_id, Some(714));
     let expect = [
         (SOL, "Duration", "ns", 2_850_000.0),
         (SOL, "SM Frequency", "hz", 1_980_000_000.0),
@@ -247,7 +250,7 @@ fn raw_full_set_in_scaled_units() {
     let [copy] = export.launches.as_slice() else {
         panic!("expected 1 launch, got {}", export.launches.len());
     };
-    assert_eq!((copy.id, copy.process_id), (0, Some(714)));
+    assert_eq!((copy.id, copy.site.process_id), (0, Some(714)));
     assert_eq!(copy.metrics.len(), 2238 - 11);
     assert_eq!(number(copy, "dram__bytes_read.sum"), 4_295_008_000.0);
     assert_eq!(number(copy, "dram__bytes_write.sum"), 4_275_941_000.0);
@@ -308,11 +311,11 @@ fn gui_export_reformatted_from_the_raw_fixture() {
     let cli = &raw.launches[0];
     assert_eq!(copy.id, 0);
     assert_eq!(&*copy.function, "copy");
-    assert_eq!(copy.demangled.as_deref(), Some("copy"));
-    assert_eq!(copy.process_id, Some(714));
-    assert_eq!(copy.grid, Some([1056, 1, 1]));
-    assert_eq!(copy.block, Some([256, 1, 1]));
-    assert_eq!(copy.cc.as_deref(), Some("9.0"));
+    assert_eq!(copy.site.demangled.as_deref(), Some("copy"));
+    assert_eq!(copy.site.process_id, Some(714));
+    assert_eq!(copy.site.grid, Some([1056, 1, 1]));
+    assert_eq!(copy.site.block, Some([256, 1, 1]));
+    assert_eq!(copy.site.cc.as_deref(), Some("9.0"));
     // Every metric of the GUI file has the raw page's value and unit after normalization.
     let mut compared = 0;
     for (name, metric) in &copy.metrics {
@@ -349,7 +352,7 @@ fn combine_joins_raw_and_details_of_one_run() {
     let [copy] = launches.as_slice() else {
         panic!("expected 1 launch, got {}", launches.len());
     };
-    assert_eq!((copy.id, copy.process_id), (0, Some(714)));
+    assert_eq!((copy.id, copy.site.process_id), (0, Some(714)));
     assert_eq!(copy.metrics.len(), 2227);
     assert_eq!((copy.sections.len(), copy.rules.len()), (87, 7));
     assert_eq!(warnings.len(), 1);
@@ -359,7 +362,10 @@ fn combine_joins_raw_and_details_of_one_run() {
 fn combine_keeps_first_seen_order_for_many_launches() {
     let make = |process_id, id| LaunchCounters {
         id,
-        process_id: Some(process_id),
+        site: std::sync::Arc::new(crate::model::artifact::LaunchSite {
+            process_id: Some(process_id),
+            ..Default::default()
+        }),
         function: format!("k{id}").into(),
         ..LaunchCounters::default()
     };
@@ -385,7 +391,7 @@ fn combine_keeps_first_seen_order_for_many_launches() {
         .take(10_000)
         .enumerate()
         .all(|(i, l)| l.id == i as u64));
-    assert_eq!(launches[10_000].process_id, Some(2));
+    assert_eq!(launches[10_000].site.process_id, Some(2));
 }
 
 #[test]
@@ -403,7 +409,7 @@ fn several_launches_processes_and_devices() {
     let keys: Vec<_> = export
         .launches
         .iter()
-        .map(|l| (l.process_id, l.id, l.device))
+        .map(|l| (l.site.process_id, l.id, l.site.device))
         .collect();
     assert_eq!(
         keys,
@@ -709,7 +715,7 @@ fn crlf_line_endings() {
         ),
         35_433_480_192.0
     );
-    assert_eq!(export.launches[1].cc.as_deref(), Some("9.0"));
+    assert_eq!(export.launches[1].site.cc.as_deref(), Some("9.0"));
     // Line numbers still count original lines.
     let cut = &crlf[..crlf.len() - 200];
     let export = ok(cut);

@@ -14,7 +14,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::artifact::{
-    LaunchCounters, List, MetricColumns, MetricKey, MetricValue, Metrics, SharedText,
+    LaunchCounters, LaunchSite, List, MetricColumns, MetricKey, MetricValue, Metrics, SharedText,
+    SiteInterner,
 };
 use crate::model::range::{self, OutOfRange};
 use crate::read::ncu::units::UnitScale;
@@ -96,6 +97,8 @@ pub struct Converter {
     /// The last launch's process name, host, compute capability and kernel name, shared by
     /// the next.
     texts: [SharedText; 4],
+    /// One copy of each launch site.
+    sites: SiteInterner,
 }
 
 impl Converter {
@@ -178,8 +181,7 @@ impl Converter {
         };
         let device = number(crate::model::counters::LAUNCH_DEVICE_ID.name)
             .and_then(|d| u32::try_from(d as u64).ok());
-        LaunchCounters {
-            id: result.index,
+        let site = LaunchSite {
             process_id: result.process.id,
             process_name: result.process.name().map(|t| self.texts[0].of(t)),
             host: result.process.host.as_deref().map(|t| self.texts[1].of(t)),
@@ -187,10 +189,14 @@ impl Converter {
             cc: cc.map(|t| self.texts[2].of(&t)),
             context: result.context,
             stream: result.stream,
-            function: self.texts[3].of(result.names.display()),
             demangled: None,
             grid: result.grid,
             block: result.block,
+        };
+        LaunchCounters {
+            id: result.index,
+            site: self.sites.of(site),
+            function: self.texts[3].of(result.names.display()),
             metrics,
             sections: List::new(),
             rules: result.rules.clone().into(),

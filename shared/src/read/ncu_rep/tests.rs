@@ -206,7 +206,10 @@ fn a_small_report_decodes_field_by_field() {
     let export = report.to_export();
     assert_eq!(export.launches.len(), 2);
     let l = &export.launches[1];
-    assert_eq!((l.id, l.process_id, &*l.function), (1, Some(714), "copy"));
+    assert_eq!(
+        (l.id, l.site.process_id, &*l.function),
+        (1, Some(714), "copy")
+    );
     let m = |name: &str| l.metrics.get(name).map(|m| (m.unit, m.value));
     assert_eq!(
         m("dram__bytes_read.sum"),

@@ -428,6 +428,34 @@ struct LaunchesOut<'a> {
     writer: &'a Writer,
 }
 
+/// A launch's fields but its values, its site's among them, in the order of
+/// [`super::schema::LaunchFieldsJson`].
+impl Serialize for LaunchCounters {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let site = &*self.site;
+        let sampled = self.sampled_from.is_some();
+        let mut st = s.serialize_struct("LaunchCounters", 14 + usize::from(sampled))?;
+        st.serialize_field("id", &self.id)?;
+        st.serialize_field("process_id", &site.process_id)?;
+        st.serialize_field("process_name", &site.process_name)?;
+        st.serialize_field("host", &site.host)?;
+        st.serialize_field("device", &site.device)?;
+        st.serialize_field("cc", &site.cc)?;
+        st.serialize_field("context", &site.context)?;
+        st.serialize_field("stream", &site.stream)?;
+        st.serialize_field("function", &self.function)?;
+        st.serialize_field("demangled", &site.demangled)?;
+        st.serialize_field("grid", &site.grid)?;
+        st.serialize_field("block", &site.block)?;
+        st.serialize_field("sections", &self.sections)?;
+        st.serialize_field("rules", &self.rules)?;
+        if sampled {
+            st.serialize_field("sampled_from", &self.sampled_from)?;
+        }
+        st.end()
+    }
+}
+
 /// A launch: its fields, its own columns when they are not the set's, its values.
 #[derive(Serialize)]
 struct LaunchOut<'a> {
