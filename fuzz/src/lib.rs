@@ -335,7 +335,10 @@ fn first_metric_difference(before: &Artifact, after: &Artifact) -> Option<String
     let sets = |a: &Artifact| -> Vec<(String, Vec<LaunchCounters>)> {
         let mut out = Vec::new();
         for (k, kernel) in a.kernels.iter().enumerate() {
-            for (cache, set) in [("cold", &kernel.cold), ("warm", &kernel.warm)] {
+            for (cache, set) in [
+                ("cold", kernel.cold.as_ref()),
+                ("warm", kernel.warm.as_deref()),
+            ] {
                 if let Some(set) = set {
                     out.push((format!("kernels[{k}].{cache}"), set.launches.clone()));
                 }

@@ -132,7 +132,7 @@ fn assert_report_matches_csv(report_gz: &[u8], csv: &str, min_metrics: usize) {
             .iter()
             .map(|k| {
                 (
-                    k.name.clone(),
+                    k.name.to_string(),
                     k.cold.as_ref().map_or(0, |s| s.launches.len()),
                 )
             })

@@ -122,7 +122,7 @@ fn the_roofline_set_gives_every_kernel_derived_dram_bytes() {
     let mm = a
         .kernels
         .iter()
-        .find(|k| k.name == "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT")
+        .find(|k| &*k.name == "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT")
         .expect("the 4096^3 matmul");
     let launches = metrics::reference_launches(mm);
     assert_eq!(launches.len(), 2);

@@ -438,7 +438,7 @@ mod tests {
         let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(a.provenance.origin, Some(Origin::Profile));
         assert_eq!(a.kernels.len(), 1);
-        assert_eq!(a.kernels[0].function, "copy");
+        assert_eq!(&*a.kernels[0].function, "copy");
         assert!(a.kernels[0].cold.is_some());
         let asked = p.asked.borrow();
         let sel = &asked[0].selection;
@@ -472,7 +472,7 @@ mod tests {
         let per_kernel: u64 = a
             .kernels
             .iter()
-            .filter_map(|k| k.sampled)
+            .filter_map(|k| k.sampled.as_deref())
             .map(|c| c.launches)
             .sum();
         assert_eq!(per_kernel, 172);

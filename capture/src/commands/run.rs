@@ -361,7 +361,7 @@ fn run_device(
         .kernels
         .iter()
         .filter(|k| k.check.as_ref().is_some_and(|c| !c.passed))
-        .map(|k| k.name.clone())
+        .map(|k| k.name.to_string())
         .collect();
     if !failed.is_empty() {
         artifact.warnings.push(format!(

@@ -39,13 +39,13 @@ const WRITE_BLOCK_BYTES: usize = 1 << 20;
 /// Blocks in flight to the writing thread: room for it to sync to disk (see
 /// [`SYNC_EVERY_BYTES`]) while the renderer keeps going. Each is memory held at the
 /// import's peak, when every launch is too (64 held up to 64 MB).
-const WRITE_BLOCKS_IN_FLIGHT: usize = 8;
+const WRITE_BLOCKS_IN_FLIGHT: usize = 4;
 
 /// The writing thread syncs the file to disk after every this many bytes, so that the
 /// final sync before the rename (see `files::write_atomic_with`) has little left to wait
 /// for: the disk works while the artifact is still being rendered. As many bytes as the
 /// blocks in flight hold, so the renderer goes on during a sync.
-const SYNC_EVERY_BYTES: u64 = 8 << 20;
+const SYNC_EVERY_BYTES: u64 = 4 << 20;
 
 /// Reads one export: [`Rows`] reads and splits `input` on a second thread, and this thread
 /// converts the rows into launches ([`ncu::read_rows`]), gathering them as
@@ -236,9 +236,9 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
 
 /// Launches of a kernel, cold and warm.
 fn launches_of(kernel: &shared::model::artifact::KernelRecord) -> usize {
-    [&kernel.cold, &kernel.warm]
+    [kernel.cold.as_ref(), kernel.warm.as_deref()]
         .iter()
-        .filter_map(|set| set.as_ref().map(|s| s.launches.len()))
+        .filter_map(|set| set.map(|s| s.launches.len()))
         .sum()
 }
 

@@ -96,8 +96,8 @@ pub fn measure_kernel(
     drop(bufs);
     Ok(Measured {
         record: KernelRecord {
-            source_file: Some(def.source_path()),
-            launch: Some(plan.launch.clone()),
+            source_file: Some(def.source_path().into()),
+            launch: Some(Box::new(plan.launch.clone())),
             asked: Some(Box::new(plan.asked.clone())),
             timing: Some(Box::new(timing)),
             check: Some(Box::new(check)),

@@ -243,9 +243,9 @@ pub fn import(
                 );
                 for k in &mut a.kernels {
                     if c.cache == CacheControl::Warm {
-                        k.warm = k.cold.take();
+                        k.warm = k.cold.take().map(Box::new);
                     }
-                    for set in [&mut k.cold, &mut k.warm].into_iter().flatten() {
+                    for set in k.cold.iter_mut().chain(k.warm.as_deref_mut()) {
                         set.cache_control = Some(c.cache);
                     }
                 }
@@ -311,7 +311,7 @@ mod tests {
             .contains_key(counters::DRAM_BYTES_READ.name));
         assert!(!cold.launches[0].sections.is_empty(), "details page joined");
         assert_eq!(
-            k.warm.as_ref().and_then(|w| w.cache_control),
+            k.warm.as_deref().and_then(|w| w.cache_control),
             Some(CacheControl::Warm)
         );
         let asked = p.asked.borrow();

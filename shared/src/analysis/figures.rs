@@ -92,7 +92,7 @@ impl KernelFigures {
         let verdict = crate::analysis::bound::verdict(&totals.sol, launches);
         KernelFigures {
             index,
-            name: kernel.name.clone(),
+            name: kernel.name.to_string(),
             row,
             latency: latency::latency(launches, verdict.as_ref().map(|v| v.kind)),
             verdict,
@@ -106,7 +106,7 @@ impl KernelFigures {
             flows: metrics::memory_flows(&short, launches),
             event: kernel.timing.as_deref().cloned(),
             ncu_cold_ms: mean_ms(launches_of(kernel.cold.as_ref())),
-            ncu_warm_ms: mean_ms(launches_of(kernel.warm.as_ref())),
+            ncu_warm_ms: mean_ms(launches_of(kernel.warm.as_deref())),
             cold_cache: metrics::reference_set(kernel).and_then(|c| c.cache_control),
             has_counters: !launches.is_empty(),
             metric_count: launches
@@ -279,7 +279,7 @@ mod tests {
             (c::L1_REQUESTS_GLOBAL_LD, 100.0),
         ]);
         let mut k = KernelRecord::new("k", "k");
-        k.warm = Some(set(CacheControl::Warm, vec![l]));
+        k.warm = Some(Box::new(set(CacheControl::Warm, vec![l])));
         let f = KernelFigures::of(0, &k, TableRow::of(&k, None));
         assert!(f.has_counters);
         assert_eq!(f.totals.dram_bytes, Some(6_000_000.0));
@@ -333,7 +333,7 @@ mod tests {
         let warm = launch(&[(c::DRAM_BYTES, 1.0)]);
         let mut k = KernelRecord::new("k", "k");
         k.cold = Some(set(CacheControl::Cold, vec![cold]));
-        k.warm = Some(set(CacheControl::Warm, vec![warm]));
+        k.warm = Some(Box::new(set(CacheControl::Warm, vec![warm])));
         let f = KernelFigures::of(0, &k, TableRow::of(&k, None));
         assert_eq!(f.totals.dram_bytes, Some(100.0));
         assert_eq!(f.row.dram_bytes, Some(100.0));

@@ -75,7 +75,7 @@ pub fn rank(a: &Finding, b: &Finding) -> Ordering {
 /// The launch whose findings stand for the kernel: the longest (by ncu's duration) of
 /// its launches that carry findings, of either counter set; `None` when none does.
 pub fn findings_launch(kernel: &KernelRecord) -> Option<&LaunchCounters> {
-    let sets = [kernel.cold.as_ref(), kernel.warm.as_ref()];
+    let sets = [kernel.cold.as_ref(), kernel.warm.as_deref()];
     sets.into_iter()
         .flatten()
         .flat_map(|s| s.launches.iter())

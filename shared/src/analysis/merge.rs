@@ -3,6 +3,7 @@
 //! timings artifact by function name).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -65,7 +66,7 @@ impl<'a> FunctionIndex<'a> {
         let mut first = HashMap::new();
         let mut lengths = HashSet::new();
         for (i, k) in kernels.iter().enumerate() {
-            first.entry(k.function.as_str()).or_insert(i);
+            first.entry(k.function.as_ref()).or_insert(i);
             lengths.insert(k.function.len());
         }
         FunctionIndex { first, lengths }
@@ -206,22 +207,25 @@ fn counter_warnings(kernels: &[KernelRecord]) -> Vec<String> {
     out
 }
 
-/// `launches` grouped by function name, in order of first launch, each group in launch
-/// order, with about one copy of the launches in memory at any time: the launches are put
-/// in group order in their own vector (a permutation applied by swaps), then each group
-/// is split off its end into a vector of its exact size, the rest shrunk as it empties.
-/// The largest group is laid out first and keeps the input's vector, so a million launches
-/// of one kernel are never copied. (Pushing each launch onto its group's growing vector
-/// held the input and the groups at once, and four slots for every group of one launch:
-/// 200,000 kernels of a 7 MB export took 494 MB.)
-fn group_by_function(mut launches: Vec<LaunchCounters>) -> Vec<(String, Vec<LaunchCounters>)> {
+/// `launches` grouped by function name into one kernel record each (its launches its cold
+/// set), in order of first launch, each group in launch order, with about one copy of the
+/// launches in memory at any time: the launches are put in group order in their own
+/// vector (a permutation applied by swaps), then each group is split off its end into a
+/// vector of its exact size, the rest shrunk as it empties, and handed to its record at
+/// once. The largest group is laid out first and keeps the input's vector, so a million
+/// launches of one kernel are never copied. (Pushing each launch onto its group's growing
+/// vector held the input and the groups at once, and four slots for every group of one
+/// launch: 200,000 kernels of a 7 MB export took 494 MB.)
+fn group_by_function(mut launches: Vec<LaunchCounters>) -> Vec<KernelRecord> {
+    // The reader's spare slots (up to half of the vector) are not kept beside the records.
+    launches.shrink_to_fit();
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut group_of: Vec<usize> = Vec::with_capacity(launches.len());
     let mut sizes: Vec<usize> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
+    let mut names: Vec<Arc<str>> = Vec::new();
     for launch in &launches {
         let g = *index.entry(launch.function.as_ref()).or_insert_with(|| {
-            names.push(launch.function.to_string());
+            names.push(Arc::clone(&launch.function));
             sizes.push(0);
             sizes.len() - 1
         });
@@ -231,6 +235,10 @@ fn group_by_function(mut launches: Vec<LaunchCounters>) -> Vec<(String, Vec<Laun
         group_of.push(g);
     }
     drop(index);
+    let mut records: Vec<KernelRecord> = names
+        .into_iter()
+        .map(|name| KernelRecord::new(Arc::clone(&name), name))
+        .collect();
     // Layout: the largest group first (the first of equals), then the others in order.
     let largest = (0..sizes.len())
         .max_by_key(|&g| (sizes.get(g).copied(), std::cmp::Reverse(g)))
@@ -271,7 +279,6 @@ fn group_by_function(mut launches: Vec<LaunchCounters>) -> Vec<(String, Vec<Laun
         }
     }
     drop(target);
-    let mut groups: Vec<Vec<LaunchCounters>> = (0..sizes.len()).map(|_| Vec::new()).collect();
     for &g in layout.iter().rev() {
         let from = start.get(g).copied().unwrap_or_default();
         let part = if from == 0 {
@@ -283,11 +290,11 @@ fn group_by_function(mut launches: Vec<LaunchCounters>) -> Vec<(String, Vec<Laun
             }
             part
         };
-        if let Some(slot) = groups.get_mut(g) {
-            *slot = part;
+        if let Some(record) = records.get_mut(g) {
+            record.cold = Some(CounterSet::of(part));
         }
     }
-    names.into_iter().zip(groups).collect()
+    records
 }
 
 /// An artifact from the launches of one or more exports of any program: one kernel record
@@ -310,14 +317,7 @@ pub fn import_launches(
     artifact
         .warnings
         .extend(warnings.iter().map(|w| w.to_string()));
-    let groups = group_by_function(launches);
-    artifact.kernels.reserve_exact(groups.len());
-    for (kernel, set) in groups {
-        artifact.kernels.push(KernelRecord {
-            cold: Some(CounterSet::of(set)),
-            ..KernelRecord::new(kernel.clone(), kernel)
-        });
-    }
+    artifact.kernels = group_by_function(launches);
     let extra = counter_warnings(&artifact.kernels);
     artifact.warnings.extend(extra);
     artifact
@@ -367,8 +367,8 @@ pub fn attach_counters(
     for (kernel, set) in artifact.kernels.iter().zip(&sets) {
         if !set.iter().any(|l| metrics::dram_bytes(l).is_some()) {
             return Err(MergeError::MissingKernel {
-                kernel: kernel.name.clone(),
-                function: kernel.function.clone(),
+                kernel: kernel.name.to_string(),
+                function: kernel.function.to_string(),
                 cache: cache_name.to_string(),
             });
         }
@@ -384,7 +384,7 @@ pub fn attach_counters(
         });
         match cache {
             CacheControl::Cold => kernel.cold = counters,
-            CacheControl::Warm => kernel.warm = counters,
+            CacheControl::Warm => kernel.warm = counters.map(Box::new),
         }
     }
     if !unknown.is_empty() {
@@ -447,7 +447,7 @@ mod tests {
             Vec::new(),
             Provenance::default(),
         );
-        let names: Vec<&str> = a.kernels.iter().map(|k| k.name.as_str()).collect();
+        let names: Vec<&str> = a.kernels.iter().map(|k| k.name.as_ref()).collect();
         assert_eq!(names, ["b", "a"]);
         let ids: Vec<u64> = a.kernels[0]
             .cold
@@ -467,10 +467,14 @@ mod tests {
             .enumerate()
             .map(|(i, f)| launch(i as u64, f, None))
             .collect();
-        let groups = group_by_function(launches);
-        let got: Vec<(&str, Vec<u64>)> = groups
+        let records = group_by_function(launches);
+        let sets: Vec<(&str, &Vec<LaunchCounters>)> = records
             .iter()
-            .map(|(f, set)| (f.as_str(), set.iter().map(|l| l.id).collect()))
+            .filter_map(|k| Some((&*k.function, &k.cold.as_ref()?.launches)))
+            .collect();
+        let got: Vec<(&str, Vec<u64>)> = sets
+            .iter()
+            .map(|(f, set)| (*f, set.iter().map(|l| l.id).collect()))
             .collect();
         assert_eq!(
             got,
@@ -482,8 +486,8 @@ mod tests {
         );
         // The groups split off are exact; the largest keeps the input's vector, shrunk
         // to within an eighth (and 16 slots) of its length.
-        for (f, set) in &groups {
-            let slack = if f == "b" { set.len() / 8 + 16 } else { 0 };
+        for (f, set) in &sets {
+            let slack = if *f == "b" { set.len() / 8 + 16 } else { 0 };
             assert!(
                 set.capacity() <= set.len() + slack,
                 "{f}: {}",
@@ -531,7 +535,7 @@ mod tests {
         let k = &a.kernels[0];
         assert_eq!(k.cold.as_ref().map(|c| c.launches.len()), Some(1));
         assert_eq!(
-            k.warm.as_ref().and_then(|c| c.cache_control),
+            k.warm.as_deref().and_then(|c| c.cache_control),
             Some(CacheControl::Warm)
         );
         assert!(a.warnings.iter().any(|w| w.contains("memset_kernel")));

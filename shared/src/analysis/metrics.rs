@@ -205,7 +205,7 @@ pub fn reference_launches(kernel: &KernelRecord) -> &[LaunchCounters] {
         .cold
         .as_ref()
         .filter(|s| !s.launches.is_empty())
-        .or(kernel.warm.as_ref())
+        .or(kernel.warm.as_deref())
         .map(|s| s.launches.as_slice())
         .unwrap_or_default()
 }
@@ -216,7 +216,7 @@ pub fn reference_set(kernel: &KernelRecord) -> Option<&crate::model::artifact::C
         .cold
         .as_ref()
         .filter(|s| !s.launches.is_empty())
-        .or(kernel.warm.as_ref())
+        .or(kernel.warm.as_deref())
 }
 
 /// Traffic through the memory hierarchy of `launches`, summed, for the memory chart.

@@ -214,8 +214,8 @@ impl TableRow {
             derived_from_rates.push("flops_total".into());
         }
         TableRow {
-            name: kernel.name.clone(),
-            short_name: kernel.name.clone(),
+            name: kernel.name.to_string(),
+            short_name: kernel.name.to_string(),
             flops_by_precision: counted
                 .iter()
                 .map(|(k, w)| (k.key().to_string(), w.ops))
@@ -261,7 +261,7 @@ impl TableRow {
             waves: latency.fit.waves,
             latency_reason: latency.reason,
             rules: findings_of(kernel),
-            sampled: kernel.sampled,
+            sampled: kernel.sampled.as_deref().copied(),
         }
     }
 }
@@ -357,7 +357,7 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
         .iter()
         .map(|k| TableRow::of(k, ceilings.copy_gbs))
         .collect();
-    let names: Vec<&str> = artifact.kernels.iter().map(|k| k.name.as_str()).collect();
+    let names: Vec<&str> = artifact.kernels.iter().map(|k| k.name.as_ref()).collect();
     for (row, short) in kernels.iter_mut().zip(distinct_short_names(&names)) {
         row.short_name = short;
     }

@@ -260,7 +260,7 @@ pub fn answer(artifact: &Artifact, fig: &KernelFigures) -> Option<Answer> {
         accepted: Bound::accepted(verdict.kind),
         change,
         change_reason,
-        source_file: record.and_then(|k| k.source_file.clone()),
+        source_file: record.and_then(|k| k.source_file.as_deref().map(String::from)),
     })
 }
 

@@ -127,7 +127,7 @@ async fn site_works_in_headless_chromium() -> Result<(), BoxError> {
     // The hostile name goes in as the first kernel of a copy of the sample.
     let mut hostile = Artifact::from_json(&std::fs::read_to_string(&sample)?)?;
     let first = hostile.kernels.first_mut().ok_or("no kernel to rename")?;
-    first.name = HOSTILE.to_string();
+    first.name = HOSTILE.into();
     let hostile_path = out_dir().join("hostile.json");
     std::fs::write(&hostile_path, hostile.to_json())?;
     server.add("/test/hostile.json", hostile_path);
@@ -1417,11 +1417,11 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
         let text = text.as_str().unwrap_or("");
         for &k in &picked {
             let record = &artifact.kernels[k];
-            for hidden in [Some(&record.name), Some(&record.function), record.source_file.as_ref()]
+            for hidden in [Some(&*record.name), Some(&*record.function), record.source_file.as_deref()]
                 .into_iter()
                 .flatten()
             {
-                assert!(!text.contains(hidden.as_str()), "{hidden} shown before the diagnosis");
+                assert!(!text.contains(hidden), "{hidden} shown before the diagnosis");
             }
         }
         for (label, &k) in picked.iter().enumerate() {
@@ -1439,8 +1439,8 @@ async fn exercises_hide_the_answers_until_committed_then_score_and_explain() -> 
                     WAIT,
                 )
                 .await?;
-            assert_eq!(shown[0], Value::String(artifact.kernels[k].name.clone()));
-            let src = artifact.kernels[k].source_file.clone().unwrap_or_else(|| "-".into());
+            assert_eq!(shown[0], Value::String(artifact.kernels[k].name.to_string()));
+            let src = artifact.kernels[k].source_file.as_deref().unwrap_or("-").to_string();
             assert_eq!(shown[1], Value::String(src));
             let verdict = kernels[k]["verdict"].as_str().unwrap_or("-");
             assert!(

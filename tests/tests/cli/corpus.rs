@@ -263,7 +263,7 @@ fn run(file: &Path, out: &Path) -> Output {
 fn launches_of(a: &Artifact) -> u64 {
     a.kernels
         .iter()
-        .flat_map(|k| [&k.cold, &k.warm])
+        .flat_map(|k| [k.cold.as_ref(), k.warm.as_deref()])
         .flatten()
         .map(|set| set.launches.len() as u64)
         .sum()
@@ -404,7 +404,7 @@ fn a_long_kernel_name_is_kept_whole_in_the_artifact_and_json_table() {
     let o = capture(&["table", s(&art), "--format", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let t: Value = serde_json::from_str(&stdout(&o)).expect("table json");
-    assert_eq!(t["kernels"][0]["name"].as_str(), Some(name.as_str()));
+    assert_eq!(t["kernels"][0]["name"].as_str(), Some(name.as_ref()));
     // The terminal table shortens it to one readable line.
     let o = capture(&["table", s(&art)]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -237,8 +237,8 @@ mod tests {
             for &k in &picks {
                 let all = format!("{:?}", mystery_report(run, k));
                 let rec = &run.run.artifact.kernels[k];
-                assert!(!all.contains(&rec.name), "{}", rec.name);
-                assert!(!all.contains(&rec.function), "{}", rec.function);
+                assert!(!all.contains(&*rec.name), "{}", rec.name);
+                assert!(!all.contains(&*rec.function), "{}", rec.function);
                 assert!(!all.contains("kernels/"));
             }
             apply(&mut vs, &Action::Bound(1, Bound::Memory), "");

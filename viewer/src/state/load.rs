@@ -940,7 +940,7 @@ mod tests {
             .artifact
             .kernels
             .iter()
-            .map(|k| k.name.as_str())
+            .map(|k| k.name.as_ref())
             .collect();
         assert_eq!(names, vec!["copy", "fma_loop"]);
         // The same launches through the shared importer directly.

@@ -428,7 +428,10 @@ pub fn search_metrics(
         let slot = if warm { &mut row.warm } else { &mut row.cold };
         slot.get_or_insert_with(MetricValues::default).push(v);
     };
-    for (warm, set) in [(false, record.cold.as_ref()), (true, record.warm.as_ref())] {
+    for (warm, set) in [
+        (false, record.cold.as_ref()),
+        (true, record.warm.as_deref()),
+    ] {
         for launch in set.into_iter().flat_map(|s| s.launches.iter()) {
             for (name, m) in &launch.metrics {
                 if matches(&format!("{name} {}", m.unit)) {

@@ -141,8 +141,8 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
                 .as_ref()
                 .map(|c| format!("{}: {}", if c.passed { "pass" } else { "FAIL" }, c.detail));
             [
-                k.name.clone(),
-                k.source_file.clone().unwrap_or_default(),
+                k.name.to_string(),
+                k.source_file.as_deref().unwrap_or_default().to_string(),
                 shape.unwrap_or_default(),
                 or_dash(asked),
                 or_dash(check),

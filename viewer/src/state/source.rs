@@ -215,7 +215,7 @@ pub fn kernel_sources(run: &RunView, kernel: usize) -> Vec<&LaunchSource> {
     let Some(record) = run.run.artifact.kernels.get(kernel) else {
         return Vec::new();
     };
-    let sets = [record.cold.as_ref(), record.warm.as_ref()];
+    let sets = [record.cold.as_ref(), record.warm.as_deref()];
     let launches: Vec<_> = sets
         .into_iter()
         .flatten()
@@ -494,7 +494,7 @@ mod tests {
             .artifact
             .kernels
             .iter()
-            .position(|k| k.name == "vector_add_stride32")
+            .position(|k| &*k.name == "vector_add_stride32")
             .expect("the kernel");
         let view = SourceView::of(run, k).expect("source counters");
         for c in [Col::Line, Col::Cuda, Col::Sass, Col::PerRequest] {

@@ -237,7 +237,7 @@ impl Settings {
             let set: Vec<&str> = run
                 .kernels
                 .iter()
-                .flat_map(|k| [k.cold.as_ref(), k.warm.as_ref()])
+                .flat_map(|k| [k.cold.as_ref(), k.warm.as_deref()])
                 .flatten()
                 .filter_map(|s| s.cache_control)
                 .map(|c| match c {

@@ -92,8 +92,8 @@ pub fn match_kernels(before: &Artifact, after: &Artifact) -> Matching {
         a.kernels
             .iter()
             .map(|k| match kind {
-                MatchKind::NameAndShape => (k.name.clone(), shape_of(k)),
-                MatchKind::Name => (k.name.clone(), None),
+                MatchKind::NameAndShape => (k.name.to_string(), shape_of(k)),
+                MatchKind::Name => (k.name.to_string(), None),
                 MatchKind::ShortName => (without_template_args(&k.name), None),
             })
             .collect()
@@ -140,11 +140,11 @@ mod tests {
         let mut a = Artifact::new(Provenance::default());
         for (name, grid) in kernels {
             let mut k = KernelRecord::new(*name, *name);
-            k.launch = Some(LaunchShape {
+            k.launch = Some(Box::new(LaunchShape {
                 grid: [*grid, 1, 1],
                 block: [256, 1, 1],
                 shared_mem_bytes: 0,
-            });
+            }));
             a.kernels.push(k);
         }
         a

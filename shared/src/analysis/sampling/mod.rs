@@ -139,7 +139,7 @@ pub fn label(artifact: &mut Artifact, groups: usize, timing_launches: usize) {
     let mut measured = 0u64;
     let mut launches = 0u64;
     for k in &mut artifact.kernels {
-        let Some(set) = k.cold.as_ref().or(k.warm.as_ref()) else {
+        let Some(set) = k.cold.as_ref().or(k.warm.as_deref()) else {
             continue;
         };
         let all = set.launches.len() as u64;
@@ -148,10 +148,10 @@ pub fn label(artifact: &mut Artifact, groups: usize, timing_launches: usize) {
             .iter()
             .filter(|l| l.sampled_from.is_none())
             .count() as u64;
-        k.sampled = Some(SampledCount {
+        k.sampled = Some(Box::new(SampledCount {
             measured: own,
             launches: all,
-        });
+        }));
         measured += own;
         launches += all;
     }

@@ -119,7 +119,7 @@ impl Artifact {
                     found.push((what, why));
                 }
             };
-            for set in [&mut kernel.cold, &mut kernel.warm].into_iter().flatten() {
+            for set in kernel.cold.iter_mut().chain(kernel.warm.as_deref_mut()) {
                 for launch in &mut set.launches {
                     let at = launch
                         .metrics

@@ -445,17 +445,18 @@ pub struct Check {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct KernelRecord {
     /// Display name (`vector add, stride 32`), or the function name for imports.
-    pub name: String,
+    pub name: Arc<str>,
     /// The CUDA function name as ncu reports it (`Kernel Name`), used to join counters.
-    pub function: String,
+    pub function: Arc<str>,
     /// Source file under `kernels/`, for suite kernels.
     #[serde(default)]
-    pub source_file: Option<String>,
+    pub source_file: Option<Box<str>>,
+    // Boxed, as `asked`, `timing`, `check`, `warm` and `sampled` are: imports have none,
+    // and an import of 200,000 one-launch kernels kept 230 bytes of empty slots in each
+    // record (the JSON is the same).
     /// Launch configuration used by both the timed and the profiled path.
     #[serde(default)]
-    pub launch: Option<LaunchShape>,
-    // Boxed, as `timing` and `check` are: imports have none, and an import of 200,000
-    // one-launch kernels kept 150 bytes of empty slots in each record (the JSON is the same).
+    pub launch: Option<Box<LaunchShape>>,
     /// Hand-counted bytes and FLOPs of one launch.
     #[serde(default)]
     pub asked: Option<Box<AskedWork>>,
@@ -468,17 +469,17 @@ pub struct KernelRecord {
     /// Counters with caches flushed (the default ncu collection).
     #[serde(default)]
     pub cold: Option<CounterSet>,
-    /// Counters with warm caches, when captured.
+    /// Counters with warm caches, when captured (suite runs only: boxed).
     #[serde(default)]
-    pub warm: Option<CounterSet>,
+    pub warm: Option<Box<CounterSet>>,
     /// In a sampled profile, how many of its launches were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sampled: Option<SampledCount>,
+    pub sampled: Option<Box<SampledCount>>,
 }
 
 impl KernelRecord {
     /// A record of a kernel with nothing measured yet.
-    pub fn new(name: impl Into<String>, function: impl Into<String>) -> Self {
+    pub fn new(name: impl Into<Arc<str>>, function: impl Into<Arc<str>>) -> Self {
         KernelRecord {
             name: name.into(),
             function: function.into(),

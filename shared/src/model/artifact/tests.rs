@@ -40,7 +40,7 @@ fn varying_columns_worked_out_ahead_write_what_each_set_works_out() {
     let t = |s: &str| Text(s.into());
     let of = |cold: &[[MetricValue; 4]], warm: &[[MetricValue; 4]]| {
         let mut a = artifact_of(set_of(cold));
-        a.kernels[0].warm = Some(set_of(warm));
+        a.kernels[0].warm = Some(Box::new(set_of(warm)));
         a
     };
     let artifact = of(
@@ -100,11 +100,11 @@ fn the_writer_writes_what_the_derived_serializers_write() {
     let mut second = artifact.kernels[0].clone();
     second.name = "second".into();
     second.cold = None;
-    second.warm = Some(set_of(&[[N(1.0), N(2.0), N(3.0), N(4.0)]]));
-    second.sampled = Some(SampledCount {
+    second.warm = Some(Box::new(set_of(&[[N(1.0), N(2.0), N(3.0), N(4.0)]])));
+    second.sampled = Some(Box::new(SampledCount {
         measured: 1,
         launches: 3,
-    });
+    }));
     second.source_file = Some("kernels/x.cu".into());
     artifact.kernels.push(second);
     artifact.warnings.push("a warning".into());

@@ -86,19 +86,44 @@ pub struct VaryingColumns<'a> {
     artifact: &'a Artifact,
     /// Each set's [`CounterSet::varying_columns`], in the order of
     /// [`Artifact::value_arrays`].
-    sets: Vec<Option<Arc<[u32]>>>,
+    sets: SetLists,
 }
 
 impl VaryingColumns<'_> {
     /// The lists, when they were worked out for `artifact`.
-    fn of(&self, artifact: &Artifact) -> Option<&[Option<Arc<[u32]>>]> {
-        std::ptr::eq(self.artifact, artifact).then_some(self.sets.as_slice())
+    fn of(&self, artifact: &Artifact) -> Option<&SetLists> {
+        std::ptr::eq(self.artifact, artifact).then_some(&self.sets)
+    }
+}
+
+/// The counter sets' varying columns by the sets' index in writing order, kept for the
+/// sets that have them only (sets of one launch have none: 200,000 one-launch kernels
+/// kept 4 MB of empty slots).
+#[derive(Clone, Debug, Default)]
+struct SetLists(Vec<(usize, Arc<[u32]>)>);
+
+impl SetLists {
+    /// The lists of `sets`, in order.
+    fn of<'a>(sets: impl Iterator<Item = &'a CounterSet>) -> Self {
+        SetLists(
+            sets.enumerate()
+                .filter_map(|(i, set)| set.varying_columns().map(|v| (i, Arc::from(v))))
+                .collect(),
+        )
+    }
+
+    /// The varying columns of set `i`, if it has them.
+    fn get(&self, i: usize) -> Option<Arc<[u32]>> {
+        let at = self.0.binary_search_by_key(&i, |(set, _)| *set).ok()?;
+        self.0.get(at).map(|(_, list)| Arc::clone(list))
     }
 }
 
 impl std::fmt::Debug for VaryingColumns<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(&self.sets).finish()
+        f.debug_map()
+            .entries(self.sets.0.iter().map(|(i, l)| (i, l)))
+            .finish()
     }
 }
 
@@ -145,7 +170,7 @@ impl Artifact {
             Some(sets) => sets,
             None => {
                 own = self.varying_columns();
-                own.sets.as_slice()
+                &own.sets
             }
         };
         let writer = Writer::raw(arrays);
@@ -180,7 +205,7 @@ impl Artifact {
         let own = varying.of(self);
         self.counter_sets().enumerate().flat_map(move |(i, set)| {
             let varying = match own {
-                Some(sets) => sets.get(i).cloned().flatten(),
+                Some(sets) => sets.get(i),
                 None => set.varying_columns().map(Arc::from),
             };
             set.value_arrays()
@@ -194,10 +219,7 @@ impl Artifact {
     pub fn varying_columns(&self) -> VaryingColumns<'_> {
         VaryingColumns {
             artifact: self,
-            sets: self
-                .counter_sets()
-                .map(|set| set.varying_columns().map(Arc::from))
-                .collect(),
+            sets: SetLists::of(self.counter_sets()),
         }
     }
 
@@ -205,7 +227,7 @@ impl Artifact {
     fn counter_sets(&self) -> impl Iterator<Item = &CounterSet> + '_ {
         self.kernels
             .iter()
-            .flat_map(|k| k.cold.iter().chain(k.warm.iter()))
+            .flat_map(|k| k.cold.iter().chain(k.warm.as_deref()))
     }
 }
 
@@ -214,7 +236,7 @@ impl Artifact {
 struct ArtifactOut<'a> {
     artifact: &'a Artifact,
     /// The varying columns of each counter set, in the order they are written.
-    sets: &'a [Option<Arc<[u32]>>],
+    sets: &'a SetLists,
     writer: &'a Writer,
 }
 
@@ -256,25 +278,29 @@ impl Serialize for ArtifactOut<'_> {
 /// The kernels, each counter set with its varying columns.
 struct KernelsOut<'a> {
     kernels: &'a [KernelRecord],
-    sets: &'a [Option<Arc<[u32]>>],
+    sets: &'a SetLists,
     writer: &'a Writer,
 }
 
 impl Serialize for KernelsOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let writer = self.writer;
-        let mut lists = self.sets.iter();
+        let mut next = 0;
+        let mut list = || {
+            next += 1;
+            self.sets.get(next - 1)
+        };
         let mut seq = s.serialize_seq(Some(self.kernels.len()))?;
         for kernel in self.kernels {
             // Cold, then warm: the order of the lists.
             let cold = kernel.cold.as_ref().map(|set| SetOut {
                 set,
-                varying: lists.next().cloned().flatten(),
+                varying: list(),
                 writer,
             });
-            let warm = kernel.warm.as_ref().map(|set| SetOut {
+            let warm = kernel.warm.as_deref().map(|set| SetOut {
                 set,
-                varying: lists.next().cloned().flatten(),
+                varying: list(),
                 writer,
             });
             seq.serialize_element(&KernelOut { kernel, cold, warm })?;
