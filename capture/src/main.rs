@@ -1,6 +1,7 @@
 //! `capture`: the native CLI. `main` only calls [`run`], the one place an error becomes an
 //! exit code; each subcommand lives in its own module under [`commands`].
 
+mod allocator;
 mod cli;
 mod clock;
 mod commands;
@@ -18,6 +19,7 @@ use clap::Parser;
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    allocator::hold_mmap_threshold();
     interrupt::install();
     match run() {
         Ok(code) => code,

@@ -282,7 +282,7 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
             site.context = t.context.or(site.context);
             site.stream = t.stream.or(site.stream);
         }
-        launch.sampled_from = from;
+        launch.sampled_from = from.map(Box::new);
         if let Some(j) = launch
             .metrics
             .columns()
@@ -368,7 +368,7 @@ mod tests {
         assert_eq!((e.measured, e.left_out, e.launches.len()), (1, 0, 3));
         let second = &e.launches[1];
         assert_eq!(second.id, 1);
-        assert_eq!(second.sampled_from, Some(0));
+        assert_eq!(second.sampled_from.as_deref(), Some(&0));
         assert_eq!(
             second.metrics.number(counters::DRAM_BYTES_READ.name),
             Some(1040.0)
@@ -434,7 +434,7 @@ mod tests {
         let e = expand(&p, assigned);
         assert_eq!((e.measured, e.borrowed, e.left_out), (1, 2, 0));
         assert_eq!(e.launches.len(), 4);
-        assert_eq!(e.launches[0].sampled_from, Some(1));
+        assert_eq!(e.launches[0].sampled_from.as_deref(), Some(&1));
         assert_eq!(
             e.launches[0].metrics.number(counters::DRAM_BYTES_READ.name),
             Some(500.0)

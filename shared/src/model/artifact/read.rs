@@ -287,7 +287,7 @@ impl LaunchFieldsJson {
             metrics: Metrics::default(),
             sections: self.sections,
             rules: self.rules,
-            sampled_from: self.sampled_from,
+            sampled_from: self.sampled_from.map(Box::new),
         }
     }
 }

@@ -576,7 +576,7 @@ impl JsonSchema for CounterSet {
 ///
 /// In memory, what launch after launch repeats (the process, device, context, stream,
 /// grid, block and demangled name) is one [`LaunchSite`] shared by every launch that has
-/// it, so that a launch is 104 bytes and its values; in JSON each launch lists every field
+/// it, so that a launch is 96 bytes and its values; in JSON each launch lists every field
 /// ([`LaunchFieldsJson`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LaunchCounters {
@@ -595,14 +595,15 @@ pub struct LaunchCounters {
     /// Details-page rule results.
     pub rules: List<RuleResult>,
     /// In a sampled profile, the ID of the measured launch whose counters this launch
-    /// carries, scaled by their times (absent: measured itself).
-    pub sampled_from: Option<u64>,
+    /// carries, scaled by their times (absent: measured itself). Boxed: 8 bytes in the
+    /// many launches that have none.
+    pub sampled_from: Option<Box<u64>>,
 }
 
 /// Where and in what shape a launch ran: the fields of a [`LaunchCounters`] that launch
-/// after launch repeats, held once ([`SiteInterner`]) and shared. A million launches of one
-/// process each held their own (256 bytes a launch where 104 do now). Each field is as in
-/// [`LaunchFieldsJson`].
+/// after launch repeats, held once ([`super::storage::SiteInterner`]) and shared. A
+/// million launches of one process each held their own (256 bytes a launch where 96 do
+/// now). Each field is as in [`LaunchFieldsJson`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LaunchSite {
     /// Process ID.

@@ -547,3 +547,15 @@ fn values_round_trip_through_json() {
         "same names reuse the columns"
     );
 }
+
+/// The in-memory sizes issue 25's memory goal rests on (200,000 one-launch kernels in a
+/// 7 MB export within 10 x its size): a field added to a launch or a kernel record belongs
+/// in its shared site or a box unless most launches or kernels have it.
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn launches_and_kernel_records_stay_small() {
+    use std::mem::size_of;
+    assert_eq!(size_of::<LaunchCounters>(), 96);
+    assert_eq!(size_of::<KernelRecord>(), 128);
+    assert_eq!(size_of::<Metrics>(), 40);
+}
