@@ -469,7 +469,7 @@ pub struct KernelRecord {
     /// Counters with caches flushed (the default ncu collection).
     #[serde(default)]
     pub cold: Option<CounterSet>,
-    /// Counters with warm caches, when captured (suite runs only: boxed).
+    /// Counters with warm caches, when captured.
     #[serde(default)]
     pub warm: Option<Box<CounterSet>>,
     /// In a sampled profile, how many of its launches were measured.
