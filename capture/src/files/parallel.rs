@@ -34,13 +34,13 @@ const BATCHES_IN_FLIGHT: usize = 4;
 const ARRAYS_IN_FLIGHT: usize = 64;
 
 /// Size of each block of artifact bytes handed to the writing thread.
-const WRITE_BLOCK_BYTES: usize = 256 << 10;
+const WRITE_BLOCK_BYTES: usize = 128 << 10;
 
 /// Blocks in flight to the writing thread: room for it to sync to disk (see
 /// [`SYNC_EVERY_BYTES`]) while the renderer keeps going. Each is memory held at the
 /// import's peak, when every launch is too (64 blocks of 1 MB held up to 64 MB; these
 /// 1 MB write a 433 MB artifact as fast on the developer VM).
-const WRITE_BLOCKS_IN_FLIGHT: usize = 4;
+const WRITE_BLOCKS_IN_FLIGHT: usize = 8;
 
 /// The writing thread syncs the file to disk after every this many bytes, so that the
 /// final sync before the rename (see `files::write_atomic_with`) has little left to wait
