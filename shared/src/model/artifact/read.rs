@@ -333,7 +333,7 @@ impl ValuesWire {
         let mut changed_at = Vec::with_capacity(varying.len());
         let mut changed = Vec::with_capacity(varying.len());
         let mut texts: Vec<(u32, String)> = constants
-            .texts
+            .texts()
             .iter()
             .filter(|(k, _)| varying.binary_search(k).is_err())
             .cloned()
@@ -363,8 +363,7 @@ impl ValuesWire {
         // Stored over the constants' row, which every launch of the set shares.
         Ok(Metrics {
             columns,
-            values: Values::over(&constants.values, changed_at, changed),
-            texts: texts.into(),
+            values: Values::over(&constants.values, changed_at, changed).with_texts(texts),
         })
     }
 
@@ -381,8 +380,7 @@ impl ValuesWire {
             self.values.shrink_to_fit();
             return Ok(Metrics {
                 columns,
-                values: Values::from_vec(self.values),
-                texts: self.texts.into(),
+                values: Values::from_vec(self.values).with_texts(self.texts),
             });
         }
         if self.values.len() > columns.len() {
@@ -406,8 +404,7 @@ impl ValuesWire {
         self.values.shrink_to_fit();
         Ok(Metrics {
             columns,
-            values: Values::from_vec(self.values),
-            texts: self.texts.into(),
+            values: Values::from_vec(self.values).with_texts(self.texts),
         })
     }
 }
@@ -449,8 +446,7 @@ impl ValuesWire {
         }
         Ok(Metrics {
             columns,
-            values: Values::from_vec(values),
-            texts: texts.into(),
+            values: Values::from_vec(values).with_texts(texts),
         })
     }
 }

@@ -576,7 +576,7 @@ impl JsonSchema for CounterSet {
 ///
 /// In memory, what launch after launch repeats (the process, device, context, stream,
 /// grid, block and demangled name) is one [`LaunchSite`] shared by every launch that has
-/// it, so that a launch is 96 bytes and its values; in JSON each launch lists every field
+/// it, so that a launch is 88 bytes and its values; in JSON each launch lists every field
 /// ([`LaunchFieldsJson`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LaunchCounters {
@@ -602,7 +602,7 @@ pub struct LaunchCounters {
 
 /// Where and in what shape a launch ran: the fields of a [`LaunchCounters`] that launch
 /// after launch repeats, held once ([`super::storage::SiteInterner`]) and shared. A
-/// million launches of one process each held their own (256 bytes a launch where 96 do
+/// million launches of one process each held their own (256 bytes a launch where 88 do
 /// now). Each field is as in [`LaunchFieldsJson`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LaunchSite {

@@ -555,7 +555,7 @@ fn values_round_trip_through_json() {
 #[test]
 fn launches_and_kernel_records_stay_small() {
     use std::mem::size_of;
-    assert_eq!(size_of::<LaunchCounters>(), 96);
+    assert_eq!(size_of::<LaunchCounters>(), 88);
     assert_eq!(size_of::<KernelRecord>(), 128);
-    assert_eq!(size_of::<Metrics>(), 40);
+    assert_eq!(size_of::<Metrics>(), 32);
 }

@@ -33,66 +33,8 @@ pub(in crate::model::artifact) fn missing() -> f64 {
 pub struct Metrics {
     /// The columns, shared by the launches of an export.
     pub(in crate::model::artifact) columns: Arc<MetricColumns>,
-    /// One value per column (text and missing marked by NaN payloads).
+    /// One value per column (text and missing marked by NaN payloads), and the texts.
     pub(in crate::model::artifact) values: Values,
-    /// Text values by column, sorted by column.
-    pub(in crate::model::artifact) texts: Texts,
-}
-
-/// A row's text values by column, sorted by column: 8 bytes where a row has none, as
-/// nearly every row has (a `Vec` took 24 bytes in each of a million launches).
-#[expect(
-    clippy::box_collection,
-    reason = "the box is the point: 8 bytes where empty, as nearly every launch is, against 24 for a `Vec`"
-)]
-#[derive(Clone, Debug, Default)]
-pub(in crate::model::artifact) struct Texts(Option<Box<Vec<(u32, String)>>>);
-
-impl Texts {
-    /// The list, to change (made when there is none).
-    fn list(&mut self) -> &mut Vec<(u32, String)> {
-        self.0.get_or_insert_with(Box::default)
-    }
-
-    /// Inserts a text at position `at`.
-    fn insert(&mut self, at: usize, entry: (u32, String)) {
-        self.list().insert(at, entry);
-    }
-
-    /// Removes the text at position `at`.
-    fn remove(&mut self, at: usize) {
-        if let Some(list) = &mut self.0 {
-            if at < list.len() {
-                list.remove(at);
-            }
-            if list.is_empty() {
-                self.0 = None;
-            }
-        }
-    }
-}
-
-impl From<Vec<(u32, String)>> for Texts {
-    fn from(list: Vec<(u32, String)>) -> Self {
-        Texts((!list.is_empty()).then(|| Box::new(list)))
-    }
-}
-
-impl std::ops::Deref for Texts {
-    type Target = [(u32, String)];
-
-    fn deref(&self) -> &Self::Target {
-        self.0.as_deref().map_or(&[], Vec::as_slice)
-    }
-}
-
-impl std::ops::DerefMut for Texts {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        match &mut self.0 {
-            Some(list) => list.as_mut_slice(),
-            None => &mut [],
-        }
-    }
 }
 
 impl Default for Metrics {
@@ -100,7 +42,6 @@ impl Default for Metrics {
         Metrics {
             columns: Arc::new(MetricColumns::default()),
             values: Values::default(),
-            texts: Texts::default(),
         }
     }
 }
@@ -165,8 +106,7 @@ impl RowBuilder {
         self.texts.retain(|(k, _)| (*k as usize) < n);
         Metrics {
             columns: self.columns,
-            values: Values::from_vec(self.values),
-            texts: self.texts.into(),
+            values: Values::from_vec(self.values).with_texts(self.texts),
         }
     }
 }
@@ -182,7 +122,6 @@ impl Metrics {
         Metrics {
             values: Values::from_vec(vec![missing(); columns.len()]),
             columns,
-            texts: Texts::default(),
         }
     }
 
@@ -219,19 +158,21 @@ impl Metrics {
         if !had_text && !matches!(value, MetricValue::Text(_)) {
             return;
         }
-        let pos = self.texts.binary_search_by_key(&i32_key, |(k, _)| *k);
+        let texts = self.values.texts_mut();
+        let pos = texts.binary_search_by_key(&i32_key, |(k, _)| *k);
         match (value, pos) {
             (MetricValue::Text(t), Ok(p)) => {
-                if let Some(entry) = self.texts.get_mut(p) {
+                if let Some(entry) = texts.get_mut(p) {
                     entry.1 = t;
                 }
             }
-            (MetricValue::Text(t), Err(p)) => self.texts.insert(p, (i32_key, t)),
+            (MetricValue::Text(t), Err(p)) => texts.insert(p, (i32_key, t)),
             (_, Ok(p)) if had_text => {
-                self.texts.remove(p);
+                texts.remove(p);
             }
             _ => {}
         }
+        self.values.tidy();
     }
 
     /// Sets column `i` to the number `v` (missing when not finite; ignored when out of
@@ -252,11 +193,8 @@ impl Metrics {
     pub(in crate::model::artifact) fn value_at(&self, i: usize) -> MetricValue {
         match self.values.get(i) {
             Some(v) if v.to_bits() == TEXT_BITS => self
-                .texts
-                .binary_search_by_key(&(i as u32), |(k, _)| *k)
-                .ok()
-                .and_then(|p| self.texts.get(p))
-                .map_or(MetricValue::Missing, |(_, t)| MetricValue::Text(t.clone())),
+                .text_at(i)
+                .map_or(MetricValue::Missing, |t| MetricValue::Text(t.to_string())),
             Some(v) if v.is_finite() => MetricValue::Number(v),
             _ => MetricValue::Missing,
         }
@@ -436,11 +374,14 @@ impl Metrics {
 
     /// The text of column `i`, if it holds one.
     pub(in crate::model::artifact) fn text_at(&self, i: usize) -> Option<&str> {
-        let p = self
-            .texts
-            .binary_search_by_key(&(i as u32), |(k, _)| *k)
-            .ok()?;
-        self.texts.get(p).map(|(_, t)| t.as_str())
+        let texts = self.values.texts();
+        let p = texts.binary_search_by_key(&(i as u32), |(k, _)| *k).ok()?;
+        texts.get(p).map(|(_, t)| t.as_str())
+    }
+
+    /// The row's texts by column, sorted by column.
+    pub(in crate::model::artifact) fn texts(&self) -> &[(u32, String)] {
+        self.values.texts()
     }
 }
 
@@ -501,7 +442,7 @@ pub fn varying_columns(rows: &[&Metrics]) -> Option<Vec<u32>> {
         // Bits first (over whole rows, or only the columns changed where the rows share
         // their values); then the texts, of which a row has few.
         row.values.differ_into(&first.values, &mut differ);
-        for (k, text) in first.texts.iter() {
+        for (k, text) in first.texts() {
             if let Some(d) = differ.get_mut(*k as usize) {
                 *d |= u64::from(row.text_at(*k as usize) != Some(text.as_str()));
             }
@@ -621,7 +562,7 @@ mod tests {
         assert_eq!(m.get("zz"), None);
         m.set(1, MetricValue::Number(2.0));
         assert_eq!(m.number("b"), Some(2.0));
-        assert!(m.texts.is_empty(), "text dropped when overwritten");
+        assert!(m.texts().is_empty(), "text dropped when overwritten");
         m.set(2, MetricValue::Number(f64::NAN));
         assert_eq!(m.number("c"), None);
         assert!(Arc::ptr_eq(m.columns(), &cols));
@@ -680,7 +621,7 @@ mod tests {
             at_once.get("d").map(|m| m.value),
             Some(MetricValue::Text("t".into()))
         );
-        assert_eq!(at_once.texts.len(), 1, "b's text replaced by a number");
+        assert_eq!(at_once.texts().len(), 1, "b's text replaced by a number");
     }
 
     #[test]

@@ -15,13 +15,22 @@ use std::sync::Arc;
 use super::columns::MetricColumns;
 
 /// One row's values, one `f64` per column: the base row's, except at the columns its
-/// [`Changes`] mark (none without them). 24 bytes and one allocation for a row of its own:
-/// on exports of tiny rows (a million launches of one metric) the row's bookkeeping, not its
-/// values, was most of its memory.
+/// [`Changes`] mark (none without them), and the row's texts. 24 bytes and one allocation
+/// for a row of its own without texts: on exports of tiny rows (a million launches of one
+/// metric) the row's bookkeeping, not its values, was most of its memory.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Values {
     base: Arc<[f64]>,
-    changes: Option<Box<Changes>>,
+    /// What few rows have, in one box: changes from the base row, and text values.
+    rare: Option<Box<Rare>>,
+}
+
+/// A row's changes from its base row and its texts: never both empty.
+#[derive(Clone, Debug, Default)]
+struct Rare {
+    changes: Option<Changes>,
+    /// Text values by column, sorted by column (their columns hold a marked NaN).
+    texts: Vec<(u32, String)>,
 }
 
 /// The columns where a row differs from its base: marked in `words`, their values in
@@ -43,7 +52,7 @@ struct Word {
 
 /// The changes at the columns `at` (ascending, each once, below `len`) of a row of `len`
 /// columns, with their values `changed`; none when `at` is empty.
-fn changes_of(at: &[u32], len: usize, changed: Box<[f64]>) -> Option<Box<Changes>> {
+fn changes_of(at: &[u32], len: usize, changed: Box<[f64]>) -> Option<Changes> {
     if at.is_empty() {
         return None;
     }
@@ -58,10 +67,10 @@ fn changes_of(at: &[u32], len: usize, changed: Box<[f64]>) -> Option<Box<Changes
         word.before = before;
         before += word.bits.count_ones();
     }
-    Some(Box::new(Changes {
+    Some(Changes {
         words: words.into(),
         changed,
-    }))
+    })
 }
 
 impl Values {
@@ -69,8 +78,54 @@ impl Values {
     pub fn from_vec(values: Vec<f64>) -> Self {
         Values {
             base: Arc::from(values),
-            changes: None,
+            rare: None,
         }
+    }
+
+    /// A row over `base` with `changes` and `texts`.
+    fn of(base: Arc<[f64]>, changes: Option<Changes>, texts: Vec<(u32, String)>) -> Self {
+        let rare =
+            (changes.is_some() || !texts.is_empty()).then(|| Box::new(Rare { changes, texts }));
+        Values { base, rare }
+    }
+
+    /// The row's changes from its base row, if any.
+    fn changed(&self) -> Option<&Changes> {
+        self.rare.as_ref()?.changes.as_ref()
+    }
+
+    /// The row's texts by column (sorted by column).
+    pub fn texts(&self) -> &[(u32, String)] {
+        self.rare.as_ref().map_or(&[], |r| r.texts.as_slice())
+    }
+
+    /// The row's texts, to change (kept sorted by column).
+    pub fn texts_mut(&mut self) -> &mut Vec<(u32, String)> {
+        &mut self.rare.get_or_insert_with(Box::default).texts
+    }
+
+    /// This row with `texts` (sorted by column) as its texts.
+    pub fn with_texts(self, texts: Vec<(u32, String)>) -> Self {
+        let changes = self.rare.and_then(|r| r.changes);
+        Values::of(self.base, changes, texts)
+    }
+
+    /// Drops the box of rare parts when it holds nothing.
+    pub fn tidy(&mut self) {
+        if self
+            .rare
+            .as_ref()
+            .is_some_and(|r| r.changes.is_none() && r.texts.is_empty())
+        {
+            self.rare = None;
+        }
+    }
+
+    /// Takes the row's texts out.
+    fn take_texts(&mut self) -> Vec<(u32, String)> {
+        let texts = self.rare.as_mut().map(|r| std::mem::take(&mut r.texts));
+        self.tidy();
+        texts.unwrap_or_default()
     }
 
     /// The row `base` (a row without changes of its own is shared, not copied) with the
@@ -90,11 +145,9 @@ impl Values {
                 keep
             })
             .unzip();
-        if base.changes.is_none() {
-            return Values {
-                base: Arc::clone(&base.base),
-                changes: changes_of(&changed_at, base.len(), changed.into()),
-            };
+        if base.changed().is_none() {
+            let changes = changes_of(&changed_at, base.len(), changed.into());
+            return Values::of(Arc::clone(&base.base), changes, Vec::new());
         }
         // A base with changes of its own: a row of this one's own.
         let mut row = Values::from_vec(base.iter().collect());
@@ -121,7 +174,7 @@ impl Values {
     #[inline]
     pub fn get(&self, i: usize) -> Option<f64> {
         let v = *self.base.get(i)?;
-        let Some(changes) = &self.changes else {
+        let Some(changes) = self.changed() else {
             return Some(v);
         };
         let Some(word) = changes.words.get(i / 64) else {
@@ -142,7 +195,7 @@ impl Values {
 
     /// Whether column `i` is one this row changes from its base.
     pub fn changes_at(&self, i: usize) -> bool {
-        self.changes.as_ref().is_some_and(|c| {
+        self.changed().is_some_and(|c| {
             c.words
                 .get(i / 64)
                 .is_some_and(|word| word.bits & (1 << (i % 64)) != 0)
@@ -151,7 +204,7 @@ impl Values {
 
     /// The columns this row changes from its base, ascending, with their values.
     pub fn changes(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
-        let (words, changed): (&[Word], &[f64]) = match &self.changes {
+        let (words, changed): (&[Word], &[f64]) = match self.changed() {
             Some(c) => (&c.words, &c.changed),
             None => (&[], &[]),
         };
@@ -176,13 +229,11 @@ impl Values {
     /// The values as a row this one alone holds, to change in place (copied first when
     /// shared).
     pub fn make_mut(&mut self) -> &mut [f64] {
-        if let Some(changes) = self.changes.take() {
-            let changes = Values {
-                base: Arc::clone(&self.base),
-                changes: Some(changes),
-            };
-            let own: Arc<[f64]> = changes.iter().collect();
+        if let Some(changes) = self.rare.as_mut().and_then(|r| r.changes.take()) {
+            let row = Values::of(Arc::clone(&self.base), Some(changes), Vec::new());
+            let own: Arc<[f64]> = row.iter().collect();
             self.base = own;
+            self.tidy();
         }
         Arc::make_mut(&mut self.base)
     }
@@ -194,10 +245,8 @@ impl Values {
             return;
         }
         let own: Arc<[f64]> = self.iter().chain(std::iter::repeat_n(v, n)).collect();
-        *self = Values {
-            base: own,
-            changes: None,
-        };
+        let texts = self.take_texts();
+        *self = Values::of(own, None, texts);
     }
 
     /// ORs into `differ[i]` the bits in which column `i` of this row and of `other` (of the
@@ -213,7 +262,7 @@ impl Values {
             }
             return;
         }
-        if self.changes.is_none() && other.changes.is_none() {
+        if self.changed().is_none() && other.changed().is_none() {
             // Whole rows: an OR of XORs, which compiles to vector operations.
             for (d, (a, b)) in differ
                 .iter_mut()
@@ -250,7 +299,7 @@ impl Bases {
     /// kind's base row when they differ in few columns; otherwise it becomes the kind's
     /// base. The values read back are the same bits either way.
     pub(crate) fn share(&mut self, kind: u64, columns: &Arc<MetricColumns>, values: &mut Values) {
-        if values.changes.is_some() || Arc::strong_count(&values.base) > 1 {
+        if values.changed().is_some() || Arc::strong_count(&values.base) > 1 {
             // Already shared.
             return;
         }
@@ -277,10 +326,10 @@ impl Bases {
             }
         }
         let changed: Box<[f64]> = self.differ.iter().map(|&i| mine[i as usize]).collect();
-        *values = Values {
-            base: Arc::clone(&base.base),
-            changes: changes_of(&self.differ, mine.len(), changed),
-        };
+        let changes = changes_of(&self.differ, mine.len(), changed);
+        let base = Arc::clone(&base.base);
+        let texts = values.take_texts();
+        *values = Values::of(base, changes, texts);
     }
 }
 

@@ -569,7 +569,7 @@ impl Serialize for ValuesSer<'_> {
         if own_columns {
             // The usual case, the row's own columns: its values as they are stored, texts
             // taken in column order, no value built per cell.
-            let mut texts = m.texts.iter().peekable();
+            let mut texts = m.texts().iter().peekable();
             for i in 0..self.columns.len() {
                 match m.values.get(i) {
                     Some(v) if v.is_finite() => seq.serialize_element(&v)?,
@@ -629,7 +629,7 @@ impl Metrics {
     /// [`Metrics::json_array`]).
     fn render_values(&self, out: &mut Vec<u8>, columns: impl Iterator<Item = usize>) {
         out.push(b'[');
-        let mut texts = self.texts.iter().peekable();
+        let mut texts = self.texts().iter().peekable();
         for (n, i) in columns.enumerate() {
             if n > 0 {
                 out.push(b',');
