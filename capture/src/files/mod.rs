@@ -40,14 +40,15 @@ pub fn read_export(path: &Path) -> Result<Export> {
 /// only if it starts like JSON; an endless stream of `{`) is refused rather than held.
 pub const MAX_ARTIFACT_BYTES: u64 = 4 << 30;
 
-/// The size of a regular file up to [`MAX_ARTIFACT_BYTES`] (0 for anything else: a pipe,
-/// a device), to read it into a buffer of its size: grown by doubling as it was read, a
-/// 169 MB artifact's text held 268 MB.
+/// The size of a regular file of at most [`MAX_ARTIFACT_BYTES`] (0 for anything else: a
+/// pipe, a device, a file too large, which is refused as it is read), to read it into a
+/// buffer of its size: grown by doubling as it was read, a 169 MB artifact's text held
+/// 268 MB.
 fn file_size(file: &fs::File) -> usize {
     file.metadata()
         .ok()
-        .filter(fs::Metadata::is_file)
-        .map_or(0, |m| m.len().min(MAX_ARTIFACT_BYTES) as usize)
+        .filter(|m| m.is_file() && m.len() <= MAX_ARTIFACT_BYTES)
+        .map_or(0, |m| m.len() as usize)
 }
 
 /// Reads an artifact's text, refusing at once what cannot be one: binary data (a report,
