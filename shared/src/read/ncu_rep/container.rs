@@ -61,6 +61,7 @@ pub fn decode<const PER_PC: bool>(
         short_blocks: Vec::new(),
         lines: super::lines::LineMap::default(),
         line_problems: Vec::new(),
+        pc_problems: Vec::new(),
     };
     d.header(input)?;
     d.blocks::<PER_PC>(input, on_result)?;
@@ -79,6 +80,16 @@ pub fn decode<const PER_PC: bool>(
             message: format!(
                 "{n} kernel module(s) whose line table did not decode, so their instructions \
                  have no CUDA source lines (the first: {first})"
+            ),
+        });
+    }
+    if let Some(first) = d.pc_problems.first().cloned() {
+        let n = d.pc_problems.len();
+        d.summary.source_warnings.push(Warning {
+            line: None,
+            message: format!(
+                "{n} per-instruction counter(s) whose values did not decode, left out of their \
+                 launch's source page (the first: {first})"
             ),
         });
     }
@@ -112,6 +123,8 @@ struct Decoder {
     lines: super::lines::LineMap,
     /// Why a module's line table did not decode, one per module.
     line_problems: Vec<String>,
+    /// Why a launch's per-instruction counter did not decode, one per counter.
+    pc_problems: Vec<String>,
 }
 
 /// What a payload message is, by its place in the payload.
@@ -357,6 +370,7 @@ impl Decoder {
                             &header.process,
                         )?;
                         self.odd_values += decoded.odd_values;
+                        self.pc_problems.extend(decoded.pc_problems);
                         self.summary.results += 1;
                         let mut result = decoded.result;
                         if PER_PC && !self.lines.is_empty() {

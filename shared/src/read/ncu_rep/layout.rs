@@ -359,6 +359,10 @@ pub struct Decoded {
     pub result: ProfileResult,
     /// Values of a kind not seen in real reports.
     pub odd_values: u64,
+    /// Why per-instruction values that did not decode were left out (with `PER_PC` only:
+    /// the export reader never reads them, so they are a source page's loss, not the
+    /// report's).
+    pub pc_problems: Vec<String>,
 }
 
 /// Reads the profile result at `offset`, the `index`-th of the report, whose metric names
@@ -389,6 +393,7 @@ pub fn profile_result<const PER_PC: bool>(
         strings: Arc::clone(strings),
     };
     let mut odd_values = 0;
+    let mut pc_problems = Vec::new();
     for field in walk(data, offset, what, version) {
         let field = field?;
         match field.number {
@@ -448,8 +453,10 @@ pub fn profile_result<const PER_PC: bool>(
                         .get(u64::from(name))
                         .and_then(super::source::per_pc_counter);
                     if let Some(counter) = counter {
-                        let values = per_pc_values(&field, version)?;
-                        r.per_pc.push((counter, values));
+                        match per_pc_values(&field, version) {
+                            Ok(values) => r.per_pc.push((counter, values)),
+                            Err(e) => pc_problems.push(e.to_string()),
+                        }
                     }
                 }
                 r.metrics.push(Entry {
@@ -465,5 +472,6 @@ pub fn profile_result<const PER_PC: bool>(
     Ok(Decoded {
         result: r,
         odd_values,
+        pc_problems,
     })
 }
