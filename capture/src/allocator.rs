@@ -6,8 +6,9 @@
 //! size of each such block freed (up to 32 MiB). Reading an export grows the launches'
 //! vector by doubling and frees each old copy, so by the time the kernel records and the
 //! grouping's tables are made the threshold is some 27 MiB: those go on the heap, and once
-//! freed stay resident behind what was allocated after them. An import of 200,000 one-launch
-//! kernels peaked at 84 MB that way, 72 MB with the threshold held (`tests/bench/memory_bench.py`).
+//! freed stay resident behind what was allocated after them. An import of 200,000
+//! one-launch kernels peaked at 86 MB that way, 74 MB with the threshold held
+//! (`tests/bench/memory_bench.py`, docs/performance.md).
 
 /// Holds glibc's mmap threshold at 1 MiB: blocks from 1 MiB up always get pages of their
 /// own. Other C libraries are left as they are.
