@@ -13,7 +13,7 @@ mkdir -p "$out"
 cd "$(dirname "$0")/programs"
 for p in "$@"; do
   t0=$(date +%s)
-  ncu --set full --clock-control none --nvtx --nvtx-include measure -f -o "/tmp/$p" \
+  timeout "${PER_PROGRAM_S:-300}" ncu --set full --clock-control none --nvtx --nvtx-include measure -f -o "/tmp/$p" \
       python3 "$p.py" > "$out/${p}_ncu.log" 2>&1
   echo "$p ncu rc=$? $(( $(date +%s) - t0 )) s" | tee -a "$out/times.txt"
   for page in raw details; do
@@ -21,7 +21,7 @@ for p in "$@"; do
       | gzip -9 > "$out/${p}_full_${page}.csv.gz"
   done
   t1=$(date +%s)
-  "$capture" profile --nvtx-include measure -o "$out/${p}_profile.json" -- python3 "$p.py" \
+  timeout "${PER_PROGRAM_S:-300}" "$capture" profile --nvtx-include measure -o "$out/${p}_profile.json" -- python3 "$p.py" \
       > "$out/${p}_profile.log" 2>&1
   echo "$p profile rc=$? $(( $(date +%s) - t1 )) s" | tee -a "$out/times.txt"
   gzip -9 -f "$out/${p}_profile.json"
