@@ -17,9 +17,8 @@
 //!   far the kernel is from any roof); the table's `latency_reason` says why (the launch's
 //!   waves, the top stall).
 //!
-//! Every figure is duration-weighted over the kernel's launches, like the Speed-of-Light
-//! percentages, so the table, the viewer and a per-launch comparison with ncu's rules all
-//! read one formula.
+//! Every figure is duration-weighted over the launches given: one group of alike launches
+//! ([`crate::analysis::groups`]), never a kernel's launches of different shapes together.
 
 pub use crate::analysis::metrics::BoundBy;
 use crate::analysis::metrics::{self, SpeedOfLight, Verdict, VerdictKind};
@@ -180,29 +179,33 @@ pub fn busiest_level(sol: &SpeedOfLight) -> Option<BoundBy> {
 pub const LEVEL_SLACK_PCT: f64 = 0.5;
 
 /// The unit that bounds a kernel with verdict `kind`, Speed of Light `sol` and launches
-/// `launches` (module documentation).
+/// `launches` (module documentation). The figure beside a unit is the one that supports
+/// the verdict: a memory level carries Memory Throughput (ncu's elapsed-cycle figure, not
+/// the level's own L1 figure over active cycles); a pipe carries its own utilization only
+/// when it is busy ([`metrics::BUSY_PCT`]), else the unit is `sm` with Compute (SM)
+/// Throughput, whose busiest part is then not a pipe (issue slots, the register file):
+/// [`verdict`]'s reason says so.
 pub fn bound_by(kind: VerdictKind, sol: &SpeedOfLight, launches: &[LaunchCounters]) -> BoundBy {
     let compute = || {
-        busiest_pipe(launches).unwrap_or(BoundBy {
-            unit: "sm".into(),
-            pct_of_peak: sol.sm_pct,
-        })
+        busiest_pipe(launches)
+            .filter(|p| p.pct_of_peak.is_some_and(|v| v >= metrics::BUSY_PCT))
+            .unwrap_or(BoundBy {
+                unit: "sm".into(),
+                pct_of_peak: sol.sm_pct,
+            })
     };
-    let memory = || {
-        busiest_level(sol).unwrap_or(BoundBy {
-            unit: "memory".into(),
-            pct_of_peak: sol.memory_pct,
-        })
+    let memory = || BoundBy {
+        unit: busiest_level(sol).map_or_else(|| "memory".into(), |b| b.unit),
+        pct_of_peak: sol.memory_pct,
     };
     match kind {
         VerdictKind::ComputeBound => compute(),
         VerdictKind::MemoryBound => memory(),
         VerdictKind::Balanced => {
-            let (c, m) = (compute(), memory());
-            if m.pct_of_peak.unwrap_or(0.0) > c.pct_of_peak.unwrap_or(0.0) {
-                m
+            if sol.memory_pct.unwrap_or(0.0) > sol.sm_pct.unwrap_or(0.0) {
+                memory()
             } else {
-                c
+                compute()
             }
         }
         VerdictKind::LatencyBound => BoundBy {
@@ -223,6 +226,17 @@ pub fn verdict(sol: &SpeedOfLight, launches: &[LaunchCounters]) -> Option<Verdic
     let unit = bound_by(v.kind, sol, launches);
     v.reason.push_str("; bound by ");
     v.reason.push_str(&unit.label());
+    if unit.unit == "sm" {
+        if let Some(p) = busiest_pipe(launches) {
+            v.reason.push_str(&format!(
+                " (no pipe at or above {:.0}%: busiest {} {:.1}%, so the SM figure comes from \
+                 instruction issue or another SM unit)",
+                metrics::BUSY_PCT,
+                p.unit,
+                p.pct_of_peak.unwrap_or(f64::NAN)
+            ));
+        }
+    }
     v.bound_by = Some(unit);
     Some(v)
 }

@@ -15,8 +15,19 @@ use crate::model::roofline::ratio;
 /// Bytes per DRAM / L2 / L1 sector.
 pub const SECTOR_BYTES: f64 = 32.0;
 
-/// A Speed-of-Light unit at or above this percentage of its peak counts as busy.
+/// A Speed-of-Light unit at or above this percentage of its peak counts as busy: with both
+/// Compute (SM) and Memory Throughput under it, ncu's SOLBottleneck rule reports latency
+/// ("Small Grid" under one full wave, else "Latency Issue").
 pub const BUSY_PCT: f64 = 60.0;
+
+/// At or above this percentage of peak, ncu's SOLBottleneck rule reports "High
+/// Throughput" for the busier of Compute (SM) and Memory Throughput.
+pub const HIGH_PCT: f64 = 80.0;
+
+/// Under [`HIGH_PCT`] and not both under [`BUSY_PCT`], Compute (SM) and Memory Throughput
+/// closer than this many points are "Balanced Throughput" for ncu's SOLBottleneck rule;
+/// farther apart, the busier one ("High Compute Throughput", "High Memory Throughput").
+pub const BALANCED_GAP_PCT: f64 = 10.0;
 
 /// The details-page section holding the Speed-of-Light rows.
 pub const SOL_SECTION: &str = "GPU Speed Of Light Throughput";
@@ -354,26 +365,40 @@ pub struct BoundBy {
     pub pct_of_peak: Option<f64>,
 }
 
-/// The Speed-of-Light verdict: compute-bound when SM throughput is at least [`BUSY_PCT`] and
-/// memory throughput below it, memory-bound the other way round, balanced when both are
-/// busy, latency-bound when neither is. `None` without both percentages.
+/// The Speed-of-Light verdict, as ncu's SOLBottleneck rule reads Compute (SM) and Memory
+/// Throughput: either at or above [`HIGH_PCT`] is bound by the busier one ("High
+/// Throughput"); both under [`BUSY_PCT`] is latency-bound ("Latency Issue", "Small Grid");
+/// otherwise the two within [`BALANCED_GAP_PCT`] points are balanced, and farther apart
+/// the busier one bounds the kernel. `None` without both percentages.
 pub fn verdict(sol: &SpeedOfLight) -> Option<Verdict> {
     let sm = sol.sm_pct?;
     let mem = sol.memory_pct?;
-    let kind = match (sm >= BUSY_PCT, mem >= BUSY_PCT) {
-        (true, false) => VerdictKind::ComputeBound,
-        (false, true) => VerdictKind::MemoryBound,
-        (true, true) => VerdictKind::Balanced,
-        (false, false) => VerdictKind::LatencyBound,
+    let busier = if sm >= mem {
+        VerdictKind::ComputeBound
+    } else {
+        VerdictKind::MemoryBound
     };
-    let cmp = |v: f64| if v >= BUSY_PCT { ">=" } else { "<" };
+    let (kind, why) = if sm >= HIGH_PCT || mem >= HIGH_PCT {
+        (busier, format!("the busier at or above {HIGH_PCT:.0}%"))
+    } else if sm < BUSY_PCT && mem < BUSY_PCT {
+        (
+            VerdictKind::LatencyBound,
+            format!("both under {BUSY_PCT:.0}%"),
+        )
+    } else if (sm - mem).abs() < BALANCED_GAP_PCT {
+        (
+            VerdictKind::Balanced,
+            format!("within {BALANCED_GAP_PCT:.0} points, one at or above {BUSY_PCT:.0}%"),
+        )
+    } else {
+        (
+            busier,
+            format!("{BALANCED_GAP_PCT:.0} or more points apart, the busier at or above {BUSY_PCT:.0}%"),
+        )
+    };
     Some(Verdict {
         kind,
-        reason: format!(
-            "Compute (SM) {sm:.1}% {} {BUSY_PCT:.0}%, Memory {mem:.1}% {} {BUSY_PCT:.0}%",
-            cmp(sm),
-            cmp(mem)
-        ),
+        reason: format!("Compute (SM) {sm:.1}%, Memory {mem:.1}%: {why}"),
         bound_by: None,
     })
 }
@@ -629,11 +654,21 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_thresholds() {
+        // ncu's SOLBottleneck messages on the GPT-2 fixture
+        // (tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_details.csv) for the same pairs:
+        // ID 35 "well-balanced", 66 "well-balanced" (one at 61.39, 5 points apart), 107
+        // "low compute throughput" (59.97 / 56.10), 121 "Compute is more heavily utilized",
+        // 122 "greater than 80.0%", with the Compute Workload Analysis section to start at.
         let cases = [
             (23.41, 89.77, VerdictKind::MemoryBound), // seed: vecadd on a T4
             (99.74, 0.25, VerdictKind::ComputeBound), // seed: fma_loop on a T4
             (72.67, 72.67, VerdictKind::Balanced),    // seed: tiled matmul
             (10.0, 12.0, VerdictKind::LatencyBound),
+            (61.56, 61.03, VerdictKind::Balanced),
+            (61.39, 56.28, VerdictKind::Balanced),
+            (56.10, 59.97, VerdictKind::LatencyBound),
+            (73.26, 15.49, VerdictKind::ComputeBound),
+            (90.24, 69.80, VerdictKind::ComputeBound),
         ];
         for (sm, mem, want) in cases {
             let sol = SpeedOfLight {

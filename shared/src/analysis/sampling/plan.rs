@@ -124,13 +124,22 @@ fn mean_cv(d: &[f64]) -> (f64, f64) {
     (mean, cv)
 }
 
-/// Splits launch indices of one shape (sorted by duration) at gaps wider than `gap`.
-fn split_by_duration(idx: &mut [usize], launches: &[TimedLaunch], gap: f64) -> Vec<Vec<usize>> {
-    idx.sort_by(|&a, &b| launches[a].duration_ns.total_cmp(&launches[b].duration_ns));
+/// Splits items of one shape by duration: when their durations' coefficient of variation
+/// exceeds `split_cv`, at every gap of more than `gap` (relative) between neighbouring
+/// sorted durations; else one part. Each part holds indices into `durations`, ascending.
+/// The planner's groups and the verdict's launch groups ([`crate::analysis::groups`]) both
+/// split this way, so a group measured by a sampled profile is a group of its verdict.
+pub fn split_by_duration(durations: &[f64], split_cv: f64, gap: f64) -> Vec<Vec<usize>> {
+    let (_, cv) = mean_cv(durations);
+    if durations.len() < 2 || cv <= split_cv {
+        return vec![(0..durations.len()).collect()];
+    }
+    let mut idx: Vec<usize> = (0..durations.len()).collect();
+    idx.sort_by(|&a, &b| durations[a].total_cmp(&durations[b]));
     let mut parts: Vec<Vec<usize>> = Vec::new();
     let mut last: Option<f64> = None;
-    for &i in idx.iter() {
-        let d = launches[i].duration_ns;
+    for &i in &idx {
+        let d = durations[i];
         match (parts.last_mut(), last) {
             (Some(p), Some(prev)) if d <= prev * (1.0 + gap) => p.push(i),
             _ => parts.push(vec![i]),
@@ -162,14 +171,12 @@ pub fn plan(launches: Vec<TimedLaunch>, options: &PlanOptions) -> Plan {
         shapes[at].push(i);
     }
     let mut groups = Vec::new();
-    for mut idx in shapes {
+    for idx in shapes {
         let d: Vec<f64> = idx.iter().map(|&i| launches[i].duration_ns).collect();
-        let (_, cv) = mean_cv(&d);
-        let parts = if idx.len() > 1 && cv > options.split_cv {
-            split_by_duration(&mut idx, &launches, options.split_gap)
-        } else {
-            vec![idx]
-        };
+        let parts: Vec<Vec<usize>> = split_by_duration(&d, options.split_cv, options.split_gap)
+            .into_iter()
+            .map(|p| p.into_iter().map(|j| idx[j]).collect())
+            .collect();
         let split = parts.len() > 1;
         for p in parts {
             let d: Vec<f64> = p.iter().map(|&i| launches[i].duration_ns).collect();
