@@ -46,5 +46,6 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Source(args) => commands::source::source(&args),
         Command::Diff(args) => commands::diff::diff(&args),
         Command::Schema => commands::schema::schema(),
+        Command::Reference => commands::reference::reference(),
     }
 }
