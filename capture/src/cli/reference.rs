@@ -201,7 +201,7 @@ mod tests {
             ("`-o, --output <OUTPUT>`", true),
             ("`-- <PROGRAM>...`", true),
             ("--profile-mode", false),
-            ("capture reference`", false),
+            ("
         ] {
             assert_eq!(text.contains(flag), shown, "{flag}");
         }
