@@ -139,8 +139,7 @@ fn spelling(arg: &Arg) -> String {
     let many = arg
         .get_num_args()
         .is_some_and(|n| n.max_values() > 1 && n.max_values() != n.min_values());
-    let value = if many || (arg.is_positional() && matches!(arg.get_action(), ArgAction::Append))
-    {
+    let value = if many || (arg.is_positional() && matches!(arg.get_action(), ArgAction::Append)) {
         format!("{value}...")
     } else {
         value
@@ -201,7 +200,7 @@ mod tests {
             ("`-o, --output <OUTPUT>`", true),
             ("`-- <PROGRAM>...`", true),
             ("--profile-mode", false),
-            ("
+            ("## `capture reference`", false),
         ] {
             assert_eq!(text.contains(flag), shown, "{flag}");
         }
