@@ -10,7 +10,9 @@ mod files;
 mod gpu;
 mod interrupt;
 mod out;
+mod provenance;
 mod ranks;
+mod shell;
 
 use std::process::ExitCode;
 
