@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::util::{capture, fixture, s, stderr, stdout};
+use crate::util::{capture, fixture, root, s, stderr, stdout, undocumented_keys};
 
 /// Unpacks `tests/fixtures/diff/NAME.json.gz` into `dir`.
 fn unpack(dir: &Path, name: &str) -> PathBuf {
@@ -258,4 +258,17 @@ fn a_missing_or_broken_input_names_the_file() {
     );
     let o = capture(&["diff", s(&a), s(&a), "--gate", "-3"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn every_field_of_the_json_is_in_its_contract() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (unpack(dir.path(), "run1"), unpack(dir.path(), "run2"));
+    let (_, v) = json(&["diff", s(&a), s(&b), "--gate", "2", "--format", "json"]);
+    let doc = std::fs::read_to_string(root().join("docs/diff-json.md")).expect("docs");
+    let missing = undocumented_keys(&v, &doc, &[]);
+    assert!(
+        missing.is_empty(),
+        "fields of `capture diff --format json` not in docs/diff-json.md: {missing:?}"
+    );
 }
