@@ -1,8 +1,8 @@
 //! The docs tested against the tree and the CLI:
 //!
-//! - every repository path (`shared/src/analysis/bound.rs`, `tests/fixtures/...`) and every
-//!   relative Markdown link (with its `#anchor`) that a `*.md` file, a `*.toml` file or a
-//!   Rust comment names exists. `CHANGELOG.md` is left out: it is a record, and its entries
+//! - every repository path (`shared/src/analysis/bound.rs`, `tests/fixtures/...`), every
+//!   bare source file name in a code span (`lib.rs`) and every relative Markdown link (with
+//!   its `#anchor`) that a `*.md` file, a `*.toml` file or a Rust comment names exists. `CHANGELOG.md` is left out: it is a record, and its entries
 //!   name files as they were called when the entry was written; every other page must be
 //!   true of the tree now.
 //! - every `--flag` the docs (`README.md`, `docs/*.md`) write is one the CLI takes: a flag in
@@ -367,15 +367,48 @@ pub(crate) fn markdown_problems(tree: &Tree, file: &str, text: &str) -> Vec<Stri
     found
 }
 
-/// `file:line: why` for every path of `text` that names nothing; `text` starts at line
-/// `first + 1` of the file.
+/// The endings of the bare file names (no folder) a check looks for in code spans: the
+/// tree's own kinds of source, not the examples' `run.json` or `train.py`.
+const BARE_EXTENSIONS: [&str; 4] = [".rs", ".md", ".cu", ".toml"];
+
+/// The code spans of `text` that are a bare file name (`lib.rs`), with their line.
+fn bare_names(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for span in line.split('`').skip(1).step_by(2) {
+            let name_like = span
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
+            if name_like
+                && BARE_EXTENSIONS
+                    .iter()
+                    .any(|x| span.len() > x.len() && span.ends_with(x))
+            {
+                out.push((n + 1, span));
+            }
+        }
+    }
+    out
+}
+
+/// `file:line: why` for every path of `text`, and every bare file name in a code span,
+/// that names nothing; `text` starts at line `first + 1` of the file.
 fn text_problems(tree: &Tree, file: &str, text: &str, first: usize) -> Vec<String> {
-    path_tokens(text)
+    let mut found: Vec<String> = path_tokens(text)
         .into_iter()
         .filter_map(|(line, token)| {
             path_problem(tree, file, token).map(|why| format!("{file}:{}: {why}", first + line))
         })
-        .collect()
+        .collect();
+    for (line, name) in bare_names(text) {
+        if placeholder(name).is_none() && !tree.has(name) && !tree.has_tail(name) {
+            found.push(format!(
+                "{file}:{}: no file of the tree is named `{name}`",
+                first + line
+            ));
+        }
+    }
+    found
 }
 
 /// `file:line: why` for every path in the comments of Rust `source` that names nothing.
@@ -726,10 +759,13 @@ Broken: [gone](docs/gone.md), [anchor](docs/sampling.md#nowhere), [up](../x.md),
         "[s](sampling.md) [r](../README.md#title)"
     )
     .is_empty());
-    let rust = "//! The plan is in `gpu/sample.rs`; it was `gpu/sampled.rs`.\nfn f() {} // see docs/sampling.md\nconst A: &str = \"docs/gone.md\";\n";
+    let rust = "//! The plan is in `gpu/sample.rs`; it was `gpu/sampled.rs`.\nfn f() {} // see docs/sampling.md, `bound.rs`, `overlap.rs`, `NAME.rs`\nconst A: &str = \"docs/gone.md\";\n";
     assert_eq!(
         rust_problems(&tree, "capture/src/commands/profile.rs", rust),
-        ["capture/src/commands/profile.rs:1: no file of the tree is `.../gpu/sampled.rs`"]
+        [
+            "capture/src/commands/profile.rs:1: no file of the tree is `.../gpu/sampled.rs`",
+            "capture/src/commands/profile.rs:2: no file of the tree is named `overlap.rs`",
+        ]
     );
 }
 
