@@ -4,6 +4,7 @@
 //! prints it; a test fails when the checked-in file is not this output, and the docs test
 //! (`tests/tests/catalog/docs.rs`) reads the flags every page may name from it.
 
+use clap::builder::StyledStr;
 use clap::{Arg, ArgAction, Command, CommandFactory};
 
 use super::Cli;
@@ -48,11 +49,7 @@ pub fn markdown() -> String {
 fn section(out: &mut String, sub: &Command) {
     let name = sub.get_name();
     out.push_str(&format!("\n## `capture {name}`\n\n"));
-    let about = sub
-        .get_long_about()
-        .or(sub.get_about())
-        .map(|a| a.to_string())
-        .unwrap_or_default();
+    let about = longest(sub.get_long_about(), sub.get_about());
     if !about.is_empty() {
         out.push_str(&format!("{}\n\n", sentence(&about)));
     }
@@ -73,11 +70,7 @@ fn section(out: &mut String, sub: &Command) {
 /// One argument as a list item: its spelling, its help, its default, its values.
 fn item(arg: &Arg) -> String {
     let mut line = format!("- `{}`", spelling(arg));
-    let help = arg
-        .get_long_help()
-        .or(arg.get_help())
-        .map(|h| h.to_string())
-        .unwrap_or_default();
+    let help = longest(arg.get_long_help(), arg.get_help());
     if !help.is_empty() {
         line.push_str(&format!(": {}", sentence(&help.replace("\n\n", " "))));
     }
@@ -104,6 +97,12 @@ fn item(arg: &Arg) -> String {
         line.push('\n');
     }
     line
+}
+
+/// The long text where there is one, else the short one, else nothing: what `--help`
+/// prints.
+fn longest(long: Option<&StyledStr>, short: Option<&StyledStr>) -> String {
+    long.or(short).map(ToString::to_string).unwrap_or_default()
 }
 
 /// Whether the argument is clap's own `-h, --help`, named once at the top instead.
