@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub mod reference;
+
 /// Roofline and Nsight Compute capture: run the kernel suite on a GPU host, or turn any ncu
 /// CSV export into an artifact the viewer opens.
 #[derive(Debug, Parser)]
@@ -23,12 +25,30 @@ pub enum Command {
     /// List the GPUs with their attributes and theoretical peaks.
     Devices(DevicesArgs),
     /// Run the kernel suite: ceilings, checks, event timings, then an ncu pass; write an artifact.
+    ///
+    /// With several devices (`--device 0,3` or `all`) each device is measured in turn, never
+    /// side by side, one artifact each (docs/gpu-host.md, "Many GPUs"). The ncu pass re-runs
+    /// capture under ncu, launching each kernel exactly once.
     Run(RunArgs),
     /// Join a timings artifact (capture run --no-profile) with ncu exports of the suite.
+    ///
+    /// Exits 9, naming the kernel, when a kernel of the timings has no DRAM byte metric in
+    /// the exports.
     Merge(MergeArgs),
-    /// Turn ncu CSV exports (raw and/or details page) of any program into an artifact.
+    /// Turn ncu exports of any program (CSV pages or a .ncu-rep report) into an artifact.
+    ///
+    /// A CSV export may be the raw page, the details page, both of one run, or the GUI's
+    /// two-column export; a report (`.ncu-rep`, told by its first bytes, not its name) is
+    /// read alone or with CSV pages of its run, with no GPU and no Nsight Compute. Prints a
+    /// one-line summary.
     Import(ImportArgs),
     /// Run your own program under ncu with every metric the views need; write an artifact.
+    ///
+    /// By default it samples: a timing pass of every launch, a plan printed with its
+    /// predicted cost, then only the plan's launches profiled and their counters scaled to
+    /// the others (the artifact and `capture table` say `sampled: N of M launches`). The
+    /// launch filters and any `--ncu-arg` appear in the ncu command the artifact records
+    /// (`provenance.ncu_commands`). Measured costs and accuracy: docs/sampling.md.
     Profile(ProfileArgs),
     /// Print the exact ncu command lines for the profile half of capture run.
     NcuCommand(NcuCommandArgs),
@@ -38,9 +58,19 @@ pub enum Command {
     /// a source-page export.
     Source(SourceArgs),
     /// Compare two runs kernel by kernel (artifacts, ncu exports or reports); gate on it.
+    ///
+    /// Kernels are matched by name and shape, then by name, then with template arguments
+    /// collapsed. For each: the time before and after with a noise band, the change, the
+    /// verdict and roof before and after, the metrics that moved most; then the kernels in
+    /// one run only, and the total. Runs that differ in device, driver, ncu, clock or cache
+    /// control, metric set or sampling are refused (exit 1) unless `--force`. JSON:
+    /// docs/diff-json.md.
     Diff(DiffArgs),
     /// Print the JSON Schema of the artifact format.
     Schema,
+    /// Print this command reference in Markdown (docs/commands.md is its output).
+    #[command(hide = true)]
+    Reference,
 }
 
 /// `capture devices`.
@@ -169,7 +199,8 @@ pub struct MergeArgs {
 /// `capture import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// ncu CSV exports of one run (raw page, details page, or both).
+    /// ncu exports of one run: CSV pages (raw, details, or both), a `.ncu-rep` report, or a
+    /// report with CSV pages of its run.
     #[arg(required = true)]
     pub exports: Vec<PathBuf>,
     /// Where to write the artifact.
@@ -309,7 +340,7 @@ pub struct TableArgs {
 pub enum SourceFormat {
     /// The hot spots, then every instruction, for a terminal.
     Text,
-    /// A list of `{address, sass, inst_executed, ...}`, one per instruction (docs/commands.md).
+    /// A list of `{address, sass, inst_executed, ...}`, one per instruction (docs/source.md).
     Json,
 }
 

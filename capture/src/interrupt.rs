@@ -1,11 +1,11 @@
 //! Ctrl-C, SIGTERM and SIGHUP: what capture undoes before it exits.
 //!
 //! Outputs are written to a temporary file beside their target and renamed over it
-//! (`files.rs`), and ncu runs in a process group of its own (`gpu/ncu.rs`), so the terminal's
-//! Ctrl-C does not reach it. On one of these signals capture removes the temporary files and
-//! unfinished ncu reports it is writing, kills the process groups it started (ncu and the
-//! profiled program), says so on stderr and exits with code 130. A target is never touched:
-//! it is as it was before, or complete (the rename is atomic).
+//! (`files/mod.rs`), and ncu runs in a process group of its own (`gpu/ncu/run.rs`), so the
+//! terminal's Ctrl-C does not reach it. On one of these signals capture removes the
+//! temporary files and unfinished ncu reports it is writing, kills the process groups it
+//! started (ncu and the profiled program), says so on stderr and exits with code 130. A
+//! target is never touched: it is as it was before, or complete (the rename is atomic).
 //!
 //! SIGKILL cannot be caught: a process killed that way may leave a temporary file named
 //! `.NAME.tmpXXXXXX` beside its target. Nothing reads it as output (it is hidden and its

@@ -10,7 +10,9 @@ mod files;
 mod gpu;
 mod interrupt;
 mod out;
+mod provenance;
 mod ranks;
+mod shell;
 
 use std::process::ExitCode;
 
@@ -46,5 +48,6 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Source(args) => commands::source::source(&args),
         Command::Diff(args) => commands::diff::diff(&args),
         Command::Schema => commands::schema::schema(),
+        Command::Reference => commands::reference::reference(),
     }
 }

@@ -1,7 +1,7 @@
 //! What every fuzz target does with one input, and what it asserts about the result.
 //!
 //! The targets in `fuzz_targets/` are one line each: they hand the fuzzer's bytes to a
-//! function here. The regression test `shared/tests/fuzz_regressions.rs` includes this same
+//! function here. The regression test `shared/tests/all/fuzz_regressions.rs` includes this same
 //! file (`#[path]`) and runs every saved input under `tests/fixtures/fuzz-regressions/`
 //! through the same function, so a fixed crash stays fixed in the ordinary test suite.
 //!

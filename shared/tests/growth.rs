@@ -4,7 +4,7 @@
 //! room for a loaded machine (the best of three runs is taken).
 //!
 //! Reports are built field by field as ncu 2025.3.1 writes them (see
-//! `shared/src/ncu_rep/tests.rs`, whose builder this mirrors).
+//! `shared/src/read/ncu_rep/tests.rs`, whose builder this mirrors).
 // The tests time themselves (shared's own code reads no clock).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 

@@ -3,13 +3,13 @@
 //! check runs first and refuses unfair comparisons unless `--force`; `--gate` exits 12
 //! when the total or a counted kernel got slower beyond its noise band.
 
-use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use shared::analysis::diff::{diff as run_diff, GateOptions};
 use shared::analysis::merge;
+use shared::read::kind::FileKind;
 use shared::Artifact;
 
 use super::import;
@@ -17,24 +17,10 @@ use crate::cli::{DiffArgs, DiffFormat};
 use crate::exit::{Code, Fault};
 use crate::files;
 
-/// Whether the file is an artifact (JSON: its first non-blank byte is `{`), else an export
-/// or report for `capture import`'s reader.
-fn is_artifact(path: &Path) -> Result<bool> {
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    let mut head = [0u8; 256];
-    let n = file
-        .read(&mut head)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    Ok(head[..n]
-        .iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|&b| b == b'{'))
-}
-
-/// An artifact, or the artifact `capture import` would make of an export or report.
+/// An artifact (JSON, told by [`shared::read::kind::kind_of`] as the viewer tells it, a byte
+/// order mark and all), or the artifact `capture import` would make of an export or report.
 fn read_run(path: &Path) -> Result<Artifact> {
-    if is_artifact(path)? {
+    if files::kind(path)? == FileKind::Artifact {
         return files::read_artifact(path);
     }
     let paths = [path.to_path_buf()];
@@ -45,7 +31,7 @@ fn read_run(path: &Path) -> Result<Artifact> {
     Ok(merge::import_launches(
         launches,
         warnings,
-        import::provenance(shared::model::artifact::Origin::Import, &paths),
+        crate::provenance::base(shared::model::artifact::Origin::Import, &paths),
     ))
 }
 

@@ -4,12 +4,12 @@
 //! Both read exports through the shared reader and build the artifact with the shared
 //! merge code, so the viewer, which does the same in the browser, gets the same result.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use shared::analysis::merge;
-use shared::model::artifact::{LaunchCounters, Origin, Provenance};
+use shared::model::artifact::{LaunchCounters, Origin};
 use shared::read::ncu::{self, Warning};
 
 use crate::cli::ImportArgs;
@@ -17,33 +17,12 @@ use crate::files;
 use crate::files::stage_times::Stages;
 use crate::out;
 
-/// Provenance common to everything capture writes.
-pub fn provenance(origin: Origin, inputs: &[PathBuf]) -> Provenance {
-    Provenance {
-        origin: Some(origin),
-        tool: "capture".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        created_utc: Some(crate::clock::now_rfc3339()),
-        command_line: Some(std::env::args().collect::<Vec<_>>().join(" ")),
-        inputs: inputs.iter().map(|p| display_name(p)).collect(),
-        ..Provenance::default()
-    }
-}
-
-/// A file's name for provenance: the final component, so artifacts carry no local paths.
-fn display_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
 /// Reads and joins several exports of one run; warnings are prefixed with their file.
 pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warning>)> {
     let mut exports = Vec::with_capacity(paths.len());
     for path in paths {
         let mut export = files::read_export(path)?;
-        let name = shared::text::escape::controls(&display_name(path)).into_owned();
+        let name = shared::text::escape::controls(&crate::provenance::file_name(path)).into_owned();
         for w in &mut export.warnings {
             *w = w.in_file(&name);
         }
@@ -66,7 +45,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     let artifact = merge::import_launches(
         launches,
         warnings,
-        provenance(Origin::Import, &args.exports),
+        crate::provenance::base(Origin::Import, &args.exports),
     );
     stages.mark("build");
     files::write_artifact_staged(&args.output, &artifact, &mut stages)?;

@@ -8,11 +8,12 @@ use anyhow::Result;
 use shared::analysis::merge;
 use shared::model::artifact::{CacheControl, Origin};
 
-use super::import::{provenance, read_exports};
+use super::import::read_exports;
 use crate::cli::MergeArgs;
 use crate::exit::{Code, Fault};
 use crate::files;
 use crate::out;
+use crate::provenance::base as provenance;
 
 /// `capture merge`.
 pub fn merge(args: &MergeArgs) -> Result<ExitCode> {

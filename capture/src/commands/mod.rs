@@ -9,6 +9,7 @@ pub mod import;
 pub mod merge;
 pub mod ncu_command;
 pub mod profile;
+pub mod reference;
 pub mod run;
 pub mod schema;
 pub mod source;

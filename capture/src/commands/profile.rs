@@ -249,15 +249,10 @@ pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<Exit
         &program,
     )?;
     let provenance = Provenance {
-        origin: Some(Origin::Profile),
-        tool: "capture".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        created_utc: Some(crate::clock::now_rfc3339()),
         host: cfg.host.clone(),
         driver_version: host::nvidia_driver_version(),
-        command_line: Some(host::command_line()),
         distributed: cfg.distributed.clone(),
-        ..Provenance::default()
+        ..crate::provenance::base(Origin::Profile, &[])
     };
     if let (Some(t), Some(first)) = (timed.as_ref(), collected.first_mut()) {
         // The timing pass ran first: its command, page and warnings lead.

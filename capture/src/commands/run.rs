@@ -236,17 +236,12 @@ fn timings_artifact(
         tensor,
     } = suite;
     let mut artifact = Artifact::new(Provenance {
-        origin: Some(Origin::Run),
-        tool: "capture".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        created_utc: Some(crate::clock::now_rfc3339()),
         host: host::host_name(),
         driver_version: host::nvidia_driver_version(),
         cuda_version: runner::driver_api_version(),
         nvrtc_version: runner::nvrtc_version(),
-        command_line: Some(host::command_line()),
         distributed: cfg.outputs.distributed().cloned(),
-        ..Provenance::default()
+        ..crate::provenance::base(Origin::Run, &[])
     });
     artifact.ceilings = ceilings::ceilings_of(&cfg.kernels, &records, extra);
     for t in &tensor {

@@ -13,7 +13,7 @@ use crate::files;
 
 /// The launches of `bytes` (a report or a source-page export) with source counters.
 fn launches_of(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<LaunchSource>> {
-    if shared::read::ncu_rep::is_report(bytes) {
+    if shared::read::kind::kind_of(bytes) == shared::read::kind::FileKind::Report {
         let report = shared::read::ncu_rep::read_report(bytes)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         Ok(report.results.iter().filter_map(|r| r.source()).collect())

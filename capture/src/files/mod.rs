@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use shared::read::exports;
+use shared::read::kind::{kind_of, FileKind};
 use shared::read::ncu::Export;
 use shared::Artifact;
 
@@ -33,6 +34,18 @@ pub fn read_export(path: &Path) -> Result<Export> {
     let reader = std::io::BufReader::with_capacity(64 << 10, file);
     exports::read_from_with(reader, parallel::read_export)
         .map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))
+}
+
+/// What the file at `path` is, from its first bytes ([`kind_of`]).
+pub fn kind(path: &Path) -> Result<FileKind> {
+    use std::io::Read;
+    let file = fs::File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
+    let mut first = Vec::new();
+    // Enough for a byte order mark, white space and any kind's first bytes.
+    file.take(4 << 10)
+        .read_to_end(&mut first)
+        .with_context(|| format!("{}: cannot read", shown(path)))?;
+    Ok(kind_of(&first))
 }
 
 /// The largest artifact capture reads: 4 GiB, some ten times the artifact of the largest
@@ -66,25 +79,23 @@ fn read_artifact_text(path: &Path) -> Result<String> {
         .take(64 << 10)
         .read_to_end(&mut bytes)
         .with_context(|| format!("{name}: cannot read"))?;
-    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
-    if body.starts_with(b"NVR\0") {
-        anyhow::bail!(
+    match kind_of(&bytes) {
+        FileKind::Report => anyhow::bail!(
             "{name}: an Nsight Compute report (.ncu-rep), not an artifact: import it first \
              (`capture import {name} -o A.json`)"
-        );
-    }
-    match body.iter().position(|b| !b.is_ascii_whitespace()) {
-        Some(at) if body.get(at) != Some(&b'{') && body.get(at) != Some(&b'[') => {
-            let b = body.get(at).copied().unwrap_or(0);
-            if !(0x20..0x80).contains(&b) {
-                anyhow::bail!(
-                    "{name}: byte {}: binary data (0x{b:02x}), not an artifact (a JSON text \
-                     starting with `{{`); an export or a report is read by `capture import`",
-                    at + bytes.len() - body.len()
-                );
-            }
+        ),
+        FileKind::Gzip => anyhow::bail!(
+            "{name}: gzip data, not an artifact (a JSON text starting with `{{`): gunzip it \
+             first"
+        ),
+        FileKind::Binary { at } => {
+            let b = bytes.get(at).copied().unwrap_or(0);
+            anyhow::bail!(
+                "{name}: byte {at}: binary data (0x{b:02x}), not an artifact (a JSON text \
+                 starting with `{{`); an export or a report is read by `capture import`"
+            );
         }
-        _ => {}
+        FileKind::Empty | FileKind::Artifact | FileKind::SourcePage | FileKind::CsvExport => {}
     }
     bytes.reserve_exact(size.saturating_sub(bytes.len()));
     head.read_to_end(&mut bytes)
@@ -146,19 +157,24 @@ pub fn refuse_output_among_inputs<'a>(
 }
 
 /// Reads a whole input file (a report or a source-page export for `capture source`),
-/// un-gzipping it when its name ends in `.gz`; errors name the file. Bounded as artifacts
+/// un-gzipping it when it is a gzip stream (told by [`kind_of`], as every kind is); errors
+/// name the file. Bounded as artifacts
 /// are: binary data that is not a report (`/dev/zero`) is refused from its first 64 KiB,
 /// and more than [`MAX_ARTIFACT_BYTES`] (read, or after gunzip) is refused rather than held.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    use std::io::Read;
+    use std::io::{BufRead, Read};
     let name = shown(path);
-    let gz = path.extension().is_some_and(|e| e == "gz");
     let file = fs::File::open(path).with_context(|| format!("{name}: cannot read"))?;
-    let size = if gz { 0 } else { file_size(&file) };
-    let reader: Box<dyn Read> = if gz {
-        Box::new(flate2::read::GzDecoder::new(std::io::BufReader::new(file)))
+    let size = file_size(&file);
+    let mut file = std::io::BufReader::new(file);
+    let start = file
+        .fill_buf()
+        .with_context(|| format!("{name}: cannot read"))?;
+    let gz = kind_of(start) == FileKind::Gzip;
+    let (reader, size): (Box<dyn Read>, usize) = if gz {
+        (Box::new(flate2::read::GzDecoder::new(file)), 0)
     } else {
-        Box::new(file)
+        (Box::new(file), size)
     };
     let what = if gz { "cannot gunzip" } else { "cannot read" };
     let after = if gz { " (after gunzip)" } else { "" };
@@ -168,13 +184,12 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
         .take(64 << 10)
         .read_to_end(&mut bytes)
         .with_context(|| format!("{name}: {what}"))?;
-    if !shared::read::ncu_rep::is_report(&bytes) {
-        if let Some(at) = bytes.iter().position(|&b| b == 0) {
-            anyhow::bail!(
-                "{name}: byte {at}{after}: binary data (0x00), neither an Nsight Compute \
-                 report (.ncu-rep) nor a CSV text export"
-            );
-        }
+    if let FileKind::Binary { at } = kind_of(&bytes) {
+        let b = bytes.get(at).copied().unwrap_or(0);
+        anyhow::bail!(
+            "{name}: byte {at}{after}: binary data (0x{b:02x}), neither an Nsight Compute \
+             report (.ncu-rep) nor a CSV text export"
+        );
     }
     bytes.reserve_exact(size.saturating_sub(bytes.len()));
     head.read_to_end(&mut bytes)

@@ -31,15 +31,6 @@ pub fn parse_driver_version(text: &str) -> Option<String> {
     Some(token.to_string())
 }
 
-/// This process's command line, shell-quoted.
-pub fn command_line() -> String {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    match args.split_first() {
-        Some((first, rest)) => super::ncu::args::command_line(first, rest),
-        None => String::new(),
-    }
-}
-
 /// Whether `p` is a file this user may execute (any execute bit, on Unix).
 fn executable(p: &Path) -> bool {
     match std::fs::metadata(p) {

@@ -1,13 +1,10 @@
-//! What the views and tables show, worked from the model: work by precision (`work`),
-//! the unit that bounds a kernel (`bound`), which roofline level points the counters can
-//! draw (`levels`),
-//! derived metrics (`metrics`), compute ceilings (`ceilings`), why a kernel is latency-bound
-//! (`latency`), every figure of one kernel (`figures`), ncu's rule findings of a kernel ranked
-//! (`findings`), import and merge into artifacts
-//! (`merge`), several artifacts read together (`multi`) and the bytes table (`table`).
-//! (`latency`), every figure of one kernel (`figures`), import and merge into artifacts
-//! (`merge`), several artifacts read together (`multi`), the bytes table (`table`) and
-//! run against run (`diff`).
+//! What the views and tables show, worked from the model: work by precision (`work`), the
+//! unit that bounds a kernel (`bound`), which roofline level points the counters can draw
+//! (`levels`), derived metrics (`metrics`), compute ceilings (`ceilings`), why a kernel is
+//! latency-bound (`latency`), every figure of one kernel (`figures`), ncu's rule findings of
+//! a kernel ranked (`findings`), import and merge into artifacts (`merge`), sampled profiles
+//! planned and scaled (`sampling`), several artifacts read together (`multi`), the bytes
+//! table (`table`) and run against run (`diff`).
 //!
 //! Architecture invariant: every formula the CLI and the viewer show lives here or in
 //! [`crate::model::roofline`], so the two can never disagree.

@@ -5,7 +5,7 @@
 //! through these constants; `capture` asks ncu for [`PROFILE`], [`STALLS`] and [`TENSOR`]
 //! and checks that each came back (of the last two, those of the export's architecture);
 //! the fuzz seeds and the tests build their lists from [`all`]. A test in
-//! `tests/tests/catalog.rs` fails when `capture/src` or `viewer/src` spells a counter name
+//! `tests/tests/catalog/invariants.rs` fails when `capture/src` or `viewer/src` spells a counter name
 //! of its own.
 
 /// One ncu raw-page metric.

@@ -1,14 +1,15 @@
 //! An export file of either kind: an Nsight Compute CSV text export (read by
 //! [`crate::read::ncu`]) or a binary report (`.ncu-rep`, read by [`crate::read::ncu_rep`] into the
-//! launches of its raw CSV page), told apart by the report magic at its start, never by its
-//! name. `capture import`, `merge` and `diff` read their exports here ([`read_from_with`]);
-//! the viewer, which streams a CSV export from the pieces of a picked file, uses the same
-//! test ([`ncu_rep::is_report`]), the same two readers and [`neither`] for the error, so a
-//! file means the same to both.
+//! launches of its raw CSV page), told apart by [`kind_of`] from its first bytes, never by
+//! its name. `capture import`, `merge` and `diff` read their exports here
+//! ([`read_from_with`]); the viewer, which streams a CSV export from the pieces of a picked
+//! file, uses the same test ([`kind_of`]), the same two readers and [`neither`] for the
+//! error, so a file means the same to both.
 
 use std::io::{BufRead, Cursor};
 
 use crate::error::{ExportError, NcuError};
+use crate::read::kind::{kind_of, FileKind};
 use crate::read::ncu::{self, Export};
 use crate::read::ncu_rep;
 
@@ -53,7 +54,7 @@ impl<B: AsRef<[u8]>> Reading<B> {
     /// As [`read`], for what the start of the file shows.
     pub fn open(bytes: B) -> Result<Self, ExportError> {
         let all = bytes.as_ref();
-        if ncu_rep::is_report(all) {
+        if kind_of(all) == FileKind::Report {
             return Ok(Reading {
                 state: State::Report(bytes),
             });
@@ -113,7 +114,7 @@ pub fn read_from_with<R: BufRead>(
     csv: impl FnOnce(R) -> Result<Export, NcuError>,
 ) -> Result<Export, ExportError> {
     let start = input.fill_buf().map_err(|e| NcuError::Io(e.to_string()))?;
-    if ncu_rep::is_report(start) {
+    if kind_of(start) == FileKind::Report {
         return Ok(ncu_rep::read_export_from(input)?);
     }
     let start = start.get(..4).unwrap_or(start).to_vec();

@@ -146,3 +146,37 @@ fn every_fixture_imports() {
         assert!(stdout(&o).contains("DRAM/ask"), "{}", path.display());
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn an_export_whose_name_is_not_utf8_imports_and_is_recorded() {
+    // `std::env::args` panics on such an argument; the provenance reads `args_os`.
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = std::ffi::OsStr::from_bytes(b"probe-\xff.csv");
+    let export = dir.path().join(name);
+    std::fs::copy(
+        fixture("ncu-h200/probe_metrics_raw_with_stdout.csv"),
+        &export,
+    )
+    .expect("copy");
+    let out = dir.path().join("a.json");
+    let o = std::process::Command::new(capture_bin())
+        .arg("import")
+        .arg(&export)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("capture starts");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("artifact")).expect("json");
+    assert_eq!(a["provenance"]["inputs"][0], "probe-\u{fffd}.csv");
+    let line = a["provenance"]["command_line"]
+        .as_str()
+        .expect("command line");
+    assert!(
+        line.contains(" import '") && line.contains("probe-\u{fffd}.csv'"),
+        "{line}"
+    );
+}

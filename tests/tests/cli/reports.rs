@@ -33,7 +33,7 @@ fn table_of(dir: &Path, exports: &[PathBuf]) -> Value {
 }
 
 /// The table without each kernel's `rules`, and those rules: a raw page has no findings, a
-/// report has them (`shared/tests/ncu_rep_rules.rs` and `tests/oracle/` check them).
+/// report has them (`shared/tests/all/ncu_rep_rules.rs` and `tests/oracle/` check them).
 fn rules_apart(mut table: Value) -> (Value, Vec<Value>) {
     let mut rules = Vec::new();
     for k in table["kernels"].as_array_mut().expect("kernels") {

@@ -71,3 +71,25 @@ fn source_refusals_name_the_file_in_one_line() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }
+
+#[test]
+fn every_field_of_the_json_is_in_its_contract() {
+    let doc = std::fs::read_to_string(root().join("docs/source.md")).expect("docs");
+    let report = fixture("ncu-h200-suite-source/suite_src.ncu-rep.gz");
+    let page = fixture("ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
+    for extra in [&[][..], &["--all-launches"][..]] {
+        let mut args = vec!["source", s(&report), "--kernel", ".", "--sass", s(&page)];
+        args.extend(["--format", "json"]);
+        args.extend(extra);
+        let o = capture(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: Value = serde_json::from_str(&stdout(&o)).expect("json");
+        assert!(v.as_array().is_some_and(|l| !l.is_empty()), "{extra:?}");
+        let missing = undocumented_keys(&v, &doc, &["stalls"]);
+        assert!(
+            missing.is_empty(),
+            "{extra:?}: fields of `capture source --format json` not in docs/source.md: \
+             {missing:?}"
+        );
+    }
+}

@@ -67,3 +67,41 @@ pub fn import(dir: &Path, exports: &[PathBuf]) -> PathBuf {
     assert!(o.status.success(), "import failed: {}", stderr(&o));
     out
 }
+
+/// The keys of `value`'s objects, at any depth, that the contract `doc` (a page of `docs/`)
+/// names in none of its code spans (`` `key` ``, `` `{unit, pct_of_peak}` ``): a field the
+/// JSON has and its documentation lacks. The keys of the objects under `maps` are data (a
+/// stall reason, a precision), not fields.
+pub fn undocumented_keys(value: &serde_json::Value, doc: &str, maps: &[&str]) -> Vec<String> {
+    fn named(doc: &str, key: &str) -> bool {
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        doc.split('`').skip(1).step_by(2).any(|span| {
+            span.match_indices(key).any(|(at, _)| {
+                let before = span[..at].chars().next_back();
+                let after = span[at + key.len()..].chars().next();
+                !before.is_some_and(word) && !after.is_some_and(word)
+            })
+        })
+    }
+    fn walk(v: &serde_json::Value, doc: &str, maps: &[&str], out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (key, inner) in map {
+                    if !named(doc, key) && !out.contains(key) {
+                        out.push(key.clone());
+                    }
+                    if !maps.contains(&key.as_str()) {
+                        walk(inner, doc, maps, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                items.iter().for_each(|i| walk(i, doc, maps, out));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, doc, maps, &mut out);
+    out
+}

@@ -14,7 +14,7 @@ pub fn Loader() -> impl IntoView {
     let ctx = Ctx::get();
     let samples = RwSignal::new(Vec::<String>::new());
     spawn_local(async move {
-        // The build writes samples/index.json; without it there is simply no menu.
+        // The build writes site/dist/samples/index.json; without it there is simply no menu.
         if let Ok(text) = browser::fetch_text("samples/index.json").await {
             if let Ok(list) = serde_json::from_str::<Vec<String>>(&text) {
                 samples.set(list);

@@ -18,6 +18,7 @@ use std::io::Read;
 
 use shared::error::ExportError;
 use shared::model::artifact::{Artifact, Origin, Provenance};
+use shared::read::kind::{kind_of, FileKind, BOM};
 use shared::read::ncu::{self, Export};
 use shared::read::source::{self, LaunchSource};
 
@@ -101,16 +102,10 @@ pub fn refuse_large_file(name: &str, bytes: u64) -> Option<LoadError> {
     })
 }
 
-/// The UTF-8 byte order mark some editors write at the start of a text file.
-const BOM: &[u8] = "\u{feff}".as_bytes();
-
-/// Whether a file's bytes look like JSON (an artifact) rather than an export.
+/// Whether a file's bytes look like JSON (an artifact) rather than an export
+/// ([`kind_of`], as `capture` tells them).
 fn looks_like_json(bytes: &[u8]) -> bool {
-    bytes
-        .strip_prefix(BOM)
-        .unwrap_or(bytes)
-        .trim_ascii_start()
-        .starts_with(b"{")
+    kind_of(bytes) == FileKind::Artifact
 }
 
 /// Parses one artifact JSON file.
@@ -229,21 +224,16 @@ pub fn is_cuda_file(name: &str) -> bool {
 /// Whether a file's bytes are a source-page export (`ncu --page source --csv`): its
 /// first line names a kernel (`--print-source sass`) or a file (`cuda,sass`).
 pub fn is_source_page(bytes: &[u8]) -> bool {
-    let text = bytes.strip_prefix(BOM).unwrap_or(bytes).trim_ascii_start();
-    [
-        b"\"Kernel Name\",".as_slice(),
-        b"\"File Path\",",
-        b"Kernel Name,",
-        b"File Path,",
-    ]
-    .iter()
-    .any(|start| text.starts_with(start))
+    kind_of(bytes) == FileKind::SourcePage
 }
 
 /// Whether a file that starts with `first` can be read as its pieces arrive
 /// ([`Loading::stream`]): a CSV export, neither an artifact, a report nor a source page.
 pub fn streams(first: &[u8]) -> bool {
-    !looks_like_json(first) && !shared::read::ncu_rep::is_report(first) && !is_source_page(first)
+    !matches!(
+        kind_of(first),
+        FileKind::Artifact | FileKind::Report | FileKind::SourcePage
+    )
 }
 
 /// A file's bytes as they arrive, piece by piece: the CSV reader reads them as they come
@@ -529,7 +519,7 @@ impl Loading {
                 file: file.name,
                 message: "the file is empty".into(),
             });
-        } else if shared::read::ncu_rep::is_report(&file.bytes) {
+        } else if kind_of(&file.bytes) == FileKind::Report {
             self.current = Some(Current::Report(file.name, file.bytes));
         } else if is_source_page(&file.bytes) {
             match source::read_source_csv(&file.bytes) {

@@ -3,7 +3,7 @@
 //! ranges, passed options refused where capture sets them), its `--import` into clean CSV
 //! pages in base units, and the quoting that prints them for a shell.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use shared::analysis::sampling::Depth;
@@ -305,26 +305,7 @@ pub fn report_file(base: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// One argument quoted for a POSIX shell when it needs it.
-pub fn shell_quote(arg: &OsStr) -> String {
-    let s = arg.to_string_lossy();
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain {
-        s.into_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-/// A whole command line, quoted for a shell.
-pub fn command_line(program: &OsStr, args: &[OsString]) -> String {
-    std::iter::once(shell_quote(program))
-        .chain(args.iter().map(|a| shell_quote(a)))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use crate::shell::{command_line, shell_quote};
 
 /// The program of a command line, for messages.
 pub fn program_name(program: &[OsString]) -> String {
@@ -337,6 +318,7 @@ pub fn program_name(program: &[OsString]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsStr;
 
     #[test]
     fn cold_collection_flushes_caches_and_replays_kernels() {

@@ -13,6 +13,7 @@
 use std::io::{self, BufRead, BufReader, Chain, Cursor, Read};
 
 use crate::error::NcuError;
+use crate::read::kind::BOM;
 
 use super::{Page, Warning};
 
@@ -20,8 +21,6 @@ use super::{Page, Warning};
 const SNIFF_BYTES: usize = 1024;
 /// Read buffer of the underlying input.
 const BUFFER_BYTES: usize = 256 * 1024;
-/// The UTF-8 byte-order mark the GUI writes first.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How much of a line an error or warning quotes.
 const QUOTE_CHARS: usize = 80;
 

@@ -303,7 +303,7 @@ impl<R: Read> Rows<R> {
     /// Whether to read the digits of the short fields of plain quoted lines as they are
     /// split (the default), or to leave every field to the reader of the rows: the same
     /// rows either way, with the work on one side or the other (see
-    /// `capture/src/overlap.rs`, which moves it to whichever thread waits for the other).
+    /// `capture/src/files/parallel.rs`, which moves it to whichever thread waits for the other).
     pub fn read_digits(&mut self, read: bool) {
         self.read_digits = read;
     }

@@ -1,5 +1,5 @@
 //! Unit tests of the report reader on small reports built here field by field (the real
-//! reports are tested in `shared/tests/ncu_rep.rs`): layouts, string tables over several
+//! reports are tested in `shared/tests/all/ncu_rep.rs`): layouts, string tables over several
 //! blocks and processes, and every kind of bad input, which must be a typed error naming
 //! its byte offset or, for a cut report, its complete results with a warning.
 

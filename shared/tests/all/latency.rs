@@ -4,21 +4,17 @@
 //! reason every latency-bound kernel gets, with and without warp-state counters (the GPT-2
 //! exports were collected without them).
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
 use shared::analysis::latency::fit::{fit_of, WavesSource};
 use shared::analysis::table::bytes_table;
-use shared::model::artifact::{LaunchCounters, Provenance};
+use shared::model::artifact::LaunchCounters;
 use shared::model::counters as c;
 
-const GEMMS_FULL: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
-const PROBE_FULL: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_raw.csv");
+use crate::support::import;
+
+const GEMMS_FULL: &str = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+const PROBE_FULL: &str = include_str!("../../../tests/fixtures/ncu-h200/probe_full_raw.csv");
 const RESNET18_FULL: &str =
-    include_str!("../../tests/fixtures/ncu-h200-torch/resnet18_full_raw.csv");
+    include_str!("../../../tests/fixtures/ncu-h200-torch/resnet18_full_raw.csv");
 
 /// Every raw export of the fixtures that carries ncu's waves per SM.
 const WITH_WAVES: [(&str, &str); 10] = [
@@ -27,31 +23,31 @@ const WITH_WAVES: [(&str, &str); 10] = [
     ("probe full", PROBE_FULL),
     (
         "gemms roofline",
-        include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_roofline_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_roofline_raw.csv"),
     ),
     (
         "gemms detailed",
-        include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_detailed_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_detailed_raw.csv"),
     ),
     (
         "gemms capture profile",
-        include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_capture_profile_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_capture_profile_raw.csv"),
     ),
     (
         "gpt2 roofline set",
-        include_str!("../../tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv"),
     ),
     (
         "gpt2 capture profile",
-        include_str!("../../tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_raw.csv"),
     ),
     (
         "gemms basic set",
-        include_str!("../../tests/fixtures/ncu-h200-reports/gemms_basic_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-reports/gemms_basic_raw.csv"),
     ),
     (
         "two processes",
-        include_str!("../../tests/fixtures/ncu-h200-reports/two_process_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-reports/two_process_raw.csv"),
     ),
 ];
 
@@ -59,12 +55,6 @@ fn launches(text: &str) -> Vec<LaunchCounters> {
     shared::read::ncu::read_export(text.as_bytes())
         .expect("export reads")
         .launches
-}
-
-fn import(text: &str) -> shared::Artifact {
-    let export = shared::read::ncu::read_export(text.as_bytes()).expect("export reads");
-    let (launches, warnings) = shared::read::ncu::combine(vec![export]);
-    shared::analysis::merge::import_launches(launches, warnings, Provenance::default())
 }
 
 #[test]

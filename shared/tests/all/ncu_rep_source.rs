@@ -3,29 +3,15 @@
 //! --print-source sass`, read by `shared::read::source`): every launch, every instruction, every
 //! figure both have. NVIDIA's own reader checks the report side in `tests/oracle/`.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
-use std::io::Read;
-
 use shared::read::ncu_rep;
 use shared::read::source::{read_source_csv, LaunchSource};
 
-const BERT_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz");
-const BERT_SOURCE: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz");
+use crate::support::gunzip;
 
-fn gunzip(gz: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_end(&mut out)
-        .expect("fixture gunzips");
-    out
-}
+const BERT_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz");
+const BERT_SOURCE: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz");
 
 #[test]
 fn the_bert_reports_instructions_are_its_source_page() {
@@ -117,11 +103,11 @@ fn the_gemm_hot_spot_is_a_tensor_core_instruction() {
 }
 
 const SUITE_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz");
 const SUITE_CUDA_SASS: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
 const SUITE_SASS: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_source_sass.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_source_sass.csv.gz");
 
 #[test]
 fn the_report_line_table_is_the_cuda_sass_pages_lines() {
@@ -187,7 +173,7 @@ fn the_stride32_loads_read_32_sectors_per_request_on_their_line() {
 }
 
 const SUITE_SRC_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz");
 
 #[test]
 fn a_report_with_its_sources_imported_gives_each_line_its_text() {

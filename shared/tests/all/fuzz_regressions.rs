@@ -7,13 +7,8 @@
 //! and the input of a bug still open (listed in [`OPEN`]) must still fail, so that the fix
 //! of an open bug shows here as a reminder to move its input out of the list. Each open bug
 //! also has an ignored test that runs its input as it should behave once fixed:
-//! `cargo test -p roofline-shared --test fuzz_regressions -- --ignored` shows what is left.
+//! `cargo test -p roofline-shared --test all fuzz_regressions:: -- --ignored` shows what is left.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
 // shared/clippy.toml bans file I/O in the crate; this test, not the library, reads the saved
 // inputs from disk.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -32,7 +27,7 @@ use shared::error::NcuError;
     clippy::panic,
     reason = "the fuzz targets' checks report a failure by panicking, as libFuzzer expects"
 )]
-#[path = "../../fuzz/src/lib.rs"]
+#[path = "../../../fuzz/src/lib.rs"]
 mod checks;
 
 /// Inputs of open bugs, as (target, file name); each gets an ignored test below. Empty:
@@ -115,7 +110,6 @@ fn report_inputs() {
 
 #[test]
 fn report_checks_pass_on_a_real_report_and_its_cuts() {
-    use std::io::Read;
     // The checks of the report target must hold for a real report, cut anywhere: at frame
     // boundaries of its first results and a byte either side (the fuzzer's seeds are such
     // cuts, `fuzz/seeds.py`), and at a few places in between.
@@ -124,10 +118,7 @@ fn report_checks_pass_on_a_real_report_and_its_cuts() {
             .join("../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz"),
     )
     .expect("fixture");
-    let mut report = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_end(&mut report)
-        .expect("gunzips");
+    let report = crate::support::gunzip(&gz);
     checks::ncu_rep(&report);
     // Where its frames start (file header, block headers, messages; `ncu_rep::outline`).
     let frames = [10, 145, 5522, 32523, 87935, 96412, 102975, 157080];
@@ -144,9 +135,7 @@ fn source_page_checks_pass_on_the_real_page_and_hostile_names() {
     // The BERT `--set full` source page (43 launches), whole and cut inside its rows.
     let gz = std::fs::read(regressions_dir().join("../ncu-h200-bert/bert_full_source.csv.gz"))
         .expect("the BERT source page");
-    let mut page = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut page)
-        .expect("gunzips");
+    let page = crate::support::gunzip(&gz);
     checks::source_page(&page);
     for cut in [1, 100, 5_000, 77_777] {
         checks::source_page(&page[..cut.min(page.len())]);

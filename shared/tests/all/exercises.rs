@@ -3,12 +3,6 @@
 //! each miss is explained from its counters, and the mystery kernels of the H200 sample are
 //! one of each bound.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
 use shared::analysis::figures::KernelFigures;
 use shared::analysis::metrics::VerdictKind;
 use shared::exercise::evidence::{Evidence, Finding};
@@ -20,10 +14,10 @@ use shared::Artifact;
 
 /// The bundled samples the questions name (shared does no I/O, even in its tests).
 const SAMPLES: [(&str, &str); 2] = [
-    ("h200.json", include_str!("../../site/samples/h200.json")),
+    ("h200.json", include_str!("../../../site/samples/h200.json")),
     (
         "h200-gpt2-bf16.json",
-        include_str!("../../site/samples/h200-gpt2-bf16.json"),
+        include_str!("../../../site/samples/h200-gpt2-bf16.json"),
     ),
 ];
 
@@ -55,7 +49,7 @@ const SOLUTION: [(&str, Direction); 8] = [
 
 #[test]
 fn every_question_holds_on_its_sample() {
-    let json = include_str!("../../site/questions.json");
+    let json = include_str!("../../../site/questions.json");
     let questions = quiz::parse_site(json).expect("the questions");
     let checks = quiz::parse_checks(json).expect("the checks");
     assert!(questions.len() >= quiz::MIN_QUESTIONS);

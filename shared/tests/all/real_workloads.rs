@@ -3,32 +3,21 @@
 //! Hugging Face GPT-2 in bf16 (`tests/fixtures/ncu-h200-torch/`), each under ncu's own sets.
 //! The independent truth is 2MNK per GEMM and the export's own columns.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
 use shared::analysis::metrics;
 use shared::analysis::work::{self, Source};
-use shared::model::artifact::Provenance;
 use shared::model::work_kind::Work;
 
-fn import(text: &str) -> shared::Artifact {
-    let export = shared::read::ncu::read_export(text.as_bytes()).expect("export reads");
-    let (launches, warnings) = shared::read::ncu::combine(vec![export]);
-    shared::analysis::merge::import_launches(launches, warnings, Provenance::default())
-}
+use crate::support::import;
 
-const GEMMS_FULL: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+const GEMMS_FULL: &str = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
 const GEMMS_ROOFLINE: &str =
-    include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_roofline_raw.csv");
+    include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_roofline_raw.csv");
 const GEMMS_DETAILED: &str =
-    include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_detailed_raw.csv");
+    include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_detailed_raw.csv");
 const GPT2_ROOFLINE: &str =
-    include_str!("../../tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv");
+    include_str!("../../../tests/fixtures/ncu-h200-torch/gpt2_bf16_roofline_set_raw.csv");
 const GPT2_PROFILE: &str =
-    include_str!("../../tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_raw.csv");
+    include_str!("../../../tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_raw.csv");
 
 /// M = 2048, N = 1536, K = 1024.
 const TWO_MNK: f64 = 2.0 * 2048.0 * 1536.0 * 1024.0;

@@ -3,18 +3,14 @@
 //! a scaled unit, and lines of a GUI export that are not `name,value`. Inputs are the real
 //! H200 probe exports with one cell changed.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
 use shared::read::ncu::read_export;
 
-const RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
-const DETAILS: &str =
-    include_str!("../../tests/fixtures/ncu-h200/probe_sections_details_base_units_with_stdout.csv");
-const GUI: &str = include_str!("../../tests/fixtures/ncu-gui/probe_full_gui_raw.csv");
+const RAW: &str =
+    include_str!("../../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
+const DETAILS: &str = include_str!(
+    "../../../tests/fixtures/ncu-h200/probe_sections_details_base_units_with_stdout.csv"
+);
+const GUI: &str = include_str!("../../../tests/fixtures/ncu-gui/probe_full_gui_raw.csv");
 
 /// The raw fixture's lines: header (line 9), units (10), copy (11), fma_loop (12).
 fn raw_lines() -> Vec<String> {
@@ -133,7 +129,7 @@ fn a_gui_line_without_a_comma_is_skipped_with_a_warning() {
     );
 }
 
-const SAMPLE: &str = include_str!("../../site/samples/h200.json");
+const SAMPLE: &str = include_str!("../../../site/samples/h200.json");
 
 #[test]
 fn a_launch_value_array_shorter_than_its_columns_is_refused() {

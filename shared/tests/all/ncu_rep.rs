@@ -4,41 +4,28 @@
 //! printed digit (in the printed unit), and exactly where the cell is an integer in its
 //! base unit.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
-use std::io::Read;
-
 use shared::error::ReportError;
 use shared::model::artifact::{LaunchCounters, MetricValue, Provenance};
 use shared::read::ncu::units::normalize_unit;
 use shared::read::ncu::{self, ID_COLUMNS};
 use shared::read::ncu_rep;
 
-const PROBE_REPORT: &[u8] = include_bytes!("../../tests/fixtures/ncu-h200/probe_full.ncu-rep.gz");
-const PROBE_RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_raw.csv");
-const GEMMS_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");
-const GEMMS_RAW: &str = include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
-const TWO_PROCESS_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
-const TWO_PROCESS_RAW: &str =
-    include_str!("../../tests/fixtures/ncu-h200-reports/two_process_raw.csv");
-const BASIC_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-reports/gemms_basic.ncu-rep.gz");
-const BASIC_RAW: &str = include_str!("../../tests/fixtures/ncu-h200-reports/gemms_basic_raw.csv");
+use crate::support::gunzip;
 
-/// The report inside a gzipped fixture.
-fn gunzip(gz: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_end(&mut out)
-        .expect("fixture gunzips");
-    out
-}
+const PROBE_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200/probe_full.ncu-rep.gz");
+const PROBE_RAW: &str = include_str!("../../../tests/fixtures/ncu-h200/probe_full_raw.csv");
+const GEMMS_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");
+const GEMMS_RAW: &str = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+const TWO_PROCESS_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
+const TWO_PROCESS_RAW: &str =
+    include_str!("../../../tests/fixtures/ncu-h200-reports/two_process_raw.csv");
+const BASIC_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-reports/gemms_basic.ncu-rep.gz");
+const BASIC_RAW: &str =
+    include_str!("../../../tests/fixtures/ncu-h200-reports/gemms_basic_raw.csv");
 
 /// How far a number read from `text`, printed in `unit`, may be from the exact value, in
 /// base units: half a unit of the last printed digit (0 for an integer in a base unit).
@@ -295,7 +282,7 @@ fn damaged_reports_never_panic() {
 }
 
 /// Decode speed on a 65 MB report: the gemms report with its result blocks repeated.
-/// `cargo test --release -p roofline-shared --test ncu_rep -- --ignored --nocapture`
+/// `cargo test --release -p roofline-shared --test all ncu_rep:: -- --ignored --nocapture`
 #[test]
 #[ignore = "a benchmark; run in release"]
 #[allow(clippy::disallowed_methods, clippy::disallowed_types)] // a benchmark: it times itself
@@ -346,7 +333,7 @@ fn decode_speed_of_a_65_mb_report() {
 }
 
 /// The frames and field trees of the probe report, the way its field numbers were found:
-/// `cargo test -p roofline-shared --test ncu_rep outline -- --ignored --nocapture`.
+/// `cargo test -p roofline-shared --test all ncu_rep::outline -- --ignored --nocapture`.
 #[test]
 #[ignore = "prints the probe report's field tree"]
 fn outline_of_the_probe_report() {

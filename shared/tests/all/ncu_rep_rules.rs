@@ -5,36 +5,23 @@
 //! plain text and speedup kind; the speedup within half a unit of its printed last digit.
 //! NVIDIA's own reader checks the same findings in `tests/oracle/`.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
-use std::io::Read;
-
 use shared::model::artifact::RuleResult;
 use shared::read::ncu;
 use shared::read::ncu_rep;
 
-const GEMMS_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");
-const GEMMS_DETAILS: &str =
-    include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_details.csv");
-const BERT_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz");
-const BERT_DETAILS: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz");
-const PROBE_REPORT: &[u8] = include_bytes!("../../tests/fixtures/ncu-h200/probe_full.ncu-rep.gz");
-const PROBE_DETAILS: &str = include_str!("../../tests/fixtures/ncu-h200/probe_full_details.csv");
+use crate::support::gunzip;
 
-fn gunzip(gz: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_end(&mut out)
-        .expect("fixture gunzips");
-    out
-}
+const GEMMS_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");
+const GEMMS_DETAILS: &str =
+    include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_details.csv");
+const BERT_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz");
+const BERT_DETAILS: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz");
+const PROBE_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200/probe_full.ncu-rep.gz");
+const PROBE_DETAILS: &str = include_str!("../../../tests/fixtures/ncu-h200/probe_full_details.csv");
 
 /// A finding without its speedup, for sorting and comparing.
 fn key(r: &RuleResult) -> (String, String, String, String, Option<String>) {

@@ -3,12 +3,6 @@
 //! rule (the verdict) and HighPipeUtilization rule (the busiest pipe), from the details
 //! page's `Rule Description` column. Prints the figures and every disagreement.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
 use shared::analysis::bound;
 use shared::analysis::metrics::{self, VerdictKind};
 use shared::model::artifact::LaunchCounters;
@@ -87,13 +81,9 @@ struct Agreement {
     disagreements: Vec<String>,
 }
 
+/// A gzipped text fixture, un-gzipped.
 fn gunzip(bytes: &[u8]) -> String {
-    use std::io::Read;
-    let mut out = String::new();
-    flate2::read::GzDecoder::new(bytes)
-        .read_to_string(&mut out)
-        .expect("gzip");
-    out
+    String::from_utf8(crate::support::gunzip(bytes)).expect("UTF-8 text")
 }
 
 fn agreement(raw: &str, details: &str) -> Agreement {
@@ -159,8 +149,8 @@ fn agreement(raw: &str, details: &str) -> Agreement {
 #[test]
 fn bert_forward_agrees_with_ncus_rules() {
     let a = agreement(
-        include_str!("../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv"),
-        include_str!("../../tests/fixtures/ncu-h200-bert/bert_full_details.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_details.csv"),
     );
     println!(
         "BERT bf16 forward, {} launches: verdict agrees with SOLBottleneck on {:.1}% of the time, unit with HighPipeUtilization on {:.1}%",
@@ -179,8 +169,8 @@ fn bert_forward_agrees_with_ncus_rules() {
 #[test]
 fn cublas_gemms_agree_with_ncus_rules() {
     let a = agreement(
-        include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv"),
-        include_str!("../../tests/fixtures/ncu-h200-gemms/gemms_full_details.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv"),
+        include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_details.csv"),
     );
     println!(
         "six cuBLAS GEMMs, {} launches: verdict agrees with SOLBottleneck on {:.1}% of the time, unit with HighPipeUtilization on {:.1}%",
@@ -203,10 +193,10 @@ fn bert_training_step_from_capture_profile_agrees_with_solbottleneck() {
     // the same export's details page.
     let a = agreement(
         &gunzip(include_bytes!(
-            "../../tests/fixtures/ncu-h200-bert/train_profile_raw.csv.gz"
+            "../../../tests/fixtures/ncu-h200-bert/train_profile_raw.csv.gz"
         )),
         &gunzip(include_bytes!(
-            "../../tests/fixtures/ncu-h200-bert/train_profile_details.csv.gz"
+            "../../../tests/fixtures/ncu-h200-bert/train_profile_details.csv.gz"
         )),
     );
     println!(

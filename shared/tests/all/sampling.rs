@@ -5,22 +5,14 @@
 //! every kernel above 1 % of the time within 10 % on DRAM bytes and FLOPs, and the same
 //! ranking by time. Run with `--nocapture` to see the figures (docs/sampling.md quotes them).
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
-use std::io::Read;
-
 use shared::analysis::sampling::check::{self, relative};
 use shared::analysis::sampling::plan::{self, PlanOptions};
 use shared::analysis::sampling::{scale, timing, Depth, SECONDS_PER_PASS};
 use shared::model::artifact::LaunchCounters;
 
-const TIMING: &[u8] = include_bytes!("../../tests/fixtures/ncu-h200-train/timing_raw.csv.gz");
+const TIMING: &[u8] = include_bytes!("../../../tests/fixtures/ncu-h200-train/timing_raw.csv.gz");
 const FULL: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-raw.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-raw.csv.gz");
 
 /// The recorded walls (tests/fixtures/ncu-h200-train/*.log).
 const PLAIN_S: f64 = 15.2745;
@@ -28,11 +20,7 @@ const TIMING_S: f64 = 21.392;
 const ALL_LAUNCHES_S: f64 = 127.003;
 
 fn launches(gz: &[u8]) -> Vec<LaunchCounters> {
-    let mut text = Vec::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_end(&mut text)
-        .expect("fixture gunzips");
-    shared::read::exports::read(&text)
+    shared::read::exports::read(&crate::support::gunzip(gz))
         .expect("fixture reads")
         .launches
 }
@@ -183,25 +171,25 @@ fn sampled_training_step_matches_the_profile_of_every_launch() {
 }
 
 const BASE12_TIMING: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-train/base12/sampled-ncu-timing-raw.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/base12/sampled-ncu-timing-raw.csv.gz");
 const BASE12_PROFILED: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-train/base12/sampled-ncu-cold-raw.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/base12/sampled-ncu-cold-raw.csv.gz");
 const BASE12_TIMING2: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-train/base12/sampled2-ncu-timing-raw.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/base12/sampled2-ncu-timing-raw.csv.gz");
 const BASE12_PROFILED2: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-train/base12/sampled2-ncu-cold-raw.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/base12/sampled2-ncu-cold-raw.csv.gz");
 const BASE12_TIMING3: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-train/base12/sampled3-ncu-timing-raw.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/base12/sampled3-ncu-timing-raw.csv.gz");
 const BASE12_PROFILED3: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-train/base12/sampled3-ncu-cold-raw.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/base12/sampled3-ncu-cold-raw.csv.gz");
 const BASE12_TIMING4: &[u8] = include_bytes!(
-    "../../tests/fixtures/ncu-h200-train/base12/round6/sampled4-ncu-timing-raw.csv.gz"
+    "../../../tests/fixtures/ncu-h200-train/base12/round6/sampled4-ncu-timing-raw.csv.gz"
 );
 const BASE12_PROFILED4: &[u8] = include_bytes!(
-    "../../tests/fixtures/ncu-h200-train/base12/round6/sampled4-ncu-cold-raw.csv.gz"
+    "../../../tests/fixtures/ncu-h200-train/base12/round6/sampled4-ncu-cold-raw.csv.gz"
 );
 const BASE12_FULL: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-train/base12/all-ncu-cold-raw.csv.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/base12/all-ncu-cold-raw.csv.gz");
 
 /// The invocation numbers `capture profile` gave ncu on the BERT-base step before the
 /// fix (base12/sampled.log: `--kernel-name-base demangled --kernel-id ':::^(1|3|55|60)$'`).

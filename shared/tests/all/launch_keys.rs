@@ -2,15 +2,10 @@
 //! warn. Inputs are the real raw page of the H200 probe (`copy` launch ID 0, `fma_loop`
 //! launch ID 1, process 656) with its ID or name cells changed.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
 use shared::read::ncu::{combine, combine_named, read_export, Export};
 
-const RAW: &str = include_str!("../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
+const RAW: &str =
+    include_str!("../../../tests/fixtures/ncu-h200/probe_metrics_raw_with_stdout.csv");
 
 fn read(text: &str) -> Export {
     read_export(text.as_bytes()).expect("export reads")
@@ -172,8 +167,8 @@ fn the_same_export_given_twice_warns_and_keeps_each_launch_once() {
         "{text:?}"
     );
     // A raw and a details page of one launch share some metrics: joined without a word.
-    let raw = include_str!("../../tests/fixtures/ncu-h200/probe_full_raw.csv");
-    let details = include_str!("../../tests/fixtures/ncu-h200/probe_full_details.csv");
+    let raw = include_str!("../../../tests/fixtures/ncu-h200/probe_full_raw.csv");
+    let details = include_str!("../../../tests/fixtures/ncu-h200/probe_full_details.csv");
     let (launches, warnings) = combine_named(vec![
         ("raw.csv".into(), read(raw)),
         ("details.csv".into(), read(details)),

@@ -3,26 +3,12 @@
 //! is absurd: every loss is a warning naming the byte, except where the cut report reads
 //! exactly as a complete report of fewer results.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
-)]
-
-use std::io::Read;
-
 use shared::read::ncu_rep;
 
-const TWO_PROCESS_REPORT: &[u8] =
-    include_bytes!("../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
+use crate::support::gunzip;
 
-fn gunzip(gz: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_end(&mut out)
-        .expect("fixture gunzips");
-    out
-}
+const TWO_PROCESS_REPORT: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
 
 fn u32_at(b: &[u8], at: usize) -> usize {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize

@@ -1,0 +1,114 @@
+//! What a file is, told from its first bytes, never from its name: the one answer `capture`
+//! and the viewer both use (an artifact, a report, a gzip stream, a source-page export, a
+//! CSV export, binary data or nothing), so that a file one of them opens is never taken for
+//! something else by the other. A UTF-8 byte order mark and leading white space are skipped
+//! before a text's first character is looked at.
+
+use super::ncu_rep;
+
+/// The UTF-8 byte order mark some editors write at the start of a text file.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The two bytes a gzip stream starts with (RFC 1952).
+const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
+
+/// The first cells of a source-page export (`ncu --page source --csv`): a kernel's name
+/// (`--print-source sass`) or a file's path (`cuda,sass`), quoted or not.
+const SOURCE_PAGE_STARTS: [&[u8]; 4] = [
+    b"\"Kernel Name\",",
+    b"\"File Path\",",
+    b"Kernel Name,",
+    b"File Path,",
+];
+
+/// What a file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// Nothing, or only white space (and a byte order mark).
+    Empty,
+    /// JSON text whose first character is `{`: an artifact.
+    Artifact,
+    /// An Nsight Compute report (`.ncu-rep`): starts with `NVR\0`.
+    Report,
+    /// A gzip stream: un-gzip it, then ask again of what comes out.
+    Gzip,
+    /// ncu's source-page CSV export (`--page source`): its first cell names a kernel or a
+    /// file.
+    SourcePage,
+    /// Binary data that is none of the above.
+    Binary {
+        /// Offset of the first byte that no text holds: a NUL anywhere, or a first character
+        /// that is a control byte.
+        at: usize,
+    },
+    /// Anything else, text as far as these bytes tell: a CSV export of the raw or details
+    /// page, or the GUI's two-column export, for the CSV reader to judge.
+    CsvExport,
+}
+
+/// What a file starting with `first` is. `first` may be the whole file or its first bytes
+/// (a few kilobytes decide every kind; a NUL past them is left to the reader).
+pub fn kind_of(first: &[u8]) -> FileKind {
+    if ncu_rep::is_report(first) {
+        return FileKind::Report;
+    }
+    if first.starts_with(GZIP_MAGIC) {
+        return FileKind::Gzip;
+    }
+    let text = first.strip_prefix(BOM).unwrap_or(first);
+    let skipped = first.len() - text.len();
+    let Some(at) = text.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return FileKind::Empty;
+    };
+    let rest = &text[at..];
+    if rest.starts_with(b"{") {
+        return FileKind::Artifact;
+    }
+    if SOURCE_PAGE_STARTS
+        .iter()
+        .any(|start| rest.starts_with(start))
+    {
+        return FileKind::SourcePage;
+    }
+    if rest[0] < 0x20 || rest[0] == 0x7f {
+        return FileKind::Binary { at: skipped + at };
+    }
+    match first.iter().position(|&b| b == 0) {
+        Some(nul) => FileKind::Binary { at: nul },
+        None => FileKind::CsvExport,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_is_told_by_its_first_bytes_with_or_without_a_byte_order_mark() {
+        let cases: [(&[u8], FileKind); 19] = [
+            (b"", FileKind::Empty),
+            (b" \r\n\t", FileKind::Empty),
+            (b"\xEF\xBB\xBF", FileKind::Empty),
+            (b"{\"schema\": 9}", FileKind::Artifact),
+            (b"\n  {", FileKind::Artifact),
+            // The byte order mark the viewer stripped and `capture diff` did not.
+            (b"\xEF\xBB\xBF{\"schema\": 9}", FileKind::Artifact),
+            (b"\xEF\xBB\xBF\r\n{", FileKind::Artifact),
+            (b"NVR\0\x07\0\0\0", FileKind::Report),
+            (b"\x1f\x8b\x08\0", FileKind::Gzip),
+            (b"\"Kernel Name\",\"k\"\n", FileKind::SourcePage),
+            (b"\xEF\xBB\xBFFile Path,a.cu\n", FileKind::SourcePage),
+            (b"\"ID\",\"Process ID\"\n", FileKind::CsvExport),
+            (b"\xEF\xBB\xBF\"ID\";\"Kernel Name\"\n", FileKind::CsvExport),
+            (b"==PROF== Connected\n\"ID\"", FileKind::CsvExport),
+            (b"\0\0\0\0", FileKind::Binary { at: 0 }),
+            (b"  \x01abc", FileKind::Binary { at: 2 }),
+            (b"\xEF\xBB\xBF\x7f", FileKind::Binary { at: 3 }),
+            ("é,1\n".as_bytes(), FileKind::CsvExport),
+            (b"\"ID\",\0", FileKind::Binary { at: 5 }),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(kind_of(bytes), want, "{:?}", String::from_utf8_lossy(bytes));
+        }
+    }
+}
