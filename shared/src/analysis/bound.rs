@@ -111,19 +111,50 @@ fn pipe_pct(launch: &LaunchCounters, pipe: &Pipe) -> Option<f64> {
         .reduce(f64::max)
 }
 
+/// The pipes ncu's HighPipeUtilization rule ranks, by their active cycles over elapsed
+/// cycles, in its order (a tie goes to the first): ALU, FMA, FP64, the shared pipe (FP64
+/// and tensor together, named by the larger of the two), tensor, TMA. Pipes it counts only
+/// by instructions issued (XU, LSU, uniform, ...) are not ranked.
+const RANKED: [(&str, c::Counter); 6] = [
+    ("alu", c::PIPE_ALU_CYCLES_PCT),
+    ("fma", c::PIPE_FMA_CYCLES_PCT),
+    ("fp64", c::PIPE_FP64_CYCLES_PCT),
+    ("shared", c::PIPE_SHARED_CYCLES_PCT),
+    ("tensor", c::PIPE_TENSOR_CYCLES_PCT),
+    ("tma", c::PIPE_TMA_CYCLES_PCT),
+];
+
 /// The busiest pipe over `launches` and its utilization, duration-weighted (a plain mean
-/// without durations); `None` without pipe counters.
+/// without durations), as ncu's HighPipeUtilization rule picks it: the largest of the
+/// active-cycle figures of [`RANKED`], the shared pipe named `tensor` or `fp64` by whichever
+/// of the two is busier. An export without active-cycle figures falls back to the largest
+/// figure of any pipe of [`PIPES`]. `None` without pipe counters.
 pub fn busiest_pipe(launches: &[LaunchCounters]) -> Option<BoundBy> {
-    let mut best: Option<(&Pipe, f64)> = None;
-    for p in PIPES {
-        if let Some(v) = weighted(launches, |l| pipe_pct(l, p)) {
+    let mut best: Option<(&str, f64)> = None;
+    for (key, counter) in RANKED {
+        if let Some(v) = weighted(launches, |l| l.metrics.number(counter.name)) {
             if best.is_none_or(|(_, b)| v > b) {
-                best = Some((p, v));
+                best = Some((key, v));
             }
         }
     }
-    best.map(|(p, v)| BoundBy {
-        unit: p.key.to_string(),
+    if let Some(("shared", v)) = best {
+        let of = |cn: c::Counter| weighted(launches, |l| l.metrics.number(cn.name));
+        let fp64 = of(c::PIPE_FP64_CYCLES_PCT).unwrap_or(0.0);
+        let tensor = of(c::PIPE_TENSOR_CYCLES_PCT).unwrap_or(0.0);
+        best = Some((if fp64 > tensor { "fp64" } else { "tensor" }, v));
+    }
+    if best.is_none() {
+        for p in PIPES {
+            if let Some(v) = weighted(launches, |l| pipe_pct(l, p)) {
+                if best.is_none_or(|(_, b)| v > b) {
+                    best = Some((p.key, v));
+                }
+            }
+        }
+    }
+    best.map(|(key, v)| BoundBy {
+        unit: key.to_string(),
         pct_of_peak: Some(v),
     })
 }

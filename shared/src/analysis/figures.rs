@@ -89,13 +89,15 @@ impl KernelFigures {
         let launches = metrics::reference_launches(kernel);
         let totals = metrics::totals(launches);
         let short = row.short_name.clone();
-        let verdict = crate::analysis::bound::verdict(&totals.sol, launches);
+        let kv = crate::analysis::groups::kernel_verdict(launches);
+        let mut latency = latency::latency(launches, None);
+        latency.reason = kv.latency_reason;
         KernelFigures {
             index,
             name: kernel.name.to_string(),
             row,
-            latency: latency::latency(launches, verdict.as_ref().map(|v| v.kind)),
-            verdict,
+            latency,
+            verdict: kv.verdict,
             levels: crate::analysis::levels::of_totals(launches, &totals),
             occupancy: launches.first().map(metrics::occupancy).unwrap_or_default(),
             hit_rates: HitRates {

@@ -9,8 +9,8 @@
 //! - **Groups.** Launches of one grid, block and shared memory per block
 //!   (`launch__shared_mem_per_block`), split by duration as the sampling planner splits
 //!   them ([`crate::analysis::sampling::plan::split_by_duration`], its default options):
-//!   persistent kernels run every problem size on one grid. A sampled profile's groups are
-//!   the planner's, so each was measured.
+//!   persistent kernels run every problem size on one grid; then by each launch's own
+//!   verdict, so no group has a verdict one of its launches lacks.
 //! - **Per group**, from its launches alone: the duration-weighted Speed of Light, the
 //!   verdict ([`metrics::verdict`]: ncu's SOLBottleneck thresholds), the unit
 //!   ([`bound::bound_by`]) and, latency-bound, why ([`latency::latency`]: its waves, its top
@@ -109,7 +109,9 @@ fn shape_text(key: &ShapeKey) -> String {
 
 /// The groups of `launches` (indices, each group in launch order; groups in order of first
 /// launch): by grid, block and shared memory, each split by duration as the sampling
-/// planner splits.
+/// planner splits, then by each launch's own verdict, so that a group's verdict holds for
+/// every launch in it (persistent GEMMs run problem sizes of different verdicts on one
+/// grid at durations within the planner's 15 %).
 pub fn group_launches(launches: &[LaunchCounters]) -> Vec<Vec<usize>> {
     let mut shapes: Vec<Vec<usize>> = Vec::new();
     let mut index: HashMap<ShapeKey, usize> = HashMap::new();
@@ -128,7 +130,17 @@ pub fn group_launches(launches: &[LaunchCounters]) -> Vec<Vec<usize>> {
             .map(|&i| metrics::duration_ns(&launches[i]).unwrap_or(0.0))
             .collect();
         for part in split_by_duration(&d, o.split_cv, o.split_gap) {
-            groups.push(part.into_iter().map(|j| idx[j]).collect());
+            // Then by each launch's own verdict: a group's verdict is every launch's.
+            let mut by_kind: Vec<(Option<VerdictKind>, Vec<usize>)> = Vec::new();
+            for j in part {
+                let i = idx[j];
+                let kind = metrics::verdict(&metrics::speed_of_light(&launches[i])).map(|v| v.kind);
+                match by_kind.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, v)) => v.push(i),
+                    None => by_kind.push((kind, vec![i])),
+                }
+            }
+            groups.extend(by_kind.into_iter().map(|(_, v)| v));
         }
     }
     groups.sort_by_key(|g| g.first().copied());
@@ -142,17 +154,42 @@ fn duration(l: &LaunchCounters) -> f64 {
 /// The verdict of one group of launches, with its latency reason.
 fn group_verdict(launches: &[LaunchCounters]) -> (Option<Verdict>, Option<String>) {
     let totals = metrics::totals(launches);
-    let verdict = bound::verdict(&totals.sol, launches);
+    let mut verdict = bound::verdict(&totals.sol, launches);
+    // Every launch of a group has one verdict; its time-weighted figures can still fall
+    // on the other side of a threshold (two balanced launches at 62/55 and 55/62 average
+    // to 58.5/58.5): the launches' own verdict stands.
+    let own = launches
+        .first()
+        .and_then(|l| metrics::verdict(&metrics::speed_of_light(l)));
+    if let (Some(v), Some(own)) = (verdict.as_mut(), own) {
+        if v.kind != own.kind {
+            let unit = bound::bound_by(own.kind, &totals.sol, launches);
+            v.reason = format!(
+                "each launch's own figures read {} ({}); their time-weighted figures do not; \
+                 bound by {}",
+                own.kind.as_str(),
+                own.reason,
+                unit.label()
+            );
+            v.kind = own.kind;
+            v.bound_by = Some(unit);
+        }
+    }
     let lat = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
     (verdict, lat.reason)
 }
 
 /// ncu's verdict over `launches` (those with a SOLBottleneck finding), beside `ours`.
-pub fn ncu_verdict_of(launches: &[&LaunchCounters], ours: Option<VerdictKind>) -> Option<NcuVerdict> {
+pub fn ncu_verdict_of(
+    launches: &[&LaunchCounters],
+    ours: Option<VerdictKind>,
+) -> Option<NcuVerdict> {
     let mut by_kind: Vec<(VerdictKind, f64, String, String, f64)> = Vec::new();
     let mut with = 0;
     for l in launches {
-        let Some(s) = ncu_verdict::sol_of(l) else { continue };
+        let Some(s) = ncu_verdict::sol_of(l) else {
+            continue;
+        };
         with += 1;
         let w = duration(l).max(f64::MIN_POSITIVE);
         match by_kind.iter_mut().find(|e| e.0 == s.kind) {
@@ -166,9 +203,7 @@ pub fn ncu_verdict_of(launches: &[&LaunchCounters], ours: Option<VerdictKind>) -
         }
     }
     let total: f64 = by_kind.iter().map(|e| e.1).sum();
-    let (kind, time, title, message, _) = by_kind
-        .into_iter()
-        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let (kind, time, title, message, _) = by_kind.into_iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
     let pipe = launches
         .iter()
         .filter_map(|l| ncu_verdict::pipe_of(l).map(|p| (duration(l), p)))
@@ -231,13 +266,19 @@ pub fn kernel_verdict(launches: &[LaunchCounters]) -> KernelVerdict {
     let mut groups: Vec<(LaunchGroup, Option<Verdict>, Option<String>, Vec<usize>)> = members
         .into_iter()
         .map(|idx| {
-            let ls: Vec<LaunchCounters> = idx.iter().map(|&i| launches[i].clone()).collect();
-            let (verdict, latency_reason) = group_verdict(&ls);
-            let sol = metrics::totals(&ls).sol;
+            // One group of every launch (most kernels) is read in place; others are copied
+            // out, as the totals read a slice.
+            let copied: Vec<LaunchCounters>;
+            let ls: &[LaunchCounters] = if idx.len() == launches.len() {
+                launches
+            } else {
+                copied = idx.iter().map(|&i| launches[i].clone()).collect();
+                &copied
+            };
+            let (verdict, latency_reason) = group_verdict(ls);
+            let sol = metrics::totals(ls).sol;
             let time_ns: f64 = ls.iter().map(duration).sum();
-            let longest = ls
-                .iter()
-                .max_by(|a, b| duration(a).total_cmp(&duration(b)));
+            let longest = ls.iter().max_by(|a, b| duration(a).total_cmp(&duration(b)));
             let refs: Vec<&LaunchCounters> = ls.iter().collect();
             let kind = verdict.as_ref().map(|v| v.kind);
             let mut group = LaunchGroup {
@@ -304,10 +345,8 @@ pub fn kernel_verdict(launches: &[LaunchCounters]) -> KernelVerdict {
         });
         NcuVerdict { why, ..n }
     });
-    let (groups, members): (Vec<LaunchGroup>, Vec<Vec<usize>>) = groups
-        .into_iter()
-        .map(|(g, _, _, idx)| (g, idx))
-        .unzip();
+    let (groups, members): (Vec<LaunchGroup>, Vec<Vec<usize>>) =
+        groups.into_iter().map(|(g, _, _, idx)| (g, idx)).unzip();
     KernelVerdict {
         verdict,
         latency_reason,
@@ -377,7 +416,11 @@ mod tests {
         let k = kernel_verdict(&ls);
         assert_eq!(k.groups.len(), 2);
         assert!(k.mixed);
-        let kinds: Vec<&str> = k.groups.iter().filter_map(|g| g.verdict.as_deref()).collect();
+        let kinds: Vec<&str> = k
+            .groups
+            .iter()
+            .filter_map(|g| g.verdict.as_deref())
+            .collect();
         assert_eq!(kinds, ["latency-bound", "balanced"], "most time first");
         assert_eq!(k.verdict.map(|v| v.kind), Some(VerdictKind::LatencyBound));
         let reason = k.groups[0].reason.as_deref().unwrap_or_default();

@@ -393,7 +393,9 @@ pub fn verdict(sol: &SpeedOfLight) -> Option<Verdict> {
     } else {
         (
             busier,
-            format!("{BALANCED_GAP_PCT:.0} or more points apart, the busier at or above {BUSY_PCT:.0}%"),
+            format!(
+                "{BALANCED_GAP_PCT:.0} or more points apart, the busier at or above {BUSY_PCT:.0}%"
+            ),
         )
     };
     Some(Verdict {

@@ -125,17 +125,23 @@ pub fn pipe_of(launch: &LaunchCounters) -> Option<&'static str> {
     pipe_in(&rule.description)
 }
 
-/// The first known pipe name in `message`, matched as a whole word, case-insensitively.
+/// The pipe a HighPipeUtilization message names: the one before "is the highest-utilized
+/// pipeline" (`ALU`, `FMA`, `Tensor`, `FP64 (DMMA)`, ...); ncu's "Shared" pipe (FP64 and
+/// tensor together) by the sub-pipe the message says dominates it. `None` for "All compute
+/// pipelines are under-utilized" and for a pipe of no known name.
 pub fn pipe_in(message: &str) -> Option<&'static str> {
-    message
+    let (name, rest) = message.split_once(" is the highest-utilized pipeline")?;
+    let name = match rest.split_once("dominated by its ") {
+        Some((_, sub)) if name == "Shared" => sub,
+        _ => name,
+    };
+    let first = name
         .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .find_map(|w| {
-            PIPE_NAMES
-                .iter()
-                .find(|(name, _)| w.eq_ignore_ascii_case(name))
-                .map(|(_, key)| *key)
-        })
+        .find(|w| !w.is_empty())?;
+    PIPE_NAMES
+        .iter()
+        .find(|(n, _)| first.eq_ignore_ascii_case(n))
+        .map(|(_, key)| *key)
 }
 
 /// ncu's verdict of a kernel or a group of its launches, beside ours.
@@ -200,15 +206,12 @@ mod tests {
 
     #[test]
     fn pipe_names_map_to_keys() {
-        assert_eq!(
-            pipe_in("FMA is the highest-utilized pipeline (41.2%) based on active cycles"),
-            Some("fma")
-        );
-        assert_eq!(
-            pipe_in("the highest-utilized pipeline (43.6%) is Tensor (FP)"),
-            Some("tensor")
-        );
-        assert_eq!(pipe_in("ALU is the highest-utilized pipeline"), Some("alu"));
-        assert_eq!(pipe_in("nothing here"), None);
+        // Messages of the corpus's --set full exports (tests/fixtures/corpus-h200).
+        let tail = " based on elapsed cycles in the workload, taking into account the rates of its different instructions.";
+        assert_eq!(pipe_in(&format!("ALU is the highest-utilized pipeline (37.8%){tail} It executes integer and logic operations.")), Some("alu"));
+        assert_eq!(pipe_in(&format!("Tensor is the highest-utilized pipeline (44.1%){tail} It is the logical aggregation of individual tensor pipelines. It's dominated by its Tensor (FP) sub-pipeline.")), Some("tensor"));
+        assert_eq!(pipe_in(&format!("Shared is the highest-utilized pipeline (32.4%){tail} It is the logical sum of several other pipelines which can't achieve full utilization on their own. It executes 64-bit floating point and tensor operations. It's dominated by its Tensor (FP) sub-pipeline.")), Some("tensor"));
+        assert_eq!(pipe_in(&format!("Shared is the highest-utilized pipeline (80.0%){tail} It executes 64-bit floating point and tensor operations. It's dominated by its FP64 sub-pipeline.")), Some("fp64"));
+        assert_eq!(pipe_in("All compute pipelines are under-utilized. Either this workload is very small or it doesn't issue enough warps per scheduler."), None);
     }
 }

@@ -123,8 +123,21 @@ pub struct TableRow {
     /// Names of this row's fields derived from rates or per-cycle values rather than the
     /// export's own totals (`dram_bytes`, `flops_by_precision.tensor_bf16`, `flops_total`, ...).
     pub derived_from_rates: Vec<String>,
-    /// Speed-of-Light verdict (`memory-bound`, ...).
+    /// Speed-of-Light verdict (`memory-bound`, ...): of the launch group, or the verdict that
+    /// holds the most of the kernel's time over its groups ([`crate::analysis::groups`]).
     pub verdict: Option<String>,
+    /// Whether the kernel's launch groups disagree on the verdict (`groups` lists them).
+    #[serde(default)]
+    pub verdict_mixed: bool,
+    /// The kernel's launches grouped by shape (grid, block, shared memory; split by
+    /// duration), most time first, each with its own verdict, unit, reason and ncu's
+    /// finding ([`crate::analysis::groups::LaunchGroup`]); empty without counters.
+    #[serde(default)]
+    pub groups: Vec<crate::analysis::groups::LaunchGroup>,
+    /// ncu's own verdict (its SOLBottleneck rule, and the pipe its HighPipeUtilization rule
+    /// names) beside ours, where the file carries its rule results; with why we differ.
+    #[serde(default)]
+    pub ncu_verdict: Option<crate::analysis::ncu_verdict::NcuVerdict>,
     /// CPU reference check: `pass` or `fail`.
     pub check: Option<String>,
     /// Each stall reason's share of the stalled warps (reason key to 0..1, summing to 1;
@@ -181,8 +194,9 @@ impl TableRow {
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
         let launches = metrics::reference_launches(kernel);
         let totals: LaunchTotals = metrics::totals(launches);
-        let verdict = crate::analysis::bound::verdict(&totals.sol, launches);
-        let latency = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
+        let kv = crate::analysis::groups::kernel_verdict(launches);
+        let verdict = kv.verdict;
+        let latency = latency::latency(launches, None);
         let n = totals.launches.max(1);
         let (time_ms, time_source) = match (&kernel.timing, totals.duration_ns) {
             (Some(t), _) => (Some(t.median_ms * n as f64), Some(TimeSource::EventMedian)),
@@ -253,13 +267,16 @@ impl TableRow {
             intensity: Intensity::default(),
             notes: Vec::new(),
             verdict: verdict.map(|v| v.kind.as_str().to_string()),
+            verdict_mixed: kv.mixed,
+            groups: kv.groups,
+            ncu_verdict: kv.ncu_verdict,
             check: kernel
                 .check
                 .as_ref()
                 .map(|c| if c.passed { "pass" } else { "fail" }.to_string()),
             stalls: latency.stalls.as_ref().map(|s| s.share_map()),
             waves: latency.fit.waves,
-            latency_reason: latency.reason,
+            latency_reason: kv.latency_reason,
             rules: findings_of(kernel),
             sampled: kernel.sampled.as_deref().copied(),
         }
@@ -409,13 +426,17 @@ fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
 }
 
 /// The column headers of the human forms.
-pub const COLUMNS: [&str; 17] = [
+pub const COLUMNS: [&str; 18] = [
     "kernel", "launches", "time ms", "time %", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask",
-    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "bound by", "check", "because",
+    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "ncu says", "bound by", "check", "because",
 ];
 
 /// Columns of the human forms that are text (left-aligned); the others are numbers.
-pub const TEXT_COLUMNS: [usize; 6] = [0, 11, 13, 14, 15, 16];
+pub const TEXT_COLUMNS: [usize; 7] = [0, 11, 13, 14, 15, 16, 17];
+
+/// The mark after a verdict whose kernel's launch groups disagree (its groups are listed
+/// under the human tables).
+pub const MIXED_MARK: &str = "*";
 
 /// The mark after a figure derived from rates (explained under the human tables).
 pub const DERIVED_MARK: &str = "~";
@@ -429,9 +450,11 @@ impl TableRow {
     /// 0.0039 is a real answer, not rounding noise), time share in percent, the precision
     /// with the most work, and GFLOP/s of all floating-point work (FLOPs of CUDA and tensor
     /// cores), marked `>=` when a lower bound. A figure derived from rates ends in
-    /// [`DERIVED_MARK`]. `bound by` is the unit and its % of peak (`latency` alone); `because`
-    /// is the latency-bound verdict's reason.
-    pub fn cells(&self) -> [String; 17] {
+    /// [`DERIVED_MARK`]. The verdict ends in [`MIXED_MARK`] when the kernel's launch groups
+    /// disagree; `ncu says` is ncu's own SOLBottleneck verdict (`same` when it is ours).
+    /// `bound by` is the unit and its % of peak (`latency` alone); `because` is the
+    /// latency-bound verdict's reason.
+    pub fn cells(&self) -> [String; 18] {
         let derived = |field: &str| self.derived_from_rates.iter().any(|d| d == field);
         let mark = |text: String, field: &str| {
             if derived(field) && text != "-" {
@@ -463,7 +486,21 @@ impl TableRow {
             mark(fixed(self.pct_of_copy, 1.0, 1), "dram_bytes"),
             self.precision.clone().unwrap_or_else(|| "-".into()),
             mark(flops, "flops_total"),
-            self.verdict.clone().unwrap_or_else(|| "-".into()),
+            match (&self.verdict, self.verdict_mixed) {
+                (Some(v), true) => format!("{v}{MIXED_MARK}"),
+                (Some(v), false) => v.clone(),
+                (None, _) => "-".into(),
+            },
+            self.ncu_verdict.as_ref().map_or_else(
+                || "-".into(),
+                |n| {
+                    if n.agrees {
+                        "same".into()
+                    } else {
+                        format!("{} ({})", n.verdict, n.title)
+                    }
+                },
+            ),
             self.bound_by.as_ref().map_or_else(
                 || "-".into(),
                 |b| match b.pct_of_peak {
@@ -479,7 +516,7 @@ impl TableRow {
 
 impl TableRow {
     /// [`TableRow::cells`] with the short name, for terminals and Markdown.
-    pub fn short_cells(&self) -> [String; 17] {
+    pub fn short_cells(&self) -> [String; 18] {
         let mut cells = self.cells();
         cells[0] = self.short_name.clone();
         cells
@@ -543,7 +580,7 @@ impl BytesTable {
     /// Aligned text for a terminal.
     pub fn to_text(&self) -> String {
         // Names come from files: control characters and bidi overrides escaped.
-        let rows: Vec<[String; 17]> = self
+        let rows: Vec<[String; 18]> = self
             .kernels
             .iter()
             .map(|r| r.short_cells().map(|c| escape::controls(&c).into_owned()))
@@ -596,21 +633,45 @@ impl BytesTable {
         out
     }
 
-    /// Lines under the human tables: what the derived mark means, when a row has one.
+    /// Lines under the human tables: what the derived mark means, when a row has one; the
+    /// launch groups of each kernel whose groups disagree; why we differ from ncu.
     fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
         if self
             .kernels
             .iter()
             .any(|r| !r.derived_from_rates.is_empty())
         {
-            vec![format!(
+            notes.push(format!(
                 "{DERIVED_MARK} derived from rates: rate x {} or per-cycle value x SM cycles \
                  (the export has no total)\n",
                 crate::model::counters::GPU_TIME_DURATION
-            )]
-        } else {
-            Vec::new()
+            ));
         }
+        for r in self.kernels.iter().filter(|r| r.verdict_mixed) {
+            let mut note = format!(
+                "{MIXED_MARK} {}: its launches of different shapes disagree; the verdict is the \
+                 one that holds the most time\n",
+                r.short_name
+            );
+            for g in &r.groups {
+                note.push_str(&format!(
+                    "    {} x {} ({}% of its time): {}: {}\n",
+                    g.launches,
+                    g.shape,
+                    fixed(g.time_share.map(|s| 100.0 * s), 1.0, 0),
+                    g.verdict.as_deref().unwrap_or("-"),
+                    g.reason.as_deref().unwrap_or("-")
+                ));
+            }
+            notes.push(note);
+        }
+        for r in &self.kernels {
+            if let Some(why) = r.ncu_verdict.as_ref().and_then(|n| n.why.as_deref()) {
+                notes.push(format!("ncu says otherwise on {}: {why}\n", r.short_name));
+            }
+        }
+        notes
     }
 
     /// Comma-separated values with a header row; raw numbers, not rounded for display. Text
@@ -651,6 +712,9 @@ impl BytesTable {
             "bound_by_unit",
             "bound_by_pct",
             "sampled_measured",
+            "verdict_mixed",
+            "groups",
+            "ncu_verdict",
         ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         let cell = |s: String| escape::csv_cell(&s).into_owned();
@@ -708,6 +772,27 @@ impl BytesTable {
                 r.sampled
                     .map(|c| c.measured.to_string())
                     .unwrap_or_default(),
+                r.verdict_mixed.to_string(),
+                cell(
+                    r.groups
+                        .iter()
+                        .map(|g| {
+                            format!(
+                                "{} x {}: {}",
+                                g.launches,
+                                g.shape,
+                                g.verdict.as_deref().unwrap_or("-")
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+                cell(
+                    r.ncu_verdict
+                        .as_ref()
+                        .map(|n| n.verdict.clone())
+                        .unwrap_or_default(),
+                ),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -26,3 +26,4 @@ mod ncu_rules;
 mod real_workloads;
 mod report_cuts;
 mod sampling;
+mod verdict_corpus;

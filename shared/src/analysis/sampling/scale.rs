@@ -275,12 +275,37 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
             }
         };
         launch.id = t.id;
+        // A launch that borrows counters keeps its own place and shape (a tail or a minor
+        // group borrows from another grid of its kernel).
         if (t.context.is_some() && t.context != launch.site.context)
             || (t.stream.is_some() && t.stream != launch.site.stream)
+            || (t.grid.is_some() && t.grid != launch.site.grid)
+            || (t.block.is_some() && t.block != launch.site.block)
         {
             let site = launch.site_mut();
             site.context = t.context.or(site.context);
             site.stream = t.stream.or(site.stream);
+            let rep_grid = site.grid;
+            let same_block = t.block.is_none() || t.block == site.block;
+            site.grid = t.grid.or(site.grid);
+            site.block = t.block.or(site.block);
+            // Its own grid size, and its waves from the measured launch's (same block, so
+            // the same blocks per SM).
+            let blocks =
+                |g: Option<[u32; 3]>| g.map(|[x, y, z]| f64::from(x) * f64::from(y) * f64::from(z));
+            if let (Some(own), Some(rep)) = (blocks(t.grid), blocks(rep_grid)) {
+                let cols = launch.metrics.columns();
+                let grid_at = cols.position(counters::GRID_SIZE.name);
+                let waves_at = cols.position(counters::WAVES_PER_SM.name);
+                if let Some(j) = grid_at {
+                    launch.metrics.set_number(j, own);
+                }
+                if let (Some(j), true) = (waves_at, same_block && rep > 0.0) {
+                    if let Some(w) = launch.metrics.number_at(j) {
+                        launch.metrics.set_number(j, w * own / rep);
+                    }
+                }
+            }
         }
         launch.sampled_from = from.map(Box::new);
         if let Some(j) = launch
