@@ -213,6 +213,10 @@ pub enum Column {
     Gflops,
     /// Verdict.
     Verdict,
+    /// ncu's own verdict (its SOLBottleneck rule), where the file has it.
+    Ncu,
+    /// The unit that bounds the kernel.
+    BoundBy,
     /// Check result.
     Check,
     /// Why a latency-bound kernel is latency-bound.
@@ -221,7 +225,7 @@ pub enum Column {
 
 impl Column {
     /// Every column, in table order.
-    pub const ALL: [Column; 16] = [
+    pub const ALL: [Column; 18] = [
         Column::Name,
         Column::Launches,
         Column::Time,
@@ -236,6 +240,8 @@ impl Column {
         Column::Work,
         Column::Gflops,
         Column::Verdict,
+        Column::Ncu,
+        Column::BoundBy,
         Column::Check,
         Column::Because,
     ];
@@ -257,6 +263,8 @@ impl Column {
             Column::Work => "precision",
             Column::Gflops => "gflops_total",
             Column::Verdict => "verdict",
+            Column::Ncu => "ncu_verdict",
+            Column::BoundBy => "bound_by",
             Column::Check => "check",
             Column::Because => "latency_reason",
         }
@@ -265,7 +273,7 @@ impl Column {
     /// The explanation key of the column's numbers.
     pub fn explain_key(self) -> &'static str {
         match self {
-            Column::Name | Column::Launches | Column::Check => "",
+            Column::Name | Column::Launches | Column::Check | Column::Ncu | Column::BoundBy => "",
             Column::Time => "time",
             Column::TimeShare => "time_share",
             Column::Work => "precision",
@@ -285,7 +293,13 @@ impl Column {
     /// The number a row holds in this column, for sorting and `data-value`.
     pub fn number(self, row: &TableRow) -> Option<f64> {
         match self {
-            Column::Name | Column::Verdict | Column::Check | Column::Work | Column::Because => None,
+            Column::Name
+            | Column::Verdict
+            | Column::Ncu
+            | Column::BoundBy
+            | Column::Check
+            | Column::Work
+            | Column::Because => None,
             Column::Launches => Some(row.launches as f64),
             Column::Time => row.time_ms,
             Column::TimeShare => row.time_share,
@@ -305,6 +319,8 @@ impl Column {
         match self {
             Column::Name => Some(&row.name),
             Column::Verdict => row.verdict.as_deref(),
+            Column::Ncu => row.ncu_verdict.as_ref().map(|n| n.verdict.as_str()),
+            Column::BoundBy => row.bound_by.as_ref().map(|b| b.unit.as_str()),
             Column::Check => row.check.as_deref(),
             Column::Work => row.precision.as_deref(),
             Column::Because => row.latency_reason.as_deref(),
