@@ -1,12 +1,12 @@
-//! Golden files for the roofline painter (`shared::chart::draw_roofline` and
-//! `draw_highlight`): the full SVG each draws for real captures, byte for byte, so a
-//! refactor of the painter cannot change a pixel unnoticed. The charts come from the
+//! Golden files for the chart painters (`shared::chart::draw_roofline`, `draw_highlight`
+//! and `draw_memory`): the full SVG each draws for real captures, byte for byte, so a
+//! refactor of a painter cannot change a pixel unnoticed. The charts come from the
 //! repository's real files through the page's own model ([`super::roofline`]), and between
-//! them they take every path of the painter: measured and theoretical (dashed) roofs, a
+//! them they take every path of the roofline painter: measured and theoretical (dashed) roofs, a
 //! subtitle, roof and kernel labels, leader lines, the key, a comparison's arrows, a point
 //! clipped to the axes, a point above its roof, and the canvas's device pixel ratio of 2.
 //!
-//! The files live in `tests/golden/roofline/`. When a change to the drawing is meant, write
+//! The files live in `tests/golden/charts/`. When a change to the drawing is meant, write
 //! them again with `UPDATE_GOLDEN=1 cargo test -p viewer --lib chart_golden` and review the
 //! difference (they are SVG: open them side by side).
 
@@ -20,10 +20,10 @@ use super::test_support::{fixture, gunzip, sample};
 use super::view::{KernelRef, Plotted};
 use shared::model::work_kind::Work;
 
-/// Compares `svg` with `tests/golden/roofline/NAME.svg`, or writes it there when
+/// Compares `svg` with `tests/golden/charts/NAME.svg`, or writes it there when
 /// `UPDATE_GOLDEN` is set.
 fn check(name: &str, svg: &str) {
-    let dir = format!("{}/../tests/golden/roofline", env!("CARGO_MANIFEST_DIR"));
+    let dir = format!("{}/../tests/golden/charts", env!("CARGO_MANIFEST_DIR"));
     let path = format!("{dir}/{name}.svg");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{dir}: {e}"));
@@ -168,4 +168,48 @@ impl Seen {
         self.clipped |= !chart.fit().clipped.is_empty();
         self.second_run |= chart.series.iter().any(|s| s.run == 1);
     }
+}
+
+/// The memory chart of kernel `kernel` of run 0 of `ws`, against `compare` when given, as
+/// the memory and compare pages build it.
+fn memory_chart(
+    ws: &Workspace,
+    kernel: usize,
+    compare: Option<KernelRef>,
+) -> shared::chart::MemoryChart {
+    let at = |r: KernelRef| ws.kernel(r).map(|(_, k)| k);
+    let k = at(KernelRef { run: 0, kernel }).unwrap_or_else(|| panic!("no kernel {kernel}"));
+    shared::chart::MemoryChart {
+        title: k.short.clone(),
+        flows: k.flows.clone(),
+        compare: compare.and_then(at).map(|c| c.flows.clone()),
+    }
+}
+
+#[test]
+fn the_memory_chart_draws_as_its_golden_files() {
+    let probe = fixture("ncu-h200/probe_full_raw.csv");
+    let bert = fixture("ncu-h200-bert/bert_full_raw.csv");
+    let diff = diff_runs();
+    let charts = [
+        ("probe-0", memory_chart(&probe, 0, None), 1.0),
+        ("bert-0-dpr2", memory_chart(&bert, 0, None), 2.0),
+        (
+            "diff-compare",
+            memory_chart(&diff, 0, Some(KernelRef { run: 1, kernel: 0 })),
+            1.0,
+        ),
+        ("empty", shared::chart::MemoryChart::default(), 1.0),
+    ];
+    for (name, chart, scale) in &charts {
+        let (w, h) = ((900.0 * scale) as u32, (420.0 * scale) as u32);
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+            shared::chart::draw_memory(&root, chart, *scale).unwrap_or_else(|e| panic!("{e}"));
+        }
+        check(&format!("memory-{name}"), &svg);
+    }
+    assert!(charts.iter().any(|(_, c, _)| c.flows.has_any()));
+    assert!(charts.iter().any(|(_, c, _)| c.compare.is_some()));
 }
