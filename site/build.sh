@@ -8,10 +8,9 @@
 # tests/run.sh, which runs this, fails too.
 #
 # Installs wasm-bindgen-cli from crates.io at exactly the wasm-bindgen version in Cargo.lock
-# when the one on PATH differs (the two must match), and, for the release build, binaryen's
-# wasm-opt from npm's `binaryen` package at the version pinned below into
-# target/tools/ (npm is needed; Debian's binaryen broke the output). The sizes before and after wasm-opt are docs/performance.md's
-# ("The viewer's wasm size"). No trunk.
+# when the one on PATH differs (the two must match). The release wasm goes through wasm-opt
+# (site/wasm-opt.sh, which installs it from npm when missing); the sizes before and after,
+# and where the bytes go (site/wasm-size.sh), are in docs/performance.md. No trunk.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -38,27 +37,6 @@ rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
 profile="${SITE_PROFILE:-wasm-release}"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 
-# wasm-opt: npm's binaryen package (wasm-opt compiled to wasm, run by node), pinned, in a
-# folder of its own under the target directory; installed again when missing or broken.
-binaryen_version=132
-wasm_opt_dir="$target_dir/tools/binaryen-$binaryen_version"
-wasm_opt="$wasm_opt_dir/node_modules/.bin/wasm-opt"
-if [ "$profile" = "wasm-release" ] \
-  && ! "$wasm_opt" --version 2>/dev/null | grep -q "version $binaryen_version\b"; then
-  if ! command -v npm >/dev/null 2>&1; then
-    echo "site/build.sh: npm is needed to install wasm-opt (npm package binaryen@$binaryen_version.0.0): install Node.js and npm (Debian: apt-get install nodejs npm)" >&2
-    exit 1
-  fi
-  echo "site/build.sh: installing wasm-opt (npm package binaryen@$binaryen_version.0.0) into $wasm_opt_dir" >&2
-  rm -rf "$wasm_opt_dir"
-  mkdir -p "$wasm_opt_dir"
-  npm install --prefix "$wasm_opt_dir" --no-audit --no-fund "binaryen@$binaryen_version.0.0" >&2
-  "$wasm_opt" --version | grep -q "version $binaryen_version\b" || {
-    echo "site/build.sh: $wasm_opt is not binaryen version $binaryen_version after its install" >&2
-    exit 1
-  }
-fi
-
 cargo build --profile "$profile" --target wasm32-unknown-unknown -p viewer --bin viewer
 profile_dir="$profile"
 [ "$profile" = "dev" ] && profile_dir="debug"
@@ -70,19 +48,12 @@ wasm-bindgen --target web --no-typescript --remove-name-section --remove-produce
   --out-dir "$dist/pkg" "$wasm"
 cp "$here/index.html" "$here/start.js" "$here/style.css" "$here/questions.json" "$dist/"
 
-# Optimise the release wasm for size. The features are the ones rustc enables by default for
-# wasm32-unknown-unknown (wasm-opt refuses a module that uses one not enabled, so a new one
-# fails here, loudly). --zero-filled-memory: the module defines its memory, which starts
-# zeroed. --low-memory-unused: no address in the module wraps round to the first KiB (Rust
-# never computes one past 4 GiB), so wasm-opt may fold constant offsets into loads and stores.
+# The release wasm optimised for size (site/wasm-opt.sh says how).
 pkg_wasm="$dist/pkg/viewer_bg.wasm"
 if [ "$profile" = "wasm-release" ]; then
   raw_in=$(stat -c %s "$pkg_wasm")
   gz_in=$(gzip -9 -c "$pkg_wasm" | wc -c)
-  "$wasm_opt" -Oz --zero-filled-memory --low-memory-unused \
-    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals --enable-reference-types --enable-multivalue \
-    "$pkg_wasm" -o "$pkg_wasm.opt"
+  bash "$here/wasm-opt.sh" "$pkg_wasm" "$pkg_wasm.opt"
   mv "$pkg_wasm.opt" "$pkg_wasm"
   echo "site/build.sh: before wasm-opt, viewer_bg.wasm $raw_in bytes, $gz_in bytes gzip -9" >&2
 fi
