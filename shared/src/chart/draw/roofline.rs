@@ -4,7 +4,7 @@
 //! covers another or a point ([`crate::chart::place`]), the key, and the emphasis layer of
 //! the selected and hovered points.
 //!
-//! [`draw_roofline`] is a recipe over a [`RooflinePainter`], which holds what every step
+//! [`draw_roofline`] is a recipe over a `RooflinePainter`, which holds what every step
 //! shares: the chart context, the scale, the plot area and the [`Placer`] that remembers
 //! what each step took, so a later label keeps clear of it. The steps run in a fixed order
 //! because each one's place depends on what the ones before it took.
