@@ -86,6 +86,6 @@ echo "site/build.sh: $dist ready; viewer_bg.wasm $raw bytes, $gz bytes gzip -9" 
 # to a drawn roofline, which the browser test measures and prints.
 limit=800000
 if [ "$profile" = "wasm-release" ] && [ "$gz" -gt "$limit" ]; then
-  echo "site/build.sh: viewer_bg.wasm is $gz bytes gzip -9, over the guard of $limit bytes: see where the bytes go (twiggy top) before adding more" >&2
+  echo "site/build.sh: viewer_bg.wasm is $gz bytes gzip -9, over the guard of $limit bytes: see where the bytes go (bash site/wasm-size.sh) before adding more" >&2
   exit 1
 fi
