@@ -41,8 +41,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 
 # == viewer and site (browser end-to-end) ==
 # The viewer's UI exists only on wasm32, so it is linted there too. Then the site is built
-# (site/build.sh installs wasm-bindgen-cli at the Cargo.lock version if missing) and driven
-# in Debian's headless Chromium through chromedriver (installed here when missing).
+# (site/build.sh installs wasm-bindgen-cli at the Cargo.lock version, and wasm-opt from npm, if
+# missing) and driven in Debian's headless Chromium through chromedriver (installed here when
+# missing).
 
 step "viewer: clippy for wasm32 (warnings denied)"
 cargo clippy -p viewer --target wasm32-unknown-unknown --all-targets -- -D warnings
@@ -53,6 +54,14 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update
   $sudo apt-get install -y --no-install-recommends chromium chromium-driver
+fi
+
+step "site: node and npm (site/build.sh installs wasm-opt from npm)"
+if ! command -v npm >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends nodejs npm
 fi
 
 step "site: bash site/build.sh (release wasm, site/dist)"

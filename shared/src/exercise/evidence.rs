@@ -244,10 +244,6 @@ impl Finding {
     }
 
     /// The finding in one sentence, with the kernel's numbers.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one match arm per finding, each a sentence with its numbers: a flat list, read best in one place"
-    )]
     pub fn text(&self) -> String {
         match self {
             Finding::SectorWaste {
@@ -255,32 +251,7 @@ impl Finding {
                 load,
                 store,
                 ideal,
-            } => {
-                let mut s = format!(
-                    "The warps touched {} the asked bytes at L1",
-                    times(*l1_per_ask)
-                );
-                let per: Vec<String> = [(load, "load"), (store, "store")]
-                    .into_iter()
-                    .filter_map(|(v, what)| v.map(|v| format!("{} sectors per {what} request", sig3(v))))
-                    .collect();
-                if !per.is_empty() {
-                    s.push_str(&format!(": {}", per.join(", ")));
-                    let worst = load.unwrap_or(0.0).max(store.unwrap_or(0.0));
-                    if let Some(i) = ideal.filter(|i| worst > *i) {
-                        s.push_str(&format!(
-                            ", against {} for a warp of consecutive values of this width",
-                            sig3(i)
-                        ));
-                    }
-                }
-                s.push_str(if *l1_per_ask >= 2.0 {
-                    ". Each 32-byte sector was fetched for a few useful bytes."
-                } else {
-                    ". Some sectors were fetched for only part of their bytes."
-                });
-                s
-            }
+            } => sector_waste_text(*l1_per_ask, *load, *store, *ideal),
             Finding::Merged { l1_per_ask } => format!(
                 "L1 saw only {} the asked bytes: lanes of a warp reading the same address share one request, which the hand count charges once per thread.",
                 times(*l1_per_ask)
@@ -296,17 +267,7 @@ impl Finding {
             Finding::L2Reuse {
                 hit_pct,
                 l2_per_dram,
-            } => {
-                let mut s = format!("L2 served {} of its sectors (L2 Hit Rate)", pct(*hit_pct));
-                if let Some(r) = l2_per_dram {
-                    s.push_str(&format!(
-                        ": {} the DRAM traffic went through L2",
-                        times(*r)
-                    ));
-                }
-                s.push('.');
-                s
-            }
+            } => l2_reuse_text(*hit_pct, *l2_per_dram),
             Finding::LittleL2Reuse {
                 hit_pct,
                 l2_per_dram,
@@ -342,22 +303,7 @@ impl Finding {
                 dram_read_bytes,
                 load_bytes,
                 store_bytes,
-            } => {
-                let mut s = format!(
-                    "DRAM read {}, {} more than every global load touched at L1 ({}): reads no load asked for",
-                    fmt_si(*dram_read_bytes, "B"),
-                    fmt_si(dram_read_bytes - load_bytes, "B"),
-                    fmt_si(*load_bytes, "B")
-                );
-                if let Some(st) = store_bytes {
-                    s.push_str(&format!(
-                        ". Stores touched {}: partly written sectors are filled from DRAM before they are written back (write-allocate), and DRAM fetches more than one 32-byte sector per miss",
-                        fmt_si(*st, "B")
-                    ));
-                }
-                s.push('.');
-                s
-            }
+            } => extra_reads_text(*dram_read_bytes, *load_bytes, *store_bytes),
             Finding::WritesKeptInL2 {
                 dram_write_bytes,
                 store_bytes,
@@ -368,6 +314,69 @@ impl Finding {
             ),
         }
     }
+}
+
+/// [`Finding::SectorWaste`]'s sentence: L1 traffic per asked byte, the sectors per load and
+/// store request, and the ideal for consecutive values when the worst is above it.
+fn sector_waste_text(
+    l1_per_ask: f64,
+    load: Option<f64>,
+    store: Option<f64>,
+    ideal: Option<f64>,
+) -> String {
+    let mut s = format!(
+        "The warps touched {} the asked bytes at L1",
+        times(l1_per_ask)
+    );
+    let per: Vec<String> = [(load, "load"), (store, "store")]
+        .into_iter()
+        .filter_map(|(v, what)| v.map(|v| format!("{} sectors per {what} request", sig3(v))))
+        .collect();
+    if !per.is_empty() {
+        s.push_str(&format!(": {}", per.join(", ")));
+        let worst = load.unwrap_or(0.0).max(store.unwrap_or(0.0));
+        if let Some(i) = ideal.filter(|i| worst > *i) {
+            s.push_str(&format!(
+                ", against {} for a warp of consecutive values of this width",
+                sig3(i)
+            ));
+        }
+    }
+    s.push_str(if l1_per_ask >= 2.0 {
+        ". Each 32-byte sector was fetched for a few useful bytes."
+    } else {
+        ". Some sectors were fetched for only part of their bytes."
+    });
+    s
+}
+
+/// [`Finding::L2Reuse`]'s sentence: the L2 hit rate, and the L2 traffic per DRAM byte.
+fn l2_reuse_text(hit_pct: f64, l2_per_dram: Option<f64>) -> String {
+    let mut s = format!("L2 served {} of its sectors (L2 Hit Rate)", pct(hit_pct));
+    if let Some(r) = l2_per_dram {
+        s.push_str(&format!(": {} the DRAM traffic went through L2", times(r)));
+    }
+    s.push('.');
+    s
+}
+
+/// [`Finding::ExtraReads`]'s sentence: DRAM reads beyond the loads, and the stores that
+/// explain them when there are any.
+fn extra_reads_text(dram_read_bytes: f64, load_bytes: f64, store_bytes: Option<f64>) -> String {
+    let mut s = format!(
+        "DRAM read {}, {} more than every global load touched at L1 ({}): reads no load asked for",
+        fmt_si(dram_read_bytes, "B"),
+        fmt_si(dram_read_bytes - load_bytes, "B"),
+        fmt_si(load_bytes, "B")
+    );
+    if let Some(st) = store_bytes {
+        s.push_str(&format!(
+            ". Stores touched {}: partly written sectors are filled from DRAM before they are written back (write-allocate), and DRAM fetches more than one 32-byte sector per miss",
+            fmt_si(st, "B")
+        ));
+    }
+    s.push('.');
+    s
 }
 
 /// Every finding the evidence supports, in a fixed order: sectors, reuse, working set,

@@ -96,10 +96,6 @@ fn KernelPicker(
 }
 
 /// The comparison view.
-#[expect(
-    clippy::too_many_lines,
-    reason = "a leptos component: its signals and the view! markup of the page belong together, and the markup is most of it"
-)]
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let ctx = Ctx::get();
@@ -151,6 +147,48 @@ pub fn ComparePage() -> impl IntoView {
             all
         })
     });
+    view! {
+        <div class="page compare" id="page-compare">
+            <div class="toolbar">
+                <label>
+                    "before "
+                    <KernelPicker id="compare-a" value=a on_pick=Callback::new(move |r| ctx.select(r)) />
+                </label>
+                <label>
+                    " after "
+                    <KernelPicker
+                        id="compare-b"
+                        value=b
+                        on_pick=Callback::new(move |r| ctx.view.update(|v| v.compare = Some(r)))
+                    />
+                </label>
+                <PrecisionSelect options=options />
+            </div>
+            <RooflineCanvas model=model id="compare-roofline" />
+            <div class="side-by-side">
+                <div>
+                    <MemoryCanvas chart=memory id="compare-memory" />
+                    <StallCanvas chart=stalls id="compare-stalls" />
+                </div>
+                <div>
+                    <CompareTable a=a b=b />
+                </div>
+            </div>
+            <RunDiff runs=Signal::derive(move || a.get().zip(b.get()).map(|(a, b)| (a.run, b.run))) />
+            <RanksAndDevices />
+        </div>
+    }
+}
+
+/// The key figures of kernels `a` (before) and `b` (after) side by side, with their ratio.
+#[component]
+fn CompareTable(
+    /// The kernel before.
+    a: Signal<Option<KernelRef>>,
+    /// The kernel after.
+    b: Signal<Option<KernelRef>>,
+) -> impl IntoView {
+    let ctx = Ctx::get();
     let names = move || {
         ctx.ws.with(|ws| {
             let name = |r: Option<KernelRef>| {
@@ -167,7 +205,7 @@ pub fn ComparePage() -> impl IntoView {
             compare_rows(k(a.get()), k(b.get()))
         })
     };
-    let table = move || {
+    move || {
         let (before, after) = names();
         view! {
             <table class="grid" id="compare-table">
@@ -200,36 +238,5 @@ pub fn ComparePage() -> impl IntoView {
             <p class="muted">{format!("before: {before}")}</p>
             <p class="muted">{format!("after: {after}")}</p>
         }
-    };
-    view! {
-        <div class="page compare" id="page-compare">
-            <div class="toolbar">
-                <label>
-                    "before "
-                    <KernelPicker id="compare-a" value=a on_pick=Callback::new(move |r| ctx.select(r)) />
-                </label>
-                <label>
-                    " after "
-                    <KernelPicker
-                        id="compare-b"
-                        value=b
-                        on_pick=Callback::new(move |r| ctx.view.update(|v| v.compare = Some(r)))
-                    />
-                </label>
-                <PrecisionSelect options=options />
-            </div>
-            <RooflineCanvas model=model id="compare-roofline" />
-            <div class="side-by-side">
-                <div>
-                    <MemoryCanvas chart=memory id="compare-memory" />
-                    <StallCanvas chart=stalls id="compare-stalls" />
-                </div>
-                <div>
-                    {table}
-                </div>
-            </div>
-            <RunDiff runs=Signal::derive(move || a.get().zip(b.get()).map(|(a, b)| (a.run, b.run))) />
-            <RanksAndDevices />
-        </div>
     }
 }

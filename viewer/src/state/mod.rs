@@ -21,6 +21,8 @@
 //! - [`shell`]: the warning banner and the side bar's kernel list.
 //! - [`window`]: which rows of a long table to render.
 
+#[cfg(test)]
+mod chart_golden;
 pub mod choices;
 pub mod compare;
 pub mod exercise;

@@ -3,6 +3,7 @@
 //! from, provenance and the ncu command lines, warnings, and what each kernel asks for (so
 //! a miscount is visible). `pages::overview` lays it out.
 
+use shared::model::artifact::{Artifact, DeviceInfo, KernelRecord, MeasuredCeilings, Provenance};
 use shared::text::format::{fmt_si, opt, sig3};
 
 use super::model::Workspace;
@@ -40,10 +41,6 @@ pub struct Overview {
 }
 
 /// The overview of run `run_index`, `None` when there is no such run.
-#[expect(
-    clippy::too_many_lines,
-    reason = "builds the overview's tables in page order, about a line per row shown"
-)]
 pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
     let run = ws.runs.get(run_index)?;
     let a = &run.run.artifact;
@@ -54,10 +51,38 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
         .map(|d| d.peaks.clone())
         .unwrap_or_default();
     let c = a.ceilings.clone().unwrap_or_default();
-    let ridge_measured = c
-        .ridge_flop_per_byte
-        .or_else(|| shared::model::roofline::ridge(c.fma_gflop_per_s, c.copy_gbyte_per_s));
-    let roofs = shared::analysis::ceilings::all_compute_ceilings(a)
+    let peaks = vec![
+        row("FP32", opt(peaks.fp32_gflop_per_s, gflops)),
+        row("DRAM", opt(peaks.dram_gbyte_per_s, gbs)),
+        row("ridge (FLOP/byte)", opt(peaks.ridge_flop_per_byte, sig3)),
+    ];
+    Some(Overview {
+        name: run.run.name.clone(),
+        device: a.device.as_ref().map(device_rows),
+        peaks,
+        ceilings: ceiling_rows(&c),
+        roofs: roof_rows(a),
+        provenance: provenance_rows(p),
+        commands: p.ncu_commands.clone(),
+        warnings: a.warnings.clone(),
+        kernels: a.kernels.iter().map(kernel_row).collect(),
+    })
+}
+
+/// A rate of bytes in GB/s, with its unit.
+fn gbs(v: f64) -> String {
+    fmt_si(v * 1e9, "B/s")
+}
+
+/// A rate of FLOPs in GFLOP/s, with its unit.
+fn gflops(v: f64) -> String {
+    fmt_si(v * 1e9, "FLOP/s")
+}
+
+/// The compute roof of each precision: precision, measured, measured by, theoretical,
+/// theoretical from.
+fn roof_rows(a: &Artifact) -> Vec<[String; 5]> {
+    shared::analysis::ceilings::all_compute_ceilings(a)
         .into_iter()
         .map(|(w, c)| {
             let rate = |v: Option<f64>| opt(v, |v| fmt_si(v * 1e9, &format!("{}/s", w.unit())));
@@ -71,85 +96,88 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
                     .to_string(),
             ]
         })
-        .collect();
-    let gbs = |v: f64| fmt_si(v * 1e9, "B/s");
-    let gflops = |v: f64| fmt_si(v * 1e9, "FLOP/s");
-    let device = a.device.as_ref().map(|d| {
-        let n = |v: Option<u32>| or_dash(v.map(|v| v.to_string()));
-        vec![
-            row("name", d.name.clone()),
-            row(
-                "ordinal, PCI",
-                format!(
-                    "{}, {}",
-                    or_dash(d.index.map(|i| i.to_string())),
-                    or_dash(d.pci_bus_id.clone())
-                ),
+        .collect()
+}
+
+/// The device's table.
+fn device_rows(d: &DeviceInfo) -> Vec<Kv> {
+    let n = |v: Option<u32>| or_dash(v.map(|v| v.to_string()));
+    vec![
+        row("name", d.name.clone()),
+        row(
+            "ordinal, PCI",
+            format!(
+                "{}, {}",
+                or_dash(d.index.map(|i| i.to_string())),
+                or_dash(d.pci_bus_id.clone())
             ),
-            row(
-                "compute capability",
-                or_dash(d.compute_capability.map(|c| c.to_string())),
-            ),
-            row("SMs", n(d.sm_count)),
-            row(
-                "SM clock",
-                opt(d.sm_clock_khz.map(|v| v as f64 * 1e3), |v| fmt_si(v, "Hz")),
-            ),
-            row(
-                "memory clock",
-                opt(d.mem_clock_khz.map(|v| v as f64 * 1e3), |v| fmt_si(v, "Hz")),
-            ),
-            row(
-                "bus width",
-                or_dash(d.bus_width_bits.map(|v| format!("{v} bits"))),
-            ),
-            row("L2", opt(d.l2_bytes.map(|v| v as f64), |v| fmt_si(v, "B"))),
-            row(
-                "FP32 lanes per SM",
-                d.peaks
-                    .fp32_lanes_per_sm
-                    .map(|v| v.to_string())
-                    .unwrap_or("unknown for this architecture".into()),
-            ),
-        ]
+        ),
+        row(
+            "compute capability",
+            or_dash(d.compute_capability.map(|c| c.to_string())),
+        ),
+        row("SMs", n(d.sm_count)),
+        row(
+            "SM clock",
+            opt(d.sm_clock_khz.map(|v| v as f64 * 1e3), |v| fmt_si(v, "Hz")),
+        ),
+        row(
+            "memory clock",
+            opt(d.mem_clock_khz.map(|v| v as f64 * 1e3), |v| fmt_si(v, "Hz")),
+        ),
+        row(
+            "bus width",
+            or_dash(d.bus_width_bits.map(|v| format!("{v} bits"))),
+        ),
+        row("L2", opt(d.l2_bytes.map(|v| v as f64), |v| fmt_si(v, "B"))),
+        row(
+            "FP32 lanes per SM",
+            d.peaks
+                .fp32_lanes_per_sm
+                .map(|v| v.to_string())
+                .unwrap_or("unknown for this architecture".into()),
+        ),
+    ]
+}
+
+/// A kernel's row: name, source, launch, asked bytes and FLOPs, check.
+fn kernel_row(k: &KernelRecord) -> [String; 5] {
+    let asked = k.asked.as_ref().map(|w| {
+        format!(
+            "{} and {} per launch ({}){}",
+            fmt_si(w.bytes, "B"),
+            fmt_si(w.flops, w.precision.unit()),
+            w.precision.label(),
+            if w.formula.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", w.formula)
+            }
+        )
     });
-    let kernels = a
-        .kernels
-        .iter()
-        .map(|k| {
-            let asked = k.asked.as_ref().map(|w| {
-                format!(
-                    "{} and {} per launch ({}){}",
-                    fmt_si(w.bytes, "B"),
-                    fmt_si(w.flops, w.precision.unit()),
-                    w.precision.label(),
-                    if w.formula.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", w.formula)
-                    }
-                )
-            });
-            let shape = k.launch.as_ref().map(|l| {
-                format!(
-                    "grid {:?} x block {:?}, {} B dynamic shared",
-                    l.grid, l.block, l.shared_mem_bytes
-                )
-            });
-            let check = k
-                .check
-                .as_ref()
-                .map(|c| format!("{}: {}", if c.passed { "pass" } else { "FAIL" }, c.detail));
-            [
-                k.name.to_string(),
-                k.source_file.as_deref().unwrap_or_default().to_string(),
-                shape.unwrap_or_default(),
-                or_dash(asked),
-                or_dash(check),
-            ]
-        })
-        .collect();
-    let rank = p.distributed.as_ref().map_or_else(
+    let shape = k.launch.as_ref().map(|l| {
+        format!(
+            "grid {:?} x block {:?}, {} B dynamic shared",
+            l.grid, l.block, l.shared_mem_bytes
+        )
+    });
+    let check = k
+        .check
+        .as_ref()
+        .map(|c| format!("{}: {}", if c.passed { "pass" } else { "FAIL" }, c.detail));
+    [
+        k.name.to_string(),
+        k.source_file.as_deref().unwrap_or_default().to_string(),
+        shape.unwrap_or_default(),
+        or_dash(asked),
+        or_dash(check),
+    ]
+}
+
+/// The rank of a distributed run: rank, of how many, local rank, job, and how it was
+/// found; `-` for a run of one process.
+fn rank_text(p: &Provenance) -> String {
+    p.distributed.as_ref().map_or_else(
         || "-".to_string(),
         |d| {
             let of = d
@@ -169,9 +197,13 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
                 d.rank_variable
             )
         },
-    );
+    )
+}
+
+/// Where the data comes from.
+fn provenance_rows(p: &Provenance) -> Vec<Kv> {
     let s = |v: &Option<String>| or_dash(v.clone());
-    let provenance = vec![
+    vec![
         row(
             "origin",
             or_dash(p.origin.map(|o| format!("{o:?}").to_lowercase())),
@@ -179,7 +211,7 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
         row("tool", format!("{} {}", p.tool, p.tool_version)),
         row("created (UTC)", s(&p.created_utc)),
         row("host", s(&p.host)),
-        row("rank", rank),
+        row("rank", rank_text(p)),
         row("driver", s(&p.driver_version)),
         row("CUDA", s(&p.cuda_version)),
         row("NVRTC", s(&p.nvrtc_version)),
@@ -189,13 +221,15 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
             p.clock_control.clone().unwrap_or("unknown".into()),
         ),
         row("inputs", p.inputs.join(", ")),
-    ];
-    let peaks = vec![
-        row("FP32", opt(peaks.fp32_gflop_per_s, gflops)),
-        row("DRAM", opt(peaks.dram_gbyte_per_s, gbs)),
-        row("ridge (FLOP/byte)", opt(peaks.ridge_flop_per_byte, sig3)),
-    ];
-    let ceilings = vec![
+    ]
+}
+
+/// The measured ceilings, with the ridge they make.
+fn ceiling_rows(c: &MeasuredCeilings) -> Vec<Kv> {
+    let ridge_measured = c
+        .ridge_flop_per_byte
+        .or_else(|| shared::model::roofline::ridge(c.fma_gflop_per_s, c.copy_gbyte_per_s));
+    vec![
         row("copy (read + write)", opt(c.copy_gbyte_per_s, gbs)),
         row("read only", opt(c.read_gbyte_per_s, gbs)),
         row("driver memcpy", opt(c.memcpy_gbyte_per_s, gbs)),
@@ -206,18 +240,7 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
             opt(c.held_sm_clock_mhz.map(|v| v * 1e6), |v| fmt_si(v, "Hz")),
         ),
         row("ridge (FLOP/byte)", opt(ridge_measured, sig3)),
-    ];
-    Some(Overview {
-        name: run.run.name.clone(),
-        device,
-        peaks,
-        ceilings,
-        roofs,
-        provenance,
-        commands: p.ncu_commands.clone(),
-        warnings: a.warnings.clone(),
-        kernels,
-    })
+    ]
 }
 
 /// A labelled row.

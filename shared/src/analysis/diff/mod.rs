@@ -389,10 +389,6 @@ fn figures_of(a: &Artifact) -> Vec<KernelFigures> {
 
 /// [`diff`] of runs whose kernel figures are worked out already (the viewer holds them):
 /// each run with its [`KernelFigures::all`], in artifact order.
-#[expect(
-    clippy::too_many_lines,
-    reason = "one comparison in the order it is read: the figures, the matching, each kernel's change and gate, the totals and the run's gate, all over the same two runs' figures"
-)]
 pub fn diff_figures(
     (before, before_figures): (&Artifact, &[KernelFigures]),
     (after, after_figures): (&Artifact, &[KernelFigures]),
@@ -422,36 +418,10 @@ pub fn diff_figures(
         artifact: after,
         figures: after_figures,
     };
-    let share_cut = gate.share_pct / 100.0;
     let mut kernels: Vec<KernelDiff> = m
         .pairs
         .iter()
-        .map(|p| {
-            let (b, a) = (fb.side(p.before), fa.side(p.after));
-            let change_ms = b.time_ms.zip(a.time_ms).map(|(b, a)| a - b);
-            let change_pct = change_ms.zip(b.time_ms).and_then(|(c, t)| percent_of(c, t));
-            let noise_pct = b.noise_pct + a.noise_pct;
-            let counted = [b.time_share, a.time_share]
-                .iter()
-                .flatten()
-                .any(|s| *s > share_cut);
-            let gate_failed = match (gate.pct, change_pct) {
-                (Some(g), Some(c)) => counted && c > g + noise_pct,
-                _ => false,
-            };
-            KernelDiff {
-                matched_by: p.matched_by,
-                moved: moves(&fb.figures[p.before], &fa.figures[p.after]),
-                beyond_noise: change_pct.is_some_and(|c| c.abs() > noise_pct),
-                before: b,
-                after: a,
-                change_ms,
-                change_pct,
-                noise_pct,
-                counted,
-                gate_failed,
-            }
-        })
+        .map(|p| kernel_diff(&fb, &fa, p, gate))
         .collect();
     kernels.sort_by(|x, y| {
         let c = |k: &KernelDiff| k.change_ms.map_or(f64::NEG_INFINITY, f64::abs);
@@ -459,6 +429,65 @@ pub fn diff_figures(
     });
     let only_before: Vec<KernelSide> = m.only_before.iter().map(|&i| fb.side(i)).collect();
     let only_after: Vec<KernelSide> = m.only_after.iter().map(|&i| fa.side(i)).collect();
+    let mut total = total_diff(&kernels, &only_before, &only_after);
+    let gate = gate
+        .pct
+        .map(|pct| run_gate(pct, gate.share_pct, &mut total, &kernels));
+    RunDiff {
+        version: DIFF_JSON_VERSION,
+        before: String::new(),
+        after: String::new(),
+        comparability,
+        kernels,
+        only_before,
+        only_after,
+        total,
+        gate,
+    }
+}
+
+/// The change of one matched pair `p` of kernels, before (`fb`) to after (`fa`), with its
+/// noise band and whether it fails `gate`.
+fn kernel_diff(
+    fb: &RunFigures<'_>,
+    fa: &RunFigures<'_>,
+    p: &Pair,
+    gate: GateOptions,
+) -> KernelDiff {
+    let share_cut = gate.share_pct / 100.0;
+    let (b, a) = (fb.side(p.before), fa.side(p.after));
+    let change_ms = b.time_ms.zip(a.time_ms).map(|(b, a)| a - b);
+    let change_pct = change_ms.zip(b.time_ms).and_then(|(c, t)| percent_of(c, t));
+    let noise_pct = b.noise_pct + a.noise_pct;
+    let counted = [b.time_share, a.time_share]
+        .iter()
+        .flatten()
+        .any(|s| *s > share_cut);
+    let gate_failed = match (gate.pct, change_pct) {
+        (Some(g), Some(c)) => counted && c > g + noise_pct,
+        _ => false,
+    };
+    KernelDiff {
+        matched_by: p.matched_by,
+        moved: moves(&fb.figures[p.before], &fa.figures[p.after]),
+        beyond_noise: change_pct.is_some_and(|c| c.abs() > noise_pct),
+        before: b,
+        after: a,
+        change_ms,
+        change_pct,
+        noise_pct,
+        counted,
+        gate_failed,
+    }
+}
+
+/// The run's total before and after: the matched kernels' sides and the kernels of one run
+/// only, with the noise band of the sum (each side's time times its noise).
+fn total_diff(
+    kernels: &[KernelDiff],
+    only_before: &[KernelSide],
+    only_after: &[KernelSide],
+) -> TotalDiff {
     let sum = |sides: &mut dyn Iterator<Item = &KernelSide>| -> (f64, f64) {
         sides.fold((0.0, 0.0), |(t, n), s| match s.time_ms {
             Some(ms) => (t + ms, n + ms * s.noise_pct / 100.0),
@@ -471,7 +500,7 @@ pub fn diff_figures(
     let change_ms = after_ms - before_ms;
     let change_pct = percent_of(change_ms, before_ms);
     let total_noise = percent_of(noise_b + noise_a, before_ms).unwrap_or(0.0);
-    let mut total = TotalDiff {
+    TotalDiff {
         before_ms,
         after_ms,
         change_ms,
@@ -479,36 +508,28 @@ pub fn diff_figures(
         noise_pct: total_noise,
         beyond_noise: change_pct.is_some_and(|c| c.abs() > total_noise),
         gate_failed: false,
-    };
-    let gate = gate.pct.map(|pct| {
-        total.gate_failed = change_pct.is_some_and(|c| c > pct + total_noise);
-        let mut failures = Vec::new();
-        if total.gate_failed {
-            failures.push("total".to_string());
-        }
-        failures.extend(
-            kernels
-                .iter()
-                .filter(|k| k.gate_failed)
-                .map(|k| k.after.short_name.clone()),
-        );
-        Gate {
-            pct,
-            share_pct: gate.share_pct,
-            failed: !failures.is_empty(),
-            failures,
-        }
-    });
-    RunDiff {
-        version: DIFF_JSON_VERSION,
-        before: String::new(),
-        after: String::new(),
-        comparability,
-        kernels,
-        only_before,
-        only_after,
-        total,
-        gate,
+    }
+}
+
+/// The run's gate at `pct` percent slower beyond the noise (kernels counted above
+/// `share_pct` of the time): marks `total` failed when the total is, and lists what failed.
+fn run_gate(pct: f64, share_pct: f64, total: &mut TotalDiff, kernels: &[KernelDiff]) -> Gate {
+    total.gate_failed = total.change_pct.is_some_and(|c| c > pct + total.noise_pct);
+    let mut failures = Vec::new();
+    if total.gate_failed {
+        failures.push("total".to_string());
+    }
+    failures.extend(
+        kernels
+            .iter()
+            .filter(|k| k.gate_failed)
+            .map(|k| k.after.short_name.clone()),
+    );
+    Gate {
+        pct,
+        share_pct,
+        failed: !failures.is_empty(),
+        failures,
     }
 }
 

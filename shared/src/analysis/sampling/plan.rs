@@ -153,14 +153,54 @@ pub fn split_by_duration(durations: &[f64], split_cv: f64, gap: f64) -> Vec<Vec<
 }
 
 /// Makes the plan for a timing pass's launches (in launch order, from
-/// [`super::timing::timed_launches`]).
-#[expect(
-    clippy::too_many_lines,
-    reason = "the plan's steps (group by shape, split a group whose durations spread, pick the cheapest invocation numbers, select) share the launches' indices and the cost of each number"
-)]
+/// [`super::timing::timed_launches`]): the launches grouped by shape (a group whose
+/// durations spread split in two or more), the small groups that borrow from their kernel
+/// marked, the cheapest invocation numbers that give every group its measured launches,
+/// and the launches those numbers select.
 pub fn plan(launches: Vec<TimedLaunch>, options: &PlanOptions) -> Plan {
     let total_ns: f64 = launches.iter().map(|l| l.duration_ns).sum();
-    // Shapes in order of first launch.
+    let mut groups = groups_of(&launches, options, total_ns);
+    groups.sort_by(|a, b| b.time_ns.total_cmp(&a.time_ns));
+    mark_borrowers(&mut groups, &launches, options, total_ns);
+    let needs: Vec<usize> = groups
+        .iter()
+        .map(|g| {
+            if g.borrows {
+                0
+            } else if g.major {
+                options.major_picks.clamp(1, g.launches.len())
+            } else {
+                1
+            }
+        })
+        .collect();
+    let invocations = cheapest_numbers(&launches, &groups, &needs);
+    let selects = |i: &usize| invocations.binary_search(&launches[*i].invocation).is_ok();
+    for (g, &need) in groups.iter_mut().zip(&needs) {
+        g.picked = g
+            .launches
+            .iter()
+            .copied()
+            .filter(selects)
+            .take(need)
+            .collect();
+        g.picked.sort_unstable();
+        g.measured = g.launches.iter().copied().filter(selects).collect();
+    }
+    let selected: Vec<usize> = (0..launches.len()).filter(selects).collect();
+    Plan {
+        launches,
+        groups,
+        invocations,
+        selected,
+        total_ns,
+        options: options.clone(),
+    }
+}
+
+/// The launches grouped by shape, shapes in order of first launch; a shape whose
+/// durations spread (coefficient of variation above `options.split_cv`) split at its gaps.
+fn groups_of(launches: &[TimedLaunch], options: &PlanOptions, total_ns: f64) -> Vec<Group> {
     let mut shapes: Vec<Vec<usize>> = Vec::new();
     let mut index: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
     for (i, l) in launches.iter().enumerate() {
@@ -195,8 +235,18 @@ pub fn plan(launches: Vec<TimedLaunch>, options: &PlanOptions) -> Plan {
             });
         }
     }
-    groups.sort_by(|a, b| b.time_ns.total_cmp(&a.time_ns));
-    // Small groups of a kernel that has a group at or above the minor share borrow.
+    groups
+}
+
+/// Marks the groups that borrow their figures rather than being measured: small groups of
+/// a kernel that has a group at or above the minor share, and tails (groups under the
+/// tail share whose kernel has a longer group on a bigger grid).
+fn mark_borrowers(
+    groups: &mut [Group],
+    launches: &[TimedLaunch],
+    options: &PlanOptions,
+    total_ns: f64,
+) {
     let minor_ns = options.minor_share * total_ns;
     let big_kernels: std::collections::HashSet<&str> = groups
         .iter()
@@ -215,53 +265,11 @@ pub fn plan(launches: Vec<TimedLaunch>, options: &PlanOptions) -> Plan {
         .collect();
     let tails: Vec<bool> = groups
         .iter()
-        .map(|g| g.time_ns < options.tail_share * total_ns && bigger_grid(&launches, &groups, g))
+        .map(|g| g.time_ns < options.tail_share * total_ns && bigger_grid(launches, groups, g))
         .collect();
     for ((g, b), t) in groups.iter_mut().zip(borrows).zip(tails) {
         g.tail = t && !b;
         g.borrows = b || t;
-    }
-    let needs: Vec<usize> = groups
-        .iter()
-        .map(|g| {
-            if g.borrows {
-                0
-            } else if g.major {
-                options.major_picks.clamp(1, g.launches.len())
-            } else {
-                1
-            }
-        })
-        .collect();
-    let invocations = cheapest_numbers(&launches, &groups, &needs);
-    for (g, &need) in groups.iter_mut().zip(&needs) {
-        g.picked = g
-            .launches
-            .iter()
-            .copied()
-            .filter(|&i| invocations.binary_search(&launches[i].invocation).is_ok())
-            .take(need)
-            .collect();
-    }
-    let selected: Vec<usize> = (0..launches.len())
-        .filter(|&i| invocations.binary_search(&launches[i].invocation).is_ok())
-        .collect();
-    for g in &mut groups {
-        g.picked.sort_unstable();
-        g.measured = g
-            .launches
-            .iter()
-            .copied()
-            .filter(|&i| invocations.binary_search(&launches[i].invocation).is_ok())
-            .collect();
-    }
-    Plan {
-        launches,
-        groups,
-        invocations,
-        selected,
-        total_ns,
-        options: options.clone(),
     }
 }
 

@@ -9,137 +9,248 @@ use crate::chart::memory::{memory_labels, MemoryChart};
 use crate::chart::ChartError;
 
 /// Draws the memory chart onto `root`, sizes multiplied by `scale`.
-#[expect(
-    clippy::too_many_lines,
-    reason = "draws the boxes, the arrows and their labels in one coordinate frame; split, each piece would take the frame, the scale and the labels"
-)]
 pub fn draw_memory<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &MemoryChart,
     scale: f64,
 ) -> Result<(), ChartError> {
     root.fill(&WHITE).map_err(ChartError::from_draw)?;
-    let (w, h) = root.dim_in_pixel();
-    let (w, h) = (f64::from(w), f64::from(h));
-    let s = |v: f64| (v * scale).round() as i32;
-    let font = |size: f64| ("sans-serif", (size * scale).round().max(1.0) as u32).into_font();
-    let ink = RGBColor(30, 30, 30);
-    if !chart.title.is_empty() {
-        root.draw(&Text::new(
-            chart.title.clone(),
-            (s(10.0), s(8.0)),
-            font(15.0).color(&ink),
-        ))
-        .map_err(ChartError::from_draw)?;
+    let painter = MemoryPainter::new(root, chart, scale);
+    painter.title()?;
+    painter.boxes()?;
+    painter.arrows()?;
+    painter.shared_arrow()?;
+    painter.no_counters()?;
+    root.present().map_err(ChartError::from_draw)?;
+    Ok(())
+}
+
+/// The ink of names and labels.
+const INK: RGBColor = RGBColor(30, 30, 30);
+
+/// What the steps of [`draw_memory`] share: the frame of four columns (kernel, L1/TEX, L2,
+/// DRAM; shared memory under L1/TEX) and the labels.
+struct MemoryPainter<'a, DB: DrawingBackend> {
+    root: &'a DrawingArea<DB, Shift>,
+    chart: &'a MemoryChart,
+    scale: f64,
+    /// The drawing's width and height in backend pixels.
+    w: f64,
+    h: f64,
+    /// A box's width and height, and the top of the first row of boxes.
+    box_w: f64,
+    box_h: f64,
+    top: f64,
+    /// Each box's and arrow's lines, by key.
+    labels: Vec<(&'static str, Vec<String>)>,
+}
+
+impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
+    fn new(root: &'a DrawingArea<DB, Shift>, chart: &'a MemoryChart, scale: f64) -> Self {
+        let (w, h) = root.dim_in_pixel();
+        let (w, h) = (f64::from(w), f64::from(h));
+        MemoryPainter {
+            root,
+            chart,
+            scale,
+            w,
+            h,
+            box_w: w * 0.14,
+            box_h: h * 0.22,
+            top: h * 0.22,
+            labels: memory_labels(chart),
+        }
     }
-    // Four columns (kernel, L1/TEX, L2, DRAM); shared memory sits under L1/TEX.
-    let box_w = w * 0.14;
-    let box_h = h * 0.22;
-    let top = h * 0.22;
-    let col = |i: f64| w * 0.04 + i * (w * 0.92 - box_w) / 3.0;
-    let boxes = [
-        (
-            "kernel-box",
-            chart.flows.kernel_label.as_str(),
-            col(0.0),
-            top,
-            RGBColor(225, 236, 250),
-        ),
-        ("l1-box", "L1/TEX", col(1.0), top, RGBColor(236, 228, 246)),
-        ("l2-box", "L2", col(2.0), top, RGBColor(225, 243, 236)),
-        ("dram-box", "DRAM", col(3.0), top, RGBColor(246, 236, 222)),
-        (
-            "shared-box",
-            "shared",
-            col(1.0),
-            top + box_h * 2.0,
-            RGBColor(240, 240, 240),
-        ),
-    ];
-    let labels = memory_labels(chart);
-    let label_of = |key: &str| -> Vec<String> {
-        labels
+
+    /// `v` CSS pixels in backend pixels.
+    fn s(&self, v: f64) -> i32 {
+        (v * self.scale).round() as i32
+    }
+
+    fn font(&self, size: f64) -> FontDesc<'static> {
+        ("sans-serif", (size * self.scale).round().max(1.0) as u32).into_font()
+    }
+
+    /// The left edge of column `i`.
+    fn col(&self, i: f64) -> f64 {
+        self.w * 0.04 + i * (self.w * 0.92 - self.box_w) / 3.0
+    }
+
+    /// The lines of the box or arrow `key`.
+    fn label_of(&self, key: &str) -> Vec<String> {
+        self.labels
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
-    };
-    for (key, name, x, y, fill) in &boxes {
-        let (x, y) = (*x as i32, *y as i32);
-        let (bw, bh) = (box_w as i32, box_h as i32);
-        root.draw(&Rectangle::new([(x, y), (x + bw, y + bh)], fill.filled()))
+    }
+
+    fn text(
+        &self,
+        text: String,
+        at: (i32, i32),
+        size: f64,
+        color: &RGBColor,
+    ) -> Result<(), ChartError> {
+        self.root
+            .draw(&Text::new(text, at, self.font(size).color(color)))
+            .map_err(ChartError::from_draw)
+    }
+
+    /// The lines of `key` from `at` down, `step` CSS pixels apart.
+    fn lines(
+        &self,
+        key: &str,
+        at: (i32, i32),
+        step: f64,
+        color: &RGBColor,
+    ) -> Result<(), ChartError> {
+        for (i, line) in self.label_of(key).iter().enumerate() {
+            let at = (at.0, at.1 + self.s(step) * i as i32);
+            self.text(line.clone(), at, 11.0, color)?;
+        }
+        Ok(())
+    }
+
+    fn title(&self) -> Result<(), ChartError> {
+        if self.chart.title.is_empty() {
+            return Ok(());
+        }
+        self.text(
+            self.chart.title.clone(),
+            (self.s(10.0), self.s(8.0)),
+            15.0,
+            &INK,
+        )
+    }
+
+    /// The boxes, each with its name and its lines.
+    fn boxes(&self) -> Result<(), ChartError> {
+        let (top, box_h) = (self.top, self.box_h);
+        let boxes = [
+            (
+                "kernel-box",
+                self.chart.flows.kernel_label.as_str(),
+                self.col(0.0),
+                top,
+                RGBColor(225, 236, 250),
+            ),
+            (
+                "l1-box",
+                "L1/TEX",
+                self.col(1.0),
+                top,
+                RGBColor(236, 228, 246),
+            ),
+            ("l2-box", "L2", self.col(2.0), top, RGBColor(225, 243, 236)),
+            (
+                "dram-box",
+                "DRAM",
+                self.col(3.0),
+                top,
+                RGBColor(246, 236, 222),
+            ),
+            (
+                "shared-box",
+                "shared",
+                self.col(1.0),
+                top + box_h * 2.0,
+                RGBColor(240, 240, 240),
+            ),
+        ];
+        for (key, name, x, y, fill) in &boxes {
+            self.one_box(key, name, (*x as i32, *y as i32), fill)?;
+        }
+        Ok(())
+    }
+
+    /// The box `key` at `(x, y)`, filled with `fill`: its name (cut to 18 characters) and
+    /// its lines.
+    fn one_box(
+        &self,
+        key: &str,
+        name: &str,
+        (x, y): (i32, i32),
+        fill: &RGBColor,
+    ) -> Result<(), ChartError> {
+        let (bw, bh) = (self.box_w as i32, self.box_h as i32);
+        self.root
+            .draw(&Rectangle::new([(x, y), (x + bw, y + bh)], fill.filled()))
             .map_err(ChartError::from_draw)?;
-        root.draw(&Rectangle::new(
-            [(x, y), (x + bw, y + bh)],
-            ShapeStyle::from(&RGBColor(120, 120, 120)).stroke_width(s(1.0).max(1) as u32),
-        ))
-        .map_err(ChartError::from_draw)?;
+        self.root
+            .draw(&Rectangle::new(
+                [(x, y), (x + bw, y + bh)],
+                ShapeStyle::from(&RGBColor(120, 120, 120)).stroke_width(self.s(1.0).max(1) as u32),
+            ))
+            .map_err(ChartError::from_draw)?;
         let name: String = if name.chars().count() > 18 {
             let mut t: String = name.chars().take(17).collect();
             t.push('…');
             t
         } else {
-            (*name).to_string()
+            name.to_string()
         };
-        root.draw(&Text::new(
-            name,
-            (x + s(6.0), y + s(6.0)),
-            font(13.0).color(&ink),
-        ))
-        .map_err(ChartError::from_draw)?;
-        for (i, line) in label_of(key).iter().enumerate() {
-            root.draw(&Text::new(
-                line.clone(),
-                (x + s(6.0), y + s(26.0) + s(14.0) * i as i32),
-                font(11.0).color(&RGBColor(60, 60, 60)),
-            ))
-            .map_err(ChartError::from_draw)?;
+        self.text(name, (x + self.s(6.0), y + self.s(6.0)), 13.0, &INK)?;
+        self.lines(
+            key,
+            (x + self.s(6.0), y + self.s(26.0)),
+            14.0,
+            &RGBColor(60, 60, 60),
+        )
+    }
+
+    /// The arrows along the top row, kernel to DRAM, each with its lines under it.
+    fn arrows(&self) -> Result<(), ChartError> {
+        let mid = (self.top + self.box_h / 2.0) as i32;
+        let arrows = [
+            ("kernel-l1", self.col(0.0) + self.box_w, self.col(1.0)),
+            ("l1-l2", self.col(1.0) + self.box_w, self.col(2.0)),
+            ("l2-dram", self.col(2.0) + self.box_w, self.col(3.0)),
+        ];
+        for (key, x0, x1) in arrows {
+            draw_arrow(self.root, (x0 as i32, mid), (x1 as i32, mid), self.scale)?;
+            self.lines(
+                key,
+                (x0 as i32 + self.s(4.0), mid + self.s(8.0)),
+                13.0,
+                &INK,
+            )?;
         }
+        Ok(())
     }
-    let mid = (top + box_h / 2.0) as i32;
-    let arrows = [
-        ("kernel-l1", col(0.0) + box_w, mid, col(1.0), mid),
-        ("l1-l2", col(1.0) + box_w, mid, col(2.0), mid),
-        ("l2-dram", col(2.0) + box_w, mid, col(3.0), mid),
-    ];
-    for (key, x0, y0, x1, y1) in arrows {
-        draw_arrow(root, (x0 as i32, y0), (x1 as i32, y1), scale)?;
-        for (i, line) in label_of(key).iter().enumerate() {
-            root.draw(&Text::new(
-                line.clone(),
-                (x0 as i32 + s(4.0), y0 + s(8.0) + s(13.0) * i as i32),
-                font(11.0).color(&ink),
-            ))
+
+    /// Kernel to shared: down from the kernel box, then right into the shared box.
+    fn shared_arrow(&self) -> Result<(), ChartError> {
+        let kx = (self.col(0.0) + self.box_w / 2.0) as i32;
+        let ky = (self.top + self.box_h) as i32;
+        let sy = (self.top + self.box_h * 2.5) as i32;
+        let sx = self.col(1.0) as i32;
+        let style = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(self.s(2.0).max(1) as u32);
+        self.root
+            .draw(&PathElement::new(vec![(kx, ky), (kx, sy)], style))
             .map_err(ChartError::from_draw)?;
+        draw_arrow(self.root, (kx, sy), (sx, sy), self.scale)?;
+        self.lines(
+            "kernel-shared",
+            (kx + self.s(6.0), sy + self.s(6.0)),
+            13.0,
+            &INK,
+        )
+    }
+
+    /// A line saying so when neither side of the chart has a memory counter.
+    fn no_counters(&self) -> Result<(), ChartError> {
+        let chart = self.chart;
+        if chart.flows.has_any() || chart.compare.as_ref().is_some_and(|c| c.has_any()) {
+            return Ok(());
         }
-    }
-    // Kernel to shared: down from the kernel box, then right into the shared box.
-    let kx = (col(0.0) + box_w / 2.0) as i32;
-    let ky = (top + box_h) as i32;
-    let sy = (top + box_h * 2.5) as i32;
-    let sx = col(1.0) as i32;
-    let style = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(s(2.0).max(1) as u32);
-    root.draw(&PathElement::new(vec![(kx, ky), (kx, sy)], style))
-        .map_err(ChartError::from_draw)?;
-    draw_arrow(root, (kx, sy), (sx, sy), scale)?;
-    for (i, line) in label_of("kernel-shared").iter().enumerate() {
-        root.draw(&Text::new(
-            line.clone(),
-            (kx + s(6.0), sy + s(6.0) + s(13.0) * i as i32),
-            font(11.0).color(&ink),
-        ))
-        .map_err(ChartError::from_draw)?;
-    }
-    if !chart.flows.has_any() && chart.compare.as_ref().is_none_or(|c| !c.has_any()) {
-        root.draw(&Text::new(
+        self.text(
             "no memory counters in this data".to_string(),
-            (s(10.0), (h * 0.85) as i32),
-            font(13.0).color(&RGBColor(150, 40, 40)),
-        ))
-        .map_err(ChartError::from_draw)?;
+            (self.s(10.0), (self.h * 0.85) as i32),
+            13.0,
+            &RGBColor(150, 40, 40),
+        )
     }
-    root.present().map_err(ChartError::from_draw)?;
-    Ok(())
 }
 
 fn draw_arrow<DB: DrawingBackend>(
