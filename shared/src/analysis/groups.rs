@@ -87,6 +87,9 @@ pub struct KernelVerdict {
 
 type ShapeKey = (Option<[u32; 3]>, Option<[u32; 3]>, Option<u64>);
 
+/// A group as judged: its figures, its verdict and latency reason, its launches' indices.
+type Judged = (LaunchGroup, Option<Verdict>, Option<String>, Vec<usize>);
+
 fn shape_key(l: &LaunchCounters) -> ShapeKey {
     (
         l.site.grid,
@@ -263,7 +266,7 @@ fn why_differ(group: &LaunchGroup, ncu: &NcuVerdict, all: usize) -> String {
 pub fn kernel_verdict(launches: &[LaunchCounters]) -> KernelVerdict {
     let members = group_launches(launches);
     let kernel_ns: f64 = launches.iter().map(duration).sum();
-    let mut groups: Vec<(LaunchGroup, Option<Verdict>, Option<String>, Vec<usize>)> = members
+    let mut groups: Vec<Judged> = members
         .into_iter()
         .map(|idx| {
             // One group of every launch (most kernels) is read in place; others are copied

@@ -515,6 +515,23 @@ impl TableRow {
 }
 
 impl TableRow {
+    /// The CSV's `groups` cell: each launch group's launches, shape and verdict
+    /// (`8 x grid 2x64x1, block 384x1x1: latency-bound; ...`).
+    fn groups_cell(&self) -> String {
+        self.groups
+            .iter()
+            .map(|g| {
+                format!(
+                    "{} x {}: {}",
+                    g.launches,
+                    g.shape,
+                    g.verdict.as_deref().unwrap_or("-")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
     /// [`TableRow::cells`] with the short name, for terminals and Markdown.
     pub fn short_cells(&self) -> [String; 18] {
         let mut cells = self.cells();
@@ -522,6 +539,45 @@ impl TableRow {
         cells
     }
 }
+
+/// The CSV form's header row: every JSON field of a row, nested ones flattened.
+const CSV_HEADER: [&str; 35] = [
+    "name",
+    "launches",
+    "time_ms",
+    "time_source",
+    "ask_bytes",
+    "ask_flops",
+    "l1_bytes",
+    "l2_bytes",
+    "dram_bytes",
+    "flops",
+    "flops_missing",
+    "dram_per_ask",
+    "gbs",
+    "pct_of_copy",
+    "gflops",
+    "fp64_flops",
+    "fp64_gflops",
+    "verdict",
+    "check",
+    "short_name",
+    "time_share",
+    "precision",
+    "flops_total",
+    "gflops_total",
+    "flops_by_precision",
+    "derived_from_rates",
+    "waves",
+    "latency_reason",
+    "stalls",
+    "bound_by_unit",
+    "bound_by_pct",
+    "sampled_measured",
+    "verdict_mixed",
+    "groups",
+    "ncu_verdict",
+];
 
 impl BytesTable {
     /// The header lines above the table (device and ceilings).
@@ -679,47 +735,10 @@ impl BytesTable {
     /// hold a control character.
     pub fn to_csv(&self) -> String {
         let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
-        let header = [
-            "name",
-            "launches",
-            "time_ms",
-            "time_source",
-            "ask_bytes",
-            "ask_flops",
-            "l1_bytes",
-            "l2_bytes",
-            "dram_bytes",
-            "flops",
-            "flops_missing",
-            "dram_per_ask",
-            "gbs",
-            "pct_of_copy",
-            "gflops",
-            "fp64_flops",
-            "fp64_gflops",
-            "verdict",
-            "check",
-            "short_name",
-            "time_share",
-            "precision",
-            "flops_total",
-            "gflops_total",
-            "flops_by_precision",
-            "derived_from_rates",
-            "waves",
-            "latency_reason",
-            "stalls",
-            "bound_by_unit",
-            "bound_by_pct",
-            "sampled_measured",
-            "verdict_mixed",
-            "groups",
-            "ncu_verdict",
-        ];
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         let cell = |s: String| escape::csv_cell(&s).into_owned();
         // Writing to a Vec cannot fail.
-        let _ = w.write_record(header);
+        let _ = w.write_record(CSV_HEADER);
         for r in &self.kernels {
             let _ = w.write_record([
                 cell(r.name.clone()),
@@ -773,20 +792,7 @@ impl BytesTable {
                     .map(|c| c.measured.to_string())
                     .unwrap_or_default(),
                 r.verdict_mixed.to_string(),
-                cell(
-                    r.groups
-                        .iter()
-                        .map(|g| {
-                            format!(
-                                "{} x {}: {}",
-                                g.launches,
-                                g.shape,
-                                g.verdict.as_deref().unwrap_or("-")
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
+                cell(r.groups_cell()),
                 cell(
                     r.ncu_verdict
                         .as_ref()

@@ -8,7 +8,7 @@ use super::{current_ref, kernel_rows};
 use crate::components::term::Term;
 use crate::components::virtual_table::VirtualTable;
 use crate::ctx::Ctx;
-use crate::state::table::{sol_header, sol_row};
+use crate::state::table::{group_lines, sol_header, sol_row};
 
 /// The Speed-of-Light table of the current run.
 #[component]
@@ -28,6 +28,55 @@ pub fn SolPage() -> impl IntoView {
                 <Term key="memory_pct" text="Memory Throughput is not DRAM throughput." />
             </p>
             <VirtualTable id="sol-table" rows=kernel_rows() header=sol_header() row=Box::new(row) />
+            <MixedKernels />
         </div>
+    }
+}
+
+/// The kernels whose launch groups disagree (a `*` after the verdict), each opening into
+/// its groups: shape, launches, share of its time, verdict and reason.
+#[component]
+fn MixedKernels() -> impl IntoView {
+    let ctx = Ctx::get();
+    let mixed = move || {
+        let run = ctx.run.get();
+        ctx.ws.with(|ws| {
+            ws.runs
+                .get(run)
+                .map(|r| {
+                    r.kernels
+                        .iter()
+                        .filter(|k| k.row.verdict_mixed)
+                        .map(|k| (k.short.clone(), group_lines(k)))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <Show when=move || !mixed().is_empty()>
+            <section id="sol-groups">
+                <h3>"Launch shapes that disagree"</h3>
+                <p class="muted">
+                    "A verdict marked * holds the most of its kernel's time; the kernel's \
+                     launches of other shapes have another. Open one to see its groups."
+                </p>
+                {move || {
+                    mixed()
+                        .into_iter()
+                        .map(|(name, lines)| {
+                            view! {
+                                <details class="sol-group">
+                                    <summary>{name}</summary>
+                                    <ul>
+                                        {lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+                                    </ul>
+                                </details>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </section>
+        </Show>
     }
 }

@@ -170,9 +170,55 @@ fn th(label: &'static str) -> Head {
 
 /// The verdict of a kernel, `-` for none.
 fn verdict_of(k: &KernelFigures) -> String {
+    let mark = if k.row.verdict_mixed {
+        shared::analysis::table::MIXED_MARK
+    } else {
+        ""
+    };
     k.verdict
         .as_ref()
-        .map_or_else(|| "-".into(), |v| v.kind.as_str().to_string())
+        .map_or_else(|| "-".into(), |v| format!("{}{mark}", v.kind.as_str()))
+}
+
+/// ncu's own verdict of a kernel beside ours: `same`, or its verdict and title; `-` where
+/// the file has no SOLBottleneck finding. The hover text is ncu's message and, where we
+/// differ, why.
+fn ncu_says(k: &KernelFigures) -> (String, String) {
+    k.row.ncu_verdict.as_ref().map_or_else(
+        || ("-".into(), String::new()),
+        |n| {
+            let text = if n.agrees {
+                "same".to_string()
+            } else {
+                format!("{} ({})", n.verdict, n.title)
+            };
+            let title = match &n.why {
+                Some(why) => format!("ncu: {}\n{why}", n.message),
+                None => format!("ncu: {}", n.message),
+            };
+            (text, title)
+        },
+    )
+}
+
+/// The launch groups of a kernel whose groups disagree: shape, launches, share of its
+/// time, verdict and reason, one line each (the SOL page lists them under its table).
+pub fn group_lines(k: &KernelFigures) -> Vec<String> {
+    k.row
+        .groups
+        .iter()
+        .map(|g| {
+            format!(
+                "{} x {} ({}): {}: {}",
+                g.launches,
+                g.shape,
+                g.time_share
+                    .map_or_else(|| "-".into(), |s| format!("{:.0}% of its time", 100.0 * s)),
+                g.verdict.as_deref().unwrap_or("-"),
+                g.reason.as_deref().unwrap_or("-")
+            )
+        })
+        .collect()
 }
 
 // == Where the time goes ==
@@ -251,6 +297,7 @@ pub fn sol_header() -> Vec<Head> {
     vec![
         th("kernel"),
         term("verdict", "verdict"),
+        th("ncu says"),
         th("because"),
         term("sm_pct", "SM %"),
         term("memory_pct", "Memory %"),
@@ -286,6 +333,10 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
         vec![
             Cell::name(kr, &k.name, k.short.clone()),
             Cell::text("verdict", verdict_of(k)).col("verdict"),
+            {
+                let (text, title) = ncu_says(k);
+                Cell::text("ncu", text).col("ncu_verdict").title(title)
+            },
             Cell::text("reason muted", reason)
                 .col("because")
                 .title(reason_title),

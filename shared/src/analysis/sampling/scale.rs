@@ -205,6 +205,43 @@ fn scaled_copy(row: &LaunchCounters, factor: f64) -> LaunchCounters {
     copy
 }
 
+/// A launch that borrows counters keeps its own place and shape (a tail or a minor group
+/// borrows from another grid of its kernel): context, stream, grid and block from the timing
+/// pass, its grid size, and its waves scaled from the measured launch's by blocks (same
+/// block, so the same blocks per SM).
+fn keep_own_site(launch: &mut LaunchCounters, t: &TimedLaunch) {
+    if (t.context.is_some() && t.context != launch.site.context)
+        || (t.stream.is_some() && t.stream != launch.site.stream)
+        || (t.grid.is_some() && t.grid != launch.site.grid)
+        || (t.block.is_some() && t.block != launch.site.block)
+    {
+        let site = launch.site_mut();
+        site.context = t.context.or(site.context);
+        site.stream = t.stream.or(site.stream);
+        let rep_grid = site.grid;
+        let same_block = t.block.is_none() || t.block == site.block;
+        site.grid = t.grid.or(site.grid);
+        site.block = t.block.or(site.block);
+        // Its own grid size, and its waves from the measured launch's (same block, so
+        // the same blocks per SM).
+        let blocks =
+            |g: Option<[u32; 3]>| g.map(|[x, y, z]| f64::from(x) * f64::from(y) * f64::from(z));
+        if let (Some(own), Some(rep)) = (blocks(t.grid), blocks(rep_grid)) {
+            let cols = launch.metrics.columns();
+            let grid_at = cols.position(counters::GRID_SIZE.name);
+            let waves_at = cols.position(counters::WAVES_PER_SM.name);
+            if let Some(j) = grid_at {
+                launch.metrics.set_number(j, own);
+            }
+            if let (Some(j), true) = (waves_at, same_block && rep > 0.0) {
+                if let Some(w) = launch.metrics.number_at(j) {
+                    launch.metrics.set_number(j, w * own / rep);
+                }
+            }
+        }
+    }
+}
+
 /// Gives every launch of the plan counters from `assigned` (one entry per launch, from
 /// [`assign`]): a profiled launch keeps its own; any other gets a copy of the profiled
 /// launch of its group nearest in duration, its amounts ([`scales_with_work`]) multiplied
@@ -275,38 +312,7 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
             }
         };
         launch.id = t.id;
-        // A launch that borrows counters keeps its own place and shape (a tail or a minor
-        // group borrows from another grid of its kernel).
-        if (t.context.is_some() && t.context != launch.site.context)
-            || (t.stream.is_some() && t.stream != launch.site.stream)
-            || (t.grid.is_some() && t.grid != launch.site.grid)
-            || (t.block.is_some() && t.block != launch.site.block)
-        {
-            let site = launch.site_mut();
-            site.context = t.context.or(site.context);
-            site.stream = t.stream.or(site.stream);
-            let rep_grid = site.grid;
-            let same_block = t.block.is_none() || t.block == site.block;
-            site.grid = t.grid.or(site.grid);
-            site.block = t.block.or(site.block);
-            // Its own grid size, and its waves from the measured launch's (same block, so
-            // the same blocks per SM).
-            let blocks =
-                |g: Option<[u32; 3]>| g.map(|[x, y, z]| f64::from(x) * f64::from(y) * f64::from(z));
-            if let (Some(own), Some(rep)) = (blocks(t.grid), blocks(rep_grid)) {
-                let cols = launch.metrics.columns();
-                let grid_at = cols.position(counters::GRID_SIZE.name);
-                let waves_at = cols.position(counters::WAVES_PER_SM.name);
-                if let Some(j) = grid_at {
-                    launch.metrics.set_number(j, own);
-                }
-                if let (Some(j), true) = (waves_at, same_block && rep > 0.0) {
-                    if let Some(w) = launch.metrics.number_at(j) {
-                        launch.metrics.set_number(j, w * own / rep);
-                    }
-                }
-            }
-        }
+        keep_own_site(&mut launch, t);
         launch.sampled_from = from.map(Box::new);
         if let Some(j) = launch
             .metrics
