@@ -70,7 +70,7 @@ const NCU_FLAGS: [&str; 21] = [
 
 /// Programs other than capture and ncu whose command lines the docs show; their flags are
 /// theirs.
-const OTHER_PROGRAMS: [&str; 12] = [
+const OTHER_PROGRAMS: [&str; 13] = [
     "cargo",
     "rustup",
     "python",
@@ -81,6 +81,7 @@ const OTHER_PROGRAMS: [&str; 12] = [
     "mpirun",
     "nvcc",
     "wasm-bindgen",
+    "wasm-opt",
     "chromium",
     "git",
 ];
