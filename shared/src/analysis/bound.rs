@@ -115,7 +115,7 @@ fn pipe_pct(launch: &LaunchCounters, pipe: &Pipe) -> Option<f64> {
 /// cycles, in its order (a tie goes to the first): ALU, FMA, FP64, the shared pipe (FP64
 /// and tensor together, named by the larger of the two), tensor, TMA. Pipes it counts only
 /// by instructions issued (XU, LSU, uniform, ...) are not ranked.
-const RANKED: [(&str, c::Counter); 6] = [
+pub const RANKED: [(&str, c::Counter); 6] = [
     ("alu", c::PIPE_ALU_CYCLES_PCT),
     ("fma", c::PIPE_FMA_CYCLES_PCT),
     ("fp64", c::PIPE_FP64_CYCLES_PCT),
