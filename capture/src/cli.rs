@@ -227,8 +227,10 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N")]
     pub launch_skip: Option<u64>,
     /// Profile only launches inside this NVTX range; repeatable, implies ncu `--nvtx`. A
-    /// push/pop range takes a trailing `/` (`step/`), a range in a named domain
-    /// `domain@range`.
+    /// start/end range by its name (`step`), a push/pop range with a trailing `/`
+    /// (`step/`), a range in a named domain `domain@range`. Push/pop ranges are per thread:
+    /// work another thread launches (PyTorch's backward pass) is outside them, so mark a
+    /// training step with a start/end range (`torch.cuda.nvtx.range_start`).
     #[arg(long, value_name = "RANGE")]
     pub nvtx_include: Vec<String>,
     /// Leave out launches inside this NVTX range; repeatable, implies ncu `--nvtx`.
