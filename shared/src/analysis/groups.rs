@@ -67,6 +67,30 @@ pub struct LaunchGroup {
     pub ncu_verdict: Option<NcuVerdict>,
 }
 
+impl LaunchGroup {
+    /// The group in one line for people: launches, shape, time per launch, share of the
+    /// kernel's time, verdict and reason (`8 x grid 2x64x1, block 384x1x1, 14.2 us each
+    /// (62% of its time): latency-bound: ...`). Groups of one shape apart by duration are
+    /// told apart by their time per launch.
+    pub fn line(&self) -> String {
+        let each = self
+            .time_ms
+            .map(|t| format!(", {:.1} us each", 1e3 * t / self.launches.max(1) as f64))
+            .unwrap_or_default();
+        let share = self
+            .time_share
+            .map(|s| format!(" ({:.0}% of its time)", 100.0 * s))
+            .unwrap_or_default();
+        format!(
+            "{} x {}{each}{share}: {}: {}",
+            self.launches,
+            self.shape,
+            self.verdict.as_deref().unwrap_or("-"),
+            self.reason.as_deref().unwrap_or("-")
+        )
+    }
+}
+
 /// A kernel's verdict from its launch groups.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KernelVerdict {

@@ -706,19 +706,12 @@ impl BytesTable {
         }
         for r in self.kernels.iter().filter(|r| r.verdict_mixed) {
             let mut note = format!(
-                "{MIXED_MARK} {}: its launches of different shapes disagree; the verdict is the \
-                 one that holds the most time\n",
+                "{MIXED_MARK} {}: its launch groups (by shape, and by duration within a \
+                 shape) disagree; the verdict is the one that holds the most time\n",
                 r.short_name
             );
             for g in &r.groups {
-                note.push_str(&format!(
-                    "    {} x {} ({}% of its time): {}: {}\n",
-                    g.launches,
-                    g.shape,
-                    fixed(g.time_share.map(|s| 100.0 * s), 1.0, 0),
-                    g.verdict.as_deref().unwrap_or("-"),
-                    g.reason.as_deref().unwrap_or("-")
-                ));
+                note.push_str(&format!("    {}\n", g.line()));
             }
             notes.push(note);
         }

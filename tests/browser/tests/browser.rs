@@ -229,6 +229,25 @@ async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Re
         };
         assert_eq!(page, json, "kernel {i} verdict");
     }
+    // Each kernel whose launch groups disagree opens into its groups under the table.
+    let mixed: Vec<&Value> = kernels
+        .iter()
+        .filter(|k| k["verdict_mixed"].as_bool() == Some(true))
+        .collect();
+    let shown = b
+        .wait_js(
+            "return [document.querySelectorAll('#sol-groups details').length, \
+               (() => { const d = document.querySelector('#sol-groups details'); \
+                 if (!d) return 0; d.open = true; return d.querySelectorAll('li').length; })()];",
+            WAIT,
+        )
+        .await?;
+    assert_eq!(shown[0].as_u64(), Some(mixed.len() as u64), "{shown}");
+    if let Some(first) = mixed.first() {
+        let groups = first["groups"].as_array().map_or(0, Vec::len) as u64;
+        assert!(groups >= 2, "a mixed kernel has two groups or more");
+        assert_eq!(shown[1].as_u64(), Some(groups), "{shown}");
+    }
     b.screenshot("sol").await?;
 
     // 4. Selecting a kernel fills the memory chart.

@@ -56,10 +56,11 @@ fn MixedKernels() -> impl IntoView {
     view! {
         <Show when=move || !mixed().is_empty()>
             <section id="sol-groups">
-                <h3>"Launch shapes that disagree"</h3>
+                <h3>"Launch groups that disagree"</h3>
                 <p class="muted">
-                    "A verdict marked * holds the most of its kernel's time; the kernel's \
-                     launches of other shapes have another. Open one to see its groups."
+                    "A verdict marked * holds the most of its kernel's time; its launches of \
+                     another shape, or of one shape but another duration (another problem \
+                     size), have another. Open one to see its groups."
                 </p>
                 {move || {
                     mixed()

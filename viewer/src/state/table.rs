@@ -207,17 +207,7 @@ pub fn group_lines(k: &KernelFigures) -> Vec<String> {
     k.row
         .groups
         .iter()
-        .map(|g| {
-            format!(
-                "{} x {} ({}): {}: {}",
-                g.launches,
-                g.shape,
-                g.time_share
-                    .map_or_else(|| "-".into(), |s| format!("{:.0}% of its time", 100.0 * s)),
-                g.verdict.as_deref().unwrap_or("-"),
-                g.reason.as_deref().unwrap_or("-")
-            )
-        })
+        .map(shared::analysis::groups::LaunchGroup::line)
         .collect()
 }
 
