@@ -3,18 +3,8 @@ max-autotune and Triton GEMM templates: triton_tem_*, triton_poi_*, triton_red_*
 import os
 os.environ.setdefault("TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_BACKENDS", "TRITON")
 import torch
-from _measure import measure
+from _measure import Block, measure
 
-
-class Block(torch.nn.Module):
-    def __init__(self, d=1024, h=4096):
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(d)
-        self.up = torch.nn.Linear(d, h)
-        self.down = torch.nn.Linear(h, d)
-
-    def forward(self, x):
-        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
 
 
 model = torch.nn.Sequential(Block(), Block()).cuda().to(torch.bfloat16).eval()
