@@ -315,7 +315,10 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
     } else {
         numbers
     };
-    let ncu_ms = s.duration_ns.map(|v| v / 1e6);
+    // One launch's duration: the summed duration over the launches summed.
+    let ncu_ms = s
+        .duration_ns
+        .map(|v| v / 1e6 / k.totals.launches.max(1) as f64);
     let mhz = s.sm_hz.map(|v| v / 1e6);
     Row::kernel(
         kr,
@@ -722,6 +725,38 @@ mod tests {
         let time = time_row(kr, 0, r, k, None);
         assert_eq!(time.cells.get(2).and_then(|c| c.col), Some("verdict"));
         assert_eq!(time_header().len(), time.cells.len());
+    }
+
+    /// SOL's "ncu ms per launch" is one launch's, as Timing's ncu column: GPT-2's kernels
+    /// run 1 to 28 times each.
+    #[test]
+    fn sol_ncu_ms_is_per_launch_as_timing_says() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let mut several = 0;
+        for (i, k) in run.kernels.iter().enumerate() {
+            let kr = KernelRef { run: 0, kernel: i };
+            let value = |row: &Row, col: &str| {
+                row.cells
+                    .iter()
+                    .find(|c| c.col == Some(col))
+                    .and_then(|c| c.value.as_deref())
+                    .and_then(|v| v.parse::<f64>().ok())
+            };
+            let sol = value(&sol_row(kr, k, None), "ncu_ms");
+            let timing = value(&timing_row(kr, k), "ncu_cold");
+            let (Some(sol), Some(timing)) = (sol, timing) else {
+                panic!("kernel {i}: no ncu time ({sol:?}, {timing:?})")
+            };
+            assert!(
+                (sol - timing).abs() <= 1e-9 * timing.abs(),
+                "kernel {i}: {sol} {timing}"
+            );
+            several += usize::from(k.totals.launches > 1);
+        }
+        assert!(several > 10, "{several} kernels launched more than once");
     }
 
     #[test]
