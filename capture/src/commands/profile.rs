@@ -1,28 +1,27 @@
 //! `capture profile -- PROGRAM ARGS`: the user's program under ncu, sampled by default (a
 //! timing pass, a plan, a profiling pass over the plan's launches) or every launch with
-//! `--all-launches`, into one artifact.
+//! `--all-launches`, into one artifact. This module resolves the flags into a
+//! [`ProfileConfig`] before ncu starts; [`conductor`] runs it, step by step.
+
+mod conductor;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Result;
-use shared::analysis::sampling::{self, plan::PlanOptions, Depth};
-use shared::model::artifact::{CacheControl, Distributed, Origin, Provenance};
+use shared::analysis::sampling::Depth;
+use shared::model::artifact::{CacheControl, Distributed};
 
-use super::table::print_table;
 use super::{caches_of, usage};
-use crate::cli::{DepthArg, ProfileArgs, TableFormat};
-use crate::exit::{Code, Fault};
-use crate::files;
-use crate::gpu::ncu::args::{self as ncu_args, Collection, Pass, Selection};
-use crate::gpu::ncu::judge::no_kernels_message;
+use crate::cli::{DepthArg, ProfileArgs};
+use crate::gpu::host;
+use crate::gpu::ncu::args::{self as ncu_args, Selection};
 use crate::gpu::ncu::run::Ncu;
 use crate::gpu::ncu::Profiler;
-use crate::gpu::profile::{self, cache_name, stem_of, Collected, Target, WorkDir};
-use crate::gpu::{host, progress, sample};
 use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
+use conductor::ProfileRun;
 
 /// Resolved configuration of `capture profile`.
 pub struct ProfileConfig {
@@ -104,6 +103,9 @@ pub fn resolve_profile_in(
     let allowed = [Placeholder::Rank, Placeholder::LocalRank, Placeholder::Host];
     let plan = OutputPlan::new(&args.output, &allowed, distributed, host.clone()).map_err(usage)?;
     let output = plan.path(None).map_err(usage)?;
+    // `-o train.py -- python train.py` would replace the program's script.
+    let program_files: Vec<PathBuf> = program.iter().map(Into::into).collect();
+    crate::files::refuse_output_among_inputs(&output, &program_files)?;
     Ok(ProfileConfig {
         program,
         selection: Selection {
@@ -142,168 +144,24 @@ fn ncu_args_of(args: &ProfileArgs) -> Vec<String> {
 /// views need.
 pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
     let cfg = resolve_profile(args)?;
-    // `-o train.py -- python train.py` would replace the program's script.
-    let program_files: Vec<std::path::PathBuf> = cfg.program.iter().map(Into::into).collect();
-    crate::files::refuse_output_among_inputs(&cfg.output, &program_files)?;
     let ncu = Ncu::locate(args.ncu.as_deref(), Duration::from_secs(args.ncu_timeout))?;
     profile_with(&cfg, &ncu)
 }
 
-/// A program that failed after ncu profiled launches: its exit status and how many launches
-/// were profiled before that.
-type ProgramFailed = (i32, usize);
-
-/// One collection per cache state of `cfg`, cold first: every launch, or the sampled plan's
-/// launches after `timed`'s timing pass. A collection with no launch is [`Code::NoKernels`];
-/// after one whose program failed, the remaining cache states are not tried (a warning says
-/// so) and the program's status and launch count come back beside the collections.
-fn collect_caches(
-    cfg: &ProfileConfig,
-    profiler: &dyn Profiler,
-    target: &Target<'_>,
-    timed: Option<&sample::Timed>,
-    work: &std::path::Path,
-    stem: &str,
-    program: &str,
-) -> Result<(Vec<Collected>, Option<ProgramFailed>)> {
-    let mut collected = Vec::new();
-    let mut failed = None;
-    for (i, &cache) in cfg.caches.iter().enumerate() {
-        let mut c = match timed {
-            None => profile::collect(profiler, cache, target, work, stem)?,
-            Some(t) => {
-                sample::profiling_pass(profiler, &t.plan, cfg.depth, cache, target, work, stem)?
-            }
-        };
-        if c.launches.is_empty() {
-            let collection = Collection {
-                pass: target.pass,
-                cache,
-                selection: target.selection.clone(),
-                ncu_args: target.ncu_args.clone(),
-            };
-            return Err(
-                Fault::new(Code::NoKernels, no_kernels_message(program, &collection)).into(),
-            );
-        }
-        if let Some(n) = c.program_status {
-            if let Some(skipped) = cfg.caches.get(i + 1..).filter(|s| !s.is_empty()) {
-                c.warnings.push(format!(
-                    "not collected after the program failed: {}",
-                    skipped
-                        .iter()
-                        .map(|&c| format!("{} caches", cache_name(c)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-            failed = Some((n, c.launches.len()));
-            collected.push(c);
-            break;
-        }
-        collected.push(c);
-    }
-    Ok((collected, failed))
-}
-
-/// `capture profile` with any profiler (tests pass a fake). A program that fails after
-/// launches were profiled still gets its artifact, then [`Code::ProgramFailed`]; the warm
-/// collection is not tried after a failed cold one.
+/// `capture profile` with any profiler (tests pass a fake).
 pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<ExitCode> {
-    let started = Instant::now();
-    let work = WorkDir::new(cfg.keep_exports, &cfg.output)?;
-    let stem = stem_of(&cfg.output);
-    let target = Target {
-        program: &cfg.program,
-        selection: cfg.selection.clone(),
-        ncu_args: cfg.ncu_args.clone(),
-        pass: match cfg.depth {
-            Depth::Standard => Pass::Standard,
-            d => Pass::Counters(d),
-        },
-    };
-    let program = ncu_args::program_name(&cfg.program);
-    let timed = if cfg.all_launches {
-        None
-    } else {
-        let t = sample::timing_pass(
-            profiler,
-            &target,
-            work.path(),
-            &stem,
-            &PlanOptions::default(),
-        )?;
-        crate::out::println(&sample::plan_text(&t.plan, cfg.depth, t.wall_s))?;
-        if cfg.plan_only {
-            return Ok(ExitCode::SUCCESS);
-        }
-        Some(t)
-    };
-    let (mut collected, failed) = collect_caches(
-        cfg,
-        profiler,
-        &target,
-        timed.as_ref(),
-        work.path(),
-        &stem,
-        &program,
-    )?;
-    let provenance = Provenance {
-        host: cfg.host.clone(),
-        driver_version: host::nvidia_driver_version(),
-        distributed: cfg.distributed.clone(),
-        ..crate::provenance::base(Origin::Profile, &[])
-    };
-    if let (Some(t), Some(first)) = (timed.as_ref(), collected.first_mut()) {
-        // The timing pass ran first: its command, page and warnings lead.
-        let mut commands = t.commands.clone();
-        commands.append(&mut first.commands);
-        first.commands = commands;
-        let mut inputs = t.inputs.clone();
-        inputs.append(&mut first.inputs);
-        first.inputs = inputs;
-        let mut warnings = t.warnings.clone();
-        warnings.append(&mut first.warnings);
-        first.warnings = warnings;
-    }
-    let mut artifact = profile::import(collected, provenance, profiler)
-        .ok_or_else(|| usage("no cache state to collect"))?;
-    if let Some(t) = &timed {
-        sampling::label(&mut artifact, t.plan.groups.len(), t.plan.launches.len());
-        if let Some(banner) = sampling::banner(&artifact) {
-            artifact.warnings.insert(0, banner);
-        }
-    }
-    files::write_artifact(&cfg.output, &artifact)?;
-    print_table(&artifact, TableFormat::Table)?;
-    if let Some((status, launches)) = failed {
-        return Err(Fault::new(
-            Code::ProgramFailed,
-            format!(
-                "the program {program} exited with status {status}; wrote {} with the {launches} \
-                 launch(es) ncu profiled before that",
-                cfg.output.display()
-            ),
-        )
-        .into());
-    }
-    progress::log(
-        None,
-        &format!(
-            "wrote {} ({} kernels) in {:.1} s",
-            cfg.output.display(),
-            artifact.kernels.len(),
-            started.elapsed().as_secs_f64()
-        ),
-    );
-    Ok(ExitCode::SUCCESS)
+    ProfileRun::new(cfg, profiler)?.conduct()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli::CacheArg;
-    use crate::gpu::fake;
+    use crate::exit::Code;
+    use crate::files;
+    use crate::gpu::ncu::args::Pass;
+    use crate::gpu::{fake, sample};
+    use shared::model::artifact::Origin;
     use std::collections::HashMap;
     use std::path::Path;
 
@@ -489,7 +347,8 @@ mod tests {
             csv.lines()
                 .next()
                 .unwrap_or("")
-                .ends_with(",sampled_measured"),
+                .split(',')
+                .any(|column| column == "sampled_measured"),
             "{csv}"
         );
     }
