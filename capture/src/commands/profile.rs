@@ -12,42 +12,15 @@ use std::time::Duration;
 
 use anyhow::Result;
 use shared::analysis::sampling::Depth;
-use shared::model::artifact::{CacheControl, Distributed};
 
 use super::{caches_of, usage};
 use crate::cli::{DepthArg, ProfileArgs};
 use crate::gpu::host;
 use crate::gpu::ncu::args::{self as ncu_args, Selection};
 use crate::gpu::ncu::run::Ncu;
-use crate::gpu::ncu::Profiler;
 use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
+pub use conductor::ProfileConfig;
 use conductor::ProfileRun;
-
-/// Resolved configuration of `capture profile`.
-pub struct ProfileConfig {
-    /// The program and its arguments; the program was found and may be executed.
-    program: Vec<OsString>,
-    /// Which of its launches.
-    selection: Selection,
-    /// More ncu arguments, checked (`--ncu-arg`).
-    ncu_args: Vec<String>,
-    /// One collection each, cold first.
-    caches: Vec<CacheControl>,
-    /// Where the artifact goes: `-o` with its placeholders filled.
-    output: PathBuf,
-    /// Keep the reports and pages beside it.
-    keep_exports: bool,
-    /// This process's place in a job, for provenance.
-    distributed: Option<Distributed>,
-    /// This machine's host name, for provenance.
-    host: Option<String>,
-    /// Profile every launch (`--all-launches`) rather than a sample.
-    all_launches: bool,
-    /// Stop after printing the plan.
-    plan_only: bool,
-    /// What to collect per launch.
-    depth: Depth,
-}
 
 /// The depth a `--depth` value names.
 fn depth_of(d: DepthArg) -> Depth {
@@ -145,12 +118,7 @@ fn ncu_args_of(args: &ProfileArgs) -> Vec<String> {
 pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
     let cfg = resolve_profile(args)?;
     let ncu = Ncu::locate(args.ncu.as_deref(), Duration::from_secs(args.ncu_timeout))?;
-    profile_with(&cfg, &ncu)
-}
-
-/// `capture profile` with any profiler (tests pass a fake).
-pub fn profile_with(cfg: &ProfileConfig, profiler: &dyn Profiler) -> Result<ExitCode> {
-    ProfileRun::new(cfg, profiler)?.conduct()
+    ProfileRun::conduct(&cfg, &ncu)
 }
 
 #[cfg(test)]
@@ -214,7 +182,7 @@ mod tests {
             let args = profile_args(&template, &[&exe]);
             let cfg = resolve_profile_in(&args, &env, Some("node7".into()))
                 .unwrap_or_else(|e| panic!("{e:#}"));
-            profile_with(&cfg, &fake::probe()).unwrap_or_else(|e| panic!("{e:#}"));
+            ProfileRun::conduct(&cfg, &fake::probe()).unwrap_or_else(|e| panic!("{e:#}"));
         }
         for rank in [0, 1] {
             let path = dir.path().join(format!("p-{rank}.json"));
@@ -287,7 +255,7 @@ mod tests {
         };
         let p = fake::probe();
         let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
-        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        ProfileRun::conduct(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
         let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(a.provenance.origin, Some(Origin::Profile));
         assert_eq!(a.kernels.len(), 1);
@@ -314,7 +282,7 @@ mod tests {
         };
         let p = sample::tests::training_step();
         let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
-        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        ProfileRun::conduct(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
         let a = files::read_artifact(&out).unwrap_or_else(|e| panic!("{e:#}"));
         let s = a
             .sampled
@@ -366,7 +334,7 @@ mod tests {
         };
         let p = sample::tests::training_step();
         let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
-        profile_with(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        ProfileRun::conduct(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
         assert!(!out.exists());
         assert_eq!(p.asked.borrow().len(), 1, "only the timing pass ran");
         assert_eq!(p.asked.borrow()[0].pass, Pass::Timing);
@@ -406,7 +374,7 @@ mod tests {
             ..fake::probe()
         };
         let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
-        let err = profile_with(&cfg, &p)
+        let err = ProfileRun::conduct(&cfg, &p)
             .err()
             .unwrap_or_else(|| panic!("a failed program is not a success"));
         assert_eq!(crate::exit::code_of(&err), Code::ProgramFailed);

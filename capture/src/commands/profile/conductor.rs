@@ -1,33 +1,62 @@
 //! `capture profile`'s one collection path, read as a recipe: [`ProfileRun::conduct`] calls
-//! its steps in order, time -> plan -> collect (each cache state, cold first, each expanded
-//! over the plan) -> write. A sampled profile (the default) takes every step; `--all-launches` skips the
-//! timing pass and the plan, so its collections are every launch and the expand step has
-//! nothing to spread. The steps' work lives below: [`crate::gpu::sample`] (the timing pass,
-//! the plan's text, the spreading), [`crate::gpu::collect`] (one collection read back, and
-//! the artifact made of them), `shared` for every figure.
+//! its steps in order: time -> plan -> collect (each cache state, cold first) -> expand (each
+//! collection over the plan) -> write. A sampled profile (the default) takes every step;
+//! `--all-launches` skips the timing pass and the plan, so its collections hold every launch
+//! and the expand step has nothing to spread. The steps' work lives below:
+//! [`crate::gpu::sample`] (the timing pass, the plan's text, the spreading),
+//! [`crate::gpu::collect`] (one collection read back, and the artifact made of them),
+//! `shared` for every figure.
 //!
 //! GPU-free: the profiler may be real ncu or a fake (the tests of [`super`] drive it).
 
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
-use shared::analysis::sampling;
 use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
-use shared::model::artifact::{Artifact, Origin, Provenance};
+use shared::analysis::sampling::{self, Depth};
+use shared::model::artifact::{Artifact, CacheControl, Distributed, Origin, Provenance};
 
 use super::super::table::print_table;
 use super::super::usage;
-use super::ProfileConfig;
 use crate::cli::TableFormat;
 use crate::exit::{Code, Fault};
 use crate::files;
 use crate::gpu::collect::{self, cache_name, stem_of, Collected, Record, Target, WorkDir};
-use crate::gpu::ncu::args::{program_name, Pass};
+use crate::gpu::ncu::args::{program_name, Pass, Selection};
 use crate::gpu::ncu::judge::no_kernels_message;
 use crate::gpu::ncu::Profiler;
 use crate::gpu::sample::{self, Timed};
 use crate::gpu::{host, progress};
+
+/// Resolved configuration of `capture profile`: what [`super::resolve_profile`] makes of
+/// its flags.
+pub struct ProfileConfig {
+    /// The program and its arguments; the program was found and may be executed.
+    pub(super) program: Vec<OsString>,
+    /// Which of its launches.
+    pub(super) selection: Selection,
+    /// More ncu arguments, checked (`--ncu-arg`).
+    pub(super) ncu_args: Vec<String>,
+    /// One collection each, cold first.
+    pub(super) caches: Vec<CacheControl>,
+    /// Where the artifact goes: `-o` with its placeholders filled.
+    pub(super) output: PathBuf,
+    /// Keep the reports and pages beside it.
+    pub(super) keep_exports: bool,
+    /// This process's place in a job, for provenance.
+    pub(super) distributed: Option<Distributed>,
+    /// This machine's host name, for provenance.
+    pub(super) host: Option<String>,
+    /// Profile every launch (`--all-launches`) rather than a sample.
+    pub(super) all_launches: bool,
+    /// Stop after printing the plan.
+    pub(super) plan_only: bool,
+    /// What to collect per launch.
+    pub(super) depth: Depth,
+}
 
 /// A program that failed after ncu profiled launches: its exit status and how many launches
 /// were profiled before that.
@@ -62,7 +91,7 @@ pub(super) struct ProfileRun<'a> {
 
 impl<'a> ProfileRun<'a> {
     /// A run of `cfg` through `profiler`, its work folder made.
-    pub(super) fn new(cfg: &'a ProfileConfig, profiler: &'a dyn Profiler) -> Result<Self> {
+    fn new(cfg: &'a ProfileConfig, profiler: &'a dyn Profiler) -> Result<Self> {
         Ok(ProfileRun {
             started: Instant::now(),
             cfg,
@@ -78,23 +107,25 @@ impl<'a> ProfileRun<'a> {
         })
     }
 
-    /// The recipe. A program that fails after launches were profiled still gets its
-    /// artifact, then [`Code::ProgramFailed`]; the warm collection is not tried after a
-    /// failed cold one. `--plan-only` stops after the plan.
-    pub(super) fn conduct(mut self) -> Result<ExitCode> {
-        let sample = if self.cfg.all_launches {
+    /// `capture profile` of `cfg` through `profiler`, the recipe. A program that fails
+    /// after launches were profiled still gets its artifact, then [`Code::ProgramFailed`];
+    /// the warm collection is not tried after a failed cold one. `--plan-only` stops after
+    /// the plan.
+    pub(super) fn conduct(cfg: &'a ProfileConfig, profiler: &'a dyn Profiler) -> Result<ExitCode> {
+        let mut run = ProfileRun::new(cfg, profiler)?;
+        let sample = if cfg.all_launches {
             None
         } else {
-            let timed = self.time()?;
-            let sample = self.plan(timed)?;
-            if self.cfg.plan_only {
+            let timed = run.time()?;
+            let sample = run.plan(timed)?;
+            if cfg.plan_only {
                 return Ok(ExitCode::SUCCESS);
             }
             Some(sample)
         };
-        let (collected, failed) = self.collect_caches(sample.as_ref().map(|s| &s.plan))?;
-        let artifact = self.artifact(sample, collected)?;
-        self.write(&artifact, failed)
+        let (collected, failed) = run.collect_caches(sample.as_ref().map(|s| &s.plan))?;
+        let artifact = run.artifact(sample, collected)?;
+        run.write(&artifact, failed)
     }
 
     /// Time: the timing pass over every launch the filters keep.
@@ -135,8 +166,8 @@ impl<'a> ProfileRun<'a> {
             )?;
             let mut c = self.expand(plan, c)?;
             if c.launches.is_empty() {
-                let program = program_name(&self.cfg.program);
-                let message = no_kernels_message(&program, &self.target.collection(cache));
+                let collection = self.target.collection(cache);
+                let message = no_kernels_message(&program_name(&self.cfg.program), &collection);
                 return Err(Fault::new(Code::NoKernels, message).into());
             }
             if let Some(status) = c.program_status {
