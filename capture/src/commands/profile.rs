@@ -101,14 +101,11 @@ pub fn resolve_profile_in(
     })
 }
 
-/// The ncu section `capture profile --source` adds: per-instruction figures.
-const SOURCE_SECTION: &str = "SourceCounters";
-
 /// `--ncu-arg`'s arguments, and the SourceCounters section with `--source`.
 fn ncu_args_of(args: &ProfileArgs) -> Vec<String> {
     let mut out = args.ncu_arg.clone();
     if args.source {
-        out.extend(["--section".to_owned(), SOURCE_SECTION.to_owned()]);
+        out.extend(["--section".to_owned(), ncu_args::SOURCE_SECTION.to_owned()]);
     }
     out
 }

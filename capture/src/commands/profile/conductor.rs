@@ -85,6 +85,8 @@ pub(super) struct ProfileRun<'a> {
     /// The program, its launches and the counters at `--depth`; the plan narrows the
     /// launches to the sample's.
     target: Target<'a>,
+    /// The program's name, for messages.
+    program: String,
     /// When the run started, for the closing line.
     started: Instant,
 }
@@ -98,6 +100,7 @@ impl<'a> ProfileRun<'a> {
             profiler,
             work: WorkDir::new(cfg.keep_exports, &cfg.output)?,
             stem: stem_of(&cfg.output),
+            program: program_name(&cfg.program),
             target: Target {
                 program: &cfg.program,
                 selection: cfg.selection.clone(),
@@ -167,7 +170,7 @@ impl<'a> ProfileRun<'a> {
             let mut c = self.expand(plan, c)?;
             if c.launches.is_empty() {
                 let collection = self.target.collection(cache);
-                let message = no_kernels_message(&program_name(&self.cfg.program), &collection);
+                let message = no_kernels_message(&self.program, &collection);
                 return Err(Fault::new(Code::NoKernels, message).into());
             }
             if let Some(status) = c.program_status {
@@ -234,7 +237,7 @@ impl<'a> ProfileRun<'a> {
                 format!(
                     "the program {} exited with status {status}; wrote {} with the {launches} \
                      launch(es) ncu profiled before that",
-                    program_name(&self.cfg.program),
+                    self.program,
                     output.display()
                 ),
             )
