@@ -10,8 +10,8 @@
 //! records; [`ncu`] builds ncu command lines, runs ncu behind the [`ncu::Profiler`] trait
 //! and judges its outcome; [`collect`] is the one ncu collection `run` and `profile` both
 //! read back, [`sample`] what a sampled profile adds (the timing pass, the plan's text, the
-//! spreading of the sample's counters to every launch); [`console`]
-//! writes what the commands print; [`stats`], [`host`] and [`progress`] are small helpers.
+//! sample's counters spread to every launch); [`console`] writes what the commands print;
+//! [`stats`], [`host`] and [`progress`] are small helpers.
 
 pub mod blas;
 pub mod ceilings;

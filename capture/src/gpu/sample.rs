@@ -3,8 +3,9 @@
 //! collection of the plan's launches to the plan and spreads its counters
 //! ([`shared::analysis::sampling::scale`]) to every launch.
 //!
-//! **Launch selection.** The profiling pass selects its launches with one `--kernel-id
-//! :::^(1|2|20)$` (any context, stream and kernel; the picked invocation numbers), with
+//! **Launch selection.** After the plan, each collection selects the plan's launches with
+//! one `--kernel-id :::^(1|2|20)$` (any context, stream and kernel; the picked invocation
+//! numbers, [`Plan::kernel_id`]), with
 //! `--kernel-name-base mangled`, under which ncu counts invocations per kernel name as
 //! `shared::analysis::sampling::timing::number_invocations` does (measured on the H200:
 //! 94 of 94 launches as planned on a BERT-base step; `demangled` miscounted cuBLAS and cuDNN
