@@ -105,7 +105,7 @@ impl Target<'_> {
 
 /// What one ncu pass leaves for the artifact beside its launches.
 #[derive(Default)]
-pub struct Record {
+pub struct PassRecord {
     /// The exact command lines run, collection first.
     pub commands: Vec<String>,
     /// The file names of the pages read.
@@ -115,9 +115,9 @@ pub struct Record {
     pub warnings: Vec<String>,
 }
 
-impl Record {
+impl PassRecord {
     /// This record, then `next`'s: a pass that ran first leads.
-    pub fn then(mut self, mut next: Record) -> Record {
+    pub fn then(mut self, mut next: PassRecord) -> PassRecord {
         self.commands.append(&mut next.commands);
         self.inputs.append(&mut next.inputs);
         self.warnings.append(&mut next.warnings);
@@ -140,7 +140,7 @@ pub struct Collected {
     /// The launches of its pages, raw and details joined.
     pub launches: Vec<LaunchCounters>,
     /// Its commands, pages and warnings.
-    pub record: Record,
+    pub record: PassRecord,
     /// The program's non-zero exit status, when it failed after launches were profiled.
     pub program_status: Option<i32>,
 }
@@ -218,7 +218,7 @@ pub fn collect_under(
     Ok(Collected {
         cache,
         launches,
-        record: Record {
+        record: PassRecord {
             commands: out.commands,
             inputs,
             warnings,
@@ -264,7 +264,7 @@ pub fn attach(
 /// before them (a sampled profile's timing pass): its commands, pages and warnings come
 /// first. `None` when `collected` is empty.
 pub fn import(
-    lead: Record,
+    lead: PassRecord,
     collected: Vec<Collected>,
     provenance: Provenance,
     profiler: &dyn Profiler,

@@ -36,7 +36,7 @@ use shared::text::names::distinct_short_names;
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use super::collect::{page_names, Collected, Record, Target};
+use super::collect::{page_names, Collected, PassRecord, Target};
 use super::ncu::args::{self as ncu, Collection, Pass};
 use super::ncu::{ProfileRequest, Profiler};
 
@@ -47,7 +47,7 @@ pub struct Timed {
     /// Its wall time, seconds.
     pub wall_s: f64,
     /// Its command line, page and warnings, for the artifact.
-    pub record: Record,
+    pub record: PassRecord,
 }
 
 /// Runs the timing pass (one ncu pass of `gpu__time_duration.sum` over every launch the
@@ -95,7 +95,7 @@ pub fn timing_pass(
     Ok(Timed {
         launches,
         wall_s,
-        record: Record {
+        record: PassRecord {
             commands: out.commands,
             inputs: page_names([&out.raw]),
             warnings,

@@ -24,7 +24,7 @@ use super::super::usage;
 use crate::cli::TableFormat;
 use crate::exit::{Code, Fault};
 use crate::files;
-use crate::gpu::collect::{self, cache_name, stem_of, Collected, Record, Target, WorkDir};
+use crate::gpu::collect::{self, cache_name, stem_of, Collected, PassRecord, Target, WorkDir};
 use crate::gpu::ncu::args::{program_name, Pass, Selection};
 use crate::gpu::ncu::judge::no_kernels_message;
 use crate::gpu::ncu::Profiler;
@@ -68,7 +68,7 @@ struct Sample {
     /// The plan made from the timing pass.
     plan: Plan,
     /// The timing pass's command line, page and warnings.
-    timing: Record,
+    timing: PassRecord,
 }
 
 /// One `capture profile` under way: its configuration, its profiler, where ncu's reports
@@ -213,7 +213,7 @@ impl<'a> ProfileRun<'a> {
         };
         let (plan, timing) = match sample {
             Some(s) => (Some(s.plan), s.timing),
-            None => (None, Record::default()),
+            None => (None, PassRecord::default()),
         };
         let mut artifact = collect::import(timing, collected, provenance, self.profiler)
             .ok_or_else(|| usage("no cache state to collect"))?;
