@@ -6,7 +6,7 @@
 //!
 //! Pure: the environment comes in through [`Env`] (the process's own in [`ProcessEnv`], a
 //! map in tests) and the host name as a value, so every case is tested without touching the
-//! process environment. `gpu::run` and `gpu::profile` call [`detect`] and [`OutputPlan`].
+//! process environment. `commands::run` and `commands::profile` call [`detect`] and [`OutputPlan`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

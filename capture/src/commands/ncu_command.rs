@@ -10,8 +10,8 @@ use shared::model::artifact::CacheControl;
 
 use super::{caches_of, usage};
 use crate::cli::NcuCommandArgs;
+use crate::gpu::collect::cache_name;
 use crate::gpu::ncu::args::{self as ncu, Collection, Pass, Selection};
-use crate::gpu::profile::cache_name;
 use crate::gpu::suite;
 
 /// The command lines `capture ncu-command` prints, for users who run the profile half

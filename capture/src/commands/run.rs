@@ -18,13 +18,13 @@ use crate::cli::{DeviceArg, RunArgs, TableFormat};
 use crate::exit::{Code, Fault};
 use crate::files;
 use crate::gpu::ceilings::ExtraMeasurement;
+use crate::gpu::collect::{self, stem_of, Target, WorkDir};
 use crate::gpu::console::{
     ceiling_lines, describe_device, kernel_line, size_warning, tensor_lines,
 };
 use crate::gpu::measure::{measure_kernel, open_gpu};
 use crate::gpu::ncu::args::{Pass, Selection};
 use crate::gpu::ncu::run::Ncu;
-use crate::gpu::profile::{self, stem_of, Target, WorkDir};
 use crate::gpu::runner::Gpu;
 use crate::gpu::suite::{self, KernelDef, Sizes};
 use crate::gpu::{blas, ceilings, host, progress, runner, tensor};
@@ -303,7 +303,7 @@ fn profile_half(
         program.push("--kernels".into());
         program.push(args.kernels.join(",").into());
     }
-    let profiled = profile::attach(
+    let profiled = collect::attach(
         artifact,
         ncu,
         &cfg.caches,

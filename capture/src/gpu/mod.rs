@@ -8,13 +8,15 @@
 //! for the suite and checks then times one kernel; [`ceilings`] holds the ceiling procedures
 //! and their arithmetic, [`tensor`] the tensor-core ceilings' GEMMs, inputs, references and
 //! records; [`ncu`] builds ncu command lines, runs ncu behind the [`ncu::Profiler`] trait
-//! and judges its outcome; [`mod@profile`] is the per-cache profile loop `run` and `profile`
-//! share, [`sample`] the sampled profile's timing pass, plan and profiling pass; [`console`]
-//! writes what the commands print; [`stats`], [`host`] and [`progress`] are small helpers.
+//! and judges its outcome; [`collect`] is the one ncu collection `run` and `profile` both
+//! read back, [`sample`] what a sampled profile adds (the timing pass, the plan's text, the
+//! sample's counters spread to every launch); [`console`] writes what the commands print;
+//! [`stats`], [`host`] and [`progress`] are small helpers.
 
 pub mod blas;
 pub mod ceilings;
 pub mod checks;
+pub mod collect;
 pub mod console;
 pub mod data;
 #[cfg(test)]
@@ -22,7 +24,6 @@ pub mod fake;
 pub mod host;
 pub mod measure;
 pub mod ncu;
-pub mod profile;
 pub mod progress;
 pub mod runner;
 pub mod sample;

@@ -1,9 +1,11 @@
-//! `capture profile`'s sampled path: a timing pass over every launch, the plan printed with
-//! its predicted cost, then one profiling pass per cache state over the plan's launches
-//! only, whose counters [`shared::analysis::sampling::scale`] spreads to every launch.
+//! What a sampled `capture profile` adds to the one collection path: the timing pass over
+//! every launch, the plan printed with its predicted cost, and [`expand`], which matches a
+//! collection of the plan's launches to the plan and spreads its counters
+//! ([`shared::analysis::sampling::scale`]) to every launch.
 //!
-//! **Launch selection.** The profiling pass selects its launches with one `--kernel-id
-//! :::^(1|2|20)$` (any context, stream and kernel; the picked invocation numbers), with
+//! **Launch selection.** After the plan, each collection selects the plan's launches with
+//! one `--kernel-id :::^(1|2|20)$` (any context, stream and kernel; the picked invocation
+//! numbers, [`Plan::kernel_id`]), with
 //! `--kernel-name-base mangled`, under which ncu counts invocations per kernel name as
 //! `shared::analysis::sampling::timing::number_invocations` does (measured on the H200:
 //! 94 of 94 launches as planned on a BERT-base step; `demangled` miscounted cuBLAS and cuDNN
@@ -19,13 +21,14 @@
 //! GPU-free: the profiler may be real ncu or a fake (tests below replay the recorded
 //! training step).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
+use shared::analysis::sampling::plan::Plan;
+use shared::analysis::sampling::timing::{self, TimedLaunch};
 use shared::analysis::sampling::{
-    self, timing, Depth, SECONDS_PER_PASS, TIMING_PASSES, TIMING_SECONDS_PER_LAUNCH,
+    self, Depth, SECONDS_PER_PASS, TIMING_PASSES, TIMING_SECONDS_PER_LAUNCH,
 };
 use shared::model::artifact::CacheControl;
 use shared::text::names::distinct_short_names;
@@ -33,42 +36,35 @@ use shared::text::names::distinct_short_names;
 use crate::exit::{Code, Fault};
 use crate::files;
 
+use super::collect::{page_names, Collected, PassRecord, Target};
 use super::ncu::args::{self as ncu, Collection, Pass};
-use super::ncu::judge::missing_metrics_at;
 use super::ncu::{ProfileRequest, Profiler};
-use super::profile::{cache_name, Collected, Target};
 
 /// The timing pass, read back.
 pub struct Timed {
-    /// The plan made from it.
-    pub plan: Plan,
+    /// Every launch the filters keep, with its duration.
+    pub launches: Vec<TimedLaunch>,
     /// Its wall time, seconds.
     pub wall_s: f64,
-    /// Its ncu command lines, for provenance.
-    pub commands: Vec<String>,
-    /// The page read, for provenance.
-    pub inputs: Vec<String>,
-    /// For the artifact.
-    pub warnings: Vec<String>,
+    /// Its command line, page and warnings, for the artifact.
+    pub record: PassRecord,
 }
 
 /// Runs the timing pass (one ncu pass of `gpu__time_duration.sum` over every launch the
-/// filters keep) and plans from it.
+/// filters keep), named `{stem}-ncu-timing` in `work_dir`. A program that fails during it
+/// is [`Code::ProgramFailed`]: the launches to sample are not known.
 pub fn timing_pass(
     profiler: &dyn Profiler,
     target: &Target<'_>,
     work_dir: &Path,
     stem: &str,
-    options: &PlanOptions,
 ) -> Result<Timed> {
     let name = format!("{stem}-ncu-timing");
     let started = Instant::now();
     let out = profiler.profile(&ProfileRequest {
         collection: Collection {
             pass: Pass::Timing,
-            cache: CacheControl::Warm,
-            selection: target.selection.clone(),
-            ncu_args: target.ncu_args.clone(),
+            ..target.collection(CacheControl::Warm)
         },
         program: target.program,
         work_dir,
@@ -79,14 +75,16 @@ pub fn timing_pass(
         return Err(Fault::new(
             Code::ProgramFailed,
             format!(
-                "the program {} exited with status {n} during the timing pass, so the launches                  to sample are not known; nothing written (--all-launches keeps the launches                  profiled before a failure)",
+                "the program {} exited with status {n} during the timing pass, so the launches \
+                 to sample are not known; nothing written (--all-launches keeps the launches \
+                 profiled before a failure)",
                 ncu::program_name(target.program)
             ),
         )
         .into());
     }
     let export = files::read_export(&out.raw)?;
-    let timed = timing::timed_launches(&export.launches)
+    let launches = timing::timed_launches(&export.launches)
         .map_err(|e| Fault::new(Code::NcuFailed, format!("{}: {e}", out.raw.display())))?;
     let mut warnings: Vec<String> = export
         .warnings
@@ -95,20 +93,14 @@ pub fn timing_pass(
         .collect();
     warnings.extend(out.warnings);
     Ok(Timed {
-        plan: plan::plan(timed, options),
+        launches,
         wall_s,
-        commands: out.commands,
-        inputs: file_names(&[&out.raw]),
-        warnings,
+        record: PassRecord {
+            commands: out.commands,
+            inputs: page_names([&out.raw]),
+            warnings,
+        },
     })
-}
-
-fn file_names(paths: &[&PathBuf]) -> Vec<String> {
-    paths
-        .iter()
-        .filter_map(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .collect()
 }
 
 /// The plan as `capture profile` prints it before profiling: the groups, the launches
@@ -212,47 +204,24 @@ pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
     out
 }
 
-/// One profiling pass over the plan's launches under `cache` at `depth`, its rows matched
-/// to the plan and spread to every launch ([`sampling::scale`]): a [`Collected`] whose
-/// launches are every launch of the timing pass.
-pub fn profiling_pass(
-    profiler: &dyn Profiler,
-    plan: &Plan,
-    depth: Depth,
-    cache: CacheControl,
-    target: &Target<'_>,
-    work_dir: &Path,
-    stem: &str,
-) -> Result<Collected> {
-    let mut selection = target.selection.clone();
-    selection.kernel_id = Some(plan.kernel_id());
-    let name = format!("{stem}-ncu-{}", cache_name(cache));
-    let out = profiler.profile(&ProfileRequest {
-        collection: Collection {
-            pass: Pass::Counters(depth),
-            cache,
-            selection,
-            ncu_args: target.ncu_args.clone(),
-        },
-        program: target.program,
-        work_dir,
-        name: &name,
-    })?;
-    let (rows, reader_warnings) = super::profile::read_pages(&out)?;
-    let missing = missing_metrics_at(&rows, depth);
-    let mut warnings = super::profile::collection_warnings(
+/// A collection of the plan's launches (`collected`, selected by the plan's `--kernel-id`)
+/// matched to the plan and spread to every launch ([`sampling::scale`]): a [`Collected`]
+/// whose launches are every launch of the timing pass, its warnings followed by the
+/// matching's and the spreading's. None of the plan's launches profiled is
+/// [`Code::NoKernels`].
+pub fn expand(plan: &Plan, collected: Collected) -> Result<Collected> {
+    let Collected {
         cache,
-        &missing,
-        &reader_warnings,
-        &out.raw,
-        out.warnings,
-    );
+        launches: rows,
+        mut record,
+        program_status,
+    } = collected;
     let profiled = rows.len();
     let (assigned, mut assign_warnings) = sampling::scale::assign(plan, rows);
-    warnings.append(&mut assign_warnings);
+    record.warnings.append(&mut assign_warnings);
     let expanded = sampling::scale::expand(plan, assigned);
-    warnings.extend(expanded.warnings.iter().cloned());
-    for w in assign_notes(&warnings) {
+    record.warnings.extend(expanded.warnings.iter().cloned());
+    for w in assign_notes(&record.warnings) {
         super::progress::log(None, &format!("warning: {w}"));
     }
     super::progress::log(
@@ -277,14 +246,8 @@ pub fn profiling_pass(
     Ok(Collected {
         cache,
         launches: expanded.launches,
-        warnings,
-        commands: out.commands,
-        inputs: file_names(
-            &std::iter::once(&out.raw)
-                .chain(&out.details)
-                .collect::<Vec<_>>(),
-        ),
-        program_status: out.program_status,
+        record,
+        program_status,
     })
 }
 
@@ -303,8 +266,10 @@ pub mod tests {
     use std::cell::RefCell;
     use std::io::Read;
 
+    use super::super::collect::collect_under;
     use super::super::ncu::ProfileOutput;
     use super::*;
+    use shared::analysis::sampling::plan::{self, PlanOptions};
     use shared::model::artifact::LaunchCounters;
 
     /// The launches of a sampled collection that were measured.
@@ -461,26 +426,27 @@ pub mod tests {
             ncu_args: Vec::new(),
             pass: Pass::Standard,
         };
-        let timed = timing_pass(&p, &target, work.path(), "t", &PlanOptions::default())
-            .unwrap_or_else(|e| panic!("{e:#}"));
-        assert_eq!(timed.plan.launches.len(), 172);
-        let text = plan_text(&timed.plan, Depth::Standard, timed.wall_s);
+        let timed = timing_pass(&p, &target, work.path(), "t").unwrap_or_else(|e| panic!("{e:#}"));
+        let plan = plan::plan(timed.launches, &PlanOptions::default());
+        assert_eq!(plan.launches.len(), 172);
+        let text = plan_text(&plan, Depth::Standard, timed.wall_s);
         assert!(
             text.contains("measured: 74 of 172 launches, their groups"),
             "{text}"
         );
         assert!(text.contains("25 passes (measured"), "{text}");
-        let c = profiling_pass(
-            &p,
-            &timed.plan,
-            Depth::Standard,
-            CacheControl::Cold,
-            &target,
-            work.path(),
-            "t",
-        )
-        .unwrap_or_else(|e| panic!("{e:#}"));
-        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        let target = Target {
+            selection: ncu::Selection {
+                kernel_id: Some(plan.kernel_id()),
+                ..target.selection
+            },
+            pass: Pass::Counters(Depth::Standard),
+            ..target
+        };
+        let collected = collect_under(&p, CacheControl::Cold, &target, work.path(), "t")
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        let c = expand(&plan, collected).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(c.record.warnings.is_empty(), "{:?}", c.record.warnings);
         assert_eq!(c.launches.len(), 172);
         assert_eq!(measured(&c.launches), 74);
         let asked = p.asked.borrow();
@@ -501,10 +467,7 @@ pub mod tests {
                     .number(shared::model::counters::GPU_TIME_DURATION.name)
             })
             .sum();
-        assert!(
-            (total - timed.plan.total_ns).abs() < 1e-6 * total,
-            "{total}"
-        );
+        assert!((total - plan.total_ns).abs() < 1e-6 * total, "{total}");
         // The details page came along with each measured launch and with its copies.
         assert!(c.launches.iter().all(|l| !l.sections.is_empty()));
     }

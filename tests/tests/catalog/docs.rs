@@ -36,7 +36,7 @@ const OUTPUTS: [&str; 7] = [
 ];
 
 /// The endings of the file names a path check looks for when a path does not start at the
-/// root (`gpu/profile.rs` in a comment of `capture/src`).
+/// root (`gpu/collect.rs` in a comment of `capture/src`).
 const EXTENSIONS: [&str; 15] = [
     ".rs", ".md", ".toml", ".json", ".cu", ".sh", ".py", ".csv", ".html", ".js", ".css", ".txt",
     ".gz", ".ncu-rep", ".lock",

@@ -132,13 +132,17 @@ impl Pass {
     }
 }
 
+/// ncu's per-instruction section: in [`FULL_SECTIONS`], and added by `capture profile
+/// --source` at any depth.
+pub const SOURCE_SECTION: &str = "SourceCounters";
+
 /// Sections `--depth full` adds to [`SECTIONS`]: the rest of ncu's `--set full`.
 pub const FULL_SECTIONS: &[&str] = &[
     "ComputeWorkloadAnalysis",
     "InstructionStats",
     "SchedulerStats",
     "WarpStateStats",
-    "SourceCounters",
+    SOURCE_SECTION,
     "MemoryWorkloadAnalysis_Chart",
     "MemoryWorkloadAnalysis_Tables",
 ];

@@ -1,9 +1,9 @@
-//! The profile loop shared by `capture run` (the suite re-run under ncu) and `capture
-//! profile` (the user's program under ncu): one collection per cache state through a
-//! [`Profiler`], its CSV pages read back, the metrics ncu dropped named, and the commands
-//! and pages recorded for provenance. [`collect`] is that loop's body, written once;
-//! [`attach`] joins its results to a timings artifact (`run`), [`import`] builds an
-//! artifact from them (`profile`).
+//! One ncu collection through a [`Profiler`], read back: the pages of one cache state's
+//! report joined launch by launch, the metrics ncu dropped named, and the command lines and
+//! pages recorded for provenance. `capture run` (the suite re-run under ncu) and `capture
+//! profile` (the user's program under ncu) both collect through [`collect_under`]; [`attach`]
+//! joins the collections to a timings artifact (`run`), [`import`] builds an artifact from
+//! them (`profile`).
 //!
 //! GPU-free: the profiler may be real ncu or a fake that replays fixture exports.
 
@@ -18,7 +18,7 @@ use crate::files;
 
 use super::ncu::args::{Collection, Pass, Selection};
 use super::ncu::judge::missing_metrics_at;
-use super::ncu::{ProfileRequest, Profiler};
+use super::ncu::{ProfileOutput, ProfileRequest, Profiler};
 
 /// `cold` or `warm`, as file names and messages spell a cache state.
 pub fn cache_name(c: CacheControl) -> &'static str {
@@ -91,27 +91,72 @@ pub struct Target<'a> {
     pub pass: Pass,
 }
 
+impl Target<'_> {
+    /// The collection of this target under `cache`.
+    pub fn collection(&self, cache: CacheControl) -> Collection {
+        Collection {
+            pass: self.pass,
+            cache,
+            selection: self.selection.clone(),
+            ncu_args: self.ncu_args.clone(),
+        }
+    }
+}
+
+/// What one ncu pass leaves for the artifact beside its launches.
+#[derive(Default)]
+pub struct PassRecord {
+    /// The exact command lines run, collection first.
+    pub commands: Vec<String>,
+    /// The file names of the pages read.
+    pub inputs: Vec<String>,
+    /// For the artifact: the metrics ncu dropped, the reader's warnings (naming the page),
+    /// then the profiler's.
+    pub warnings: Vec<String>,
+}
+
+impl PassRecord {
+    /// This record, then `next`'s: a pass that ran first leads.
+    pub fn then(mut self, mut next: PassRecord) -> PassRecord {
+        self.commands.append(&mut next.commands);
+        self.inputs.append(&mut next.inputs);
+        self.warnings.append(&mut next.warnings);
+        self
+    }
+
+    /// Files the record in `artifact`: its warnings after the artifact's, its commands and
+    /// pages after those of the provenance.
+    fn file_in(mut self, artifact: &mut Artifact) {
+        artifact.warnings.append(&mut self.warnings);
+        artifact.provenance.ncu_commands.append(&mut self.commands);
+        artifact.provenance.inputs.append(&mut self.inputs);
+    }
+}
+
 /// One cache state's collection, read back.
 pub struct Collected {
     /// The cache state it was collected under.
     pub cache: CacheControl,
     /// The launches of its pages, raw and details joined.
     pub launches: Vec<LaunchCounters>,
-    /// For the artifact: the metrics ncu dropped, the reader's warnings (naming the page),
-    /// then the profiler's.
-    pub warnings: Vec<String>,
-    /// The exact command lines run, collection first.
-    pub commands: Vec<String>,
-    /// The file names of the pages read.
-    pub inputs: Vec<String>,
+    /// Its commands, pages and warnings.
+    pub record: PassRecord,
     /// The program's non-zero exit status, when it failed after launches were profiled.
     pub program_status: Option<i32>,
 }
 
-/// A collection's warnings, in order: the requested metrics ncu dropped (`missing`), the
+/// The file names of `pages`, for provenance.
+pub fn page_names<'p>(pages: impl IntoIterator<Item = &'p PathBuf>) -> Vec<String> {
+    pages
+        .into_iter()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect()
+}
+
 /// The raw and details pages of one collection, read and joined launch by launch.
-pub fn read_pages(
-    out: &super::ncu::ProfileOutput,
+fn read_pages(
+    out: &ProfileOutput,
 ) -> Result<(Vec<LaunchCounters>, Vec<shared::read::ncu::Warning>)> {
     let mut exports = vec![files::read_export(&out.raw)?];
     if let Some(details) = &out.details {
@@ -120,8 +165,9 @@ pub fn read_pages(
     Ok(shared::read::ncu::combine(exports))
 }
 
+/// A collection's warnings, in order: the requested metrics ncu dropped (`missing`), the
 /// reader's warnings on its raw page `raw_csv`, then ncu's own (`ncu_warnings`).
-pub fn collection_warnings(
+fn collection_warnings(
     cache: CacheControl,
     missing: &[&str],
     reader_warnings: &[shared::read::ncu::Warning],
@@ -145,8 +191,9 @@ pub fn collection_warnings(
     warnings
 }
 
-/// Collects one report under `cache` through `profiler` and reads its pages back.
-pub fn collect(
+/// Collects one report of `target` under `cache` through `profiler`, named
+/// `{stem}-ncu-{cache}` in `work_dir`, and reads its pages back.
+pub fn collect_under(
     profiler: &dyn Profiler,
     cache: CacheControl,
     target: &Target<'_>,
@@ -155,12 +202,7 @@ pub fn collect(
 ) -> Result<Collected> {
     let name = format!("{stem}-ncu-{}", cache_name(cache));
     let out = profiler.profile(&ProfileRequest {
-        collection: Collection {
-            pass: target.pass,
-            cache,
-            selection: target.selection.clone(),
-            ncu_args: target.ncu_args.clone(),
-        },
+        collection: target.collection(cache),
         program: target.program,
         work_dir,
         name: &name,
@@ -171,26 +213,18 @@ pub fn collect(
         .depth()
         .map(|d| missing_metrics_at(&launches, d))
         .unwrap_or_default();
+    let inputs = page_names(std::iter::once(&out.raw).chain(&out.details));
     let warnings = collection_warnings(cache, &missing, &reader_warnings, &out.raw, out.warnings);
-    let inputs = std::iter::once(&out.raw)
-        .chain(&out.details)
-        .filter_map(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .collect();
     Ok(Collected {
         cache,
         launches,
-        warnings,
-        commands: out.commands,
-        inputs,
+        record: PassRecord {
+            commands: out.commands,
+            inputs,
+            warnings,
+        },
         program_status: out.program_status,
     })
-}
-
-/// Records a collection's commands and pages in the provenance.
-fn record(provenance: &mut Provenance, c: &mut Collected) {
-    provenance.ncu_commands.append(&mut c.commands);
-    provenance.inputs.append(&mut c.inputs);
 }
 
 /// Provenance every profiled artifact carries: the clocks ncu ran at and its version.
@@ -210,12 +244,13 @@ pub fn attach(
     stem: &str,
 ) -> Result<()> {
     for &cache in caches {
-        let mut c = collect(profiler, cache, target, work_dir, stem)?;
-        artifact.warnings.append(&mut c.warnings);
-        let launches = std::mem::take(&mut c.launches);
-        shared::analysis::merge::attach_counters(artifact, launches, cache)
+        let mut c = collect_under(profiler, cache, target, work_dir, stem)?;
+        // The warnings stay when the counters do not fit (`run` still writes the timings);
+        // the commands and pages are recorded once they did.
+        artifact.warnings.append(&mut c.record.warnings);
+        shared::analysis::merge::attach_counters(artifact, c.launches, cache)
             .map_err(|e| Fault::new(Code::MissingKernel, e.to_string()))?;
-        record(&mut artifact.provenance, &mut c);
+        c.record.file_in(artifact);
     }
     if !caches.is_empty() {
         finish(&mut artifact.provenance, profiler);
@@ -225,19 +260,26 @@ pub fn attach(
 
 /// `capture profile`: an artifact from the collections, one kernel record per function
 /// (the first collection's launches make the records; a later one's counters are attached
-/// to them, with a warning where they do not fit). `None` when `collected` is empty.
+/// to them, with a warning where they do not fit). `lead` is the record of a pass that ran
+/// before them (a sampled profile's timing pass): its commands, pages and warnings come
+/// first. `None` when `collected` is empty.
 pub fn import(
+    lead: PassRecord,
     collected: Vec<Collected>,
     provenance: Provenance,
     profiler: &dyn Profiler,
 ) -> Option<Artifact> {
     let mut artifact: Option<Artifact> = None;
-    for mut c in collected {
-        let launches = std::mem::take(&mut c.launches);
-        let a = match artifact.as_mut() {
+    let mut lead = Some(lead);
+    for c in collected {
+        let record = match lead.take() {
+            Some(l) => l.then(c.record),
+            None => c.record,
+        };
+        match artifact.as_mut() {
             None => {
                 let mut a = shared::analysis::merge::import_launches(
-                    launches,
+                    c.launches,
                     Vec::new(),
                     provenance.clone(),
                 );
@@ -249,21 +291,18 @@ pub fn import(
                         set.cache_control = Some(c.cache);
                     }
                 }
-                a.warnings.append(&mut c.warnings);
-                artifact.insert(a)
+                record.file_in(artifact.insert(a));
             }
             Some(a) => {
-                a.warnings.append(&mut c.warnings);
-                if let Err(e) = shared::analysis::merge::attach_counters(a, launches, c.cache) {
+                record.file_in(a);
+                if let Err(e) = shared::analysis::merge::attach_counters(a, c.launches, c.cache) {
                     a.warnings.push(format!(
                         "{} counters not attached: {e}",
                         cache_name(c.cache)
                     ));
                 }
-                a
             }
-        };
-        record(&mut a.provenance, &mut c);
+        }
     }
     let mut artifact = artifact?;
     finish(&mut artifact.provenance, profiler);
