@@ -217,6 +217,9 @@ impl<'a> ProfileRun<'a> {
         };
         let mut artifact = collect::import(timing, collected, provenance, self.profiler)
             .ok_or_else(|| usage("no cache state to collect"))?;
+        if let Some(note) = super::push_pop_note(&self.cfg.selection.nvtx_include) {
+            artifact.warnings.push(note);
+        }
         if let Some(plan) = plan {
             sampling::label(&mut artifact, plan.groups.len(), plan.launches.len());
             if let Some(banner) = sampling::banner(&artifact) {
