@@ -1651,6 +1651,63 @@ mod tests {
         assert_eq!(TENSOR_DIM % TENSOR_TILE, 0, "no partial tile");
     }
 
+    /// Everything the suite declares, rendered: each kernel's identity and role, its plan
+    /// (launch, buffers, arguments, asked bytes, FLOPs and formula) on an H200 and a T4, and
+    /// what its CPU reference says of an all-zero output at small sizes (the first expected
+    /// value and the largest difference, which pin the reference). Compared with
+    /// `tests/golden/suite_plans.txt`; `BLESS=1` rewrites that file.
+    #[test]
+    fn the_suite_matches_its_golden_rendering() {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let files: Vec<&str> = SOURCES.iter().map(|(f, _)| *f).collect();
+        let _ = writeln!(out, "sources: {}", files.join(", "));
+        for (label, s) in [("H200", sizes(&H200, None)), ("T4", sizes(&T4, None))] {
+            let _ = writeln!(out, "\n# {label}: {s:?}");
+            for k in SUITE {
+                let _ = writeln!(
+                    out,
+                    "{} | {} | {} | {:?}\n  {:?}",
+                    k.function,
+                    k.name,
+                    k.source_path(),
+                    k.role,
+                    (k.plan)(&s)
+                );
+            }
+        }
+        let s = small();
+        let _ = writeln!(out, "\n# checks of an all-zero output, {s:?}");
+        for k in SUITE {
+            let p = (k.plan)(&s);
+            let mut o = Outputs::with_len(p.buffers.len());
+            for (i, b) in p.buffers.iter().enumerate() {
+                if b.fill == Fill::Poison {
+                    let len = b.len as usize;
+                    o.set(
+                        i,
+                        match b.elem {
+                            Elem::F64 => HostData::F64(vec![0.0; len]),
+                            _ => HostData::F32(vec![0.0; len]),
+                        },
+                    );
+                }
+            }
+            let _ = writeln!(out, "{}: {:?}", k.function, (k.check)(&s, &p, &o));
+        }
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/golden/suite_plans.txt");
+        if std::env::var_os("BLESS").is_some() {
+            std::fs::write(&path, &out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        let golden = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            golden == out,
+            "{} differs from the suite (BLESS=1 rewrites it):\n{out}",
+            path.display()
+        );
+    }
+
     #[test]
     fn fma_recurrence_detects_a_shortened_loop() {
         let full = fma_class_value(3, 4);
