@@ -1,6 +1,6 @@
 //! One table renderer for every tabular output: aligned text for a terminal, GitHub-flavoured
-//! Markdown and CSV, after hyperfine's `export/markup.rs` (the table is data; each format is
-//! one implementation of a small `Markup` trait that writes a header, a divider and rows).
+//! Markdown and CSV, after hyperfine's markup exporter (the table is data; each format is one
+//! implementation of a small `Markup` trait that writes a header, a divider and rows).
 //! `capture table`, `capture diff` and `capture source` all render through it; what goes above
 //! and below a table (device lines, the gate's verdict, notes) stays with each caller.
 //!
