@@ -2,11 +2,14 @@
 //! and FP32 FMA chains. Their figures become the artifact's measured ceilings; the clock kernel
 //! beside the FMA chains is launched by `gpu::ceilings`, outside the suite.
 
-use super::{asked, grid1, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes, BLOCK};
-use super::{CeilingKind, LaunchShape};
+use shared::model::artifact::{Check, Precision};
+
+use super::{
+    asked, grid1, idx, input, output, Arg, CeilingKind, Family, KernelDef, LaunchShape, Plan, Role,
+    Sizes, BLOCK,
+};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "ceilings.cu";

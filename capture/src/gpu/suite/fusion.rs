@@ -1,10 +1,11 @@
 //! The fusion trio (`kernels/fusion.cu`): a scale and an add in two launches, and the same
 //! work fused into one FMA pass.
 
+use shared::model::artifact::{Check, Precision};
+
 use super::{asked, grid1, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes, BLOCK};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "fusion.cu";

@@ -1,11 +1,11 @@
 //! The cache-resident FP32 matmul pair (`kernels/matmul.cu`): naive and 16 x 16 tiled, one
 //! f64 reference for both.
 
-use super::grid2;
-use super::{asked, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes};
+use shared::model::artifact::{Check, Precision};
+
+use super::{asked, grid2, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "matmul.cu";

@@ -1,9 +1,10 @@
 //! The Horner polynomial (`kernels/polynomial.cu`): degree 256, compute-bound on FP32.
 
+use shared::model::artifact::{Check, Precision};
+
 use super::{asked, grid1, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes, BLOCK};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "polynomial.cu";

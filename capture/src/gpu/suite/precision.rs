@@ -1,11 +1,13 @@
 //! The FP64/FP32 pair (`kernels/precision.cu`): the same 64-step Horner loop in both
 //! precisions, to show the FP64 roof.
 
-use super::{asked, grid1, idx, Arg, Family, KernelDef, Plan, Role, Sizes, BLOCK};
-use super::{BufferSpec, Elem, Fill};
+use shared::model::artifact::{Check, Precision};
+
+use super::{
+    asked, grid1, idx, Arg, BufferSpec, Elem, Family, Fill, KernelDef, Plan, Role, Sizes, BLOCK,
+};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "precision.cu";

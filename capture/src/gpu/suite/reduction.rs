@@ -1,10 +1,11 @@
 //! The block reduction (`kernels/reduction.cu`): a shared-memory tree per block, replayed
 //! exactly on the host.
 
+use shared::model::artifact::{Check, Precision};
+
 use super::{asked, grid1, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes, BLOCK};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "reduction.cu";

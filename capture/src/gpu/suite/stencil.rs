@@ -1,11 +1,11 @@
 //! The heat stencils (`kernels/stencil.cu`): five-point, from global memory and through
 //! shared-memory tiles; the boundary must stay unwritten.
 
-use super::grid2;
-use super::{asked, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes};
-use crate::gpu::checks::{self};
-use crate::gpu::data::{hash_value, Outputs};
 use shared::model::artifact::{Check, Precision};
+
+use super::{asked, grid2, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes};
+use crate::gpu::checks;
+use crate::gpu::data::{hash_value, Outputs};
 
 /// The source file under `kernels/`.
 const FILE: &str = "stencil.cu";

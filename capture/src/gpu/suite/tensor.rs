@@ -1,12 +1,14 @@
 //! The tensor-core matmul (`kernels/tensor.cu`): bf16 inputs, fp32 accumulation through
 //! `mma.m16n8k16`, checked on a sample against an f64 reference (`gpu::tensor`).
 
-use super::{asked, output, Arg, Family, KernelDef, Plan, Role, Sizes};
-use super::{grid2, BufferSpec, Elem, Fill};
+use shared::model::artifact::{Check, Precision};
+
+use super::{
+    asked, grid2, output, Arg, BufferSpec, Elem, Family, Fill, KernelDef, Plan, Role, Sizes,
+};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::Outputs;
 use crate::gpu::tensor as reference;
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "tensor.cu";

@@ -1,11 +1,11 @@
 //! The transposes (`kernels/transpose.cu`): naive, and tiled through shared memory; the same
 //! plan and reference serve both.
 
-use super::grid2;
-use super::{asked, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes};
+use shared::model::artifact::{Check, Precision};
+
+use super::{asked, grid2, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "transpose.cu";

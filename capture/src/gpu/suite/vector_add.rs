@@ -1,10 +1,11 @@
 //! The vector adds (`kernels/vector_add.cu`): coalesced, and with a stride of 32 that wastes
 //! most of every sector; the same plan and reference serve both.
 
+use shared::model::artifact::{Check, Precision};
+
 use super::{asked, grid1, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes, BLOCK};
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
-use shared::model::artifact::{Check, Precision};
 
 /// The source file under `kernels/`.
 const FILE: &str = "vector_add.cu";
