@@ -1,7 +1,7 @@
 //! Comparison helpers for the CPU reference checks: exact (bit-for-bit) and tolerant
 //! element comparisons over all or a sample of the elements, run in parallel, each turned
 //! into an artifact [`Check`] with a one-line detail. The references themselves live next to
-//! each kernel in `suite.rs`.
+//! each kernel in its family's module under `suite/`.
 
 use shared::model::artifact::Check;
 

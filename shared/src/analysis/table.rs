@@ -20,6 +20,7 @@ use crate::model::work_kind::Work;
 use crate::text::escape;
 use crate::text::format::opt;
 use crate::text::names::distinct_short_names;
+use crate::text::table::{Column, Table};
 
 /// The whole table: device, ceilings and one row per kernel in artifact order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -425,14 +426,38 @@ fn fixed(v: Option<f64>, scale: f64, decimals: usize) -> String {
     opt(v, |x| format!("{:.*}", decimals, x / scale))
 }
 
-/// The column headers of the human forms.
-pub const COLUMNS: [&str; 18] = [
-    "kernel", "launches", "time ms", "time %", "ask MB", "L1 MB", "L2 MB", "DRAM MB", "DRAM/ask",
-    "GB/s", "%ceil", "work", "GFLOP/s", "verdict", "ncu says", "bound by", "check", "because",
+/// The columns of the human forms (text and Markdown): text left-aligned, numbers right.
+pub const HUMAN_COLUMNS: [Column; 18] = [
+    Column::text("kernel"),
+    Column::value("launches"),
+    Column::value("time ms"),
+    Column::value("time %"),
+    Column::value("ask MB"),
+    Column::value("L1 MB"),
+    Column::value("L2 MB"),
+    Column::value("DRAM MB"),
+    Column::value("DRAM/ask"),
+    Column::value("GB/s"),
+    Column::value("%ceil"),
+    Column::text("work"),
+    Column::value("GFLOP/s"),
+    Column::text("verdict"),
+    Column::text("ncu says"),
+    Column::text("bound by"),
+    Column::text("check"),
+    Column::text("because"),
 ];
 
-/// Columns of the human forms that are text (left-aligned); the others are numbers.
-pub const TEXT_COLUMNS: [usize; 7] = [0, 11, 13, 14, 15, 16, 17];
+/// The column headers of the human forms, those of [`HUMAN_COLUMNS`].
+pub const COLUMNS: [&str; 18] = {
+    let mut out = [""; 18];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = HUMAN_COLUMNS[i].header;
+        i += 1;
+    }
+    out
+};
 
 /// The mark after a verdict whose kernel's launch groups disagree (its groups are listed
 /// under the human tables).
@@ -540,43 +565,46 @@ impl TableRow {
     }
 }
 
-/// The CSV form's header row: every JSON field of a row, nested ones flattened.
-const CSV_HEADER: [&str; 35] = [
-    "name",
-    "launches",
-    "time_ms",
-    "time_source",
-    "ask_bytes",
-    "ask_flops",
-    "l1_bytes",
-    "l2_bytes",
-    "dram_bytes",
-    "flops",
-    "flops_missing",
-    "dram_per_ask",
-    "gbs",
-    "pct_of_copy",
-    "gflops",
-    "fp64_flops",
-    "fp64_gflops",
-    "verdict",
-    "check",
-    "short_name",
-    "time_share",
-    "precision",
-    "flops_total",
-    "gflops_total",
-    "flops_by_precision",
-    "derived_from_rates",
-    "waves",
-    "latency_reason",
-    "stalls",
-    "bound_by_unit",
-    "bound_by_pct",
-    "sampled_measured",
-    "verdict_mixed",
-    "groups",
-    "ncu_verdict",
+/// The CSV form's columns, its header row: every JSON field of a row, nested ones flattened.
+/// Text columns (names and words from files) are guarded against formula injection; values
+/// (numbers, and `key=value` lists, units and enum names this tool writes) are written as they
+/// are.
+const CSV_HEADER: [Column; 35] = [
+    Column::text("name"),
+    Column::value("launches"),
+    Column::value("time_ms"),
+    Column::value("time_source"),
+    Column::value("ask_bytes"),
+    Column::value("ask_flops"),
+    Column::value("l1_bytes"),
+    Column::value("l2_bytes"),
+    Column::value("dram_bytes"),
+    Column::value("flops"),
+    Column::text("flops_missing"),
+    Column::value("dram_per_ask"),
+    Column::value("gbs"),
+    Column::value("pct_of_copy"),
+    Column::value("gflops"),
+    Column::value("fp64_flops"),
+    Column::value("fp64_gflops"),
+    Column::text("verdict"),
+    Column::text("check"),
+    Column::text("short_name"),
+    Column::value("time_share"),
+    Column::text("precision"),
+    Column::value("flops_total"),
+    Column::value("gflops_total"),
+    Column::value("flops_by_precision"),
+    Column::text("derived_from_rates"),
+    Column::value("waves"),
+    Column::text("latency_reason"),
+    Column::value("stalls"),
+    Column::value("bound_by_unit"),
+    Column::value("bound_by_pct"),
+    Column::value("sampled_measured"),
+    Column::value("verdict_mixed"),
+    Column::text("groups"),
+    Column::text("ncu_verdict"),
 ];
 
 impl BytesTable {
@@ -633,37 +661,9 @@ impl BytesTable {
         lines
     }
 
-    /// Aligned text for a terminal.
+    /// Aligned text for a terminal. Names come from files: control characters and bidi
+    /// overrides are escaped.
     pub fn to_text(&self) -> String {
-        // Names come from files: control characters and bidi overrides escaped.
-        let rows: Vec<[String; 18]> = self
-            .kernels
-            .iter()
-            .map(|r| r.short_cells().map(|c| escape::controls(&c).into_owned()))
-            .collect();
-        let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
-        for r in &rows {
-            for (w, cell) in widths.iter_mut().zip(r) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        let line = |cells: &[String]| {
-            cells
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(i, (c, w))| {
-                    if TEXT_COLUMNS.contains(&i) {
-                        format!("{c:<w$}")
-                    } else {
-                        format!("{c:>w$}")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("  ")
-                .trim_end()
-                .to_string()
-        };
         let mut out = String::new();
         for p in self.preamble() {
             out.push_str(&escape::controls(&p));
@@ -672,21 +672,21 @@ impl BytesTable {
         if !out.is_empty() {
             out.push('\n');
         }
-        let header: Vec<String> = COLUMNS.iter().map(|s| s.to_string()).collect();
-        out.push_str(&line(&header));
-        out.push('\n');
-        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        out.push_str(&line(&rule));
-        out.push('\n');
-        for r in &rows {
-            out.push_str(&line(r));
-            out.push('\n');
-        }
+        out.push_str(&self.human().to_text());
         for note in self.notes() {
             out.push('\n');
             out.push_str(&note);
         }
         out
+    }
+
+    /// The rows of the human forms, short names first.
+    fn human(&self) -> Table<'static> {
+        let mut t = Table::new(&HUMAN_COLUMNS);
+        for r in &self.kernels {
+            t.push(r.short_cells());
+        }
+        t
     }
 
     /// Lines under the human tables: what the derived mark means, when a row has one; the
@@ -727,14 +727,11 @@ impl BytesTable {
     /// cells go through [`escape::csv_cell`]: no cell can start a spreadsheet formula or
     /// hold a control character.
     pub fn to_csv(&self) -> String {
-        let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
         let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-        let cell = |s: String| escape::csv_cell(&s).into_owned();
-        // Writing to a Vec cannot fail.
-        let _ = w.write_record(CSV_HEADER);
+        let mut t = Table::new(&CSV_HEADER);
         for r in &self.kernels {
-            let _ = w.write_record([
-                cell(r.name.clone()),
+            t.push([
+                r.name.clone(),
                 r.launches.to_string(),
                 num(r.time_ms),
                 match r.time_source {
@@ -748,18 +745,18 @@ impl BytesTable {
                 num(r.l2_bytes),
                 num(r.dram_bytes),
                 num(r.flops),
-                cell(r.flops_missing.join(" ")),
+                r.flops_missing.join(" "),
                 num(r.dram_per_ask),
                 num(r.gbs),
                 num(r.pct_of_copy),
                 num(r.gflops),
                 num(r.fp64_flops),
                 num(r.fp64_gflops),
-                cell(r.verdict.clone().unwrap_or_default()),
-                cell(r.check.clone().unwrap_or_default()),
-                cell(r.short_name.clone()),
+                r.verdict.clone().unwrap_or_default(),
+                r.check.clone().unwrap_or_default(),
+                r.short_name.clone(),
                 num(r.time_share),
-                cell(r.precision.clone().unwrap_or_default()),
+                r.precision.clone().unwrap_or_default(),
                 num(r.flops_total),
                 num(r.gflops_total),
                 r.flops_by_precision
@@ -767,9 +764,9 @@ impl BytesTable {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(" "),
-                cell(r.derived_from_rates.join(" ")),
+                r.derived_from_rates.join(" "),
                 num(r.waves),
-                cell(r.latency_reason.clone().unwrap_or_default()),
+                r.latency_reason.clone().unwrap_or_default(),
                 r.stalls
                     .iter()
                     .flatten()
@@ -785,16 +782,14 @@ impl BytesTable {
                     .map(|c| c.measured.to_string())
                     .unwrap_or_default(),
                 r.verdict_mixed.to_string(),
-                cell(r.groups_cell()),
-                cell(
-                    r.ncu_verdict
-                        .as_ref()
-                        .map(|n| n.verdict.clone())
-                        .unwrap_or_default(),
-                ),
+                r.groups_cell(),
+                r.ncu_verdict
+                    .as_ref()
+                    .map(|n| n.verdict.clone())
+                    .unwrap_or_default(),
             ]);
         }
-        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+        t.to_csv()
     }
 
     /// A GitHub-flavoured Markdown table (pipes, newlines and control characters in names
@@ -805,27 +800,7 @@ impl BytesTable {
             out.push_str(&escape::markdown_cell(&p));
             out.push_str("\n\n");
         }
-        out.push_str(&format!("| {} |\n", COLUMNS.join(" | ")));
-        out.push_str(&format!(
-            "|{}\n",
-            COLUMNS
-                .iter()
-                .enumerate()
-                .map(|(i, _)| if TEXT_COLUMNS.contains(&i) {
-                    " --- |"
-                } else {
-                    " ---: |"
-                })
-                .collect::<String>()
-        ));
-        for r in &self.kernels {
-            let cells: Vec<String> = r
-                .short_cells()
-                .iter()
-                .map(|c| escape::markdown_cell(c).into_owned())
-                .collect();
-            out.push_str(&format!("| {} |\n", cells.join(" | ")));
-        }
+        out.push_str(&self.human().to_markdown());
         for note in self.notes() {
             out.push('\n');
             out.push_str(&note);

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::error::NcuError;
 use crate::model::counters::{self, Counter};
 use crate::text::format::opt;
+use crate::text::table::{Column as TableColumn, Table};
 
 /// One SASS instruction and its figures; every figure `None` where the input lacks it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -644,6 +645,61 @@ fn cell(v: Option<f64>) -> String {
     opt(v, count)
 }
 
+/// The columns of an instruction listing (hot spots and every instruction).
+const INSTRUCTION_COLUMNS: [TableColumn; 8] = [
+    TableColumn::text("address").fixed(14),
+    TableColumn::value("executed").fixed(12),
+    TableColumn::value("samples").fixed(8),
+    TableColumn::text("top stall (samples)").fixed(26),
+    TableColumn::value("sect/req").fixed(8),
+    TableColumn::value("L2 exc.").fixed(8),
+    TableColumn::value("bank c.").fixed(8),
+    TableColumn::text("SASS").fixed(0),
+];
+
+/// The columns of the listing by CUDA source line.
+const LINE_COLUMNS: [TableColumn; 7] = [
+    TableColumn::text("file:line").fixed(24),
+    TableColumn::value("executed").fixed(12),
+    TableColumn::value("samples").fixed(8),
+    TableColumn::value("requests").fixed(10),
+    TableColumn::value("L2 sectors").fixed(12),
+    TableColumn::value("sect/req").fixed(8),
+    TableColumn::text("source").fixed(0),
+];
+
+/// An instruction listing of `instructions`: its figures, its SASS, and where the input has
+/// line information its place and CUDA text after the SASS.
+fn instruction_listing<'a>(instructions: impl IntoIterator<Item = &'a Instruction>) -> String {
+    let mut table = Table::listing(&INSTRUCTION_COLUMNS);
+    for i in instructions {
+        let stall = i
+            .top_stall()
+            .map_or_else(|| "-".to_owned(), |(r, v)| format!("{r} {}", count(v)));
+        let mut sass = i
+            .sass
+            .clone()
+            .unwrap_or_else(|| "(SASS not in a report; see --sass)".into());
+        if let Some(place) = i.place() {
+            sass.push_str(&format!("  <- {place}"));
+            if let Some(text) = &i.cuda {
+                sass.push_str(&format!("  {}", text.trim()));
+            }
+        }
+        table.push([
+            format!("{:#014x}", i.address),
+            cell(i.inst_executed),
+            cell(i.samples),
+            stall,
+            cell(i.sectors_per_request()),
+            cell(i.l2_sectors_global_excessive),
+            cell(i.l1_wavefronts_shared_excessive),
+            sass,
+        ]);
+    }
+    table.to_text()
+}
+
 /// The launch as text: a summary line, the `hot` hottest instructions, the CUDA source
 /// lines (where the input has line information), then every instruction in address order.
 /// The kernel name, the SASS, the CUDA file names and their text are shown with control
@@ -660,79 +716,30 @@ pub fn to_text(launch: &LaunchSource, hot: usize) -> String {
         count(launch.inst_executed()),
         count(launch.samples()),
     );
-    let row = |out: &mut String, i: &Instruction| {
-        let stall = i
-            .top_stall()
-            .map_or_else(|| "-".to_owned(), |(r, v)| format!("{r} {}", count(v)));
-        let _ = write!(
-            out,
-            "{:#014x}  {:>12}  {:>8}  {:<26}  {:>8}  {:>8}  {:>8}  {}",
-            i.address,
-            cell(i.inst_executed),
-            cell(i.samples),
-            stall,
-            cell(i.sectors_per_request()),
-            cell(i.l2_sectors_global_excessive),
-            cell(i.l1_wavefronts_shared_excessive),
-            i.sass.as_deref().map_or_else(
-                || "(SASS not in a report; see --sass)".into(),
-                crate::text::escape::controls
-            ),
-        );
-        if let Some(place) = i.place() {
-            let _ = write!(out, "  <- {}", crate::text::escape::controls(&place));
-            if let Some(text) = &i.cuda {
-                let _ = write!(out, "  {}", crate::text::escape::controls(text.trim()));
-            }
-        }
-        out.push('\n');
-    };
-    let header = format!(
-        "{:<14}  {:>12}  {:>8}  {:<26}  {:>8}  {:>8}  {:>8}  {}\n",
-        "address",
-        "executed",
-        "samples",
-        "top stall (samples)",
-        "sect/req",
-        "L2 exc.",
-        "bank c.",
-        "SASS"
-    );
     let _ = writeln!(
         out,
         "\nhot spots (most warp-state samples, then most executed):"
     );
-    out.push_str(&header);
-    for i in launch.hot_spots(hot) {
-        row(&mut out, i);
-    }
+    out.push_str(&instruction_listing(launch.hot_spots(hot)));
     let lines = launch.by_line();
     if !lines.is_empty() {
         let _ = writeln!(out, "\nby CUDA source line (its instructions summed):");
-        let _ = writeln!(
-            out,
-            "{:<24}  {:>12}  {:>8}  {:>10}  {:>12}  {:>8}  source",
-            "file:line", "executed", "samples", "requests", "L2 sectors", "sect/req"
-        );
+        let mut table = Table::listing(&LINE_COLUMNS);
         for l in &lines {
-            let _ = writeln!(
-                out,
-                "{:<24}  {:>12}  {:>8}  {:>10}  {:>12}  {:>8}  {}",
-                crate::text::escape::controls(&l.place()),
+            table.push([
+                l.place(),
                 count(l.inst_executed),
                 count(l.samples),
                 cell(l.requests),
                 cell(l.sectors),
                 cell(l.sectors_per_request()),
-                crate::text::escape::controls(l.text.as_deref().map_or("", str::trim)),
-            );
+                l.text.as_deref().map_or("", str::trim).to_owned(),
+            ]);
         }
+        out.push_str(&table.to_text());
     }
     let _ = writeln!(out, "\nevery instruction:");
-    out.push_str(&header);
-    for i in &launch.instructions {
-        row(&mut out, i);
-    }
+    out.push_str(&instruction_listing(&launch.instructions));
     out
 }
 

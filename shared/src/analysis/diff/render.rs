@@ -5,23 +5,21 @@
 use super::{KernelDiff, KernelSide, MetricMove, RunDiff};
 use crate::text::escape;
 use crate::text::format::{fmt_si, ms, opt, sig3};
+use crate::text::table::{Column, Table};
 
-/// Column headers of the human forms.
-pub const COLUMNS: [&str; 10] = [
-    "kernel",
-    "match",
-    "before ms",
-    "after ms",
-    "change",
-    "noise",
-    "beyond",
-    "verdict",
-    "bound",
-    "moved most",
+/// The columns of the human forms: text left-aligned, numbers right.
+pub const COLUMNS: [Column; 10] = [
+    Column::text("kernel"),
+    Column::text("match"),
+    Column::value("before ms"),
+    Column::value("after ms"),
+    Column::value("change"),
+    Column::value("noise"),
+    Column::value("beyond"),
+    Column::text("verdict"),
+    Column::text("bound"),
+    Column::text("moved most"),
 ];
-
-/// Columns of the human forms that are text (left-aligned).
-const TEXT_COLUMNS: [usize; 5] = [0, 1, 7, 8, 9];
 
 fn signed_pct(v: Option<f64>) -> String {
     opt(v, |x| format!("{x:+.2} %"))
@@ -205,54 +203,26 @@ impl RunDiff {
         out
     }
 
-    /// Aligned text for a terminal (three moved metrics per kernel).
-    pub fn to_text(&self) -> String {
-        // Kernel names are the program's: control characters (a terminal escape, a
-        // newline) are shown escaped, never written raw.
-        let rows: Vec<[String; 10]> = self
-            .kernels
-            .iter()
-            .map(|k| k.cells(3).map(|c| escape::controls(&c).into_owned()))
-            .collect();
-        let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
-        for r in &rows {
-            for (w, c) in widths.iter_mut().zip(r) {
-                *w = (*w).max(c.chars().count());
-            }
+    /// The table of the human forms, `moves` moved metrics per kernel.
+    fn table(&self, moves: usize) -> Table<'static> {
+        let mut t = Table::new(&COLUMNS);
+        for k in &self.kernels {
+            t.push(k.cells(moves));
         }
-        let line = |cells: &[String]| {
-            cells
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(i, (c, w))| {
-                    if TEXT_COLUMNS.contains(&i) {
-                        format!("{c:<w$}")
-                    } else {
-                        format!("{c:>w$}")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("  ")
-                .trim_end()
-                .to_string()
-        };
+        t
+    }
+
+    /// Aligned text for a terminal (three moved metrics per kernel). Kernel names are the
+    /// program's: control characters (a terminal escape, a newline) are shown escaped, never
+    /// written raw.
+    pub fn to_text(&self) -> String {
         let mut out = String::new();
         for p in self.preamble() {
             out.push_str(&escape::controls(&p));
             out.push('\n');
         }
         out.push('\n');
-        let header: Vec<String> = COLUMNS.iter().map(|s| s.to_string()).collect();
-        out.push_str(&line(&header));
-        out.push('\n');
-        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        out.push_str(&line(&rule));
-        out.push('\n');
-        for r in &rows {
-            out.push_str(&line(r));
-            out.push('\n');
-        }
+        out.push_str(&self.table(3).to_text());
         out.push('\n');
         for e in self.epilogue() {
             out.push_str(&escape::controls(&e));
@@ -274,19 +244,7 @@ impl RunDiff {
                 out.push_str(&format!("{}\n\n", esc(p)));
             }
         }
-        out.push_str(&format!("| {} |\n|", COLUMNS.join(" | ")));
-        for i in 0..COLUMNS.len() {
-            out.push_str(if TEXT_COLUMNS.contains(&i) {
-                " --- |"
-            } else {
-                " ---: |"
-            });
-        }
-        out.push('\n');
-        for k in &self.kernels {
-            let cells: Vec<String> = k.cells(usize::MAX).iter().map(|c| esc(c)).collect();
-            out.push_str(&format!("| {} |\n", cells.join(" | ")));
-        }
+        out.push_str(&self.table(usize::MAX).to_markdown());
         out.push('\n');
         for e in self.epilogue() {
             out.push_str(&format!("{}\n\n", esc(&e)));
