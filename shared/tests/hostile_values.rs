@@ -178,7 +178,7 @@ fn negative_peaks_and_ceilings_are_warnings_and_missing() {
         "ceilings: copy_gbyte_per_s is negative",
     ] {
         assert!(
-            warnings.iter().any(|w| w.starts_with(want)),
+            warnings.iter().any(|w| w.message.starts_with(want)),
             "{want}: {warnings:?}"
         );
     }

@@ -1,7 +1,9 @@
 //! `capture diff BEFORE AFTER`: run against run, computed by `shared::analysis::diff` (the viewer's
 //! compare page shows the same), printed as a table, Markdown or JSON. The comparability
 //! check runs first and refuses unfair comparisons unless `--force`; `--gate` exits 12
-//! when the total or a counted kernel got slower beyond its noise band.
+//! when the total or a counted kernel got slower beyond its noise band, and 13 when it
+//! cannot judge the runs (`shared::analysis::diff::Gate::cannot_judge`), told what the
+//! artifact reader did not take as written.
 
 use std::io::Read;
 use std::path::Path;
@@ -10,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use shared::analysis::diff::{diff as run_diff, GateOptions};
 use shared::analysis::merge;
+use shared::model::artifact::LoadWarning;
 use shared::Artifact;
 
 use super::import;
@@ -32,20 +35,25 @@ fn is_artifact(path: &Path) -> Result<bool> {
         .is_some_and(|&b| b == b'{'))
 }
 
-/// An artifact, or the artifact `capture import` would make of an export or report.
-fn read_run(path: &Path) -> Result<Artifact> {
+/// An artifact, or the artifact `capture import` would make of an export or report; with
+/// what the artifact reader did not take as written (an import's dropped durations show in
+/// its launches, which the gate checks itself).
+fn read_run(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)> {
     if is_artifact(path)? {
-        return files::read_artifact(path);
+        return files::read_artifact_checked(path);
     }
     let paths = [path.to_path_buf()];
     let (launches, warnings) = import::read_exports(&paths)?;
     for w in &warnings {
         crate::out::warn(&w.to_string());
     }
-    Ok(merge::import_launches(
-        launches,
-        warnings,
-        import::provenance(shared::model::artifact::Origin::Import, &paths),
+    Ok((
+        merge::import_launches(
+            launches,
+            warnings,
+            import::provenance(shared::model::artifact::Origin::Import, &paths),
+        ),
+        Vec::new(),
     ))
 }
 
@@ -58,8 +66,8 @@ fn file_name(path: &Path) -> String {
 
 /// `capture diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
-    let before = read_run(&args.before)?;
-    let after = read_run(&args.after)?;
+    let (before, before_warnings) = read_run(&args.before)?;
+    let (after, after_warnings) = read_run(&args.after)?;
     let d = run_diff(
         &before,
         &after,
@@ -68,7 +76,8 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             share_pct: args.gate_share,
         },
     )
-    .named(file_name(&args.before), file_name(&args.after));
+    .named(file_name(&args.before), file_name(&args.after))
+    .with_load_warnings(&before_warnings, &after_warnings);
     if !d.comparability.comparable() {
         let reasons = d.comparability.reasons();
         if !args.force {
@@ -88,22 +97,30 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             crate::out::warn(&format!("not comparable (--force): {r}"));
         }
     }
-    let failed = d.gate.as_ref().is_some_and(|g| g.failed);
-    if let Some(g) = d.gate.as_ref().filter(|g| g.failed) {
-        crate::out::eprint_line(&format!(
-            "gate failed: slower by more than {} % beyond the noise: {}",
-            g.pct,
-            g.failures.join("; ")
-        ));
+    let code = match &d.gate {
+        Some(g) if !g.cannot_judge.is_empty() => Some(Code::GateCannotJudge),
+        Some(g) if g.failed => Some(Code::GateFailed),
+        _ => None,
+    };
+    if let Some(g) = &d.gate {
+        if !g.cannot_judge.is_empty() {
+            crate::out::eprint_line(&format!(
+                "gate failed: it cannot judge these runs: {}",
+                g.cannot_judge.join("; ")
+            ));
+        }
+        if !g.failures.is_empty() {
+            crate::out::eprint_line(&format!(
+                "gate failed: slower by more than {} % beyond the noise: {}",
+                g.pct,
+                g.failures.join("; ")
+            ));
+        }
     }
     crate::out::print(&match args.format {
         DiffFormat::Table => d.to_text(),
         DiffFormat::Markdown => d.to_markdown(),
         DiffFormat::Json => d.to_json(),
     })?;
-    Ok(if failed {
-        ExitCode::from(Code::GateFailed as u8)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(code.map_or(ExitCode::SUCCESS, |c| ExitCode::from(c as u8)))
 }

@@ -8,17 +8,22 @@
 //!   launches, else the summed ncu duration). Its noise band, in percent of that time,
 //!   is half the range of the event-timing samples (`event_samples`) when the run has them,
 //!   else two standard errors of the mean per-launch ncu duration (`launch_spread`, two or
-//!   more launches), else none. A change is beyond the noise when it is larger than the two
+//!   more launches), else none; samples no run can have are refused and a lone outlier is
+//!   left out ([`noise`]). A change is beyond the noise when it is larger than the two
 //!   runs' bands added.
 //! - The metrics that moved most are the kernel's bytes per level, FLOPs per kind, DRAM over
 //!   asked bytes, Speed-of-Light percentages, stall shares and occupancy, ranked by
 //!   [`MetricMove::score`].
 //! - The gate ([`Gate`]) fails when the total, or a kernel above the share threshold in
-//!   either run, is slower by more than the gate's percentage beyond its noise band.
+//!   either run, is slower by more than the gate's percentage beyond its noise band; and it
+//!   never passes a pair of runs it cannot judge ([`Gate::cannot_judge`]: a side with no
+//!   kernel time, samples no run can have, a kernel timed one way in one run and another
+//!   way in the other, times the artifact reader did not take as written).
 //! - The comparability check ([`comparable`]) runs first.
 
 pub mod comparable;
 pub mod matching;
+pub mod noise;
 pub mod render;
 pub mod view;
 
@@ -27,11 +32,12 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::figures::{roof_under, KernelFigures};
 use crate::analysis::metrics;
 use crate::analysis::table::{bytes_table, TimeSource};
-use crate::model::artifact::{Artifact, KernelRecord};
+use crate::model::artifact::{Artifact, KernelRecord, LoadWarning};
 use crate::model::roofline::{percent_of, ratio};
 
 pub use comparable::{check, Comparability, Mismatch};
 pub use matching::{match_kernels, MatchKind, Matching, Pair};
+pub use noise::{noise_band, Band, NoiseSource};
 
 /// The version of the `capture diff --format json` contract (docs/diff-json.md).
 pub const DIFF_JSON_VERSION: u32 = 1;
@@ -64,30 +70,6 @@ impl Default for GateOptions {
     }
 }
 
-/// Where a noise band came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NoiseSource {
-    /// Half the range (max - min) of the CUDA-event samples of `capture run`, over the median.
-    EventSamples,
-    /// Two standard errors of the mean per-launch ncu duration, over the mean (a profile or
-    /// an import: the spread of the kernel's launches).
-    LaunchSpread,
-    /// No samples to tell (one launch, no timing): the band is taken as 0.
-    None,
-}
-
-impl NoiseSource {
-    /// Label for tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            NoiseSource::EventSamples => "event samples",
-            NoiseSource::LaunchSpread => "launch spread",
-            NoiseSource::None => "none",
-        }
-    }
-}
-
 /// One run's side of a kernel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelSide {
@@ -107,10 +89,20 @@ pub struct KernelSide {
     pub time_source: Option<TimeSource>,
     /// Share of the run's summed kernel time, 0 to 1.
     pub time_share: Option<f64>,
-    /// Noise band, percent of `time_ms`.
+    /// Why `time_ms` and `time_share` are `null`, when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
+    /// Noise band, percent of `time_ms`; 0 without one, always a number.
     pub noise_pct: f64,
     /// Where the band came from.
     pub noise_source: NoiseSource,
+    /// Samples left out of the band as outliers ([`noise`]).
+    #[serde(default)]
+    pub noise_outliers: usize,
+    /// Why the kernel's samples could not be used for a band (the band is then 0 and the
+    /// gate cannot judge the runs), when they could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_problem: Option<String>,
     /// Speed-of-Light verdict (`memory-bound`, ...).
     pub verdict: Option<String>,
     /// The roof it sits under and its kind (`memory fp32`: left of the FP32 ridge), from
@@ -134,6 +126,9 @@ pub struct MetricMove {
     /// appears or vanishes), change in percentage points over 100 for percentages and
     /// shares.
     pub score: f64,
+    /// Why `before` or `after` is `null`, when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
 }
 
 /// One matched kernel.
@@ -149,6 +144,9 @@ pub struct KernelDiff {
     pub change_ms: Option<f64>,
     /// The change in percent of the before time.
     pub change_pct: Option<f64>,
+    /// Why `change_ms` or `change_pct` is `null`, when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
     /// The combined noise band: the two sides' bands added, percent.
     pub noise_pct: f64,
     /// Whether `|change_pct|` exceeds `noise_pct`.
@@ -174,6 +172,9 @@ pub struct TotalDiff {
     pub change_ms: f64,
     /// Change in percent of the before time.
     pub change_pct: Option<f64>,
+    /// Why `change_pct` is `null`, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
     /// Noise band of the total: every kernel's band in ms, both runs, added, over the before
     /// time (percent).
     pub noise_pct: f64,
@@ -190,10 +191,16 @@ pub struct Gate {
     pub pct: f64,
     /// `--gate-share`, percent.
     pub share_pct: f64,
-    /// Whether it failed.
+    /// Whether it failed: something counted is slower beyond its band, or the gate could
+    /// not judge the runs (`cannot_judge`). A gate passes only when this is `false`.
     pub failed: bool,
-    /// What failed it, `total` first, then kernels by their short name in the after run.
+    /// What was slower, `total` first, then kernels by their short name in the after run.
     pub failures: Vec<String>,
+    /// Why the gate could not judge the runs, one reason each (`before: no kernel has a
+    /// time`); empty when it could. A gate that cannot judge fails (`capture diff` exits
+    /// 13).
+    #[serde(default)]
+    pub cannot_judge: Vec<String>,
 }
 
 /// Run against run.
@@ -228,37 +235,6 @@ impl RunDiff {
     }
 }
 
-/// The noise band of a kernel's time, in percent, with its source.
-pub fn noise_band(kernel: &KernelRecord) -> (f64, NoiseSource) {
-    if let Some(t) = &kernel.timing {
-        if t.samples_ms.len() >= 2 {
-            let lo = t.samples_ms.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = t
-                .samples_ms
-                .iter()
-                .copied()
-                .fold(f64::NEG_INFINITY, f64::max);
-            if let Some(p) = percent_of((hi - lo) / 2.0, t.median_ms) {
-                return (p, NoiseSource::EventSamples);
-            }
-        }
-        return (0.0, NoiseSource::None);
-    }
-    let d: Vec<f64> = metrics::reference_launches(kernel)
-        .iter()
-        .filter_map(metrics::duration_ns)
-        .collect();
-    if d.len() >= 2 {
-        let n = d.len() as f64;
-        let mean = d.iter().sum::<f64>() / n;
-        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        if let Some(p) = percent_of(2.0 * var.sqrt() / n.sqrt(), mean) {
-            return (p, NoiseSource::LaunchSpread);
-        }
-    }
-    (0.0, NoiseSource::None)
-}
-
 struct RunFigures<'a> {
     artifact: &'a Artifact,
     figures: &'a [KernelFigures],
@@ -268,7 +244,7 @@ impl RunFigures<'_> {
     fn side(&self, i: usize) -> KernelSide {
         let f = &self.figures[i];
         let k = &self.artifact.kernels[i];
-        let (noise_pct, noise_source) = noise_band(k);
+        let band = noise_band(k);
         KernelSide {
             index: i,
             name: f.name.clone(),
@@ -278,8 +254,17 @@ impl RunFigures<'_> {
             time_ms: f.row.time_ms,
             time_source: f.row.time_source,
             time_share: f.row.time_share,
-            noise_pct,
-            noise_source,
+            why_null: if f.row.time_ms.is_none() {
+                Some("no time: no event timing and no ncu duration".into())
+            } else if f.row.time_share.is_none() {
+                Some("no share: the run's kernels sum to 0 ms".into())
+            } else {
+                None
+            },
+            noise_pct: band.pct,
+            noise_source: band.source,
+            noise_outliers: band.outliers,
+            noise_problem: band.problem,
             verdict: f.row.verdict.clone(),
             bound: roof_under(self.artifact, f)
                 .map(|r| format!("{} {}", r.bound.as_str(), r.kind.key())),
@@ -359,12 +344,19 @@ pub fn moves(before: &KernelFigures, after: &KernelFigures) -> Vec<MetricMove> {
                     }
                 }
             };
+            let why_null = match (b, a) {
+                (None, None) => Some("in neither run".into()),
+                (None, _) => Some("not in the before run".into()),
+                (_, None) => Some("not in the after run".into()),
+                _ => None,
+            };
             (score >= MIN_MOVE_SCORE).then(|| MetricMove {
                 key,
                 unit: unit.into(),
                 before: b,
                 after: a,
                 score,
+                why_null,
             })
         })
         .collect();
@@ -439,6 +431,13 @@ pub fn diff_figures(
                 (Some(g), Some(c)) => counted && c > g + noise_pct,
                 _ => false,
             };
+            let why_null = match (b.time_ms, a.time_ms) {
+                (None, None) => Some("no time in either run".to_string()),
+                (None, _) => Some("no time in the before run".into()),
+                (_, None) => Some("no time in the after run".into()),
+                _ if change_pct.is_none() => Some("the before time is 0 ms".into()),
+                _ => None,
+            };
             KernelDiff {
                 matched_by: p.matched_by,
                 moved: moves(&fb.figures[p.before], &fa.figures[p.after]),
@@ -447,6 +446,7 @@ pub fn diff_figures(
                 after: a,
                 change_ms,
                 change_pct,
+                why_null,
                 noise_pct,
                 counted,
                 gate_failed,
@@ -476,6 +476,9 @@ pub fn diff_figures(
         after_ms,
         change_ms,
         change_pct,
+        why_null: change_pct
+            .is_none()
+            .then(|| "the before run's kernels sum to 0 ms".into()),
         noise_pct: total_noise,
         beyond_noise: change_pct.is_some_and(|c| c.abs() > total_noise),
         gate_failed: false,
@@ -492,11 +495,17 @@ pub fn diff_figures(
                 .filter(|k| k.gate_failed)
                 .map(|k| k.after.short_name.clone()),
         );
+        let cannot_judge = blind_spots(
+            [(before, before_ms), (after, after_ms)],
+            &kernels,
+            [&only_before, &only_after],
+        );
         Gate {
             pct,
             share_pct: gate.share_pct,
-            failed: !failures.is_empty(),
+            failed: !failures.is_empty() || !cannot_judge.is_empty(),
             failures,
+            cannot_judge,
         }
     });
     RunDiff {
@@ -509,6 +518,106 @@ pub fn diff_figures(
         only_after,
         total,
         gate,
+    }
+}
+
+/// Why a gate cannot judge two runs: a side with no kernel or no time (an empty "before"
+/// made every change a gain from nothing, and passed), a kernel whose samples cannot be
+/// used ([`Band::problem`]), a matched kernel timed in one run and not the other or timed
+/// by CUDA events in one and by ncu in the other (the signature of a timing dropped on
+/// load), a kernel timed by ncu with launches that have no duration (its time is that of
+/// the others).
+fn blind_spots(
+    runs: [(&Artifact, f64); 2],
+    kernels: &[KernelDiff],
+    only: [&[KernelSide]; 2],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let sides = ["before", "after"];
+    for ((side, (artifact, ms)), alone) in sides.iter().zip(runs).zip(only) {
+        if artifact.kernels.is_empty() {
+            out.push(format!("{side}: no kernels"));
+        } else if !(ms > 0.0) {
+            out.push(format!(
+                "{side}: its {} kernels sum to 0 ms (no event timing, no ncu duration)",
+                artifact.kernels.len()
+            ));
+        }
+        let matched = kernels.iter().map(|k| if *side == "before" { &k.before } else { &k.after });
+        for k in matched.chain(alone.iter()) {
+            if let Some(p) = &k.noise_problem {
+                out.push(format!("{side}: {}: {p}", k.short_name));
+            }
+            if let Some(p) = artifact
+                .kernels
+                .get(k.index)
+                .and_then(|r| partial_duration(r, k.time_source))
+            {
+                out.push(format!("{side}: {}: {p}", k.short_name));
+            }
+        }
+    }
+    for k in kernels {
+        match (k.before.time_source, k.after.time_source) {
+            (Some(b), Some(a)) if b != a => out.push(format!(
+                "{}: timed by {} before and by {} after, not the same measure",
+                k.label(),
+                measure(b),
+                measure(a)
+            )),
+            (Some(_), None) | (None, Some(_)) => out.push(format!(
+                "{}: {}",
+                k.label(),
+                k.why_null.as_deref().unwrap_or("a time in one run only")
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A time source in words.
+fn measure(source: TimeSource) -> &'static str {
+    match source {
+        TimeSource::EventMedian => "CUDA events",
+        TimeSource::NcuDuration => "ncu's duration",
+    }
+}
+
+/// Why a kernel's ncu-duration time covers only some of its launches, if it does.
+fn partial_duration(kernel: &KernelRecord, source: Option<TimeSource>) -> Option<String> {
+    if source != Some(TimeSource::NcuDuration) {
+        return None;
+    }
+    let launches = metrics::reference_launches(kernel);
+    let timed = launches
+        .iter()
+        .filter(|l| metrics::duration_ns(l).is_some())
+        .count();
+    (timed < launches.len()).then(|| {
+        format!(
+            "{} of its {} launches have no ncu duration: its time is the others'",
+            launches.len() - timed,
+            launches.len()
+        )
+    })
+}
+
+impl RunDiff {
+    /// The diff with the gate told what the artifact reader did not take as written
+    /// ([`crate::model::artifact::LoadWarning`]): a time of either run (an event timing
+    /// dropped, a duration stored as missing) leaves the gate unable to judge, since the
+    /// kernel's time is then another measure or part of its launches'.
+    pub fn with_load_warnings(mut self, before: &[LoadWarning], after: &[LoadWarning]) -> Self {
+        if let Some(g) = &mut self.gate {
+            for (side, warnings) in [("before", before), ("after", after)] {
+                for w in warnings.iter().filter(|w| w.field.is_time()) {
+                    g.cannot_judge.push(format!("{side}: {}", w.message));
+                }
+            }
+            g.failed |= !g.cannot_judge.is_empty();
+        }
+        self
     }
 }
 
@@ -586,6 +695,80 @@ mod tests {
     #[test]
     fn one_launch_without_timing_has_no_band() {
         let k = KernelRecord::new("k", "k");
-        assert_eq!(noise_band(&k), (0.0, NoiseSource::None));
+        let b = noise_band(&k);
+        assert_eq!((b.pct, b.source, b.problem), (0.0, NoiseSource::None, None));
+    }
+
+    fn gate5() -> GateOptions {
+        GateOptions {
+            pct: Some(5.0),
+            share_pct: 1.0,
+        }
+    }
+
+    #[test]
+    fn an_empty_before_cannot_be_judged() {
+        let after = run(vec![timed("a", &[1.0, 1.0, 1.0])]);
+        let d = diff(&run(Vec::new()), &after, gate5());
+        let g = d.gate.expect("gate");
+        assert!(g.failed);
+        assert_eq!(g.cannot_judge, ["before: no kernels"]);
+        assert_eq!(d.total.change_pct, None);
+        assert!(d.total.why_null.is_some(), "a reason beside the null");
+    }
+
+    #[test]
+    fn a_sample_no_run_has_cannot_be_judged_and_the_band_stays_a_number() {
+        let before = run(vec![timed("a", &[1.0, 1.0, 1.0])]);
+        for bad in [1e300, -1e300, 1.7e308, f64::INFINITY] {
+            let mut k = timed("a", &[2.0, 2.0, 2.0]);
+            if let Some(t) = k.timing.as_mut() {
+                t.samples_ms[1] = bad;
+            }
+            let d = diff(&before, &run(vec![k]), gate5());
+            let kd = &d.kernels[0];
+            assert!(kd.noise_pct.is_finite() && kd.after.noise_pct == 0.0);
+            let g = d.gate.expect("gate");
+            assert!(g.failed, "{bad}");
+            assert_eq!(g.cannot_judge.len(), 1, "{bad}: {:?}", g.cannot_judge);
+            assert!(g.cannot_judge[0].starts_with("after: a: event sample 2 of 3"));
+        }
+    }
+
+    #[test]
+    fn a_kernel_timed_two_ways_or_once_cannot_be_judged() {
+        let before = run(vec![timed("a", &[1.0, 1.0, 1.0]), timed("b", &[1.0; 3])]);
+        let after = run(vec![timed("a", &[1.0, 1.0, 1.0]), KernelRecord::new("b", "b")]);
+        let d = diff(&before, &after, gate5());
+        let g = d.gate.expect("gate");
+        assert_eq!(g.cannot_judge, ["b: no time in the after run"]);
+        let b = d.kernels.iter().find(|k| k.after.name == "b").expect("b");
+        assert_eq!(b.change_pct, None);
+        assert_eq!(b.why_null.as_deref(), Some("no time in the after run"));
+        assert!(b.after.why_null.is_some());
+    }
+
+    #[test]
+    fn load_warnings_on_times_blind_the_gate_and_others_do_not() {
+        use crate::model::artifact::LoadField;
+        let a = run(vec![timed("a", &[1.0, 1.0, 1.0])]);
+        let d = diff(&a, &a, gate5());
+        assert!(!d.gate.as_ref().expect("gate").failed);
+        let warning = |field| LoadWarning {
+            kernel: Some(0),
+            field,
+            message: "a: something is out of range; kept as missing".into(),
+        };
+        let passed = d
+            .clone()
+            .with_load_warnings(&[warning(LoadField::Counter)], &[]);
+        assert!(!passed.gate.expect("gate").failed);
+        let blind = d.with_load_warnings(&[], &[warning(LoadField::Timing)]);
+        let g = blind.gate.expect("gate");
+        assert!(g.failed);
+        assert_eq!(
+            g.cannot_judge,
+            ["after: a: something is out of range; kept as missing"]
+        );
     }
 }
