@@ -377,7 +377,8 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
     pub format: DiffFormat,
     /// Exit 12 when the total, or a counted kernel, is slower by more than PCT percent
-    /// beyond its noise band (failures named first in the output).
+    /// beyond its noise band (failures named first in the output); exit 13 when the runs
+    /// cannot be judged (an empty side, samples no run can have; reasons named first).
     #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
     pub gate: Option<f64>,
     /// Kernels count toward the gate when above PCT percent of the time in either run.

@@ -207,3 +207,104 @@ fn a_gui_line_with_an_unclosed_quote_names_the_lines_it_swallowed() {
         "{w:?}"
     );
 }
+
+/// Issue 39: an event timing is checked sample by sample and against its own summary.
+#[test]
+fn event_samples_no_run_has_and_summaries_not_their_samples_drop_the_timing() {
+    use shared::model::artifact::LoadField;
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, Edit); 4] = [
+        ("sample 3 of 20 (1e300 ms) is larger", |t| {
+            t["samples_ms"][2] = 1e300.into();
+        }),
+        ("sample 3 of 20 (-1e300 ms) is negative", |t| {
+            t["samples_ms"][2] = (-1e300).into();
+        }),
+        ("sample 3 of 20 (1.7e308 ms) is larger", |t| {
+            t["samples_ms"][2] = 1.7e308.into();
+        }),
+        ("is not its samples'", |t| {
+            t["median_ms"] = t["min_ms"].clone();
+        }),
+    ];
+    for (want, edit) in cases {
+        let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+        edit(&mut doc["kernels"][4]["timing"]);
+        let (artifact, warnings) =
+            shared::Artifact::from_json_checked(&doc.to_string()).expect("loads");
+        assert!(artifact.kernels[4].timing.is_none(), "{want}");
+        assert!(artifact.kernels[3].timing.is_some(), "{want}");
+        assert_eq!(warnings.len(), 1, "{want}: {warnings:?}");
+        let w = &warnings[0];
+        assert_eq!((w.kernel, w.field), (Some(4), LoadField::Timing));
+        assert!(
+            w.message.starts_with("vector add: event timing is ")
+                && w.message.contains(want)
+                && w.message.ends_with("; kept as missing"),
+            "{want}: {}",
+            w.message
+        );
+        assert!(
+            artifact.warnings.contains(&w.message),
+            "kept in the artifact"
+        );
+    }
+    // The committed runs' timings are all their samples'.
+    let (_, warnings) = shared::Artifact::from_json_checked(SAMPLE).expect("loads");
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// Issue 39: launches copied from a measured one (`sampled_from`) are estimates; without
+/// the `sampled` block that says so, or with one that does not count them, the load warns.
+#[test]
+fn a_sampled_block_removed_or_miscounted_is_a_warning() {
+    use shared::model::artifact::LoadField;
+    let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+    // A second launch of kernel 4, copied from its first as a sampled profile would.
+    let launches = doc["kernels"][4]["cold"]["launches"]
+        .as_array_mut()
+        .expect("launches");
+    let mut copy = launches[0].clone();
+    let id = copy["id"].as_u64().expect("id");
+    copy["id"] = (id + 1000).into();
+    copy["sampled_from"] = id.into();
+    launches.push(copy);
+    let (artifact, warnings) =
+        shared::Artifact::from_json_checked(&doc.to_string()).expect("loads");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        (warnings[0].kernel, warnings[0].field),
+        (None, LoadField::Sampled)
+    );
+    assert!(
+        warnings[0].message.starts_with(
+            "1 of 21 launches carry counters copied from a measured launch and scaled by \
+             time (sampled_from), but the artifact has no sampled block"
+        ),
+        "{}",
+        warnings[0].message
+    );
+    let counted = artifact.kernels[4].sampled.as_deref().expect("counted");
+    assert_eq!((counted.measured, counted.launches), (1, 2));
+    // A block that counts other launches than the artifact holds.
+    doc["sampled"] = serde_json::json!({
+        "measured": 21, "launches": 21, "groups": 20, "timing_launches": 21
+    });
+    doc["kernels"][4]["sampled"] = serde_json::json!({"measured": 2, "launches": 2});
+    let (artifact, warnings) =
+        shared::Artifact::from_json_checked(&doc.to_string()).expect("loads");
+    let texts: Vec<&str> = warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(
+        texts[0].starts_with("vector add: sampled says 2 of 2 launches measured, but its launches are 1 measured of 2"),
+        "{texts:?}"
+    );
+    assert!(
+        texts[1].starts_with(
+            "sampled says 21 of 21 launches measured, but the kernels hold 20 measured of 21"
+        ),
+        "{texts:?}"
+    );
+    let counted = artifact.kernels[4].sampled.as_deref().expect("counted");
+    assert_eq!((counted.measured, counted.launches), (1, 2));
+}

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use shared::analysis::diff::{diff as run_diff, GateOptions};
+use shared::analysis::diff::{diff_loaded, GateOptions};
 use shared::analysis::merge;
 use shared::model::artifact::LoadWarning;
 use shared::Artifact;
@@ -68,30 +68,40 @@ fn file_name(path: &Path) -> String {
 pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     let (before, before_warnings) = read_run(&args.before)?;
     let (after, after_warnings) = read_run(&args.after)?;
-    let d = run_diff(
-        &before,
-        &after,
+    let d = diff_loaded(
+        (&before, &before_warnings),
+        (&after, &after_warnings),
         GateOptions {
             pct: args.gate,
             share_pct: args.gate_share,
         },
     )
-    .named(file_name(&args.before), file_name(&args.after))
-    .with_load_warnings(&before_warnings, &after_warnings);
+    .named(file_name(&args.before), file_name(&args.after));
     if !d.comparability.comparable() {
         let reasons = d.comparability.reasons();
         if !args.force {
-            return Err(Fault::new(
-                Code::Failure,
-                format!(
-                    "{} and {} cannot be compared fairly:\n  {}\n(--force compares them anyway, \
-                     with this as a warning)",
-                    d.before,
-                    d.after,
-                    reasons.join("\n  ")
-                ),
-            )
-            .into());
+            let refused = format!(
+                "{} and {} cannot be compared fairly:\n  {}\n(--force compares them anyway, \
+                 with this as a warning)",
+                d.before,
+                d.after,
+                reasons.join("\n  ")
+            );
+            // A damaged run is often unfair too (a timing dropped on load); the gate's own
+            // code says it could not judge, whatever else is wrong.
+            return Err(
+                match d.gate.as_ref().filter(|g| !g.cannot_judge.is_empty()) {
+                    Some(g) => Fault::new(
+                        Code::GateCannotJudge,
+                        format!(
+                            "gate failed: it cannot judge these runs: {}\n{refused}",
+                            g.cannot_judge.join("; ")
+                        ),
+                    ),
+                    None => Fault::new(Code::Failure, refused),
+                }
+                .into(),
+            );
         }
         for r in &reasons {
             crate::out::warn(&format!("not comparable (--force): {r}"));

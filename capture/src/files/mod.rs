@@ -12,9 +12,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use shared::model::artifact::LoadWarning;
 use shared::read::exports;
 use shared::read::ncu::Export;
-use shared::model::artifact::LoadWarning;
 use shared::Artifact;
 
 use crate::exit::{Code, Fault};

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::util::{capture, fixture, s, stderr, stdout};
 
 /// Unpacks `tests/fixtures/diff/NAME.json.gz` into `dir`.
-fn unpack(dir: &Path, name: &str) -> PathBuf {
+pub fn unpack(dir: &Path, name: &str) -> PathBuf {
     let gz = std::fs::File::open(fixture(&format!("diff/{name}.json.gz"))).expect("fixture");
     let mut text = String::new();
     flate2::read::GzDecoder::new(gz)

@@ -368,9 +368,22 @@ pub fn moves(before: &KernelFigures, after: &KernelFigures) -> Vec<MetricMove> {
 /// Run against run: the comparability check, the matched kernels with their changes, the
 /// kernels only in one run, the total, and the gate when `gate.pct` is set.
 pub fn diff(before: &Artifact, after: &Artifact, gate: GateOptions) -> RunDiff {
-    diff_figures(
-        (before, &figures_of(before)),
-        (after, &figures_of(after)),
+    diff_loaded((before, &[]), (after, &[]), gate)
+}
+
+/// [`diff`] of artifacts with what their reader did not take as written
+/// ([`Artifact::from_json_checked`]): a time of either run among them (an event timing
+/// dropped, a duration stored as missing) leaves the gate unable to judge, since the
+/// kernel's time is then another measure or part of its launches'. Each such warning is a
+/// reason of [`Gate::cannot_judge`], before the reasons the runs themselves give.
+pub fn diff_loaded(
+    (before, before_loaded): (&Artifact, &[LoadWarning]),
+    (after, after_loaded): (&Artifact, &[LoadWarning]),
+    gate: GateOptions,
+) -> RunDiff {
+    diff_inner(
+        (before, &figures_of(before), before_loaded),
+        (after, &figures_of(after), after_loaded),
         gate,
     )
 }
@@ -381,13 +394,25 @@ fn figures_of(a: &Artifact) -> Vec<KernelFigures> {
 
 /// [`diff`] of runs whose kernel figures are worked out already (the viewer holds them):
 /// each run with its [`KernelFigures::all`], in artifact order.
+pub fn diff_figures(
+    (before, before_figures): (&Artifact, &[KernelFigures]),
+    (after, after_figures): (&Artifact, &[KernelFigures]),
+    gate: GateOptions,
+) -> RunDiff {
+    diff_inner(
+        (before, before_figures, &[]),
+        (after, after_figures, &[]),
+        gate,
+    )
+}
+
 #[expect(
     clippy::too_many_lines,
     reason = "one comparison in the order it is read: the figures, the matching, each kernel's change and gate, the totals and the run's gate, all over the same two runs' figures"
 )]
-pub fn diff_figures(
-    (before, before_figures): (&Artifact, &[KernelFigures]),
-    (after, after_figures): (&Artifact, &[KernelFigures]),
+fn diff_inner(
+    (before, before_figures, before_loaded): (&Artifact, &[KernelFigures], &[LoadWarning]),
+    (after, after_figures, after_loaded): (&Artifact, &[KernelFigures], &[LoadWarning]),
     gate: GateOptions,
 ) -> RunDiff {
     // Figures that are not one per kernel (not the run's) are worked out again.
@@ -496,7 +521,10 @@ pub fn diff_figures(
                 .map(|k| k.after.short_name.clone()),
         );
         let cannot_judge = blind_spots(
-            [(before, before_ms), (after, after_ms)],
+            [
+                (before, before_ms, before_loaded),
+                (after, after_ms, after_loaded),
+            ],
             &kernels,
             [&only_before, &only_after],
         );
@@ -528,22 +556,45 @@ pub fn diff_figures(
 /// load), a kernel timed by ncu with launches that have no duration (its time is that of
 /// the others).
 fn blind_spots(
-    runs: [(&Artifact, f64); 2],
+    runs: [(&Artifact, f64, &[LoadWarning]); 2],
     kernels: &[KernelDiff],
     only: [&[KernelSide]; 2],
 ) -> Vec<String> {
-    let mut out = Vec::new();
     let sides = ["before", "after"];
-    for ((side, (artifact, ms)), alone) in sides.iter().zip(runs).zip(only) {
+    // What the reader did not take as written first: the cause of what follows from it.
+    let mut out: Vec<String> = sides
+        .iter()
+        .zip(runs)
+        .flat_map(|(side, (_, _, loaded))| {
+            loaded
+                .iter()
+                .filter(|w| w.field.is_time())
+                .map(move |w| format!("{side}: {}", w.message))
+        })
+        .collect();
+    // Kernels whose time a load warning already explains, per side.
+    let explained = |side: usize, index: usize| {
+        runs[side]
+            .2
+            .iter()
+            .any(|w| w.field.is_time() && w.kernel == Some(index))
+    };
+    for ((side, (artifact, ms, _)), alone) in sides.iter().zip(runs).zip(only) {
         if artifact.kernels.is_empty() {
             out.push(format!("{side}: no kernels"));
-        } else if !(ms > 0.0) {
+        } else if ms.is_nan() || ms <= 0.0 {
             out.push(format!(
                 "{side}: its {} kernels sum to 0 ms (no event timing, no ncu duration)",
                 artifact.kernels.len()
             ));
         }
-        let matched = kernels.iter().map(|k| if *side == "before" { &k.before } else { &k.after });
+        let matched = kernels.iter().map(|k| {
+            if *side == "before" {
+                &k.before
+            } else {
+                &k.after
+            }
+        });
         for k in matched.chain(alone.iter()) {
             if let Some(p) = &k.noise_problem {
                 out.push(format!("{side}: {}: {p}", k.short_name));
@@ -558,6 +609,9 @@ fn blind_spots(
         }
     }
     for k in kernels {
+        if explained(0, k.before.index) || explained(1, k.after.index) {
+            continue;
+        }
         match (k.before.time_source, k.after.time_source) {
             (Some(b), Some(a)) if b != a => out.push(format!(
                 "{}: timed by {} before and by {} after, not the same measure",
@@ -601,24 +655,6 @@ fn partial_duration(kernel: &KernelRecord, source: Option<TimeSource>) -> Option
             launches.len()
         )
     })
-}
-
-impl RunDiff {
-    /// The diff with the gate told what the artifact reader did not take as written
-    /// ([`crate::model::artifact::LoadWarning`]): a time of either run (an event timing
-    /// dropped, a duration stored as missing) leaves the gate unable to judge, since the
-    /// kernel's time is then another measure or part of its launches'.
-    pub fn with_load_warnings(mut self, before: &[LoadWarning], after: &[LoadWarning]) -> Self {
-        if let Some(g) = &mut self.gate {
-            for (side, warnings) in [("before", before), ("after", after)] {
-                for w in warnings.iter().filter(|w| w.field.is_time()) {
-                    g.cannot_judge.push(format!("{side}: {}", w.message));
-                }
-            }
-            g.failed |= !g.cannot_judge.is_empty();
-        }
-        self
-    }
 }
 
 #[cfg(test)]
@@ -738,7 +774,10 @@ mod tests {
     #[test]
     fn a_kernel_timed_two_ways_or_once_cannot_be_judged() {
         let before = run(vec![timed("a", &[1.0, 1.0, 1.0]), timed("b", &[1.0; 3])]);
-        let after = run(vec![timed("a", &[1.0, 1.0, 1.0]), KernelRecord::new("b", "b")]);
+        let after = run(vec![
+            timed("a", &[1.0, 1.0, 1.0]),
+            KernelRecord::new("b", "b"),
+        ]);
         let d = diff(&before, &after, gate5());
         let g = d.gate.expect("gate");
         assert_eq!(g.cannot_judge, ["b: no time in the after run"]);
@@ -759,11 +798,9 @@ mod tests {
             field,
             message: "a: something is out of range; kept as missing".into(),
         };
-        let passed = d
-            .clone()
-            .with_load_warnings(&[warning(LoadField::Counter)], &[]);
+        let passed = diff_loaded((&a, &[warning(LoadField::Counter)]), (&a, &[]), gate5());
         assert!(!passed.gate.expect("gate").failed);
-        let blind = d.with_load_warnings(&[], &[warning(LoadField::Timing)]);
+        let blind = diff_loaded((&a, &[]), (&a, &[warning(LoadField::Timing)]), gate5());
         let g = blind.gate.expect("gate");
         assert!(g.failed);
         assert_eq!(

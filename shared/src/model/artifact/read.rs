@@ -97,6 +97,15 @@ impl fmt::Display for LoadWarning {
     }
 }
 
+/// A value in ms for a warning: `1e300 ms` rather than its 301 digits.
+fn ms_text(v: f64) -> String {
+    if v != 0.0 && !(1e-6..1e9).contains(&v.abs()) {
+        format!("{v:e} ms")
+    } else {
+        format!("{v} ms")
+    }
+}
+
 /// Why an event timing cannot be taken as written, if it cannot: a sample, the min, the
 /// median or the max out of range ([`crate::model::range::check_event_ms`]), or min, median
 /// and max that are not those of the samples (the min and max the extremes, the median
@@ -109,15 +118,16 @@ fn timing_problem(t: &Timing) -> Option<String> {
         ("max_ms", t.max_ms),
     ] {
         if let Some(why) = why(v) {
-            return Some(format!("out of range: {what} {v} is {why}"));
+            return Some(format!("out of range: {what} {} is {why}", ms_text(v)));
         }
     }
     let n = t.samples_ms.len();
     for (i, &v) in t.samples_ms.iter().enumerate() {
         if let Some(why) = why(v) {
             return Some(format!(
-                "out of range: sample {} of {n} ({v} ms) is {why}",
-                i + 1
+                "out of range: sample {} of {n} ({}) is {why}",
+                i + 1,
+                ms_text(v)
             ));
         }
     }
@@ -285,12 +295,22 @@ impl Artifact {
                 message: format!("{name}: {what} is {why}; kept as missing"),
             }));
         }
-        // Peaks and ceilings: a rate, which no device has negative or beyond any counter
-        // (a `theoretical -5 GB/s` would draw a roof under the floor).
+        warnings.extend(self.drop_bad_peaks());
+        warnings
+    }
+
+    /// Stores as missing every peak and ceiling that is out of range: a rate, which no
+    /// device has negative or beyond any counter (a `theoretical -5 GB/s` would draw a roof
+    /// under the floor).
+    fn drop_bad_peaks(&mut self) -> Vec<LoadWarning> {
+        let bad = |unit: &str, v: f64| crate::model::range::check(unit, v).map(OutOfRange::reason);
+        let mut warnings = Vec::new();
         let mut rate = |what: &str, v: &mut Option<f64>| {
             if let Some(why) = v.and_then(|x| bad("byte/s", x)) {
                 *v = None;
-                warnings.push(LoadWarning::peak(format!("{what} is {why}; kept as missing")));
+                warnings.push(LoadWarning::peak(format!(
+                    "{what} is {why}; kept as missing"
+                )));
             }
         };
         if let Some(d) = &mut self.device {

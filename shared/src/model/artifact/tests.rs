@@ -101,9 +101,10 @@ fn the_writer_writes_what_the_derived_serializers_write() {
     second.name = "second".into();
     second.cold = None;
     second.warm = Some(Box::new(set_of(&[[N(1.0), N(2.0), N(3.0), N(4.0)]])));
+    // Counts that are the launches' (the reader checks them: issue 39).
     second.sampled = Some(Box::new(SampledCount {
         measured: 1,
-        launches: 3,
+        launches: 1,
     }));
     second.source_file = Some("kernels/x.cu".into());
     artifact.kernels.push(second);
@@ -111,8 +112,8 @@ fn the_writer_writes_what_the_derived_serializers_write() {
     for sampled in [
         None,
         Some(Sampled {
-            measured: 2,
-            launches: 4,
+            measured: 3,
+            launches: 3,
             groups: 1,
             timing_launches: 4,
         }),
@@ -417,7 +418,10 @@ fn out_of_range_values_are_dropped_with_warnings() {
     );
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     let (duration, bytes) = (&warnings[0], &warnings[1]);
-    assert!(duration.message.contains("gpu__time_duration.sum") && duration.message.contains("negative"));
+    assert!(
+        duration.message.contains("gpu__time_duration.sum")
+            && duration.message.contains("negative")
+    );
     assert_eq!(duration.field, LoadField::Duration, "a time the gate reads");
     assert!(
         bytes.message.contains("dram__bytes_read.sum") && bytes.message.contains("larger"),
