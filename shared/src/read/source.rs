@@ -288,6 +288,80 @@ impl LaunchSource {
     }
 }
 
+/// How a source page's blocks were joined to a report's launches ([`join_page`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageJoin {
+    /// Indices into the launches of those left without SASS text: no block of the page is
+    /// their kernel at their addresses.
+    pub without_text: Vec<usize>,
+    /// Indices into the page of the blocks no launch took.
+    pub unmatched: Vec<usize>,
+}
+
+/// The lowest and highest instruction address of a launch, if it has instructions.
+pub fn address_range(launch: &LaunchSource) -> Option<(u64, u64)> {
+    let lo = launch.instructions.iter().map(|i| i.address).min()?;
+    let hi = launch.instructions.iter().map(|i| i.address).max()?;
+    Some((lo, hi))
+}
+
+/// Gives each of `launches` (a report's) the SASS text of the block of `page` (a source-page
+/// export) that is its launch: the same kernel name, at addresses whose range holds the
+/// launch's and shares at least one of them. Among such blocks the one at the launch's
+/// own place in the page is taken, else the first: a page filtered (fewer blocks) or
+/// reordered still attaches where it matches, and launches of one kernel at the same
+/// addresses (the same code) may share a block. A block of another kernel, or of the same
+/// kernel loaded at other addresses, is never attached: a join by place alone gave a
+/// launch another kernel's SASS without a word (issue 39). Returns the launches left
+/// without text and the blocks no launch took, for the caller's warnings.
+pub fn join_page(launches: &mut [LaunchSource], page: &[LaunchSource]) -> PageJoin {
+    let ranges: Vec<Option<(u64, u64)>> = page.iter().map(address_range).collect();
+    let mut taken = vec![false; page.len()];
+    let mut join = PageJoin::default();
+    for (li, launch) in launches.iter_mut().enumerate() {
+        let Some((lo, hi)) = address_range(launch) else {
+            join.without_text.push(li);
+            continue;
+        };
+        let fits = |b: usize| {
+            page.get(b).is_some_and(|p| p.kernel == launch.kernel)
+                && ranges
+                    .get(b)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|(plo, phi)| plo <= lo && hi <= phi)
+                && page.get(b).is_some_and(|p| {
+                    // The page's instructions are in address order.
+                    launch.instructions.iter().any(|i| {
+                        p.instructions
+                            .binary_search_by_key(&i.address, |x| x.address)
+                            .is_ok()
+                    })
+                })
+        };
+        let own = usize::try_from(launch.launch).ok().filter(|&b| fits(b));
+        let chosen = own.or_else(|| (0..page.len()).find(|&b| fits(b)));
+        let text = chosen
+            .and_then(|b| page.get(b).map(|p| (b, p)))
+            .map_or(0, |(b, p)| {
+                if let Some(t) = taken.get_mut(b) {
+                    *t = true;
+                }
+                launch.add_page_text(p)
+            });
+        if text == 0 {
+            join.without_text.push(li);
+        }
+    }
+    join.unmatched = taken
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !**t)
+        .map(|(b, _)| b)
+        .collect();
+    join
+}
+
 /// The launch that stands for a kernel among `launches`: the longest by ncu's duration,
 /// else (a source-page export has no durations) the one that executed the most
 /// instructions.
