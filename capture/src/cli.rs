@@ -328,6 +328,8 @@ pub struct SourceArgs {
     pub format: SourceFormat,
     /// A source-page export of the same report, for the SASS text a report does not hold
     /// (`--print-source cuda,sass`: with the CUDA lines' text where ncu could read them).
+    /// Joined by kernel name and address range; launches left without text and blocks no
+    /// launch took are warnings.
     #[arg(long)]
     pub sass: Option<std::path::PathBuf>,
     /// A directory holding the CUDA source files (by file name) for the text of the lines
