@@ -133,6 +133,49 @@ fn a_gui_line_without_a_comma_is_skipped_with_a_warning() {
     );
 }
 
+/// Issue 39: a second `ID` line before any metric of the first launch dropped that launch's
+/// lines for the next's without a word.
+#[test]
+fn a_second_gui_id_line_before_any_metric_is_a_warning() {
+    let mut lines: Vec<String> = GUI.lines().map(str::to_string).collect();
+    lines.insert(2, "ID,1".into());
+    let export = read_export(lines.join("\n").as_bytes()).expect("reads");
+    assert_eq!(export.launches.len(), 1);
+    assert_eq!(
+        export.launches[0].id, 1,
+        "the second ID's launch is the one kept"
+    );
+    let w: Vec<String> = export.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        w.iter().any(|w| w.starts_with(
+            "line 3: a second ID line before any metric of the launch of ID 0 (line 1): that \
+             launch has no measurement and its lines 1 to 2 are dropped"
+        )),
+        "{w:?}"
+    );
+    // The committed export, with its one ID, reads without a warning.
+    assert!(read_export(GUI.as_bytes())
+        .expect("reads")
+        .warnings
+        .is_empty());
+}
+
+/// Issue 39: a line of three fields read as a metric of the joined value without a word.
+#[test]
+fn a_gui_line_of_three_fields_is_a_warning() {
+    let mut lines: Vec<String> = GUI.lines().map(str::to_string).collect();
+    lines.insert(12, "sm__cycles_elapsed.max [cycle],5,7".into());
+    let export = read_export(lines.join("\n").as_bytes()).expect("reads");
+    let w: Vec<String> = export.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        w.iter().any(|w| w.starts_with(
+            "line 13: \"sm__cycles_elapsed.max\" has 2 comma-separated values where ncu \
+             writes one (quoted when it holds a comma); read as \"5,7\""
+        )),
+        "{w:?}"
+    );
+}
+
 const SAMPLE: &str = include_str!("../../site/samples/h200.json");
 
 #[test]
@@ -307,4 +350,42 @@ fn a_sampled_block_removed_or_miscounted_is_a_warning() {
     );
     let counted = artifact.kernels[4].sampled.as_deref().expect("counted");
     assert_eq!((counted.measured, counted.launches), (1, 2));
+}
+
+/// Issue 39: a `constant_values` array cut short turned the FLOP and byte figures of every
+/// launch of its counter set into missing ones without a word; it is refused now, as a
+/// short `metrics` array is. The artifact is the real GPT-2 export imported.
+#[test]
+fn a_constant_values_array_cut_short_is_refused() {
+    let csv = include_str!("../../site/samples/h200-gpt2-bf16-ncu-cold-raw.csv");
+    let export = read_export(csv.as_bytes()).expect("reads");
+    let artifact = shared::analysis::merge::import_launches(
+        export.launches,
+        export.warnings,
+        shared::model::artifact::Provenance::default(),
+    );
+    let mut doc: serde_json::Value = serde_json::from_str(&artifact.to_json()).expect("json");
+    let set = doc["kernels"]
+        .as_array_mut()
+        .and_then(|ks| {
+            ks.iter_mut().find(|k| {
+                k["cold"]["constant_values"]
+                    .as_array()
+                    .is_some_and(|v| v.len() > 4)
+            })
+        })
+        .map(|k| &mut k["cold"])
+        .expect("a counter set with constant values");
+    let values = set["constant_values"].as_array_mut().expect("values");
+    let n = values.len();
+    values.truncate(n / 2);
+    let err = shared::Artifact::from_json_checked(&doc.to_string()).expect_err("refused");
+    assert!(
+        err.to_string().contains(&format!(
+            "{} constant_values for {n} columns not varying (an array cut short: a damaged \
+             artifact?)",
+            n / 2
+        )),
+        "{err}"
+    );
 }
