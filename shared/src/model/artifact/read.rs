@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::schema::{
     Artifact, CounterSet, CounterSetJson, LaunchCounters, LaunchFieldsJson, LaunchSite, Metric,
-    MetricKey, MetricValue, SampledCount, Timing, ValuesWire, SCHEMA_VERSION,
+    MetricKey, MetricValue, Timing, ValuesWire, SCHEMA_VERSION,
 };
 use super::storage::{
     missing, CheckedRows, MetricColumns, Metrics, SiteInterner, Values, TEXT_BITS,
@@ -366,7 +366,7 @@ impl Artifact {
         // Without the artifact's block, one warning below says so for every kernel.
         let has_block = self.sampled.is_some();
         for (index, k) in self.kernels.iter_mut().enumerate() {
-            let Some(set) = k.cold.as_ref().or(k.warm.as_deref()) else {
+            let Some(counted) = k.counted_sampled() else {
                 if let Some(s) = k.sampled.take() {
                     warnings.push(LoadWarning {
                         kernel: Some(index),
@@ -382,19 +382,10 @@ impl Artifact {
                 }
                 continue;
             };
-            let all = set.launches.len() as u64;
-            let own = set
-                .launches
-                .iter()
-                .filter(|l| l.sampled_from.is_none())
-                .count() as u64;
+            let (own, all) = (counted.measured, counted.launches);
             measured += own;
             launches += all;
             copied += all - own;
-            let counted = SampledCount {
-                measured: own,
-                launches: all,
-            };
             match k.sampled.as_deref() {
                 Some(s) if *s != counted => {
                     warnings.push(LoadWarning {
