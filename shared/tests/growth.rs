@@ -291,3 +291,36 @@ fn merging_counters_into_many_kernels_takes_near_linear_time() {
             .any(|w| w.contains(&format!("kernel_{n}("))));
     });
 }
+
+/// Issue 39: `capture diff`'s kernel matching scanned the after run for each kernel of the
+/// before run (100,000 against 100,000 kernels: 79.5 s). Here the after run holds the same
+/// kernels in reverse order, the shape that made each lookup scan the most, and a tenth of
+/// the kernels on each side have no partner, so that all three rules run.
+#[test]
+fn matching_many_kernels_takes_near_linear_time() {
+    use shared::model::artifact::{Artifact, KernelRecord, Provenance};
+    let run = |names: Vec<String>| {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels = names
+            .into_iter()
+            .map(|n| KernelRecord::new(n.as_str(), n.as_str()))
+            .collect();
+        a
+    };
+    assert_near_linear("diff matching", 20_000, Duration::from_secs(10), |n| {
+        let before = run((0..n).map(|i| format!("kernel_{i}<float, {i}>")).collect());
+        let after = run((0..n)
+            .rev()
+            .map(|i| {
+                if i % 10 == 0 {
+                    format!("other_{i}")
+                } else {
+                    format!("kernel_{i}<float, {i}>")
+                }
+            })
+            .collect());
+        let m = shared::analysis::diff::match_kernels(&before, &after);
+        assert_eq!(m.pairs.len(), n - n / 10);
+        assert_eq!(m.only_after.len(), n / 10);
+    });
+}

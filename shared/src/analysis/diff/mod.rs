@@ -27,6 +27,8 @@ pub mod noise;
 pub mod render;
 pub mod view;
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::figures::{roof_under, KernelFigures};
@@ -573,11 +575,17 @@ fn blind_spots(
         })
         .collect();
     // Kernels whose time a load warning already explains, per side.
-    let explained = |side: usize, index: usize| {
-        runs[side]
-            .2
+    let explained_by: [HashSet<usize>; 2] = runs.map(|(_, _, loaded)| {
+        loaded
             .iter()
-            .any(|w| w.field.is_time() && w.kernel == Some(index))
+            .filter(|w| w.field.is_time())
+            .filter_map(|w| w.kernel)
+            .collect()
+    });
+    let explained = |side: usize, index: usize| {
+        explained_by
+            .get(side)
+            .is_some_and(|set| set.contains(&index))
     };
     for ((side, (artifact, ms, _)), alone) in sides.iter().zip(runs).zip(only) {
         if artifact.kernels.is_empty() {
