@@ -324,3 +324,36 @@ fn matching_many_kernels_takes_near_linear_time() {
         assert_eq!(m.only_after.len(), n / 10);
     });
 }
+
+/// A `cuda,sass` source page of one launch of kernel `k` printed as `n` file blocks, each of
+/// one CUDA line and two instructions: the shape ncu prints for a kernel compiled from many
+/// files (issue 39: 80,000 file blocks, 12.8 MB, took 49 s).
+fn many_file_blocks(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        out.push_str(&format!(
+            "\"File Path\",\"/src/f{i}.cu\"\n\"Function Name\",\"k\"\n\
+             \"Line No\",\"Source\",\"Address\",\"Source\",\"Instructions Executed\"\n\
+             \"1\",\"x = y;\",\"-\",\"-\",\"2\"\n\
+             \"\",\"\",\"{:#x}\",\"      IADD R1, R2, R3\",\"1\"\n\
+             \"\",\"\",\"{:#x}\",\"      NOP\",\"1\"\n",
+            0x1000 + 32 * i,
+            0x1010 + 32 * i
+        ));
+    }
+    out
+}
+
+#[test]
+fn a_source_page_of_many_file_blocks_reads_in_near_linear_time() {
+    assert_near_linear("source file blocks", 10_000, Duration::from_secs(10), |n| {
+        let page = many_file_blocks(n);
+        let launches = shared::read::source::read_source_csv(page.as_bytes()).expect("reads");
+        assert_eq!(launches.len(), 1, "one launch, file by file");
+        assert_eq!(launches[0].instructions.len(), 2 * n);
+        assert!(launches[0]
+            .instructions
+            .windows(2)
+            .all(|w| w[0].address < w[1].address));
+    });
+}

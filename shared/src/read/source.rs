@@ -12,7 +12,7 @@
 //! equal to the one before it is read as that same launch. CUDA source lines are not read
 //! yet (neither input's line table is decoded).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -589,35 +589,65 @@ impl Block {
     }
 }
 
+/// The last launch read while further files of it may come (a `cuda,sass` page prints a
+/// kernel's instructions file by file): the addresses it holds, and whether files were
+/// appended out of address order (sorted once, when the launch is done). Sorting and
+/// searching the whole launch per file block took 49 s for a page of 80,000 file blocks
+/// (issue 39).
+#[derive(Default)]
+struct Open {
+    addresses: HashSet<u64>,
+    unsorted: bool,
+}
+
+impl Open {
+    /// Puts the launch's instructions in address order, if files were appended.
+    fn sort(&mut self, launch: &mut LaunchSource) {
+        if self.unsorted {
+            launch.instructions.sort_by_key(|i| i.address);
+            self.unsorted = false;
+        }
+    }
+}
+
 /// Ends a block: a repeat of the launch before it (ncu prints most twice) is dropped; the
-/// next file of the launch before it (a `cuda,sass` page prints a kernel's instructions
-/// file by file: same kernel, other addresses) joins it; anything else is a new launch.
-fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>) {
+/// next file of the launch before it (same kernel, other addresses) joins it; anything else
+/// is a new launch.
+fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Open) {
     let Some(Block { mut launch, .. }) = done else {
         return;
     };
     launch.instructions.sort_by_key(|i| i.address);
     if let Some(prev) = out.last_mut() {
         if prev.kernel == launch.kernel {
-            if prev.instructions == launch.instructions {
-                return;
+            // Only a launch of as many instructions can be a repeat: the one sort it may
+            // need is then of a launch no longer than this block.
+            if prev.instructions.len() == launch.instructions.len() {
+                open.sort(prev);
+                if prev.instructions == launch.instructions {
+                    return;
+                }
             }
-            let disjoint = launch.instructions.iter().all(|i| {
-                prev.instructions
-                    .binary_search_by_key(&i.address, |p| p.address)
-                    .is_err()
-            });
+            let disjoint = launch
+                .instructions
+                .iter()
+                .all(|i| !open.addresses.contains(&i.address));
             if disjoint
                 && !launch.instructions.is_empty()
                 && launch.instructions.iter().any(|i| i.file.is_some())
             {
+                open.addresses
+                    .extend(launch.instructions.iter().map(|i| i.address));
                 prev.instructions.append(&mut launch.instructions);
-                prev.instructions.sort_by_key(|i| i.address);
+                open.unsorted = true;
                 return;
             }
         }
+        open.sort(prev);
     }
     launch.launch = out.len() as u64;
+    open.addresses = launch.instructions.iter().map(|i| i.address).collect();
+    open.unsorted = false;
     out.push(launch);
 }
 
@@ -639,6 +669,7 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
         .flexible(true)
         .from_reader(text);
     let mut out: Vec<LaunchSource> = Vec::new();
+    let mut open = Open::default();
     let mut current: Option<Block> = None;
     for (i, record) in reader.records().enumerate() {
         // The line the record starts on, as the CSV reader counts them (a record may span
@@ -656,13 +687,13 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
         let second = record.get(1).unwrap_or_default();
         match first {
             "Kernel Name" => {
-                finish_block(current.take(), &mut out);
+                finish_block(current.take(), &mut out, &mut open);
                 current = Some(Block::new(second, None));
                 continue;
             }
             "File Path" => {
                 // A `cuda,sass` page: a block per launch and file, named on the next line.
-                finish_block(current.take(), &mut out);
+                finish_block(current.take(), &mut out, &mut open);
                 current = Some(Block::new("", Some(second.to_owned())));
                 continue;
             }
@@ -698,7 +729,10 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
         }
         block.read_row(&record);
     }
-    finish_block(current.take(), &mut out);
+    finish_block(current.take(), &mut out, &mut open);
+    if let Some(last) = out.last_mut() {
+        open.sort(last);
+    }
     if out.is_empty() {
         return Err(NcuError::Empty);
     }
