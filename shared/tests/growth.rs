@@ -357,3 +357,31 @@ fn a_source_page_of_many_file_blocks_reads_in_near_linear_time() {
             .all(|w| w[0].address < w[1].address));
     });
 }
+
+/// The `r14` shape of issue 39: `n` blocks of one process, each extending the string table
+/// by a few names and carrying a result that names one of them. The results stay alive
+/// while the table grows, so a table copied on each extension, or its converter's sort
+/// redone per table, made the read quadratic (10,000 blocks: 6.7 s, 40,000 over 120 s).
+fn growing_tables_with_results(n: usize) -> Vec<u8> {
+    let mut out = start();
+    for i in 0..n {
+        let names: Vec<String> = (0..4).map(|j| format!("m{i}_{j}__sum")).collect();
+        out.extend(block(
+            1,
+            &names,
+            &[result(1, &format!("k{i}"), 4 * i as u64 + 1)],
+        ));
+    }
+    out
+}
+
+#[test]
+fn blocks_that_grow_the_string_table_and_carry_results_read_in_near_linear_time() {
+    assert_near_linear("r14 string tables", 10_000, Duration::from_secs(15), |n| {
+        let bytes = growing_tables_with_results(n);
+        let report = ncu_rep::read_report(&bytes).expect("reads");
+        assert_eq!(report.results.len(), n);
+        let export = ncu_rep::read_export(&bytes).expect("imports");
+        assert_eq!(export.launches.len(), n);
+    });
+}
