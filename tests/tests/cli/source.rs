@@ -214,3 +214,30 @@ fn a_sass_page_of_another_kernel_or_other_addresses_is_not_attached() {
         assert!(err.contains("launch 0 (vector_add,"), "{err}");
     }
 }
+
+/// Issue 39: a `--kernel` expression with a counted repetition against a kernel name of a
+/// megabyte walked the name once per state of the expression (229 s in a debug build, 15 s
+/// in release); with the regex crate's lazy DFA it takes well under a second.
+#[test]
+fn a_counted_repetition_against_a_megabyte_kernel_name_is_quick() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("long_name.csv");
+    let name = "a".repeat(1 << 20);
+    std::fs::write(
+        &page,
+        format!(
+            "\"Kernel Name\",\"{name}\"\n\"Address\",\"Source\",\"Instructions Executed\"\n\
+             \"0x10\",\"NOP\",\"1\"\n"
+        ),
+    )
+    .expect("write");
+    let started = std::time::Instant::now();
+    let o = capture(&["source", s(&page), "--kernel", "a{1000}b"]);
+    let took = started.elapsed();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no kernel matches"), "{}", stderr(&o));
+    let o = capture(&["source", s(&page), "--kernel", "a{1000}"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Measured: 0.26 s for the first in a debug build.
+    assert!(took.as_secs() < 30, "{took:?}");
+}
