@@ -32,7 +32,6 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::figures::{roof_under, KernelFigures};
-use crate::analysis::metrics;
 use crate::analysis::table::{bytes_table, TimeSource};
 use crate::model::artifact::{Artifact, KernelRecord, LoadWarning};
 use crate::model::roofline::{percent_of, ratio};
@@ -555,8 +554,8 @@ fn diff_inner(
 /// made every change a gain from nothing, and passed), a kernel whose samples cannot be
 /// used ([`Band::problem`]), a matched kernel timed in one run and not the other or timed
 /// by CUDA events in one and by ncu in the other (the signature of a timing dropped on
-/// load), a kernel timed by ncu with launches that have no duration (its time is that of
-/// the others).
+/// load; a kernel timed by ncu with a launch that has no duration has no time, since its
+/// time would be that of the others).
 fn blind_spots(
     runs: [(&Artifact, f64, &[LoadWarning]); 2],
     kernels: &[KernelDiff],
@@ -592,7 +591,8 @@ fn blind_spots(
             out.push(format!("{side}: no kernels"));
         } else if ms.is_nan() || ms <= 0.0 {
             out.push(format!(
-                "{side}: its {} kernels sum to 0 ms (no event timing, no ncu duration)",
+                "{side}: no kernel time to compare: its kernels ({}) sum to 0 ms, none with \
+                 an event timing or an ncu duration of every launch",
                 artifact.kernels.len()
             ));
         }
@@ -605,13 +605,6 @@ fn blind_spots(
         });
         for k in matched.chain(alone.iter()) {
             if let Some(p) = &k.noise_problem {
-                out.push(format!("{side}: {}: {p}", k.short_name));
-            }
-            if let Some(p) = artifact
-                .kernels
-                .get(k.index)
-                .and_then(|r| partial_duration(r, k.time_source))
-            {
                 out.push(format!("{side}: {}: {p}", k.short_name));
             }
         }
@@ -644,25 +637,6 @@ fn measure(source: TimeSource) -> &'static str {
         TimeSource::EventMedian => "CUDA events",
         TimeSource::NcuDuration => "ncu's duration",
     }
-}
-
-/// Why a kernel's ncu-duration time covers only some of its launches, if it does.
-fn partial_duration(kernel: &KernelRecord, source: Option<TimeSource>) -> Option<String> {
-    if source != Some(TimeSource::NcuDuration) {
-        return None;
-    }
-    let launches = metrics::reference_launches(kernel);
-    let timed = launches
-        .iter()
-        .filter(|l| metrics::duration_ns(l).is_some())
-        .count();
-    (timed < launches.len()).then(|| {
-        format!(
-            "{} of its {} launches have no ncu duration: its time is the others'",
-            launches.len() - timed,
-            launches.len()
-        )
-    })
 }
 
 #[cfg(test)]
@@ -793,6 +767,41 @@ mod tests {
         assert_eq!(b.change_pct, None);
         assert_eq!(b.why_null.as_deref(), Some("no time in the after run"));
         assert!(b.after.why_null.is_some());
+    }
+
+    #[test]
+    fn a_kernel_timed_by_ncu_with_a_launch_without_a_duration_cannot_be_judged() {
+        use crate::model::artifact::{CounterSet, LaunchCounters};
+        use crate::model::counters::GPU_TIME_DURATION;
+        let profiled = |durations: &[Option<f64>]| {
+            let launches = durations
+                .iter()
+                .map(|d| match d {
+                    Some(ns) => LaunchCounters::from_numbers("k", &[(GPU_TIME_DURATION.name, *ns)]),
+                    None => LaunchCounters::from_numbers("k", &[]),
+                })
+                .collect();
+            run(vec![KernelRecord {
+                cold: Some(CounterSet::of(launches)),
+                ..KernelRecord::new("k", "k")
+            }])
+        };
+        let before = profiled(&[Some(1000.0), Some(1010.0)]);
+        let d = diff(&before, &before, gate5());
+        assert!(!d.gate.expect("gate").failed);
+        // One launch's duration stored as missing: the after time is the other's alone.
+        // The time of the other alone would look 50 % faster: the kernel has no time.
+        let d = diff(&before, &profiled(&[Some(1000.0), None]), gate5());
+        let g = d.gate.expect("gate");
+        assert!(g.failed && g.failures.is_empty());
+        assert_eq!(
+            g.cannot_judge,
+            [
+                "after: no kernel time to compare: its kernels (1) sum to 0 ms, none with an \
+                 event timing or an ncu duration of every launch",
+                "k: no time in the after run"
+            ]
+        );
     }
 
     #[test]
