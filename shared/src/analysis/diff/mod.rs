@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::figures::{roof_under, KernelFigures};
 use crate::analysis::table::{bytes_table, TimeSource};
-use crate::model::artifact::{Artifact, KernelRecord, LoadWarning};
+use crate::model::artifact::{Artifact, LoadWarning};
 use crate::model::roofline::{percent_of, ratio};
 
 pub use comparable::{check, Comparability, Mismatch};
@@ -642,7 +642,7 @@ fn measure(source: TimeSource) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::artifact::{Provenance, Timing};
+    use crate::model::artifact::{KernelRecord, Provenance, Timing};
 
     fn timed(name: &str, samples: &[f64]) -> KernelRecord {
         let mut sorted = samples.to_vec();
