@@ -256,7 +256,7 @@ impl RunFigures<'_> {
             time_source: f.row.time_source,
             time_share: f.row.time_share,
             why_null: if f.row.time_ms.is_none() {
-                Some("no time: no event timing and no ncu duration".into())
+                Some("no time: no event timing, and not every launch has an ncu duration".into())
             } else if f.row.time_share.is_none() {
                 Some("no share: the run's kernels sum to 0 ms".into())
             } else {
