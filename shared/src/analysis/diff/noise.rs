@@ -24,7 +24,7 @@
 //!   1.2533 times the mean absolute deviation from it.
 //!
 //! On normal noise the fences lie 4.7 standard deviations from the median, passed by one
-//! sample in about 300,000, so the band of a clean run is what it was: on the committed
+//! sample in about 400,000, so the band of a clean run is what it was: on the committed
 //! H200 runs (`tests/fixtures/diff`) two samples of 60 kernels' 1,200 are left out (one of
 //! vector add, stride 32 in `run1`, one of the copy ceiling in `run_size2x`), and the same
 //! code against itself still passes a gate of 0. A preempted sample five times the median
