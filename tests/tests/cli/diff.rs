@@ -31,7 +31,7 @@ fn the_same_code_twice_passes_the_gate_within_its_noise() {
     let (a, b) = (unpack(dir.path(), "run1"), unpack(dir.path(), "run2"));
     let (code, v) = json(&["diff", s(&a), s(&b), "--gate", "2", "--format", "json"]);
     assert_eq!(code, 0, "{v:#}");
-    assert_eq!(v["version"], 1);
+    assert_eq!(v["version"], 2);
     assert_eq!(v["gate"]["failed"], false);
     assert!(v["comparability"]["mismatches"]
         .as_array()

@@ -41,7 +41,11 @@ pub use matching::{match_kernels, MatchKind, Matching, Pair};
 pub use noise::{noise_band, Band, NoiseSource};
 
 /// The version of the `capture diff --format json` contract (docs/diff-json.md).
-pub const DIFF_JSON_VERSION: u32 = 1;
+///
+/// 1: the first. 2 (issue 39): noise bands leave outliers out; `gate.failed` is also
+/// `true` when the gate cannot judge the runs (`gate.cannot_judge`); `why_null`,
+/// `noise_outliers` and `noise_problem` added.
+pub const DIFF_JSON_VERSION: u32 = 2;
 
 /// Default `--gate-share`: kernels above 1 % of the time in either run count.
 pub const DEFAULT_GATE_SHARE_PCT: f64 = 1.0;
