@@ -361,6 +361,8 @@ pub struct SourceArgs {
     pub format: SourceFormat,
     /// A source-page export of the same report, for the SASS text a report does not hold
     /// (`--print-source cuda,sass`: with the CUDA lines' text where ncu could read them).
+    /// Joined by kernel name and address range; launches left without text and blocks no
+    /// launch took are warnings.
     #[arg(long)]
     pub sass: Option<std::path::PathBuf>,
     /// A directory holding the CUDA source files (by file name) for the text of the lines
@@ -410,7 +412,8 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
     pub format: DiffFormat,
     /// Exit 12 when the total, or a counted kernel, is slower by more than PCT percent
-    /// beyond its noise band (failures named first in the output).
+    /// beyond its noise band (failures named first in the output); exit 13 when the runs
+    /// cannot be judged (an empty side, samples no run can have; reasons named first).
     #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
     pub gate: Option<f64>,
     /// Kernels count toward the gate when above PCT percent of the time in either run.

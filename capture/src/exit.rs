@@ -37,6 +37,12 @@ pub enum Code {
     /// `capture diff --gate`: the total or a counted kernel is slower by more than the gate
     /// beyond its noise band; the output names them first.
     GateFailed = 12,
+    /// `capture diff --gate`: the gate could not judge the runs, so it did not pass: a side
+    /// with no kernel or no time, a timing sample no run can have (negative, not finite,
+    /// longer than a day), a kernel timed one way in one run and another way in the other,
+    /// times the artifact reader did not take as written. The output names each reason
+    /// first; this code wins over 12.
+    GateCannotJudge = 13,
     /// Interrupted by Ctrl-C (SIGINT), SIGTERM or SIGHUP; no output was left half-written
     /// (128 + SIGINT, as shells report it).
     Interrupted = 130,

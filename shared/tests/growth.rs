@@ -291,3 +291,97 @@ fn merging_counters_into_many_kernels_takes_near_linear_time() {
             .any(|w| w.contains(&format!("kernel_{n}("))));
     });
 }
+
+/// Issue 39: `capture diff`'s kernel matching scanned the after run for each kernel of the
+/// before run (100,000 against 100,000 kernels: 79.5 s). Here the after run holds the same
+/// kernels in reverse order, the shape that made each lookup scan the most, and a tenth of
+/// the kernels on each side have no partner, so that all three rules run.
+#[test]
+fn matching_many_kernels_takes_near_linear_time() {
+    use shared::model::artifact::{Artifact, KernelRecord, Provenance};
+    let run = |names: Vec<String>| {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels = names
+            .into_iter()
+            .map(|n| KernelRecord::new(n.as_str(), n.as_str()))
+            .collect();
+        a
+    };
+    assert_near_linear("diff matching", 20_000, Duration::from_secs(10), |n| {
+        let before = run((0..n).map(|i| format!("kernel_{i}<float, {i}>")).collect());
+        let after = run((0..n)
+            .rev()
+            .map(|i| {
+                if i % 10 == 0 {
+                    format!("other_{i}")
+                } else {
+                    format!("kernel_{i}<float, {i}>")
+                }
+            })
+            .collect());
+        let m = shared::analysis::diff::match_kernels(&before, &after);
+        assert_eq!(m.pairs.len(), n - n / 10);
+        assert_eq!(m.only_after.len(), n / 10);
+    });
+}
+
+/// A `cuda,sass` source page of one launch of kernel `k` printed as `n` file blocks, each of
+/// one CUDA line and two instructions: the shape ncu prints for a kernel compiled from many
+/// files (issue 39: 80,000 file blocks, 12.8 MB, took 49 s).
+fn many_file_blocks(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        out.push_str(&format!(
+            "\"File Path\",\"/src/f{i}.cu\"\n\"Function Name\",\"k\"\n\
+             \"Line No\",\"Source\",\"Address\",\"Source\",\"Instructions Executed\"\n\
+             \"1\",\"x = y;\",\"-\",\"-\",\"2\"\n\
+             \"\",\"\",\"{:#x}\",\"      IADD R1, R2, R3\",\"1\"\n\
+             \"\",\"\",\"{:#x}\",\"      NOP\",\"1\"\n",
+            0x1000 + 32 * i,
+            0x1010 + 32 * i
+        ));
+    }
+    out
+}
+
+#[test]
+fn a_source_page_of_many_file_blocks_reads_in_near_linear_time() {
+    assert_near_linear("source file blocks", 10_000, Duration::from_secs(10), |n| {
+        let page = many_file_blocks(n);
+        let launches = shared::read::source::read_source_csv(page.as_bytes()).expect("reads");
+        assert_eq!(launches.len(), 1, "one launch, file by file");
+        assert_eq!(launches[0].instructions.len(), 2 * n);
+        assert!(launches[0]
+            .instructions
+            .windows(2)
+            .all(|w| w[0].address < w[1].address));
+    });
+}
+
+/// The `r14` shape of issue 39: `n` blocks of one process, each extending the string table
+/// by a few names and carrying a result that names one of them. The results stay alive
+/// while the table grows, so a table copied on each extension, or its converter's sort
+/// redone per table, made the read quadratic (10,000 blocks: 6.7 s, 40,000 over 120 s).
+fn growing_tables_with_results(n: usize) -> Vec<u8> {
+    let mut out = start();
+    for i in 0..n {
+        let names: Vec<String> = (0..4).map(|j| format!("m{i}_{j}__sum")).collect();
+        out.extend(block(
+            1,
+            &names,
+            &[result(1, &format!("k{i}"), 4 * i as u64 + 1)],
+        ));
+    }
+    out
+}
+
+#[test]
+fn blocks_that_grow_the_string_table_and_carry_results_read_in_near_linear_time() {
+    assert_near_linear("r14 string tables", 10_000, Duration::from_secs(15), |n| {
+        let bytes = growing_tables_with_results(n);
+        let report = ncu_rep::read_report(&bytes).expect("reads");
+        assert_eq!(report.results.len(), n);
+        let export = ncu_rep::read_export(&bytes).expect("imports");
+        assert_eq!(export.launches.len(), n);
+    });
+}

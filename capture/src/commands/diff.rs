@@ -1,14 +1,17 @@
 //! `capture diff BEFORE AFTER`: run against run, computed by `shared::analysis::diff` (the viewer's
 //! compare page shows the same), printed as a table, Markdown or JSON. The comparability
 //! check runs first and refuses unfair comparisons unless `--force`; `--gate` exits 12
-//! when the total or a counted kernel got slower beyond its noise band.
+//! when the total or a counted kernel got slower beyond its noise band, and 13 when it
+//! cannot judge the runs (`shared::analysis::diff::Gate::cannot_judge`), told what the
+//! artifact reader did not take as written.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use shared::analysis::diff::{diff as run_diff, GateOptions};
+use shared::analysis::diff::{diff_loaded, GateOptions};
 use shared::analysis::merge;
+use shared::model::artifact::LoadWarning;
 use shared::read::kind::FileKind;
 use shared::Artifact;
 
@@ -17,21 +20,25 @@ use crate::cli::{DiffArgs, DiffFormat};
 use crate::exit::{Code, Fault};
 use crate::files;
 
-/// An artifact (JSON, told by [`shared::read::kind::kind_of`] as the viewer tells it, a byte
-/// order mark and all), or the artifact `capture import` would make of an export or report.
-fn read_run(path: &Path) -> Result<Artifact> {
+/// An artifact, or the artifact `capture import` would make of an export or report; with
+/// what the artifact reader did not take as written (an import's dropped durations show in
+/// its launches, which the gate checks itself).
+fn read_run(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)> {
     if files::kind(path)? == FileKind::Artifact {
-        return files::read_artifact(path);
+        return files::read_artifact_checked(path);
     }
     let paths = [path.to_path_buf()];
     let (launches, warnings) = import::read_exports(&paths)?;
     for w in &warnings {
         crate::out::warn(&w.to_string());
     }
-    Ok(merge::import_launches(
-        launches,
-        warnings,
-        crate::provenance::base(shared::model::artifact::Origin::Import, &paths),
+    Ok((
+        merge::import_launches(
+            launches,
+            warnings,
+            crate::provenance::base(shared::model::artifact::Origin::Import, &paths),
+        ),
+        Vec::new(),
     ))
 }
 
@@ -44,11 +51,11 @@ fn file_name(path: &Path) -> String {
 
 /// `capture diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
-    let before = read_run(&args.before)?;
-    let after = read_run(&args.after)?;
-    let d = run_diff(
-        &before,
-        &after,
+    let (before, before_warnings) = read_run(&args.before)?;
+    let (after, after_warnings) = read_run(&args.after)?;
+    let d = diff_loaded(
+        (&before, &before_warnings),
+        (&after, &after_warnings),
         GateOptions {
             pct: args.gate,
             share_pct: args.gate_share,
@@ -58,38 +65,57 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     if !d.comparability.comparable() {
         let reasons = d.comparability.reasons();
         if !args.force {
-            return Err(Fault::new(
-                Code::Failure,
-                format!(
-                    "{} and {} cannot be compared fairly:\n  {}\n(--force compares them anyway, \
-                     with this as a warning)",
-                    d.before,
-                    d.after,
-                    reasons.join("\n  ")
-                ),
-            )
-            .into());
+            let refused = format!(
+                "{} and {} cannot be compared fairly:\n  {}\n(--force compares them anyway, \
+                 with this as a warning)",
+                d.before,
+                d.after,
+                reasons.join("\n  ")
+            );
+            // A damaged run is often unfair too (a timing dropped on load); the gate's own
+            // code says it could not judge, whatever else is wrong.
+            return Err(
+                match d.gate.as_ref().filter(|g| !g.cannot_judge.is_empty()) {
+                    Some(g) => Fault::new(
+                        Code::GateCannotJudge,
+                        format!(
+                            "gate failed: it cannot judge these runs: {}\n{refused}",
+                            g.cannot_judge.join("; ")
+                        ),
+                    ),
+                    None => Fault::new(Code::Failure, refused),
+                }
+                .into(),
+            );
         }
         for r in &reasons {
             crate::out::warn(&format!("not comparable (--force): {r}"));
         }
     }
-    let failed = d.gate.as_ref().is_some_and(|g| g.failed);
-    if let Some(g) = d.gate.as_ref().filter(|g| g.failed) {
-        crate::out::eprint_line(&format!(
-            "gate failed: slower by more than {} % beyond the noise: {}",
-            g.pct,
-            g.failures.join("; ")
-        ));
+    let code = match &d.gate {
+        Some(g) if !g.cannot_judge.is_empty() => Some(Code::GateCannotJudge),
+        Some(g) if g.failed => Some(Code::GateFailed),
+        _ => None,
+    };
+    if let Some(g) = &d.gate {
+        if !g.cannot_judge.is_empty() {
+            crate::out::eprint_line(&format!(
+                "gate failed: it cannot judge these runs: {}",
+                g.cannot_judge.join("; ")
+            ));
+        }
+        if !g.failures.is_empty() {
+            crate::out::eprint_line(&format!(
+                "gate failed: slower by more than {} % beyond the noise: {}",
+                g.pct,
+                g.failures.join("; ")
+            ));
+        }
     }
     crate::out::print(&match args.format {
         DiffFormat::Table => d.to_text(),
         DiffFormat::Markdown => d.to_markdown(),
         DiffFormat::Json => d.to_json(),
     })?;
-    Ok(if failed {
-        ExitCode::from(Code::GateFailed as u8)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(code.map_or(ExitCode::SUCCESS, |c| ExitCode::from(c as u8)))
 }

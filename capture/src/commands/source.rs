@@ -46,6 +46,45 @@ fn add_cuda_text(dir: &std::path::Path, launches: &mut [LaunchSource]) -> Result
     Ok(())
 }
 
+/// Gives `launches` the SASS text of the source page `sass`, joined by kernel name and
+/// address range ([`source::join_page`]), with a warning for each launch left without text
+/// and each block of the page, of a kernel `pattern` matches, that no launch took.
+fn add_sass(sass: &std::path::Path, pattern: &Regex, launches: &mut [LaunchSource]) -> Result<()> {
+    let page = source::read_source_csv(&files::read_bytes(sass)?)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", sass.display()))?;
+    let join = source::join_page(launches, &page);
+    let name = shared::text::escape::controls(&sass.display().to_string()).into_owned();
+    let range = |l: &LaunchSource| {
+        source::address_range(l).map_or_else(
+            || "no instructions".to_owned(),
+            |(lo, hi)| format!("{lo:#x} to {hi:#x}"),
+        )
+    };
+    for &i in &join.without_text {
+        if let Some(l) = launches.get(i) {
+            crate::out::warn(&format!(
+                "{name}: launch {} ({}, {}) has no SASS text: no block of the page is that \
+                 kernel at those addresses",
+                l.launch,
+                shared::text::escape::controls(&l.kernel),
+                range(l)
+            ));
+        }
+    }
+    for &b in &join.unmatched {
+        if let Some(p) = page.get(b).filter(|p| pattern.is_match(&p.kernel)) {
+            crate::out::warn(&format!(
+                "{name}: block {} of the page ({}, {}) matches no launch of the report by \
+                 kernel and addresses; left out",
+                p.launch,
+                shared::text::escape::controls(&p.kernel),
+                range(p)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `capture source`.
 pub fn source(args: &SourceArgs) -> Result<ExitCode> {
     let pattern = Regex::new(&args.kernel).map_err(|e| {
@@ -77,13 +116,7 @@ pub fn source(args: &SourceArgs) -> Result<ExitCode> {
         );
     }
     if let Some(sass) = &args.sass {
-        let page = source::read_source_csv(&files::read_bytes(sass)?)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", sass.display()))?;
-        for l in &mut matching {
-            if let Some(p) = page.iter().find(|p| p.launch == l.launch) {
-                l.add_page_text(p);
-            }
-        }
+        add_sass(sass, &pattern, &mut matching)?;
     }
     if let Some(dir) = &args.cuda_dir {
         add_cuda_text(dir, &mut matching)?;

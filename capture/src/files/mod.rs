@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use shared::model::artifact::LoadWarning;
 use shared::read::exports;
 use shared::read::kind::{kind_of, FileKind};
 use shared::read::ncu::Export;
@@ -206,6 +207,12 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 
 /// Reads and validates an artifact JSON file; errors name the file.
 pub fn read_artifact(path: &Path) -> Result<Artifact> {
+    read_artifact_checked(path).map(|(artifact, _)| artifact)
+}
+
+/// [`read_artifact`], with what the reader did not take as written (each also printed as
+/// a warning naming the file), for `capture diff --gate`.
+pub fn read_artifact_checked(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)> {
     let text = read_artifact_text(path)?;
     let (artifact, dropped) =
         Artifact::from_json_checked(&text).map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))?;
@@ -213,10 +220,10 @@ pub fn read_artifact(path: &Path) -> Result<Artifact> {
         || shown(path),
         |n| shared::text::escape::controls(&n.to_string_lossy()).into_owned(),
     );
-    for w in dropped {
+    for w in &dropped {
         crate::out::warn(&format!("{name}: {w}"));
     }
-    Ok(artifact)
+    Ok((artifact, dropped))
 }
 
 /// The temporary file an output is written to before it is renamed over `path`: beside it

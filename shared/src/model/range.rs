@@ -11,12 +11,19 @@
 /// a measurement.
 pub const MAX_MAGNITUDE: f64 = 1e30;
 
+/// Longest an event-timed sample of one launch may be, ms: a day. `capture run` times each
+/// kernel by tens of launches in one process after warm-ups, so one launch of a day would
+/// be a run of weeks; a longer sample (1e300 ms, 1.7e308 ms) comes from a damaged or
+/// edited file, and taken as it is it would blind `capture diff --gate` (issue 39).
+pub const MAX_EVENT_MS: f64 = 86_400_000.0;
+
 /// Why a number is out of range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OutOfRange {
     /// Negative, in a unit of an amount that cannot be (see [`is_amount`]).
     Negative,
-    /// Above [`MAX_MAGNITUDE`] in base units, or infinite once scaled to them.
+    /// Above [`MAX_MAGNITUDE`] in base units, or infinite once scaled to them; for an
+    /// event-timed sample, above [`MAX_EVENT_MS`].
     TooLarge,
 }
 
@@ -27,6 +34,20 @@ impl OutOfRange {
             OutOfRange::Negative => "negative, which a duration, size, rate or count cannot be",
             OutOfRange::TooLarge => "larger than any measurement",
         }
+    }
+}
+
+/// Whether an event-timed value (a sample, or the min, median or max of the samples), in
+/// ms, is out of range: not finite, negative, or above [`MAX_EVENT_MS`].
+pub fn check_event_ms(ms: f64) -> Option<OutOfRange> {
+    if !ms.is_finite() {
+        Some(OutOfRange::TooLarge)
+    } else if ms < 0.0 {
+        Some(OutOfRange::Negative)
+    } else if ms > MAX_EVENT_MS {
+        Some(OutOfRange::TooLarge)
+    } else {
+        None
     }
 }
 
@@ -105,6 +126,23 @@ mod tests {
         ];
         for (unit, v, want) in cases {
             assert_eq!(check(unit, v), want, "{v} {unit}");
+        }
+    }
+
+    #[test]
+    fn event_times() {
+        let cases = [
+            (0.5, None),
+            (0.0, None),
+            (MAX_EVENT_MS, None),
+            (1e300, Some(OutOfRange::TooLarge)),
+            (-1e300, Some(OutOfRange::Negative)),
+            (1.7e308, Some(OutOfRange::TooLarge)),
+            (f64::NAN, Some(OutOfRange::TooLarge)),
+            (f64::NEG_INFINITY, Some(OutOfRange::TooLarge)),
+        ];
+        for (ms, want) in cases {
+            assert_eq!(check_event_ms(ms), want, "{ms} ms");
         }
     }
 

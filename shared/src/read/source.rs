@@ -12,7 +12,7 @@
 //! equal to the one before it is read as that same launch. CUDA source lines are not read
 //! yet (neither input's line table is decoded).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -289,6 +289,80 @@ impl LaunchSource {
     }
 }
 
+/// How a source page's blocks were joined to a report's launches ([`join_page`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageJoin {
+    /// Indices into the launches of those left without SASS text: no block of the page is
+    /// their kernel at their addresses.
+    pub without_text: Vec<usize>,
+    /// Indices into the page of the blocks no launch took.
+    pub unmatched: Vec<usize>,
+}
+
+/// The lowest and highest instruction address of a launch, if it has instructions.
+pub fn address_range(launch: &LaunchSource) -> Option<(u64, u64)> {
+    let lo = launch.instructions.iter().map(|i| i.address).min()?;
+    let hi = launch.instructions.iter().map(|i| i.address).max()?;
+    Some((lo, hi))
+}
+
+/// Gives each of `launches` (a report's) the SASS text of the block of `page` (a source-page
+/// export) that is its launch: the same kernel name, at addresses whose range holds the
+/// launch's and shares at least one of them. Among such blocks the one at the launch's
+/// own place in the page is taken, else the first: a page filtered (fewer blocks) or
+/// reordered still attaches where it matches, and launches of one kernel at the same
+/// addresses (the same code) may share a block. A block of another kernel, or of the same
+/// kernel loaded at other addresses, is never attached: a join by place alone gave a
+/// launch another kernel's SASS without a word (issue 39). Returns the launches left
+/// without text and the blocks no launch took, for the caller's warnings.
+pub fn join_page(launches: &mut [LaunchSource], page: &[LaunchSource]) -> PageJoin {
+    let ranges: Vec<Option<(u64, u64)>> = page.iter().map(address_range).collect();
+    let mut taken = vec![false; page.len()];
+    let mut join = PageJoin::default();
+    for (li, launch) in launches.iter_mut().enumerate() {
+        let Some((lo, hi)) = address_range(launch) else {
+            join.without_text.push(li);
+            continue;
+        };
+        let fits = |b: usize| {
+            page.get(b).is_some_and(|p| p.kernel == launch.kernel)
+                && ranges
+                    .get(b)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|(plo, phi)| plo <= lo && hi <= phi)
+                && page.get(b).is_some_and(|p| {
+                    // The page's instructions are in address order.
+                    launch.instructions.iter().any(|i| {
+                        p.instructions
+                            .binary_search_by_key(&i.address, |x| x.address)
+                            .is_ok()
+                    })
+                })
+        };
+        let own = usize::try_from(launch.launch).ok().filter(|&b| fits(b));
+        let chosen = own.or_else(|| (0..page.len()).find(|&b| fits(b)));
+        let text = chosen
+            .and_then(|b| page.get(b).map(|p| (b, p)))
+            .map_or(0, |(b, p)| {
+                if let Some(t) = taken.get_mut(b) {
+                    *t = true;
+                }
+                launch.add_page_text(p)
+            });
+        if text == 0 {
+            join.without_text.push(li);
+        }
+    }
+    join.unmatched = taken
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !**t)
+        .map(|(b, _)| b)
+        .collect();
+    join
+}
+
 /// The launch that stands for a kernel among `launches`: the longest by ncu's duration,
 /// else (a source-page export has no durations) the one that executed the most
 /// instructions.
@@ -516,35 +590,65 @@ impl Block {
     }
 }
 
+/// The last launch read while further files of it may come (a `cuda,sass` page prints a
+/// kernel's instructions file by file): the addresses it holds, and whether files were
+/// appended out of address order (sorted once, when the launch is done). Sorting and
+/// searching the whole launch per file block took 49 s for a page of 80,000 file blocks
+/// (issue 39).
+#[derive(Default)]
+struct Open {
+    addresses: HashSet<u64>,
+    unsorted: bool,
+}
+
+impl Open {
+    /// Puts the launch's instructions in address order, if files were appended.
+    fn sort(&mut self, launch: &mut LaunchSource) {
+        if self.unsorted {
+            launch.instructions.sort_by_key(|i| i.address);
+            self.unsorted = false;
+        }
+    }
+}
+
 /// Ends a block: a repeat of the launch before it (ncu prints most twice) is dropped; the
-/// next file of the launch before it (a `cuda,sass` page prints a kernel's instructions
-/// file by file: same kernel, other addresses) joins it; anything else is a new launch.
-fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>) {
+/// next file of the launch before it (same kernel, other addresses) joins it; anything else
+/// is a new launch.
+fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Open) {
     let Some(Block { mut launch, .. }) = done else {
         return;
     };
     launch.instructions.sort_by_key(|i| i.address);
     if let Some(prev) = out.last_mut() {
         if prev.kernel == launch.kernel {
-            if prev.instructions == launch.instructions {
-                return;
+            // Only a launch of as many instructions can be a repeat: the one sort it may
+            // need is then of a launch no longer than this block.
+            if prev.instructions.len() == launch.instructions.len() {
+                open.sort(prev);
+                if prev.instructions == launch.instructions {
+                    return;
+                }
             }
-            let disjoint = launch.instructions.iter().all(|i| {
-                prev.instructions
-                    .binary_search_by_key(&i.address, |p| p.address)
-                    .is_err()
-            });
+            let disjoint = launch
+                .instructions
+                .iter()
+                .all(|i| !open.addresses.contains(&i.address));
             if disjoint
                 && !launch.instructions.is_empty()
                 && launch.instructions.iter().any(|i| i.file.is_some())
             {
+                open.addresses
+                    .extend(launch.instructions.iter().map(|i| i.address));
                 prev.instructions.append(&mut launch.instructions);
-                prev.instructions.sort_by_key(|i| i.address);
+                open.unsorted = true;
                 return;
             }
         }
+        open.sort(prev);
     }
     launch.launch = out.len() as u64;
+    open.addresses = launch.instructions.iter().map(|i| i.address).collect();
+    open.unsorted = false;
     out.push(launch);
 }
 
@@ -566,6 +670,7 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
         .flexible(true)
         .from_reader(text);
     let mut out: Vec<LaunchSource> = Vec::new();
+    let mut open = Open::default();
     let mut current: Option<Block> = None;
     for (i, record) in reader.records().enumerate() {
         // The line the record starts on, as the CSV reader counts them (a record may span
@@ -583,13 +688,13 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
         let second = record.get(1).unwrap_or_default();
         match first {
             "Kernel Name" => {
-                finish_block(current.take(), &mut out);
+                finish_block(current.take(), &mut out, &mut open);
                 current = Some(Block::new(second, None));
                 continue;
             }
             "File Path" => {
                 // A `cuda,sass` page: a block per launch and file, named on the next line.
-                finish_block(current.take(), &mut out);
+                finish_block(current.take(), &mut out, &mut open);
                 current = Some(Block::new("", Some(second.to_owned())));
                 continue;
             }
@@ -625,7 +730,10 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
         }
         block.read_row(&record);
     }
-    finish_block(current.take(), &mut out);
+    finish_block(current.take(), &mut out, &mut open);
+    if let Some(last) = out.last_mut() {
+        open.sort(last);
+    }
     if out.is_empty() {
         return Err(NcuError::Empty);
     }

@@ -137,3 +137,79 @@ fn a_block_declaring_an_absurd_count_warns_naming_it() {
         report.warnings
     );
 }
+
+/// Every report among the fixtures, for the cut census.
+const REPORTS: [(&str, &[u8]); 6] = [
+    ("two_process", TWO_PROCESS_REPORT),
+    (
+        "gemms_basic",
+        include_bytes!("../../../tests/fixtures/ncu-h200-reports/gemms_basic.ncu-rep.gz"),
+    ),
+    (
+        "gemms_full",
+        include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz"),
+    ),
+    (
+        "bert_full",
+        include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz"),
+    ),
+    (
+        "suite_src",
+        include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz"),
+    ),
+    (
+        "probe_full",
+        include_bytes!("../../../tests/fixtures/ncu-h200/probe_full.ncu-rep.gz"),
+    ),
+];
+
+/// Issue 39: every real report cut at every block boundary. Each cut is refused, or warns,
+/// except those whose bytes are a complete report of fewer results: the cut falls after a
+/// result block (or the session's command-line block after the first result), past the
+/// command line. The format declares no count of blocks or results and ncu writes no
+/// closing block (a complete report ends with its last result), so such a cut cannot be
+/// told from a complete report by any reader; the test holds that every other cut warns
+/// and prints the census.
+#[test]
+fn every_block_aligned_cut_of_every_report_warns_unless_it_is_a_complete_report() {
+    let (mut total, mut refused, mut warned, mut silent) = (0, 0, 0, 0);
+    for (name, gz) in REPORTS {
+        let bytes = gunzip(gz);
+        let blocks = blocks(&bytes);
+        let mut results = 0;
+        for (i, &(_, end, sources, n)) in blocks.iter().enumerate() {
+            results += n as usize;
+            if end == bytes.len() {
+                break;
+            }
+            total += 1;
+            let Ok(report) = ncu_rep::read_report(&bytes[..end]) else {
+                refused += 1;
+                assert_eq!(results, 0, "{name} block {i}");
+                continue;
+            };
+            let warns = report.warnings.iter().any(|w| w.message.contains("cut"));
+            // A cut that reads as complete: past the session's command line (its last
+            // block, after the first result), and not just after a block of sources.
+            let looks_complete =
+                results > 0 && report.session.command_line.is_some() && sources == 0;
+            if warns {
+                warned += 1;
+            } else {
+                silent += 1;
+                assert!(
+                    looks_complete,
+                    "{name}: the cut after block {i} (byte {end}) is silent but does not read \
+                     as a complete report"
+                );
+            }
+        }
+    }
+    println!(
+        "{total} block-aligned cuts of {} reports: {refused} refused, {warned} loaded with a \
+         warning, {silent} read as complete reports of fewer results",
+        REPORTS.len()
+    );
+    assert_eq!(total, refused + warned + silent);
+    assert!(warned > 0 && silent > 0);
+}

@@ -93,3 +93,172 @@ fn every_field_of_the_json_is_in_its_contract() {
         );
     }
 }
+/// The suite report's source page (`suite_src_sass.csv.gz`), cut into its six blocks, one
+/// per launch in report order, each starting at its `"Kernel Name"` line.
+fn suite_page_blocks() -> Vec<String> {
+    use std::io::Read;
+    let gz = std::fs::File::open(fixture("ncu-h200-suite-source/suite_src_sass.csv.gz"))
+        .expect("fixture");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_string(&mut text)
+        .expect("gzip");
+    let mut blocks: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("\"Kernel Name\"") || blocks.is_empty() {
+            blocks.push(String::new());
+        }
+        if let Some(b) = blocks.last_mut() {
+            b.push_str(line);
+            b.push('\n');
+        }
+    }
+    assert_eq!(blocks.len(), 6);
+    blocks
+}
+
+/// `capture source` of the suite report, every launch, with `page` as `--sass`: the SASS
+/// instructions each launch got (kernel, count) and the warnings.
+fn sass_joined(page: &str) -> (Vec<(String, usize)>, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("page.csv");
+    std::fs::write(&path, page).expect("write");
+    let report = fixture("ncu-h200-suite-source/suite_src.ncu-rep.gz");
+    let o = capture(&[
+        "source",
+        s(&report),
+        "--kernel",
+        ".",
+        "--all-launches",
+        "--format",
+        "json",
+        "--sass",
+        s(&path),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let list: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let got = list
+        .as_array()
+        .expect("launches")
+        .iter()
+        .map(|l| {
+            let n = l["instructions"]
+                .as_array()
+                .expect("instructions")
+                .iter()
+                .filter(|i| i["sass"].is_string())
+                .count();
+            (l["kernel"].as_str().expect("name").to_owned(), n)
+        })
+        .collect();
+    (got, stderr(&o))
+}
+
+/// Every instruction the report has figures for, per launch (the page has more: the
+/// kernels' tails that never ran).
+const SUITE_SASS: [(&str, usize); 6] = [
+    ("vector_add", 28),
+    ("vector_add_stride32", 151),
+    ("transpose_naive", 73),
+    ("transpose_tiled", 147),
+    ("matmul_tiled16", 374),
+    ("block_reduce", 76),
+];
+
+fn expect(with_text: &[&str]) -> Vec<(String, usize)> {
+    SUITE_SASS
+        .iter()
+        .map(|&(k, n)| (k.to_owned(), if with_text.contains(&k) { n } else { 0 }))
+        .collect()
+}
+
+#[test]
+fn sass_pages_join_by_kernel_and_address_whatever_their_order() {
+    let blocks = suite_page_blocks();
+    let all: Vec<&str> = SUITE_SASS.iter().map(|(k, _)| *k).collect();
+    let (got, err) = sass_joined(&blocks.concat());
+    assert_eq!(got, expect(&all));
+    assert!(err.is_empty(), "{err}");
+    // Reordered: the same text on the same launches.
+    let reversed: String = blocks.iter().rev().map(String::as_str).collect();
+    let (got, err) = sass_joined(&reversed);
+    assert_eq!(got, expect(&all));
+    assert!(err.is_empty(), "{err}");
+    // Filtered to one kernel: that launch gets it, wherever it stands; the others warn.
+    let (got, err) = sass_joined(&blocks[3]);
+    assert_eq!(got, expect(&["transpose_tiled"]));
+    assert_eq!(err.lines().count(), 5, "{err}");
+    assert!(
+        err.contains(
+            "page.csv: launch 0 (vector_add, 0x7f1bf37aa900 to 0x7f1bf37aaab0) has no SASS \
+             text: no block of the page is that kernel at those addresses"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_sass_page_of_another_kernel_or_other_addresses_is_not_attached() {
+    let blocks = suite_page_blocks();
+    // vector_add_stride32's block alone, first in the page: by place it was vector_add's.
+    let (got, err) = sass_joined(&blocks[1]);
+    assert_eq!(got, expect(&["vector_add_stride32"]));
+    assert!(
+        err.contains("launch 0 (vector_add, 0x7f1bf37aa900 to 0x7f1bf37aaab0) has no SASS"),
+        "{err}"
+    );
+    // vector_add's block renamed, and again moved to other addresses: neither attached,
+    // each block named as left out.
+    let renamed = blocks[0].replace(
+        "\"Kernel Name\",\"vector_add\"",
+        "\"Kernel Name\",\"vector_add_v2\"",
+    );
+    let moved = blocks[0].replace("0x7f1bf37aa", "0x7f1bf37ff");
+    for (page, left) in [
+        (
+            renamed,
+            "block 0 of the page (vector_add_v2, 0x7f1bf37aa900 to 0x7f1bf37aab70)",
+        ),
+        (
+            moved,
+            "block 0 of the page (vector_add, 0x7f1bf37ff900 to 0x7f1bf37ffb70)",
+        ),
+    ] {
+        let (got, err) = sass_joined(&format!("{page}{}", blocks[1]));
+        assert_eq!(got, expect(&["vector_add_stride32"]));
+        assert!(
+            err.contains(&format!(
+                "{left} matches no launch of the report by kernel and addresses; left out"
+            )),
+            "{err}"
+        );
+        assert!(err.contains("launch 0 (vector_add,"), "{err}");
+    }
+}
+
+/// Issue 39: a `--kernel` expression with a counted repetition against a kernel name of a
+/// megabyte walked the name once per state of the expression (229 s in a debug build, 15 s
+/// in release); with the regex crate's lazy DFA it takes well under a second.
+#[test]
+fn a_counted_repetition_against_a_megabyte_kernel_name_is_quick() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("long_name.csv");
+    let name = "a".repeat(1 << 20);
+    std::fs::write(
+        &page,
+        format!(
+            "\"Kernel Name\",\"{name}\"\n\"Address\",\"Source\",\"Instructions Executed\"\n\
+             \"0x10\",\"NOP\",\"1\"\n"
+        ),
+    )
+    .expect("write");
+    let started = std::time::Instant::now();
+    let o = capture(&["source", s(&page), "--kernel", "a{1000}b"]);
+    let took = started.elapsed();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no kernel matches"), "{}", stderr(&o));
+    let o = capture(&["source", s(&page), "--kernel", "a{1000}"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Measured: 0.26 s for the first in a debug build.
+    assert!(took.as_secs() < 30, "{took:?}");
+}

@@ -3,6 +3,8 @@
 //! name with its template arguments collapsed (only the instantiation changed). Each pair
 //! says which rule matched it.
 
+use std::collections::{HashMap, VecDeque};
+
 use serde::{Deserialize, Serialize};
 
 use crate::model::artifact::{Artifact, KernelRecord, LaunchShape};
@@ -85,18 +87,17 @@ pub struct Matching {
 
 /// Matches the kernels of `before` and `after`. Each rule runs over every kernel still
 /// unmatched before the next, looser rule is tried; within a rule, kernels pair in run
-/// order (the first unmatched after-kernel with the same key).
+/// order (the first unmatched after-kernel with the same key). The after run's unmatched
+/// kernels are queued by key once per rule, so each lookup takes constant time (a scan of
+/// the after run per kernel took 79.5 s for 100,000 kernels against 100,000: issue 39).
 pub fn match_kernels(before: &Artifact, after: &Artifact) -> Matching {
     type Key = (String, Option<String>);
-    let keys = |a: &Artifact, kind: MatchKind| -> Vec<Key> {
-        a.kernels
-            .iter()
-            .map(|k| match kind {
-                MatchKind::NameAndShape => (k.name.to_string(), shape_of(k)),
-                MatchKind::Name => (k.name.to_string(), None),
-                MatchKind::ShortName => (without_template_args(&k.name), None),
-            })
-            .collect()
+    let key = |k: &KernelRecord, kind: MatchKind| -> Key {
+        match kind {
+            MatchKind::NameAndShape => (k.name.to_string(), shape_of(k)),
+            MatchKind::Name => (k.name.to_string(), None),
+            MatchKind::ShortName => (without_template_args(&k.name), None),
+        }
     };
     let mut partner_of_before: Vec<Option<(usize, MatchKind)>> = vec![None; before.kernels.len()];
     let mut taken = vec![false; after.kernels.len()];
@@ -105,14 +106,22 @@ pub fn match_kernels(before: &Artifact, after: &Artifact) -> Matching {
         MatchKind::Name,
         MatchKind::ShortName,
     ] {
-        let (kb, ka) = (keys(before, kind), keys(after, kind));
-        for (i, key) in kb.iter().enumerate() {
-            if partner_of_before[i].is_some() {
+        // The unmatched after-kernels of each key, in run order.
+        let mut queues: HashMap<Key, VecDeque<usize>> = HashMap::new();
+        for (j, k) in after.kernels.iter().enumerate() {
+            if !taken.get(j).copied().unwrap_or(true) {
+                queues.entry(key(k, kind)).or_default().push_back(j);
+            }
+        }
+        for (k, partner) in before.kernels.iter().zip(partner_of_before.iter_mut()) {
+            if partner.is_some() {
                 continue;
             }
-            if let Some(j) = (0..ka.len()).find(|&j| !taken[j] && ka[j] == *key) {
-                taken[j] = true;
-                partner_of_before[i] = Some((j, kind));
+            if let Some(j) = queues.get_mut(&key(k, kind)).and_then(VecDeque::pop_front) {
+                if let Some(t) = taken.get_mut(j) {
+                    *t = true;
+                }
+                *partner = Some((j, kind));
             }
         }
     }
@@ -127,7 +136,12 @@ pub fn match_kernels(before: &Artifact, after: &Artifact) -> Matching {
             None => m.only_before.push(i),
         }
     }
-    m.only_after = (0..taken.len()).filter(|&j| !taken[j]).collect();
+    m.only_after = taken
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !**t)
+        .map(|(j, _)| j)
+        .collect();
     m
 }
 

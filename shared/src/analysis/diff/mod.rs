@@ -8,33 +8,44 @@
 //!   launches, else the summed ncu duration). Its noise band, in percent of that time,
 //!   is half the range of the event-timing samples (`event_samples`) when the run has them,
 //!   else two standard errors of the mean per-launch ncu duration (`launch_spread`, two or
-//!   more launches), else none. A change is beyond the noise when it is larger than the two
+//!   more launches), else none; samples no run can have are refused and a lone outlier is
+//!   left out ([`noise`]). A change is beyond the noise when it is larger than the two
 //!   runs' bands added.
 //! - The metrics that moved most are the kernel's bytes per level, FLOPs per kind, DRAM over
 //!   asked bytes, Speed-of-Light percentages, stall shares and occupancy, ranked by
 //!   [`MetricMove::score`].
 //! - The gate ([`Gate`]) fails when the total, or a kernel above the share threshold in
-//!   either run, is slower by more than the gate's percentage beyond its noise band.
+//!   either run, is slower by more than the gate's percentage beyond its noise band; and it
+//!   never passes a pair of runs it cannot judge ([`Gate::cannot_judge`]: a side with no
+//!   kernel time, samples no run can have, a kernel timed one way in one run and another
+//!   way in the other, times the artifact reader did not take as written).
 //! - The comparability check ([`comparable`]) runs first.
 
 pub mod comparable;
 pub mod matching;
+pub mod noise;
 pub mod render;
 pub mod view;
+
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::figures::{roof_under, KernelFigures};
-use crate::analysis::metrics;
 use crate::analysis::table::{bytes_table, TimeSource};
-use crate::model::artifact::{Artifact, KernelRecord};
+use crate::model::artifact::{Artifact, LoadWarning};
 use crate::model::roofline::{percent_of, ratio};
 
 pub use comparable::{check, Comparability, Mismatch};
 pub use matching::{match_kernels, MatchKind, Matching, Pair};
+pub use noise::{noise_band, Band, NoiseSource};
 
 /// The version of the `capture diff --format json` contract (docs/diff-json.md).
-pub const DIFF_JSON_VERSION: u32 = 1;
+///
+/// 1: the first. 2 (issue 39): noise bands leave outliers out; `gate.failed` is also
+/// `true` when the gate cannot judge the runs (`gate.cannot_judge`); `why_null`,
+/// `noise_outliers` and `noise_problem` added.
+pub const DIFF_JSON_VERSION: u32 = 2;
 
 /// Default `--gate-share`: kernels above 1 % of the time in either run count.
 pub const DEFAULT_GATE_SHARE_PCT: f64 = 1.0;
@@ -64,30 +75,6 @@ impl Default for GateOptions {
     }
 }
 
-/// Where a noise band came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NoiseSource {
-    /// Half the range (max - min) of the CUDA-event samples of `capture run`, over the median.
-    EventSamples,
-    /// Two standard errors of the mean per-launch ncu duration, over the mean (a profile or
-    /// an import: the spread of the kernel's launches).
-    LaunchSpread,
-    /// No samples to tell (one launch, no timing): the band is taken as 0.
-    None,
-}
-
-impl NoiseSource {
-    /// Label for tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            NoiseSource::EventSamples => "event samples",
-            NoiseSource::LaunchSpread => "launch spread",
-            NoiseSource::None => "none",
-        }
-    }
-}
-
 /// One run's side of a kernel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelSide {
@@ -107,10 +94,20 @@ pub struct KernelSide {
     pub time_source: Option<TimeSource>,
     /// Share of the run's summed kernel time, 0 to 1.
     pub time_share: Option<f64>,
-    /// Noise band, percent of `time_ms`.
+    /// Why `time_ms` and `time_share` are `null`, when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
+    /// Noise band, percent of `time_ms`; 0 without one, always a number.
     pub noise_pct: f64,
     /// Where the band came from.
     pub noise_source: NoiseSource,
+    /// Samples left out of the band as outliers ([`noise`]).
+    #[serde(default)]
+    pub noise_outliers: usize,
+    /// Why the kernel's samples could not be used for a band (the band is then 0 and the
+    /// gate cannot judge the runs), when they could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_problem: Option<String>,
     /// Speed-of-Light verdict (`memory-bound`, ...).
     pub verdict: Option<String>,
     /// The roof it sits under and its kind (`memory fp32`: left of the FP32 ridge), from
@@ -134,6 +131,9 @@ pub struct MetricMove {
     /// appears or vanishes), change in percentage points over 100 for percentages and
     /// shares.
     pub score: f64,
+    /// Why `before` or `after` is `null`, when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
 }
 
 /// One matched kernel.
@@ -149,6 +149,9 @@ pub struct KernelDiff {
     pub change_ms: Option<f64>,
     /// The change in percent of the before time.
     pub change_pct: Option<f64>,
+    /// Why `change_ms` or `change_pct` is `null`, when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
     /// The combined noise band: the two sides' bands added, percent.
     pub noise_pct: f64,
     /// Whether `|change_pct|` exceeds `noise_pct`.
@@ -174,6 +177,9 @@ pub struct TotalDiff {
     pub change_ms: f64,
     /// Change in percent of the before time.
     pub change_pct: Option<f64>,
+    /// Why `change_pct` is `null`, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
     /// Noise band of the total: every kernel's band in ms, both runs, added, over the before
     /// time (percent).
     pub noise_pct: f64,
@@ -190,10 +196,16 @@ pub struct Gate {
     pub pct: f64,
     /// `--gate-share`, percent.
     pub share_pct: f64,
-    /// Whether it failed.
+    /// Whether it failed: something counted is slower beyond its band, or the gate could
+    /// not judge the runs (`cannot_judge`). A gate passes only when this is `false`.
     pub failed: bool,
-    /// What failed it, `total` first, then kernels by their short name in the after run.
+    /// What was slower, `total` first, then kernels by their short name in the after run.
     pub failures: Vec<String>,
+    /// Why the gate could not judge the runs, one reason each (`before: no kernel has a
+    /// time`); empty when it could. A gate that cannot judge fails (`capture diff` exits
+    /// 13).
+    #[serde(default)]
+    pub cannot_judge: Vec<String>,
 }
 
 /// Run against run.
@@ -228,37 +240,6 @@ impl RunDiff {
     }
 }
 
-/// The noise band of a kernel's time, in percent, with its source.
-pub fn noise_band(kernel: &KernelRecord) -> (f64, NoiseSource) {
-    if let Some(t) = &kernel.timing {
-        if t.samples_ms.len() >= 2 {
-            let lo = t.samples_ms.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = t
-                .samples_ms
-                .iter()
-                .copied()
-                .fold(f64::NEG_INFINITY, f64::max);
-            if let Some(p) = percent_of((hi - lo) / 2.0, t.median_ms) {
-                return (p, NoiseSource::EventSamples);
-            }
-        }
-        return (0.0, NoiseSource::None);
-    }
-    let d: Vec<f64> = metrics::reference_launches(kernel)
-        .iter()
-        .filter_map(metrics::duration_ns)
-        .collect();
-    if d.len() >= 2 {
-        let n = d.len() as f64;
-        let mean = d.iter().sum::<f64>() / n;
-        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        if let Some(p) = percent_of(2.0 * var.sqrt() / n.sqrt(), mean) {
-            return (p, NoiseSource::LaunchSpread);
-        }
-    }
-    (0.0, NoiseSource::None)
-}
-
 struct RunFigures<'a> {
     artifact: &'a Artifact,
     figures: &'a [KernelFigures],
@@ -268,7 +249,7 @@ impl RunFigures<'_> {
     fn side(&self, i: usize) -> KernelSide {
         let f = &self.figures[i];
         let k = &self.artifact.kernels[i];
-        let (noise_pct, noise_source) = noise_band(k);
+        let band = noise_band(k);
         KernelSide {
             index: i,
             name: f.name.clone(),
@@ -278,8 +259,17 @@ impl RunFigures<'_> {
             time_ms: f.row.time_ms,
             time_source: f.row.time_source,
             time_share: f.row.time_share,
-            noise_pct,
-            noise_source,
+            why_null: if f.row.time_ms.is_none() {
+                Some("no time: no event timing, and not every launch has an ncu duration".into())
+            } else if f.row.time_share.is_none() {
+                Some("no share: the run's kernels sum to 0 ms".into())
+            } else {
+                None
+            },
+            noise_pct: band.pct,
+            noise_source: band.source,
+            noise_outliers: band.outliers,
+            noise_problem: band.problem,
             verdict: f.row.verdict.clone(),
             bound: roof_under(self.artifact, f)
                 .map(|r| format!("{} {}", r.bound.as_str(), r.kind.key())),
@@ -359,12 +349,19 @@ pub fn moves(before: &KernelFigures, after: &KernelFigures) -> Vec<MetricMove> {
                     }
                 }
             };
+            let why_null = match (b, a) {
+                (None, None) => Some("in neither run".into()),
+                (None, _) => Some("not in the before run".into()),
+                (_, None) => Some("not in the after run".into()),
+                _ => None,
+            };
             (score >= MIN_MOVE_SCORE).then(|| MetricMove {
                 key,
                 unit: unit.into(),
                 before: b,
                 after: a,
                 score,
+                why_null,
             })
         })
         .collect();
@@ -376,9 +373,22 @@ pub fn moves(before: &KernelFigures, after: &KernelFigures) -> Vec<MetricMove> {
 /// Run against run: the comparability check, the matched kernels with their changes, the
 /// kernels only in one run, the total, and the gate when `gate.pct` is set.
 pub fn diff(before: &Artifact, after: &Artifact, gate: GateOptions) -> RunDiff {
-    diff_figures(
-        (before, &figures_of(before)),
-        (after, &figures_of(after)),
+    diff_loaded((before, &[]), (after, &[]), gate)
+}
+
+/// [`diff`] of artifacts with what their reader did not take as written
+/// ([`Artifact::from_json_checked`]): a time of either run among them (an event timing
+/// dropped, a duration stored as missing) leaves the gate unable to judge, since the
+/// kernel's time is then another measure or part of its launches'. Each such warning is a
+/// reason of [`Gate::cannot_judge`], before the reasons the runs themselves give.
+pub fn diff_loaded(
+    (before, before_loaded): (&Artifact, &[LoadWarning]),
+    (after, after_loaded): (&Artifact, &[LoadWarning]),
+    gate: GateOptions,
+) -> RunDiff {
+    diff_inner(
+        (before, &figures_of(before), before_loaded),
+        (after, &figures_of(after), after_loaded),
         gate,
     )
 }
@@ -392,6 +402,22 @@ fn figures_of(a: &Artifact) -> Vec<KernelFigures> {
 pub fn diff_figures(
     (before, before_figures): (&Artifact, &[KernelFigures]),
     (after, after_figures): (&Artifact, &[KernelFigures]),
+    gate: GateOptions,
+) -> RunDiff {
+    diff_inner(
+        (before, before_figures, &[]),
+        (after, after_figures, &[]),
+        gate,
+    )
+}
+
+#[expect(
+    clippy::too_many_lines,
+    reason = "one comparison in the order it is read: the figures, the matching, each kernel's change and gate, the totals and the run's gate, all over the same two runs' figures"
+)]
+fn diff_inner(
+    (before, before_figures, before_loaded): (&Artifact, &[KernelFigures], &[LoadWarning]),
+    (after, after_figures, after_loaded): (&Artifact, &[KernelFigures], &[LoadWarning]),
     gate: GateOptions,
 ) -> RunDiff {
     // Figures that are not one per kernel (not the run's) are worked out again.
@@ -418,10 +444,44 @@ pub fn diff_figures(
         artifact: after,
         figures: after_figures,
     };
+    let share_cut = gate.share_pct / 100.0;
     let mut kernels: Vec<KernelDiff> = m
         .pairs
         .iter()
-        .map(|p| kernel_diff(&fb, &fa, p, gate))
+        .map(|p| {
+            let (b, a) = (fb.side(p.before), fa.side(p.after));
+            let change_ms = b.time_ms.zip(a.time_ms).map(|(b, a)| a - b);
+            let change_pct = change_ms.zip(b.time_ms).and_then(|(c, t)| percent_of(c, t));
+            let noise_pct = b.noise_pct + a.noise_pct;
+            let counted = [b.time_share, a.time_share]
+                .iter()
+                .flatten()
+                .any(|s| *s > share_cut);
+            let gate_failed = match (gate.pct, change_pct) {
+                (Some(g), Some(c)) => counted && c > g + noise_pct,
+                _ => false,
+            };
+            let why_null = match (b.time_ms, a.time_ms) {
+                (None, None) => Some("no time in either run".to_string()),
+                (None, _) => Some("no time in the before run".into()),
+                (_, None) => Some("no time in the after run".into()),
+                _ if change_pct.is_none() => Some("the before time is 0 ms".into()),
+                _ => None,
+            };
+            KernelDiff {
+                matched_by: p.matched_by,
+                moved: moves(&fb.figures[p.before], &fa.figures[p.after]),
+                beyond_noise: change_pct.is_some_and(|c| c.abs() > noise_pct),
+                before: b,
+                after: a,
+                change_ms,
+                change_pct,
+                why_null,
+                noise_pct,
+                counted,
+                gate_failed,
+            }
+        })
         .collect();
     kernels.sort_by(|x, y| {
         let c = |k: &KernelDiff| k.change_ms.map_or(f64::NEG_INFINITY, f64::abs);
@@ -429,10 +489,58 @@ pub fn diff_figures(
     });
     let only_before: Vec<KernelSide> = m.only_before.iter().map(|&i| fb.side(i)).collect();
     let only_after: Vec<KernelSide> = m.only_after.iter().map(|&i| fa.side(i)).collect();
-    let mut total = total_diff(&kernels, &only_before, &only_after);
-    let gate = gate
-        .pct
-        .map(|pct| run_gate(pct, gate.share_pct, &mut total, &kernels));
+    let sum = |sides: &mut dyn Iterator<Item = &KernelSide>| -> (f64, f64) {
+        sides.fold((0.0, 0.0), |(t, n), s| match s.time_ms {
+            Some(ms) => (t + ms, n + ms * s.noise_pct / 100.0),
+            None => (t, n),
+        })
+    };
+    let (before_ms, noise_b) =
+        sum(&mut kernels.iter().map(|k| &k.before).chain(only_before.iter()));
+    let (after_ms, noise_a) = sum(&mut kernels.iter().map(|k| &k.after).chain(only_after.iter()));
+    let change_ms = after_ms - before_ms;
+    let change_pct = percent_of(change_ms, before_ms);
+    let total_noise = percent_of(noise_b + noise_a, before_ms).unwrap_or(0.0);
+    let mut total = TotalDiff {
+        before_ms,
+        after_ms,
+        change_ms,
+        change_pct,
+        why_null: change_pct
+            .is_none()
+            .then(|| "the before run's kernels sum to 0 ms".into()),
+        noise_pct: total_noise,
+        beyond_noise: change_pct.is_some_and(|c| c.abs() > total_noise),
+        gate_failed: false,
+    };
+    let gate = gate.pct.map(|pct| {
+        total.gate_failed = change_pct.is_some_and(|c| c > pct + total_noise);
+        let mut failures = Vec::new();
+        if total.gate_failed {
+            failures.push("total".to_string());
+        }
+        failures.extend(
+            kernels
+                .iter()
+                .filter(|k| k.gate_failed)
+                .map(|k| k.after.short_name.clone()),
+        );
+        let cannot_judge = blind_spots(
+            [
+                (before, before_ms, before_loaded),
+                (after, after_ms, after_loaded),
+            ],
+            &kernels,
+            [&only_before, &only_after],
+        );
+        Gate {
+            pct,
+            share_pct: gate.share_pct,
+            failed: !failures.is_empty() || !cannot_judge.is_empty(),
+            failures,
+            cannot_judge,
+        }
+    });
     RunDiff {
         version: DIFF_JSON_VERSION,
         before: String::new(),
@@ -446,97 +554,99 @@ pub fn diff_figures(
     }
 }
 
-/// The change of one matched pair `p` of kernels, before (`fb`) to after (`fa`), with its
-/// noise band and whether it fails `gate`.
-fn kernel_diff(
-    fb: &RunFigures<'_>,
-    fa: &RunFigures<'_>,
-    p: &Pair,
-    gate: GateOptions,
-) -> KernelDiff {
-    let share_cut = gate.share_pct / 100.0;
-    let (b, a) = (fb.side(p.before), fa.side(p.after));
-    let change_ms = b.time_ms.zip(a.time_ms).map(|(b, a)| a - b);
-    let change_pct = change_ms.zip(b.time_ms).and_then(|(c, t)| percent_of(c, t));
-    let noise_pct = b.noise_pct + a.noise_pct;
-    let counted = [b.time_share, a.time_share]
-        .iter()
-        .flatten()
-        .any(|s| *s > share_cut);
-    let gate_failed = match (gate.pct, change_pct) {
-        (Some(g), Some(c)) => counted && c > g + noise_pct,
-        _ => false,
-    };
-    KernelDiff {
-        matched_by: p.matched_by,
-        moved: moves(&fb.figures[p.before], &fa.figures[p.after]),
-        beyond_noise: change_pct.is_some_and(|c| c.abs() > noise_pct),
-        before: b,
-        after: a,
-        change_ms,
-        change_pct,
-        noise_pct,
-        counted,
-        gate_failed,
-    }
-}
-
-/// The run's total before and after: the matched kernels' sides and the kernels of one run
-/// only, with the noise band of the sum (each side's time times its noise).
-fn total_diff(
+/// Why a gate cannot judge two runs: a side with no kernel or no time (an empty "before"
+/// made every change a gain from nothing, and passed), a kernel whose samples cannot be
+/// used ([`Band::problem`]), a matched kernel timed in one run and not the other or timed
+/// by CUDA events in one and by ncu in the other (the signature of a timing dropped on
+/// load; a kernel timed by ncu with a launch that has no duration has no time, since its
+/// time would be that of the others).
+fn blind_spots(
+    runs: [(&Artifact, f64, &[LoadWarning]); 2],
     kernels: &[KernelDiff],
-    only_before: &[KernelSide],
-    only_after: &[KernelSide],
-) -> TotalDiff {
-    let sum = |sides: &mut dyn Iterator<Item = &KernelSide>| -> (f64, f64) {
-        sides.fold((0.0, 0.0), |(t, n), s| match s.time_ms {
-            Some(ms) => (t + ms, n + ms * s.noise_pct / 100.0),
-            None => (t, n),
+    only: [&[KernelSide]; 2],
+) -> Vec<String> {
+    let sides = ["before", "after"];
+    // What the reader did not take as written first: the cause of what follows from it.
+    let mut out: Vec<String> = sides
+        .iter()
+        .zip(runs)
+        .flat_map(|(side, (_, _, loaded))| {
+            loaded
+                .iter()
+                .filter(|w| w.field.is_time())
+                .map(move |w| format!("{side}: {}", w.message))
         })
+        .collect();
+    // Kernels whose time a load warning already explains, per side.
+    let explained_by: [HashSet<usize>; 2] = runs.map(|(_, _, loaded)| {
+        loaded
+            .iter()
+            .filter(|w| w.field.is_time())
+            .filter_map(|w| w.kernel)
+            .collect()
+    });
+    let explained = |side: usize, index: usize| {
+        explained_by
+            .get(side)
+            .is_some_and(|set| set.contains(&index))
     };
-    let (before_ms, noise_b) =
-        sum(&mut kernels.iter().map(|k| &k.before).chain(only_before.iter()));
-    let (after_ms, noise_a) = sum(&mut kernels.iter().map(|k| &k.after).chain(only_after.iter()));
-    let change_ms = after_ms - before_ms;
-    let change_pct = percent_of(change_ms, before_ms);
-    let total_noise = percent_of(noise_b + noise_a, before_ms).unwrap_or(0.0);
-    TotalDiff {
-        before_ms,
-        after_ms,
-        change_ms,
-        change_pct,
-        noise_pct: total_noise,
-        beyond_noise: change_pct.is_some_and(|c| c.abs() > total_noise),
-        gate_failed: false,
+    for ((side, (artifact, ms, _)), alone) in sides.iter().zip(runs).zip(only) {
+        if artifact.kernels.is_empty() {
+            out.push(format!("{side}: no kernels"));
+        } else if ms.is_nan() || ms <= 0.0 {
+            out.push(format!(
+                "{side}: no kernel time to compare: its kernels ({}) sum to 0 ms, none with \
+                 an event timing or an ncu duration of every launch",
+                artifact.kernels.len()
+            ));
+        }
+        let matched = kernels.iter().map(|k| {
+            if *side == "before" {
+                &k.before
+            } else {
+                &k.after
+            }
+        });
+        for k in matched.chain(alone.iter()) {
+            if let Some(p) = &k.noise_problem {
+                out.push(format!("{side}: {}: {p}", k.short_name));
+            }
+        }
     }
+    for k in kernels {
+        if explained(0, k.before.index) || explained(1, k.after.index) {
+            continue;
+        }
+        match (k.before.time_source, k.after.time_source) {
+            (Some(b), Some(a)) if b != a => out.push(format!(
+                "{}: timed by {} before and by {} after, not the same measure",
+                k.label(),
+                measure(b),
+                measure(a)
+            )),
+            (Some(_), None) | (None, Some(_)) => out.push(format!(
+                "{}: {}",
+                k.label(),
+                k.why_null.as_deref().unwrap_or("a time in one run only")
+            )),
+            _ => {}
+        }
+    }
+    out
 }
 
-/// The run's gate at `pct` percent slower beyond the noise (kernels counted above
-/// `share_pct` of the time): marks `total` failed when the total is, and lists what failed.
-fn run_gate(pct: f64, share_pct: f64, total: &mut TotalDiff, kernels: &[KernelDiff]) -> Gate {
-    total.gate_failed = total.change_pct.is_some_and(|c| c > pct + total.noise_pct);
-    let mut failures = Vec::new();
-    if total.gate_failed {
-        failures.push("total".to_string());
-    }
-    failures.extend(
-        kernels
-            .iter()
-            .filter(|k| k.gate_failed)
-            .map(|k| k.after.short_name.clone()),
-    );
-    Gate {
-        pct,
-        share_pct,
-        failed: !failures.is_empty(),
-        failures,
+/// A time source in words.
+fn measure(source: TimeSource) -> &'static str {
+    match source {
+        TimeSource::EventMedian => "CUDA events",
+        TimeSource::NcuDuration => "ncu's duration",
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::artifact::{Provenance, Timing};
+    use crate::model::artifact::{KernelRecord, Provenance, Timing};
 
     fn timed(name: &str, samples: &[f64]) -> KernelRecord {
         let mut sorted = samples.to_vec();
@@ -607,6 +717,116 @@ mod tests {
     #[test]
     fn one_launch_without_timing_has_no_band() {
         let k = KernelRecord::new("k", "k");
-        assert_eq!(noise_band(&k), (0.0, NoiseSource::None));
+        let b = noise_band(&k);
+        assert_eq!((b.pct, b.source, b.problem), (0.0, NoiseSource::None, None));
+    }
+
+    fn gate5() -> GateOptions {
+        GateOptions {
+            pct: Some(5.0),
+            share_pct: 1.0,
+        }
+    }
+
+    #[test]
+    fn an_empty_before_cannot_be_judged() {
+        let after = run(vec![timed("a", &[1.0, 1.0, 1.0])]);
+        let d = diff(&run(Vec::new()), &after, gate5());
+        let g = d.gate.expect("gate");
+        assert!(g.failed);
+        assert_eq!(g.cannot_judge, ["before: no kernels"]);
+        assert_eq!(d.total.change_pct, None);
+        assert!(d.total.why_null.is_some(), "a reason beside the null");
+    }
+
+    #[test]
+    fn a_sample_no_run_has_cannot_be_judged_and_the_band_stays_a_number() {
+        let before = run(vec![timed("a", &[1.0, 1.0, 1.0])]);
+        for bad in [1e300, -1e300, 1.7e308, f64::INFINITY] {
+            let mut k = timed("a", &[2.0, 2.0, 2.0]);
+            if let Some(t) = k.timing.as_mut() {
+                t.samples_ms[1] = bad;
+            }
+            let d = diff(&before, &run(vec![k]), gate5());
+            let kd = &d.kernels[0];
+            assert!(kd.noise_pct.is_finite() && kd.after.noise_pct == 0.0);
+            let g = d.gate.expect("gate");
+            assert!(g.failed, "{bad}");
+            assert_eq!(g.cannot_judge.len(), 1, "{bad}: {:?}", g.cannot_judge);
+            assert!(g.cannot_judge[0].starts_with("after: a: event sample 2 of 3"));
+        }
+    }
+
+    #[test]
+    fn a_kernel_timed_two_ways_or_once_cannot_be_judged() {
+        let before = run(vec![timed("a", &[1.0, 1.0, 1.0]), timed("b", &[1.0; 3])]);
+        let after = run(vec![
+            timed("a", &[1.0, 1.0, 1.0]),
+            KernelRecord::new("b", "b"),
+        ]);
+        let d = diff(&before, &after, gate5());
+        let g = d.gate.expect("gate");
+        assert_eq!(g.cannot_judge, ["b: no time in the after run"]);
+        let b = d.kernels.iter().find(|k| k.after.name == "b").expect("b");
+        assert_eq!(b.change_pct, None);
+        assert_eq!(b.why_null.as_deref(), Some("no time in the after run"));
+        assert!(b.after.why_null.is_some());
+    }
+
+    #[test]
+    fn a_kernel_timed_by_ncu_with_a_launch_without_a_duration_cannot_be_judged() {
+        use crate::model::artifact::{CounterSet, LaunchCounters};
+        use crate::model::counters::GPU_TIME_DURATION;
+        let profiled = |durations: &[Option<f64>]| {
+            let launches = durations
+                .iter()
+                .map(|d| match d {
+                    Some(ns) => LaunchCounters::from_numbers("k", &[(GPU_TIME_DURATION.name, *ns)]),
+                    None => LaunchCounters::from_numbers("k", &[]),
+                })
+                .collect();
+            run(vec![KernelRecord {
+                cold: Some(CounterSet::of(launches)),
+                ..KernelRecord::new("k", "k")
+            }])
+        };
+        let before = profiled(&[Some(1000.0), Some(1010.0)]);
+        let d = diff(&before, &before, gate5());
+        assert!(!d.gate.expect("gate").failed);
+        // One launch's duration stored as missing: the after time is the other's alone.
+        // The time of the other alone would look 50 % faster: the kernel has no time.
+        let d = diff(&before, &profiled(&[Some(1000.0), None]), gate5());
+        let g = d.gate.expect("gate");
+        assert!(g.failed && g.failures.is_empty());
+        assert_eq!(
+            g.cannot_judge,
+            [
+                "after: no kernel time to compare: its kernels (1) sum to 0 ms, none with an \
+                 event timing or an ncu duration of every launch",
+                "k: no time in the after run"
+            ]
+        );
+    }
+
+    #[test]
+    fn load_warnings_on_times_blind_the_gate_and_others_do_not() {
+        use crate::model::artifact::LoadField;
+        let a = run(vec![timed("a", &[1.0, 1.0, 1.0])]);
+        let d = diff(&a, &a, gate5());
+        assert!(!d.gate.as_ref().expect("gate").failed);
+        let warning = |field| LoadWarning {
+            kernel: Some(0),
+            field,
+            message: "a: something is out of range; kept as missing".into(),
+        };
+        let passed = diff_loaded((&a, &[warning(LoadField::Counter)]), (&a, &[]), gate5());
+        assert!(!passed.gate.expect("gate").failed);
+        let blind = diff_loaded((&a, &[]), (&a, &[warning(LoadField::Timing)]), gate5());
+        let g = blind.gate.expect("gate");
+        assert!(g.failed);
+        assert_eq!(
+            g.cannot_judge,
+            ["after: a: something is out of range; kept as missing"]
+        );
     }
 }

@@ -125,13 +125,19 @@ impl RunDiff {
     fn preamble(&self) -> Vec<String> {
         let mut out = Vec::new();
         if let Some(g) = &self.gate {
-            if g.failed {
+            if !g.cannot_judge.is_empty() {
+                out.push(format!(
+                    "GATE CANNOT JUDGE these runs, so it fails: {}",
+                    g.cannot_judge.join("; ")
+                ));
+            }
+            if !g.failures.is_empty() {
                 out.push(format!(
                     "GATE FAILED: slower by more than {} % beyond the noise: {}",
                     g.pct,
                     g.failures.join("; ")
                 ));
-            } else {
+            } else if !g.failed {
                 out.push(format!(
                     "gate passed: nothing counted (total, kernels above {} % of the time) is \
                      slower by more than {} % beyond its noise band",
@@ -186,12 +192,16 @@ impl RunDiff {
             .chain(self.only_after.iter().map(|s| s.noise_source))
             .map(|s| match s {
                 super::NoiseSource::EventSamples => {
-                    "event samples (half the range of capture run's CUDA-event samples)"
+                    "event samples (half the range of capture run's CUDA-event samples, \
+                     outliers left out)"
                 }
                 super::NoiseSource::LaunchSpread => {
-                    "launch spread (two standard errors of the mean ncu duration per launch)"
+                    "launch spread (two standard errors of the mean ncu duration per launch, \
+                     outliers left out)"
                 }
-                super::NoiseSource::None => "none (a single launch without event samples)",
+                super::NoiseSource::None => {
+                    "none (a single launch without event samples, or samples not usable)"
+                }
             })
             .collect();
         sources.sort_unstable();

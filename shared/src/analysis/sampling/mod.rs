@@ -19,7 +19,7 @@ pub mod plan;
 pub mod scale;
 pub mod timing;
 
-use crate::model::artifact::{Artifact, Sampled, SampledCount};
+use crate::model::artifact::{Artifact, Sampled};
 use crate::model::counters::{self, Counter};
 
 /// The plain wall of the BERT-base training step on the H200 (tests/fixtures/ncu-h200-train/
@@ -139,21 +139,12 @@ pub fn label(artifact: &mut Artifact, groups: usize, timing_launches: usize) {
     let mut measured = 0u64;
     let mut launches = 0u64;
     for k in &mut artifact.kernels {
-        let Some(set) = k.cold.as_ref().or(k.warm.as_deref()) else {
+        let Some(counted) = k.counted_sampled() else {
             continue;
         };
-        let all = set.launches.len() as u64;
-        let own = set
-            .launches
-            .iter()
-            .filter(|l| l.sampled_from.is_none())
-            .count() as u64;
-        k.sampled = Some(Box::new(SampledCount {
-            measured: own,
-            launches: all,
-        }));
-        measured += own;
-        launches += all;
+        measured += counted.measured;
+        launches += counted.launches;
+        k.sampled = Some(Box::new(counted));
     }
     artifact.sampled = Some(Sampled {
         measured,

@@ -19,6 +19,7 @@ mod storage;
 mod tests;
 mod write;
 
+pub use self::read::{LoadField, LoadWarning};
 pub use self::schema::*;
 pub use self::storage::{
     varying_columns, Bases, CheckedRows, List, MetricColumns, Metrics, RowBuilder, SharedText,

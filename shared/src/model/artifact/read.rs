@@ -14,13 +14,13 @@ use serde::{Deserialize, Deserializer};
 
 use super::schema::{
     Artifact, CounterSet, CounterSetJson, LaunchCounters, LaunchFieldsJson, LaunchSite, Metric,
-    MetricKey, MetricValue, ValuesWire, SCHEMA_VERSION,
+    MetricKey, MetricValue, Timing, ValuesWire, SCHEMA_VERSION,
 };
 use super::storage::{
     missing, CheckedRows, MetricColumns, Metrics, SiteInterner, Values, TEXT_BITS,
 };
 use crate::error::ArtifactError;
-use crate::model::range::OutOfRange;
+use crate::model::range::{check_event_ms, OutOfRange};
 use crate::model::work_kind::Work;
 use crate::text::names::shorten_kernel_name;
 
@@ -34,6 +34,130 @@ fn schema_line(text: &str) -> usize {
         .map_or(0, |before| before.matches('\n').count())
 }
 
+/// What part of an artifact a [`LoadWarning`] is about: `capture diff --gate` cannot judge
+/// a run whose times were not taken as written ([`LoadField::is_time`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoadField {
+    /// A kernel's event timing (its samples, min, median or max).
+    Timing,
+    /// A duration counter or section row (`ns` or `s`): ncu's time of a launch.
+    Duration,
+    /// Any other counter or section row.
+    Counter,
+    /// A kernel's hand-counted asked work.
+    Asked,
+    /// A device peak or a measured ceiling.
+    Peak,
+    /// The `sampled` block of the artifact or of a kernel, or a launch's `sampled_from`.
+    Sampled,
+}
+
+impl LoadField {
+    /// The field of a counter or section row of base unit `unit`.
+    fn of_unit(unit: &str) -> Self {
+        if matches!(unit, "ns" | "s") {
+            LoadField::Duration
+        } else {
+            LoadField::Counter
+        }
+    }
+
+    /// Whether the field is a time a kernel's time is worked out from (its event timing or
+    /// an ncu duration).
+    pub fn is_time(self) -> bool {
+        matches!(self, LoadField::Timing | LoadField::Duration)
+    }
+}
+
+/// A value the artifact reader did not take as written, and why (one line: the kernel, the
+/// field, the value's problem, what was done).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadWarning {
+    /// The kernel's index in [`Artifact::kernels`], when the warning is about one.
+    pub kernel: Option<usize>,
+    /// What part of the artifact it is about.
+    pub field: LoadField,
+    /// The warning (`vector add: event timing is ...; kept as missing`).
+    pub message: String,
+}
+
+impl LoadWarning {
+    fn peak(message: String) -> Self {
+        LoadWarning {
+            kernel: None,
+            field: LoadField::Peak,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A value in ms for a warning: `1e300 ms` rather than its 301 digits.
+fn ms_text(v: f64) -> String {
+    if v != 0.0 && !(1e-6..1e9).contains(&v.abs()) {
+        format!("{v:e} ms")
+    } else {
+        format!("{v} ms")
+    }
+}
+
+/// Why an event timing cannot be taken as written, if it cannot: a sample, the min, the
+/// median or the max out of range ([`crate::model::range::check_event_ms`]), or min, median
+/// and max that are not those of the samples (the min and max the extremes, the median
+/// between the two middle samples, whichever median convention wrote it).
+fn timing_problem(t: &Timing) -> Option<String> {
+    let why = |v: f64| check_event_ms(v).map(OutOfRange::reason);
+    for (what, v) in [
+        ("min_ms", t.min_ms),
+        ("median_ms", t.median_ms),
+        ("max_ms", t.max_ms),
+    ] {
+        if let Some(why) = why(v) {
+            return Some(format!("out of range: {what} {} is {why}", ms_text(v)));
+        }
+    }
+    let n = t.samples_ms.len();
+    for (i, &v) in t.samples_ms.iter().enumerate() {
+        if let Some(why) = why(v) {
+            return Some(format!(
+                "out of range: sample {} of {n} ({}) is {why}",
+                i + 1,
+                ms_text(v)
+            ));
+        }
+    }
+    if !(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms) {
+        return Some(format!(
+            "out of order: min_ms {}, median_ms {}, max_ms {}",
+            t.min_ms, t.median_ms, t.max_ms
+        ));
+    }
+    let mut sorted = t.samples_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let (Some(&lo), Some(&hi)) = (sorted.first(), sorted.last()) else {
+        return None;
+    };
+    let mid = (
+        sorted.get((n - 1) / 2).copied().unwrap_or(lo),
+        sorted.get(n / 2).copied().unwrap_or(hi),
+    );
+    // Exact: the writer's samples and summaries are the same floats, written shortest
+    // round-trip and read back bit for bit.
+    if lo != t.min_ms || hi != t.max_ms || t.median_ms < mid.0 || t.median_ms > mid.1 {
+        return Some(format!(
+            "not its samples': min_ms {}, median_ms {}, max_ms {} for {n} samples of min {lo}, \
+             median between {} and {}, max {hi}",
+            t.min_ms, t.median_ms, t.max_ms, mid.0, mid.1
+        ));
+    }
+    None
+}
+
 impl Artifact {
     /// Parses an artifact from JSON text, refusing future schema versions plainly. Values no
     /// measurement can have are dropped with warnings (see [`Artifact::from_json_checked`]).
@@ -42,16 +166,24 @@ impl Artifact {
     }
 
     /// Parses an artifact like [`Artifact::from_json`] and also returns the warnings of the
-    /// load: numbers out of range (negative durations, sizes, rates or counts; magnitudes
-    /// above [`crate::model::range::MAX_MAGNITUDE`]) are stored as missing, as the CSV reader does, and each
-    /// becomes a warning (also added to `warnings`).
+    /// load, each naming the kernel and field ([`LoadWarning`]): numbers out of range
+    /// (negative durations, sizes, rates or counts; magnitudes above
+    /// [`crate::model::range::MAX_MAGNITUDE`]) are stored as missing, as the CSV reader
+    /// does; an event timing with a sample out of range
+    /// ([`crate::model::range::check_event_ms`]) or whose min, median and max are not those
+    /// of its samples is stored as missing; a `sampled` block that does not count the
+    /// launches it describes, or launches copied from others (`sampled_from`) without one,
+    /// is a warning. Each warning is also added to `warnings`.
     ///
     /// A newer file is reported as such rather than as a confusing field error.
-    pub fn from_json_checked(text: &str) -> Result<(Self, Vec<String>), ArtifactError> {
+    pub fn from_json_checked(text: &str) -> Result<(Self, Vec<LoadWarning>), ArtifactError> {
         let mut artifact = Self::parse(text)?;
-        let dropped = artifact.drop_out_of_range();
-        artifact.warnings.extend(dropped.iter().cloned());
-        Ok((artifact, dropped))
+        let mut found = artifact.drop_out_of_range();
+        found.extend(artifact.check_sampled());
+        artifact
+            .warnings
+            .extend(found.iter().map(|w| w.message.clone()));
+        Ok((artifact, found))
     }
 
     fn parse(text: &str) -> Result<Self, ArtifactError> {
@@ -106,17 +238,17 @@ impl Artifact {
 
     /// Stores as missing every number that no measurement can have; returns one warning per
     /// kernel and metric.
-    fn drop_out_of_range(&mut self) -> Vec<String> {
+    fn drop_out_of_range(&mut self) -> Vec<LoadWarning> {
         let bad = |unit: &str, v: f64| crate::model::range::check(unit, v).map(OutOfRange::reason);
         let mut warnings = Vec::new();
         // Base rows are shared by launches of a kernel, and by kernels of a run.
         let mut checked = CheckedRows::default();
-        for kernel in &mut self.kernels {
+        for (index, kernel) in self.kernels.iter_mut().enumerate() {
             let name = shorten_kernel_name(&kernel.name, 80);
-            let mut found: Vec<(String, &'static str)> = Vec::new();
-            let mut note = |what: String, why: &'static str| {
-                if !found.iter().any(|(w, _)| *w == what) {
-                    found.push((what, why));
+            let mut found: Vec<(String, LoadField, String)> = Vec::new();
+            let mut note = |what: String, field: LoadField, why: String| {
+                if !found.iter().any(|(w, _, _)| *w == what) {
+                    found.push((what, field, why));
                 }
             };
             for set in kernel.cold.iter_mut().chain(kernel.warm.as_deref_mut()) {
@@ -129,7 +261,7 @@ impl Artifact {
                         let value = launch.metrics.number_at(i);
                         let why = key.zip(value).and_then(|(k, v)| bad(&k.unit, v));
                         if let (Some(key), Some(why)) = (key, why) {
-                            note(key.name.clone(), why);
+                            note(key.name.clone(), LoadField::of_unit(&key.unit), why.into());
                         }
                     }
                     launch.metrics.drop_columns(&at);
@@ -137,37 +269,48 @@ impl Artifact {
                         if let MetricValue::Number(v) = row.value {
                             if let Some(why) = bad(&row.unit, v) {
                                 row.value = MetricValue::Missing;
-                                note(format!("{} / {}", row.section, row.name), why);
+                                note(
+                                    format!("{} / {}", row.section, row.name),
+                                    LoadField::of_unit(&row.unit),
+                                    why.into(),
+                                );
                             }
                         }
                     }
                 }
             }
-            if let Some(t) = &kernel.timing {
-                let times = [t.min_ms, t.median_ms, t.max_ms];
-                if let Some(why) = times.iter().find_map(|&v| bad("ns", v)) {
-                    kernel.timing = None;
-                    note("event timing".into(), why);
-                }
+            if let Some(why) = kernel.timing.as_deref().and_then(timing_problem) {
+                kernel.timing = None;
+                note("event timing".into(), LoadField::Timing, why);
             }
             if let Some(a) = &kernel.asked {
                 if let Some(why) = bad("byte", a.bytes).or_else(|| bad("inst", a.flops)) {
                     kernel.asked = None;
-                    note("asked work".into(), why);
+                    note("asked work".into(), LoadField::Asked, why.into());
                 }
             }
-            warnings.extend(
-                found
-                    .into_iter()
-                    .map(|(what, why)| format!("{name}: {what} is {why}; kept as missing")),
-            );
+            warnings.extend(found.into_iter().map(|(what, field, why)| LoadWarning {
+                kernel: Some(index),
+                field,
+                message: format!("{name}: {what} is {why}; kept as missing"),
+            }));
         }
-        // Peaks and ceilings: a rate, which no device has negative or beyond any counter
-        // (a `theoretical -5 GB/s` would draw a roof under the floor).
+        warnings.extend(self.drop_bad_peaks());
+        warnings
+    }
+
+    /// Stores as missing every peak and ceiling that is out of range: a rate, which no
+    /// device has negative or beyond any counter (a `theoretical -5 GB/s` would draw a roof
+    /// under the floor).
+    fn drop_bad_peaks(&mut self) -> Vec<LoadWarning> {
+        let bad = |unit: &str, v: f64| crate::model::range::check(unit, v).map(OutOfRange::reason);
+        let mut warnings = Vec::new();
         let mut rate = |what: &str, v: &mut Option<f64>| {
             if let Some(why) = v.and_then(|x| bad("byte/s", x)) {
                 *v = None;
-                warnings.push(format!("{what} is {why}; kept as missing"));
+                warnings.push(LoadWarning::peak(format!(
+                    "{what} is {why}; kept as missing"
+                )));
             }
         };
         if let Some(d) = &mut self.device {
@@ -202,12 +345,104 @@ impl Artifact {
             for w in bad_tensor {
                 if let Some(v) = c.tensor_gflop_per_s.remove(&w) {
                     let why = bad("byte/s", v).unwrap_or("out of range");
-                    warnings.push(format!(
+                    warnings.push(LoadWarning::peak(format!(
                         "ceilings: tensor {} is {why}; kept as missing",
                         w.label()
-                    ));
+                    )));
                 }
             }
+        }
+        warnings
+    }
+
+    /// Checks the `sampled` blocks against the launches they count: a kernel's `sampled`
+    /// must count its launches and those measured (without `sampled_from`), and is set to
+    /// the counts where it does not; the artifact's must be their sums; launches copied from
+    /// others with no artifact `sampled` block would show estimates as measurements. One
+    /// warning for each.
+    fn check_sampled(&mut self) -> Vec<LoadWarning> {
+        let mut warnings = Vec::new();
+        let (mut measured, mut launches, mut copied) = (0u64, 0u64, 0u64);
+        // Without the artifact's block, one warning below says so for every kernel.
+        let has_block = self.sampled.is_some();
+        for (index, k) in self.kernels.iter_mut().enumerate() {
+            let Some(counted) = k.counted_sampled() else {
+                if let Some(s) = k.sampled.take() {
+                    warnings.push(LoadWarning {
+                        kernel: Some(index),
+                        field: LoadField::Sampled,
+                        message: format!(
+                            "{}: sampled says {} of {} launches measured, but the kernel has \
+                             no counters; left out",
+                            shorten_kernel_name(&k.name, 80),
+                            s.measured,
+                            s.launches
+                        ),
+                    });
+                }
+                continue;
+            };
+            let (own, all) = (counted.measured, counted.launches);
+            measured += own;
+            launches += all;
+            copied += all - own;
+            match k.sampled.as_deref() {
+                Some(s) if *s != counted => {
+                    warnings.push(LoadWarning {
+                        kernel: Some(index),
+                        field: LoadField::Sampled,
+                        message: format!(
+                            "{}: sampled says {} of {} launches measured, but its launches are \
+                             {own} measured of {all}; the launches' counts are used",
+                            shorten_kernel_name(&k.name, 80),
+                            s.measured,
+                            s.launches
+                        ),
+                    });
+                    k.sampled = Some(Box::new(counted));
+                }
+                None if own < all => {
+                    k.sampled = Some(Box::new(counted));
+                    if !has_block {
+                        continue;
+                    }
+                    warnings.push(LoadWarning {
+                        kernel: Some(index),
+                        field: LoadField::Sampled,
+                        message: format!(
+                            "{}: {} of its {all} launches carry counters copied from another \
+                             launch (sampled_from), but the kernel has no sampled block; \
+                             counted from the launches",
+                            shorten_kernel_name(&k.name, 80),
+                            all - own
+                        ),
+                    });
+                }
+                _ => {}
+            }
+        }
+        match &self.sampled {
+            None if copied > 0 => warnings.push(LoadWarning {
+                kernel: None,
+                field: LoadField::Sampled,
+                message: format!(
+                    "{copied} of {launches} launches carry counters copied from a measured \
+                     launch and scaled by time (sampled_from), but the artifact has no \
+                     sampled block: their figures are estimates, not measurements"
+                ),
+            }),
+            Some(s) if s.measured != measured || s.launches != launches => {
+                warnings.push(LoadWarning {
+                    kernel: None,
+                    field: LoadField::Sampled,
+                    message: format!(
+                        "sampled says {} of {} launches measured, but the kernels hold \
+                         {measured} measured of {launches}",
+                        s.measured, s.launches
+                    ),
+                });
+            }
+            _ => {}
         }
         warnings
     }
@@ -412,18 +647,25 @@ impl ValuesWire {
 impl ValuesWire {
     /// A row of `columns` holding these values at the columns not in `varying`
     /// (ascending, checked by the caller), the `constant_values` of a counter set; the
-    /// varying columns are missing. More values than such columns are an error, fewer are
-    /// missing.
+    /// varying columns are missing. A number of values other than such columns is an
+    /// error: the writer writes every one (`null` where missing), so a shorter array lost
+    /// values on the way, and taken as missing they turned a kernel's FLOPs and bytes into
+    /// missing figures with no word said (issue 39).
     pub fn into_constants(
         self,
         columns: Arc<MetricColumns>,
         varying: &[u32],
     ) -> Result<Metrics, String> {
         let fixed = columns.len().saturating_sub(varying.len());
-        if self.own_columns.is_some() || self.values.len() > fixed {
+        if self.own_columns.is_some() || self.values.len() != fixed {
             return Err(format!(
-                "{} constant_values for {fixed} columns not varying",
-                self.values.len()
+                "{} constant_values for {fixed} columns not varying{}",
+                self.values.len(),
+                if self.values.len() < fixed {
+                    " (an array cut short: a damaged artifact?)"
+                } else {
+                    ""
+                }
             ));
         }
         let mut values = vec![missing(); columns.len()];

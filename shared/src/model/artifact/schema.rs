@@ -478,6 +478,21 @@ pub struct KernelRecord {
 }
 
 impl KernelRecord {
+    /// What its `sampled` should say: of the launches of its cold counter set (else its warm
+    /// one), those measured (without `sampled_from`) and all; `None` without counters.
+    pub fn counted_sampled(&self) -> Option<SampledCount> {
+        let set = self.cold.as_ref().or(self.warm.as_deref())?;
+        let measured = set
+            .launches
+            .iter()
+            .filter(|l| l.sampled_from.is_none())
+            .count() as u64;
+        Some(SampledCount {
+            measured,
+            launches: set.launches.len() as u64,
+        })
+    }
+
     /// A record of a kernel with nothing measured yet.
     pub fn new(name: impl Into<Arc<str>>, function: impl Into<Arc<str>>) -> Self {
         KernelRecord {

@@ -101,9 +101,10 @@ fn the_writer_writes_what_the_derived_serializers_write() {
     second.name = "second".into();
     second.cold = None;
     second.warm = Some(Box::new(set_of(&[[N(1.0), N(2.0), N(3.0), N(4.0)]])));
+    // Counts that are the launches' (the reader checks them: issue 39).
     second.sampled = Some(Box::new(SampledCount {
         measured: 1,
-        launches: 3,
+        launches: 1,
     }));
     second.source_file = Some("kernels/x.cu".into());
     artifact.kernels.push(second);
@@ -111,8 +112,8 @@ fn the_writer_writes_what_the_derived_serializers_write() {
     for sampled in [
         None,
         Some(Sampled {
-            measured: 2,
-            launches: 4,
+            measured: 3,
+            launches: 3,
             groups: 1,
             timing_launches: 4,
         }),
@@ -251,18 +252,18 @@ fn broken_constant_values_are_errors() {
         let broken = text.replace(from, to);
         assert!(Artifact::from_json(&broken).is_err(), "{to}");
     }
-    // Fewer values than columns: the rest are missing, as in schema 2.
+    // Fewer values than columns: an array cut short, refused (it turned FLOPs into missing
+    // figures silently before issue 39).
     let short = text.replace(
         "\"constant_values\": [1.0,2.0,0.0]",
         "\"constant_values\": [1.0]",
     );
-    let a = Artifact::from_json(&short).expect("loads");
-    let m = &a.kernels[0]
-        .cold
-        .as_ref()
-        .map(|s| s.launches[0].metrics.clone());
-    assert_eq!(m.as_ref().and_then(|m| m.number("b")), None);
-    assert_eq!(m.as_ref().and_then(|m| m.number("c")), Some(5.0));
+    let err = Artifact::from_json(&short).expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains("1 constant_values for 3 columns not varying (an array cut short"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -416,12 +417,18 @@ fn out_of_range_values_are_dropped_with_warnings() {
         "a slightly negative percentage is real"
     );
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings[0].contains("gpu__time_duration.sum") && warnings[0].contains("negative"));
+    let (duration, bytes) = (&warnings[0], &warnings[1]);
     assert!(
-        warnings[1].contains("dram__bytes_read.sum") && warnings[1].contains("larger"),
+        duration.message.contains("gpu__time_duration.sum")
+            && duration.message.contains("negative")
+    );
+    assert_eq!(duration.field, LoadField::Duration, "a time the gate reads");
+    assert!(
+        bytes.message.contains("dram__bytes_read.sum") && bytes.message.contains("larger"),
         "{warnings:?}"
     );
-    assert!(back.warnings.contains(&warnings[1]));
+    assert_eq!((bytes.kernel, bytes.field), (Some(0), LoadField::Counter));
+    assert!(back.warnings.contains(&bytes.message));
 }
 
 #[test]

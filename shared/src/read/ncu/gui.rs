@@ -5,7 +5,11 @@
 //! `Function Name`, `Demangled Name`, `Grid Size` as `"16384,    2,    1"`, ...); `breakdown:`
 //! lines list metric names and are kept as text, never read as numbers. Fields the launch
 //! model has no slot for (`Device Name`) are kept as metrics under their own name. A further
-//! `ID` line starts another launch, so an export of several results also loads.
+//! `ID` line starts another launch, so an export of several results also loads; one that
+//! comes before any metric of the launch its `ID` started is a warning (that launch's lines
+//! would be dropped for the next's). A line of more than two comma-separated fields (a
+//! value with a comma ncu would have quoted) is read with its fields joined, with a
+//! warning.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -41,6 +45,8 @@ struct Current {
     /// Its metrics, stored at the end in one go (one by one, each copied the row).
     metrics: Vec<(String, Metric)>,
     has_id: bool,
+    /// The line of its `ID`.
+    id_line: u64,
 }
 
 impl Current {
@@ -49,6 +55,7 @@ impl Current {
             launch: LaunchCounters::default(),
             metrics: Vec::new(),
             has_id: false,
+            id_line: 0,
         }
     }
 
@@ -139,12 +146,24 @@ impl PageReader for Page {
             );
             return Ok(());
         }
-        // An unquoted value with commas in it spans several CSV fields: join them back.
+        // An unquoted value with commas in it spans several CSV fields: join them back,
+        // and say so (ncu quotes such values: `"16384,    2,    1"`).
         let value: Cow<[u8]> = if record.len() <= 2 {
             Cow::Borrowed(record.get(1).unwrap_or_default())
         } else {
             let parts: Vec<&[u8]> = record.iter().skip(1).collect();
-            Cow::Owned(parts.join(&self.delimiter))
+            let joined = parts.join(&self.delimiter);
+            warnings.push(
+                Some(row.line),
+                format!(
+                    "{:?} has {} comma-separated values where ncu writes one (quoted when it \
+                     holds a comma); read as {:?}",
+                    crate::text::escape::one_line(name, 80),
+                    parts.len(),
+                    crate::text::escape::one_line(&String::from_utf8_lossy(&joined), 80)
+                ),
+            );
+            Cow::Owned(joined)
         };
         let value = value.trim_ascii();
         let text = || {
@@ -156,11 +175,23 @@ impl PageReader for Page {
             "ID" => {
                 if current.has_id {
                     let done = std::mem::replace(current, Current::new());
-                    if let Some(launch) = done.finish() {
-                        emit(launch);
+                    let (first, first_line) = (done.launch.id, done.id_line);
+                    match done.finish() {
+                        Some(launch) => emit(launch),
+                        None => warnings.push(
+                            Some(row.line),
+                            format!(
+                                "a second ID line before any metric of the launch of ID \
+                                 {first} (line {first_line}): that launch has no measurement \
+                                 and its lines {first_line} to {} are dropped; a new launch \
+                                 starts here",
+                                row.line - 1
+                            ),
+                        ),
                     }
                 }
                 current.has_id = true;
+                current.id_line = row.line;
                 match parse_u64(value) {
                     Some(id) => current.launch.id = id,
                     None => warnings.push(

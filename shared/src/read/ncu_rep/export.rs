@@ -29,11 +29,11 @@ use super::{ProfileResult, ResultValue};
 /// Name prefixes of the metric lists the CLI's raw page leaves out.
 const NOT_ON_RAW_PAGE: [&str; 2] = ["breakdown:", "group:"];
 
-/// What the converter knows about each string of one table.
+/// What the converter knows about each string of one table (and of the versions of it the
+/// table extends: see [`StringTable`]).
+#[derive(Clone)]
 struct TableInfo {
     table: Arc<StringTable>,
-    /// Place of each string in name order.
-    rank: Vec<u32>,
     /// Base unit of each string as a metric name.
     unit: Vec<String>,
     /// Whether the raw page has the metric.
@@ -42,30 +42,24 @@ struct TableInfo {
 
 impl TableInfo {
     fn new(table: Arc<StringTable>, units: &UnitTable) -> Self {
-        let strings = table.strings();
-        let mut order: Vec<u32> = (0..strings.len() as u32).collect();
-        order.sort_by(|&a, &b| strings.get(a as usize).cmp(&strings.get(b as usize)));
-        let mut rank = vec![0u32; strings.len()];
-        for (r, &i) in order.iter().enumerate() {
-            if let Some(slot) = rank.get_mut(i as usize) {
-                *slot = r as u32;
-            }
+        let mut info = TableInfo {
+            table: Arc::clone(&table),
+            unit: Vec::new(),
+            kept: Vec::new(),
+        };
+        info.extend_to(table, units);
+        info
+    }
+
+    /// Takes in `table`, an extension of this one's table: the strings past those known.
+    fn extend_to(&mut self, table: Arc<StringTable>, units: &UnitTable) {
+        for s in table.iter_from(self.kept.len()) {
+            let kept = !NOT_ON_RAW_PAGE.iter().any(|p| s.starts_with(p));
+            self.kept.push(kept);
+            self.unit
+                .push(if kept { units.unit(s) } else { String::new() });
         }
-        let kept: Vec<bool> = strings
-            .iter()
-            .map(|s| !NOT_ON_RAW_PAGE.iter().any(|p| s.starts_with(p)))
-            .collect();
-        let unit = strings
-            .iter()
-            .zip(&kept)
-            .map(|(s, &k)| if k { units.unit(s) } else { String::new() })
-            .collect();
-        TableInfo {
-            table,
-            rank,
-            unit,
-            kept,
-        }
+        self.table = table;
     }
 }
 
@@ -91,6 +85,9 @@ struct DroppedValues {
 pub struct Converter {
     units: UnitTable,
     info: Option<Arc<TableInfo>>,
+    /// The kept metrics' name indices of the last result in file order, and their places
+    /// in it in the raw page's column order (by name, the last of a name given twice).
+    last_order: Option<(Vec<u32>, Vec<u32>)>,
     last_columns: Option<(Vec<u32>, Arc<MetricColumns>)>,
     dropped: Vec<DroppedValues>,
     dropped_index: HashMap<(String, Dropped), usize>,
@@ -102,12 +99,23 @@ pub struct Converter {
 }
 
 impl Converter {
-    /// What the converter knows about `table`, worked out once per table.
+    /// What the converter knows about `table`, worked out once per table, and for an
+    /// extension of the last table only for the strings it adds (worked out again for the
+    /// whole table on each extension, a report whose blocks each extend it was quadratic:
+    /// issue 39).
     fn info(&mut self, table: &Arc<StringTable>) -> Arc<TableInfo> {
-        match &self.info {
+        match &mut self.info {
             Some(info) if Arc::ptr_eq(&info.table, table) => Arc::clone(info),
+            Some(info)
+                if info.table.lineage() == table.lineage() && info.table.len() <= table.len() =>
+            {
+                // In place: the last call's handle is gone by now.
+                Arc::make_mut(info).extend_to(Arc::clone(table), &self.units);
+                Arc::clone(info)
+            }
             _ => {
                 self.last_columns = None;
+                self.last_order = None;
                 let info = Arc::new(TableInfo::new(Arc::clone(table), &self.units));
                 self.info = Some(Arc::clone(&info));
                 info
@@ -115,30 +123,49 @@ impl Converter {
         }
     }
 
-    /// The launch of `result`, as the raw page's row of it reads.
-    pub fn launch(&mut self, result: &ProfileResult) -> LaunchCounters {
-        let info = self.info(&result.strings);
-        // The raw page's columns in name order; of a name given twice the last is kept.
-        let mut order: Vec<(u32, u32)> = result
+    /// The places in `result`'s metrics of the raw page's columns, in its column order: by
+    /// name (then string index), of a name index given twice the last.
+    fn order(&mut self, info: &TableInfo, result: &ProfileResult) -> Vec<u32> {
+        let names: Vec<u32> = result
+            .metrics
+            .iter()
+            .map(|e| e.name)
+            .filter(|&n| info.kept.get(n as usize).copied().unwrap_or(false))
+            .collect();
+        if let Some((last, order)) = &self.last_order {
+            if *last == names {
+                return order.clone();
+            }
+        }
+        let mut order: Vec<(&str, u32, u32)> = result
             .metrics
             .iter()
             .enumerate()
             .filter(|(_, e)| info.kept.get(e.name as usize).copied().unwrap_or(false))
             .map(|(pos, e)| {
                 (
-                    info.rank.get(e.name as usize).copied().unwrap_or(0),
+                    info.table.get(u64::from(e.name)).unwrap_or_default(),
+                    e.name,
                     pos as u32,
                 )
             })
             .collect();
         order.sort_unstable();
         let mut positions: Vec<u32> = Vec::with_capacity(order.len());
-        for (i, &(rank, pos)) in order.iter().enumerate() {
-            let next_same = order.get(i + 1).is_some_and(|&(r, _)| r == rank);
+        for (i, &(_, name, pos)) in order.iter().enumerate() {
+            let next_same = order.get(i + 1).is_some_and(|&(_, n, _)| n == name);
             if !next_same {
                 positions.push(pos);
             }
         }
+        self.last_order = Some((names, positions.clone()));
+        positions
+    }
+
+    /// The launch of `result`, as the raw page's row of it reads.
+    pub fn launch(&mut self, result: &ProfileResult) -> LaunchCounters {
+        let info = self.info(&result.strings);
+        let positions = self.order(&info, result);
         let entries: Vec<&super::Entry> = positions
             .iter()
             .filter_map(|&p| result.metrics.get(p as usize))

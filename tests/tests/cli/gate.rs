@@ -1,0 +1,271 @@
+//! `capture diff --gate` against planted damage (issue 39): copies of the committed H200
+//! runs (`tests/fixtures/diff`) edited here, never committed. Samples no run can have
+//! (1e300, -1e300, 1.7e308 ms) and an empty "before" fail with exit 13, each reason
+//! named; one preempted sample five times the median in every kernel leaves the bands as
+//! they were, so the same code still passes and the planted 2x regression still fails
+//! with exit 12; the JSON has no `null` number without a reason beside it.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::diff::unpack;
+use crate::util::{capture, s, stderr, stdout};
+
+fn load(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
+}
+
+fn save(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, v.to_string()).expect("write");
+    p
+}
+
+/// Sets sample `at` of every kernel's event timing to `value`, leaving min, median and max
+/// as they were (as the issue's hostile edit did).
+fn plant_sample(v: &mut Value, at: usize, value: f64) {
+    for k in v["kernels"].as_array_mut().expect("kernels") {
+        k["timing"]["samples_ms"][at] = value.into();
+    }
+}
+
+/// Makes sample `at` of every kernel five times its median, as a launch preempted on a
+/// shared GPU would be, and its min, median and max those of the new samples (as `capture
+/// run` would have written them).
+fn plant_preempted(v: &mut Value, at: usize) {
+    for k in v["kernels"].as_array_mut().expect("kernels") {
+        let t = &mut k["timing"];
+        let median = t["median_ms"].as_f64().expect("median");
+        t["samples_ms"][at] = (5.0 * median).into();
+        let mut sorted: Vec<f64> = t["samples_ms"]
+            .as_array()
+            .expect("samples")
+            .iter()
+            .map(|x| x.as_f64().expect("sample"))
+            .collect();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        t["min_ms"] = sorted[0].into();
+        t["max_ms"] = sorted[n - 1].into();
+        t["median_ms"] = median.into();
+    }
+}
+
+/// `capture diff A B --gate GATE --format json --force`: forced, since a timing dropped on
+/// load also makes the runs unfair (one has event samples, the other not), which without
+/// `--force` refuses to print a comparison (still with exit 13, tested below).
+fn diff_json(a: &Path, b: &Path, gate: &str) -> (i32, Value, String) {
+    let o = capture(&[
+        "diff",
+        s(a),
+        s(b),
+        "--gate",
+        gate,
+        "--format",
+        "json",
+        "--force",
+    ]);
+    let v = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    (o.status.code().unwrap_or(-1), v, stderr(&o))
+}
+
+/// Fields that hold a number or `null`: each `null` must have `why_null` beside it.
+const NUMBERS: [&str; 6] = [
+    "time_ms",
+    "time_share",
+    "change_ms",
+    "change_pct",
+    "before",
+    "after",
+];
+
+fn assert_nulls_explained(v: &Value, path: &str) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                if x.is_null() && NUMBERS.contains(&k.as_str()) {
+                    assert!(
+                        map.get("why_null").is_some_and(Value::is_string),
+                        "{path}.{k} is null with no why_null: {v}"
+                    );
+                }
+                assert!(
+                    !(x.is_null() && k.contains("noise")),
+                    "{path}.{k}: a band is always a number"
+                );
+                assert_nulls_explained(x, &format!("{path}.{k}"));
+            }
+        }
+        Value::Array(items) => {
+            for (i, x) in items.iter().enumerate() {
+                assert_nulls_explained(x, &format!("{path}[{i}]"));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn samples_no_run_has_fail_the_gate_with_exit_13_naming_kernel_and_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, same) = (unpack(dir.path(), "run1"), unpack(dir.path(), "run2"));
+    let slow = unpack(dir.path(), "run_size2x");
+    for (i, bad) in [1e300, -1e300, 1.7e308].into_iter().enumerate() {
+        for (after, what) in [(&same, "same code"), (&slow, "2x slower")] {
+            let mut v = load(after);
+            plant_sample(&mut v, 7, bad);
+            let planted = save(dir.path(), &format!("planted{i}.json"), &v);
+            let (code, json, err) = diff_json(&a, &planted, "5");
+            assert_eq!(code, 13, "{bad}, {what}: {err}");
+            let gate = &json["gate"];
+            assert_eq!(gate["failed"], true, "{bad}, {what}");
+            let reasons = gate["cannot_judge"].as_array().expect("reasons");
+            assert_eq!(reasons.len(), 20, "one per kernel: {reasons:?}");
+            let first = reasons[0].as_str().expect("text");
+            assert!(
+                first.starts_with(
+                    "after: copy ceiling: event timing is out of range: sample 8 of 20"
+                ),
+                "{first}"
+            );
+            assert!(
+                err.contains("planted") && err.contains("copy ceiling: event timing"),
+                "the load warning names file, kernel and field: {err}"
+            );
+            assert!(
+                err.contains("gate failed: it cannot judge these runs"),
+                "{err}"
+            );
+            assert_nulls_explained(&json, "");
+        }
+    }
+    // Unforced, the runs are refused as unfair, still with the gate's code and reasons.
+    let mut v = load(&same);
+    plant_sample(&mut v, 0, 1e300);
+    let planted = save(dir.path(), "planted.json", &v);
+    let o = capture(&["diff", s(&a), s(&planted), "--gate", "5"]);
+    assert_eq!(o.status.code(), Some(13), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "gate failed: it cannot judge these runs: after: copy ceiling: event \
+                      timing is out of range: sample 1 of 20 (1e300 ms)"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("cannot be compared fairly"), "{err}");
+    // Forced, the human form says it on its first line.
+    let o = capture(&["diff", s(&a), s(&planted), "--gate", "5", "--force"]);
+    assert_eq!(o.status.code(), Some(13));
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("GATE CANNOT JUDGE these runs, so it fails: after: ")),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_empty_before_fails_the_gate_with_exit_13() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = unpack(dir.path(), "run1");
+    let mut v = load(&a);
+    v["kernels"] = Value::Array(Vec::new());
+    let empty = save(dir.path(), "empty.json", &v);
+    let (code, json, err) = diff_json(&empty, &a, "5");
+    assert_eq!(code, 13, "{err}");
+    assert_eq!(json["gate"]["cannot_judge"][0], "before: no kernels");
+    assert_eq!(json["total"]["change_pct"], Value::Null);
+    assert_nulls_explained(&json, "");
+    // And as "after": nothing to compare either.
+    let (code, json, _) = diff_json(&a, &empty, "5");
+    assert_eq!(code, 13);
+    assert_eq!(json["gate"]["cannot_judge"][0], "after: no kernels");
+}
+
+#[test]
+fn one_preempted_sample_per_kernel_leaves_the_bands_and_the_verdicts_as_they_were() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (unpack(dir.path(), "run1"), unpack(dir.path(), "run2"));
+    let slow = unpack(dir.path(), "run_size2x");
+    let (_, clean, _) = diff_json(&a, &b, "0");
+    let mut v = load(&b);
+    plant_preempted(&mut v, 5);
+    let b5 = save(dir.path(), "run2_preempted.json", &v);
+    let mut v = load(&a);
+    plant_preempted(&mut v, 11);
+    let a5 = save(dir.path(), "run1_preempted.json", &v);
+    // The same code still passes, with bands as narrow as before.
+    let (code, json, err) = diff_json(&a5, &b5, "2");
+    assert_eq!(code, 0, "{err}\n{json:#}");
+    let bands = |j: &Value| -> Vec<f64> {
+        let mut k: Vec<(String, f64)> = j["kernels"]
+            .as_array()
+            .expect("kernels")
+            .iter()
+            .map(|k| {
+                (
+                    k["after"]["name"].as_str().expect("name").to_string(),
+                    k["noise_pct"].as_f64().expect("band"),
+                )
+            })
+            .collect();
+        k.sort_by(|x, y| x.0.cmp(&y.0));
+        k.into_iter().map(|(_, b)| b).collect()
+    };
+    for (planted, was) in bands(&json).iter().zip(bands(&clean)) {
+        // Measured: 0.94 to 1.00 times the clean band (a median moved by one sample), where
+        // half the full range of the samples made each about 200 %.
+        assert!(
+            *planted <= 1.0001 * was && *planted > 0.5 * was,
+            "{planted} against {was}"
+        );
+    }
+    for k in json["kernels"].as_array().expect("kernels") {
+        // The planted one; vector add, stride 32 has one of its own in run1.
+        for side in ["before", "after"] {
+            let n = k[side]["noise_outliers"].as_u64().expect("count");
+            assert!((1..=2).contains(&n), "{} {side}: {n}", k["after"]["name"]);
+        }
+    }
+    // The planted 2x regression, preempted samples on both sides, still fails with 12
+    // naming the total and the same 15 kernels (total +92.5 %, band 0.50 %, as clean).
+    let mut v = load(&slow);
+    plant_preempted(&mut v, 3);
+    let slow5 = save(dir.path(), "size2x_preempted.json", &v);
+    let (code, json, err) = diff_json(&a5, &slow5, "5");
+    assert_eq!(code, 12, "{err}");
+    let failures = json["gate"]["failures"].as_array().expect("failures");
+    assert_eq!(failures.len(), 16, "{failures:?}");
+    assert_eq!(failures[0], "total");
+    assert!(json["gate"]["cannot_judge"]
+        .as_array()
+        .expect("list")
+        .is_empty());
+    assert_nulls_explained(&json, "");
+}
+
+#[test]
+fn a_timing_whose_median_is_not_its_samples_cannot_be_judged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (unpack(dir.path(), "run1"), unpack(dir.path(), "run2"));
+    let mut v = load(&b);
+    // A faster median written over real samples: the gate would pass a slowdown.
+    v["kernels"][4]["timing"]["median_ms"] = 0.1.into();
+    let edited = save(dir.path(), "edited.json", &v);
+    let (code, json, err) = diff_json(&a, &edited, "5");
+    assert_eq!(code, 13, "{err}");
+    let reason = json["gate"]["cannot_judge"][0].as_str().expect("reason");
+    assert!(
+        reason.starts_with("after: vector add: event timing is out of order")
+            || reason.starts_with("after: vector add: event timing is not its samples'"),
+        "{reason}"
+    );
+}
