@@ -10,7 +10,15 @@ pub const BANNER_SHOWN: usize = 3;
 /// The banner of `run`: every warning of its artifact, then one line when some kernel's
 /// figures are derived from rates. Empty when there is nothing to warn about.
 pub fn banner(run: &RunView) -> Vec<String> {
-    let mut lines = run.run.artifact.warnings.clone();
+    // The sampled line says what the profile's own sampling warning says: once is enough.
+    let mut lines: Vec<String> = run
+        .run
+        .artifact
+        .warnings
+        .iter()
+        .filter(|w| !w.starts_with(shared::analysis::sampling::BANNER_START))
+        .cloned()
+        .collect();
     let derived = run
         .table
         .kernels
@@ -28,9 +36,15 @@ pub fn banner(run: &RunView) -> Vec<String> {
 }
 
 /// The banner's first line for a sampled profile (schema 4 `sampled`):
-/// `sampled: 67 of 172 launches (31 groups)`; `None` for a profile of every launch.
+/// `sampled: 67 of 172 launches (31 groups)`; `None` for a profile of every launch, and
+/// for a sampled one whose every launch was measured (there are no others to speak of).
 pub fn sampled_line(run: &RunView) -> Option<String> {
-    let s = run.run.artifact.sampled.as_ref()?;
+    let s = run
+        .run
+        .artifact
+        .sampled
+        .as_ref()
+        .filter(|s| s.measured < s.launches)?;
     Some(format!(
         "sampled: {} of {} launches ({} groups of alike launches); the others carry a measured \
          launch's counters scaled by time (by blocks for a tail of a bigger grid)",
@@ -128,8 +142,24 @@ mod tests {
             groups: 31,
             timing_launches: 172,
         });
+        let mut both = run.clone();
         let view = RunView::new(run);
         let line = sampled_line(&view).unwrap_or_default();
         assert!(line.starts_with("sampled: 67 of 172 launches"), "{line}");
+        // The profile's own warning says the same: the banner leaves it to this line.
+        let warning = shared::analysis::sampling::banner(&both.artifact).unwrap_or_default();
+        both.artifact.warnings.insert(0, warning);
+        assert!(!banner(&RunView::new(both.clone()))
+            .iter()
+            .any(|w| w.starts_with(shared::analysis::sampling::BANNER_START)));
+        // Every launch measured: nothing about sampling (issue 38, item 6).
+        both.artifact.sampled = Some(shared::model::artifact::Sampled {
+            measured: 4,
+            launches: 4,
+            groups: 2,
+            timing_launches: 4,
+        });
+        assert_eq!(shared::analysis::sampling::banner(&both.artifact), None);
+        assert_eq!(sampled_line(&RunView::new(both)), None);
     }
 }

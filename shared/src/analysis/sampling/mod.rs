@@ -162,11 +162,19 @@ pub fn summary(artifact: &Artifact) -> Option<String> {
         .map(|s| format!("sampled: {} of {} launches", s.measured, s.launches))
 }
 
-/// The warning every view of a sampled artifact shows; `None` when it is not sampled.
+/// How [`banner`]'s warning begins (the viewer, which says it in its own line, leaves the
+/// artifact's copy out).
+pub const BANNER_START: &str = "Sampled profile: ";
+
+/// The warning every view of a sampled artifact shows; `None` when it is not sampled or
+/// when every launch was measured (nothing was estimated).
 pub fn banner(artifact: &Artifact) -> Option<String> {
-    let s = artifact.sampled.as_ref()?;
+    let s = artifact
+        .sampled
+        .as_ref()
+        .filter(|s| s.measured < s.launches)?;
     Some(format!(
-        "Sampled profile: counters were measured on {} of {} launches ({} groups of alike \
+        "{BANNER_START}counters were measured on {} of {} launches ({} groups of alike \
          launches); every other launch carries the counters of a measured launch of its \
          group (or, for the tail of a bigger grid, of that grid), scaled by their times (by \
          their blocks for a tail). Times come from a timing pass of every launch. Bytes, \
