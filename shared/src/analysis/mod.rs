@@ -14,6 +14,7 @@ pub mod ceilings;
 pub mod diff;
 pub mod figures;
 pub mod findings;
+pub mod floor;
 pub mod groups;
 pub mod latency;
 pub mod levels;

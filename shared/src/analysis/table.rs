@@ -135,6 +135,12 @@ pub struct TableRow {
     /// finding ([`crate::analysis::groups::LaunchGroup`]); empty without counters.
     #[serde(default)]
     pub groups: Vec<crate::analysis::groups::LaunchGroup>,
+    /// Why the row's time is below the physical floor of its work on this GPU (its DRAM
+    /// bytes at the theoretical bandwidth, its operations at their kind's theoretical
+    /// peak; [`crate::analysis::floor`]): such a time is wrong, and `capture diff --gate`
+    /// will not judge a run that has one. `null` when the time is possible or unknown.
+    #[serde(default)]
+    pub below_floor: Option<String>,
     /// ncu's own verdict (its SOLBottleneck rule, and the pipe its HighPipeUtilization rule
     /// names) beside ours, where the file carries its rule results; with why we differ.
     #[serde(default)]
@@ -269,6 +275,7 @@ impl TableRow {
             notes: Vec::new(),
             verdict: verdict.map(|v| v.kind.as_str().to_string()),
             verdict_mixed: kv.mixed,
+            below_floor: None,
             groups: kv.groups,
             ncu_verdict: kv.ncu_verdict,
             check: kernel
@@ -382,6 +389,7 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
     let total_ms: f64 = kernels.iter().filter_map(|r| r.time_ms).sum();
     for row in &mut kernels {
         row.time_share = row.time_ms.and_then(|t| ratio(t, total_ms));
+        row.below_floor = crate::analysis::floor::below_floor(row, &ceilings);
     }
     BytesTable {
         device: artifact.device.as_ref().map(|d| d.name.clone()),
@@ -714,6 +722,11 @@ impl BytesTable {
                 note.push_str(&format!("    {}\n", g.line()));
             }
             notes.push(note);
+        }
+        for r in &self.kernels {
+            if let Some(why) = &r.below_floor {
+                notes.push(format!("impossible time on {}: {why}\n", r.short_name));
+            }
         }
         for r in &self.kernels {
             if let Some(why) = r.ncu_verdict.as_ref().and_then(|n| n.why.as_deref()) {

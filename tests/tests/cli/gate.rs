@@ -269,3 +269,50 @@ fn a_timing_whose_median_is_not_its_samples_cannot_be_judged() {
         "{reason}"
     );
 }
+
+/// Issue 37, item 4: a time under the physical floor of the kernel's work (its DRAM bytes at
+/// the H200's theoretical 4814 GB/s) is flagged by name in the table and fails the gate with
+/// exit 13; the kernel's whole timing scaled down, as an edit or a broken timer would leave
+/// it, so the reader's own checks pass it.
+#[test]
+fn a_time_below_the_physical_floor_is_flagged_and_fails_the_gate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let before = unpack(dir.path(), "run1");
+    let mut v = load(&before);
+    let kernels = v["kernels"].as_array_mut().expect("kernels");
+    let copy = kernels
+        .iter_mut()
+        .find(|k| k["name"].as_str().is_some_and(|n| n.starts_with("copy")))
+        .expect("a copy kernel");
+    let name = copy["name"].as_str().expect("name").to_string();
+    let t = &mut copy["timing"];
+    for key in ["min_ms", "median_ms", "max_ms"] {
+        t[key] = (t[key].as_f64().expect("ms") / 10.0).into();
+    }
+    for s in t["samples_ms"].as_array_mut().expect("samples") {
+        *s = (s.as_f64().expect("sample") / 10.0).into();
+    }
+    let after = save(dir.path(), "fast.json", &v);
+    let table: Value =
+        serde_json::from_str(&stdout(&capture(&["table", s(&after), "--format", "json"])))
+            .expect("json");
+    let rows = table["kernels"].as_array().expect("rows");
+    let flagged: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["below_floor"].is_string())
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(flagged, [name.as_str()], "only the edited kernel");
+    let text = stdout(&capture(&["table", s(&after)]));
+    assert!(
+        text.contains("impossible time on ") && text.contains("physical floor"),
+        "{text}"
+    );
+    let (code, json, err) = diff_json(&before, &after, "5");
+    assert_eq!(code, 13, "{err}");
+    let reasons = json["gate"]["cannot_judge"].to_string();
+    assert!(reasons.contains("below the physical floor"), "{reasons}");
+    // The untouched run has no such time.
+    let (code, _, err) = diff_json(&before, &before, "5");
+    assert_eq!(code, 0, "{err}");
+}

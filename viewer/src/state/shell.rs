@@ -19,6 +19,12 @@ pub fn banner(run: &RunView) -> Vec<String> {
         .filter(|w| !w.starts_with(shared::analysis::sampling::BANNER_START))
         .cloned()
         .collect();
+    // A time no GPU of this kind could reach, by kernel name.
+    lines.extend(run.table.kernels.iter().filter_map(|r| {
+        r.below_floor
+            .as_ref()
+            .map(|why| format!("impossible time on {}: {why}", r.short_name))
+    }));
     let derived = run
         .table
         .kernels

@@ -113,6 +113,10 @@ pub struct KernelSide {
     /// The roof it sits under and its kind (`memory fp32`: left of the FP32 ridge), from
     /// [`crate::analysis::figures::roof_under`].
     pub bound: Option<String>,
+    /// Why its time is below the physical floor of its work (the table's `below_floor`):
+    /// a gate will not judge a run with such a time. `null` when the time is possible.
+    #[serde(default)]
+    pub below_floor: Option<String>,
 }
 
 /// One metric's change.
@@ -273,6 +277,7 @@ impl RunFigures<'_> {
             verdict: f.row.verdict.clone(),
             bound: roof_under(self.artifact, f)
                 .map(|r| format!("{} {}", r.bound.as_str(), r.kind.key())),
+            below_floor: f.row.below_floor.clone(),
         }
     }
 }
@@ -609,6 +614,9 @@ fn blind_spots(
         });
         for k in matched.chain(alone.iter()) {
             if let Some(p) = &k.noise_problem {
+                out.push(format!("{side}: {}: {p}", k.short_name));
+            }
+            if let Some(p) = &k.below_floor {
                 out.push(format!("{side}: {}: {p}", k.short_name));
             }
         }
