@@ -32,7 +32,10 @@ async fn main() -> Result<(), BoxError> {
             )
             .await?;
         let path = b.screenshot(&format!("sol-{width}")).await?;
-        println!("{width} px: SOL page, {opened} groups open: {}", path.display());
+        println!(
+            "{width} px: SOL page, {opened} groups open: {}",
+            path.display()
+        );
         click(&b, "#tab-time", WAIT).await?;
         tokio::time::sleep(Duration::from_millis(500)).await;
         let path = b.screenshot(&format!("kernels-{width}")).await?;

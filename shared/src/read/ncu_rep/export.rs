@@ -192,6 +192,7 @@ impl Converter {
             demangled: None,
             grid: result.grid,
             block: result.block,
+            nvtx: None,
         };
         LaunchCounters {
             id: result.index,

@@ -1,0 +1,136 @@
+//! NVTX ranges of real exports (ncu `--nvtx`): each launch's push/pop stack and start/end
+//! ranges read from raw and details pages, held once per distinct context, and kept
+//! through the artifact's JSON.
+
+use std::sync::Arc;
+
+use shared::model::artifact::NvtxRanges;
+use shared::Artifact;
+
+use crate::support::{gunzip, import};
+
+const TRAIN_STEP: &[u8] =
+    include_bytes!("../../../tests/fixtures/corpus-h200/train_step_full_raw.csv.gz");
+const JAX_MLP: &[u8] =
+    include_bytes!("../../../tests/fixtures/corpus-h200/jax_mlp_full_raw.csv.gz");
+const TRAIN_RAW: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-raw.csv.gz");
+const TRAIN_DETAILS: &[u8] =
+    include_bytes!("../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-details.csv.gz");
+
+fn imported(gz: &[u8]) -> Artifact {
+    import(&String::from_utf8(gunzip(gz)).expect("UTF-8"))
+}
+
+/// Every launch's NVTX context, in kernel then launch order.
+fn contexts(a: &Artifact) -> Vec<Option<Arc<NvtxRanges>>> {
+    a.kernels
+        .iter()
+        .flat_map(|k| k.cold.iter().flat_map(|s| &s.launches))
+        .map(|l| l.site.nvtx.clone())
+        .collect()
+}
+
+#[test]
+fn start_end_range_of_the_corpus_training_step() {
+    let a = imported(TRAIN_STEP);
+    let all = contexts(&a);
+    assert_eq!(all.len(), 58);
+    for c in &all {
+        let c = c.as_deref().expect("every launch is under measure");
+        assert_eq!(c.thread, None);
+        assert!(c.push_pop.is_empty());
+        assert_eq!(c.start_end.len(), 1);
+        assert_eq!(c.start_end[0].id, Some(0));
+        assert_eq!(c.start_end[0].domain, None);
+        assert_eq!(c.start_end[0].name, "measure");
+    }
+    // The NVTX columns are identity, not metrics.
+    let l = &a.kernels[0].cold.as_ref().expect("counters").launches[0];
+    assert!(l
+        .metrics
+        .iter()
+        .all(|(name, _)| !name.contains("Push/Pop") && !name.contains("Start/Stop")));
+}
+
+#[test]
+fn push_pop_stacks_with_a_domain_and_one_copy_each() {
+    let a = imported(JAX_MLP);
+    let all = contexts(&a);
+    assert_eq!(all.len(), 4);
+    for c in &all {
+        let c = c.as_deref().expect("in ranges");
+        assert_eq!(c.thread, Some(6462));
+        assert_eq!(c.push_pop.len(), 2);
+        assert_eq!(c.push_pop[0].domain.as_deref(), Some("TSL"));
+        assert_eq!(
+            c.push_pop[0].name,
+            "XlaModule:#hlo_module=jit_mlp,program_id=6632#"
+        );
+        assert!(
+            c.push_pop[1].name.starts_with("Thunk:#"),
+            "{}",
+            c.push_pop[1].name
+        );
+        assert_eq!(c.start_end[0].name, "measure");
+    }
+    // The training step: 172 launches of one context share one copy.
+    let train = imported(TRAIN_RAW);
+    let all = contexts(&train);
+    assert_eq!(all.len(), 172);
+    let first = all[0].clone().expect("in step");
+    assert_eq!(first.thread, Some(6020));
+    assert_eq!(first.push_pop[0].name, "step");
+    let per_kernel_first: Vec<_> = train
+        .kernels
+        .iter()
+        .filter_map(|k| k.cold.as_ref()?.launches.first()?.site.nvtx.clone())
+        .collect();
+    for k in &train.kernels {
+        let set = k.cold.as_ref().expect("counters");
+        let one = set.launches[0].site.nvtx.as_ref().expect("in step");
+        assert!(set.launches.iter().all(|l| l
+            .site
+            .nvtx
+            .as_ref()
+            .is_some_and(|n| Arc::ptr_eq(n, one))));
+    }
+    assert!(per_kernel_first.iter().all(|n| Arc::ptr_eq(n, &first)));
+}
+
+#[test]
+fn details_pages_carry_the_ranges_too() {
+    let a = imported(TRAIN_DETAILS);
+    let all = contexts(&a);
+    assert_eq!(all.len(), 172);
+    assert!(all
+        .iter()
+        .all(|c| c.as_deref().is_some_and(|c| c.push_pop[0].name == "step")));
+}
+
+#[test]
+fn ranges_round_trip_through_json_once_per_counter_set() {
+    for gz in [TRAIN_STEP, JAX_MLP, TRAIN_RAW] {
+        let a = imported(gz);
+        let json = a.to_json();
+        let back = Artifact::from_json(&json).expect("reads back");
+        assert_eq!(contexts(&back), contexts(&a));
+        let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        for k in value["kernels"].as_array().expect("kernels") {
+            let set = &k["cold"];
+            let table = set["nvtx_ranges"].as_array().expect("a table");
+            let launches = set["launches"].as_array().expect("launches");
+            // The step's launches are each in one context: one entry, launches index it.
+            assert_eq!(table.len(), if gz == JAX_MLP { launches.len() } else { 1 });
+            assert!(launches.iter().all(|l| l["nvtx"].as_u64().is_some()));
+        }
+    }
+}
+
+#[test]
+fn a_launch_naming_a_missing_context_is_refused() {
+    let a = imported(TRAIN_STEP);
+    let json = a.to_json().replacen("\"nvtx\": 0", "\"nvtx\": 9", 1);
+    let err = Artifact::from_json(&json).expect_err("index 9 of a table of one");
+    assert!(err.to_string().contains("nvtx 9"), "{err}");
+}
