@@ -66,8 +66,10 @@ pub fn render_ranges(
 
 /// `capture table`.
 pub fn table(args: &TableArgs) -> Result<ExitCode> {
-    if args.depth.is_some() && args.by != TableBy::Range {
-        bail!("--depth applies to --by range only");
+    match (args.by, args.depth) {
+        (TableBy::Kernel, Some(_)) => bail!("--depth applies to --by range only"),
+        (_, Some(0)) => bail!("--depth must be at least 1 (the outermost ranges)"),
+        _ => {}
     }
     let artifact = files::read_artifact(&args.artifact)?;
     let text = match args.by {

@@ -109,8 +109,9 @@ struct Gathered<'a> {
     first_launch: usize,
 }
 
-/// The range table of `artifact`, paths cut to `depth` ranges when given (0 is every
-/// launch in one node, the root).
+/// The range table of `artifact`, paths cut to `depth` ranges when given (at depth 0 every
+/// launch is in the one node of the empty path, named [`NO_RANGE`]: callers ask for 1 or
+/// more).
 pub fn range_table(artifact: &Artifact, depth: Option<usize>) -> RangeTable {
     let mut nodes: HashMap<Vec<String>, Gathered<'_>> = HashMap::new();
     // Each path prefix's first launch (in artifact order), to order the tree.
@@ -236,8 +237,17 @@ fn launch_ns(l: &LaunchCounters) -> f64 {
 
 /// The column headers of the human and CSV forms.
 const HEADERS: [&str; 11] = [
-    "range", "launches", "time_ms", "share", "flops", "dram_bytes", "l2_bytes", "l1_bytes",
-    "flop_per_byte", "gflops", "verdicts",
+    "range",
+    "launches",
+    "time_ms",
+    "share",
+    "flops",
+    "dram_bytes",
+    "l2_bytes",
+    "l1_bytes",
+    "flop_per_byte",
+    "gflops",
+    "verdicts",
 ];
 
 impl RangeNode {

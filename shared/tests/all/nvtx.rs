@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use shared::model::artifact::NvtxRanges;
+use shared::analysis::metrics;
+use shared::analysis::ranges::{range_table, RangeTable, NO_RANGE};
+use shared::model::artifact::{NvtxRanges, Provenance};
 use shared::Artifact;
 
 use crate::support::{gunzip, import};
@@ -15,6 +17,7 @@ const JAX_MLP: &[u8] =
     include_bytes!("../../../tests/fixtures/corpus-h200/jax_mlp_full_raw.csv.gz");
 const TRAIN_RAW: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-raw.csv.gz");
+const PROBE: &str = include_str!("../../../tests/fixtures/ncu-h200/probe_full_raw.csv");
 const TRAIN_DETAILS: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-details.csv.gz");
 
@@ -133,4 +136,104 @@ fn a_launch_naming_a_missing_context_is_refused() {
     let json = a.to_json().replacen("\"nvtx\": 0", "\"nvtx\": 9", 1);
     let err = Artifact::from_json(&json).expect_err("index 9 of a table of one");
     assert!(err.to_string().contains("nvtx 9"), "{err}");
+}
+
+/// Every launch's time in `a`, ms, summed kernel by kernel (not by the range table).
+fn total_ms(a: &Artifact) -> f64 {
+    a.kernels
+        .iter()
+        .flat_map(|k| metrics::reference_launches(k))
+        .map(|l| metrics::duration_ns(l).unwrap_or(0.0))
+        .sum::<f64>()
+        / 1e6
+}
+
+/// The checks every range table must pass: each launch in one node, the nodes' times
+/// adding up to the total and their shares to 1, each node's verdict mix summing to 1.
+fn assert_whole(t: &RangeTable, a: &Artifact) {
+    let launches: usize = contexts(a).len();
+    assert_eq!(t.launches, launches);
+    assert_eq!(t.nodes.iter().map(|n| n.launches).sum::<usize>(), launches);
+    let total = total_ms(a);
+    let summed: f64 = t.nodes.iter().map(|n| n.time_ms).sum();
+    assert!(
+        (summed - total).abs() <= 1e-9 * total,
+        "{summed} vs {total}"
+    );
+    assert!((t.time_ms - total).abs() <= 1e-9 * total);
+    let shares: f64 = t.nodes.iter().filter_map(|n| n.time_share).sum();
+    assert!((shares - 1.0).abs() < 1e-9, "{shares}");
+    for n in &t.nodes {
+        let mix: f64 = n.verdicts.values().sum();
+        assert!((mix - 1.0).abs() < 1e-9, "{}: {mix}", n.name);
+    }
+}
+
+#[test]
+fn every_launch_of_the_corpus_training_step_is_under_measure() {
+    let a = imported(TRAIN_STEP);
+    let t = range_table(&a, None);
+    assert_whole(&t, &a);
+    assert_eq!(t.nodes.len(), 1);
+    let n = &t.nodes[0];
+    assert_eq!(n.name, "measure");
+    assert_eq!(n.launches, 58);
+    assert!(n.threads.is_empty(), "a start/end range names no thread");
+    // Its roofline point is its FLOPs over its DRAM bytes at its time.
+    let dram = n.dram_bytes.expect("DRAM bytes");
+    assert_eq!(n.flop_per_byte, Some(n.flops_total / dram));
+    assert_eq!(n.gflops, Some(n.flops_total / (n.time_ms * 1e6)));
+    assert!(n.flops_by_kind["tensor_bf16"] > 0.0);
+}
+
+#[test]
+fn the_training_steps_push_pop_range_names_its_thread() {
+    let a = imported(TRAIN_RAW);
+    let t = range_table(&a, None);
+    assert_whole(&t, &a);
+    assert_eq!(t.nodes.len(), 1);
+    assert_eq!(t.nodes[0].name, "step");
+    assert_eq!(t.nodes[0].threads, [6020]);
+    assert_eq!(t.nodes[0].launches, 172);
+}
+
+#[test]
+fn nested_ranges_by_depth() {
+    let a = imported(JAX_MLP);
+    let full = range_table(&a, None);
+    assert_whole(&full, &a);
+    assert_eq!(full.nodes.len(), 4);
+    assert!(full.nodes.iter().all(|n| n.depth == 3
+        && n.path[0] == "measure"
+        && n.path[1] == "TSL:XlaModule:#hlo_module=jit_mlp,program_id=6632#"));
+    let cut = range_table(&a, Some(2));
+    assert_whole(&cut, &a);
+    assert_eq!(cut.nodes.len(), 1);
+    assert_eq!(cut.nodes[0].launches, 4);
+    let flops: f64 = full.nodes.iter().map(|n| n.flops_total).sum();
+    assert!((cut.nodes[0].flops_total - flops).abs() <= 1e-9 * flops);
+    // The text form shows the ancestors without launches of their own as rows.
+    let text = full.to_text();
+    assert!(
+        text.lines().nth(1).is_some_and(|l| l.trim() == "measure"),
+        "{text}"
+    );
+}
+
+#[test]
+fn launches_in_no_range_are_their_own_node() {
+    // The training step under `measure` and the probe exported without `--nvtx`.
+    let step = shared::read::ncu::read_export(&gunzip(TRAIN_STEP)[..]).expect("reads");
+    let probe = shared::read::ncu::read_export(PROBE.as_bytes()).expect("reads");
+    let (launches, warnings) = shared::read::ncu::combine(vec![step, probe]);
+    let a = shared::analysis::merge::import_launches(launches, warnings, Provenance::default());
+    let t = range_table(&a, None);
+    assert_whole(&t, &a);
+    let names: Vec<&str> = t.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, [NO_RANGE, "measure"]);
+    assert_eq!(t.nodes[1].launches, 58);
+    assert!(t.nodes[0].launches > 0);
+    let csv = t.to_csv();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(t.to_markdown().contains("| (no range) |"));
 }
