@@ -237,3 +237,26 @@ fn launches_in_no_range_are_their_own_node() {
     assert_eq!(csv.lines().count(), 3, "{csv}");
     assert!(t.to_markdown().contains("| (no range) |"));
 }
+
+#[test]
+fn a_reports_push_pop_stacks_are_its_csv_pages() {
+    // BERT's forward pass under the push/pop range `forward`, thread 3736: the report and
+    // its own raw page.
+    let report = gunzip(include_bytes!(
+        "../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz"
+    ));
+    let csv = include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv");
+    let from_report = shared::read::ncu_rep::read_export(&report).expect("report reads");
+    let from_csv = shared::read::ncu::read_export(csv.as_bytes()).expect("CSV reads");
+    assert_eq!(from_report.launches.len(), 43);
+    assert_eq!(from_report.launches.len(), from_csv.launches.len());
+    for (r, c) in from_report.launches.iter().zip(&from_csv.launches) {
+        assert_eq!(r.id, c.id);
+        assert_eq!(r.site.nvtx, c.site.nvtx, "launch {}", r.id);
+        let n = r.site.nvtx.as_deref().expect("in forward");
+        assert_eq!(n.thread, Some(3736));
+        assert_eq!(n.push_pop.len(), 1);
+        assert_eq!(n.push_pop[0].name, "forward");
+        assert_eq!(n.push_pop[0].domain, None);
+    }
+}

@@ -192,7 +192,7 @@ impl Converter {
             demangled: None,
             grid: result.grid,
             block: result.block,
-            nvtx: None,
+            nvtx: result.nvtx.clone().map(Arc::new),
         };
         LaunchCounters {
             id: result.index,
