@@ -142,7 +142,7 @@ fn a_launch_naming_a_missing_context_is_refused() {
 fn total_ms(a: &Artifact) -> f64 {
     a.kernels
         .iter()
-        .flat_map(|k| metrics::reference_launches(k))
+        .flat_map(metrics::reference_launches)
         .map(|l| metrics::duration_ns(l).unwrap_or(0.0))
         .sum::<f64>()
         / 1e6

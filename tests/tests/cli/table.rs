@@ -302,7 +302,7 @@ fn by_range_in_every_format_with_its_json_documented() {
         assert!(missing.is_empty(), "not in docs/table-json.md: {missing:?}");
         for (format, needle) in [
             ("table", format!("{name} ")),
-            ("csv", format!("range,depth,threads,launches,")),
+            ("csv", "range,depth,threads,launches,".to_string()),
             ("markdown", format!("| {name} |")),
         ] {
             let o = capture(&["table", s(art), "--by", "range", "--format", format]);

@@ -72,6 +72,9 @@ fn text(cell: &[u8]) -> Option<String> {
     (!cell.is_empty()).then(|| String::from_utf8_lossy(cell).into_owned())
 }
 
+/// A row's push/pop and start/end cells, as written.
+type NvtxCells = (Box<[u8]>, Box<[u8]>);
+
 /// Where the identity columns are in a header, with the texts of the last launch read
 /// (launches share one copy of a repeated process name, host, compute capability and
 /// kernel name, and one copy of each site).
@@ -80,7 +83,7 @@ pub struct IdColumns {
     texts: [SharedText; 4],
     sites: SiteInterner,
     /// Each distinct pair of NVTX cells read so far, parsed once and shared.
-    nvtx_seen: HashMap<(Box<[u8]>, Box<[u8]>), Arc<NvtxRanges>>,
+    nvtx_seen: HashMap<NvtxCells, Arc<NvtxRanges>>,
     id: Option<usize>,
     process_id: Option<usize>,
     process_name: Option<usize>,

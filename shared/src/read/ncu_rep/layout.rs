@@ -377,7 +377,6 @@ pub fn profile_result<const PER_PC: bool>(
     strings: &Arc<StringTable>,
     process: &Process,
 ) -> Result<Decoded, ReportError> {
-    let what = "profile result";
     let mut names = KernelNames::default();
     let mut r = ProfileResult {
         index,
@@ -397,7 +396,7 @@ pub fn profile_result<const PER_PC: bool>(
     };
     let mut odd_values = 0;
     let mut pc_problems = Vec::new();
-    for field in walk(data, offset, what, version) {
+    for field in walk(data, offset, "profile result", version) {
         let field = field?;
         match field.number {
             result::PROCESS_ID => {
