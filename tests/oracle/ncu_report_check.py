@@ -81,40 +81,41 @@ def oracle_push_pop(action):
     return ranges
 
 
-def our_push_pop(artifact):
-    """Each launch's push/pop ranges as (domain, name), by launch ID, as capture read them."""
+def artifact_launches(artifact):
+    """Each launch of the artifact with its counter set, cold then warm, kernel by kernel."""
     with open(artifact) as f:
         art = json.load(f)
-    out = {}
     for k in art["kernels"]:
         for key in ("cold", "warm"):
             s = k.get(key) or {}
-            table = s.get("nvtx_ranges", [])
             for launch in s.get("launches", []):
-                i = launch.get("nvtx")
-                ranges = table[i].get("push_pop", []) if i is not None else []
-                out[launch["id"]] = [(r.get("domain"), r["name"]) for r in ranges]
+                yield s, launch
+
+
+def our_push_pop(artifact):
+    """Each launch's push/pop ranges as (domain, name), by launch ID, as capture read them."""
+    out = {}
+    for s, launch in artifact_launches(artifact):
+        i = launch.get("nvtx")
+        ranges = s["nvtx_ranges"][i].get("push_pop", []) if i is not None else []
+        out[launch["id"]] = [(r.get("domain"), r["name"]) for r in ranges]
     return out
 
 
 def our_launches(artifact):
     """Each launch's findings by launch ID, as capture read them."""
-    with open(artifact) as f:
-        art = json.load(f)
     out = {}
-    for k in art["kernels"]:
-        for key in ("cold", "warm"):
-            for launch in (k.get(key) or {}).get("launches", []):
-                out[launch["id"]] = [{
-                    "rule": r["name"],
-                    "section": r["section"],
-                    "type": r["kind"],
-                    "title": r.get("title"),
-                    "message": r["description"],
-                    "speedup_pct": r.get("speedup_pct"),
-                    "speedup_type": r.get("speedup_type"),
-                    "focus": [(f["name"], f.get("value")) for f in r.get("focus_metrics", [])],
-                } for r in launch.get("rules", [])]
+    for _, launch in artifact_launches(artifact):
+        out[launch["id"]] = [{
+            "rule": r["name"],
+            "section": r["section"],
+            "type": r["kind"],
+            "title": r.get("title"),
+            "message": r["description"],
+            "speedup_pct": r.get("speedup_pct"),
+            "speedup_type": r.get("speedup_type"),
+            "focus": [(f["name"], f.get("value")) for f in r.get("focus_metrics", [])],
+        } for r in launch.get("rules", [])]
     return out
 
 

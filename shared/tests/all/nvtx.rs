@@ -212,6 +212,12 @@ fn nested_ranges_by_depth() {
     assert_eq!(cut.nodes[0].launches, 4);
     let flops: f64 = full.nodes.iter().map(|n| n.flops_total).sum();
     assert!((cut.nodes[0].flops_total - flops).abs() <= 1e-9 * flops);
+    // CSV quotes the path's comma; the cell reads back whole.
+    let csv = cut.to_csv();
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let row = rows.records().next().expect("a row").expect("reads");
+    assert_eq!(&row[0], cut.nodes[0].name);
+    assert!(cut.nodes[0].name.contains(','));
     // The text form shows the ancestors without launches of their own as rows.
     let text = full.to_text();
     assert!(
