@@ -72,8 +72,9 @@ fn text(cell: &[u8]) -> Option<String> {
     (!cell.is_empty()).then(|| String::from_utf8_lossy(cell).into_owned())
 }
 
-/// A row's push/pop and start/end cells, as written.
-type NvtxCells = (Box<[u8]>, Box<[u8]>);
+/// The NVTX contexts read so far, by push/pop cell then start/end cell (as written): two
+/// levels, so that a row's cells are looked up as they lie in the record, with no copy.
+type NvtxSeen = HashMap<Box<[u8]>, HashMap<Box<[u8]>, Arc<NvtxRanges>>>;
 
 /// Where the identity columns are in a header, with the texts of the last launch read
 /// (launches share one copy of a repeated process name, host, compute capability and
@@ -83,7 +84,7 @@ pub struct IdColumns {
     texts: [SharedText; 4],
     sites: SiteInterner,
     /// Each distinct pair of NVTX cells read so far, parsed once and shared.
-    nvtx_seen: HashMap<NvtxCells, Arc<NvtxRanges>>,
+    nvtx_seen: NvtxSeen,
     id: Option<usize>,
     process_id: Option<usize>,
     process_name: Option<usize>,
@@ -152,8 +153,11 @@ impl IdColumns {
         if push_pop.is_empty() && start_end.is_empty() {
             return Ok(None);
         }
-        let key = (Box::<[u8]>::from(push_pop), Box::<[u8]>::from(start_end));
-        if let Some(found) = self.nvtx_seen.get(&key) {
+        let seen = self
+            .nvtx_seen
+            .get(push_pop)
+            .and_then(|by_start_end| by_start_end.get(start_end));
+        if let Some(found) = seen {
             return Ok(Some(Arc::clone(found)));
         }
         let parsed = nvtx::parse(
@@ -162,7 +166,10 @@ impl IdColumns {
         )?;
         Ok(parsed.map(|ranges| {
             let shared = Arc::new(ranges);
-            self.nvtx_seen.insert(key, Arc::clone(&shared));
+            self.nvtx_seen
+                .entry(push_pop.into())
+                .or_default()
+                .insert(start_end.into(), Arc::clone(&shared));
             shared
         }))
     }
