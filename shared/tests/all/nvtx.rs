@@ -191,13 +191,30 @@ fn every_launch_of_the_corpus_training_step_is_under_measure() {
 
 #[test]
 fn the_training_steps_push_pop_range_names_its_thread() {
-    let a = imported(TRAIN_RAW);
-    let t = range_table(&a, None);
-    assert_whole(&t, &a);
-    assert_eq!(t.nodes.len(), 1);
-    assert_eq!(t.nodes[0].name, "step");
-    assert_eq!(t.nodes[0].threads, [6020]);
-    assert_eq!(t.nodes[0].launches, 172);
+    // The recorded training steps (4-layer and 12-layer BERT), each under a push/pop
+    // `step` range: (export, its launches, the thread that pushed the range).
+    let steps: [(&[u8], usize, u64); 3] = [
+        (TRAIN_RAW, 172, 6020),
+        (
+            include_bytes!("../../../tests/fixtures/ncu-h200-bert/train_profile_raw.csv.gz"),
+            172,
+            6020,
+        ),
+        (
+            include_bytes!("../../../tests/fixtures/ncu-h200-train/base12/all-ncu-cold-raw.csv.gz"),
+            444,
+            628,
+        ),
+    ];
+    for (gz, launches, thread) in steps {
+        let a = imported(gz);
+        let t = range_table(&a, None);
+        assert_whole(&t, &a);
+        assert_eq!(t.nodes.len(), 1);
+        assert_eq!(t.nodes[0].name, "step");
+        assert_eq!(t.nodes[0].threads, [thread]);
+        assert_eq!(t.nodes[0].launches, launches);
+    }
 }
 
 #[test]
