@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::analysis::{groups, metrics, work};
 use crate::model::artifact::{Artifact, LaunchCounters, NvtxRange, NvtxRanges};
+use crate::model::roofline;
 use crate::text::escape::{csv_cell, markdown_cell};
 use crate::text::format::{fmt_si, ms, opt, sig3};
 
@@ -223,9 +224,8 @@ fn node(path: Vec<String>, gathered: Gathered<'_>) -> RangeNode {
         l1_bytes: totals.l1_bytes,
         flop_per_byte: totals
             .dram_bytes
-            .filter(|b| *b > 0.0)
-            .map(|b| flops_total / b),
-        gflops: (time_ns > 0.0).then(|| flops_total / time_ns),
+            .and_then(|b| roofline::intensity(flops_total, b)),
+        gflops: roofline::giga_per_s(flops_total, time_ns / 1e6),
         verdicts,
     }
 }
