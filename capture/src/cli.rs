@@ -335,6 +335,25 @@ pub struct TableArgs {
     /// kernel time first: where the time goes), `name` (by short name).
     #[arg(long, value_enum, default_value_t = TableSort::Launch)]
     pub sort: TableSort,
+    /// Rows: `kernel` (one per kernel), or `range` (one per NVTX range path, the
+    /// start/end ranges then the push/pop stack of each launch, `(no range)` for launches
+    /// in none; each launch counts once, so the times add up to the total). Ranges are in
+    /// exports made with ncu `--nvtx` (`capture profile` with `--nvtx-include`).
+    #[arg(long, value_enum, default_value_t = TableBy::Kernel)]
+    pub by: TableBy,
+    /// With `--by range`: cut each path to its first N ranges (deeper ranges count for
+    /// their ancestor at depth N).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+}
+
+/// What a row of `capture table` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TableBy {
+    /// One row per kernel.
+    Kernel,
+    /// One row per NVTX range path.
+    Range,
 }
 
 /// Output format of `capture source`.

@@ -15,7 +15,8 @@ text must equal `action.sass_by_pc`. The CUDA source line of every instruction (
 line, from the report's line table) must equal `action.source_info(pc)`, and so must the
 one `capture source` reads from CUDA_SASS_PAGE (`--print-source cuda,sass`) where given;
 the line's text, where the report holds the file, must equal that line of
-`action.source_files()`.
+`action.source_files()`. Each launch's NVTX push/pop ranges (domain and name) must equal
+`action.nvtx_state()`'s.
 Prints one line per report and every difference; exits 1 on any.
 """
 
@@ -61,28 +62,60 @@ def oracle_launches(path):
                     "speedup_type": SPEEDUP_KINDS.get(sp.get("type")) if sp else None,
                     "focus": [(f["name"], f.get("value")) for f in r.get("focus_metrics", [])],
                 })
-            out.append({"name": action.name(), "rules": rules, "action": action})
+            out.append({"name": action.name(), "rules": rules, "action": action,
+                        "nvtx": oracle_push_pop(action)})
+    return out
+
+
+def oracle_push_pop(action):
+    """The launch's push/pop ranges as (domain, name), domain None for the default one."""
+    state = action.nvtx_state()
+    ranges = []
+    if state is None:  # a report made without --nvtx
+        return ranges
+    for d in state.domains():
+        domain = state.domain_by_id(d)
+        name = domain.name()
+        for r in domain.push_pop_ranges():
+            ranges.append((None if name == "<default domain>" else name, r))
+    return ranges
+
+
+def artifact_launches(artifact):
+    """Each launch of the artifact with its counter set, cold then warm, kernel by kernel."""
+    with open(artifact) as f:
+        art = json.load(f)
+    for k in art["kernels"]:
+        for key in ("cold", "warm"):
+            s = k.get(key) or {}
+            for launch in s.get("launches", []):
+                yield s, launch
+
+
+def our_push_pop(artifact):
+    """Each launch's push/pop ranges as (domain, name), by launch ID, as capture read them."""
+    out = {}
+    for s, launch in artifact_launches(artifact):
+        i = launch.get("nvtx")
+        ranges = s["nvtx_ranges"][i].get("push_pop", []) if i is not None else []
+        out[launch["id"]] = [(r.get("domain"), r["name"]) for r in ranges]
     return out
 
 
 def our_launches(artifact):
     """Each launch's findings by launch ID, as capture read them."""
-    with open(artifact) as f:
-        art = json.load(f)
     out = {}
-    for k in art["kernels"]:
-        for key in ("cold", "warm"):
-            for launch in (k.get(key) or {}).get("launches", []):
-                out[launch["id"]] = [{
-                    "rule": r["name"],
-                    "section": r["section"],
-                    "type": r["kind"],
-                    "title": r.get("title"),
-                    "message": r["description"],
-                    "speedup_pct": r.get("speedup_pct"),
-                    "speedup_type": r.get("speedup_type"),
-                    "focus": [(f["name"], f.get("value")) for f in r.get("focus_metrics", [])],
-                } for r in launch.get("rules", [])]
+    for _, launch in artifact_launches(artifact):
+        out[launch["id"]] = [{
+            "rule": r["name"],
+            "section": r["section"],
+            "type": r["kind"],
+            "title": r.get("title"),
+            "message": r["description"],
+            "speedup_pct": r.get("speedup_pct"),
+            "speedup_type": r.get("speedup_type"),
+            "focus": [(f["name"], f.get("value")) for f in r.get("focus_metrics", [])],
+        } for r in launch.get("rules", [])]
     return out
 
 
@@ -251,17 +284,29 @@ def main():
                 if a[field] != b[field]:
                     problems.append("launch %d %s %s: ours %r, ncu_report %r"
                                     % (i, b["rule"], field, a[field], b[field]))
+    # NVTX: ncu_report lists each domain's ranges, so stacks are compared as domain order
+    # then range order (one domain in every fixture).
+    stacks = our_push_pop(artifact)
+    nvtx = 0
+    for i, launch in enumerate(theirs):
+        mine = sorted(stacks.get(i, []), key=lambda r: r[0] or "")
+        want = sorted(launch["nvtx"], key=lambda r: r[0] or "")
+        nvtx += 1 if want else 0
+        if mine != want:
+            problems.append("launch %d NVTX push/pop: ours %r, ncu_report %r" % (i, mine, want))
     figures = check_source(report, theirs, capture, page, problems)
     from_page = check_cuda_sass_page(theirs, capture, cuda_page, problems) if cuda_page else 0
     for p in problems[:40]:
         print("  " + p)
     print("%s: %d launches, %d rule findings and %d per-instruction figures%s, %d CUDA lines "
-          "(%d instructions with one, %d with its text)%s compared with ncu_report: %s"
+          "(%d instructions with one, %d with its text)%s, %d NVTX push/pop stacks compared with "
+          "ncu_report: %s"
           % (report.rsplit("/", 1)[-1], len(theirs), findings, figures,
              " (SASS text included; %d with operands spelled differently by ncu_report's "
              "newer disassembler, opcodes equal)" % spelled[0] if page else "",
              lines[0], lines[1], lines[2],
              " and %d lines of the cuda,sass page" % from_page if cuda_page else "",
+             nvtx,
              "equal" if not problems else "%d differences" % len(problems)))
     sys.exit(1 if problems else 0)
 

@@ -1,13 +1,15 @@
 //! `capture table`: the asked-for vs measured bytes table of an artifact, formatted by the
-//! shared table code (so the viewer shows the same numbers).
+//! shared table code (so the viewer shows the same numbers); with `--by range`, the
+//! launches by NVTX range ([`shared::analysis::ranges`]).
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
+use shared::analysis::ranges::{range_table, RangeNode};
 use shared::analysis::table::{annotate, bytes_table, SortOrder};
 use shared::Artifact;
 
-use crate::cli::{TableArgs, TableFormat, TableSort};
+use crate::cli::{TableArgs, TableBy, TableFormat, TableSort};
 use crate::files;
 use crate::out;
 
@@ -38,9 +40,42 @@ pub fn print_table(artifact: &Artifact, format: TableFormat) -> Result<()> {
     out::print(&render(artifact, format))
 }
 
+/// The range table of `artifact` in `format`, paths cut to `depth`, nodes in tree order
+/// (`launch`), largest time first (`time`) or by path (`name`).
+pub fn render_ranges(
+    artifact: &Artifact,
+    format: TableFormat,
+    sort: TableSort,
+    depth: Option<usize>,
+) -> String {
+    let mut table = range_table(artifact, depth);
+    match sort {
+        TableSort::Launch => {}
+        TableSort::Time => table
+            .nodes
+            .sort_by(|a: &RangeNode, b: &RangeNode| b.time_ms.total_cmp(&a.time_ms)),
+        TableSort::Name => table.nodes.sort_by(|a, b| a.name.cmp(&b.name)),
+    }
+    match format {
+        TableFormat::Table => table.to_text(),
+        TableFormat::Csv => table.to_csv(),
+        TableFormat::Markdown => table.to_markdown(),
+        TableFormat::Json => table.to_json(),
+    }
+}
+
 /// `capture table`.
 pub fn table(args: &TableArgs) -> Result<ExitCode> {
+    match (args.by, args.depth) {
+        (TableBy::Kernel, Some(_)) => bail!("--depth applies to --by range only"),
+        (_, Some(0)) => bail!("--depth must be at least 1 (the outermost ranges)"),
+        _ => {}
+    }
     let artifact = files::read_artifact(&args.artifact)?;
-    out::print(&render_sorted(&artifact, args.format, args.sort))?;
+    let text = match args.by {
+        TableBy::Kernel => render_sorted(&artifact, args.format, args.sort),
+        TableBy::Range => render_ranges(&artifact, args.format, args.sort, args.depth),
+    };
+    out::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,7 +4,7 @@
 //! latency-bound (`latency`), every figure of one kernel (`figures`), ncu's rule findings of
 //! a kernel ranked (`findings`), import and merge into artifacts (`merge`), sampled profiles
 //! planned and scaled (`sampling`), several artifacts read together (`multi`), the bytes
-//! table (`table`) and run against run (`diff`).
+//! table (`table`), launches by NVTX range (`ranges`) and run against run (`diff`).
 //!
 //! Architecture invariant: every formula the CLI and the viewer show lives here or in
 //! [`crate::model::roofline`], so the two can never disagree.
@@ -22,6 +22,7 @@ pub mod merge;
 pub mod metrics;
 pub mod multi;
 pub mod ncu_verdict;
+pub mod ranges;
 pub mod sampling;
 pub mod table;
 pub mod work;

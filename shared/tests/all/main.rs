@@ -23,6 +23,7 @@ mod ncu_rep_rules;
 mod ncu_rep_sol;
 mod ncu_rep_source;
 mod ncu_rules;
+mod nvtx;
 mod real_workloads;
 mod report_cuts;
 mod sampling;

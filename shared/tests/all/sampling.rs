@@ -65,6 +65,16 @@ fn sampled_training_step_matches_the_profile_of_every_launch() {
     let expanded = scale::expand(&plan, assigned);
     assert_eq!(expanded.launches.len(), 172);
     assert_eq!(expanded.left_out, 0);
+    // Each launch keeps its own NVTX ranges, the timing pass's (thread 5748 there, 6020 in
+    // the profile of every launch), the counters copied onto it or not.
+    for l in &expanded.launches {
+        let t = plan.launches.iter().find(|t| t.id == l.id).expect("timed");
+        assert_eq!(l.site.nvtx, t.nvtx, "launch {}", l.id);
+        let nvtx = l.site.nvtx.as_deref().expect("in the step range");
+        assert_eq!(nvtx.thread, Some(5748));
+        assert_eq!(nvtx.push_pop.len(), 1);
+        assert_eq!(nvtx.push_pop[0].name, "step");
+    }
     assert_eq!(expanded.measured, plan.selected.len());
     assert_eq!(
         expanded.borrowed,

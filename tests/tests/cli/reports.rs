@@ -3,25 +3,11 @@
 //! times, FLOPs by precision), alone or joined with CSV pages; broken reports are refused
 //! naming the file and the byte offset, and a cut one loads its complete results.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::util::*;
-
-/// The report inside the gzipped fixture `rel`, written un-gzipped into `dir`.
-fn gunzip_fixture(dir: &Path, rel: &str) -> PathBuf {
-    let bytes = std::fs::read(fixture(rel)).expect("fixture");
-    let mut report = Vec::new();
-    flate2::read::GzDecoder::new(&bytes[..])
-        .read_to_end(&mut report)
-        .expect("fixture gunzips");
-    let name = Path::new(rel).file_stem().expect("a .gz name").to_owned();
-    let path = dir.join(name);
-    std::fs::write(&path, report).expect("write");
-    path
-}
 
 /// `capture table --format json` of the artifact imported from `exports`.
 fn table_of(dir: &Path, exports: &[PathBuf]) -> Value {

@@ -277,3 +277,47 @@ fn every_field_of_the_json_is_in_its_contract() {
         );
     }
 }
+
+#[test]
+fn by_range_in_every_format_with_its_json_documented() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = std::fs::read_to_string(root().join("docs/table-json.md")).expect("docs");
+    // BERT's forward pass under a push/pop range; the corpus training step under a
+    // start/end range.
+    let forward = import(dir.path(), &[fixture("ncu-h200-bert/bert_full_raw.csv")]);
+    let step_csv = gunzip_fixture(dir.path(), "corpus-h200/train_step_full_raw.csv.gz");
+    let step = dir.path().join("step.json");
+    let o = capture(&["import", s(&step_csv), "-o", s(&step)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (art, name, launches) in [(&forward, "forward", 43), (&step, "measure", 58)] {
+        let o = capture(&["table", s(art), "--by", "range", "--format", "json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let t: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+        let nodes = t["nodes"].as_array().expect("nodes");
+        assert_eq!(nodes.len(), 1, "{t}");
+        assert_eq!(nodes[0]["name"], name);
+        assert_eq!(nodes[0]["launches"], launches);
+        assert_eq!(t["launches"], launches);
+        let missing = undocumented_keys(&t, &doc, &["flops_by_kind", "verdicts"]);
+        assert!(missing.is_empty(), "not in docs/table-json.md: {missing:?}");
+        for (format, needle) in [
+            ("table", format!("{name} ")),
+            ("csv", "range,depth,threads,launches,".to_string()),
+            ("markdown", format!("| {name} |")),
+        ] {
+            let o = capture(&["table", s(art), "--by", "range", "--format", format]);
+            assert!(o.status.success(), "{format}: {}", stderr(&o));
+            assert!(stdout(&o).contains(&needle), "{format}: {}", stdout(&o));
+        }
+    }
+    let text = stdout(&capture(&["table", s(&forward), "--by", "range"]));
+    assert!(text
+        .lines()
+        .nth(1)
+        .is_some_and(|l| l.starts_with("forward ")));
+    // --depth needs --by range, and at least one range.
+    let o = capture(&["table", s(&forward), "--depth", "1"]);
+    assert!(!o.status.success() && stderr(&o).contains("--by range"));
+    let o = capture(&["table", s(&forward), "--by", "range", "--depth", "0"]);
+    assert!(!o.status.success() && stderr(&o).contains("at least 1"));
+}

@@ -1,5 +1,6 @@
 //! Helpers: locate the workspace, build and run the `capture` binary, scratch folders.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -104,4 +105,18 @@ pub fn undocumented_keys(value: &serde_json::Value, doc: &str, maps: &[&str]) ->
     let mut out = Vec::new();
     walk(value, doc, maps, &mut out);
     out
+}
+
+/// The file inside the gzipped fixture `rel`, written un-gzipped into `dir` under its
+/// name without `.gz`.
+pub fn gunzip_fixture(dir: &Path, rel: &str) -> PathBuf {
+    let bytes = std::fs::read(fixture(rel)).expect("fixture");
+    let mut report = Vec::new();
+    flate2::read::GzDecoder::new(&bytes[..])
+        .read_to_end(&mut report)
+        .expect("fixture gunzips");
+    let name = Path::new(rel).file_stem().expect("a .gz name").to_owned();
+    let path = dir.join(name);
+    std::fs::write(&path, report).expect("write");
+    path
 }

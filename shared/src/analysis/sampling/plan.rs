@@ -493,6 +493,7 @@ mod tests {
             block: Some([128, 1, 1]),
             context: Some(1),
             stream: Some(7),
+            nvtx: None,
             shared_mem: None,
             duration_ns: ns,
             invocation: 0,

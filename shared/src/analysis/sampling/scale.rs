@@ -208,8 +208,14 @@ fn scaled_copy(row: &LaunchCounters, factor: f64) -> LaunchCounters {
 /// A launch that borrows counters keeps its own place and shape (a tail or a minor group
 /// borrows from another grid of its kernel): context, stream, grid and block from the timing
 /// pass, its grid size, and its waves scaled from the measured launch's by blocks (same
-/// block, so the same blocks per SM).
-fn keep_own_site(launch: &mut LaunchCounters, t: &TimedLaunch) {
+/// block, so the same blocks per SM). Every launch keeps its own NVTX ranges, those the
+/// timing pass saw it in: the counters scaled onto a launch are its group's, the ranges
+/// are its own (`copied`: it carries another launch's counters, and so its ranges too
+/// until replaced, even by none).
+fn keep_own_site(launch: &mut LaunchCounters, t: &TimedLaunch, copied: bool) {
+    if (copied || t.nvtx.is_some()) && launch.site.nvtx != t.nvtx {
+        launch.site_mut().nvtx.clone_from(&t.nvtx);
+    }
     if (t.context.is_some() && t.context != launch.site.context)
         || (t.stream.is_some() && t.stream != launch.site.stream)
         || (t.grid.is_some() && t.grid != launch.site.grid)
@@ -312,7 +318,7 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
             }
         };
         launch.id = t.id;
-        keep_own_site(&mut launch, t);
+        keep_own_site(&mut launch, t, from.is_some());
         launch.sampled_from = from.map(Box::new);
         if let Some(j) = launch
             .metrics
@@ -355,6 +361,7 @@ mod tests {
             block: Some([128, 1, 1]),
             context: Some(1),
             stream: Some(7),
+            nvtx: None,
             shared_mem: None,
             duration_ns: ns,
             invocation: 0,

@@ -3,8 +3,9 @@
 //! launch's kernel, shape, stream and its invocation number among the launches of its kernel.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use crate::model::artifact::LaunchCounters;
+use crate::model::artifact::{LaunchCounters, NvtxRanges};
 use crate::model::counters;
 
 /// One launch of the timing pass.
@@ -22,6 +23,8 @@ pub struct TimedLaunch {
     pub context: Option<u64>,
     /// CUDA stream ID.
     pub stream: Option<u64>,
+    /// The NVTX ranges it ran in, when the pass recorded them (`--nvtx`).
+    pub nvtx: Option<Arc<NvtxRanges>>,
     /// Shared memory per block, bytes, when the page has it.
     pub shared_mem: Option<f64>,
     /// `gpu__time_duration.sum`, ns.
@@ -99,6 +102,7 @@ pub fn timed_launches(launches: &[LaunchCounters]) -> Result<Vec<TimedLaunch>, T
             block: l.site.block,
             context: l.site.context,
             stream: l.site.stream,
+            nvtx: l.site.nvtx.clone(),
             shared_mem: l.metrics.number(counters::SHARED_MEM_PER_BLOCK.name),
             duration_ns,
             invocation: 0,

@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::schema::{
     Artifact, CounterSet, CounterSetJson, LaunchCounters, LaunchFieldsJson, LaunchSite, Metric,
-    MetricKey, MetricValue, Timing, ValuesWire, SCHEMA_VERSION,
+    MetricKey, MetricValue, NvtxRanges, Timing, ValuesWire, SCHEMA_VERSION,
 };
 use super::storage::{
     missing, CheckedRows, MetricColumns, Metrics, SiteInterner, Values, TEXT_BITS,
@@ -472,11 +472,23 @@ impl TryFrom<CounterSetJson> for CounterSet {
         };
         let mut last = Arc::clone(&shared);
         let mut sites = SiteInterner::default();
+        let nvtx_ranges: Vec<Arc<NvtxRanges>> =
+            json.nvtx_ranges.into_iter().map(Arc::new).collect();
         // Collected into a vector of their own size: collected in place, the launches kept
         // their JSON form's larger slots (1,152 bytes a set of one launch).
         let mut launches = Vec::with_capacity(json.launches.len());
         for l in json.launches {
-            let mut launch = l.launch.into_launch(&mut sites);
+            let nvtx = match l.nvtx {
+                None => None,
+                Some(i) => Some(nvtx_ranges.get(i as usize).cloned().ok_or_else(|| {
+                    format!(
+                        "launch {}: nvtx {i} is not an index into nvtx_ranges ({} entries)",
+                        l.launch.id,
+                        nvtx_ranges.len()
+                    )
+                })?),
+            };
+            let mut launch = l.launch.into_launch(nvtx, &mut sites);
             let metrics = match (l.metric_columns, &constants) {
                 (Some(keys), _) if keys.as_slice() == last.keys() => {
                     l.metrics.into_metrics(Arc::clone(&last))
@@ -501,7 +513,11 @@ impl TryFrom<CounterSetJson> for CounterSet {
 
 impl LaunchFieldsJson {
     /// The launch these fields describe, its site shared through `sites`, with no values.
-    fn into_launch(self, sites: &mut SiteInterner) -> LaunchCounters {
+    fn into_launch(
+        self,
+        nvtx: Option<Arc<NvtxRanges>>,
+        sites: &mut SiteInterner,
+    ) -> LaunchCounters {
         let site = LaunchSite {
             process_id: self.process_id,
             process_name: self.process_name,
@@ -513,6 +529,7 @@ impl LaunchFieldsJson {
             demangled: self.demangled,
             grid: self.grid,
             block: self.block,
+            nvtx,
         };
         LaunchCounters {
             id: self.id,

@@ -38,7 +38,11 @@ use crate::model::work_kind::Work;
 ///    measured of all, groups, the timing pass's launches), each kernel's `sampled`
 ///    (measured of its launches) and a copied launch's `sampled_from` (the ID of the
 ///    measured launch whose counters it carries, scaled by time).
-pub const SCHEMA_VERSION: u32 = 4;
+/// 5: each launch's NVTX ranges (ncu `--nvtx`): a counter set lists each distinct
+///    context once (`nvtx_ranges`: the launching thread, its push/pop stack, the open
+///    start/end ranges) and a launch names its own by index (`nvtx`); both optional and
+///    written only where the export has ranges.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -556,6 +560,11 @@ pub struct CounterSetJson {
     /// in every launch that shares the columns.
     #[serde(default)]
     pub constant_values: Option<ValuesWire>,
+    /// The distinct NVTX contexts of the set's launches, each once; a launch names its own
+    /// by index (`nvtx`). Absent: no launch is in an NVTX range, or ncu ran without
+    /// `--nvtx` (before schema 5, always).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nvtx_ranges: Vec<NvtxRanges>,
     /// Every profiled launch of the kernel, in launch order.
     pub launches: Vec<LaunchJson>,
 }
@@ -570,6 +579,10 @@ pub struct LaunchJson {
     /// `metric_columns` (launches joined from exports with other columns).
     #[serde(default)]
     pub metric_columns: Option<Vec<MetricKey>>,
+    /// Index into the counter set's `nvtx_ranges` of this launch's NVTX context; absent
+    /// when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvtx: Option<u32>,
     /// Raw-page metric values, in the order of the launch's `metric_columns` if it has
     /// them, else the counter set's: all of its columns, or only its `varying_columns`
     /// where the set has them.
@@ -641,6 +654,43 @@ pub struct LaunchSite {
     pub grid: Option<[u32; 3]>,
     /// Block size, threads.
     pub block: Option<[u32; 3]>,
+    /// The NVTX ranges the launch ran in, when ncu recorded any (in JSON, an index into
+    /// the counter set's `nvtx_ranges`).
+    pub nvtx: Option<Arc<NvtxRanges>>,
+}
+
+/// A launch's NVTX context as ncu records it with `--nvtx`: the push/pop stack of the thread
+/// that launched it, and the start/end ranges open in the process when it was launched.
+///
+/// Push/pop ranges are per thread: a launch from another thread (PyTorch's autograd engine
+/// runs the backward pass on its own) is in none of the ranges the main thread pushed.
+/// Start/end ranges are process-wide. Launches share one copy of each context, in memory
+/// (through their [`LaunchSite`]) and in JSON (a counter set's `nvtx_ranges`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub struct NvtxRanges {
+    /// ID of the thread that launched the kernel, as ncu gives it beside the push/pop stack;
+    /// absent when the launch is in no push/pop range (ncu then leaves the column empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u64>,
+    /// The launching thread's push/pop stack, outermost range first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub push_pop: Vec<NvtxRange>,
+    /// The start/end ranges open when the kernel was launched, in ncu's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub start_end: Vec<NvtxRange>,
+}
+
+/// One NVTX range of a [`NvtxRanges`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub struct NvtxRange {
+    /// A start/end range's ID as ncu numbers it (push/pop ranges have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    /// The NVTX domain (`TSL`); absent for the default domain (ncu's `<default domain>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    /// The range's name (its message).
+    pub name: String,
 }
 
 /// The JSON fields of a [`LaunchCounters`] but its values, in the order they are written.

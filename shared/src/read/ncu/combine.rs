@@ -24,7 +24,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::{Export, Page, Warning};
-use crate::model::artifact::{LaunchCounters, MetricValue};
+use crate::model::artifact::{LaunchCounters, MetricValue, NvtxRanges};
 
 /// Joins the launches of several exports of the same run, keeping first-seen order (see
 /// the module's doc); the exports are named `export 1`, `export 2`, ... in warnings.
@@ -397,5 +397,11 @@ pub(super) fn merge_into(existing: &mut LaunchCounters, other: LaunchCounters) {
         mine.stream = mine.stream.or(theirs.stream);
         mine.grid = mine.grid.or(theirs.grid);
         mine.block = mine.block.or(theirs.block);
+        // A report keeps push/pop ranges only; a CSV page of it has the start/end ones too.
+        let has_start_end =
+            |n: &Option<Arc<NvtxRanges>>| n.as_ref().is_some_and(|n| !n.start_end.is_empty());
+        if mine.nvtx.is_none() || (has_start_end(&theirs.nvtx) && !has_start_end(&mine.nvtx)) {
+            mine.nvtx.clone_from(&theirs.nvtx);
+        }
     }
 }

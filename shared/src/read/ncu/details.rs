@@ -179,7 +179,10 @@ impl PageReader for Page {
         }
         if current.as_ref().map(|(k, _)| *k) != Some(key) {
             // Identity fields come from the launch's first row.
-            let launch = match ids.launch(record) {
+            let line = row.line;
+            let mut warn = |why: String| warnings.push(Some(line), why);
+            let launched = ids.launch(record, &mut warn);
+            let launch = match launched {
                 Ok(launch) => launch,
                 Err(why) => {
                     warnings.push(Some(row.line), format!("{why}; row skipped"));

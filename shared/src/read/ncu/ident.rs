@@ -2,9 +2,13 @@
 //! small parsers for their values: launch numbers with thousands separators and
 //! `(256, 1, 1)` launch dimensions.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::nvtx;
 use super::records::Record;
 
-use crate::model::artifact::{LaunchCounters, LaunchSite, SharedText, SiteInterner};
+use crate::model::artifact::{LaunchCounters, LaunchSite, NvtxRanges, SharedText, SiteInterner};
 
 /// The identity columns that open every ncu CLI export row; every other raw-page column is
 /// a metric.
@@ -21,6 +25,10 @@ pub const ID_COLUMNS: [&str; 11] = [
     "Device",
     "CC",
 ];
+
+/// The NVTX columns of an export made with `--nvtx` ([`nvtx`]): identity columns too,
+/// present only in such exports.
+pub const NVTX_COLUMNS: [&str; 2] = [nvtx::PUSH_POP_COLUMN, nvtx::START_END_COLUMN];
 
 /// Parses an unsigned integer, allowing thousands separators (`1,056`).
 pub fn parse_u64(text: &[u8]) -> Option<u64> {
@@ -64,6 +72,10 @@ fn text(cell: &[u8]) -> Option<String> {
     (!cell.is_empty()).then(|| String::from_utf8_lossy(cell).into_owned())
 }
 
+/// The NVTX contexts read so far, by push/pop cell then start/end cell (as written): two
+/// levels, so that a row's cells are looked up as they lie in the record, with no copy.
+type NvtxSeen = HashMap<Box<[u8]>, HashMap<Box<[u8]>, Arc<NvtxRanges>>>;
+
 /// Where the identity columns are in a header, with the texts of the last launch read
 /// (launches share one copy of a repeated process name, host, compute capability and
 /// kernel name, and one copy of each site).
@@ -71,6 +83,8 @@ fn text(cell: &[u8]) -> Option<String> {
 pub struct IdColumns {
     texts: [SharedText; 4],
     sites: SiteInterner,
+    /// Each distinct pair of NVTX cells read so far, parsed once and shared.
+    nvtx_seen: NvtxSeen,
     id: Option<usize>,
     process_id: Option<usize>,
     process_name: Option<usize>,
@@ -82,6 +96,8 @@ pub struct IdColumns {
     grid: Option<usize>,
     device: Option<usize>,
     cc: Option<usize>,
+    push_pop: Option<usize>,
+    start_end: Option<usize>,
 }
 
 impl IdColumns {
@@ -91,6 +107,7 @@ impl IdColumns {
         IdColumns {
             texts: Default::default(),
             sites: SiteInterner::default(),
+            nvtx_seen: HashMap::new(),
             id: find("ID"),
             process_id: find("Process ID"),
             process_name: find("Process Name"),
@@ -102,6 +119,8 @@ impl IdColumns {
             grid: find("Grid Size"),
             device: find("Device"),
             cc: find("CC"),
+            push_pop: find(nvtx::PUSH_POP_COLUMN),
+            start_end: find(nvtx::START_END_COLUMN),
         }
     }
 
@@ -126,9 +145,47 @@ impl IdColumns {
         Ok((parse_u64(Self::cell(record, self.process_id)), id))
     }
 
-    /// A launch with the identity fields of a row filled in and no measurements.
-    pub fn launch(&mut self, record: &Record) -> Result<LaunchCounters, String> {
+    /// The NVTX context of a row, parsed once for each distinct pair of cells; `Err` with
+    /// the reason when its cells do not follow [`nvtx`]'s grammar.
+    fn nvtx(&mut self, record: &Record) -> Result<Option<Arc<NvtxRanges>>, String> {
+        let push_pop = Self::cell(record, self.push_pop).trim_ascii();
+        let start_end = Self::cell(record, self.start_end).trim_ascii();
+        if push_pop.is_empty() && start_end.is_empty() {
+            return Ok(None);
+        }
+        let seen = self
+            .nvtx_seen
+            .get(push_pop)
+            .and_then(|by_start_end| by_start_end.get(start_end));
+        if let Some(found) = seen {
+            return Ok(Some(Arc::clone(found)));
+        }
+        let parsed = nvtx::parse(
+            &String::from_utf8_lossy(push_pop),
+            &String::from_utf8_lossy(start_end),
+        )?;
+        Ok(parsed.map(|ranges| {
+            let shared = Arc::new(ranges);
+            self.nvtx_seen
+                .entry(push_pop.into())
+                .or_default()
+                .insert(start_end.into(), Arc::clone(&shared));
+            shared
+        }))
+    }
+
+    /// A launch with the identity fields of a row filled in and no measurements. NVTX
+    /// cells that cannot be read leave the launch without ranges and are handed to `warn`.
+    pub fn launch(
+        &mut self,
+        record: &Record,
+        warn: &mut dyn FnMut(String),
+    ) -> Result<LaunchCounters, String> {
         let (process_id, id) = self.key(record)?;
+        let nvtx = self.nvtx(record).unwrap_or_else(|why| {
+            warn(format!("{why}; the launch is kept without its NVTX ranges"));
+            None
+        });
         let cell = |column| Self::cell(record, column);
         let [name, host, cc, function] = &mut self.texts;
         let shared = |text: &mut SharedText, column| {
@@ -146,6 +203,7 @@ impl IdColumns {
             demangled: None,
             grid: text(cell(self.grid)).and_then(|t| parse_dim3(&t)),
             block: text(cell(self.block)).and_then(|t| parse_dim3(&t)),
+            nvtx,
         };
         Ok(LaunchCounters {
             id,

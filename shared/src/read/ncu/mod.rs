@@ -26,6 +26,7 @@ mod details;
 mod gui;
 mod ident;
 mod lines;
+pub mod nvtx;
 mod raw;
 mod records;
 mod rows;
@@ -37,7 +38,7 @@ pub mod value;
 mod tests;
 
 pub use combine::{combine, combine_named};
-pub use ident::{parse_dim3, ID_COLUMNS};
+pub use ident::{parse_dim3, ID_COLUMNS, NVTX_COLUMNS};
 pub use lines::Header;
 pub use records::{Record, Row, RowStream, Rows};
 pub use sections::{is_known_section, KNOWN_SECTION_IDS, KNOWN_SECTION_NAMES};

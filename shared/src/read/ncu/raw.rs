@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::error::NcuError;
 use crate::model::artifact::{LaunchCounters, MetricColumns, MetricKey, MetricValue, RowBuilder};
 
-use super::ident::{IdColumns, ID_COLUMNS};
+use super::ident::{IdColumns, ID_COLUMNS, NVTX_COLUMNS};
 use super::launch_kind;
 use super::lines::Header;
 use super::records::Record;
@@ -36,7 +36,10 @@ fn metric_columns(header: &Header, warnings: &mut Warnings) -> Vec<Column> {
         .fields
         .iter()
         .enumerate()
-        .filter(|(_, name)| !ID_COLUMNS.contains(&name.as_str()))
+        .filter(|(_, name)| {
+            let name = name.as_str();
+            !ID_COLUMNS.contains(&name) && !NVTX_COLUMNS.contains(&name)
+        })
         .map(|(index, name)| Column {
             index,
             name: name.clone(),
@@ -201,7 +204,10 @@ impl PageReader for Page {
                 header: self.header_line,
             });
         }
-        let mut launch = match self.ids.launch(record) {
+        let line = row.line;
+        let mut warn = |why: String| warnings.push(Some(line), why);
+        let launched = self.ids.launch(record, &mut warn);
+        let mut launch = match launched {
             Ok(launch) => launch,
             Err(why) => {
                 warnings.push(Some(row.line), format!("{why}; row skipped"));

@@ -359,6 +359,48 @@ fn combine_joins_raw_and_details_of_one_run() {
 }
 
 #[test]
+fn combine_keeps_the_ranges_of_the_export_that_has_start_end_ones() {
+    use crate::model::artifact::{LaunchSite, NvtxRange, NvtxRanges};
+    use std::sync::Arc;
+    // A report's launch (push/pop stack only) and the same launch from a CSV page (its
+    // start/end range too), in either order.
+    let range = |id, name: &str| NvtxRange {
+        id,
+        domain: None,
+        name: name.to_owned(),
+    };
+    let push_pop = NvtxRanges {
+        thread: Some(6020),
+        push_pop: vec![range(None, "step")],
+        start_end: Vec::new(),
+    };
+    let both = NvtxRanges {
+        start_end: vec![range(Some(0), "measure")],
+        ..push_pop.clone()
+    };
+    let launch = |nvtx: &NvtxRanges, page| Export {
+        page,
+        launches: vec![LaunchCounters {
+            site: Arc::new(LaunchSite {
+                process_id: Some(1),
+                nvtx: Some(Arc::new(nvtx.clone())),
+                ..LaunchSite::default()
+            }),
+            function: "k".into(),
+            ..LaunchCounters::default()
+        }],
+        warnings: Vec::new(),
+    };
+    for (a, b) in [(&push_pop, &both), (&both, &push_pop)] {
+        let (launches, _) = combine(vec![launch(a, Page::Raw), launch(b, Page::Details)]);
+        let [joined] = launches.as_slice() else {
+            panic!("expected 1 launch, got {}", launches.len());
+        };
+        assert_eq!(joined.site.nvtx.as_deref(), Some(&both));
+    }
+}
+
+#[test]
 fn combine_keeps_first_seen_order_for_many_launches() {
     let make = |process_id, id| LaunchCounters {
         id,

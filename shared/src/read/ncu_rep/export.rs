@@ -219,6 +219,7 @@ impl Converter {
             demangled: None,
             grid: result.grid,
             block: result.block,
+            nvtx: result.nvtx.clone().map(Arc::new),
         };
         LaunchCounters {
             id: result.index,

@@ -69,7 +69,8 @@ mod tool {
 /// name, 7 = demangled name (empty for `extern "C"`), 10 = grid, 11 = block (dim3
 /// messages), 13 = a metric result (repeated), 22 = context ID, 23 = stream ID. Seen and
 /// skipped: 2 (a rising ID), 3 and 4 (64-bit handles), 8, 9 (a dim3 of zeros), 14 (Unix
-/// time, s), 15, 16, 17 (sections), 25, 31, 35. 19 = a rule result (repeated; `rules.rs`).
+/// time, s), 15, 16, 17 (sections), 25, 31, 35. 19 = a rule result (repeated; `rules.rs`),
+/// 21 = the NVTX state (`nvtx.rs`).
 mod result {
     pub const PROCESS_ID: u32 = 1;
     pub const MANGLED: u32 = 5;
@@ -81,6 +82,7 @@ mod result {
     pub const CONTEXT: u32 = 22;
     pub const STREAM: u32 = 23;
     pub const RULE: u32 = 19;
+    pub const NVTX: u32 = 21;
 }
 
 /// Dim3: 1 = x, 2 = y, 3 = z.
@@ -195,7 +197,7 @@ pub fn block_header(
 }
 
 /// The fields of a nested message field (none if it is not length-prefixed).
-fn walk_message<'a>(
+pub(super) fn walk_message<'a>(
     field: &Field<'a>,
     what: &'static str,
     version: u64,
@@ -375,7 +377,6 @@ pub fn profile_result<const PER_PC: bool>(
     strings: &Arc<StringTable>,
     process: &Process,
 ) -> Result<Decoded, ReportError> {
-    let what = "profile result";
     let mut names = KernelNames::default();
     let mut r = ProfileResult {
         index,
@@ -386,6 +387,7 @@ pub fn profile_result<const PER_PC: bool>(
         block: None,
         context: None,
         stream: None,
+        nvtx: None,
         metrics: Vec::new(),
         rules: Vec::new(),
         per_pc: Vec::new(),
@@ -394,7 +396,7 @@ pub fn profile_result<const PER_PC: bool>(
     };
     let mut odd_values = 0;
     let mut pc_problems = Vec::new();
-    for field in walk(data, offset, what, version) {
+    for field in walk(data, offset, "profile result", version) {
         let field = field?;
         match field.number {
             result::PROCESS_ID => {
@@ -410,6 +412,7 @@ pub fn profile_result<const PER_PC: bool>(
             result::CONTEXT => r.context = field.varint(),
             result::STREAM => r.stream = field.varint(),
             result::RULE => super::rules::read_rule(&field, version, &mut r.rules)?,
+            result::NVTX => r.nvtx = super::nvtx::read_nvtx(&field, version)?,
             result::METRIC => {
                 let mut name = None;
                 let mut value = ResultValue::Absent;

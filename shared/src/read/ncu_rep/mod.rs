@@ -36,6 +36,7 @@ mod export;
 mod input;
 mod layout;
 pub mod lines;
+mod nvtx;
 pub mod rules;
 pub mod source;
 mod strings;
@@ -191,6 +192,8 @@ pub struct ProfileResult {
     pub context: Option<u64>,
     /// CUDA stream ID.
     pub stream: Option<u64>,
+    /// The NVTX push/pop stack it was launched in, when ncu recorded one (`nvtx.rs`).
+    pub nvtx: Option<crate::model::artifact::NvtxRanges>,
     /// The rule engine's findings, one per message, in file order (`rules.rs`).
     pub rules: Vec<crate::model::artifact::RuleResult>,
     /// Per-instruction values of the SourceCounters metrics ([`crate::model::counters::SOURCE`],

@@ -17,12 +17,15 @@
 pub(crate) mod json;
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use super::schema::{Artifact, CounterSet, KernelRecord, LaunchCounters, MetricKey, MetricValue};
+use super::schema::{
+    Artifact, CounterSet, KernelRecord, LaunchCounters, MetricKey, MetricValue, NvtxRanges,
+};
 use super::storage::{self, MetricColumns, Metrics, TEXT_BITS};
 
 /// Where the value arrays of an artifact being written come from: called with each array's
@@ -356,6 +359,26 @@ impl CounterSet {
         self.launches.first().map(|l| l.metrics.columns().as_ref())
     }
 
+    /// The set's distinct NVTX contexts, each once in the order a launch first has it,
+    /// and each launch's index into them (the `nvtx_ranges` and `nvtx` of the JSON).
+    fn nvtx_table(&self) -> (Vec<&NvtxRanges>, Vec<Option<u32>>) {
+        let mut table: Vec<&NvtxRanges> = Vec::new();
+        let mut index: HashMap<&NvtxRanges, u32> = HashMap::new();
+        let launches = self
+            .launches
+            .iter()
+            .map(|l| {
+                let ranges = l.site.nvtx.as_deref()?;
+                let next = u32::try_from(table.len()).ok()?;
+                Some(*index.entry(ranges).or_insert_with(|| {
+                    table.push(ranges);
+                    next
+                }))
+            })
+            .collect();
+        (table, launches)
+    }
+
     /// Whether `launch` is written against the set's `metric_columns` (else it lists its
     /// own).
     fn shares_columns(launch: &LaunchCounters, columns: &MetricColumns) -> bool {
@@ -418,7 +441,8 @@ impl Serialize for SetOut<'_> {
             .launches
             .iter()
             .find(|l| CounterSet::shares_columns(l, columns));
-        let mut st = s.serialize_struct("CounterSet", 5)?;
+        let (nvtx_ranges, nvtx) = set.nvtx_table();
+        let mut st = s.serialize_struct("CounterSet", 6)?;
         st.serialize_field("cache_control", &set.cache_control)?;
         st.serialize_field("metric_columns", columns.keys())?;
         if let (Some(varying), Some(first)) = (varying, first_shared) {
@@ -431,10 +455,16 @@ impl Serialize for SetOut<'_> {
                 },
             )?;
         }
+        if nvtx_ranges.is_empty() {
+            st.skip_field("nvtx_ranges")?;
+        } else {
+            st.serialize_field("nvtx_ranges", &nvtx_ranges)?;
+        }
         st.serialize_field(
             "launches",
             &LaunchesOut {
                 launches: &set.launches,
+                nvtx: &nvtx,
                 columns,
                 varying,
                 writer: self.writer,
@@ -447,6 +477,8 @@ impl Serialize for SetOut<'_> {
 /// The launches of a set.
 struct LaunchesOut<'a> {
     launches: &'a [LaunchCounters],
+    /// Each launch's index into the set's `nvtx_ranges`, in launch order.
+    nvtx: &'a [Option<u32>],
     /// The set's `metric_columns`.
     columns: &'a MetricColumns,
     /// The set's varying columns, when it writes the others once.
@@ -489,12 +521,15 @@ struct LaunchOut<'a> {
     launch: &'a LaunchCounters,
     #[serde(skip_serializing_if = "Option::is_none")]
     metric_columns: Option<&'a [MetricKey]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nvtx: Option<u32>,
     metrics: ValuesSer<'a>,
 }
 
 impl Serialize for LaunchesOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.launches.iter().map(|launch| {
+        let nvtx = self.nvtx.iter().copied().chain(std::iter::repeat(None));
+        s.collect_seq(self.launches.iter().zip(nvtx).map(|(launch, nvtx)| {
             // Launches of one export share the set's columns; any other launch (joined
             // from an export with other columns) lists its own.
             let own = launch.metrics.columns();
@@ -502,6 +537,7 @@ impl Serialize for LaunchesOut<'_> {
             LaunchOut {
                 launch,
                 metric_columns: (!shared).then(|| own.keys()),
+                nvtx,
                 metrics: ValuesSer {
                     metrics: &launch.metrics,
                     columns: if shared { self.columns } else { own },

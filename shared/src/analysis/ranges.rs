@@ -1,0 +1,455 @@
+//! Launches by NVTX range: which part of the program spent the GPU time, at what point on
+//! the roofline, bound by what (`capture table --by range`).
+//!
+//! A launch's *path* is the ranges it ran in ([`NvtxRanges`]): the process-wide start/end
+//! ranges first, in ncu's order, then its thread's push/pop stack, outermost first
+//! (`measure/step/forward/encoder.layer.0`). A range of a domain other than the default is
+//! named `domain:name`. With a depth, a path is cut to its first ranges, so the launches of
+//! deeper ranges count for their ancestor at that depth. Each launch counts for exactly one
+//! node, the one of its (cut) path, so the nodes' times add up to the total; a launch in no
+//! range is the node `(no range)` (ncu names no thread for it: the push/pop column is empty).
+//!
+//! A node's figures are worked by the same functions as a kernel's: time from
+//! [`metrics::duration_ns`], bytes and work from [`metrics::totals`], verdicts from
+//! [`groups::kernel_verdict`] on the node's launches of each kernel, the roofline point its
+//! FLOPs over its DRAM bytes at its time.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::analysis::{groups, metrics, work};
+use crate::model::artifact::{Artifact, LaunchCounters, NvtxRange, NvtxRanges};
+use crate::model::roofline;
+use crate::text::escape::{csv_cell, markdown_cell};
+use crate::text::format::{fmt_si, ms, opt, sig3};
+
+/// The name of the node of launches in no NVTX range.
+pub const NO_RANGE: &str = "(no range)";
+
+/// The verdict key of time whose launches have no verdict (counters missing).
+pub const NO_VERDICT: &str = "unknown";
+
+/// One node of the range table: the launches whose path (cut to the depth) is `path`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RangeNode {
+    /// The path's ranges, outermost first; empty for [`NO_RANGE`].
+    pub path: Vec<String>,
+    /// The path joined with `/`, or [`NO_RANGE`].
+    pub name: String,
+    /// Number of ranges in the path.
+    pub depth: usize,
+    /// IDs of the threads that launched its kernels, where ncu names them (push/pop
+    /// ranges only), ascending.
+    pub threads: Vec<u64>,
+    /// Launches counted here.
+    pub launches: usize,
+    /// Summed launch time, ms (`gpu__time_duration.sum`; a launch without one counts 0).
+    pub time_ms: f64,
+    /// `time_ms` over the time of every launch of the artifact (0 to 1; the shares sum to 1).
+    pub time_share: Option<f64>,
+    /// FLOPs (integer OPs for `tensor_int*`) by kind of work, only the kinds counted.
+    pub flops_by_kind: BTreeMap<String, f64>,
+    /// All floating-point FLOPs, CUDA and tensor cores ([`work::flops_total`]).
+    pub flops_total: f64,
+    /// Summed DRAM bytes; null when a launch lacks them.
+    pub dram_bytes: Option<f64>,
+    /// Summed L2 bytes; null when a launch lacks them.
+    pub l2_bytes: Option<f64>,
+    /// Summed L1 bytes; null when a launch lacks them.
+    pub l1_bytes: Option<f64>,
+    /// The roofline point's x: `flops_total / dram_bytes`, FLOP per byte.
+    pub flop_per_byte: Option<f64>,
+    /// The roofline point's y: `flops_total / time`, GFLOP/s.
+    pub gflops: Option<f64>,
+    /// Share of the node's time by verdict (`memory-bound`, `compute-bound`,
+    /// `latency-bound`, ..., [`NO_VERDICT`]), 0 to 1, summing to 1 when it has time.
+    pub verdicts: BTreeMap<String, f64>,
+}
+
+/// The range table of an artifact.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RangeTable {
+    /// The depth paths were cut to; null: full paths.
+    pub depth: Option<usize>,
+    /// Launches of the artifact (each in one node).
+    pub launches: usize,
+    /// Time of every launch, ms: the sum of the nodes' `time_ms`.
+    pub time_ms: f64,
+    /// The nodes, parents before their children, siblings in order of first launch.
+    pub nodes: Vec<RangeNode>,
+}
+
+/// How a range is named in a path: `name`, or `domain:name` outside the default domain.
+pub fn range_label(range: &NvtxRange) -> String {
+    match &range.domain {
+        Some(domain) => format!("{domain}:{}", range.name),
+        None => range.name.clone(),
+    }
+}
+
+/// A launch's path: start/end ranges, then the push/pop stack, cut to `depth` ranges.
+pub fn path_of(nvtx: Option<&NvtxRanges>, depth: Option<usize>) -> Vec<String> {
+    let Some(nvtx) = nvtx else {
+        return Vec::new();
+    };
+    nvtx.start_end
+        .iter()
+        .chain(&nvtx.push_pop)
+        .take(depth.unwrap_or(usize::MAX))
+        .map(range_label)
+        .collect()
+}
+
+/// The launches of one node while they are gathered: by kernel, in artifact order.
+#[derive(Default)]
+struct Gathered<'a> {
+    by_kernel: Vec<(usize, Vec<&'a LaunchCounters>)>,
+    threads: Vec<u64>,
+    first_launch: usize,
+}
+
+/// The range table of `artifact`, paths cut to `depth` ranges when given (at depth 0 every
+/// launch is in the one node of the empty path, named [`NO_RANGE`]: callers ask for 1 or
+/// more).
+pub fn range_table(artifact: &Artifact, depth: Option<usize>) -> RangeTable {
+    let mut nodes: HashMap<Vec<String>, Gathered<'_>> = HashMap::new();
+    // Each path prefix's first launch (in artifact order), to order the tree.
+    let mut first_of_prefix: HashMap<Vec<String>, usize> = HashMap::new();
+    let mut seen = 0usize;
+    for (k, kernel) in artifact.kernels.iter().enumerate() {
+        for launch in metrics::reference_launches(kernel) {
+            let path = path_of(launch.site.nvtx.as_deref(), depth);
+            for cut in 0..=path.len() {
+                let prefix = path.get(..cut).unwrap_or_default().to_vec();
+                first_of_prefix.entry(prefix).or_insert(seen);
+            }
+            let node = nodes.entry(path).or_insert_with(|| Gathered {
+                first_launch: seen,
+                ..Gathered::default()
+            });
+            match node.by_kernel.last_mut() {
+                Some((last, ls)) if *last == k => ls.push(launch),
+                _ => node.by_kernel.push((k, vec![launch])),
+            }
+            if let Some(t) = launch.site.nvtx.as_ref().and_then(|n| n.thread) {
+                if !node.threads.contains(&t) {
+                    node.threads.push(t);
+                }
+            }
+            seen += 1;
+        }
+    }
+    let mut keyed: Vec<(Vec<usize>, RangeNode)> = nodes
+        .into_iter()
+        .map(|(path, gathered)| {
+            let key = (1..=path.len())
+                .map(|cut| {
+                    path.get(..cut)
+                        .and_then(|p| first_of_prefix.get(p))
+                        .copied()
+                        .unwrap_or(gathered.first_launch)
+                })
+                .collect();
+            (key, node(path, gathered))
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut nodes: Vec<RangeNode> = keyed.into_iter().map(|(_, n)| n).collect();
+    let time_ms: f64 = nodes.iter().map(|n| n.time_ms).sum();
+    for n in &mut nodes {
+        n.time_share = (time_ms > 0.0).then(|| n.time_ms / time_ms);
+    }
+    RangeTable {
+        depth,
+        launches: seen,
+        time_ms,
+        nodes,
+    }
+}
+
+/// A node's figures from its launches.
+fn node(path: Vec<String>, gathered: Gathered<'_>) -> RangeNode {
+    let launches: Vec<LaunchCounters> = gathered
+        .by_kernel
+        .iter()
+        .flat_map(|(_, ls)| ls.iter().map(|l| (*l).clone()))
+        .collect();
+    let time_ns: f64 = launches.iter().map(launch_ns).sum();
+    let totals = metrics::totals(&launches);
+    let flops_total = work::flops_total(&totals.work);
+    let mut verdict_ns: BTreeMap<String, f64> = BTreeMap::new();
+    for (_, ls) in &gathered.by_kernel {
+        let owned: Vec<LaunchCounters> = ls.iter().map(|l| (*l).clone()).collect();
+        let verdict = groups::kernel_verdict(&owned);
+        for (group, members) in verdict.groups.iter().zip(&verdict.members) {
+            let ns: f64 = members
+                .iter()
+                .filter_map(|&i| owned.get(i))
+                .map(launch_ns)
+                .sum();
+            let key = group.verdict.clone().unwrap_or_else(|| NO_VERDICT.into());
+            *verdict_ns.entry(key).or_default() += ns;
+        }
+    }
+    let verdicts = verdict_ns
+        .into_iter()
+        .filter(|(_, ns)| *ns > 0.0)
+        .map(|(k, ns)| (k, ns / time_ns))
+        .collect();
+    let mut threads = gathered.threads;
+    threads.sort_unstable();
+    let name = if path.is_empty() {
+        NO_RANGE.to_owned()
+    } else {
+        path.join("/")
+    };
+    RangeNode {
+        depth: path.len(),
+        name,
+        path,
+        threads,
+        launches: launches.len(),
+        time_ms: time_ns / 1e6,
+        time_share: None,
+        flops_by_kind: totals
+            .work
+            .iter()
+            .map(|(kind, w)| (kind.key().to_owned(), w.ops))
+            .collect(),
+        flops_total,
+        dram_bytes: totals.dram_bytes,
+        l2_bytes: totals.l2_bytes,
+        l1_bytes: totals.l1_bytes,
+        flop_per_byte: totals
+            .dram_bytes
+            .and_then(|b| roofline::intensity(flops_total, b)),
+        gflops: roofline::giga_per_s(flops_total, time_ns / 1e6),
+        verdicts,
+    }
+}
+
+/// A launch's time, ns, as the verdict groups count it (0 without a duration).
+fn launch_ns(l: &LaunchCounters) -> f64 {
+    metrics::duration_ns(l).filter(|d| *d > 0.0).unwrap_or(0.0)
+}
+
+/// The header row of the CSV form.
+const CSV_HEADER: [&str; 14] = [
+    "range",
+    "depth",
+    "threads",
+    "launches",
+    "time_ms",
+    "time_share",
+    "flops_total",
+    "flops_by_kind",
+    "dram_bytes",
+    "l2_bytes",
+    "l1_bytes",
+    "flop_per_byte",
+    "gflops",
+    "verdicts",
+];
+
+/// The column headers of the human forms.
+const HEADERS: [&str; 11] = [
+    "range",
+    "launches",
+    "time_ms",
+    "share",
+    "flops",
+    "dram_bytes",
+    "l2_bytes",
+    "l1_bytes",
+    "flop_per_byte",
+    "gflops",
+    "verdicts",
+];
+
+impl RangeNode {
+    /// The verdict mix in one cell: `memory-bound 62%, latency-bound 38%`, largest first.
+    pub fn verdict_mix(&self) -> String {
+        let mut mix: Vec<(&String, &f64)> = self.verdicts.iter().collect();
+        mix.sort_by(|a, b| b.1.total_cmp(a.1));
+        mix.iter()
+            .map(|(k, v)| format!("{k} {:.0}%", *v * 100.0))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The FLOPs by kind in one cell: `tensor_bf16=1.2e12 fp32=3.4e9`.
+    fn kinds_cell(&self) -> String {
+        self.flops_by_kind
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The cells of the human forms, in [`HEADERS`] order.
+    fn human_cells(&self) -> [String; 11] {
+        let indent = "  ".repeat(self.depth.saturating_sub(1));
+        let last = self.path.last().map_or(NO_RANGE, String::as_str);
+        [
+            format!("{indent}{last}"),
+            self.launches.to_string(),
+            ms(self.time_ms),
+            opt(self.time_share, |s| format!("{:.1}%", s * 100.0)),
+            fmt_si(self.flops_total, "FLOP"),
+            opt(self.dram_bytes, |b| fmt_si(b, "B")),
+            opt(self.l2_bytes, |b| fmt_si(b, "B")),
+            opt(self.l1_bytes, |b| fmt_si(b, "B")),
+            opt(self.flop_per_byte, sig3),
+            opt(self.gflops, sig3),
+            self.verdict_mix(),
+        ]
+    }
+}
+
+impl RangeTable {
+    /// Aligned text for a terminal: one row per node, indented under its parent; an
+    /// ancestor without launches of its own (every launch in a deeper range) is a row of
+    /// its name only, so that the tree reads whole.
+    pub fn to_text(&self) -> String {
+        let mut rows: Vec<[String; 11]> = vec![HEADERS.map(str::to_owned)];
+        let mut open: &[String] = &[];
+        for node in &self.nodes {
+            let common = open
+                .iter()
+                .zip(&node.path)
+                .take_while(|(a, b)| a == b)
+                .count();
+            for level in common..node.path.len().saturating_sub(1) {
+                let mut row: [String; 11] = Default::default();
+                let name = node.path.get(level).map_or("", String::as_str);
+                row[0] = format!("{}{name}", "  ".repeat(level));
+                rows.push(row);
+            }
+            rows.push(node.human_cells());
+            open = &node.path;
+        }
+        let mut widths = [0usize; 11];
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let mut out = String::new();
+        for row in &rows {
+            let mut line = String::new();
+            for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+                let cell = crate::text::escape::controls(cell);
+                if i == 0 || i == 10 {
+                    let _ = write!(line, "{cell:<w$}  ");
+                } else {
+                    let _ = write!(line, "{cell:>w$}  ");
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "{} launches, {} ms in all{}",
+            self.launches,
+            ms(self.time_ms),
+            self.depth
+                .map(|d| format!("; ranges below depth {d} counted in their ancestor"))
+                .unwrap_or_default()
+        );
+        out
+    }
+
+    /// A GitHub-flavoured Markdown table, the path in full.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!("| {} |\n", HEADERS.join(" | "));
+        out.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
+        for n in &self.nodes {
+            let mut cells = n.human_cells();
+            cells[0] = n.name.clone();
+            let cells: Vec<String> = cells
+                .iter()
+                .map(|c| markdown_cell(c).into_owned())
+                .collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        out
+    }
+
+    /// Comma-separated values: plain numbers in base units, the path in full, threads and
+    /// FLOPs by kind as `a b c` lists. Text cells go through [`csv_cell`], as the kernel
+    /// table's do.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+        let num = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+        let cell = |s: &str| csv_cell(s).into_owned();
+        // Writing to a Vec cannot fail.
+        let _ = w.write_record(CSV_HEADER);
+        for n in &self.nodes {
+            let threads = n
+                .threads
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let verdicts = n
+                .verdicts
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let _ = w.write_record([
+                cell(&n.name),
+                n.depth.to_string(),
+                threads,
+                n.launches.to_string(),
+                n.time_ms.to_string(),
+                num(n.time_share),
+                n.flops_total.to_string(),
+                cell(&n.kinds_cell()),
+                num(n.dram_bytes),
+                num(n.l2_bytes),
+                num(n.l1_bytes),
+                num(n.flop_per_byte),
+                num(n.gflops),
+                cell(&verdicts),
+            ]);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// The JSON form (docs/table-json.md, "`--by range`").
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(domain: Option<&str>, name: &str) -> NvtxRange {
+        NvtxRange {
+            id: None,
+            domain: domain.map(str::to_owned),
+            name: name.to_owned(),
+        }
+    }
+
+    #[test]
+    fn paths_put_start_end_ranges_first_and_cut_at_the_depth() {
+        let nvtx = NvtxRanges {
+            thread: Some(7),
+            push_pop: vec![range(None, "step"), range(Some("TSL"), "Thunk")],
+            start_end: vec![range(None, "measure")],
+        };
+        assert_eq!(path_of(Some(&nvtx), None), ["measure", "step", "TSL:Thunk"]);
+        assert_eq!(path_of(Some(&nvtx), Some(2)), ["measure", "step"]);
+        assert!(path_of(Some(&nvtx), Some(0)).is_empty());
+        assert!(path_of(None, None).is_empty());
+    }
+}
