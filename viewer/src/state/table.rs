@@ -255,11 +255,18 @@ pub fn time_row(
     selected: Option<KernelRef>,
 ) -> Row {
     let share = |v: Option<f64>| v.map_or_else(|| "-".into(), |s| format!("{:.1}", 100.0 * s));
-    let because = k
+    let mut because = k
         .verdict
         .as_ref()
         .map(|v| v.reason.clone())
         .unwrap_or_default();
+    // A kernel whose launch groups disagree lists them on hover (the SOL page opens them).
+    if k.row.verdict_mixed {
+        for line in group_lines(k) {
+            because.push('\n');
+            because.push_str(&line);
+        }
+    }
     Row::kernel(
         kr,
         selected,
@@ -325,7 +332,13 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
         selected,
         vec![
             Cell::name(kr, &k.name, k.short.clone()),
-            Cell::text("verdict", verdict_of(k)).col("verdict"),
+            Cell::text("verdict", verdict_of(k))
+                .col("verdict")
+                .title(if k.row.verdict_mixed {
+                    group_lines(k).join("\n")
+                } else {
+                    String::new()
+                }),
             {
                 let (text, title) = ncu_says(k);
                 Cell::text("ncu", text).col("ncu_verdict").title(title)
@@ -725,6 +738,40 @@ mod tests {
         let time = time_row(kr, 0, r, k, None);
         assert_eq!(time.cells.get(2).and_then(|c| c.col), Some("verdict"));
         assert_eq!(time_header().len(), time.cells.len());
+    }
+
+    /// GPT-2's mixed nvjet kernel: its verdict is marked, and hovering it on the time and
+    /// SOL pages lists its groups.
+    #[test]
+    fn a_mixed_kernel_lists_its_groups_on_hover() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let Some((i, k)) = run
+            .kernels
+            .iter()
+            .enumerate()
+            .find(|(_, k)| k.row.verdict_mixed)
+        else {
+            panic!("no mixed kernel in the GPT-2 sample")
+        };
+        let kr = KernelRef { run: 0, kernel: i };
+        let lines = group_lines(k);
+        assert!(lines.len() >= 2, "{lines:?}");
+        let sol = sol_row(kr, k, None);
+        let cell = sol.cells.iter().find(|c| c.col == Some("verdict"));
+        let cell = cell.unwrap_or_else(|| panic!("no verdict cell"));
+        assert!(cell.text.ends_with(shared::analysis::table::MIXED_MARK));
+        assert!(lines.iter().all(|l| cell.title.contains(l.as_str())));
+        let ranking = shared::analysis::figures::ranking(&run.run.artifact, &run.kernels);
+        let Some((rank, r)) = ranking.iter().enumerate().find(|(_, r)| r.index == i) else {
+            panic!("not ranked")
+        };
+        let time = time_row(kr, rank, r, k, None);
+        let cell = time.cells.iter().find(|c| c.col == Some("verdict"));
+        let cell = cell.unwrap_or_else(|| panic!("no verdict cell"));
+        assert!(lines.iter().all(|l| cell.title.contains(l.as_str())));
     }
 
     /// SOL's "ncu ms per launch" is one launch's, as Timing's ncu column: GPT-2's kernels
