@@ -165,6 +165,17 @@ pub struct RunArgs {
     /// Elements of the streaming arrays (default: scaled from the device's L2 size).
     #[arg(long)]
     pub size: Option<u64>,
+    /// Which ncu, how long it may run, whether its exports are kept.
+    #[command(flatten)]
+    pub ncu_opts: NcuOpts,
+    /// Internal: launch each kernel exactly once for the profiler, no timing loops.
+    #[arg(long, hide = true)]
+    pub profile_mode: bool,
+}
+
+/// The ncu options `capture run` and `capture profile` share, declared once.
+#[derive(Debug, Args)]
+pub struct NcuOpts {
     /// Path to ncu (default: `ncu` on PATH, then /usr/local/cuda/bin/ncu).
     #[arg(long)]
     pub ncu: Option<PathBuf>,
@@ -174,9 +185,6 @@ pub struct RunArgs {
     /// Keep the ncu reports and CSV pages beside the artifact (`STEM-ncu-cold-raw.csv`, ...).
     #[arg(long)]
     pub keep_exports: bool,
-    /// Internal: launch each kernel exactly once for the profiler, no timing loops.
-    #[arg(long, hide = true)]
-    pub profile_mode: bool,
 }
 
 /// `capture merge`.
@@ -244,15 +252,9 @@ pub struct ProfileArgs {
     /// Cache state for the collection.
     #[arg(long, value_enum, default_value_t = CacheArg::Cold)]
     pub cache: CacheArg,
-    /// Path to ncu (default: `ncu` on PATH, then /usr/local/cuda/bin/ncu).
-    #[arg(long)]
-    pub ncu: Option<PathBuf>,
-    /// Kill an ncu collection that runs longer than this many seconds.
-    #[arg(long, default_value_t = 1800)]
-    pub ncu_timeout: u64,
-    /// Keep the ncu reports and CSV pages beside the artifact (`STEM-ncu-cold-raw.csv`, ...).
-    #[arg(long)]
-    pub keep_exports: bool,
+    /// Which ncu, how long it may run, whether its exports are kept.
+    #[command(flatten)]
+    pub ncu_opts: NcuOpts,
     /// Also collect ncu's SourceCounters section (per-instruction figures for `capture
     /// source`); keeps the reports beside the artifact, which holds no per-instruction
     /// figures. It costs one replay pass more per launch (26 against 25, measured on the H200:

@@ -92,7 +92,7 @@ pub fn resolve_profile_in(
         ncu_args: ncu_args_of(args),
         caches: caches_of(args.cache),
         output,
-        keep_exports: args.keep_exports || args.source,
+        keep_exports: args.ncu_opts.keep_exports || args.source,
         distributed: plan.distributed().cloned(),
         host,
         all_launches: args.all_launches,
@@ -135,7 +135,10 @@ pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
     if let Some(note) = push_pop_note(&cfg.selection.nvtx_include) {
         crate::out::warn(&note);
     }
-    let ncu = Ncu::locate(args.ncu.as_deref(), Duration::from_secs(args.ncu_timeout))?;
+    let ncu = Ncu::locate(
+        args.ncu_opts.ncu.as_deref(),
+        Duration::from_secs(args.ncu_opts.ncu_timeout),
+    )?;
     ProfileRun::conduct(&cfg, &ncu)
 }
 
@@ -172,9 +175,11 @@ mod tests {
             nvtx_exclude: Vec::new(),
             ncu_arg: Vec::new(),
             cache: CacheArg::Cold,
-            ncu: None,
-            ncu_timeout: 10,
-            keep_exports: false,
+            ncu_opts: crate::cli::NcuOpts {
+                ncu: None,
+                ncu_timeout: 10,
+                keep_exports: false,
+            },
             source: false,
             all_launches: true,
             plan_only: false,

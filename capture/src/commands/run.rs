@@ -79,7 +79,7 @@ fn resolve_run_in(args: &RunArgs, env: &dyn Env, host: Option<String>) -> Result
             caches_of(args.cache)
         },
         outputs,
-        keep_exports: args.keep_exports,
+        keep_exports: args.ncu_opts.keep_exports,
     })
 }
 
@@ -112,14 +112,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         return profile_mode(args);
     }
     let cfg = resolve_run(args)?;
-    let timeout = Duration::from_secs(args.ncu_timeout);
+    let timeout = Duration::from_secs(args.ncu_opts.ncu_timeout);
     // The driver first: on a host without one the answer is "no GPU", whatever else is
     // missing.
     runner::require_driver()?;
     let ncu = if cfg.caches.is_empty() {
         None
     } else {
-        Some(Ncu::locate(args.ncu.as_deref(), timeout)?)
+        Some(Ncu::locate(args.ncu_opts.ncu.as_deref(), timeout)?)
     };
     let devices = args
         .device
@@ -412,9 +412,11 @@ mod tests {
             no_tensor_ceilings: false,
             device,
             size: None,
-            ncu: None,
-            ncu_timeout: 10,
-            keep_exports: false,
+            ncu_opts: crate::cli::NcuOpts {
+                ncu: None,
+                ncu_timeout: 10,
+                keep_exports: false,
+            },
             profile_mode: false,
         }
     }
