@@ -64,7 +64,7 @@ pub struct LaunchGroup {
     pub reason: Option<String>,
     /// ncu's SOLBottleneck (and HighPipeUtilization) finding of the group, where the file
     /// has them.
-    pub ncu_verdict: Option<NcuVerdict>,
+    pub ncu_verdict: Option<Box<NcuVerdict>>,
 }
 
 impl LaunchGroup {
@@ -140,6 +140,11 @@ fn shape_text(key: &ShapeKey) -> String {
 /// every launch in it (persistent GEMMs run problem sizes of different verdicts on one
 /// grid at durations within the planner's 15 %).
 pub fn group_launches(launches: &[LaunchCounters]) -> Vec<Vec<usize>> {
+    match launches.len() {
+        0 => return Vec::new(),
+        1 => return vec![vec![0]],
+        _ => {}
+    }
     let mut shapes: Vec<Vec<usize>> = Vec::new();
     let mut index: HashMap<ShapeKey, usize> = HashMap::new();
     for (i, l) in launches.iter().enumerate() {
@@ -179,8 +184,10 @@ fn duration(l: &LaunchCounters) -> f64 {
 }
 
 /// The verdict of one group of launches, with its latency reason.
-fn group_verdict(launches: &[LaunchCounters]) -> (Option<Verdict>, Option<String>) {
-    let totals = metrics::totals(launches);
+fn group_verdict(
+    launches: &[LaunchCounters],
+    totals: &metrics::LaunchTotals,
+) -> (Option<Verdict>, Option<String>) {
     let mut verdict = bound::verdict(&totals.sol, launches);
     // Every launch of a group has one verdict; its time-weighted figures can still fall
     // on the other side of a threshold (two balanced launches at 62/55 and 55/62 average
@@ -202,8 +209,12 @@ fn group_verdict(launches: &[LaunchCounters]) -> (Option<Verdict>, Option<String
             v.bound_by = Some(unit);
         }
     }
-    let lat = latency::latency(launches, verdict.as_ref().map(|v| v.kind));
-    (verdict, lat.reason)
+    // Why, for a latency-bound group only (the stalls and the launch fit cost lookups).
+    let kind = verdict.as_ref().map(|v| v.kind);
+    let reason = (kind == Some(VerdictKind::LatencyBound))
+        .then(|| latency::latency(launches, kind).reason)
+        .flatten();
+    (verdict, reason)
 }
 
 /// ncu's verdict over `launches` (those with a SOLBottleneck finding), beside `ours`.
@@ -302,8 +313,9 @@ pub fn kernel_verdict(launches: &[LaunchCounters]) -> KernelVerdict {
                 copied = idx.iter().map(|&i| launches[i].clone()).collect();
                 &copied
             };
-            let (verdict, latency_reason) = group_verdict(ls);
-            let sol = metrics::totals(ls).sol;
+            let totals = metrics::totals(ls);
+            let (verdict, latency_reason) = group_verdict(ls, &totals);
+            let sol = totals.sol;
             let time_ns: f64 = ls.iter().map(duration).sum();
             let longest = ls.iter().max_by(|a, b| duration(a).total_cmp(&duration(b)));
             let refs: Vec<&LaunchCounters> = ls.iter().collect();
@@ -325,11 +337,11 @@ pub fn kernel_verdict(launches: &[LaunchCounters]) -> KernelVerdict {
                     Some(r) => format!("{}; {r}", v.reason),
                     None => v.reason.clone(),
                 }),
-                ncu_verdict: ncu_verdict_of(&refs, kind),
+                ncu_verdict: ncu_verdict_of(&refs, kind).map(Box::new),
             };
             if let Some(n) = group.ncu_verdict.take() {
                 let why = (!n.agrees).then(|| why_differ(&group, &n, ls.len()));
-                group.ncu_verdict = Some(NcuVerdict { why, ..n });
+                group.ncu_verdict = Some(Box::new(NcuVerdict { why, ..*n }));
             }
             (group, verdict, latency_reason, idx)
         })

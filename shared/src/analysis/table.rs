@@ -132,7 +132,8 @@ pub struct TableRow {
     pub verdict_mixed: bool,
     /// The kernel's launches grouped by shape (grid, block, shared memory; split by
     /// duration), most time first, each with its own verdict, unit, reason and ncu's
-    /// finding ([`crate::analysis::groups::LaunchGroup`]); empty without counters.
+    /// finding ([`crate::analysis::groups::LaunchGroup`]); listed for a kernel of two
+    /// groups or more only (a kernel of one group is its row).
     #[serde(default)]
     pub groups: Vec<crate::analysis::groups::LaunchGroup>,
     /// Why the row's time is below the physical floor of its work on this GPU (its DRAM
@@ -144,7 +145,7 @@ pub struct TableRow {
     /// ncu's own verdict (its SOLBottleneck rule, and the pipe its HighPipeUtilization rule
     /// names) beside ours, where the file carries its rule results; with why we differ.
     #[serde(default)]
-    pub ncu_verdict: Option<crate::analysis::ncu_verdict::NcuVerdict>,
+    pub ncu_verdict: Option<Box<crate::analysis::ncu_verdict::NcuVerdict>>,
     /// CPU reference check: `pass` or `fail`.
     pub check: Option<String>,
     /// Each stall reason's share of the stalled warps (reason key to 0..1, summing to 1;
@@ -276,8 +277,12 @@ impl TableRow {
             verdict: verdict.map(|v| v.kind.as_str().to_string()),
             verdict_mixed: kv.mixed,
             below_floor: None,
-            groups: kv.groups,
-            ncu_verdict: kv.ncu_verdict,
+            groups: if kv.groups.len() > 1 {
+                kv.groups
+            } else {
+                Vec::new()
+            },
+            ncu_verdict: kv.ncu_verdict.map(Box::new),
             check: kernel
                 .check
                 .as_ref()
