@@ -53,18 +53,13 @@ fn sol_agrees(ours: VerdictKind, ncu: NcuSol) -> bool {
 }
 
 /// The pipe ncu's HighPipeUtilization names (`None`: "All compute pipelines are
-/// under-utilized"); its "Shared" pipe by the sub-pipe it says dominates.
+/// under-utilized"), read by the one reader of its messages
+/// ([`shared::analysis::ncu_verdict::pipe_in`]: "Shared" by the sub-pipe that dominates it).
 fn ncu_pipe(text: &str) -> Option<Option<String>> {
     if text.starts_with("All compute pipelines are under-utilized") {
         return Some(None);
     }
-    let (name, _) = text.split_once(" is the highest-utilized pipeline")?;
-    let key = match name {
-        "Shared" if text.contains("dominated by its Tensor") => "tensor",
-        "Shared" if text.contains("dominated by its FP64") => "fp64",
-        other => return Some(Some(other.to_ascii_lowercase())),
-    };
-    Some(Some(key.to_string()))
+    shared::analysis::ncu_verdict::pipe_in(text).map(|p| Some(p.to_string()))
 }
 
 fn rule<'a>(l: &'a LaunchCounters, name: &str) -> Option<&'a str> {
