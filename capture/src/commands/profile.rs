@@ -52,7 +52,6 @@ pub fn resolve_profile_in(
     if args.launch_count == Some(0) {
         return Err(usage("--launch-count must be at least 1"));
     }
-    ncu_args::check_ncu_args(&args.ncu_arg).map_err(usage)?;
     if !args.all_launches && (args.launch_skip.is_some() || args.launch_count.is_some()) {
         // ncu applies -s and -c after the --kernel-id that selects a sample's launches, so
         // they would pick other launches in the profiling pass than in the timing pass.
@@ -79,7 +78,13 @@ pub fn resolve_profile_in(
     // `-o train.py -- python train.py` would replace the program's script.
     let program_files: Vec<PathBuf> = program.iter().map(Into::into).collect();
     crate::files::refuse_output_among_inputs(&output, &program_files)?;
+    let ncu_args = ncu_args_of(args);
+    let caches = caches_of(args.cache);
+    let depth = depth_of(args.depth);
+    let notes = push_pop_note(&args.nvtx_include).into_iter().collect();
+    ncu_args::check_ncu_args(&args.ncu_arg).map_err(usage)?;
     Ok(ProfileConfig {
+        program_name: ncu_args::program_name(&program),
         program,
         selection: Selection {
             kernel_filter: args.kernel_name.as_ref().map(|re| format!("regex:{re}")),
@@ -89,15 +94,16 @@ pub fn resolve_profile_in(
             nvtx_exclude: args.nvtx_exclude.clone(),
             kernel_id: None,
         },
-        ncu_args: ncu_args_of(args),
-        caches: caches_of(args.cache),
+        ncu_args,
+        caches,
         output,
         keep_exports: args.ncu_opts.keep_exports || args.source,
         distributed: plan.distributed().cloned(),
         host,
         all_launches: args.all_launches,
         plan_only: args.plan_only,
-        depth: depth_of(args.depth),
+        depth,
+        notes,
     })
 }
 
@@ -132,8 +138,8 @@ pub fn push_pop_note(includes: &[String]) -> Option<String> {
 /// views need.
 pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
     let cfg = resolve_profile(args)?;
-    if let Some(note) = push_pop_note(&cfg.selection.nvtx_include) {
-        crate::out::warn(&note);
+    for note in &cfg.notes {
+        crate::out::warn(note);
     }
     let ncu = Ncu::locate(
         args.ncu_opts.ncu.as_deref(),

@@ -2,8 +2,10 @@
 //! report joined launch by launch, the metrics ncu dropped named, and the command lines and
 //! pages recorded for provenance. `capture run` (the suite re-run under ncu) and `capture
 //! profile` (the user's program under ncu) both collect through [`collect_under`]; [`attach`]
-//! joins the collections to a timings artifact (`run`), [`import`] builds an artifact from
-//! them (`profile`).
+//! joins the collections to a timings artifact (`run`); [`profile_artifact`] builds an
+//! artifact from them (`profile`), each spread over a sampled profile's plan by [`expand`],
+//! which matches a collection of the plan's launches to the plan and spreads its counters
+//! ([`shared::analysis::sampling::scale`]) to every launch.
 //!
 //! GPU-free: the profiler may be real ncu or a fake that replays fixture exports.
 
@@ -11,13 +13,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use shared::analysis::sampling::{self, plan::Plan};
 use shared::model::artifact::{Artifact, CacheControl, LaunchCounters, Provenance};
 
 use crate::exit::{Code, Fault};
 use crate::files;
 
 use super::ncu::args::{Collection, Pass, Selection};
-use super::ncu::judge::missing_metrics_at;
+use super::ncu::judge::{missing_metrics_at, no_kernels_message};
 use super::ncu::{ProfileOutput, ProfileRequest, Profiler};
 
 /// `cold` or `warm`, as file names and messages spell a cache state.
@@ -307,6 +310,150 @@ pub fn import(
     let mut artifact = artifact?;
     finish(&mut artifact.provenance, profiler);
     Some(artifact)
+}
+
+/// A sampled profile's sample, as [`super::sample::time_and_plan`] makes it: the plan, and
+/// the timing pass's record, which leads the artifact's commands, pages and warnings.
+pub struct Sample {
+    /// The plan made from the timing pass.
+    pub plan: Plan,
+    /// The timing pass's command line, page and warnings.
+    pub timing: PassRecord,
+}
+
+/// A program that failed after ncu profiled launches: its exit status and how many launches
+/// were profiled before that.
+pub type ProgramFailed = (i32, usize);
+
+/// What `capture profile` collects into its artifact.
+pub struct ProfileCollection<'a> {
+    /// The program, its launches (the plan's, once there is one) and the counters.
+    pub target: &'a Target<'a>,
+    /// One collection each, cold first.
+    pub caches: &'a [CacheControl],
+    /// Where the reports and pages go.
+    pub work_dir: &'a Path,
+    /// Their file-name stem.
+    pub stem: &'a str,
+    /// The program's name, for messages.
+    pub program: &'a str,
+    /// The sample, when the profile is sampled (`None` with `--all-launches`).
+    pub sample: Option<Sample>,
+    /// The artifact's provenance before ncu's clocks and version are added.
+    pub provenance: Provenance,
+    /// Warnings the artifact carries from the flags (a push/pop range filter's).
+    pub notes: Vec<String>,
+}
+
+/// `capture profile`'s collections, made into its artifact: one collection per cache state,
+/// cold first, each spread over the sample's plan when there is one ([`expand`]), then
+/// [`import`]ed with the timing pass's record leading and labelled with its sample. A
+/// collection with no launch is [`Code::NoKernels`]; after one whose program failed, the
+/// remaining cache states are not tried (a warning says so) and the program's status and
+/// launch count come back beside the artifact.
+pub fn profile_artifact(
+    profiler: &dyn Profiler,
+    p: ProfileCollection<'_>,
+) -> Result<(Artifact, Option<ProgramFailed>)> {
+    let plan = p.sample.as_ref().map(|s| &s.plan);
+    let mut collected = Vec::new();
+    let mut failed = None;
+    for (i, &cache) in p.caches.iter().enumerate() {
+        let c = collect_under(profiler, cache, p.target, p.work_dir, p.stem)?;
+        let mut c = match plan {
+            Some(plan) => expand(plan, c)?,
+            None => c,
+        };
+        if let Some(status) = c.program_status {
+            if let Some(skipped) = p.caches.get(i + 1..).filter(|s| !s.is_empty()) {
+                c.record.warnings.push(format!(
+                    "not collected after the program failed: {}",
+                    skipped
+                        .iter()
+                        .map(|&c| format!("{} caches", cache_name(c)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            failed = Some((status, c.launches.len()));
+        }
+        if c.launches.is_empty() {
+            let collection = p.target.collection(cache);
+            let message = no_kernels_message(p.program, &collection);
+            return Err(Fault::new(Code::NoKernels, message).into());
+        }
+        collected.push(c);
+        if failed.is_some() {
+            break;
+        }
+    }
+    let (plan, timing) = match p.sample {
+        Some(s) => (Some(s.plan), s.timing),
+        None => (None, PassRecord::default()),
+    };
+    let mut artifact = import(timing, collected, p.provenance, profiler)
+        .ok_or_else(|| Fault::new(Code::Usage, "no cache state to collect"))?;
+    artifact.warnings.extend(p.notes);
+    if let Some(plan) = plan {
+        sampling::label(&mut artifact, plan.groups.len(), plan.launches.len());
+        if let Some(banner) = sampling::banner(&artifact) {
+            artifact.warnings.insert(0, banner);
+        }
+    }
+    Ok((artifact, failed))
+}
+
+/// A collection of the plan's launches (`collected`, selected by the plan's `--kernel-id`)
+/// matched to the plan and spread to every launch ([`sampling::scale`]): a [`Collected`]
+/// whose launches are every launch of the timing pass, its warnings followed by the
+/// matching's and the spreading's. None of the plan's launches profiled is
+/// [`Code::NoKernels`].
+pub fn expand(plan: &Plan, collected: Collected) -> Result<Collected> {
+    let Collected {
+        cache,
+        launches: rows,
+        mut record,
+        program_status,
+    } = collected;
+    let profiled = rows.len();
+    let (assigned, mut assign_warnings) = sampling::scale::assign(plan, rows);
+    record.warnings.append(&mut assign_warnings);
+    let expanded = sampling::scale::expand(plan, assigned);
+    record.warnings.extend(expanded.warnings.iter().cloned());
+    for w in assign_notes(&record.warnings) {
+        super::progress::log(None, &format!("warning: {w}"));
+    }
+    super::progress::log(
+        None,
+        &format!(
+            "sampled: {} of {} launches measured ({} profiled by ncu)",
+            expanded.measured,
+            plan.launches.len(),
+            profiled
+        ),
+    );
+    if expanded.measured == 0 {
+        return Err(Fault::new(
+            Code::NoKernels,
+            format!(
+                "the profiling pass profiled {profiled} launch(es), none of them a launch of \
+                 the plan; profile every launch with --all-launches"
+            ),
+        )
+        .into());
+    }
+    Ok(Collected {
+        cache,
+        launches: expanded.launches,
+        record,
+        program_status,
+    })
+}
+
+/// The sampling warnings among a collection's (those the matching and the spreading gave),
+/// which `capture profile` also prints as they happen.
+fn assign_notes(warnings: &[String]) -> impl Iterator<Item = &String> {
+    warnings.iter().filter(|w| w.starts_with("sampling: "))
 }
 
 #[cfg(test)]

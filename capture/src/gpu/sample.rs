@@ -1,7 +1,6 @@
-//! What a sampled `capture profile` adds to the one collection path: the timing pass over
-//! every launch, the plan printed with its predicted cost, and [`expand`], which matches a
-//! collection of the plan's launches to the plan and spreads its counters
-//! ([`shared::analysis::sampling::scale`]) to every launch.
+//! What a sampled `capture profile` adds before the collections: the timing pass over every
+//! launch and the plan, printed with its predicted cost ([`time_and_plan`]); the
+//! collections are spread over the plan by [`super::collect::expand`].
 //!
 //! **Launch selection.** After the plan, each collection selects the plan's launches with
 //! one `--kernel-id :::^(1|2|20)$` (any context, stream and kernel; the picked invocation
@@ -25,10 +24,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use shared::analysis::sampling::plan::Plan;
+use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
 use shared::analysis::sampling::timing::{self, TimedLaunch};
 use shared::analysis::sampling::{
-    self, Depth, SECONDS_PER_PASS, TIMING_PASSES, TIMING_SECONDS_PER_LAUNCH,
+    Depth, SECONDS_PER_PASS, TIMING_PASSES, TIMING_SECONDS_PER_LAUNCH,
 };
 use shared::model::artifact::CacheControl;
 use shared::text::names::distinct_short_names;
@@ -36,8 +35,8 @@ use shared::text::names::distinct_short_names;
 use crate::exit::{Code, Fault};
 use crate::files;
 
-use super::collect::{page_names, Collected, PassRecord, Target};
-use super::ncu::args::{self as ncu, Collection, Pass};
+use super::collect::{page_names, PassRecord, Sample, Target};
+use super::ncu::args::{Collection, Pass};
 use super::ncu::{ProfileRequest, Profiler};
 
 /// The timing pass, read back.
@@ -50,14 +49,35 @@ pub struct Timed {
     pub record: PassRecord,
 }
 
+/// The sample step of a sampled `capture profile`: the [`timing_pass`] of `target`, named
+/// `program` in messages, then the plan of which launches to profile, printed with its
+/// predicted cost at `depth` ([`plan_text`]).
+pub fn time_and_plan(
+    profiler: &dyn Profiler,
+    target: &Target<'_>,
+    work_dir: &Path,
+    stem: &str,
+    program: &str,
+    depth: Depth,
+) -> Result<Sample> {
+    let timed = timing_pass(profiler, target, work_dir, stem, program)?;
+    let plan = plan::plan(timed.launches, &PlanOptions::default());
+    crate::out::println(&plan_text(&plan, depth, timed.wall_s))?;
+    Ok(Sample {
+        plan,
+        timing: timed.record,
+    })
+}
+
 /// Runs the timing pass (one ncu pass of `gpu__time_duration.sum` over every launch the
 /// filters keep), named `{stem}-ncu-timing` in `work_dir`. A program that fails during it
-/// is [`Code::ProgramFailed`]: the launches to sample are not known.
+/// is [`Code::ProgramFailed`] (naming it `program`): the launches to sample are not known.
 pub fn timing_pass(
     profiler: &dyn Profiler,
     target: &Target<'_>,
     work_dir: &Path,
     stem: &str,
+    program: &str,
 ) -> Result<Timed> {
     let name = format!("{stem}-ncu-timing");
     let started = Instant::now();
@@ -75,10 +95,9 @@ pub fn timing_pass(
         return Err(Fault::new(
             Code::ProgramFailed,
             format!(
-                "the program {} exited with status {n} during the timing pass, so the launches \
+                "the program {program} exited with status {n} during the timing pass, so the launches \
                  to sample are not known; nothing written (--all-launches keeps the launches \
-                 profiled before a failure)",
-                ncu::program_name(target.program)
+                 profiled before a failure)"
             ),
         )
         .into());
@@ -204,59 +223,6 @@ pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
     out
 }
 
-/// A collection of the plan's launches (`collected`, selected by the plan's `--kernel-id`)
-/// matched to the plan and spread to every launch ([`sampling::scale`]): a [`Collected`]
-/// whose launches are every launch of the timing pass, its warnings followed by the
-/// matching's and the spreading's. None of the plan's launches profiled is
-/// [`Code::NoKernels`].
-pub fn expand(plan: &Plan, collected: Collected) -> Result<Collected> {
-    let Collected {
-        cache,
-        launches: rows,
-        mut record,
-        program_status,
-    } = collected;
-    let profiled = rows.len();
-    let (assigned, mut assign_warnings) = sampling::scale::assign(plan, rows);
-    record.warnings.append(&mut assign_warnings);
-    let expanded = sampling::scale::expand(plan, assigned);
-    record.warnings.extend(expanded.warnings.iter().cloned());
-    for w in assign_notes(&record.warnings) {
-        super::progress::log(None, &format!("warning: {w}"));
-    }
-    super::progress::log(
-        None,
-        &format!(
-            "sampled: {} of {} launches measured ({} profiled by ncu)",
-            expanded.measured,
-            plan.launches.len(),
-            profiled
-        ),
-    );
-    if expanded.measured == 0 {
-        return Err(Fault::new(
-            Code::NoKernels,
-            format!(
-                "the profiling pass profiled {profiled} launch(es), none of them a launch of \
-                 the plan; profile every launch with --all-launches"
-            ),
-        )
-        .into());
-    }
-    Ok(Collected {
-        cache,
-        launches: expanded.launches,
-        record,
-        program_status,
-    })
-}
-
-/// The sampling warnings among a collection's (those the matching and the spreading gave),
-/// which `capture profile` also prints as they happen.
-fn assign_notes(warnings: &[String]) -> impl Iterator<Item = &String> {
-    warnings.iter().filter(|w| w.starts_with("sampling: "))
-}
-
 #[cfg(test)]
 pub mod tests {
     //! The whole sampled flow on the recorded BERT training step, with a profiler that
@@ -266,10 +232,10 @@ pub mod tests {
     use std::cell::RefCell;
     use std::io::Read;
 
-    use super::super::collect::collect_under;
+    use super::super::collect::{collect_under, expand};
+    use super::super::ncu::args as ncu;
     use super::super::ncu::ProfileOutput;
     use super::*;
-    use shared::analysis::sampling::plan::{self, PlanOptions};
     use shared::model::artifact::LaunchCounters;
 
     /// The launches of a sampled collection that were measured.
@@ -426,7 +392,8 @@ pub mod tests {
             ncu_args: Vec::new(),
             pass: Pass::Standard,
         };
-        let timed = timing_pass(&p, &target, work.path(), "t").unwrap_or_else(|e| panic!("{e:#}"));
+        let timed =
+            timing_pass(&p, &target, work.path(), "t", "prog").unwrap_or_else(|e| panic!("{e:#}"));
         let plan = plan::plan(timed.launches, &PlanOptions::default());
         assert_eq!(plan.launches.len(), 172);
         let text = plan_text(&plan, Depth::Standard, timed.wall_s);
