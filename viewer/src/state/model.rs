@@ -246,48 +246,39 @@ impl Column {
         Column::Because,
     ];
 
+    /// The JSON field of `capture table --format json` this column shows, and the
+    /// explanation key of its numbers (empty where the column has none): one arm per column.
+    fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            Column::Name => ("name", ""),
+            Column::Launches => ("launches", ""),
+            Column::Time => ("time_ms", "time"),
+            Column::TimeShare => ("time_share", "time_share"),
+            Column::Ask => ("ask_bytes", "ask_bytes"),
+            Column::L1 => ("l1_bytes", "l1_bytes"),
+            Column::L2 => ("l2_bytes", "l2_bytes"),
+            Column::Dram => ("dram_bytes", "dram_bytes"),
+            Column::DramPerAsk => ("dram_per_ask", "dram_per_ask"),
+            Column::Gbs => ("gbs", "gbs"),
+            Column::PctCopy => ("pct_of_copy", "pct_of_copy"),
+            Column::Work => ("precision", "precision"),
+            Column::Gflops => ("gflops_total", "gflops"),
+            Column::Verdict => ("verdict", "verdict"),
+            Column::Ncu => ("ncu_verdict", ""),
+            Column::BoundBy => ("bound_by", ""),
+            Column::Check => ("check", ""),
+            Column::Because => ("latency_reason", "latency_reason"),
+        }
+    }
+
     /// The JSON field of `capture table --format json` this column shows.
     pub fn field(self) -> &'static str {
-        match self {
-            Column::Name => "name",
-            Column::Launches => "launches",
-            Column::Time => "time_ms",
-            Column::TimeShare => "time_share",
-            Column::Ask => "ask_bytes",
-            Column::L1 => "l1_bytes",
-            Column::L2 => "l2_bytes",
-            Column::Dram => "dram_bytes",
-            Column::DramPerAsk => "dram_per_ask",
-            Column::Gbs => "gbs",
-            Column::PctCopy => "pct_of_copy",
-            Column::Work => "precision",
-            Column::Gflops => "gflops_total",
-            Column::Verdict => "verdict",
-            Column::Ncu => "ncu_verdict",
-            Column::BoundBy => "bound_by",
-            Column::Check => "check",
-            Column::Because => "latency_reason",
-        }
+        self.keys().0
     }
 
     /// The explanation key of the column's numbers.
     pub fn explain_key(self) -> &'static str {
-        match self {
-            Column::Name | Column::Launches | Column::Check | Column::Ncu | Column::BoundBy => "",
-            Column::Time => "time",
-            Column::TimeShare => "time_share",
-            Column::Work => "precision",
-            Column::Ask => "ask_bytes",
-            Column::L1 => "l1_bytes",
-            Column::L2 => "l2_bytes",
-            Column::Dram => "dram_bytes",
-            Column::DramPerAsk => "dram_per_ask",
-            Column::Gbs => "gbs",
-            Column::PctCopy => "pct_of_copy",
-            Column::Gflops => "gflops",
-            Column::Verdict => "verdict",
-            Column::Because => "latency_reason",
-        }
+        self.keys().1
     }
 
     /// The number a row holds in this column, for sorting and `data-value`.
