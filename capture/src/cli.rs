@@ -261,6 +261,17 @@ pub struct ProfileArgs {
     /// a 2-layer BERT forward, 43 launches, took 49.3 s both ways).
     #[arg(long)]
     pub source: bool,
+    /// Name where in a PyTorch program each kernel was launched, with no change to the
+    /// program: NVTX start/end ranges around every nn.Module's forward and backward, named by
+    /// the module's place in the model, and around every optimizer step, set by PyTorch's
+    /// global hooks from a sitecustomize that capture puts first on PYTHONPATH (docs/nvtx.md).
+    /// `capture table --by range` then adds the time up by module.
+    #[arg(long)]
+    pub torch_modules: bool,
+    /// With --torch-modules, also a push/pop range per aten op (PyTorch's emit_nvtx), at more
+    /// CPU cost per op.
+    #[arg(long, requires = "torch_modules")]
+    pub torch_ops: bool,
     /// Profile every launch, each replayed once per pass, instead of a sample. By default
     /// a timing pass (one ncu pass of the duration only, caches and clocks left alone)
     /// times every launch, a plan groups alike launches and picks a few of each group,

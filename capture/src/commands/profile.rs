@@ -4,6 +4,7 @@
 //! [`ProfileConfig`] before ncu starts; [`conductor`] runs it, step by step.
 
 mod conductor;
+mod torch;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -90,6 +91,8 @@ pub fn resolve_profile_in(
             kernel_filter: args.kernel_name.as_ref().map(|re| format!("regex:{re}")),
             launch_skip: args.launch_skip,
             launch_count: args.launch_count,
+            // Every launch keeps its NVTX ranges: where in the program it ran.
+            nvtx: true,
             nvtx_include: args.nvtx_include.clone(),
             nvtx_exclude: args.nvtx_exclude.clone(),
             kernel_id: None,
@@ -104,6 +107,7 @@ pub fn resolve_profile_in(
         plan_only: args.plan_only,
         depth,
         notes,
+        torch_ops: args.torch_modules.then_some(args.torch_ops),
     })
 }
 
@@ -187,11 +191,43 @@ mod tests {
                 keep_exports: false,
             },
             source: false,
+            torch_modules: false,
+            torch_ops: false,
             all_launches: true,
             plan_only: false,
             depth: DepthArg::Standard,
             program: program.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn torch_modules_run_every_pass_with_the_hooks_first_on_pythonpath_and_nvtx_on() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("p.json");
+        let exe = this_program();
+        let args = ProfileArgs {
+            torch_modules: true,
+            torch_ops: true,
+            ..profile_args(&out, &[&exe])
+        };
+        let p = fake::probe();
+        let cfg = resolved(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        ProfileRun::conduct(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        let envs = p.envs.borrow();
+        assert!(!envs.is_empty());
+        for env in envs.iter() {
+            let path = env.iter().find(|(k, _)| k == "PYTHONPATH").map(|(_, v)| v);
+            let first = path.and_then(|v| std::env::split_paths(v).next());
+            let hooks = first.map(|f| f.join("sitecustomize.py"));
+            assert!(hooks.is_some_and(|h| h.ends_with("p-torch-ranges/sitecustomize.py")));
+            assert!(env.contains(&("CAPTURE_TORCH_OPS".into(), "1".into())));
+        }
+        assert!(p.asked.borrow().iter().all(|c| c.selection.nvtx));
+        // Without the flag the program's environment is its own.
+        let p = fake::probe();
+        let cfg = resolved(&profile_args(&out, &[&exe])).unwrap_or_else(|e| panic!("{e:#}"));
+        ProfileRun::conduct(&cfg, &p).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(p.envs.borrow().iter().all(Vec::is_empty));
     }
 
     #[test]

@@ -316,6 +316,7 @@ fn profile_half(
             },
             ncu_args: Vec::new(),
             pass: Pass::Standard,
+            env: Vec::new(),
         },
         work.path(),
         &stem_of(output),

@@ -92,6 +92,9 @@ pub struct Target<'a> {
     pub ncu_args: Vec<String>,
     /// What the collection measures.
     pub pass: Pass,
+    /// More environment for the program (`--torch-modules`' PYTHONPATH), set on ncu's
+    /// process, which hands it on.
+    pub env: Vec<(OsString, OsString)>,
 }
 
 impl Target<'_> {
@@ -209,6 +212,7 @@ pub fn collect_under(
         program: target.program,
         work_dir,
         name: &name,
+        env: &target.env,
     })?;
     let (launches, reader_warnings) = read_pages(&out)?;
     let missing = target
@@ -480,6 +484,7 @@ mod tests {
                 },
                 ncu_args: Vec::new(),
                 pass: Pass::Standard,
+                env: Vec::new(),
             },
             work.path(),
             "h200",
@@ -537,6 +542,7 @@ mod tests {
                 selection: Selection::default(),
                 ncu_args: Vec::new(),
                 pass: Pass::Standard,
+                env: Vec::new(),
             },
             work.path(),
             "t",

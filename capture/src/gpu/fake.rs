@@ -3,6 +3,7 @@
 //! timings artifact as `capture run` builds one.
 
 use std::cell::RefCell;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -19,6 +20,8 @@ pub struct FakeProfiler {
     pub details: &'static str,
     /// Every collection asked for, in order.
     pub asked: RefCell<Vec<Collection>>,
+    /// The environment each was asked to run the program with.
+    pub envs: RefCell<Vec<Vec<(OsString, OsString)>>>,
     /// The program's exit status to report, as ncu passes on a failing program's.
     pub program_status: Option<i32>,
 }
@@ -37,6 +40,7 @@ impl Profiler for FakeProfiler {
 
     fn profile(&self, req: &ProfileRequest<'_>) -> Result<ProfileOutput> {
         self.asked.borrow_mut().push(req.collection.clone());
+        self.envs.borrow_mut().push(req.env.to_vec());
         Ok(ProfileOutput {
             raw: fixture(self.raw),
             details: Some(fixture(self.details)),
@@ -57,6 +61,7 @@ pub fn probe() -> FakeProfiler {
         raw: "probe_full_raw.csv",
         details: "probe_full_details.csv",
         asked: RefCell::new(Vec::new()),
+        envs: RefCell::new(Vec::new()),
         program_status: None,
     }
 }

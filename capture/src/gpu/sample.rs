@@ -89,6 +89,7 @@ pub fn timing_pass(
         program: target.program,
         work_dir,
         name: &name,
+        env: &target.env,
     })?;
     let wall_s = started.elapsed().as_secs_f64();
     if let Some(n) = out.program_status {
@@ -391,6 +392,7 @@ pub mod tests {
             },
             ncu_args: Vec::new(),
             pass: Pass::Standard,
+            env: Vec::new(),
         };
         let timed =
             timing_pass(&p, &target, work.path(), "t", "prog").unwrap_or_else(|e| panic!("{e:#}"));

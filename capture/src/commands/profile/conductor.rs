@@ -56,6 +56,8 @@ pub struct ProfileConfig {
     /// Warnings about the flags, printed at the start and carried by the artifact (a
     /// push/pop range filter's, [`super::push_pop_note`]).
     pub(super) notes: Vec<String>,
+    /// PyTorch module ranges (`--torch-modules`), and op ranges too when `Some(true)`.
+    pub(super) torch_ops: Option<bool>,
 }
 
 /// One `capture profile` under way: its configuration, where ncu's reports
@@ -75,18 +77,25 @@ pub(super) struct ProfileRun<'a> {
 }
 
 impl<'a> ProfileRun<'a> {
-    /// A run of `cfg`, its work folder made.
+    /// A run of `cfg`, its work folder made (with `--torch-modules`' sitecustomize).
     fn new(cfg: &'a ProfileConfig) -> Result<Self> {
+        let work = WorkDir::new(cfg.keep_exports, &cfg.output)?;
+        let stem = stem_of(&cfg.output);
+        let env = match cfg.torch_ops {
+            Some(ops) => super::torch::environment(work.path(), &stem, ops)?,
+            None => Vec::new(),
+        };
         Ok(ProfileRun {
             started: Instant::now(),
             cfg,
-            work: WorkDir::new(cfg.keep_exports, &cfg.output)?,
-            stem: stem_of(&cfg.output),
+            work,
+            stem,
             target: Target {
                 program: &cfg.program,
                 selection: cfg.selection.clone(),
                 ncu_args: cfg.ncu_args.clone(),
                 pass: Pass::Counters(cfg.depth),
+                env,
             },
         })
     }

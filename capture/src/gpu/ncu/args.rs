@@ -68,6 +68,8 @@ pub struct Selection {
     pub launch_skip: Option<u64>,
     /// `-c`: at most this many launches.
     pub launch_count: Option<u64>,
+    /// Record each launch's NVTX ranges (`--nvtx`) with no range filter.
+    pub nvtx: bool,
     /// `--nvtx-include`, each (implies `--nvtx`).
     pub nvtx_include: Vec<String>,
     /// `--nvtx-exclude`, each (implies `--nvtx`).
@@ -216,7 +218,7 @@ pub fn collect_args(report: &Path, c: &Collection, program: &[OsString]) -> Vec<
         a.push("-c".into());
         a.push(n.to_string().into());
     }
-    let wants_nvtx = !sel.nvtx_include.is_empty() || !sel.nvtx_exclude.is_empty();
+    let wants_nvtx = sel.nvtx || !sel.nvtx_include.is_empty() || !sel.nvtx_exclude.is_empty();
     if wants_nvtx && !c.ncu_args.iter().any(|x| x == "--nvtx") {
         a.push("--nvtx".into());
     }
@@ -490,6 +492,7 @@ mod tests {
                 kernel_filter: Some("regex:gemm".into()),
                 launch_skip: Some(5),
                 launch_count: Some(3),
+                nvtx: false,
                 nvtx_include: vec!["step/".into(), "train@fwd/".into()],
                 nvtx_exclude: vec!["warmup/".into()],
                 kernel_id: None,

@@ -30,6 +30,8 @@ pub struct ProfileRequest<'a> {
     pub work_dir: &'a Path,
     /// File-name stem of this collection (`ncu-cold`).
     pub name: &'a str,
+    /// More environment for the program, set on ncu's process.
+    pub env: &'a [(OsString, OsString)],
 }
 
 /// What a profiler produced.

@@ -66,11 +66,18 @@ impl Ncu {
     }
 
     /// Runs ncu with `args`, stdout and stderr into `log`, killed after the time limit.
-    fn run_logged(&self, args: &[OsString], log: &Path, what: &str) -> Result<ExitStatus> {
+    fn run_logged(
+        &self,
+        args: &[OsString],
+        env: &[(OsString, OsString)],
+        log: &Path,
+        what: &str,
+    ) -> Result<ExitStatus> {
         let out = File::create(log).with_context(|| format!("{}: cannot create", log.display()))?;
         let err = out.try_clone().context("duplicating the log handle")?;
         let mut cmd = Command::new(&self.path);
         cmd.args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::from(out))
             .stderr(Stdio::from(err));
@@ -197,8 +204,13 @@ impl Profiler for Ncu {
         let _ = std::fs::remove_file(&report);
         let log = req.work_dir.join(format!("{}.log", req.name));
         let args = collect_args(&base, &req.collection, req.program);
+        let env: String = req
+            .env
+            .iter()
+            .map(|(k, v)| format!("{}={} ", k.to_string_lossy(), shell_quote(v)))
+            .collect();
         let collect_cmd = format!(
-            "{} > {} 2>&1",
+            "{env}{} > {} 2>&1",
             command_line(self.path.as_os_str(), &args),
             shell_quote(log.as_os_str())
         );
@@ -213,7 +225,7 @@ impl Profiler for Ncu {
         // A report cut short by Ctrl-C is no report: removed, like an unfinished output.
         let status = {
             let _unfinished = crate::interrupt::remove_on_interrupt(&report);
-            self.run_logged(&args, &log, &what)?
+            self.run_logged(&args, req.env, &log, &what)?
         };
         let log_text = std::fs::read_to_string(&log).unwrap_or_default();
         let judged = judge_collection(
