@@ -169,6 +169,34 @@ pub fn range_table(artifact: &Artifact, depth: Option<usize>) -> RangeTable {
     }
 }
 
+/// `artifact` narrowed to one node of its range tree and everything below it: the launches
+/// whose path begins with `prefix` (for [`NO_RANGE`]'s path, `[NO_RANGE]`, the launches in no
+/// range), in every counter set; kernels left with no launch are dropped, and a sampled
+/// kernel's count is its launches that remain. An empty `prefix` keeps every launch.
+/// The viewer's range tree shows its pages over it.
+pub fn within(artifact: &Artifact, prefix: &[String]) -> Artifact {
+    let keeps = |l: &LaunchCounters| {
+        let path = path_of(l.site.nvtx.as_deref(), None);
+        match prefix {
+            [only] if only == NO_RANGE => path.is_empty(),
+            _ => path.starts_with(prefix),
+        }
+    };
+    let mut narrowed = artifact.clone();
+    narrowed.kernels.retain_mut(|k| {
+        let kept_before = metrics::reference_launches(k).len();
+        for set in k.cold.iter_mut().chain(k.warm.as_deref_mut()) {
+            set.launches.retain(&keeps);
+        }
+        let kept = metrics::reference_launches(k).len();
+        if kept != kept_before && k.sampled.is_some() {
+            k.sampled = k.counted_sampled().map(Box::new);
+        }
+        kept > 0
+    });
+    narrowed
+}
+
 /// A node's figures from its launches.
 fn node(path: Vec<String>, gathered: Gathered<'_>) -> RangeNode {
     let launches: Vec<LaunchCounters> = gathered

@@ -302,3 +302,49 @@ fn a_raw_page_joined_with_its_details_page_keeps_the_ranges() {
         .as_deref()
         .is_some_and(|n| n.thread == Some(3736) && n.push_pop[0].name == "forward")));
 }
+
+/// A node of the range tree narrows the artifact to its launches and those below it: on
+/// the JAX MLP (XLA's start/end module range and push/pop thunk ranges) cut at depths 1 to
+/// 3, and the probe (no range: one node, `(no range)`), each node's launches and time are
+/// those of the artifact narrowed to its path, and the nodes together are every launch.
+#[test]
+fn a_range_narrows_the_artifact_to_its_launches() {
+    use shared::analysis::ranges::within;
+    let jax = imported(JAX_MLP);
+    let probe = import(PROBE);
+    assert_eq!(range_table(&jax, Some(3)).nodes.len(), 4);
+    for (a, depth, what) in [
+        (&jax, 1, "jax"),
+        (&jax, 2, "jax"),
+        (&jax, 3, "jax"),
+        (&probe, 1, "probe"),
+    ] {
+        let table = range_table(a, Some(depth));
+        let mut launches = 0;
+        for node in &table.nodes {
+            let path = if node.path.is_empty() {
+                vec![NO_RANGE.to_owned()]
+            } else {
+                node.path.clone()
+            };
+            let narrowed = within(a, &path);
+            let below = range_table(&narrowed, None);
+            // Launches below the node at full depth; at the cut they are all the node's.
+            assert_eq!(below.launches, node.launches, "{what}: {}", node.name);
+            assert!(
+                (below.time_ms - node.time_ms).abs() <= 1e-9 * node.time_ms.max(1.0),
+                "{what}: {}: {} ms against {} ms",
+                node.name,
+                below.time_ms,
+                node.time_ms
+            );
+            assert!(narrowed
+                .kernels
+                .iter()
+                .all(|k| !metrics::reference_launches(k).is_empty()));
+            launches += node.launches;
+        }
+        assert_eq!(launches, table.launches, "{what}");
+        assert_eq!(&within(a, &[]), a);
+    }
+}
