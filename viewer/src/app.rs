@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::components::kernel_list::{KernelList, RunList};
 use crate::components::loader::Loader;
+use crate::components::range_tree::RangeBanner;
 use crate::components::shell::{Banner, ErrorList, ExplainPanel, Welcome};
 use crate::ctx::Ctx;
 use crate::pages;
@@ -118,6 +119,7 @@ pub fn App() -> impl IntoView {
                     </aside>
                     <section class="content" id="content" tabindex="-1">
                         <Tabs hidden=hidden />
+                        <RangeBanner />
                         <CurrentView />
                     </section>
                     <ExplainPanel />

@@ -89,6 +89,22 @@ impl Ctx {
         self.view.update(|v| v.selected = Some(r));
     }
 
+    /// Narrows the current run to the NVTX range node `path` (its launches and those below
+    /// it), or shows it whole for `None`; the URL keeps it, and the run's default kernel is
+    /// selected.
+    pub fn set_range(&self, path: Option<Vec<String>>) {
+        let run = self.run.get_untracked();
+        let joined = path.as_ref().map(|p| p.join("/"));
+        self.ws.update(|ws| ws.narrow(run, path));
+        let kernel = self
+            .ws
+            .with_untracked(|ws| ws.runs.get(run).and_then(|r| r.default_kernel()));
+        self.view.update(|v| {
+            v.range = joined;
+            v.selected = kernel.map(|kernel| KernelRef { run, kernel });
+        });
+    }
+
     /// Adds loaded runs, reports errors, and selects the first new run.
     pub fn add_runs(&self, runs: Vec<Run>, errors: Vec<LoadError>, started_ms: f64) {
         let added = runs.len();
@@ -96,7 +112,14 @@ impl Ctx {
         let kernels: usize = runs.iter().map(|r| r.artifact.kernels.len()).sum();
         if added > 0 {
             let mut first = 0;
-            self.ws.update(|ws| first = ws.add(runs));
+            let range = self.view.with_untracked(|v| v.range.clone());
+            self.ws.update(|ws| {
+                first = ws.add(runs);
+                // A link's range narrows the run it opens.
+                if let Some(range) = range {
+                    ws.narrow(first, Some(range.split('/').map(String::from).collect()));
+                }
+            });
             let sel = self.ws.with(|ws| {
                 ws.runs.get(first).map(|run| KernelRef {
                     run: first,

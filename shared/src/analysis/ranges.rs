@@ -296,6 +296,90 @@ const HEADERS: [&str; 11] = [
     "verdicts",
 ];
 
+impl RangeTable {
+    /// The whole tree: every path prefix of the nodes (parents before their children, in
+    /// the nodes' order), each the sum of the nodes at and below it: launches, time and
+    /// share, FLOPs by kind, bytes per level (null where a node lacks them), its own
+    /// roofline point, and its time by verdict. [`NO_RANGE`] stays its own row. The viewer's
+    /// range tree.
+    pub fn tree(&self) -> Vec<RangeNode> {
+        let mut order: Vec<Vec<String>> = Vec::new();
+        let mut below: HashMap<Vec<String>, Vec<&RangeNode>> = HashMap::new();
+        for n in &self.nodes {
+            let cuts = if n.path.is_empty() {
+                0..=0
+            } else {
+                1..=n.path.len()
+            };
+            for cut in cuts {
+                let prefix = n.path.get(..cut).unwrap_or_default().to_vec();
+                let members = below.entry(prefix.clone()).or_insert_with(|| {
+                    order.push(prefix);
+                    Vec::new()
+                });
+                members.push(n);
+            }
+        }
+        order
+            .into_iter()
+            .map(|path| {
+                let members = below.remove(&path).unwrap_or_default();
+                summed(path, &members, self.time_ms)
+            })
+            .collect()
+    }
+}
+
+/// The node of `path` summing `members` (the nodes at and below it), its share of
+/// `total_ms`.
+fn summed(path: Vec<String>, members: &[&RangeNode], total_ms: f64) -> RangeNode {
+    let time_ms: f64 = members.iter().map(|n| n.time_ms).sum();
+    let add = |get: fn(&RangeNode) -> Option<f64>| -> Option<f64> {
+        members.iter().map(|n| get(n)).sum::<Option<f64>>()
+    };
+    let mut flops_by_kind: BTreeMap<String, f64> = BTreeMap::new();
+    let mut verdict_ms: BTreeMap<String, f64> = BTreeMap::new();
+    let mut threads: Vec<u64> = Vec::new();
+    for n in members {
+        for (k, v) in &n.flops_by_kind {
+            *flops_by_kind.entry(k.clone()).or_default() += v;
+        }
+        for (k, share) in &n.verdicts {
+            *verdict_ms.entry(k.clone()).or_default() += share * n.time_ms;
+        }
+        threads.extend(&n.threads);
+    }
+    threads.sort_unstable();
+    threads.dedup();
+    let flops_total: f64 = members.iter().map(|n| n.flops_total).sum();
+    let dram_bytes = add(|n| n.dram_bytes);
+    RangeNode {
+        depth: path.len(),
+        name: if path.is_empty() {
+            NO_RANGE.to_owned()
+        } else {
+            path.join("/")
+        },
+        path,
+        threads,
+        launches: members.iter().map(|n| n.launches).sum(),
+        time_ms,
+        time_share: (total_ms > 0.0).then(|| time_ms / total_ms),
+        flops_by_kind,
+        flops_total,
+        dram_bytes,
+        l2_bytes: add(|n| n.l2_bytes),
+        l1_bytes: add(|n| n.l1_bytes),
+        flop_per_byte: dram_bytes.and_then(|b| roofline::intensity(flops_total, b)),
+        gflops: roofline::giga_per_s(flops_total, time_ms),
+        verdicts: verdict_ms
+            .into_iter()
+            .filter(|(_, ms)| *ms > 0.0 && time_ms > 0.0)
+            .map(|(k, ms)| (k, ms / time_ms))
+            .collect(),
+    }
+}
+
 impl RangeNode {
     /// The verdict mix in one cell: `memory-bound 62%, latency-bound 38%`, largest first.
     pub fn verdict_mix(&self) -> String {

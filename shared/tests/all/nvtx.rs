@@ -348,3 +348,37 @@ fn a_range_narrows_the_artifact_to_its_launches() {
         assert_eq!(&within(a, &[]), a);
     }
 }
+
+/// The range tree holds every prefix once, parents first, each the sum of the nodes below
+/// it: on the JAX MLP its root (`measure`) is every launch and all the time, and a node's
+/// own row in the tree equals its row in the table.
+#[test]
+fn the_range_tree_sums_each_prefix() {
+    let jax = imported(JAX_MLP);
+    let table = range_table(&jax, None);
+    let tree = table.tree();
+    let root = tree.first().expect("a root");
+    assert_eq!(root.path, ["measure"]);
+    assert_eq!(root.launches, table.launches);
+    assert!((root.time_ms - table.time_ms).abs() <= 1e-9 * table.time_ms);
+    for n in &table.nodes {
+        let row = tree
+            .iter()
+            .find(|r| r.path == n.path)
+            .expect("each node in the tree");
+        assert_eq!(row.launches, n.launches);
+        assert!((row.time_ms - n.time_ms).abs() <= 1e-12 * n.time_ms.max(1.0));
+        assert_eq!(row.flop_per_byte.is_some(), n.flop_per_byte.is_some());
+    }
+    for (i, row) in tree.iter().enumerate() {
+        let parent = row.path.get(..row.path.len().saturating_sub(1));
+        if row.depth > 1 {
+            let at = tree.iter().position(|r| Some(r.path.as_slice()) == parent);
+            assert!(at.is_some_and(|p| p < i), "{} before its parent", row.name);
+        }
+    }
+    let mut paths: Vec<&Vec<String>> = tree.iter().map(|r| &r.path).collect();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(paths.len(), tree.len());
+}

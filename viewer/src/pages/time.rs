@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::range_tree::RangeTree;
 use crate::components::term::Term;
 use crate::components::virtual_table::{rows_memo, VirtualTable};
 use crate::ctx::Ctx;
@@ -49,6 +50,7 @@ pub fn TimePage() -> impl IntoView {
                  rows are where the time goes. Work is the kind of arithmetic each did most of; the \
                  roof is the one its DRAM intensity sits under, with how close it runs to it."
             </p>
+            <RangeTree />
             <VirtualTable id="time-table" rows=rows header=time_header() row=Box::new(row) />
         </div>
     }

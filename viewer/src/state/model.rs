@@ -27,6 +27,11 @@ pub struct RunView {
     /// For kernel `i`, its palette colour ([`shared::chart::kernel_colors`]): one colour
     /// per kernel on every page and in every precision mode.
     pub colors: Vec<usize>,
+    /// The whole run, when this view is narrowed to one node of its NVTX range tree
+    /// ([`Workspace::narrow`]); `None` for a whole run.
+    pub whole: Option<Arc<RunView>>,
+    /// The path of that node (`[NO_RANGE]` for the launches in no range).
+    pub range: Option<Vec<String>>,
 }
 
 impl RunView {
@@ -61,7 +66,14 @@ impl RunView {
             by_time,
             rank,
             colors,
+            whole: None,
+            range: None,
         }
+    }
+
+    /// The whole run this view shows (itself, or the run it was narrowed from).
+    pub fn whole_run(self: &Arc<Self>) -> Arc<RunView> {
+        self.whole.clone().unwrap_or_else(|| self.clone())
     }
 
     /// The kernel selected when a run opens: the one with the most time among those with
@@ -137,6 +149,42 @@ impl Workspace {
         self.runs
             .extend(runs.into_iter().map(|r| Arc::new(RunView::new(r))));
         first
+    }
+
+    /// Shows run `run` narrowed to the node `path` of its NVTX range tree (its launches and
+    /// those below it, [`shared::analysis::ranges::within`]), or whole again for `None` or
+    /// an empty path. Every page then shows the narrowed run; its source pages are left out
+    /// (they follow the whole run's launch order).
+    pub fn narrow(&mut self, run: usize, path: Option<Vec<String>>) {
+        let Some(current) = self.runs.get(run) else {
+            return;
+        };
+        let whole = current.whole_run();
+        let artifact = path
+            .as_ref()
+            .filter(|p| !p.is_empty())
+            .map(|p| shared::analysis::ranges::within(&whole.run.artifact, p))
+            // A path no launch is under (a stale link) shows the whole run.
+            .filter(|a| !a.kernels.is_empty());
+        let view = match (path, artifact) {
+            (Some(path), Some(artifact)) => {
+                let narrowed = Run {
+                    artifact,
+                    sources: Vec::new(),
+                    name: whole.run.name.clone(),
+                    src: whole.run.src.clone(),
+                    kind: whole.run.kind,
+                };
+                let mut view = RunView::new(narrowed);
+                view.whole = Some(whole);
+                view.range = Some(path);
+                Arc::new(view)
+            }
+            _ => whole,
+        };
+        if let Some(slot) = self.runs.get_mut(run) {
+            *slot = view;
+        }
     }
 
     /// The figures of a kernel, if the reference is valid.

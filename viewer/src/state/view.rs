@@ -124,6 +124,8 @@ pub struct ViewState {
     pub compare: Option<KernelRef>,
     /// Which work the roofline plots.
     pub precision: Plotted,
+    /// The NVTX range node the current run is narrowed to, its path joined with `/`.
+    pub range: Option<String>,
     /// The learner's choices in the exercise view.
     pub exercise: ExerciseState,
 }
@@ -157,6 +159,7 @@ impl Default for ViewState {
             selected: None,
             compare: None,
             precision: Plotted::Own,
+            range: None,
             exercise: ExerciseState::default(),
         }
     }
@@ -210,6 +213,7 @@ impl ViewState {
                 "kernel" => state.selected = parse_ref(&value).or(state.selected),
                 "cmp" => state.compare = parse_ref(&value).or(state.compare),
                 "prec" => state.precision = parse_precision(&value).unwrap_or(state.precision),
+                "range" if !value.is_empty() => state.range = Some(value),
                 _ => {
                     state.exercise.read(&key, &value);
                 }
@@ -233,6 +237,9 @@ impl ViewState {
         }
         if self.precision != Plotted::Own {
             parts.push(format!("prec={}", precision_slug(self.precision)));
+        }
+        if let Some(range) = &self.range {
+            parts.push(format!("range={}", encode(range)));
         }
         parts.extend(self.exercise.query_parts());
         format!("?{}", parts.join("&"))
@@ -307,12 +314,14 @@ mod tests {
             selected: Some(KernelRef { run: 0, kernel: 3 }),
             compare: Some(KernelRef { run: 1, kernel: 3 }),
             precision: Plotted::Kind(Work::Fp64),
+            range: Some("measure/TSL:XlaModule:#hlo_module=jit_mlp#".into()),
             exercise: ExerciseState::default(),
         };
         let q = state.to_query();
         assert_eq!(
             q,
-            "?src=samples/h200.json&src=samples/with%20space.json&view=roofline&kernel=0.3&cmp=1.3&prec=fp64"
+            "?src=samples/h200.json&src=samples/with%20space.json&view=roofline&kernel=0.3&cmp=1.3&prec=fp64\
+             &range=measure/TSL%3AXlaModule%3A%23hlo_module%3Djit_mlp%23"
         );
         assert_eq!(ViewState::from_query(&q), state);
     }
