@@ -94,13 +94,12 @@ impl Ctx {
     /// selected.
     pub fn set_range(&self, path: Option<Vec<String>>) {
         let run = self.run.get_untracked();
-        let joined = path.as_ref().map(|p| p.join("/"));
-        self.ws.update(|ws| ws.narrow(run, path));
+        self.ws.update(|ws| ws.narrow(run, path.clone()));
         let kernel = self
             .ws
             .with_untracked(|ws| ws.runs.get(run).and_then(|r| r.default_kernel()));
         self.view.update(|v| {
-            v.range = joined;
+            v.range = path;
             v.selected = kernel.map(|kernel| KernelRef { run, kernel });
         });
     }
@@ -116,8 +115,8 @@ impl Ctx {
             self.ws.update(|ws| {
                 first = ws.add(runs);
                 // A link's range narrows the run it opens.
-                if let Some(range) = range {
-                    ws.narrow(first, Some(range.split('/').map(String::from).collect()));
+                if range.is_some() {
+                    ws.narrow(first, range);
                 }
             });
             let sel = self.ws.with(|ws| {

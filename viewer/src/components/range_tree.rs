@@ -118,7 +118,11 @@ fn range_row(ctx: Ctx, row: &RangeNode, shown: &[String]) -> impl IntoView {
         format!(" (thread {})", ids.join(", "))
     };
     view! {
-        <tr class=selected.then_some("selected") data-range=row.name.clone()>
+        <tr
+            class=selected.then_some("selected")
+            data-range=row.name.clone()
+            data-depth=row.depth.to_string()
+        >
             <td style=indent>
                 <button
                     class="link range"

@@ -124,8 +124,9 @@ pub struct ViewState {
     pub compare: Option<KernelRef>,
     /// Which work the roofline plots.
     pub precision: Plotted,
-    /// The NVTX range node the current run is narrowed to, its path joined with `/`.
-    pub range: Option<String>,
+    /// The NVTX range node the current run is narrowed to: its path, outermost first (one
+    /// `range=` each in the URL, since names may hold `/`).
+    pub range: Option<Vec<String>>,
     /// The learner's choices in the exercise view.
     pub exercise: ExerciseState,
 }
@@ -213,7 +214,7 @@ impl ViewState {
                 "kernel" => state.selected = parse_ref(&value).or(state.selected),
                 "cmp" => state.compare = parse_ref(&value).or(state.compare),
                 "prec" => state.precision = parse_precision(&value).unwrap_or(state.precision),
-                "range" if !value.is_empty() => state.range = Some(value),
+                "range" => state.range.get_or_insert_with(Vec::new).push(value),
                 _ => {
                     state.exercise.read(&key, &value);
                 }
@@ -238,7 +239,7 @@ impl ViewState {
         if self.precision != Plotted::Own {
             parts.push(format!("prec={}", precision_slug(self.precision)));
         }
-        if let Some(range) = &self.range {
+        for range in self.range.iter().flatten() {
             parts.push(format!("range={}", encode(range)));
         }
         parts.extend(self.exercise.query_parts());
@@ -314,14 +315,17 @@ mod tests {
             selected: Some(KernelRef { run: 0, kernel: 3 }),
             compare: Some(KernelRef { run: 1, kernel: 3 }),
             precision: Plotted::Kind(Work::Fp64),
-            range: Some("measure/TSL:XlaModule:#hlo_module=jit_mlp#".into()),
+            range: Some(vec![
+                "measure".into(),
+                "TSL:Thunk:#name=jit(mlp)/dot_general#".into(),
+            ]),
             exercise: ExerciseState::default(),
         };
         let q = state.to_query();
         assert_eq!(
             q,
             "?src=samples/h200.json&src=samples/with%20space.json&view=roofline&kernel=0.3&cmp=1.3&prec=fp64\
-             &range=measure/TSL%3AXlaModule%3A%23hlo_module%3Djit_mlp%23"
+             &range=measure&range=TSL%3AThunk%3A%23name%3Djit%28mlp%29/dot_general%23"
         );
         assert_eq!(ViewState::from_query(&q), state);
     }
