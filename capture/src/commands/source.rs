@@ -87,14 +87,7 @@ fn add_sass(sass: &std::path::Path, pattern: &Regex, launches: &mut [LaunchSourc
 
 /// `capture source`.
 pub fn source(args: &SourceArgs) -> Result<ExitCode> {
-    let pattern = Regex::new(&args.kernel).map_err(|e| {
-        let why = e.to_string();
-        let last = why.lines().last().unwrap_or_default().trim().to_owned();
-        anyhow::anyhow!(
-            "--kernel {:?} is not a regular expression: {last}",
-            args.kernel
-        )
-    })?;
+    let pattern = super::kernel_pattern(&args.kernel)?;
     let bytes = files::read_bytes(&args.input)?;
     let launches = launches_of(&args.input, &bytes)?;
     if launches.is_empty() {

@@ -1,0 +1,4 @@
+//! placeholder
+pub fn mcp(_a: &crate::cli::McpArgs) -> anyhow::Result<std::process::ExitCode> {
+    anyhow::bail!("todo")
+}
