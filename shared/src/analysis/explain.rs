@@ -44,7 +44,7 @@ const NAME_CHARS: usize = 240;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Explanation {
-    /// The version of this format ([`VERSION`]).
+    /// The version of this format (1; a change of its fields bumps it).
     pub version: u32,
     /// Device name, when the input has it.
     pub device: Option<String>,
@@ -125,7 +125,7 @@ pub struct Roof {
 pub struct Rule {
     /// ncu's rule identifier (`SOLBottleneck`).
     pub id: String,
-    /// Its one-line title, else the message's first sentence cut to 100 characters.
+    /// Its one-line title, else the message's first sentence cut to 80 characters.
     pub title: String,
     /// ncu's estimated speedup, % of the kernel's time.
     pub speedup_pct: Option<f64>,
@@ -344,7 +344,7 @@ fn rules(row: &TableRow) -> Vec<Rule> {
             id: f.rule.clone(),
             title: f.title.clone().unwrap_or_else(|| {
                 let first = f.message.split(". ").next().unwrap_or_default();
-                cut(first.trim_end_matches('.'), 100).0
+                cut(first.trim_end_matches('.'), 80).0
             }),
             speedup_pct: f.speedup_pct,
         })
@@ -449,40 +449,60 @@ fn cited_launch<'a>(
 /// The counters behind each statement, as the launch holds them (raw metrics only).
 fn evidence(launch: &LaunchCounters, row: &TableRow, roof_kind: Option<Work>) -> Vec<Evidence> {
     let mut out: Vec<Evidence> = Vec::new();
-    let mut cite = |name: &str, backs: Statement| {
-        if out.iter().any(|e| e.metric == name) {
-            return;
+    cite(&mut out, launch, c::GPU_TIME_DURATION.name, Statement::Time);
+    cite(
+        &mut out,
+        launch,
+        c::SM_THROUGHPUT_PCT.name,
+        Statement::Verdict,
+    );
+    cite(
+        &mut out,
+        launch,
+        c::MEMORY_THROUGHPUT_PCT.name,
+        Statement::Verdict,
+    );
+    // The level a memory-bound kernel waits on is the first of its figures the launch has,
+    // as `metrics::speed_of_light` reads it; a pipe's figure is the larger of its counters.
+    let unit = row.bound_by.as_ref().map(|b| b.unit.as_str());
+    let is_level = matches!(unit, Some("dram" | "l2" | "l1"));
+    for name in unit_counters(unit) {
+        if is_level && out.iter().any(|e| e.backs == Statement::Unit) {
+            break;
         }
-        if let Some(m) = launch.metrics.get(name) {
-            if let Some(value) = launch.metrics.number(name) {
-                out.push(Evidence {
-                    metric: name.to_string(),
-                    value,
-                    unit: m.unit.to_string(),
-                    backs,
-                });
-            }
-        }
-    };
-    cite(c::GPU_TIME_DURATION.name, Statement::Time);
-    cite(c::SM_THROUGHPUT_PCT.name, Statement::Verdict);
-    cite(c::MEMORY_THROUGHPUT_PCT.name, Statement::Verdict);
-    for name in unit_counters(row.bound_by.as_ref().map(|b| b.unit.as_str())) {
-        cite(name, Statement::Unit);
+        cite(&mut out, launch, name, Statement::Unit);
     }
     if let Some(kind) = roof_kind {
-        for name in [
-            c::DRAM_BYTES_READ.name,
-            c::DRAM_BYTES_WRITE.name,
-            c::DRAM_BYTES.name,
-        ] {
-            cite(name, Statement::Roof);
+        // DRAM bytes as `metrics::dram_bytes` reads them: read plus written, else the total.
+        let has = |counter: Counter| launch.metrics.number(counter.name).is_some();
+        if has(c::DRAM_BYTES_READ) && has(c::DRAM_BYTES_WRITE) {
+            cite(&mut out, launch, c::DRAM_BYTES_READ.name, Statement::Roof);
+            cite(&mut out, launch, c::DRAM_BYTES_WRITE.name, Statement::Roof);
+        } else {
+            cite(&mut out, launch, c::DRAM_BYTES.name, Statement::Roof);
         }
         for name in work_counters(launch, kind) {
-            cite(&name, Statement::Roof);
+            cite(&mut out, launch, &name, Statement::Roof);
         }
     }
     out
+}
+
+/// Adds metric `name` of `launch` to `out` as evidence for `backs`, once, where the launch
+/// holds it as a number.
+fn cite(out: &mut Vec<Evidence>, launch: &LaunchCounters, name: &str, backs: Statement) {
+    if out.iter().any(|e| e.metric == name) {
+        return;
+    }
+    let (Some(m), Some(value)) = (launch.metrics.get(name), launch.metrics.number(name)) else {
+        return;
+    };
+    out.push(Evidence {
+        metric: name.to_string(),
+        value,
+        unit: m.unit.to_string(),
+        backs,
+    });
 }
 
 /// The counters a unit's utilization is read from ([`crate::analysis::bound`]).
@@ -504,10 +524,15 @@ fn unit_counters(unit: Option<&str>) -> Vec<&'static str> {
 }
 
 /// The work counters of `kind` a launch holds as totals: the CUDA-core instruction
-/// counters of a CUDA-core kind, the tensor family totals of a tensor kind.
+/// counters of a CUDA-core kind, the tensor family totals of a tensor kind; those that
+/// read 0 count nothing and are left out.
 fn work_counters(launch: &LaunchCounters, kind: Work) -> Vec<String> {
     if let Some(counters) = work::cuda_core_counters(kind) {
-        return counters.iter().map(|(c, _)| c.name.to_string()).collect();
+        return counters
+            .iter()
+            .filter(|(c, _)| launch.metrics.number(c.name).is_some_and(|v| v > 0.0))
+            .map(|(c, _)| c.name.to_string())
+            .collect();
     }
     launch
         .metrics
