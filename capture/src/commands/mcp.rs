@@ -85,8 +85,18 @@ const TOOLS: &[ToolDef] = &[
                       behind each statement (capture explain; JSON: docs/explain.md).",
         args: &[
             PATH_ARG,
-            ("kernel", "string", "regular expression on the full kernel name", false),
-            ("top", "integer", "only the N kernels with the most time", false),
+            (
+                "kernel",
+                "string",
+                "regular expression on the full kernel name",
+                false,
+            ),
+            (
+                "top",
+                "integer",
+                "only the N kernels with the most time",
+                false,
+            ),
             ("format", "string", "`json` (default) or `text`", false),
         ],
     },
@@ -96,10 +106,30 @@ const TOOLS: &[ToolDef] = &[
                       Runs that differ in device, driver, clocks or metric set are refused \
                       unless force is true.",
         args: &[
-            ("before", "string", "the earlier run, relative to the root", true),
-            ("after", "string", "the later run, relative to the root", true),
-            ("format", "string", "`text` (default), `markdown` or `json`", false),
-            ("force", "boolean", "compare runs the comparability check refuses", false),
+            (
+                "before",
+                "string",
+                "the earlier run, relative to the root",
+                true,
+            ),
+            (
+                "after",
+                "string",
+                "the later run, relative to the root",
+                true,
+            ),
+            (
+                "format",
+                "string",
+                "`text` (default), `markdown` or `json`",
+                false,
+            ),
+            (
+                "force",
+                "boolean",
+                "compare runs the comparability check refuses",
+                false,
+            ),
         ],
     },
     ToolDef {
@@ -113,7 +143,12 @@ const TOOLS: &[ToolDef] = &[
                 "a .ncu-rep report with source counters or a source-page export",
                 true,
             ),
-            ("kernel", "string", "regular expression on the kernel name", true),
+            (
+                "kernel",
+                "string",
+                "regular expression on the kernel name",
+                true,
+            ),
             ("top", "integer", "hot spots listed (default 20)", false),
         ],
     },
@@ -123,7 +158,12 @@ const TOOLS: &[ToolDef] = &[
                       plan capture profile would collect, with its predicted cost (capture \
                       profile --plan-only). Runs a program: offered only with --allow-profile.",
         args: &[
-            ("program", "string", "the program, a file under the root", true),
+            (
+                "program",
+                "string",
+                "the program, a file under the root",
+                true,
+            ),
             ("args", "array", "its arguments (strings)", false),
         ],
     },
@@ -253,7 +293,12 @@ impl Server {
         let after_path = self.root.file(needed(args, "after")?)?;
         let (before, before_warnings) = super::diff::read_run(&before_path)?;
         let (after, after_warnings) = super::diff::read_run(&after_path)?;
-        let shown = |p: &Path| p.strip_prefix(self.root.dir()).unwrap_or(p).display().to_string();
+        let shown = |p: &Path| {
+            p.strip_prefix(self.root.dir())
+                .unwrap_or(p)
+                .display()
+                .to_string()
+        };
         let d = diff_loaded(
             (&before, &before_warnings),
             (&after, &after_warnings),
@@ -285,7 +330,10 @@ impl Server {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|v| v.as_str().ok_or_else(|| anyhow!("args: strings expected, not {v}")))
+                .map(|v| {
+                    v.as_str()
+                        .ok_or_else(|| anyhow!("args: strings expected, not {v}"))
+                })
                 .collect::<Result<_>>()?,
             Some(other) => bail!("args: an array of strings expected, not {other}"),
         };
@@ -303,7 +351,9 @@ impl Server {
         if !out.status.success() {
             bail!(
                 "capture profile --plan-only exited with {}: {}",
-                out.status.code().map_or_else(|| "a signal".into(), |c| c.to_string()),
+                out.status
+                    .code()
+                    .map_or_else(|| "a signal".into(), |c| c.to_string()),
                 text.trim_end()
             );
         }

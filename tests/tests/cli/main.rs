@@ -16,6 +16,7 @@ mod golden;
 mod hostile;
 mod import;
 mod interrupt;
+mod mcp;
 mod merge;
 mod ranks;
 mod reports;

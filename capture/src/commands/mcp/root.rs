@@ -37,16 +37,19 @@ impl Root {
         }
         let path = Path::new(name);
         if path.components().any(|c| c == Component::ParentDir) {
-            bail!("{name}: `..` is refused; name a file under the root {}", self.dir.display());
+            bail!(
+                "{name}: `..` is refused; name a file under the root {}",
+                self.dir.display()
+            );
         }
         let joined = if path.is_absolute() {
             path.to_path_buf()
         } else {
             self.dir.join(path)
         };
-        let real = joined
-            .canonicalize()
-            .with_context(|| format!("{name}: no such file under the root {}", self.dir.display()))?;
+        let real = joined.canonicalize().with_context(|| {
+            format!("{name}: no such file under the root {}", self.dir.display())
+        })?;
         if !real.starts_with(&self.dir) {
             bail!(
                 "{name}: outside the root {} (it resolves to {}; a symbolic link out of the \
@@ -80,7 +83,9 @@ mod tests {
         let up = root.file("../secret.json").expect_err("`..`").to_string();
         assert!(up.contains("`..` is refused"), "{up}");
         let far = outer.path().join("secret.json");
-        let err = root.file(far.to_str().expect("utf-8")).expect_err("absolute");
+        let err = root
+            .file(far.to_str().expect("utf-8"))
+            .expect_err("absolute");
         assert!(err.to_string().contains("outside the root"), "{err}");
         assert!(root.file("sub").is_err(), "a directory");
         assert!(root.file("missing.json").is_err());
