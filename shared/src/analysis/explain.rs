@@ -17,7 +17,7 @@ use crate::analysis::bound::PIPES;
 use crate::analysis::figures::{roof_under, KernelFigures};
 use crate::analysis::groups::{kernel_verdict, KernelVerdict};
 use crate::analysis::metrics;
-use crate::analysis::table::{BytesTable, TableRow};
+use crate::analysis::table::{BytesTable, TableRow, TimeSource};
 use crate::analysis::work;
 use crate::model::artifact::{Artifact, LaunchCounters};
 use crate::model::counters::{self as c, Counter};
@@ -69,7 +69,7 @@ pub struct KernelExplanation {
     /// Time, ms: event median x launches, else ncu's summed duration (`time_source`).
     pub time_ms: Option<f64>,
     /// Where `time_ms` came from: `event_median` or `ncu_duration`.
-    pub time_source: Option<String>,
+    pub time_source: Option<TimeSource>,
     /// Share of the input's summed kernel time, 0 to 1.
     pub time_share: Option<f64>,
     /// Speed-of-Light verdict: `compute-bound`, `memory-bound`, `balanced`, `latency-bound`.
@@ -283,11 +283,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
         name_cut,
         launches: row.launches,
         time_ms: row.time_ms,
-        time_source: row.time_source.and_then(|t| {
-            serde_json::to_value(t)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-        }),
+        time_source: row.time_source,
         time_share: row.time_share,
         verdict: row.verdict.clone(),
         verdict_mixed: row.verdict_mixed,
@@ -319,9 +315,15 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
         groups: groups(row),
         groups_total: row.groups.len(),
         evidence_launch: cited.map(|l| l.id),
-        evidence: cited
-            .map(|l| evidence(l, row, roof.as_ref().map(|r| r.kind)))
-            .unwrap_or_default(),
+        evidence: timing_evidence(artifact, index, row)
+            .into_iter()
+            .chain(
+                cited
+                    .map(|l| evidence(l, row, roof.as_ref().map(|r| r.kind)))
+                    .into_iter()
+                    .flatten(),
+            )
+            .collect(),
     };
     out.flags = flags(row, &out);
     fit(&mut out);
@@ -488,6 +490,21 @@ fn evidence(launch: &LaunchCounters, row: &TableRow, roof_kind: Option<Work>) ->
     out
 }
 
+/// The artifact's event median behind a time taken from CUDA events (the field's path,
+/// `timing.median_ms`, as the metric name).
+fn timing_evidence(artifact: &Artifact, index: usize, row: &TableRow) -> Option<Evidence> {
+    if row.time_source != Some(TimeSource::EventMedian) {
+        return None;
+    }
+    let timing = artifact.kernels.get(index)?.timing.as_ref()?;
+    Some(Evidence {
+        metric: "timing.median_ms".into(),
+        value: timing.median_ms,
+        unit: "ms".into(),
+        backs: Statement::Time,
+    })
+}
+
 /// Adds metric `name` of `launch` to `out` as evidence for `backs`, once, where the launch
 /// holds it as a number.
 fn cite(out: &mut Vec<Evidence>, launch: &LaunchCounters, name: &str, backs: Statement) {
@@ -558,10 +575,11 @@ fn cut(s: &str, chars: usize) -> (String, bool) {
 }
 
 /// Shortens the free text of `k` until its JSON fits [`MAX_KERNEL_JSON_BYTES`]: the name,
-/// the reason, then the groups and the flags' details; evidence is kept whole.
+/// the reason, the groups, the flags' details, the rules' titles, then all of them
+/// further; evidence (at most 14 short entries) is kept whole.
 fn fit(k: &mut KernelExplanation) {
     let size = |k: &KernelExplanation| serde_json::to_string(k).map_or(0, |s| s.len());
-    let steps: [&dyn Fn(&mut KernelExplanation); 4] = [
+    let steps: [&dyn Fn(&mut KernelExplanation); 6] = [
         &|k| {
             let (n, was) = cut(&k.name, 80);
             k.name_cut |= was;
@@ -573,6 +591,18 @@ fn fit(k: &mut KernelExplanation) {
             for f in &mut k.flags {
                 f.detail = cut(&f.detail, 60).0;
             }
+        },
+        &|k| {
+            for r in &mut k.rules {
+                r.title = cut(&r.title, 30).0;
+            }
+        },
+        &|k| {
+            let (n, was) = cut(&k.name, 30);
+            k.name_cut |= was;
+            k.name = n;
+            k.reason = k.reason.as_deref().map(|r| cut(r, 40).0);
+            k.groups.clear();
         },
     ];
     for step in steps {
@@ -642,6 +672,28 @@ impl KernelExplanation {
             p.push_str(&format!("; {r}"));
         }
         p.push('.');
+        if !self.groups.is_empty() {
+            let groups: Vec<String> = self
+                .groups
+                .iter()
+                .map(|g| {
+                    let share = g
+                        .time_share
+                        .map_or_else(String::new, |s| format!(", {:.0}% of its time", 100.0 * s));
+                    format!(
+                        "{} x {}{share}: {}",
+                        g.launches,
+                        g.shape,
+                        g.verdict.as_deref().unwrap_or("no verdict")
+                    )
+                })
+                .collect();
+            p.push_str(&format!(
+                " Its launch groups ({} in all): {}.",
+                self.groups_total,
+                groups.join("; ")
+            ));
+        }
         self.push_roof_and_ncu(&mut p);
         self.push_rules_and_flags(&mut p);
         if !self.evidence.is_empty() {
@@ -720,6 +772,51 @@ mod tests {
     fn cut_keeps_short_text_and_cuts_at_a_character() {
         assert_eq!(cut("abc", 3), ("abc".to_string(), false));
         assert_eq!(cut("aéb", 2), ("aé…".to_string(), true));
+    }
+
+    #[test]
+    fn fit_cuts_long_text_to_the_cap_and_keeps_evidence() {
+        let long = "x".repeat(5000);
+        let mut k = KernelExplanation {
+            short_name: "k".into(),
+            name: long.clone(),
+            name_cut: false,
+            launches: 1,
+            time_ms: None,
+            time_source: None,
+            time_share: None,
+            verdict: None,
+            verdict_mixed: false,
+            bound_by: None,
+            pct_of_peak: None,
+            reason: Some(long.clone()),
+            roof: None,
+            work: None,
+            rules: vec![Rule {
+                id: "R".into(),
+                title: long,
+                speedup_pct: None,
+            }],
+            sampled: None,
+            flags: Vec::new(),
+            ncu: None,
+            groups: Vec::new(),
+            groups_total: 0,
+            evidence_launch: Some(7),
+            evidence: vec![Evidence {
+                metric: c::GPU_TIME_DURATION.name.into(),
+                value: 1.0,
+                unit: "ns".into(),
+                backs: Statement::Time,
+            }],
+        };
+        fit(&mut k);
+        let size = serde_json::to_string(&k)
+            .map(|s| s.len())
+            .unwrap_or(usize::MAX);
+        assert!(size <= MAX_KERNEL_JSON_BYTES, "{size}");
+        assert!(k.name_cut && k.name.ends_with('…'));
+        assert_eq!(k.evidence.len(), 1);
     }
 
     #[test]

@@ -186,6 +186,14 @@ fn every_evidence_value_of_an_artifact_is_in_the_artifact() {
     for name in ["h200.json", "h200-gpt2-bf16.json"] {
         let input = sample(name);
         let truth = artifact_metrics(&input);
+        let a: Value = serde_json::from_str(&std::fs::read_to_string(&input).expect("read"))
+            .expect("artifact");
+        let timings: HashMap<&str, f64> = a["kernels"]
+            .as_array()
+            .expect("kernels")
+            .iter()
+            .filter_map(|k| Some((k["name"].as_str()?, k["timing"]["median_ms"].as_f64()?)))
+            .collect();
         let e = explain_json(&input, &[]);
         let mut checked = 0;
         for k in kernels(&e) {
@@ -197,10 +205,18 @@ fn every_evidence_value_of_an_artifact_is_in_the_artifact() {
                 .unwrap_or_else(|| panic!("{name}: no launch {id} of {}", k["name"]));
             for ev in k["evidence"].as_array().expect("evidence") {
                 let metric = ev["metric"].as_str().expect("metric");
-                let (value, unit) = launch
-                    .get(metric)
-                    .unwrap_or_else(|| panic!("{name}: launch {id} has no {metric}"));
-                assert_eq!(ev["value"].as_f64(), Some(*value), "{name} {id} {metric}");
+                let (value, unit) = match metric {
+                    // The kernel's own event median, a field of the artifact (ms).
+                    "timing.median_ms" => (
+                        timings.get(k["name"].as_str().expect("name")).copied(),
+                        "ms".to_string(),
+                    ),
+                    _ => launch
+                        .get(metric)
+                        .map(|(v, u)| (Some(*v), u.clone()))
+                        .unwrap_or_else(|| panic!("{name}: launch {id} has no {metric}")),
+                };
+                assert_eq!(ev["value"].as_f64(), value, "{name} {id} {metric}");
                 assert_eq!(ev["unit"].as_str(), Some(unit.as_str()), "{name} {metric}");
                 checked += 1;
             }
@@ -225,12 +241,16 @@ fn printed_as(value: f64, cell: &str) -> bool {
 #[test]
 fn every_evidence_value_of_a_report_and_an_export_is_in_its_raw_page() {
     let dir = tempfile::tempdir().expect("tempdir");
-    // The report and the raw page ncu exported from it (tests/fixtures/ncu-h200-gemms/
-    // README.md); the GPT-2 sample's raw page explained as it is.
+    // Two reports and the raw pages ncu exported from them (the README.md beside each);
+    // the GPT-2 sample's raw page explained as it is.
     let cases = [
         (
             gemms_report(dir.path()),
             fixture("ncu-h200-gemms/gemms_full_raw.csv"),
+        ),
+        (
+            gunzip_fixture(dir.path(), "ncu-h200-bert/bert_full.ncu-rep.gz"),
+            fixture("ncu-h200-bert/bert_full_raw.csv"),
         ),
         (
             sample("h200-gpt2-bf16-ncu-cold-raw.csv"),
