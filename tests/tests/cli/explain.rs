@@ -397,12 +397,13 @@ fn sol_messages_of_artifact(a: &Value, full_name_part: &str) -> Vec<String> {
 
 #[test]
 fn a_plain_rule_on_explain_alone_names_the_bound_of_20_known_kernels() {
-    // The suite's teaching kernels, each with the bound the course states
-    // (/work/shared/seeds/001: "vecadd ... memory-bound", "y = a * x ... memory-bound",
-    // "c = a + b ... memory-bound", "y = a * x + y ... memory-bound", "fma loop ...
-    // compute-bound"; capture/src/gpu/suite: the Horner polynomial "compute-bound on
-    // FP32", the copy and read streams that measure DRAM's ceiling, the L2-resident copy,
-    // the FP64 Horner loop "to show the FP64 roof").
+    // The suite's teaching kernels, each with the bound the course states: its lesson on
+    // profiling metrics ("vecadd ... memory-bound"; "y = a * x", "c = a + b" and "y = a * x
+    // + y ... memory-bound"; "fma loop ... compute-bound"), its roofline lesson (the
+    // 256-step Horner polynomial "fills the compute-bound part of the chart"), and the
+    // suite's declarations in capture/src/gpu/suite/ (the DRAM copy and read streams and
+    // the L2-resident copy that measure the memory ceilings; the FP64 Horner loop "to show
+    // the FP64 roof").
     let suite: [(&str, &str); 10] = [
         ("vector add", "memory"),
         ("fusion: scale", "memory"),
