@@ -66,8 +66,18 @@ pub enum Command {
     /// control, metric set or sampling are refused (exit 1) unless `--force`. JSON:
     /// docs/diff-json.md.
     Diff(DiffArgs),
-    /// Print the JSON Schema of the artifact format.
-    Schema,
+    /// Explain each kernel in a few lines: verdict, unit, roof, ncu's rules, the evidence.
+    ///
+    /// For people and agents: at most 2 KB of JSON per kernel, every `evidence` value a raw
+    /// metric of the input (docs/explain.md). Reads artifacts, CSV exports and reports.
+    Explain(ExplainArgs),
+    /// Serve the read-only commands to an agent as a Model Context Protocol server on stdio.
+    ///
+    /// Tools: list kernels, explain, compare two runs, source hot spots, a profiling plan.
+    /// Reads only files under `--root`; runs no program (docs/mcp.md).
+    Mcp(McpArgs),
+    /// Print a JSON Schema: of the artifact format (default), or of `capture explain`'s JSON.
+    Schema(SchemaArgs),
     /// Print this command reference in Markdown (docs/commands.md is its output).
     #[command(hide = true)]
     Reference,
@@ -367,6 +377,59 @@ pub enum TableBy {
     Kernel,
     /// One row per NVTX range path.
     Range,
+}
+
+/// `capture explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// An artifact, ncu CSV export or `.ncu-rep` report.
+    pub input: PathBuf,
+    /// Regular expression a kernel's full name must match.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Only the N kernels with the most time.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Output format: a paragraph per kernel, or the JSON of docs/explain.md.
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    pub format: ExplainFormat,
+}
+
+/// Output format of `capture explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    /// One paragraph per kernel, to paste into a review.
+    Text,
+    /// The versioned JSON contract (`capture schema explain`).
+    Json,
+}
+
+/// `capture mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The only directory whose files the tools read (symbolic links out of it refused).
+    #[arg(long)]
+    pub root: PathBuf,
+    /// Offer the `profile_plan` tool (it prints the ncu command line; it never runs it).
+    #[arg(long)]
+    pub allow_profile: bool,
+}
+
+/// `capture schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which schema.
+    #[arg(value_enum, default_value_t = SchemaKind::Artifact)]
+    pub which: SchemaKind,
+}
+
+/// The schemas `capture schema` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// The artifact format (shared/schema/artifact.schema.json).
+    Artifact,
+    /// `capture explain --format json`.
+    Explain,
 }
 
 /// Output format of `capture source`.

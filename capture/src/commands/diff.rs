@@ -23,7 +23,7 @@ use crate::files;
 /// An artifact, or the artifact `capture import` would make of an export or report; with
 /// what the artifact reader did not take as written (an import's dropped durations show in
 /// its launches, which the gate checks itself).
-fn read_run(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)> {
+pub(crate) fn read_run(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)> {
     if files::kind(path)? == FileKind::Artifact {
         return files::read_artifact_checked(path);
     }

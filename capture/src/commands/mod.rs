@@ -5,7 +5,9 @@
 
 pub mod devices;
 pub mod diff;
+pub mod explain;
 pub mod import;
+pub mod mcp;
 pub mod merge;
 pub mod ncu_command;
 pub mod profile;
@@ -23,6 +25,15 @@ use crate::exit::{Code, Fault};
 /// A usage error (exit code [`Code::Usage`]) saying `msg`.
 pub(crate) fn usage(msg: impl Into<String>) -> anyhow::Error {
     Fault::new(Code::Usage, msg).into()
+}
+
+/// The regular expression of a `--kernel` flag, or an error quoting it.
+pub(crate) fn kernel_pattern(text: &str) -> anyhow::Result<regex::Regex> {
+    regex::Regex::new(text).map_err(|e| {
+        let why = e.to_string();
+        let last = why.lines().last().unwrap_or_default().trim().to_owned();
+        anyhow::anyhow!("--kernel {text:?} is not a regular expression: {last}")
+    })
 }
 
 /// The cache states a `--cache` flag asks for, cold first.

@@ -87,14 +87,13 @@ fn add_sass(sass: &std::path::Path, pattern: &Regex, launches: &mut [LaunchSourc
 
 /// `capture source`.
 pub fn source(args: &SourceArgs) -> Result<ExitCode> {
-    let pattern = Regex::new(&args.kernel).map_err(|e| {
-        let why = e.to_string();
-        let last = why.lines().last().unwrap_or_default().trim().to_owned();
-        anyhow::anyhow!(
-            "--kernel {:?} is not a regular expression: {last}",
-            args.kernel
-        )
-    })?;
+    crate::out::print(&render(args)?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `capture source` prints for `args` (`capture mcp`'s source tool returns it too).
+pub fn render(args: &SourceArgs) -> Result<String> {
+    let pattern = super::kernel_pattern(&args.kernel)?;
     let bytes = files::read_bytes(&args.input)?;
     let launches = launches_of(&args.input, &bytes)?;
     if launches.is_empty() {
@@ -122,29 +121,23 @@ pub fn source(args: &SourceArgs) -> Result<ExitCode> {
         add_cuda_text(dir, &mut matching)?;
     }
     if args.all_launches {
-        match args.format {
-            SourceFormat::Json => {
-                crate::out::print(&(serde_json::to_string_pretty(&matching)? + "\n"))?
-            }
+        return Ok(match args.format {
+            SourceFormat::Json => serde_json::to_string_pretty(&matching)? + "\n",
             SourceFormat::Text => {
                 let text: Vec<String> = matching
                     .iter()
                     .map(|l| source::to_text(l, args.top))
                     .collect();
-                crate::out::print(&text.join("\n"))?;
+                text.join("\n")
             }
-        }
-        return Ok(ExitCode::SUCCESS);
+        });
     }
     let refs: Vec<&LaunchSource> = matching.iter().collect();
     let Some(longest) = source::longest(&refs) else {
         bail!("no launch");
     };
-    match args.format {
-        SourceFormat::Json => {
-            crate::out::print(&(serde_json::to_string_pretty(&longest.instructions)? + "\n"))?;
-        }
-        SourceFormat::Text => crate::out::print(&source::to_text(longest, args.top))?,
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(match args.format {
+        SourceFormat::Json => serde_json::to_string_pretty(&longest.instructions)? + "\n",
+        SourceFormat::Text => source::to_text(longest, args.top),
+    })
 }

@@ -4,7 +4,8 @@
 //! latency-bound (`latency`), every figure of one kernel (`figures`), ncu's rule findings of
 //! a kernel ranked (`findings`), import and merge into artifacts (`merge`), sampled profiles
 //! planned and scaled (`sampling`), several artifacts read together (`multi`), the bytes
-//! table (`table`), launches by NVTX range (`ranges`) and run against run (`diff`).
+//! table (`table`), launches by NVTX range (`ranges`), run against run (`diff`) and each
+//! kernel explained for people and agents (`explain`).
 //!
 //! Architecture invariant: every formula the CLI and the viewer show lives here or in
 //! [`crate::model::roofline`], so the two can never disagree.
@@ -12,6 +13,7 @@
 pub mod bound;
 pub mod ceilings;
 pub mod diff;
+pub mod explain;
 pub mod figures;
 pub mod findings;
 pub mod floor;

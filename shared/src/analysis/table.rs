@@ -61,7 +61,7 @@ pub struct TableCeilings {
 }
 
 /// Where a row's time came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TimeSource {
     /// Median of CUDA-event-timed launches.

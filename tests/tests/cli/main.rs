@@ -10,11 +10,13 @@
 mod bad_input;
 mod corpus;
 mod diff;
+mod explain;
 mod gate;
 mod golden;
 mod hostile;
 mod import;
 mod interrupt;
+mod mcp;
 mod merge;
 mod ranks;
 mod reports;

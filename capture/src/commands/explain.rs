@@ -1,0 +1,48 @@
+//! `capture explain`: each kernel in a few lines for people and agents, built by
+//! [`shared::analysis::explain`] from the bytes-table row; inputs are read as `capture diff`
+//! reads them (an artifact, or the artifact an import of an export or report makes).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use shared::analysis::explain::{explain as explain_all, Choice};
+use shared::analysis::table::{bytes_table, TableRow};
+
+use crate::cli::{ExplainArgs, ExplainFormat};
+
+/// The explanation of `input`'s kernels whose full name matches `kernel` (all without
+/// one), at most `top` of them, most time first, in `format`.
+pub fn render(
+    input: &Path,
+    kernel: Option<&str>,
+    top: Option<usize>,
+    format: ExplainFormat,
+) -> Result<String> {
+    let pattern = kernel.map(super::kernel_pattern).transpose()?;
+    let (artifact, _) = super::diff::read_run(input)?;
+    let table = bytes_table(&artifact);
+    let keep = |r: &TableRow| pattern.as_ref().is_none_or(|p| p.is_match(&r.name));
+    let explained = explain_all(
+        &artifact,
+        &table,
+        Choice {
+            keep: Some(&keep),
+            top,
+        },
+    );
+    if let (Some(k), true) = (kernel, explained.kernels.is_empty()) {
+        bail!("{}: no kernel matches --kernel {k:?}", input.display());
+    }
+    Ok(match format {
+        ExplainFormat::Text => explained.to_text(),
+        ExplainFormat::Json => explained.to_json(),
+    })
+}
+
+/// `capture explain`.
+pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
+    let text = render(&args.input, args.kernel.as_deref(), args.top, args.format)?;
+    crate::out::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
