@@ -5,11 +5,13 @@
 //! a kernel ranked (`findings`), import and merge into artifacts (`merge`), sampled profiles
 //! planned and scaled (`sampling`), several artifacts read together (`multi`), the bytes
 //! table (`table`), launches by NVTX range (`ranges`), run against run (`diff`) and each
-//! kernel explained for people and agents (`explain`).
+//! kernel explained for people and agents (`explain`), and the advice a verdict does not
+//! give (`advice`).
 //!
 //! Architecture invariant: every formula the CLI and the viewer show lives here or in
 //! [`crate::model::roofline`], so the two can never disagree.
 
+pub mod advice;
 pub mod bound;
 pub mod ceilings;
 pub mod diff;

@@ -142,6 +142,11 @@ pub struct TableRow {
     /// will not judge a run that has one. `null` when the time is possible or unknown.
     #[serde(default)]
     pub below_floor: Option<String>,
+    /// One sentence of advice the verdict does not give: a matrix multiply on the FP32
+    /// pipe where the tensor cores run it in TF32 ([`crate::analysis::advice`]); `null`
+    /// where none applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice: Option<String>,
     /// ncu's own verdict (its SOLBottleneck rule, and the pipe its HighPipeUtilization rule
     /// names) beside ours, where the file carries its rule results; with why we differ.
     #[serde(default)]
@@ -277,6 +282,7 @@ impl TableRow {
             verdict: verdict.map(|v| v.kind.as_str().to_string()),
             verdict_mixed: kv.mixed,
             below_floor: None,
+            advice: None,
             groups: if kv.groups.len() > 1 {
                 kv.groups
             } else {
@@ -395,6 +401,7 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
     for row in &mut kernels {
         row.time_share = row.time_ms.and_then(|t| ratio(t, total_ms));
         row.below_floor = crate::analysis::floor::below_floor(row, &ceilings);
+        row.advice = crate::analysis::advice::fp32_matmul(row, &ceilings);
     }
     BytesTable {
         device: artifact.device.as_ref().map(|d| d.name.clone()),
@@ -727,6 +734,11 @@ impl BytesTable {
                 note.push_str(&format!("    {}\n", g.line()));
             }
             notes.push(note);
+        }
+        for r in &self.kernels {
+            if let Some(advice) = &r.advice {
+                notes.push(format!("advice on {}: {advice}\n", r.short_name));
+            }
         }
         for r in &self.kernels {
             if let Some(why) = &r.below_floor {

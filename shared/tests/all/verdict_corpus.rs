@@ -299,3 +299,50 @@ fn verdicts_agree_with_ncu_on_the_corpus() {
     }
     assert!(failures.is_empty(), "{failures:?}");
 }
+
+/// The advice on FP32 matrix multiplies, on every corpus program: exactly the kernels whose
+/// main work is FP32 on CUDA cores, whose name is a GEMM's and which hold 1 % of the time or
+/// more get it (T5's FP32 encoder: CUTLASS's SIMT SGEMM and cuBLAS's `sm80_xmma_gemm_f32f32`
+/// FFMA kernel; not the Llama block's 0.5 % SGEMM), and no bf16, TF32 or FP8 tensor kernel
+/// does. Printed: each advised kernel's share of its program.
+#[test]
+fn fp32_matmuls_are_told_of_the_tensor_cores() {
+    let mut advised = Vec::new();
+    for program in PROGRAMS {
+        let table = shared::analysis::table::bytes_table(&export(program));
+        for row in &table.kernels {
+            let fp32_gemm = row.precision.as_deref() == Some("fp32")
+                && !row
+                    .flops_by_precision
+                    .keys()
+                    .any(|k| k.starts_with("tensor"))
+                && shared::analysis::advice::is_matmul_name(&row.name)
+                && row
+                    .time_share
+                    .is_some_and(|s| s >= shared::analysis::advice::MIN_SHARE);
+            assert_eq!(row.advice.is_some(), fp32_gemm, "{program}: {}", row.name);
+            if let Some(a) = &row.advice {
+                println!(
+                    "{program}: {} ({:.1} % of the time): {a}",
+                    short(&row.name),
+                    100.0 * row.time_share.unwrap_or(0.0)
+                );
+                advised.push((program, row.name.clone()));
+            }
+        }
+    }
+    let t5: Vec<&String> = advised
+        .iter()
+        .filter(|(p, _)| *p == "t5_encoder")
+        .map(|(_, n)| n)
+        .collect();
+    assert!(
+        t5.iter().any(|n| n.contains("sm80_xmma_gemm_f32f32")),
+        "{t5:?}"
+    );
+    assert!(t5.iter().any(|n| n.contains("simt_sgemm")), "{t5:?}");
+    assert!(
+        advised.iter().all(|(p, _)| *p == "t5_encoder"),
+        "{advised:?}"
+    );
+}
