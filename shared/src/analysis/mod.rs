@@ -4,7 +4,8 @@
 //! latency-bound (`latency`), every figure of one kernel (`figures`), ncu's rule findings of
 //! a kernel ranked (`findings`), import and merge into artifacts (`merge`), sampled profiles
 //! planned and scaled (`sampling`), several artifacts read together (`multi`), the bytes
-//! table (`table`), launches by NVTX range (`ranges`) and run against run (`diff`).
+//! table (`table`), launches by NVTX range (`ranges`), the work vector (`work_vector`) and
+//! run against run (`diff`).
 //!
 //! Architecture invariant: every formula the CLI and the viewer show lives here or in
 //! [`crate::model::roofline`], so the two can never disagree.
@@ -26,3 +27,4 @@ pub mod ranges;
 pub mod sampling;
 pub mod table;
 pub mod work;
+pub mod work_vector;

@@ -334,8 +334,9 @@ impl Serialize for KernelOut<'_> {
             cold: _,
             warm: _,
             sampled,
+            work,
         } = self.kernel;
-        let mut st = s.serialize_struct("KernelRecord", 10)?;
+        let mut st = s.serialize_struct("KernelRecord", 11)?;
         st.serialize_field("name", name)?;
         st.serialize_field("function", function)?;
         st.serialize_field("source_file", source_file)?;
@@ -348,6 +349,10 @@ impl Serialize for KernelOut<'_> {
         match sampled {
             Some(_) => st.serialize_field("sampled", sampled)?,
             None => st.skip_field("sampled")?,
+        }
+        match work {
+            Some(_) => st.serialize_field("work", work)?,
+            None => st.skip_field("work")?,
         }
         st.end()
     }
