@@ -168,6 +168,9 @@ pub struct RunArgs {
     /// Which ncu, how long it may run, whether its exports are kept.
     #[command(flatten)]
     pub ncu_opts: NcuOpts,
+    /// What the ncu pass collects, as `capture profile --depth` (`work`: the work vector).
+    #[arg(long, value_enum, default_value_t = DepthArg::Standard)]
+    pub depth: DepthArg,
     /// Internal: launch each kernel exactly once for the profiler, no timing loops.
     #[arg(long, hide = true)]
     pub profile_mode: bool,
@@ -293,6 +296,23 @@ pub enum DepthArg {
     /// Standard plus the rest of ncu's `--set full` sections. 36 passes (measured on the
     /// H200).
     Full,
+    /// The work vector only, what `capture diff --gate-work` compares: instructions by
+    /// class, requests, sectors, DRAM bytes, shared-memory wavefronts and conflicts,
+    /// FLOPs. Passes not measured (no GPU when it was added).
+    Work,
+}
+
+impl DepthArg {
+    /// The depth it names.
+    pub fn depth(self) -> shared::analysis::sampling::Depth {
+        use shared::analysis::sampling::Depth;
+        match self {
+            DepthArg::Roofline => Depth::Roofline,
+            DepthArg::Standard => Depth::Standard,
+            DepthArg::Full => Depth::Full,
+            DepthArg::Work => Depth::Work,
+        }
+    }
 }
 
 /// `capture ncu-command`.

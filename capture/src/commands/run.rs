@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use shared::analysis::sampling::Depth;
 use shared::model::artifact::{
     Artifact, CacheControl, DeviceInfo, KernelRecord, Origin, Provenance, TensorCeiling,
 };
@@ -40,6 +41,8 @@ struct RunConfig {
     /// `-o`, resolved against this process's rank and host; one path per device.
     outputs: OutputPlan,
     keep_exports: bool,
+    /// What the ncu pass collects (`--depth`).
+    pass: Pass,
 }
 
 impl RunConfig {
@@ -80,6 +83,10 @@ fn resolve_run_in(args: &RunArgs, env: &dyn Env, host: Option<String>) -> Result
         },
         outputs,
         keep_exports: args.ncu_opts.keep_exports,
+        pass: match args.depth.depth() {
+            Depth::Standard => Pass::Standard,
+            depth => Pass::Counters(depth),
+        },
     })
 }
 
@@ -315,7 +322,7 @@ fn profile_half(
                 ..Selection::default()
             },
             ncu_args: Vec::new(),
-            pass: Pass::Standard,
+            pass: cfg.pass,
         },
         work.path(),
         &stem_of(output),
@@ -417,6 +424,7 @@ mod tests {
                 ncu_timeout: 10,
                 keep_exports: false,
             },
+            depth: crate::cli::DepthArg::Standard,
             profile_mode: false,
         }
     }

@@ -147,11 +147,11 @@ pub const FULL_SECTIONS: &[&str] = &[
     "MemoryWorkloadAnalysis_Tables",
 ];
 
-/// The sections collected at `depth`: none for the roofline (its counters are asked by
-/// name), [`SECTIONS`] for standard, with [`FULL_SECTIONS`] for full.
+/// The sections collected at `depth`: none for the roofline and the work vector (their
+/// counters are asked by name), [`SECTIONS`] for standard, with [`FULL_SECTIONS`] for full.
 pub fn sections(depth: Depth) -> Vec<&'static str> {
     match depth {
-        Depth::Roofline => Vec::new(),
+        Depth::Roofline | Depth::Work => Vec::new(),
         Depth::Standard => SECTIONS.to_vec(),
         Depth::Full => SECTIONS.iter().chain(FULL_SECTIONS).copied().collect(),
     }
