@@ -465,6 +465,17 @@ pub struct DiffArgs {
     /// clock or cache control, metric set, sampling), with a warning.
     #[arg(long)]
     pub force: bool,
+    /// Exit 12 when a matched kernel's work (instructions, requests, sectors, bytes,
+    /// wavefronts, FLOPs) grows by more than PCT percent and beyond its tolerance, or a
+    /// kernel appears or vanishes; 13 when the runs have no work to compare. A metric set
+    /// or sampling that differs is then a warning, not a refusal: only the parts both runs
+    /// have are compared.
+    #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
+    pub gate_work: Option<f64>,
+    /// The work gate's tolerances: a JSON file of each part's measured spread (docs/ci.md);
+    /// without one every part must repeat exactly (not measured).
+    #[arg(long, value_name = "FILE", requires = "gate_work")]
+    pub work_tolerance: Option<PathBuf>,
 }
 
 /// A percentage flag: a finite number, 0 or more.

@@ -10,7 +10,7 @@
 //! unscaled: the copy was scaled by time, and time is what the vector leaves out.
 //! `capture diff --gate-work` compares vectors ([`crate::analysis::diff::work`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use crate::analysis::metrics::reference_launches;
 use crate::analysis::work::{self, Source};
@@ -262,26 +262,4 @@ pub fn kernel_vectors(kernels: &[KernelRecord]) -> Vec<Option<KernelWork>> {
         .iter()
         .map(|k| k.work.as_deref().cloned().or_else(|| of_kernel(k)))
         .collect()
-}
-
-/// Groups of a kernel's vector by their launch configuration, for lookups.
-pub fn groups_by_config(work: &KernelWork) -> BTreeMap<String, &WorkVector> {
-    work.groups
-        .iter()
-        .map(|g| (config_text(g), &g.work))
-        .collect()
-}
-
-/// A group's launch configuration as text (`grid 64x1x1 block 256x1x1 regs 32 smem 0`).
-pub fn config_text(g: &GroupWork) -> String {
-    let dims =
-        |d: Option<[u32; 3]>| d.map_or("?".into(), |d| format!("{}x{}x{}", d[0], d[1], d[2]));
-    let opt = |x: Option<u64>| x.map_or("?".into(), |x| x.to_string());
-    format!(
-        "grid {} block {} regs {} smem {}",
-        dims(g.grid),
-        dims(g.block),
-        opt(g.registers_per_thread.map(u64::from)),
-        opt(g.shared_mem_per_block_bytes)
-    )
 }
