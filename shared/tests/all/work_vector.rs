@@ -1,0 +1,191 @@
+//! The work vector (issue 37) on the real `--set full` exports: every counter it reads is in
+//! each of them, by its exact name (the CUDA-core FLOP instructions as the rate `--set full`
+//! carries, which `analysis::work` turns into a total); `--depth work` asks for every one;
+//! and an import carries each kernel's vector, summed over its launches and per launch group.
+
+use shared::analysis::sampling::Depth;
+use shared::analysis::work;
+use shared::analysis::work_vector::{self, of_kernel};
+use shared::model::artifact::WorkComponent;
+use shared::model::work_kind::Work;
+
+use crate::support::{gunzip, import};
+
+/// Every `--set full` raw page in `tests/fixtures`, by name.
+fn full_set_exports() -> Vec<(&'static str, String)> {
+    macro_rules! text {
+        ($p:literal) => {
+            String::from_utf8(include_bytes!(concat!("../../../tests/fixtures/", $p)).to_vec())
+                .expect("utf-8")
+        };
+    }
+    macro_rules! gz {
+        ($p:literal) => {
+            String::from_utf8(gunzip(include_bytes!(concat!(
+                "../../../tests/fixtures/",
+                $p
+            ))))
+            .expect("utf-8")
+        };
+    }
+    vec![
+        (
+            "corpus bert_base_fwd",
+            gz!("corpus-h200/bert_base_fwd_full_raw.csv.gz"),
+        ),
+        (
+            "corpus gemm_tf32_fp8",
+            gz!("corpus-h200/gemm_tf32_fp8_full_raw.csv.gz"),
+        ),
+        ("corpus jax_mlp", gz!("corpus-h200/jax_mlp_full_raw.csv.gz")),
+        (
+            "corpus llama_block",
+            gz!("corpus-h200/llama_block_full_raw.csv.gz"),
+        ),
+        (
+            "corpus resnet18_stem",
+            gz!("corpus-h200/resnet18_stem_full_raw.csv.gz"),
+        ),
+        (
+            "corpus t5_encoder",
+            gz!("corpus-h200/t5_encoder_full_raw.csv.gz"),
+        ),
+        (
+            "corpus train_step",
+            gz!("corpus-h200/train_step_full_raw.csv.gz"),
+        ),
+        ("corpus vit_b16", gz!("corpus-h200/vit_b16_full_raw.csv.gz")),
+        ("probe", text!("ncu-h200/probe_full_raw.csv")),
+        ("bert", text!("ncu-h200-bert/bert_full_raw.csv")),
+        ("gemms", text!("ncu-h200-gemms/gemms_full_raw.csv")),
+        ("suite", gz!("ncu-h200-suite-source/suite_raw.csv.gz")),
+        ("resnet18", text!("ncu-h200-torch/resnet18_full_raw.csv")),
+    ]
+}
+
+/// The metric names of a raw page's header line (the line naming `Kernel Name`).
+fn header(text: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|l| l.contains("\"Kernel Name\""))
+        .expect("a header line");
+    line.trim_matches('"')
+        .split("\",\"")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_full_set_export_has_every_counter_of_the_vector() {
+    let cuda_core: Vec<&str> = [Work::Fp32, Work::Fp64, Work::Fp16]
+        .into_iter()
+        .flat_map(|k| work::cuda_core_counters(k).expect("a CUDA-core kind"))
+        .map(|(c, _)| c.name)
+        .collect();
+    let beyond: Vec<&str> = work_vector::beyond_full_set()
+        .iter()
+        .map(|c| c.name)
+        .collect();
+    for (name, text) in full_set_exports() {
+        let have = header(&text);
+        for c in work_vector::counters() {
+            if beyond.contains(&c.name) {
+                assert!(
+                    !have.iter().any(|h| h == c.name),
+                    "{name}: has {}: it is not beyond --set full after all",
+                    c.name
+                );
+                continue;
+            }
+            let rate = format!("{}.per_cycle_elapsed", c.name);
+            let found = have.iter().any(|h| *h == c.name)
+                || (cuda_core.contains(&c.name) && have.iter().any(|h| *h == rate));
+            assert!(found, "{name}: no {} in the --set full export", c.name);
+        }
+    }
+}
+
+#[test]
+fn depth_work_asks_for_every_counter_of_the_vector_and_no_section_counter_twice() {
+    let asked = Depth::Work.metrics();
+    for c in work_vector::counters()
+        .into_iter()
+        .chain(work_vector::beyond_full_set().iter().copied())
+    {
+        assert!(
+            asked.contains(&c),
+            "--depth work does not ask for {}",
+            c.name
+        );
+    }
+    for (i, c) in asked.iter().enumerate() {
+        assert!(!asked[..i].contains(c), "{} asked twice", c.name);
+    }
+    assert!(
+        Depth::Work.passes().measured.is_none(),
+        "not measured: say so"
+    );
+}
+
+#[test]
+fn an_import_carries_each_kernels_vector_summed_and_per_launch_group() {
+    let text = String::from_utf8(gunzip(include_bytes!(
+        "../../../tests/fixtures/corpus-h200/bert_base_fwd_full_raw.csv.gz"
+    )))
+    .expect("utf-8");
+    let a = import(&text);
+    let mut grouped = 0;
+    for k in &a.kernels {
+        let work = k.work.as_deref().expect("an import stores the vector");
+        assert_eq!(Some(work), of_kernel(k).as_ref(), "{}", k.name);
+        let launches = k.cold.as_ref().map_or(0, |s| s.launches.len()) as u64;
+        assert_eq!(work.total.launches, launches, "{}", k.name);
+        // Every component is in a --set full export but the integer class.
+        for c in WorkComponent::ALL {
+            let has = work.total.counts.contains_key(&c);
+            assert_eq!(
+                has,
+                c != WorkComponent::IntegerInstructions,
+                "{}: {c:?}",
+                k.name
+            );
+        }
+        if !work.groups.is_empty() {
+            grouped += 1;
+            for c in WorkComponent::ALL {
+                let summed: f64 = work
+                    .groups
+                    .iter()
+                    .filter_map(|g| g.work.counts.get(&c))
+                    .sum();
+                let total = work.total.counts.get(&c).copied().unwrap_or(0.0);
+                assert!(
+                    (summed - total).abs() <= 1e-9 * total.max(1.0),
+                    "{}: {c:?}",
+                    k.name
+                );
+            }
+            assert_eq!(
+                work.groups.iter().map(|g| g.work.launches).sum::<u64>(),
+                work.total.launches
+            );
+        }
+    }
+    assert!(grouped > 0, "BERT has kernels launched in several shapes");
+    // The instructions of the first launch, as the export prints them (944).
+    let first = a
+        .kernels
+        .first()
+        .and_then(|k| k.work.as_deref())
+        .expect("work");
+    assert_eq!(
+        first.total.counts.get(&WorkComponent::Instructions),
+        Some(&944.0)
+    );
+    // FP32 FLOPs come from the per-cycle rate in --set full: marked derived.
+    assert!(a
+        .kernels
+        .iter()
+        .filter_map(|k| k.work.as_deref())
+        .any(|w| w.total.derived.contains(&Work::Fp32)));
+}
