@@ -21,3 +21,4 @@ mod reports;
 mod source;
 mod table;
 mod util;
+mod work_gate;
