@@ -8,7 +8,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 use crate::analysis::metrics::{self, metric};
-use crate::analysis::{work, work_vector};
+use crate::analysis::work;
 use crate::model::artifact::{
     Artifact, CacheControl, ComputeCapability, CounterSet, DeviceInfo, KernelRecord,
     LaunchCounters, Origin, Provenance,
@@ -338,7 +338,6 @@ pub fn import_launches(
         .warnings
         .extend(warnings.iter().map(|w| w.to_string()));
     artifact.kernels = group_by_function(launches);
-    work_vector::fill(&mut artifact.kernels);
     let extra = counter_warnings(&artifact.kernels);
     artifact.warnings.extend(extra);
     artifact
@@ -418,7 +417,6 @@ pub fn attach_counters(
         let extra = counter_warnings(&artifact.kernels);
         artifact.warnings.extend(extra);
     }
-    work_vector::fill(&mut artifact.kernels);
     Ok(())
 }
 

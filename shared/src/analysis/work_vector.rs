@@ -185,18 +185,10 @@ pub fn of_launches(launches: &[LaunchCounters]) -> Option<KernelWork> {
     Some(KernelWork { total, groups })
 }
 
-/// A kernel's work vector from its counters (cold, else warm): what
-/// [`crate::analysis::merge`] stores in each record.
+/// A kernel's work vector from its counters (cold, else warm): what `capture` writes as
+/// each record's `work` ([`crate::model::artifact::Artifact::write_json_computing`]).
 pub fn of_kernel(kernel: &KernelRecord) -> Option<KernelWork> {
     of_launches(reference_launches(kernel))
-}
-
-/// Stores each kernel's vector from its counters ([`of_kernel`]): after an import, and
-/// after counters are attached.
-pub fn fill(kernels: &mut [KernelRecord]) {
-    for k in kernels {
-        k.work = of_kernel(k).map(Box::new);
-    }
 }
 
 /// A component's value in a vector, or a FLOP kind's.

@@ -1,7 +1,8 @@
 //! The work vector (issue 37) on the real `--set full` exports: every counter it reads is in
 //! each of them, by its exact name (the CUDA-core FLOP instructions as the rate `--set full`
 //! carries, which `analysis::work` turns into a total); `--depth work` asks for every one;
-//! and an import carries each kernel's vector, summed over its launches and per launch group.
+//! and each kernel's vector is summed over its launches and per launch group, and written
+//! into the artifact as `capture` writes it.
 
 use shared::analysis::sampling::Depth;
 use shared::analysis::work;
@@ -128,16 +129,25 @@ fn depth_work_asks_for_every_counter_of_the_vector_and_no_section_counter_twice(
 }
 
 #[test]
-fn an_import_carries_each_kernels_vector_summed_and_per_launch_group() {
+fn each_kernels_vector_is_summed_per_launch_group_and_written() {
     let text = String::from_utf8(gunzip(include_bytes!(
         "../../../tests/fixtures/corpus-h200/bert_base_fwd_full_raw.csv.gz"
     )))
     .expect("utf-8");
-    let a = import(&text);
+    let imported = import(&text);
+    assert!(
+        imported.kernels.iter().all(|k| k.work.is_none()),
+        "none held in memory"
+    );
+    let mut json = Vec::new();
+    imported
+        .write_json_computing(&mut json, None, &imported.varying_columns(), of_kernel)
+        .expect("written");
+    let a = shared::Artifact::from_json(&String::from_utf8(json).expect("utf-8")).expect("read");
     let mut grouped = 0;
-    for k in &a.kernels {
-        let work = k.work.as_deref().expect("an import stores the vector");
-        assert_eq!(Some(work), of_kernel(k).as_ref(), "{}", k.name);
+    for (k, own) in a.kernels.iter().zip(&imported.kernels) {
+        let work = k.work.as_deref().expect("the artifact carries the vector");
+        assert_eq!(Some(work), of_kernel(own).as_ref(), "{}", k.name);
         let launches = k.cold.as_ref().map_or(0, |s| s.launches.len()) as u64;
         assert_eq!(work.total.launches, launches, "{}", k.name);
         // Every component is in a --set full export but the integer class.

@@ -483,8 +483,9 @@ pub struct KernelRecord {
     /// In a sampled profile, how many of its launches were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled: Option<Box<SampledCount>>,
-    /// The work its launches did, counted by the hardware (`crate::analysis::work_vector`
-    /// fills it from the counters on import); absent without counters and before schema 6.
+    /// The work its launches did, counted by the hardware: `capture` writes it worked out
+    /// from the counters (`crate::analysis::work_vector`) and holds none in memory; a
+    /// reader keeps what the file says. Absent without counters and before schema 6.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work: Option<Box<KernelWork>>,
 }
