@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
-use shared::analysis::diff::{diff_loaded, GateOptions, Mismatch};
+use shared::analysis::diff::{diff_loaded, GateOptions, Mismatch, RunDiff};
 use shared::analysis::merge;
 use shared::model::artifact::LoadWarning;
 use shared::read::kind::FileKind;
@@ -63,6 +63,56 @@ fn read_tolerance(path: &Path) -> Result<WorkTolerance> {
 /// as its group's measured one).
 fn refuses(m: &Mismatch, work_gate: bool) -> bool {
     !(work_gate && matches!(m.what.as_str(), "metric_set" | "sampling"))
+}
+
+/// The exit code the gates asked for give: 13 when one cannot judge the runs, 12 when
+/// one failed, none when they passed (or none was asked for).
+fn gate_code(d: &RunDiff) -> Option<Code> {
+    let cannot_judge = d.gate.as_ref().is_some_and(|g| !g.cannot_judge.is_empty())
+        || d.work.as_ref().is_some_and(|w| !w.cannot_judge.is_empty());
+    let failed =
+        d.gate.as_ref().is_some_and(|g| g.failed) || d.work.as_ref().is_some_and(|w| w.failed);
+    if cannot_judge {
+        Some(Code::GateCannotJudge)
+    } else if failed {
+        Some(Code::GateFailed)
+    } else {
+        None
+    }
+}
+
+/// What failed, on standard error, the work gate's first.
+fn report_gates(d: &RunDiff) {
+    if let Some(w) = &d.work {
+        if !w.cannot_judge.is_empty() {
+            crate::out::eprint_line(&format!(
+                "work gate failed: it cannot judge these runs: {}",
+                w.cannot_judge.join("; ")
+            ));
+        }
+        if !w.failures.is_empty() {
+            crate::out::eprint_line(&format!(
+                "work gate failed: work grew by more than {} % beyond its tolerance: {}",
+                w.pct,
+                w.failures.join("; ")
+            ));
+        }
+    }
+    if let Some(g) = &d.gate {
+        if !g.cannot_judge.is_empty() {
+            crate::out::eprint_line(&format!(
+                "gate failed: it cannot judge these runs: {}",
+                g.cannot_judge.join("; ")
+            ));
+        }
+        if !g.failures.is_empty() {
+            crate::out::eprint_line(&format!(
+                "gate failed: slower by more than {} % beyond the noise: {}",
+                g.pct,
+                g.failures.join("; ")
+            ));
+        }
+    }
 }
 
 /// `capture diff`.
@@ -123,47 +173,8 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             crate::out::warn(&format!("not comparable ({why}): {r}"));
         }
     }
-    let cannot_judge = d.gate.as_ref().is_some_and(|g| !g.cannot_judge.is_empty())
-        || d.work.as_ref().is_some_and(|w| !w.cannot_judge.is_empty());
-    let failed =
-        d.gate.as_ref().is_some_and(|g| g.failed) || d.work.as_ref().is_some_and(|w| w.failed);
-    let code = if cannot_judge {
-        Some(Code::GateCannotJudge)
-    } else if failed {
-        Some(Code::GateFailed)
-    } else {
-        None
-    };
-    if let Some(w) = &d.work {
-        if !w.cannot_judge.is_empty() {
-            crate::out::eprint_line(&format!(
-                "work gate failed: it cannot judge these runs: {}",
-                w.cannot_judge.join("; ")
-            ));
-        }
-        if !w.failures.is_empty() {
-            crate::out::eprint_line(&format!(
-                "work gate failed: work grew by more than {} % beyond its tolerance: {}",
-                w.pct,
-                w.failures.join("; ")
-            ));
-        }
-    }
-    if let Some(g) = &d.gate {
-        if !g.cannot_judge.is_empty() {
-            crate::out::eprint_line(&format!(
-                "gate failed: it cannot judge these runs: {}",
-                g.cannot_judge.join("; ")
-            ));
-        }
-        if !g.failures.is_empty() {
-            crate::out::eprint_line(&format!(
-                "gate failed: slower by more than {} % beyond the noise: {}",
-                g.pct,
-                g.failures.join("; ")
-            ));
-        }
-    }
+    let code = gate_code(&d);
+    report_gates(&d);
     crate::out::print(&match args.format {
         DiffFormat::Table => d.to_text(),
         DiffFormat::Markdown => d.to_markdown(),
