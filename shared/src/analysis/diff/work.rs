@@ -113,10 +113,18 @@ pub enum ToleranceError {
 impl WorkTolerance {
     /// Reads and checks a tolerance file's text.
     pub fn from_json(text: &str) -> Result<WorkTolerance, ToleranceError> {
-        let t: WorkTolerance = serde_json::from_str(text).map_err(|e| ToleranceError::Json {
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
+        let t: WorkTolerance = serde_json::from_str(text).map_err(|e| {
+            // serde_json's text ends with the place, which the error gives first.
+            let text = e.to_string();
+            let message = text
+                .rsplit_once(" at line ")
+                .map_or(text.as_str(), |(m, _)| m)
+                .to_string();
+            ToleranceError::Json {
+                line: e.line(),
+                column: e.column(),
+                message,
+            }
         })?;
         if t.work_tolerance != TOLERANCE_VERSION {
             return Err(ToleranceError::Version {
@@ -466,4 +474,189 @@ pub fn part_keys() -> Vec<String> {
         .map(|&k| Part::Component(k).key())
         .chain(Work::ALL.iter().map(|&k| Part::Flops(k).key()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::artifact::{CounterSet, KernelRecord, LaunchCounters, Provenance};
+
+    /// A run of one-launch kernels: name, grid, and the L2 sectors and instructions each
+    /// launch counted.
+    fn run(kernels: &[(&str, u32, f64, f64)]) -> Artifact {
+        let mut a = Artifact::new(Provenance::default());
+        for (i, (name, grid, l2, inst)) in kernels.iter().enumerate() {
+            let mut l = LaunchCounters {
+                id: i as u64,
+                function: (*name).into(),
+                ..Default::default()
+            };
+            l.site = std::sync::Arc::new(crate::model::artifact::LaunchSite {
+                grid: Some([*grid, 1, 1]),
+                block: Some([256, 1, 1]),
+                ..Default::default()
+            });
+            for (counter, v) in [
+                (crate::model::counters::L2_SECTORS, l2),
+                (crate::model::counters::INST_EXECUTED, inst),
+            ] {
+                l.metrics.insert(
+                    counter.name.into(),
+                    crate::model::artifact::Metric {
+                        unit: counter.unit.into(),
+                        value: crate::model::artifact::MetricValue::Number(*v),
+                    },
+                );
+            }
+            a.kernels.push(KernelRecord {
+                cold: Some(CounterSet::of(vec![l])),
+                ..KernelRecord::new(*name, *name)
+            });
+        }
+        a
+    }
+
+    #[test]
+    fn growth_beyond_the_gate_and_the_tolerance_fails_and_is_named() {
+        let before = run(&[("vector_add", 64, 1000.0, 500.0), ("copy", 32, 10.0, 7.0)]);
+        let after = run(&[("vector_add", 64, 1031.0, 500.0), ("copy", 32, 10.0, 7.0)]);
+        let d = work_diff(&before, &after, 1.0, None);
+        assert!(d.failed);
+        assert_eq!(
+            d.failures,
+            vec!["vector_add: L2 sectors +3.1 %, instructions +0.0 %".to_string()]
+        );
+        // A tolerance of 3 x 1.1 % lets it pass; so does a floor of 31 sectors.
+        let tol = |cv: f64, floor: f64| WorkTolerance {
+            work_tolerance: 1,
+            measured_on: None,
+            sigmas: 3.0,
+            components: [(
+                "l2_sectors".to_string(),
+                ComponentTolerance {
+                    cv_pct: cv,
+                    runs: 20,
+                    floor,
+                },
+            )]
+            .into(),
+        };
+        assert!(!work_diff(&before, &after, 1.0, Some(&tol(1.1, 0.0))).failed);
+        assert!(!work_diff(&before, &after, 1.0, Some(&tol(0.0, 31.0))).failed);
+        assert!(work_diff(&before, &after, 1.0, Some(&tol(1.0, 30.0))).failed);
+        // Less work never fails.
+        assert!(!work_diff(&after, &before, 0.0, None).failed);
+    }
+
+    #[test]
+    fn growth_from_nothing_fails() {
+        let before = run(&[("k", 8, 0.0, 100.0)]);
+        let after = run(&[("k", 8, 64.0, 100.0)]);
+        let d = work_diff(&before, &after, 1.0, None);
+        assert_eq!(
+            d.failures,
+            vec!["k: L2 sectors from 0 to 64, instructions +0.0 %".to_string()]
+        );
+    }
+
+    #[test]
+    fn renamed_kernels_are_matched_by_shape_in_launch_order() {
+        // No NVTX range: the shape rule, in order; the third has no partner of its shape.
+        let before = run(&[
+            ("triton_poi_fused_add_0", 128, 10.0, 5.0),
+            ("triton_red_fused_sum_1", 64, 10.0, 5.0),
+            ("triton_poi_fused_mul_2", 32, 10.0, 5.0),
+        ]);
+        let after = run(&[
+            ("triton_poi_fused_add_4", 128, 10.0, 5.0),
+            ("triton_red_fused_sum_5", 64, 10.0, 5.0),
+            ("triton_poi_fused_mul_6", 16, 10.0, 5.0),
+        ]);
+        let d = work_diff(&before, &after, 1.0, None);
+        let matched: Vec<(&str, &str, MatchKind)> = d
+            .kernels
+            .iter()
+            .map(|k| (k.before.name.as_str(), k.after.name.as_str(), k.matched_by))
+            .collect();
+        assert_eq!(
+            matched,
+            vec![
+                (
+                    "triton_poi_fused_add_0",
+                    "triton_poi_fused_add_4",
+                    MatchKind::Shape
+                ),
+                (
+                    "triton_red_fused_sum_1",
+                    "triton_red_fused_sum_5",
+                    MatchKind::Shape
+                ),
+            ]
+        );
+        assert_eq!(
+            d.failures,
+            vec![
+                "vanished: triton_poi_fused_mul_2".to_string(),
+                "appeared: triton_poi_fused_mul_6".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_run_without_counters_cannot_be_judged() {
+        let mut empty = Artifact::new(Provenance::default());
+        empty.kernels.push(KernelRecord::new("k", "k"));
+        let d = work_diff(&empty, &run(&[("k", 1, 1.0, 1.0)]), 1.0, None);
+        assert!(d.failed);
+        assert_eq!(
+            d.cannot_judge,
+            vec![
+                "before: no kernel has a work vector (no instruction, sector or byte counters)"
+                    .to_string(),
+                "k: a work vector in one run only".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tolerance_file_is_checked_and_its_errors_say_where() {
+        let ok = WorkTolerance::from_json(
+            r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": 0.4, "runs": 20},
+                "flops.tensor_bf16": {"cv_pct": 0, "runs": 20, "floor": 0}}}"#,
+        )
+        .expect("reads");
+        assert_eq!(ok.sigmas, DEFAULT_SIGMAS);
+        assert!((ok.pct(Part::Component(WorkComponent::L2Sectors)) - 1.2).abs() < 1e-12);
+        assert_eq!(ok.pct(Part::Component(WorkComponent::Instructions)), 0.0);
+        for (text, want) in [
+            (
+                "{\n\"work_tolerance\": 1,\n\"components\": [",
+                "line 3, column 14: invalid type",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {}, "extra": 1}"#,
+                "unknown field `extra`",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2": {"cv_pct": 1, "runs": 2}}}"#,
+                "component \"l2\" is not a part",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": -1, "runs": 2}}}"#,
+                "l2_sectors.cv_pct -1 is not possible",
+            ),
+            (
+                r#"{"work_tolerance": 1, "sigmas": -3, "components": {}}"#,
+                "sigmas -3 is not possible",
+            ),
+        ] {
+            let err = WorkTolerance::from_json(text).expect_err(text).to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+        assert_eq!(
+            part_keys().len(),
+            WorkComponent::ALL.len() + Work::ALL.len()
+        );
+        assert!(part_keys().iter().all(|k| Part::from_key(k).is_some()));
+    }
 }
