@@ -430,6 +430,23 @@ mod tests {
     }
 
     #[test]
+    fn run_depth_work_collects_the_work_vector_and_standard_every_view() {
+        let none: HashMap<&str, &str> = HashMap::new();
+        let pass = |depth| {
+            let mut args = run_args("r.json", DeviceArg::List(vec![0]));
+            args.depth = depth;
+            resolve_run_in(&args, &none, None)
+                .unwrap_or_else(|e| panic!("{e:#}"))
+                .pass
+        };
+        assert_eq!(pass(crate::cli::DepthArg::Standard), Pass::Standard);
+        assert_eq!(
+            pass(crate::cli::DepthArg::Work),
+            Pass::Counters(Depth::Work)
+        );
+    }
+
+    #[test]
     fn run_outputs_one_file_per_device() {
         let none: HashMap<&str, &str> = HashMap::new();
         let cfg = |out: &str| {

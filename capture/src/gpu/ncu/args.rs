@@ -435,6 +435,33 @@ mod tests {
     }
 
     #[test]
+    fn the_work_depth_asks_for_the_work_vector_by_name_and_no_section() {
+        let c = Collection {
+            pass: Pass::Counters(Depth::Work),
+            cache: CacheControl::Cold,
+            selection: Selection::default(),
+            ncu_args: Vec::new(),
+        };
+        let args = collect_args(Path::new("r"), &c, &["p".into()]);
+        let line = command_line(OsStr::new("ncu"), &args);
+        assert!(!line.contains("--section"), "{line}");
+        assert!(line.contains("--cache-control all"), "{line}");
+        let at = args
+            .iter()
+            .position(|a| a == "--metrics")
+            .expect("--metrics");
+        let asked = args[at + 1].to_string_lossy();
+        let asked: Vec<&str> = asked.split(',').collect();
+        for c in shared::analysis::work_vector::counters()
+            .iter()
+            .chain(shared::analysis::work_vector::beyond_full_set())
+        {
+            assert!(asked.contains(&c.name), "{} not asked for", c.name);
+        }
+        assert!(!asked.contains(&counters::STALL_WAIT.name), "{line}");
+    }
+
+    #[test]
     fn import_prints_base_units_csv() {
         let line = command_line(
             OsStr::new("ncu"),
