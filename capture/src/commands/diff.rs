@@ -83,34 +83,23 @@ fn gate_code(d: &RunDiff) -> Option<Code> {
 
 /// What failed, on standard error, the work gate's first.
 fn report_gates(d: &RunDiff) {
-    if let Some(w) = &d.work {
-        if !w.cannot_judge.is_empty() {
+    let work = d.work.as_ref().map(|w| {
+        let why = format!("work grew by more than {} % beyond its tolerance", w.pct);
+        ("work gate", &w.cannot_judge, why, &w.failures)
+    });
+    let time = d.gate.as_ref().map(|g| {
+        let why = format!("slower by more than {} % beyond the noise", g.pct);
+        ("gate", &g.cannot_judge, why, &g.failures)
+    });
+    for (gate, cannot_judge, why, failures) in work.into_iter().chain(time) {
+        if !cannot_judge.is_empty() {
             crate::out::eprint_line(&format!(
-                "work gate failed: it cannot judge these runs: {}",
-                w.cannot_judge.join("; ")
+                "{gate} failed: it cannot judge these runs: {}",
+                cannot_judge.join("; ")
             ));
         }
-        if !w.failures.is_empty() {
-            crate::out::eprint_line(&format!(
-                "work gate failed: work grew by more than {} % beyond its tolerance: {}",
-                w.pct,
-                w.failures.join("; ")
-            ));
-        }
-    }
-    if let Some(g) = &d.gate {
-        if !g.cannot_judge.is_empty() {
-            crate::out::eprint_line(&format!(
-                "gate failed: it cannot judge these runs: {}",
-                g.cannot_judge.join("; ")
-            ));
-        }
-        if !g.failures.is_empty() {
-            crate::out::eprint_line(&format!(
-                "gate failed: slower by more than {} % beyond the noise: {}",
-                g.pct,
-                g.failures.join("; ")
-            ));
+        if !failures.is_empty() {
+            crate::out::eprint_line(&format!("{gate} failed: {why}: {}", failures.join("; ")));
         }
     }
 }

@@ -7,6 +7,7 @@
 //! matched, and named.
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use crate::diff::unpack;
 use crate::util::{capture, gunzip_fixture, root, s, stderr, stdout, undocumented_keys};
@@ -69,17 +70,31 @@ fn the_same_code_twice_passes_with_the_measured_tolerances() {
         }
     }
     let (a, b) = (unpack(dir.path(), "run1"), unpack(dir.path(), "run2"));
-    let o = capture(&[
+    let o = with_tolerance(&a, &b, &tol, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).starts_with("work gate passed"), "{}", stdout(&o));
+    let o = with_tolerance(&a, &b, &tol, &["--format", "markdown"]);
+    let md = stdout(&o);
+    assert!(md.starts_with("**work gate passed"), "{md}");
+    assert!(
+        md.contains("Work (`--gate-work`):\n\n| kernel | match |"),
+        "{md}"
+    );
+}
+
+/// `capture diff BEFORE AFTER --gate-work 1 --work-tolerance FILE`, and `more` flags.
+fn with_tolerance(before: &Path, after: &Path, file: &Path, more: &[&str]) -> Output {
+    let mut args = vec![
         "diff",
-        s(&a),
-        s(&b),
+        s(before),
+        s(after),
         "--gate-work",
         "1",
         "--work-tolerance",
-        s(&tol),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).starts_with("work gate passed"), "{}", stdout(&o));
+        s(file),
+    ];
+    args.extend_from_slice(more);
+    capture(&args)
 }
 
 #[test]
@@ -318,15 +333,7 @@ fn a_bad_tolerance_file_names_the_file_and_the_place() {
     ] {
         let file = dir.path().join("tolerance.json");
         std::fs::write(&file, text).expect("write");
-        let o = capture(&[
-            "diff",
-            s(&a),
-            s(&b),
-            "--gate-work",
-            "1",
-            "--work-tolerance",
-            s(&file),
-        ]);
+        let o = with_tolerance(&a, &b, &file, &[]);
         assert_eq!(o.status.code(), Some(1), "{text}");
         let err = stderr(&o);
         assert!(err.contains("tolerance.json: ") && err.contains(says), "{err}");

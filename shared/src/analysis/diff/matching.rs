@@ -102,32 +102,23 @@ pub struct Matching {
 /// kernels are queued by key once per rule, so each lookup takes constant time (a scan of
 /// the after run per kernel took 79.5 s for 100,000 kernels against 100,000: issue 39).
 pub fn match_kernels(before: &Artifact, after: &Artifact) -> Matching {
-    match_by(
-        before,
-        after,
-        &[
-            MatchKind::NameAndShape,
-            MatchKind::Name,
-            MatchKind::ShortName,
-        ],
-    )
+    match_by(before, after, &RULES[..3])
 }
+
+/// Every rule, strictest first: the time diff takes the first three.
+const RULES: [MatchKind; 5] = [
+    MatchKind::NameAndShape,
+    MatchKind::Name,
+    MatchKind::ShortName,
+    MatchKind::RangeAndShape,
+    MatchKind::Shape,
+];
 
 /// [`match_kernels`], then the rules for renamed kernels: the same NVTX range (the first
 /// launch's path) and launch shapes, then the same launch shapes alone; each pairs the
 /// kernels still unmatched in launch order. What `capture diff --gate-work` compares.
 pub fn match_renamed(before: &Artifact, after: &Artifact) -> Matching {
-    match_by(
-        before,
-        after,
-        &[
-            MatchKind::NameAndShape,
-            MatchKind::Name,
-            MatchKind::ShortName,
-            MatchKind::RangeAndShape,
-            MatchKind::Shape,
-        ],
-    )
+    match_by(before, after, &RULES)
 }
 
 /// Every distinct launch shape of a kernel (grid and block), sorted, as text; `None` when
