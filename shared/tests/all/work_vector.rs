@@ -199,3 +199,38 @@ fn each_kernels_vector_is_summed_per_launch_group_and_written() {
         .filter_map(|k| k.work.as_deref())
         .any(|w| w.total.derived.contains(&Work::Fp32)));
 }
+
+#[test]
+fn a_report_gives_the_vector_its_raw_export_gives() {
+    // The gemms report and its own `--page raw` export (tests/fixtures/ncu-h200-gemms): the
+    // CSV prints integers in base units exactly, so the counted components agree exactly;
+    // FLOPs worked from a printed rate agree to its printed digits.
+    let report = gunzip(include_bytes!(
+        "../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz"
+    ));
+    let from_report = shared::read::ncu_rep::read_export(&report).expect("report reads");
+    let csv = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
+    let from_csv = shared::read::ncu::read_export(csv.as_bytes()).expect("CSV reads");
+    assert_eq!(from_report.launches.len(), from_csv.launches.len());
+    let mut compared = 0;
+    for (r, c) in from_report.launches.iter().zip(&from_csv.launches) {
+        let (r, c) = (
+            work_vector::of_launches(std::slice::from_ref(r)).expect("a vector"),
+            work_vector::of_launches(std::slice::from_ref(c)).expect("a vector"),
+        );
+        assert_eq!(r.total.counts, c.total.counts);
+        assert_eq!(
+            r.total.flops.keys().collect::<Vec<_>>(),
+            c.total.flops.keys().collect::<Vec<_>>()
+        );
+        for (kind, x) in &r.total.flops {
+            let y = c.total.flops[kind];
+            assert!(
+                (x - y).abs() <= 1e-3 * x.abs().max(1.0),
+                "{kind:?}: {x} against {y}"
+            );
+        }
+        compared += r.total.counts.len();
+    }
+    assert!(compared > 100, "{compared}");
+}
