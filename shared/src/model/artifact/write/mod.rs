@@ -160,7 +160,10 @@ impl Artifact {
     /// [`Artifact::write_json_with`] (the value arrays from `arrays` when given), each
     /// kernel's `work` worked out by `work_of` from its counters as it is written, rather
     /// than the record's own: what `capture` writes, so that every artifact carries the
-    /// vectors without holding one per kernel in memory (200,000 kernels held 50 MB).
+    /// vectors without holding one per kernel in memory: a vector is two allocations of
+    /// some 260 bytes even with one component, about 50 MB over the 200,000 one-launch
+    /// kernels of docs/performance.md's `kernels` case (reckoned from the types' sizes, not
+    /// measured), where the import's whole peak is 69 MB.
     pub fn write_json_computing<W: std::io::Write>(
         &self,
         out: W,
