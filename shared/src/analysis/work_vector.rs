@@ -10,7 +10,7 @@
 //! unscaled: the copy was scaled by time, and time is what the vector leaves out.
 //! `capture diff --gate-work` compares vectors ([`crate::analysis::diff::work`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::analysis::metrics::reference_launches;
 use crate::analysis::work::{self, Source};
@@ -70,7 +70,7 @@ pub fn beyond_full_set() -> &'static [Counter] {
 
 /// One launch's work: its components (those it has) and FLOPs by kind, with the kinds
 /// worked from a rate.
-fn of_launch(launch: &LaunchCounters) -> WorkVector {
+fn of_launch(launch: &LaunchCounters, plans: &mut work::Plans) -> WorkVector {
     let mut v = WorkVector {
         launches: 1,
         ..WorkVector::default()
@@ -80,7 +80,7 @@ fn of_launch(launch: &LaunchCounters) -> WorkVector {
             v.counts.insert(k, x);
         }
     }
-    for (kind, w) in work::work(launch) {
+    for (kind, w) in plans.work(launch) {
         v.flops.insert(kind, w.ops);
         if w.source != Source::Total {
             v.derived.push(kind);
@@ -136,32 +136,53 @@ fn group_key(launch: &LaunchCounters) -> GroupKey {
 
 /// The work vector of launches (one kernel's, in launch order): the total and, when they
 /// form more than one launch group, each group's. `None` when no launch has any component.
+/// Memory stays that of the groups: only the measured launches a copy names are kept.
 pub fn of_launches(launches: &[LaunchCounters]) -> Option<KernelWork> {
-    let by_id: HashMap<u64, usize> = launches
+    let mut plans = work::Plans::default();
+    // The measured launches copies name, by ID, and their vectors once worked out.
+    let named: HashSet<u64> = launches
+        .iter()
+        .filter_map(|l| l.sampled_from.as_deref().copied())
+        .collect();
+    let measured_at: HashMap<u64, usize> = launches
         .iter()
         .enumerate()
+        .filter(|(_, l)| l.sampled_from.is_none() && named.contains(&l.id))
         .map(|(i, l)| (l.id, i))
         .collect();
-    let mut own: Vec<Option<WorkVector>> = vec![None; launches.len()];
-    let vector_at = |i: usize, own: &mut Vec<Option<WorkVector>>| -> WorkVector {
-        own[i]
-            .get_or_insert_with(|| of_launch(&launches[i]))
-            .clone()
-    };
+    let mut kept: HashMap<usize, WorkVector> = HashMap::new();
     let mut total = WorkVector::default();
     let mut groups: Vec<(GroupKey, WorkVector)> = Vec::new();
+    let mut group_at: HashMap<GroupKey, usize> = HashMap::new();
     for (i, launch) in launches.iter().enumerate() {
         let measured = launch
             .sampled_from
             .as_deref()
-            .and_then(|id| by_id.get(id).copied())
-            .filter(|&m| launches[m].sampled_from.is_none());
-        let mut v = vector_at(measured.unwrap_or(i), &mut own);
+            .and_then(|id| measured_at.get(id).copied());
+        let at = measured.unwrap_or(i);
+        let mut v = match kept.get(&at) {
+            Some(v) => v.clone(),
+            None => {
+                let source = launches.get(at).unwrap_or(launch);
+                let v = of_launch(source, &mut plans);
+                if source.sampled_from.is_none() && measured_at.contains_key(&source.id) {
+                    kept.insert(at, v.clone());
+                }
+                v
+            }
+        };
         v.copied_launches = u64::from(measured.is_some());
         let key = group_key(launch);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, g)) => add(g, &v),
-            None => groups.push((key, v.clone())),
+        match group_at.get(&key) {
+            Some(&g) => {
+                if let Some((_, group)) = groups.get_mut(g) {
+                    add(group, &v);
+                }
+            }
+            None => {
+                group_at.insert(key, groups.len());
+                groups.push((key, v.clone()));
+            }
         }
         add(&mut total, &v);
     }

@@ -234,3 +234,42 @@ fn a_report_gives_the_vector_its_raw_export_gives() {
     }
     assert!(compared > 100, "{compared}");
 }
+
+#[test]
+fn a_sampled_profile_counts_each_copy_as_its_measured_launch() {
+    // The training step's sampled profile (tests/fixtures/corpus-h200): launches that were
+    // not measured carry the counters of a measured launch of their group scaled by time;
+    // the vector counts the measured launch's own, unscaled.
+    let text = String::from_utf8(gunzip(include_bytes!(
+        "../../../tests/fixtures/corpus-h200/train_step_profile.json.gz"
+    )))
+    .expect("utf-8");
+    let a = shared::Artifact::from_json(&text).expect("reads");
+    let l2 = shared::model::counters::L2_SECTORS;
+    let mut copies = 0;
+    for k in &a.kernels {
+        let launches = shared::analysis::metrics::reference_launches(k);
+        let Some(w) = of_kernel(k) else { continue };
+        let own = |id: u64| {
+            let l = launches
+                .iter()
+                .find(|l| l.id == id)
+                .expect("the measured launch");
+            work::total(l, l2).expect("L2 sectors").0
+        };
+        let want: f64 = launches
+            .iter()
+            .map(|l| own(l.sampled_from.as_deref().copied().unwrap_or(l.id)))
+            .sum();
+        let n = launches.iter().filter(|l| l.sampled_from.is_some()).count() as u64;
+        assert_eq!(w.total.copied_launches, n, "{}", k.name);
+        assert_eq!(
+            w.total.counts.get(&WorkComponent::L2Sectors),
+            Some(&want),
+            "{}",
+            k.name
+        );
+        copies += n;
+    }
+    assert!(copies > 0, "the profile has copied launches");
+}
