@@ -178,6 +178,9 @@ pub struct RunArgs {
     /// Which ncu, how long it may run, whether its exports are kept.
     #[command(flatten)]
     pub ncu_opts: NcuOpts,
+    /// What the ncu pass collects, as `capture profile --depth` (`work`: the work vector).
+    #[arg(long, value_enum, default_value_t = DepthArg::Standard)]
+    pub depth: DepthArg,
     /// Internal: launch each kernel exactly once for the profiler, no timing loops.
     #[arg(long, hide = true)]
     pub profile_mode: bool,
@@ -314,6 +317,23 @@ pub enum DepthArg {
     /// Standard plus the rest of ncu's `--set full` sections. 36 passes (measured on the
     /// H200).
     Full,
+    /// The work vector only, what `capture diff --gate-work` compares: instructions by
+    /// class, requests, sectors, DRAM bytes, shared-memory wavefronts and conflicts,
+    /// FLOPs. Passes not measured (no GPU when it was added).
+    Work,
+}
+
+impl DepthArg {
+    /// The depth it names.
+    pub fn depth(self) -> shared::analysis::sampling::Depth {
+        use shared::analysis::sampling::Depth;
+        match self {
+            DepthArg::Roofline => Depth::Roofline,
+            DepthArg::Standard => Depth::Standard,
+            DepthArg::Full => Depth::Full,
+            DepthArg::Work => Depth::Work,
+        }
+    }
 }
 
 /// `capture ncu-command`.
@@ -519,6 +539,17 @@ pub struct DiffArgs {
     /// clock or cache control, metric set, sampling), with a warning.
     #[arg(long)]
     pub force: bool,
+    /// Exit 12 when a matched kernel's work (instructions, requests, sectors, bytes,
+    /// wavefronts, FLOPs) grows by more than PCT percent and beyond its tolerance, or a
+    /// kernel appears or vanishes; 13 when the runs have no work to compare. A metric set
+    /// or sampling that differs is then a warning, not a refusal: only the parts both runs
+    /// have are compared.
+    #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
+    pub gate_work: Option<f64>,
+    /// The work gate's tolerances: a JSON file of each part's measured spread (docs/ci.md);
+    /// without one every part must repeat exactly (not measured).
+    #[arg(long, value_name = "FILE", requires = "gate_work")]
+    pub work_tolerance: Option<PathBuf>,
 }
 
 /// A percentage flag: a finite number, 0 or more.

@@ -35,13 +35,15 @@ pub enum Code {
     /// matched the filters (`--kernel-name`, `--launch-skip`, `--nvtx-include`, ...).
     NoKernels = 11,
     /// `capture diff --gate`: the total or a counted kernel is slower by more than the gate
-    /// beyond its noise band; the output names them first.
+    /// beyond its noise band; `--gate-work`: a kernel's work grew by more than the gate
+    /// beyond its tolerance, or a kernel appeared or vanished. The output names them first.
     GateFailed = 12,
     /// `capture diff --gate`: the gate could not judge the runs, so it did not pass: a side
     /// with no kernel or no time, a timing sample no run can have (negative, not finite,
     /// longer than a day), a kernel timed one way in one run and another way in the other,
-    /// times the artifact reader did not take as written. The output names each reason
-    /// first; this code wins over 12.
+    /// times the artifact reader did not take as written; for `--gate-work`, a side with no
+    /// work vector or a matched kernel with no part in both runs. The output names each
+    /// reason first; this code wins over 12.
     GateCannotJudge = 13,
     /// Interrupted by Ctrl-C (SIGINT), SIGTERM or SIGHUP; no output was left half-written
     /// (128 + SIGINT, as shells report it).

@@ -3,13 +3,15 @@
 //! check runs first and refuses unfair comparisons unless `--force`; `--gate` exits 12
 //! when the total or a counted kernel got slower beyond its noise band, and 13 when it
 //! cannot judge the runs (`shared::analysis::diff::Gate::cannot_judge`), told what the
-//! artifact reader did not take as written.
+//! artifact reader did not take as written. `--gate-work` gates on the work vector
+//! (`shared::analysis::diff::work`) with the same codes, time shown beside it.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use shared::analysis::diff::{diff_loaded, GateOptions};
+use shared::analysis::diff::work::{work_diff, WorkTolerance};
+use shared::analysis::diff::{diff_loaded, GateOptions, Mismatch, RunDiff};
 use shared::analysis::merge;
 use shared::model::artifact::LoadWarning;
 use shared::read::kind::FileKind;
@@ -49,11 +51,69 @@ fn file_name(path: &Path) -> String {
     )
 }
 
+/// The tolerance file of `--work-tolerance`, read and checked; errors name the file.
+fn read_tolerance(path: &Path) -> Result<WorkTolerance> {
+    let bytes = files::read_bytes(path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    WorkTolerance::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", files::shown(path)))
+}
+
+/// Whether a mismatch refuses the diff: with the work gate, a metric set or sampling that
+/// differs does not (the gate compares the parts both runs have, a sampled launch counted
+/// as its group's measured one).
+fn refuses(m: &Mismatch, work_gate: bool) -> bool {
+    !(work_gate && matches!(m.what.as_str(), "metric_set" | "sampling"))
+}
+
+/// The exit code the gates asked for give: 13 when one cannot judge the runs, 12 when
+/// one failed, none when they passed (or none was asked for).
+fn gate_code(d: &RunDiff) -> Option<Code> {
+    let cannot_judge = d.gate.as_ref().is_some_and(|g| !g.cannot_judge.is_empty())
+        || d.work.as_ref().is_some_and(|w| !w.cannot_judge.is_empty());
+    let failed =
+        d.gate.as_ref().is_some_and(|g| g.failed) || d.work.as_ref().is_some_and(|w| w.failed);
+    if cannot_judge {
+        Some(Code::GateCannotJudge)
+    } else if failed {
+        Some(Code::GateFailed)
+    } else {
+        None
+    }
+}
+
+/// What failed, on standard error, the work gate's first.
+fn report_gates(d: &RunDiff) {
+    let work = d.work.as_ref().map(|w| {
+        let why = format!("work grew by more than {} % beyond its tolerance", w.pct);
+        ("work gate", &w.cannot_judge, why, &w.failures)
+    });
+    let time = d.gate.as_ref().map(|g| {
+        let why = format!("slower by more than {} % beyond the noise", g.pct);
+        ("gate", &g.cannot_judge, why, &g.failures)
+    });
+    for (gate, cannot_judge, why, failures) in work.into_iter().chain(time) {
+        if !cannot_judge.is_empty() {
+            crate::out::eprint_line(&format!(
+                "{gate} failed: it cannot judge these runs: {}",
+                cannot_judge.join("; ")
+            ));
+        }
+        if !failures.is_empty() {
+            crate::out::eprint_line(&format!("{gate} failed: {why}: {}", failures.join("; ")));
+        }
+    }
+}
+
 /// `capture diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
+    let tolerance = args
+        .work_tolerance
+        .as_deref()
+        .map(read_tolerance)
+        .transpose()?;
     let (before, before_warnings) = read_run(&args.before)?;
     let (after, after_warnings) = read_run(&args.after)?;
-    let d = diff_loaded(
+    let mut d = diff_loaded(
         (&before, &before_warnings),
         (&after, &after_warnings),
         GateOptions {
@@ -62,9 +122,18 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         },
     )
     .named(file_name(&args.before), file_name(&args.after));
+    if let Some(pct) = args.gate_work {
+        d = d.with_work(work_diff(&before, &after, pct, tolerance.as_ref()));
+    }
+    let work_gate = args.gate_work.is_some();
     if !d.comparability.comparable() {
         let reasons = d.comparability.reasons();
-        if !args.force {
+        let refused_by = d
+            .comparability
+            .mismatches
+            .iter()
+            .any(|m| refuses(m, work_gate));
+        if !args.force && refused_by {
             let refused = format!(
                 "{} and {} cannot be compared fairly:\n  {}\n(--force compares them anyway, \
                  with this as a warning)",
@@ -88,30 +157,13 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
                 .into(),
             );
         }
+        let why = if args.force { "--force" } else { "--gate-work" };
         for r in &reasons {
-            crate::out::warn(&format!("not comparable (--force): {r}"));
+            crate::out::warn(&format!("not comparable ({why}): {r}"));
         }
     }
-    let code = match &d.gate {
-        Some(g) if !g.cannot_judge.is_empty() => Some(Code::GateCannotJudge),
-        Some(g) if g.failed => Some(Code::GateFailed),
-        _ => None,
-    };
-    if let Some(g) = &d.gate {
-        if !g.cannot_judge.is_empty() {
-            crate::out::eprint_line(&format!(
-                "gate failed: it cannot judge these runs: {}",
-                g.cannot_judge.join("; ")
-            ));
-        }
-        if !g.failures.is_empty() {
-            crate::out::eprint_line(&format!(
-                "gate failed: slower by more than {} % beyond the noise: {}",
-                g.pct,
-                g.failures.join("; ")
-            ));
-        }
-    }
+    let code = gate_code(&d);
+    report_gates(&d);
     crate::out::print(&match args.format {
         DiffFormat::Table => d.to_text(),
         DiffFormat::Markdown => d.to_markdown(),

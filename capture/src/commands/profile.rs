@@ -12,25 +12,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
-use shared::analysis::sampling::Depth;
 
 use super::{caches_of, usage};
-use crate::cli::{DepthArg, ProfileArgs};
+use crate::cli::ProfileArgs;
 use crate::gpu::host;
 use crate::gpu::ncu::args::{self as ncu_args, Selection};
 use crate::gpu::ncu::run::Ncu;
 use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
 pub use conductor::ProfileConfig;
 use conductor::ProfileRun;
-
-/// The depth a `--depth` value names.
-fn depth_of(d: DepthArg) -> Depth {
-    match d {
-        DepthArg::Roofline => Depth::Roofline,
-        DepthArg::Standard => Depth::Standard,
-        DepthArg::Full => Depth::Full,
-    }
-}
 
 /// Checks `capture profile`'s flags and finds its program, before ncu starts: a program
 /// that does not exist or may not be executed is a usage error naming it, and so is an `-o`
@@ -81,7 +71,7 @@ pub fn resolve_profile_in(
     crate::files::refuse_output_among_inputs(&output, &program_files)?;
     let ncu_args = ncu_args_of(args);
     let caches = caches_of(args.cache);
-    let depth = depth_of(args.depth);
+    let depth = args.depth.depth();
     let notes = push_pop_note(&args.nvtx_include).into_iter().collect();
     ncu_args::check_ncu_args(&args.ncu_arg).map_err(usage)?;
     Ok(ProfileConfig {
@@ -155,6 +145,7 @@ pub fn profile(args: &ProfileArgs) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::DepthArg;
 
     #[test]
     fn a_push_pop_range_filter_says_what_it_leaves_out() {

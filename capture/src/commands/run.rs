@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use shared::analysis::sampling::Depth;
 use shared::model::artifact::{
     Artifact, CacheControl, DeviceInfo, KernelRecord, Origin, Provenance, TensorCeiling,
 };
@@ -40,6 +41,8 @@ struct RunConfig {
     /// `-o`, resolved against this process's rank and host; one path per device.
     outputs: OutputPlan,
     keep_exports: bool,
+    /// What the ncu pass collects (`--depth`).
+    pass: Pass,
 }
 
 impl RunConfig {
@@ -80,6 +83,10 @@ fn resolve_run_in(args: &RunArgs, env: &dyn Env, host: Option<String>) -> Result
         },
         outputs,
         keep_exports: args.ncu_opts.keep_exports,
+        pass: match args.depth.depth() {
+            Depth::Standard => Pass::Standard,
+            depth => Pass::Counters(depth),
+        },
     })
 }
 
@@ -315,7 +322,7 @@ fn profile_half(
                 ..Selection::default()
             },
             ncu_args: Vec::new(),
-            pass: Pass::Standard,
+            pass: cfg.pass,
             env: Vec::new(),
         },
         work.path(),
@@ -418,8 +425,26 @@ mod tests {
                 ncu_timeout: 10,
                 keep_exports: false,
             },
+            depth: crate::cli::DepthArg::Standard,
             profile_mode: false,
         }
+    }
+
+    #[test]
+    fn run_depth_work_collects_the_work_vector_and_standard_every_view() {
+        let none: HashMap<&str, &str> = HashMap::new();
+        let pass = |depth| {
+            let mut args = run_args("r.json", DeviceArg::List(vec![0]));
+            args.depth = depth;
+            resolve_run_in(&args, &none, None)
+                .unwrap_or_else(|e| panic!("{e:#}"))
+                .pass
+        };
+        assert_eq!(pass(crate::cli::DepthArg::Standard), Pass::Standard);
+        assert_eq!(
+            pass(crate::cli::DepthArg::Work),
+            Pass::Counters(Depth::Work)
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread;
 
+use shared::analysis::work_vector;
 use shared::error::NcuError;
 use shared::model::artifact::Metrics;
 use shared::read::ncu::{self, Export, Row, RowStream, Rows};
@@ -174,7 +175,10 @@ impl RowStream for Handed {
 /// are [`Metrics::json_array`]'s either way, so the file is the same.
 pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Result<()> {
     if artifact.kernels.iter().map(launches_of).sum::<usize>() < 2 {
-        return artifact.write_json(out).map_err(io::Error::from);
+        let varying = artifact.varying_columns();
+        return artifact
+            .write_json_computing(out, None, &varying, work_vector::of_kernel)
+            .map_err(io::Error::from);
     }
     // Each counter set's varying columns, a scan of every value: once, for both threads.
     let varying = artifact.varying_columns();
@@ -228,7 +232,12 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
             };
         };
         artifact
-            .write_json_with(out, Box::new(source), &varying)
+            .write_json_computing(
+                out,
+                Some(Box::new(source)),
+                &varying,
+                work_vector::of_kernel,
+            )
             .map_err(io::Error::from)
         // Leaving the scope drops the receiver (inside `source`, dropped with the
         // serializer's state), which ends the helper.
@@ -425,7 +434,17 @@ mod tests {
         );
         let mut out = Vec::new();
         write_artifact_json(&artifact, &mut out).unwrap_or_else(|e| panic!("{e}"));
-        assert!(out == artifact.to_json().into_bytes());
+        let mut one = Vec::new();
+        artifact
+            .write_json_computing(
+                &mut one,
+                None,
+                &artifact.varying_columns(),
+                work_vector::of_kernel,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out == one);
+        assert!(String::from_utf8_lossy(&out).contains("\"work\": {"));
     }
 
     #[test]

@@ -4,9 +4,9 @@
 //! latency-bound (`latency`), every figure of one kernel (`figures`), ncu's rule findings of
 //! a kernel ranked (`findings`), import and merge into artifacts (`merge`), sampled profiles
 //! planned and scaled (`sampling`), several artifacts read together (`multi`), the bytes
-//! table (`table`), launches by NVTX range (`ranges`), run against run (`diff`) and each
-//! kernel explained for people and agents (`explain`), and the advice a verdict does not
-//! give (`advice`).
+//! table (`table`), launches by NVTX range (`ranges`), the work vector (`work_vector`), run
+//! against run (`diff`), each kernel explained for people and agents (`explain`), and the
+//! advice a verdict does not give (`advice`).
 //!
 //! Architecture invariant: every formula the CLI and the viewer show lives here or in
 //! [`crate::model::roofline`], so the two can never disagree.
@@ -30,3 +30,4 @@ pub mod ranges;
 pub mod sampling;
 pub mod table;
 pub mod work;
+pub mod work_vector;

@@ -187,6 +187,11 @@ pub struct TableRow {
     /// others' counters are scaled from them); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled: Option<crate::model::artifact::SampledCount>,
+    /// (Filled by [`annotate`].) The kernel's work vector, as the artifact's `work`
+    /// ([`crate::analysis::work_vector`]; worked from the counters for an artifact before
+    /// schema 6 or an export); `null` without counters.
+    #[serde(default)]
+    pub work: Option<Box<crate::model::artifact::KernelWork>>,
 }
 
 /// A row's operational intensity per roofline point, FLOP (OP) per byte.
@@ -298,12 +303,13 @@ impl TableRow {
             latency_reason: kv.latency_reason,
             rules: findings_of(kernel),
             sampled: kernel.sampled.as_deref().copied(),
+            work: None,
         }
     }
 }
 
 /// Fills the fields of `table`'s rows that only `capture table --format json` prints
-/// (`busiest_pipe`, `intensity`, `notes`); `table` is [`bytes_table`] of `artifact`, rows
+/// (`busiest_pipe`, `intensity`, `notes`, `work`); `table` is [`bytes_table`] of `artifact`, rows
 /// still in artifact order. Kept out of [`bytes_table`] so the viewer's wasm, which shows
 /// the same figures through [`crate::analysis::figures::KernelFigures`] (the verdict's
 /// unit, the chart's level points and notes), does not carry them twice.
@@ -315,6 +321,10 @@ pub fn annotate(table: &mut BytesTable, artifact: &Artifact) {
         row.busiest_pipe = crate::analysis::bound::busiest_pipe(launches);
         row.intensity = intensity;
         row.notes = notes;
+        row.work = kernel
+            .work
+            .clone()
+            .or_else(|| crate::analysis::work_vector::of_kernel(kernel).map(Box::new));
     }
 }
 

@@ -598,18 +598,31 @@ pub fn work(launch: &LaunchCounters) -> WorkByKind {
     WorkPlan::of(launch.metrics.columns()).work(launch)
 }
 
+/// [`work`] of launch after launch, each column list's plan made once: launches of one
+/// export share their columns, and so one plan.
+#[derive(Default)]
+pub struct Plans {
+    plan: Option<WorkPlan>,
+}
+
+impl Plans {
+    /// All work of `launch` by kind, as [`work`].
+    pub fn work(&mut self, launch: &LaunchCounters) -> WorkByKind {
+        let columns = launch.metrics.columns();
+        let plan = match self.plan.take() {
+            Some(p) if Arc::ptr_eq(&p.columns, columns) => self.plan.insert(p),
+            _ => self.plan.insert(WorkPlan::of(columns)),
+        };
+        plan.work(launch)
+    }
+}
+
 /// Work by kind summed over launches.
 pub fn work_over(launches: &[LaunchCounters]) -> WorkByKind {
     let mut out = WorkByKind::new();
-    let mut plan: Option<WorkPlan> = None;
+    let mut plans = Plans::default();
     for launch in launches {
-        // Launches of one export share their columns, and so one plan.
-        let columns = launch.metrics.columns();
-        let plan = match plan.take() {
-            Some(p) if Arc::ptr_eq(&p.columns, columns) => plan.insert(p),
-            _ => plan.insert(WorkPlan::of(columns)),
-        };
-        for (kind, w) in plan.work(launch) {
+        for (kind, w) in plans.work(launch) {
             add(&mut out, kind, w.ops, w.source, &w.missing);
         }
     }

@@ -219,6 +219,32 @@ counters! {
     GPC_HZ = "gpc__cycles_elapsed.avg.per_second", "hz", "GPC clock during the launch: a report's SM Frequency (SpeedOfLight section)";
 }}
 
+counters! {
+    /// The work vector's counters beyond [`PROFILE`] ([`crate::analysis::work_vector`]): warp
+    /// instructions by class and the shared-memory traffic. Every `--set full` export has
+    /// them (InstructionStats, MemoryWorkloadAnalysis_Tables; checked on every export in
+    /// `tests/fixtures`); `capture profile --depth work` asks for them by name.
+    WORK {
+    INST_EXECUTED = "smsp__inst_executed.sum", "inst", "warp instructions executed";
+    BRANCH_INST = "smsp__inst_executed_op_branch.sum", "inst", "branch warp instructions executed (control flow)";
+    GLOBAL_LD_INST = "smsp__sass_inst_executed_op_global_ld.sum", "inst", "global-load warp instructions executed";
+    GLOBAL_ST_INST = "smsp__sass_inst_executed_op_global_st.sum", "inst", "global-store warp instructions executed";
+    LOCAL_LD_INST = "smsp__sass_inst_executed_op_local_ld.sum", "inst", "local-load warp instructions executed (register spills among them)";
+    LOCAL_ST_INST = "smsp__sass_inst_executed_op_local_st.sum", "inst", "local-store warp instructions executed (register spills among them)";
+    SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "", "shared-memory wavefronts in the L1/TEX data pipe";
+    SHARED_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "", "shared-memory bank conflicts in the L1/TEX data pipe";
+}}
+
+counters! {
+    /// Thread-instruction classes that ncu's `--set full` does not collect, asked for by
+    /// `capture profile --depth work` only. The names are ncu's own (its metric comparison
+    /// table maps nvprof's `inst_integer` to this one), but no export here has them yet:
+    /// the first `--depth work` run on a GPU shows whether ncu keeps them (capture warns
+    /// about a name ncu dropped).
+    WORK_CLASSES {
+    INTEGER_THREAD_INST = "smsp__sass_thread_inst_executed_op_integer_pred_on.sum", "inst", "integer thread instructions executed, predicated on";
+}}
+
 /// The prefix of tensor-core work counters by source type (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`):
 /// [`crate::analysis::work`] reads every counter of this family an export has, whatever the
 /// architecture, and never the op-level (`sm__ops_path_tensor_op_*`) or per-SMSP ones.
@@ -335,6 +361,8 @@ pub const LISTS: &[&[Counter]] = &[
     TENSOR,
     PIPES,
     FULL_SET,
+    WORK,
+    WORK_CLASSES,
 ];
 
 /// Every counter of the catalog, in declaration order.

@@ -28,3 +28,4 @@ mod real_workloads;
 mod report_cuts;
 mod sampling;
 mod verdict_corpus;
+mod work_vector;

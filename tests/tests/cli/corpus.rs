@@ -121,7 +121,7 @@ const CORPUS: &[(&str, Outcome)] = &[
     (
         "artifact_future_schema.json",
         Refused {
-            line: Some(3028),
+            line: Some(3052),
             reason: "is newer than this build understands",
         },
     ),
@@ -139,7 +139,7 @@ const CORPUS: &[(&str, Outcome)] = &[
     (
         "artifact_cut.json",
         Refused {
-            line: Some(1530),
+            line: Some(1542),
             reason: "not a valid artifact: EOF while parsing",
         },
     ),

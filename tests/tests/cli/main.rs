@@ -23,3 +23,4 @@ mod reports;
 mod source;
 mod table;
 mod util;
+mod work_gate;

@@ -149,11 +149,11 @@ pub const FULL_SECTIONS: &[&str] = &[
     "MemoryWorkloadAnalysis_Tables",
 ];
 
-/// The sections collected at `depth`: none for the roofline (its counters are asked by
-/// name), [`SECTIONS`] for standard, with [`FULL_SECTIONS`] for full.
+/// The sections collected at `depth`: none for the roofline and the work vector (their
+/// counters are asked by name), [`SECTIONS`] for standard, with [`FULL_SECTIONS`] for full.
 pub fn sections(depth: Depth) -> Vec<&'static str> {
     match depth {
-        Depth::Roofline => Vec::new(),
+        Depth::Roofline | Depth::Work => Vec::new(),
         Depth::Standard => SECTIONS.to_vec(),
         Depth::Full => SECTIONS.iter().chain(FULL_SECTIONS).copied().collect(),
     }
@@ -434,6 +434,33 @@ mod tests {
         let line = command_line(OsStr::new("ncu"), &collect_args(Path::new("r"), &full, &[]));
         assert!(line.contains("--section SourceCounters"), "{line}");
         assert!(line.contains(&metrics_arg()), "{line}");
+    }
+
+    #[test]
+    fn the_work_depth_asks_for_the_work_vector_by_name_and_no_section() {
+        let c = Collection {
+            pass: Pass::Counters(Depth::Work),
+            cache: CacheControl::Cold,
+            selection: Selection::default(),
+            ncu_args: Vec::new(),
+        };
+        let args = collect_args(Path::new("r"), &c, &["p".into()]);
+        let line = command_line(OsStr::new("ncu"), &args);
+        assert!(!line.contains("--section"), "{line}");
+        assert!(line.contains("--cache-control all"), "{line}");
+        let at = args
+            .iter()
+            .position(|a| a == "--metrics")
+            .expect("--metrics");
+        let asked = args[at + 1].to_string_lossy();
+        let asked: Vec<&str> = asked.split(',').collect();
+        for c in shared::analysis::work_vector::counters()
+            .iter()
+            .chain(shared::analysis::work_vector::beyond_full_set())
+        {
+            assert!(asked.contains(&c.name), "{} not asked for", c.name);
+        }
+        assert!(!asked.contains(&counters::STALL_WAIT.name), "{line}");
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! Which kernel of one run is which kernel of the other: first by full name and launch
 //! shape, then by full name alone (the shape changed: another problem size), then by the
 //! name with its template arguments collapsed (only the instantiation changed). Each pair
-//! says which rule matched it.
+//! says which rule matched it. The work gate ([`match_renamed`]) adds two rules for
+//! kernels whose names change from build to build (Triton's numbered names, another cuBLAS
+//! tile): the same NVTX range and launch shapes, then the same launch shapes, each pairing
+//! in launch order.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -21,6 +24,12 @@ pub enum MatchKind {
     /// Names equal once template arguments are collapsed (`k<4, float>` and `k<8, half>`):
     /// only the template arguments changed.
     ShortName,
+    /// Another name, the same NVTX range and the same launch shapes, paired in launch order
+    /// ([`match_renamed`] only).
+    RangeAndShape,
+    /// Another name and the same launch shapes, paired in launch order ([`match_renamed`]
+    /// only).
+    Shape,
 }
 
 impl MatchKind {
@@ -30,6 +39,8 @@ impl MatchKind {
             MatchKind::NameAndShape => "name+shape",
             MatchKind::Name => "name",
             MatchKind::ShortName => "template",
+            MatchKind::RangeAndShape => "range+shape",
+            MatchKind::Shape => "shape+order",
         }
     }
 }
@@ -91,33 +102,86 @@ pub struct Matching {
 /// kernels are queued by key once per rule, so each lookup takes constant time (a scan of
 /// the after run per kernel took 79.5 s for 100,000 kernels against 100,000: issue 39).
 pub fn match_kernels(before: &Artifact, after: &Artifact) -> Matching {
+    match_by(before, after, &RULES[..3])
+}
+
+/// Every rule, strictest first: the time diff takes the first three.
+const RULES: [MatchKind; 5] = [
+    MatchKind::NameAndShape,
+    MatchKind::Name,
+    MatchKind::ShortName,
+    MatchKind::RangeAndShape,
+    MatchKind::Shape,
+];
+
+/// [`match_kernels`], then the rules for renamed kernels: the same NVTX range (the first
+/// launch's path) and launch shapes, then the same launch shapes alone; each pairs the
+/// kernels still unmatched in launch order. What `capture diff --gate-work` compares.
+pub fn match_renamed(before: &Artifact, after: &Artifact) -> Matching {
+    match_by(before, after, &RULES)
+}
+
+/// Every distinct launch shape of a kernel (grid and block), sorted, as text; `None` when
+/// no launch records its shape.
+fn shapes_of(kernel: &KernelRecord) -> Option<String> {
+    if let Some(l) = &kernel.launch {
+        return Some(shape_text(l));
+    }
+    let mut shapes: Vec<String> = crate::analysis::metrics::reference_launches(kernel)
+        .iter()
+        .filter_map(|l| {
+            Some(format!(
+                "grid {} block {}",
+                dims(l.site.grid?),
+                dims(l.site.block?)
+            ))
+        })
+        .collect();
+    shapes.sort_unstable();
+    shapes.dedup();
+    (!shapes.is_empty()).then(|| shapes.join(", "))
+}
+
+/// A kernel's NVTX path (its first launch's), `None` outside any range.
+fn range_of(kernel: &KernelRecord) -> Option<String> {
+    let first = crate::analysis::metrics::reference_launches(kernel).first()?;
+    let path = crate::analysis::ranges::path_of(first.site.nvtx.as_deref(), None);
+    (!path.is_empty()).then(|| path.join("/"))
+}
+
+/// The kernels of two runs matched by `rules`, strictest first (see [`match_kernels`]).
+fn match_by(before: &Artifact, after: &Artifact, rules: &[MatchKind]) -> Matching {
     type Key = (String, Option<String>);
-    let key = |k: &KernelRecord, kind: MatchKind| -> Key {
-        match kind {
+    // `None`: the kernel cannot be matched by this rule (no shape, no range).
+    let key = |k: &KernelRecord, kind: MatchKind| -> Option<Key> {
+        Some(match kind {
             MatchKind::NameAndShape => (k.name.to_string(), shape_of(k)),
             MatchKind::Name => (k.name.to_string(), None),
             MatchKind::ShortName => (without_template_args(&k.name), None),
-        }
+            MatchKind::RangeAndShape => (range_of(k)?, Some(shapes_of(k)?)),
+            MatchKind::Shape => (String::new(), Some(shapes_of(k)?)),
+        })
     };
     let mut partner_of_before: Vec<Option<(usize, MatchKind)>> = vec![None; before.kernels.len()];
     let mut taken = vec![false; after.kernels.len()];
-    for kind in [
-        MatchKind::NameAndShape,
-        MatchKind::Name,
-        MatchKind::ShortName,
-    ] {
+    for &kind in rules {
         // The unmatched after-kernels of each key, in run order.
         let mut queues: HashMap<Key, VecDeque<usize>> = HashMap::new();
         for (j, k) in after.kernels.iter().enumerate() {
             if !taken.get(j).copied().unwrap_or(true) {
-                queues.entry(key(k, kind)).or_default().push_back(j);
+                if let Some(key) = key(k, kind) {
+                    queues.entry(key).or_default().push_back(j);
+                }
             }
         }
         for (k, partner) in before.kernels.iter().zip(partner_of_before.iter_mut()) {
             if partner.is_some() {
                 continue;
             }
-            if let Some(j) = queues.get_mut(&key(k, kind)).and_then(VecDeque::pop_front) {
+            let Some(key) = key(k, kind) else {
+                continue;
+            };
+            if let Some(j) = queues.get_mut(&key).and_then(VecDeque::pop_front) {
                 if let Some(t) = taken.get_mut(j) {
                     *t = true;
                 }

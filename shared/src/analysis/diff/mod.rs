@@ -20,12 +20,14 @@
 //!   kernel time, samples no run can have, a kernel timed one way in one run and another
 //!   way in the other, times the artifact reader did not take as written).
 //! - The comparability check ([`comparable`]) runs first.
+//! - The work gate ([`work`]) compares what each kernel did, not its time.
 
 pub mod comparable;
 pub mod matching;
 pub mod noise;
 pub mod render;
 pub mod view;
+pub mod work;
 
 use std::collections::HashSet;
 
@@ -233,9 +235,18 @@ pub struct RunDiff {
     pub total: TotalDiff,
     /// The gate, when asked for.
     pub gate: Option<Gate>,
+    /// The work gate (`--gate-work`), when asked for.
+    #[serde(default)]
+    pub work: Option<work::WorkDiff>,
 }
 
 impl RunDiff {
+    /// The diff with the work gate's outcome beside the time.
+    pub fn with_work(mut self, work: work::WorkDiff) -> Self {
+        self.work = Some(work);
+        self
+    }
+
     /// The diff with its runs named (file names, run names).
     pub fn named(mut self, before: impl Into<String>, after: impl Into<String>) -> Self {
         self.before = before.into();
@@ -556,6 +567,7 @@ fn diff_inner(
         only_after,
         total,
         gate,
+        work: None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! pull-request comment, and pretty JSON (the contract in docs/diff-json.md). The gate's
 //! failures come first in every human form.
 
+use super::work::{KernelWorkDiff, WorkDiff, WorkSide};
 use super::{KernelDiff, KernelSide, MetricMove, RunDiff};
 use crate::text::escape;
 use crate::text::format::{fmt_si, ms, opt, sig3};
@@ -20,6 +21,91 @@ pub const COLUMNS: [Column; 10] = [
     Column::text("bound"),
     Column::text("moved most"),
 ];
+
+/// The columns of the work gate's table.
+pub const WORK_COLUMNS: [Column; 5] = [
+    Column::text("kernel"),
+    Column::text("match"),
+    Column::value("launches"),
+    Column::text("work change"),
+    Column::text("not compared"),
+];
+
+impl KernelWorkDiff {
+    /// The row's cells.
+    fn cells(&self) -> [String; 5] {
+        let gate = if self.gate_failed { "GATE " } else { "" };
+        let name = if self.before.short_name == self.after.short_name {
+            self.after.short_name.clone()
+        } else {
+            format!("{} (was {})", self.after.short_name, self.before.short_name)
+        };
+        let launches = if self.before.launches == self.after.launches {
+            self.after.launches.to_string()
+        } else {
+            format!("{} -> {}", self.before.launches, self.after.launches)
+        };
+        [
+            format!("{gate}{name}"),
+            self.matched_by.label().into(),
+            launches,
+            self.summary.clone(),
+            self.not_compared.join(", "),
+        ]
+    }
+}
+
+impl WorkDiff {
+    /// The work gate's verdict lines, failures first.
+    fn preamble(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.cannot_judge.is_empty() {
+            out.push(format!(
+                "WORK GATE CANNOT JUDGE these runs, so it fails: {}",
+                self.cannot_judge.join("; ")
+            ));
+        }
+        if !self.failures.is_empty() {
+            out.push(format!(
+                "WORK GATE FAILED: work grew by more than {} % beyond its tolerance, or a \
+                 kernel appeared or vanished: {}",
+                self.pct,
+                self.failures.join("; ")
+            ));
+        } else if !self.failed {
+            out.push(format!(
+                "work gate passed: no matched kernel's work grew by more than {} % beyond its \
+                 tolerance, and no kernel appeared or vanished",
+                self.pct
+            ));
+        }
+        out.push(format!("work tolerance: {}", self.tolerance));
+        out
+    }
+
+    /// The table of matched kernels, with the kernels of one run under it.
+    fn table(&self) -> (Table<'static>, Vec<String>) {
+        let mut t = Table::new(&WORK_COLUMNS);
+        for k in &self.kernels {
+            t.push(k.cells());
+        }
+        let mut notes = Vec::new();
+        for (title, list) in [
+            ("vanished (work gate)", &self.only_before),
+            ("appeared (work gate)", &self.only_after),
+        ] {
+            if !list.is_empty() {
+                let names: Vec<String> = list.iter().map(work_side_line).collect();
+                notes.push(format!("{title}: {}", names.join("; ")));
+            }
+        }
+        (t, notes)
+    }
+}
+
+fn work_side_line(s: &WorkSide) -> String {
+    format!("{} ({} launches)", s.short_name, s.launches)
+}
 
 fn signed_pct(v: Option<f64>) -> String {
     opt(v, |x| format!("{x:+.2} %"))
@@ -123,7 +209,11 @@ impl RunDiff {
     /// Lines above the table: the gate's verdict (failures named first), the runs, and the
     /// comparability warnings.
     fn preamble(&self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out = self
+            .work
+            .as_ref()
+            .map(WorkDiff::preamble)
+            .unwrap_or_default();
         if let Some(g) = &self.gate {
             if !g.cannot_judge.is_empty() {
                 out.push(format!(
@@ -238,6 +328,15 @@ impl RunDiff {
             out.push_str(&escape::controls(&e));
             out.push('\n');
         }
+        if let Some(w) = &self.work {
+            let (table, notes) = w.table();
+            out.push_str("\nwork (--gate-work):\n");
+            out.push_str(&table.to_text());
+            for n in notes {
+                out.push_str(&escape::controls(&n));
+                out.push('\n');
+            }
+        }
         out
     }
 
@@ -248,7 +347,7 @@ impl RunDiff {
         let esc = |s: &str| escape::markdown_cell(s).into_owned();
         let mut out = String::new();
         for (i, p) in self.preamble().iter().enumerate() {
-            if i == 0 && self.gate.is_some() {
+            if i == 0 && (self.gate.is_some() || self.work.is_some()) {
                 out.push_str(&format!("**{}**\n\n", esc(p)));
             } else {
                 out.push_str(&format!("{}\n\n", esc(p)));
@@ -258,6 +357,15 @@ impl RunDiff {
         out.push('\n');
         for e in self.epilogue() {
             out.push_str(&format!("{}\n\n", esc(&e)));
+        }
+        if let Some(w) = &self.work {
+            let (table, notes) = w.table();
+            out.push_str("Work (`--gate-work`):\n\n");
+            out.push_str(&table.to_markdown());
+            out.push('\n');
+            for n in notes {
+                out.push_str(&format!("{}\n\n", esc(&n)));
+            }
         }
         out
     }

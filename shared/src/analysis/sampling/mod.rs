@@ -19,6 +19,7 @@ pub mod plan;
 pub mod scale;
 pub mod timing;
 
+use crate::analysis::work_vector;
 use crate::model::artifact::{Artifact, Sampled};
 use crate::model::counters::{self, Counter};
 
@@ -46,6 +47,9 @@ pub enum Depth {
     Standard,
     /// Standard plus the rest of ncu's `--set full` sections.
     Full,
+    /// The work vector only ([`crate::analysis::work_vector`]): time, instructions by
+    /// class, requests, sectors, bytes, shared-memory traffic, FLOPs; no sections.
+    Work,
 }
 
 /// Passes of a metric list: measured, or a bound where it was not measured.
@@ -61,7 +65,7 @@ pub struct Passes {
 
 impl Depth {
     /// Every depth, smallest first.
-    pub const ALL: [Depth; 3] = [Depth::Roofline, Depth::Standard, Depth::Full];
+    pub const ALL: [Depth; 4] = [Depth::Roofline, Depth::Work, Depth::Standard, Depth::Full];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
@@ -69,6 +73,7 @@ impl Depth {
             Depth::Roofline => "roofline",
             Depth::Standard => "standard",
             Depth::Full => "full",
+            Depth::Work => "work",
         }
     }
 
@@ -105,6 +110,17 @@ impl Depth {
                 .chain(counters::TENSOR)
                 .copied()
                 .collect(),
+            Depth::Work => {
+                let mut out = vec![counters::GPU_TIME_DURATION];
+                let vector = work_vector::counters().into_iter();
+                let beyond = work_vector::beyond_full_set().iter().copied();
+                for c in vector.chain(beyond).chain(counters::TENSOR.iter().copied()) {
+                    if !out.contains(&c) {
+                        out.push(c);
+                    }
+                }
+                out
+            }
         }
     }
 
@@ -125,6 +141,12 @@ impl Depth {
                 measured: Some(36),
                 assumed: 36,
                 source: "measured: 36 passes per launch, H200, ncu 2025.3.1",
+            },
+            Depth::Work => Passes {
+                measured: None,
+                assumed: 36,
+                source: "not measured (no GPU when it was added): assumed at most full's 36, \
+                         whose --set full has every counter of the list but one",
             },
         }
     }

@@ -25,4 +25,4 @@ pub use self::storage::{
     varying_columns, Bases, CheckedRows, List, MetricColumns, Metrics, RowBuilder, SharedText,
     SiteInterner,
 };
-pub use self::write::{ArraySource, VaryingColumns};
+pub use self::write::{ArraySource, VaryingColumns, WorkOf};

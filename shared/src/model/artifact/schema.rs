@@ -42,7 +42,11 @@ use crate::model::work_kind::Work;
 ///    context once (`nvtx_ranges`: the launching thread, its push/pop stack, the open
 ///    start/end ranges) and a launch names its own by index (`nvtx`); both optional and
 ///    written only where the export has ranges.
-pub const SCHEMA_VERSION: u32 = 5;
+/// 6: each kernel's work vector (`work`, issue 37): what its launches did as the hardware
+///    counted it, summed (instructions by class, requests, sectors, bytes, wavefronts,
+///    FLOPs by kind), and per launch group when it has more than one; optional, written
+///    where the counters are.
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -479,6 +483,196 @@ pub struct KernelRecord {
     /// In a sampled profile, how many of its launches were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled: Option<Box<SampledCount>>,
+    /// The work its launches did, counted by the hardware: `capture` writes it worked out
+    /// from the counters (`crate::analysis::work_vector`) and holds none in memory; a
+    /// reader keeps what the file says. Absent without counters and before schema 6.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work: Option<Box<KernelWork>>,
+}
+
+/// The work vector of a kernel: its launches' work summed, and per launch group (one grid,
+/// block, registers and shared memory) when it has more than one group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct KernelWork {
+    /// Every launch of the kernel.
+    pub total: WorkVector,
+    /// Each launch group, in the order its first launch ran; empty when the kernel has one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupWork>,
+}
+
+/// One launch group's work: the launches of a kernel with one launch configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GroupWork {
+    /// Grid, blocks (x, y, z), when the export has it.
+    #[serde(default)]
+    pub grid: Option<[u32; 3]>,
+    /// Block, threads (x, y, z), when the export has it.
+    #[serde(default)]
+    pub block: Option<[u32; 3]>,
+    /// Registers per thread (`launch__registers_per_thread`), when collected.
+    #[serde(default)]
+    pub registers_per_thread: Option<u32>,
+    /// Shared memory per block, static plus dynamic, bytes (`launch__shared_mem_per_block`).
+    #[serde(default)]
+    pub shared_mem_per_block_bytes: Option<u64>,
+    /// What the group's launches did.
+    pub work: WorkVector,
+}
+
+/// What launches did, summed: each component's count, from the hardware's counters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WorkVector {
+    /// Launches summed.
+    pub launches: u64,
+    /// Of them, launches of a sampled profile whose counters were copied from the measured
+    /// launch of their group: each counts the measured launch's work, unscaled.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub copied_launches: u64,
+    /// Each component every launch has, summed, in its unit ([`WorkComponent::unit`]).
+    #[serde(default)]
+    pub counts: BTreeMap<WorkComponent, f64>,
+    /// FLOPs (OPs for integer kinds) by kind, as `crate::analysis::work` counts them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub flops: BTreeMap<Work, f64>,
+    /// The FLOP kinds worked from a rate (`X.sum.per_cycle_elapsed` times cycles, as in a
+    /// `--set full` export) rather than read as a total: close, not exact counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<Work>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// One component of a [`WorkVector`]; its JSON key is the snake-case name.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkComponent {
+    /// Warp instructions executed.
+    Instructions,
+    /// Integer thread instructions executed (only where `--depth work` collected them).
+    IntegerInstructions,
+    /// Global-load warp instructions.
+    GlobalLoadInstructions,
+    /// Global-store warp instructions.
+    GlobalStoreInstructions,
+    /// Local-load warp instructions (register spills among them).
+    LocalLoadInstructions,
+    /// Local-store warp instructions.
+    LocalStoreInstructions,
+    /// Shared-memory load warp instructions.
+    SharedLoadInstructions,
+    /// Shared-memory store warp instructions.
+    SharedStoreInstructions,
+    /// Branch warp instructions (control flow).
+    BranchInstructions,
+    /// Global-load requests at L1/TEX.
+    L1GlobalLoadRequests,
+    /// Global-load sectors at L1/TEX.
+    L1GlobalLoadSectors,
+    /// Global-store requests at L1/TEX.
+    L1GlobalStoreRequests,
+    /// Global-store sectors at L1/TEX.
+    L1GlobalStoreSectors,
+    /// Sectors through the L2 slices.
+    L2Sectors,
+    /// Bytes read from device memory.
+    DramReadBytes,
+    /// Bytes written to device memory.
+    DramWriteBytes,
+    /// Shared-memory wavefronts.
+    SharedWavefronts,
+    /// Shared-memory bank conflicts.
+    SharedBankConflicts,
+}
+
+impl WorkComponent {
+    /// Every component, in the order tables list them.
+    pub const ALL: [WorkComponent; 18] = [
+        WorkComponent::Instructions,
+        WorkComponent::IntegerInstructions,
+        WorkComponent::GlobalLoadInstructions,
+        WorkComponent::GlobalStoreInstructions,
+        WorkComponent::LocalLoadInstructions,
+        WorkComponent::LocalStoreInstructions,
+        WorkComponent::SharedLoadInstructions,
+        WorkComponent::SharedStoreInstructions,
+        WorkComponent::BranchInstructions,
+        WorkComponent::L1GlobalLoadRequests,
+        WorkComponent::L1GlobalLoadSectors,
+        WorkComponent::L1GlobalStoreRequests,
+        WorkComponent::L1GlobalStoreSectors,
+        WorkComponent::L2Sectors,
+        WorkComponent::DramReadBytes,
+        WorkComponent::DramWriteBytes,
+        WorkComponent::SharedWavefronts,
+        WorkComponent::SharedBankConflicts,
+    ];
+
+    /// Its name for people (`L2 sectors`).
+    pub fn label(self) -> &'static str {
+        match self {
+            WorkComponent::Instructions => "instructions",
+            WorkComponent::IntegerInstructions => "integer instructions",
+            WorkComponent::GlobalLoadInstructions => "global load instructions",
+            WorkComponent::GlobalStoreInstructions => "global store instructions",
+            WorkComponent::LocalLoadInstructions => "local load instructions",
+            WorkComponent::LocalStoreInstructions => "local store instructions",
+            WorkComponent::SharedLoadInstructions => "shared load instructions",
+            WorkComponent::SharedStoreInstructions => "shared store instructions",
+            WorkComponent::BranchInstructions => "branch instructions",
+            WorkComponent::L1GlobalLoadRequests => "L1 global load requests",
+            WorkComponent::L1GlobalLoadSectors => "L1 global load sectors",
+            WorkComponent::L1GlobalStoreRequests => "L1 global store requests",
+            WorkComponent::L1GlobalStoreSectors => "L1 global store sectors",
+            WorkComponent::L2Sectors => "L2 sectors",
+            WorkComponent::DramReadBytes => "DRAM bytes read",
+            WorkComponent::DramWriteBytes => "DRAM bytes written",
+            WorkComponent::SharedWavefronts => "shared wavefronts",
+            WorkComponent::SharedBankConflicts => "shared bank conflicts",
+        }
+    }
+
+    /// Its JSON key (`l2_sectors`).
+    pub fn key(self) -> &'static str {
+        match self {
+            WorkComponent::Instructions => "instructions",
+            WorkComponent::IntegerInstructions => "integer_instructions",
+            WorkComponent::GlobalLoadInstructions => "global_load_instructions",
+            WorkComponent::GlobalStoreInstructions => "global_store_instructions",
+            WorkComponent::LocalLoadInstructions => "local_load_instructions",
+            WorkComponent::LocalStoreInstructions => "local_store_instructions",
+            WorkComponent::SharedLoadInstructions => "shared_load_instructions",
+            WorkComponent::SharedStoreInstructions => "shared_store_instructions",
+            WorkComponent::BranchInstructions => "branch_instructions",
+            WorkComponent::L1GlobalLoadRequests => "l1_global_load_requests",
+            WorkComponent::L1GlobalLoadSectors => "l1_global_load_sectors",
+            WorkComponent::L1GlobalStoreRequests => "l1_global_store_requests",
+            WorkComponent::L1GlobalStoreSectors => "l1_global_store_sectors",
+            WorkComponent::L2Sectors => "l2_sectors",
+            WorkComponent::DramReadBytes => "dram_read_bytes",
+            WorkComponent::DramWriteBytes => "dram_write_bytes",
+            WorkComponent::SharedWavefronts => "shared_wavefronts",
+            WorkComponent::SharedBankConflicts => "shared_bank_conflicts",
+        }
+    }
+
+    /// Its unit (`inst`, `request`, `sector`, `byte`, `wavefront`, `conflict`).
+    pub fn unit(self) -> &'static str {
+        match self {
+            WorkComponent::L1GlobalLoadRequests | WorkComponent::L1GlobalStoreRequests => "request",
+            WorkComponent::L1GlobalLoadSectors
+            | WorkComponent::L1GlobalStoreSectors
+            | WorkComponent::L2Sectors => "sector",
+            WorkComponent::DramReadBytes | WorkComponent::DramWriteBytes => "byte",
+            WorkComponent::SharedWavefronts => "wavefront",
+            WorkComponent::SharedBankConflicts => "conflict",
+            _ => "inst",
+        }
+    }
 }
 
 impl KernelRecord {
@@ -510,6 +704,7 @@ impl KernelRecord {
             cold: None,
             warm: None,
             sampled: None,
+            work: None,
         }
     }
 }

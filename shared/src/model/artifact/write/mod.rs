@@ -24,7 +24,8 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::schema::{
-    Artifact, CounterSet, KernelRecord, LaunchCounters, MetricKey, MetricValue, NvtxRanges,
+    Artifact, CounterSet, KernelRecord, KernelWork, LaunchCounters, MetricKey, MetricValue,
+    NvtxRanges,
 };
 use super::storage::{self, MetricColumns, Metrics, TEXT_BITS};
 
@@ -33,8 +34,16 @@ use super::storage::{self, MetricColumns, Metrics, TEXT_BITS};
 /// (`None`: all) and an empty buffer to fill with exactly [`Metrics::json_array`]'s bytes.
 pub type ArraySource = Box<dyn FnMut(usize, &Metrics, Option<&[u32]>, &mut Vec<u8>)>;
 
+/// Works out a kernel's work vector from its counters (`crate::analysis::work_vector::of_kernel`,
+/// a layer above this one, so handed in by the caller): what
+/// [`Artifact::write_json_computing`] writes as each kernel's `work`.
+pub type WorkOf = fn(&KernelRecord) -> Option<KernelWork>;
+
 /// The state of one write of an artifact, handed down to the serializers of its parts.
 pub(super) struct Writer {
+    /// Where each kernel's `work` comes from: worked out from its counters as it is
+    /// written (no vector is held for the whole artifact), else the record's own.
+    work_of: Option<WorkOf>,
     /// Whether value arrays go to the serializer as bytes already rendered as JSON; true
     /// only with a formatter made by [`json::ObjectsIndented::with_raw_arrays`], which
     /// writes such bytes as they are.
@@ -51,6 +60,7 @@ impl Writer {
     /// A writer for any serializer: value arrays element by element.
     fn plain() -> Self {
         Writer {
+            work_of: None,
             raw_arrays: false,
             arrays: Cell::new(None),
             next_array: Cell::new(0),
@@ -59,8 +69,9 @@ impl Writer {
 
     /// A writer for a formatter that writes rendered arrays as they are, with the arrays
     /// from `arrays` when given.
-    fn raw(arrays: Option<ArraySource>) -> Self {
+    fn raw(arrays: Option<ArraySource>, work_of: Option<WorkOf>) -> Self {
         Writer {
+            work_of,
             raw_arrays: true,
             arrays: Cell::new(arrays),
             next_array: Cell::new(0),
@@ -143,7 +154,24 @@ impl Artifact {
     /// Writes the artifact as JSON to `out`, streaming: objects one key per line,
     /// indented; arrays on one line, so a launch's thousands of metric values stay compact.
     pub fn write_json<W: std::io::Write>(&self, out: W) -> Result<(), serde_json::Error> {
-        self.write_json_from(out, None, &self.varying_columns())
+        self.write_json_from(out, None, &self.varying_columns(), None)
+    }
+
+    /// [`Artifact::write_json_with`] (the value arrays from `arrays` when given), each
+    /// kernel's `work` worked out by `work_of` from its counters as it is written, rather
+    /// than the record's own: what `capture` writes, so that every artifact carries the
+    /// vectors without holding one per kernel in memory: a vector is two allocations of
+    /// some 260 bytes even with one component, about 50 MB over the 200,000 one-launch
+    /// kernels of docs/performance.md's `kernels` case (reckoned from the types' sizes, not
+    /// measured), where the import's whole peak is 69 MB.
+    pub fn write_json_computing<W: std::io::Write>(
+        &self,
+        out: W,
+        arrays: Option<ArraySource>,
+        varying: &VaryingColumns<'_>,
+        work_of: WorkOf,
+    ) -> Result<(), serde_json::Error> {
+        self.write_json_from(out, arrays, varying, Some(work_of))
     }
 
     /// [`Artifact::write_json`], with the launches' value arrays (the bulk of a large
@@ -158,7 +186,7 @@ impl Artifact {
         arrays: ArraySource,
         varying: &VaryingColumns<'_>,
     ) -> Result<(), serde_json::Error> {
-        self.write_json_from(out, Some(arrays), varying)
+        self.write_json_from(out, Some(arrays), varying, None)
     }
 
     fn write_json_from<W: std::io::Write>(
@@ -166,6 +194,7 @@ impl Artifact {
         out: W,
         arrays: Option<ArraySource>,
         varying: &VaryingColumns<'_>,
+        work_of: Option<WorkOf>,
     ) -> Result<(), serde_json::Error> {
         use std::io::Write;
         let own;
@@ -176,7 +205,7 @@ impl Artifact {
                 &own.sets
             }
         };
-        let writer = Writer::raw(arrays);
+        let writer = Writer::raw(arrays, work_of);
         let mut out = json::Buffered::new(out);
         let mut ser = serde_json::Serializer::with_formatter(
             &mut out,
@@ -306,7 +335,13 @@ impl Serialize for KernelsOut<'_> {
                 varying: list(),
                 writer,
             });
-            seq.serialize_element(&KernelOut { kernel, cold, warm })?;
+            let work = writer.work_of.map(|f| f(kernel).map(Box::new));
+            seq.serialize_element(&KernelOut {
+                kernel,
+                cold,
+                warm,
+                work,
+            })?;
         }
         seq.end()
     }
@@ -318,6 +353,8 @@ struct KernelOut<'a> {
     kernel: &'a KernelRecord,
     cold: Option<SetOut<'a>>,
     warm: Option<SetOut<'a>>,
+    /// The work vector worked out as it is written; `None`: the record's own.
+    work: Option<Option<Box<KernelWork>>>,
 }
 
 impl Serialize for KernelOut<'_> {
@@ -334,8 +371,10 @@ impl Serialize for KernelOut<'_> {
             cold: _,
             warm: _,
             sampled,
+            work,
         } = self.kernel;
-        let mut st = s.serialize_struct("KernelRecord", 10)?;
+        let work = self.work.as_ref().unwrap_or(work);
+        let mut st = s.serialize_struct("KernelRecord", 11)?;
         st.serialize_field("name", name)?;
         st.serialize_field("function", function)?;
         st.serialize_field("source_file", source_file)?;
@@ -348,6 +387,10 @@ impl Serialize for KernelOut<'_> {
         match sampled {
             Some(_) => st.serialize_field("sampled", sampled)?,
             None => st.skip_field("sampled")?,
+        }
+        match work {
+            Some(_) => st.serialize_field("work", work)?,
+            None => st.skip_field("work")?,
         }
         st.end()
     }

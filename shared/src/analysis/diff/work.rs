@@ -1,0 +1,662 @@
+//! The work gate (`capture diff --gate-work PCT`, issue 37): run against run on the work
+//! each kernel did ([`crate::analysis::work_vector`]), not on its time. Work counted by
+//! the hardware repeats from run to run where time does not, so a gate on it can be tight.
+//!
+//! - Kernels are matched as for time, then by NVTX range and launch shapes, then by launch
+//!   shapes alone ([`super::matching::match_renamed`]), in launch order: a renamed Triton
+//!   kernel or another cuBLAS tile of the same shapes is still the same kernel. Each row
+//!   says which rule matched it.
+//! - For every part both sides have (each component, each FLOP kind) the change is
+//!   `after / before - 1`. A part fails when it grows by more than PCT, by more than its
+//!   tolerance (`sigmas x CV` from the tolerance file, [`WorkTolerance`], else 0: exact, the
+//!   default, not measured) and by more than its floor in its unit (the file's, else 0).
+//!   Growth from 0 fails. A part one side lacks is listed as not compared.
+//! - A kernel that appears or vanishes is work too: it fails the gate.
+//! - The gate cannot judge (and so fails) when a side has no work vector at all, or a
+//!   matched kernel shares no part with its partner.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::matching::{match_renamed, MatchKind};
+use crate::analysis::work_vector::{kernel_vectors, parts, value, Part};
+use crate::model::artifact::{Artifact, KernelWork, WorkComponent, WorkVector};
+use crate::model::roofline::percent_of;
+use crate::model::work_kind::Work;
+use crate::text::names::distinct_short_names;
+
+/// The version of the tolerance file format this build reads.
+pub const TOLERANCE_VERSION: u32 = 1;
+
+/// Standard deviations a part may move before it counts, when the file does not say.
+pub const DEFAULT_SIGMAS: f64 = 3.0;
+
+/// The work gate's tolerances, per part: read from a small JSON file (docs/ci.md), written
+/// from measured repeat runs (`tests/determinism/`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkTolerance {
+    /// The format's version: [`TOLERANCE_VERSION`].
+    pub work_tolerance: u32,
+    /// What the figures were measured on (GPU, ncu, programs), for people.
+    #[serde(default)]
+    pub measured_on: Option<String>,
+    /// How many standard deviations a part may grow before it counts
+    /// ([`DEFAULT_SIGMAS`] when absent).
+    #[serde(default = "default_sigmas")]
+    pub sigmas: f64,
+    /// Each part's measured spread, by its key (`l2_sectors`, `flops.fp32`); a part not
+    /// listed must repeat exactly.
+    pub components: BTreeMap<String, ComponentTolerance>,
+}
+
+fn default_sigmas() -> f64 {
+    DEFAULT_SIGMAS
+}
+
+/// One part's measured spread.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComponentTolerance {
+    /// The largest coefficient of variation of the part over the kernels measured, percent
+    /// (standard deviation over mean, of the repeat runs).
+    pub cv_pct: f64,
+    /// How many runs the CV was measured over.
+    pub runs: u32,
+    /// A change no larger than this, in the part's unit, is not held against a kernel:
+    /// the largest spread (max - min over the runs) seen on kernels too small for their
+    /// CV to mean anything (a few DRAM sectors written by a kernel of microseconds). 0
+    /// when absent.
+    #[serde(default)]
+    pub floor: f64,
+}
+
+/// Why a tolerance file was refused.
+#[derive(Debug, Error, PartialEq)]
+pub enum ToleranceError {
+    /// Not the JSON the format wants.
+    #[error("line {line}, column {column}: {message}")]
+    Json {
+        /// 1-based line of the problem.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// serde_json's message.
+        message: String,
+    },
+    /// A version this build does not read.
+    #[error("work_tolerance {found} is not the version this build reads ({TOLERANCE_VERSION})")]
+    Version {
+        /// The file's version.
+        found: u32,
+    },
+    /// A key that names no part of the work vector.
+    #[error("component {key:?} is not a part of the work vector (keys: docs/ci.md)")]
+    UnknownComponent {
+        /// The key.
+        key: String,
+    },
+    /// A number no measurement can give.
+    #[error("{what} {value} is not possible: {reason}")]
+    BadValue {
+        /// Which figure (`l2_sectors.cv_pct`, `sigmas`).
+        what: String,
+        /// The value.
+        value: f64,
+        /// What it must be.
+        reason: &'static str,
+    },
+}
+
+impl WorkTolerance {
+    /// Reads and checks a tolerance file's text.
+    pub fn from_json(text: &str) -> Result<WorkTolerance, ToleranceError> {
+        let t: WorkTolerance = serde_json::from_str(text).map_err(|e| {
+            // serde_json's text ends with the place, which the error gives first.
+            let text = e.to_string();
+            let message = text
+                .rsplit_once(" at line ")
+                .map_or(text.as_str(), |(m, _)| m)
+                .to_string();
+            ToleranceError::Json {
+                line: e.line(),
+                column: e.column(),
+                message,
+            }
+        })?;
+        if t.work_tolerance != TOLERANCE_VERSION {
+            return Err(ToleranceError::Version {
+                found: t.work_tolerance,
+            });
+        }
+        if !(t.sigmas.is_finite() && t.sigmas >= 0.0) {
+            return Err(ToleranceError::BadValue {
+                what: "sigmas".into(),
+                value: t.sigmas,
+                reason: "a finite number, 0 or more",
+            });
+        }
+        for (key, c) in &t.components {
+            if Part::from_key(key).is_none() {
+                return Err(ToleranceError::UnknownComponent { key: key.clone() });
+            }
+            if !(c.cv_pct.is_finite() && c.cv_pct >= 0.0) {
+                return Err(ToleranceError::BadValue {
+                    what: format!("{key}.cv_pct"),
+                    value: c.cv_pct,
+                    reason: "a finite percentage, 0 or more",
+                });
+            }
+            if !(c.floor.is_finite() && c.floor >= 0.0) {
+                return Err(ToleranceError::BadValue {
+                    what: format!("{key}.floor"),
+                    value: c.floor,
+                    reason: "a finite amount, 0 or more",
+                });
+            }
+            if c.runs < 2 {
+                return Err(ToleranceError::BadValue {
+                    what: format!("{key}.runs"),
+                    value: f64::from(c.runs),
+                    reason: "a spread needs 2 runs or more",
+                });
+            }
+        }
+        Ok(t)
+    }
+
+    /// A part's tolerance, percent: `sigmas x cv_pct`, 0 where the file has no figure.
+    pub fn pct(&self, part: Part) -> f64 {
+        self.components
+            .get(&part.key())
+            .map_or(0.0, |c| self.sigmas * c.cv_pct)
+    }
+
+    /// A part's floor, in its unit: 0 where the file has no figure.
+    pub fn floor(&self, part: Part) -> f64 {
+        self.components.get(&part.key()).map_or(0.0, |c| c.floor)
+    }
+}
+
+/// One side of a kernel in the work gate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkSide {
+    /// Index of the kernel in its artifact.
+    pub index: usize,
+    /// Full name.
+    pub name: String,
+    /// Short name, distinct within its artifact.
+    pub short_name: String,
+    /// Launches summed (0 without a work vector).
+    pub launches: u64,
+    /// Of them, launches of a sampled profile counted as their group's measured launch.
+    pub copied_launches: u64,
+}
+
+/// One part's change in a matched kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartChange {
+    /// Key (`l2_sectors`, `flops.tensor_bf16`).
+    pub key: String,
+    /// For people (`L2 sectors`).
+    pub label: String,
+    /// Before.
+    pub before: f64,
+    /// After.
+    pub after: f64,
+    /// `after / before - 1`, percent; `null` when before is 0 (with `after` above 0 it is
+    /// growth from nothing, and fails).
+    pub change_pct: Option<f64>,
+    /// The tolerance it was held to, percent (0: exact).
+    pub tolerance_pct: f64,
+    /// The change it may make whatever its percentage, in its unit (0: none).
+    pub floor: f64,
+    /// Worked from a rate on either side (FLOPs of a `--set full` export): close, not exact.
+    pub derived: bool,
+    /// Whether it grew by more than the gate and its tolerance.
+    pub failed: bool,
+}
+
+/// One matched kernel's work, before against after.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelWorkDiff {
+    /// The rule that matched the two sides.
+    pub matched_by: MatchKind,
+    /// The before run's side.
+    pub before: WorkSide,
+    /// The after run's side.
+    pub after: WorkSide,
+    /// Every part both sides have, in the vector's order.
+    pub parts: Vec<PartChange>,
+    /// Parts one side has and the other not (another metric set), not compared.
+    pub not_compared: Vec<String>,
+    /// The change in one line: the parts that failed, else the one that moved most, and
+    /// instructions (`L2 sectors +3.1 %, instructions 0.0 %`).
+    pub summary: String,
+    /// Whether a part failed.
+    pub gate_failed: bool,
+}
+
+/// The work gate's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkDiff {
+    /// `--gate-work`, percent.
+    pub pct: f64,
+    /// Where the tolerances came from (`file: ...`, or exact where none was given).
+    pub tolerance: String,
+    /// Whether it failed: a part grew beyond the gate and its tolerance, a kernel appeared
+    /// or vanished, or the gate could not judge the runs.
+    pub failed: bool,
+    /// What failed, one line each (`vector_add: L2 sectors +3.1 %, instructions 0.0 %`,
+    /// `appeared: copy_kernel`, `vanished: fused_add`).
+    pub failures: Vec<String>,
+    /// Why the gate could not judge the runs; empty when it could.
+    pub cannot_judge: Vec<String>,
+    /// Matched kernels, failed first, then in the before run's order.
+    pub kernels: Vec<KernelWorkDiff>,
+    /// Kernels that vanished.
+    pub only_before: Vec<WorkSide>,
+    /// Kernels that appeared.
+    pub only_after: Vec<WorkSide>,
+}
+
+/// What the tolerance line says when no file was given.
+pub const NO_TOLERANCE_FILE: &str =
+    "none given: every part must repeat exactly (not measured; see docs/ci.md)";
+
+/// The work gate over two runs: `pct` percent, with `tolerance` (exact without one).
+pub fn work_diff(
+    before: &Artifact,
+    after: &Artifact,
+    pct: f64,
+    tolerance: Option<&WorkTolerance>,
+) -> WorkDiff {
+    let vectors = [
+        kernel_vectors(&before.kernels),
+        kernel_vectors(&after.kernels),
+    ];
+    let shorts = [short_names(before), short_names(after)];
+    let side = |run: usize, i: usize| -> WorkSide {
+        let artifact = if run == 0 { before } else { after };
+        let total = vectors[run]
+            .get(i)
+            .and_then(|v| v.as_ref())
+            .map(|w| &w.total);
+        WorkSide {
+            index: i,
+            name: artifact
+                .kernels
+                .get(i)
+                .map(|k| k.name.to_string())
+                .unwrap_or_default(),
+            short_name: shorts[run].get(i).cloned().unwrap_or_default(),
+            launches: total.map_or(0, |t| t.launches),
+            copied_launches: total.map_or(0, |t| t.copied_launches),
+        }
+    };
+    let m = match_renamed(before, after);
+    let mut cannot_judge = Vec::new();
+    for (name, run) in ["before", "after"].iter().zip(&vectors) {
+        if run.iter().all(Option::is_none) {
+            cannot_judge.push(format!(
+                "{name}: no kernel has a work vector (no instruction, sector or byte counters)"
+            ));
+        }
+    }
+    let mut kernels: Vec<KernelWorkDiff> = Vec::new();
+    for p in &m.pairs {
+        let (b, a) = (side(0, p.before), side(1, p.after));
+        let vb = vectors[0].get(p.before).and_then(|v| v.as_ref());
+        let va = vectors[1].get(p.after).and_then(|v| v.as_ref());
+        let Some((vb, va)) = vb.zip(va) else {
+            if vb.is_some() || va.is_some() {
+                cannot_judge.push(format!("{}: a work vector in one run only", a.short_name));
+            }
+            continue;
+        };
+        let k = compare(p.matched_by, b, a, vb, va, pct, tolerance);
+        if k.parts.is_empty() {
+            cannot_judge.push(format!(
+                "{}: no part of the work vector in both runs",
+                k.after.short_name
+            ));
+        }
+        kernels.push(k);
+    }
+    let only_before: Vec<WorkSide> = m.only_before.iter().map(|&i| side(0, i)).collect();
+    let only_after: Vec<WorkSide> = m.only_after.iter().map(|&i| side(1, i)).collect();
+    kernels.sort_by_key(|k| !k.gate_failed);
+    let mut failures: Vec<String> = kernels
+        .iter()
+        .filter(|k| k.gate_failed)
+        .map(|k| format!("{}: {}", k.after.short_name, k.summary))
+        .collect();
+    failures.extend(
+        only_before
+            .iter()
+            .map(|s| format!("vanished: {}", s.short_name)),
+    );
+    failures.extend(
+        only_after
+            .iter()
+            .map(|s| format!("appeared: {}", s.short_name)),
+    );
+    WorkDiff {
+        pct,
+        tolerance: match tolerance {
+            Some(t) => format!(
+                "file: {} part(s) measured{}, {} sigma(s); parts not in it must repeat exactly",
+                t.components.len(),
+                t.measured_on
+                    .as_deref()
+                    .map(|m| format!(" on {m}"))
+                    .unwrap_or_default(),
+                t.sigmas
+            ),
+            None => NO_TOLERANCE_FILE.into(),
+        },
+        failed: !failures.is_empty() || !cannot_judge.is_empty(),
+        failures,
+        cannot_judge,
+        kernels,
+        only_before,
+        only_after,
+    }
+}
+
+/// Short names of a run's kernels, distinct within it.
+fn short_names(a: &Artifact) -> Vec<String> {
+    let names: Vec<&str> = a.kernels.iter().map(|k| &*k.name).collect();
+    distinct_short_names(&names)
+}
+
+/// One matched kernel's parts compared.
+fn compare(
+    matched_by: MatchKind,
+    before: WorkSide,
+    after: WorkSide,
+    vb: &KernelWork,
+    va: &KernelWork,
+    pct: f64,
+    tolerance: Option<&WorkTolerance>,
+) -> KernelWorkDiff {
+    let (tb, ta) = (&vb.total, &va.total);
+    let mut changes = Vec::new();
+    let mut not_compared = Vec::new();
+    let mut seen: Vec<Part> = Vec::new();
+    for (part, _) in parts(tb).into_iter().chain(parts(ta)) {
+        if seen.contains(&part) {
+            continue;
+        }
+        seen.push(part);
+        let (Some(b), Some(a)) = (value(tb, part), value(ta, part)) else {
+            not_compared.push(part.key());
+            continue;
+        };
+        let change_pct = percent_of(a - b, b);
+        let tolerance_pct = tolerance.map_or(0.0, |t| t.pct(part));
+        let floor = tolerance.map_or(0.0, |t| t.floor(part));
+        let failed = a - b > floor
+            && match change_pct {
+                Some(c) => c > pct && c > tolerance_pct,
+                None => a > 0.0,
+            };
+        changes.push(PartChange {
+            key: part.key(),
+            label: part.label(),
+            before: b,
+            after: a,
+            change_pct,
+            tolerance_pct,
+            floor,
+            derived: is_derived(tb, part) || is_derived(ta, part),
+            failed,
+        });
+    }
+    let gate_failed = changes.iter().any(|c| c.failed);
+    KernelWorkDiff {
+        matched_by,
+        summary: summary(&changes),
+        before,
+        after,
+        parts: changes,
+        not_compared,
+        gate_failed,
+    }
+}
+
+fn is_derived(v: &WorkVector, part: Part) -> bool {
+    matches!(part, Part::Flops(kind) if v.derived.contains(&kind))
+}
+
+/// A change in percent as the gate prints it (`+3.1 %`, `from 0`).
+pub fn change_text(c: &PartChange) -> String {
+    match c.change_pct {
+        Some(p) => format!("{p:+.1} %"),
+        None if c.after > 0.0 => format!("from 0 to {}", c.after),
+        None => "0 -> 0".into(),
+    }
+}
+
+/// The kernel's change in one line: failed parts (else the part that moved most), then
+/// instructions where they are not among them.
+fn summary(changes: &[PartChange]) -> String {
+    let moved = |c: &&PartChange| c.change_pct.map_or(f64::INFINITY, f64::abs);
+    let mut shown: Vec<&PartChange> = changes.iter().filter(|c| c.failed).collect();
+    if shown.is_empty() {
+        shown.extend(
+            changes
+                .iter()
+                .filter(|c| c.change_pct != Some(0.0))
+                .max_by(|x, y| moved(x).total_cmp(&moved(y))),
+        );
+    }
+    let instructions = Part::Component(WorkComponent::Instructions).key();
+    if !shown.iter().any(|c| c.key == instructions) {
+        shown.extend(changes.iter().find(|c| c.key == instructions));
+    }
+    if shown.is_empty() {
+        return "no part in both runs".into();
+    }
+    shown
+        .iter()
+        .map(|c| format!("{} {}", c.label, change_text(c)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every FLOP kind and component key a tolerance file may name, for its documentation.
+pub fn part_keys() -> Vec<String> {
+    WorkComponent::ALL
+        .iter()
+        .map(|&k| Part::Component(k).key())
+        .chain(Work::ALL.iter().map(|&k| Part::Flops(k).key()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::artifact::{CounterSet, KernelRecord, LaunchCounters, Provenance};
+
+    /// A run of one-launch kernels: name, grid, and the L2 sectors and instructions each
+    /// launch counted.
+    fn run(kernels: &[(&str, u32, f64, f64)]) -> Artifact {
+        let mut a = Artifact::new(Provenance::default());
+        for (i, (name, grid, l2, inst)) in kernels.iter().enumerate() {
+            let mut l = LaunchCounters {
+                id: i as u64,
+                function: (*name).into(),
+                ..Default::default()
+            };
+            l.site = std::sync::Arc::new(crate::model::artifact::LaunchSite {
+                grid: Some([*grid, 1, 1]),
+                block: Some([256, 1, 1]),
+                ..Default::default()
+            });
+            for (counter, v) in [
+                (crate::model::counters::L2_SECTORS, l2),
+                (crate::model::counters::INST_EXECUTED, inst),
+            ] {
+                l.metrics.insert(
+                    counter.name.into(),
+                    crate::model::artifact::Metric {
+                        unit: counter.unit.into(),
+                        value: crate::model::artifact::MetricValue::Number(*v),
+                    },
+                );
+            }
+            a.kernels.push(KernelRecord {
+                cold: Some(CounterSet::of(vec![l])),
+                ..KernelRecord::new(*name, *name)
+            });
+        }
+        a
+    }
+
+    #[test]
+    fn growth_beyond_the_gate_and_the_tolerance_fails_and_is_named() {
+        let before = run(&[("vector_add", 64, 1000.0, 500.0), ("copy", 32, 10.0, 7.0)]);
+        let after = run(&[("vector_add", 64, 1031.0, 500.0), ("copy", 32, 10.0, 7.0)]);
+        let d = work_diff(&before, &after, 1.0, None);
+        assert!(d.failed);
+        assert_eq!(
+            d.failures,
+            vec!["vector_add: L2 sectors +3.1 %, instructions +0.0 %".to_string()]
+        );
+        // A tolerance of 3 x 1.1 % lets it pass; so does a floor of 31 sectors.
+        let tol = |cv: f64, floor: f64| WorkTolerance {
+            work_tolerance: 1,
+            measured_on: None,
+            sigmas: 3.0,
+            components: [(
+                "l2_sectors".to_string(),
+                ComponentTolerance {
+                    cv_pct: cv,
+                    runs: 20,
+                    floor,
+                },
+            )]
+            .into(),
+        };
+        assert!(!work_diff(&before, &after, 1.0, Some(&tol(1.1, 0.0))).failed);
+        assert!(!work_diff(&before, &after, 1.0, Some(&tol(0.0, 31.0))).failed);
+        assert!(work_diff(&before, &after, 1.0, Some(&tol(1.0, 30.0))).failed);
+        // Less work never fails.
+        assert!(!work_diff(&after, &before, 0.0, None).failed);
+    }
+
+    #[test]
+    fn growth_from_nothing_fails() {
+        let before = run(&[("k", 8, 0.0, 100.0)]);
+        let after = run(&[("k", 8, 64.0, 100.0)]);
+        let d = work_diff(&before, &after, 1.0, None);
+        assert_eq!(
+            d.failures,
+            vec!["k: L2 sectors from 0 to 64, instructions +0.0 %".to_string()]
+        );
+    }
+
+    #[test]
+    fn renamed_kernels_are_matched_by_shape_in_launch_order() {
+        // No NVTX range: the shape rule, in order; the third has no partner of its shape.
+        let before = run(&[
+            ("triton_poi_fused_add_0", 128, 10.0, 5.0),
+            ("triton_red_fused_sum_1", 64, 10.0, 5.0),
+            ("triton_poi_fused_mul_2", 32, 10.0, 5.0),
+        ]);
+        let after = run(&[
+            ("triton_poi_fused_add_4", 128, 10.0, 5.0),
+            ("triton_red_fused_sum_5", 64, 10.0, 5.0),
+            ("triton_poi_fused_mul_6", 16, 10.0, 5.0),
+        ]);
+        let d = work_diff(&before, &after, 1.0, None);
+        let matched: Vec<(&str, &str, MatchKind)> = d
+            .kernels
+            .iter()
+            .map(|k| (k.before.name.as_str(), k.after.name.as_str(), k.matched_by))
+            .collect();
+        assert_eq!(
+            matched,
+            vec![
+                (
+                    "triton_poi_fused_add_0",
+                    "triton_poi_fused_add_4",
+                    MatchKind::Shape
+                ),
+                (
+                    "triton_red_fused_sum_1",
+                    "triton_red_fused_sum_5",
+                    MatchKind::Shape
+                ),
+            ]
+        );
+        assert_eq!(
+            d.failures,
+            vec![
+                "vanished: triton_poi_fused_mul_2".to_string(),
+                "appeared: triton_poi_fused_mul_6".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_run_without_counters_cannot_be_judged() {
+        let mut empty = Artifact::new(Provenance::default());
+        empty.kernels.push(KernelRecord::new("k", "k"));
+        let d = work_diff(&empty, &run(&[("k", 1, 1.0, 1.0)]), 1.0, None);
+        assert!(d.failed);
+        assert_eq!(
+            d.cannot_judge,
+            vec![
+                "before: no kernel has a work vector (no instruction, sector or byte counters)"
+                    .to_string(),
+                "k: a work vector in one run only".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tolerance_file_is_checked_and_its_errors_say_where() {
+        let ok = WorkTolerance::from_json(
+            r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": 0.4, "runs": 20},
+                "flops.tensor_bf16": {"cv_pct": 0, "runs": 20, "floor": 0}}}"#,
+        )
+        .expect("reads");
+        assert_eq!(ok.sigmas, DEFAULT_SIGMAS);
+        assert!((ok.pct(Part::Component(WorkComponent::L2Sectors)) - 1.2).abs() < 1e-12);
+        assert_eq!(ok.pct(Part::Component(WorkComponent::Instructions)), 0.0);
+        for (text, want) in [
+            (
+                "{\n\"work_tolerance\": 1,\n\"components\": [",
+                "line 3, column 14: invalid type",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {}, "extra": 1}"#,
+                "unknown field `extra`",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2": {"cv_pct": 1, "runs": 2}}}"#,
+                "component \"l2\" is not a part",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": -1, "runs": 2}}}"#,
+                "l2_sectors.cv_pct -1 is not possible",
+            ),
+            (
+                r#"{"work_tolerance": 1, "sigmas": -3, "components": {}}"#,
+                "sigmas -3 is not possible",
+            ),
+        ] {
+            let err = WorkTolerance::from_json(text).expect_err(text).to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+        assert_eq!(
+            part_keys().len(),
+            WorkComponent::ALL.len() + Work::ALL.len()
+        );
+        assert!(part_keys().iter().all(|k| Part::from_key(k).is_some()));
+    }
+}

@@ -1,0 +1,278 @@
+//! The work vector (issue 37): what a kernel's launches did, as the hardware counted it,
+//! independent of clocks and neighbours: warp instructions by class, L1 requests and
+//! sectors, L2 sectors, DRAM bytes, shared-memory wavefronts and bank conflicts, and the
+//! FLOPs by kind that [`crate::analysis::work`] counts (read there, never recounted here).
+//! Summed per kernel and per launch group (one grid, block, registers and shared memory).
+//!
+//! A component is in a vector only when every launch summed has its counter, so a sum is
+//! never a part passed off as the whole. In a sampled profile a launch whose counters were
+//! copied from the measured launch of its group (`sampled_from`) counts that launch's work
+//! unscaled: the copy was scaled by time, and time is what the vector leaves out.
+//! `capture diff --gate-work` compares vectors ([`crate::analysis::diff::work`]).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::analysis::metrics::reference_launches;
+use crate::analysis::work::{self, Source};
+use crate::model::artifact::{
+    GroupWork, KernelRecord, KernelWork, LaunchCounters, WorkComponent, WorkVector,
+};
+use crate::model::counters::{self as c, Counter};
+use crate::model::work_kind::Work;
+
+/// The counter a component is read from.
+pub fn counter_of(component: WorkComponent) -> Counter {
+    match component {
+        WorkComponent::Instructions => c::INST_EXECUTED,
+        WorkComponent::IntegerInstructions => c::INTEGER_THREAD_INST,
+        WorkComponent::GlobalLoadInstructions => c::GLOBAL_LD_INST,
+        WorkComponent::GlobalStoreInstructions => c::GLOBAL_ST_INST,
+        WorkComponent::LocalLoadInstructions => c::LOCAL_LD_INST,
+        WorkComponent::LocalStoreInstructions => c::LOCAL_ST_INST,
+        WorkComponent::SharedLoadInstructions => c::SHARED_LD_INST,
+        WorkComponent::SharedStoreInstructions => c::SHARED_ST_INST,
+        WorkComponent::BranchInstructions => c::BRANCH_INST,
+        WorkComponent::L1GlobalLoadRequests => c::L1_REQUESTS_GLOBAL_LD,
+        WorkComponent::L1GlobalLoadSectors => c::L1_SECTORS_GLOBAL_LD,
+        WorkComponent::L1GlobalStoreRequests => c::L1_REQUESTS_GLOBAL_ST,
+        WorkComponent::L1GlobalStoreSectors => c::L1_SECTORS_GLOBAL_ST,
+        WorkComponent::L2Sectors => c::L2_SECTORS,
+        WorkComponent::DramReadBytes => c::DRAM_BYTES_READ,
+        WorkComponent::DramWriteBytes => c::DRAM_BYTES_WRITE,
+        WorkComponent::SharedWavefronts => c::SHARED_WAVEFRONTS,
+        WorkComponent::SharedBankConflicts => c::SHARED_BANK_CONFLICTS,
+    }
+}
+
+/// Every counter the vector reads by name: each component's, the CUDA-core FLOP
+/// instructions and the launch configuration. The tensor FLOPs are read from whichever
+/// `sm__ops_path_tensor_src_*` counters an export has ([`c::TENSOR`] is what capture asks
+/// for), and a rate's total needs the SM cycles ([`work::total_of`]).
+pub fn counters() -> Vec<Counter> {
+    let mut out: Vec<Counter> = WorkComponent::ALL.iter().map(|&k| counter_of(k)).collect();
+    for kind in [Work::Fp32, Work::Fp64, Work::Fp16] {
+        out.extend(
+            work::cuda_core_counters(kind)
+                .into_iter()
+                .flatten()
+                .map(|p| p.0),
+        );
+    }
+    out.extend([c::REGISTERS_PER_THREAD, c::SHARED_MEM_PER_BLOCK]);
+    out
+}
+
+/// The counters of [`counters`] that ncu's `--set full` does not collect: `--depth work`
+/// asks for them, and a vector from a `--set full` export has no such component.
+pub fn beyond_full_set() -> &'static [Counter] {
+    c::WORK_CLASSES
+}
+
+/// One launch's work: its components (those it has) and FLOPs by kind, with the kinds
+/// worked from a rate.
+fn of_launch(launch: &LaunchCounters, plans: &mut work::Plans) -> WorkVector {
+    let mut v = WorkVector {
+        launches: 1,
+        ..WorkVector::default()
+    };
+    for k in WorkComponent::ALL {
+        if let Some((x, _)) = work::total(launch, counter_of(k)) {
+            v.counts.insert(k, x);
+        }
+    }
+    for (kind, w) in plans.work(launch) {
+        v.flops.insert(kind, w.ops);
+        if w.source != Source::Total {
+            v.derived.push(kind);
+        }
+    }
+    v
+}
+
+/// Adds `b` to `a`, keeping only the components and FLOP kinds both have (an empty `a`
+/// with no launches takes `b` whole).
+fn add(a: &mut WorkVector, b: &WorkVector) {
+    if a.launches == 0 {
+        let copied = a.copied_launches;
+        *a = b.clone();
+        a.copied_launches += copied;
+        return;
+    }
+    a.launches += b.launches;
+    a.copied_launches += b.copied_launches;
+    a.counts.retain(|k, _| b.counts.contains_key(k));
+    for (k, x) in &mut a.counts {
+        *x += b.counts.get(k).copied().unwrap_or(0.0);
+    }
+    // A FLOP kind one launch lacks did none of that work there (work counts only kinds
+    // with a counter present, and a kernel's launches share their columns).
+    for (kind, x) in &b.flops {
+        *a.flops.entry(*kind).or_insert(0.0) += x;
+    }
+    for kind in &b.derived {
+        if !a.derived.contains(kind) {
+            a.derived.push(*kind);
+        }
+    }
+}
+
+/// A launch group's key: grid, block, registers per thread, shared memory per block.
+type GroupKey = (Option<[u32; 3]>, Option<[u32; 3]>, Option<u32>, Option<u64>);
+
+fn group_key(launch: &LaunchCounters) -> GroupKey {
+    let whole = |counter: Counter| {
+        launch
+            .metrics
+            .number(counter.name)
+            .filter(|x| x.is_finite() && *x >= 0.0)
+    };
+    (
+        launch.site.grid,
+        launch.site.block,
+        whole(c::REGISTERS_PER_THREAD).map(|x| x as u32),
+        whole(c::SHARED_MEM_PER_BLOCK).map(|x| x as u64),
+    )
+}
+
+/// The work vector of launches (one kernel's, in launch order): the total and, when they
+/// form more than one launch group, each group's. `None` when no launch has any component.
+/// Memory stays that of the groups: only the measured launches a copy names are kept.
+pub fn of_launches(launches: &[LaunchCounters]) -> Option<KernelWork> {
+    let mut plans = work::Plans::default();
+    // The measured launches copies name, by ID, and their vectors once worked out.
+    let named: HashSet<u64> = launches
+        .iter()
+        .filter_map(|l| l.sampled_from.as_deref().copied())
+        .collect();
+    let measured_at: HashMap<u64, usize> = launches
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.sampled_from.is_none() && named.contains(&l.id))
+        .map(|(i, l)| (l.id, i))
+        .collect();
+    let mut kept: HashMap<usize, WorkVector> = HashMap::new();
+    let mut total = WorkVector::default();
+    let mut groups: Vec<(GroupKey, WorkVector)> = Vec::new();
+    let mut group_at: HashMap<GroupKey, usize> = HashMap::new();
+    for (i, launch) in launches.iter().enumerate() {
+        let measured = launch
+            .sampled_from
+            .as_deref()
+            .and_then(|id| measured_at.get(id).copied());
+        let at = measured.unwrap_or(i);
+        let mut v = match kept.get(&at) {
+            Some(v) => v.clone(),
+            None => {
+                let source = launches.get(at).unwrap_or(launch);
+                let v = of_launch(source, &mut plans);
+                if source.sampled_from.is_none() && measured_at.contains_key(&source.id) {
+                    kept.insert(at, v.clone());
+                }
+                v
+            }
+        };
+        v.copied_launches = u64::from(measured.is_some());
+        let key = group_key(launch);
+        match group_at.get(&key) {
+            Some(&g) => {
+                if let Some((_, group)) = groups.get_mut(g) {
+                    add(group, &v);
+                }
+            }
+            None => {
+                group_at.insert(key, groups.len());
+                groups.push((key, v.clone()));
+            }
+        }
+        add(&mut total, &v);
+    }
+    if total.counts.is_empty() && total.flops.is_empty() {
+        return None;
+    }
+    let groups = if groups.len() > 1 {
+        groups
+            .into_iter()
+            .map(|((grid, block, registers, smem), work)| GroupWork {
+                grid,
+                block,
+                registers_per_thread: registers,
+                shared_mem_per_block_bytes: smem,
+                work,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some(KernelWork { total, groups })
+}
+
+/// A kernel's work vector from its counters (cold, else warm): what `capture` writes as
+/// each record's `work` ([`crate::model::artifact::Artifact::write_json_computing`]).
+pub fn of_kernel(kernel: &KernelRecord) -> Option<KernelWork> {
+    of_launches(reference_launches(kernel))
+}
+
+/// A component's value in a vector, or a FLOP kind's.
+pub fn value(v: &WorkVector, part: Part) -> Option<f64> {
+    match part {
+        Part::Component(k) => v.counts.get(&k).copied(),
+        Part::Flops(kind) => v.flops.get(&kind).copied(),
+    }
+}
+
+/// A part of a vector: a counted component or the FLOPs of one kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    /// A counted component.
+    Component(WorkComponent),
+    /// FLOPs (OPs) of one kind.
+    Flops(Work),
+}
+
+impl Part {
+    /// Its name for people (`L2 sectors`, `FLOPs tensor_bf16`).
+    pub fn label(self) -> String {
+        match self {
+            Part::Component(k) => k.label().to_string(),
+            Part::Flops(kind) => format!("FLOPs {}", kind.key()),
+        }
+    }
+
+    /// Its key in JSON and in the tolerance file (`l2_sectors`, `flops.tensor_bf16`).
+    pub fn key(self) -> String {
+        match self {
+            Part::Component(k) => k.key().to_string(),
+            Part::Flops(kind) => format!("flops.{}", kind.key()),
+        }
+    }
+
+    /// The part a key names ([`Part::key`]); `None` for a key no part has.
+    pub fn from_key(key: &str) -> Option<Part> {
+        if let Some(kind) = key.strip_prefix("flops.") {
+            return Work::from_key(kind).map(Part::Flops);
+        }
+        WorkComponent::ALL
+            .into_iter()
+            .find(|k| k.key() == key)
+            .map(Part::Component)
+    }
+}
+
+/// The parts of a vector, components first (in [`WorkComponent::ALL`] order), then FLOP
+/// kinds.
+pub fn parts(v: &WorkVector) -> Vec<(Part, f64)> {
+    v.counts
+        .iter()
+        .map(|(k, x)| (Part::Component(*k), *x))
+        .chain(v.flops.iter().map(|(k, x)| (Part::Flops(*k), *x)))
+        .collect()
+}
+
+/// Each kernel's vector, for callers that hold an artifact's kernels: the stored one,
+/// else worked from its counters (artifacts before schema 6).
+pub fn kernel_vectors(kernels: &[KernelRecord]) -> Vec<Option<KernelWork>> {
+    kernels
+        .iter()
+        .map(|k| k.work.as_deref().cloned().or_else(|| of_kernel(k)))
+        .collect()
+}

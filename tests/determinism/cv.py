@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Measured determinism of the work vector (issue 37): reads repeat runs of programs and
+prints, per part of the work vector (and for time beside it), how much it varied from run
+to run; writes the tolerance file `capture diff --work-tolerance` reads (docs/ci.md).
+
+    python3 tests/determinism/cv.py --capture target/release/capture \
+        [--out tolerance.json] [--min-count 1e6] [--measured-on TEXT] \
+        NAME=RUN1,RUN2,... [NAME=RUN1,RUN2,...]
+
+Each group is one program's runs of the same code (artifacts: `capture import` an ncu
+export first). Each run is read through `capture table --format json`, whose rows carry
+each kernel's work vector (`work.total`): the reader counts nothing itself. A kernel is
+compared across the runs of its group by its full name and its n-th occurrence; one
+missing from a run, or with another launch count, is reported and left out.
+
+Per kernel and part: the coefficient of variation (population standard deviation over
+the mean, percent) over the group's runs. Per part, over every kernel of every group: how
+many kernels, how many repeated exactly, the median and the largest CV of kernels whose
+mean is at least --min-count (in the part's unit), and the largest spread (max - min) of
+the smaller kernels. The tolerance file gets, for each part, `cv_pct` (that largest CV),
+`runs` (the fewest runs of a group) and `floor` (that largest small-kernel spread).
+"""
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+
+
+def table(capture, path):
+    out = subprocess.run(
+        [capture, "table", "--format", "json", path],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout)
+
+
+def parts_of(row):
+    """The parts of a table row's work vector, by the key the tolerance file uses."""
+    work = (row.get("work") or {}).get("total") or {}
+    out = dict(work.get("counts") or {})
+    for kind, flops in (work.get("flops") or {}).items():
+        out["flops." + kind] = flops
+    return out, work.get("launches")
+
+
+def kernels_of(doc):
+    """(name, n-th occurrence) -> (parts, launches, time_ms) for each row of a table."""
+    seen = {}
+    out = {}
+    for row in doc["kernels"]:
+        n = seen.get(row["name"], 0)
+        seen[row["name"]] = n + 1
+        parts, launches = parts_of(row)
+        out[(row["name"], n)] = (parts, launches, row.get("time_ms"))
+    return out
+
+
+def cv_pct(values):
+    mean = sum(values) / len(values)
+    if mean == 0:
+        return 0.0 if all(v == 0 for v in values) else math.inf
+    return 100.0 * statistics.pstdev(values) / abs(mean)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--capture", required=True, help="the capture binary")
+    ap.add_argument("--out", help="write the tolerance file here")
+    ap.add_argument("--min-count", type=float, default=1e6,
+                    help="kernels below this mean (in the part's unit) set the floor, not the CV")
+    ap.add_argument("--measured-on", default=None, help="what the runs were measured on")
+    ap.add_argument("groups", nargs="+", help="NAME=RUN1,RUN2,...")
+    args = ap.parse_args()
+
+    per_part = {}  # key -> list of (cv, mean, spread, program, kernel)
+    time_cvs = []
+    fewest_runs = None
+    for group in args.groups:
+        name, _, runs = group.partition("=")
+        paths = [p for p in runs.split(",") if p]
+        if len(paths) < 2:
+            sys.exit(f"{group}: a group needs two runs or more")
+        fewest_runs = len(paths) if fewest_runs is None else min(fewest_runs, len(paths))
+        docs = [kernels_of(table(args.capture, p)) for p in paths]
+        for key in docs[0]:
+            sides = [d.get(key) for d in docs]
+            if any(s is None for s in sides):
+                print(f"{name}: {key[0][:60]} #{key[1]}: not in every run, left out")
+                continue
+            if len({s[1] for s in sides}) != 1:
+                print(f"{name}: {key[0][:60]} #{key[1]}: launches differ "
+                      f"({[s[1] for s in sides]}), left out")
+                continue
+            times = [s[2] for s in sides]
+            if all(t is not None for t in times):
+                time_cvs.append(cv_pct(times))
+            common = set(sides[0][0])
+            for s in sides[1:]:
+                common &= set(s[0])
+            for part in sorted(common):
+                values = [s[0][part] for s in sides]
+                mean = sum(values) / len(values)
+                per_part.setdefault(part, []).append(
+                    (cv_pct(values), mean, max(values) - min(values), name, key[0]))
+
+    print(f"\n{'part':28s} {'kernels':>7s} {'exact':>6s} {'median CV %':>11s} "
+          f"{'max CV %':>9s} {'small-kernel spread':>19s}  (CV over kernels with mean >= "
+          f"{args.min_count:g})")
+    components = {}
+    for part in sorted(per_part):
+        rows = per_part[part]
+        exact = sum(1 for r in rows if r[2] == 0)
+        big = [r for r in rows if r[1] >= args.min_count]
+        small = [r for r in rows if r[1] < args.min_count]
+        cvs = sorted(r[0] for r in big)
+        median = statistics.median(cvs) if cvs else 0.0
+        largest = max(cvs) if cvs else 0.0
+        floor = max((r[2] for r in small), default=0.0)
+        print(f"{part:28s} {len(rows):7d} {exact:6d} {median:11.4f} {largest:9.4f} {floor:19g}")
+        if largest > 0 or floor > 0:
+            components[part] = {"cv_pct": round(largest, 6), "runs": fewest_runs,
+                                "floor": floor}
+    if time_cvs:
+        print(f"{'time (beside)':28s} {len(time_cvs):7d} {'':6s} "
+              f"{statistics.median(time_cvs):11.4f} {max(time_cvs):9.4f}")
+    if args.out:
+        doc = {"work_tolerance": 1, "sigmas": 3.0, "components": components}
+        if args.measured_on:
+            doc["measured_on"] = args.measured_on
+        with open(args.out, "w") as f:
+            json.dump(doc, f, indent=2, sort_keys=True)
+            f.write("\n")
+        print(f"\nwrote {args.out}: {len(components)} part(s) with a spread; the others "
+              f"repeated exactly and stay exact")
+
+
+if __name__ == "__main__":
+    main()
