@@ -157,12 +157,34 @@ pub fn refuse_output_among_inputs<'a>(
     Ok(())
 }
 
-/// Reads a whole input file (a report or a source-page export for `capture source`),
-/// un-gzipping it when it is a gzip stream (told by [`kind_of`], as every kind is); errors
-/// name the file. Bounded as artifacts
-/// are: binary data that is not a report (`/dev/zero`) is refused from its first 64 KiB,
-/// and more than [`MAX_ARTIFACT_BYTES`] (read, or after gunzip) is refused rather than held.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+/// An input opened for reading front to back ([`open`]): what it is, and its bytes,
+/// un-gzipped as they are read where the file is a gzip stream.
+pub struct Opened {
+    /// What the (un-gzipped) bytes are, from the first of them ([`kind_of`]).
+    pub kind: FileKind,
+    /// The first bytes (up to 64 KiB), which told the kind.
+    pub head: Vec<u8>,
+    /// The bytes after `head`, un-gzipped where `gzip`; more than [`MAX_ARTIFACT_BYTES`]
+    /// of them (after gunzip) are an error of the read that passes the cap.
+    rest: Box<dyn std::io::Read>,
+    /// Whether the file is a gzip stream.
+    pub gzip: bool,
+    /// The file's size where it is a regular file of at most [`MAX_ARTIFACT_BYTES`] (0
+    /// otherwise, and for a gzip stream), to size a buffer for it.
+    pub size: usize,
+}
+
+/// How many of an input's first bytes [`open`] looks at: enough for a byte order mark,
+/// white space and any kind's first bytes, and for [`kind_of`] to see a first line.
+const HEAD_BYTES: u64 = 64 << 10;
+
+/// Opens the input at `path` (a report, an export, a source page or an artifact) to be read
+/// front to back, un-gzipping it as it is read when it is a gzip stream (told by
+/// [`kind_of`], as every kind is), so that a reader that streams (a report for `capture
+/// source`) never holds the file. Its first bytes are read to tell its kind; errors name
+/// the file. A gzip stream that inflates past [`MAX_ARTIFACT_BYTES`] fails the read that
+/// passes the cap: a small `.gz` of a few gigabytes of one byte is refused, not held.
+pub fn open(path: &Path) -> Result<Opened> {
     use std::io::{BufRead, Read};
     let name = shown(path);
     let file = fs::File::open(path).with_context(|| format!("{name}: cannot read"))?;
@@ -171,28 +193,86 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let start = file
         .fill_buf()
         .with_context(|| format!("{name}: cannot read"))?;
-    let gz = kind_of(start) == FileKind::Gzip;
-    let (reader, size): (Box<dyn Read>, usize) = if gz {
-        (Box::new(flate2::read::GzDecoder::new(file)), 0)
+    let gzip = kind_of(start) == FileKind::Gzip;
+    let mut reader: Box<dyn Read> = if gzip {
+        Box::new(Capped {
+            inner: flate2::read::GzDecoder::new(file),
+            read: 0,
+        })
     } else {
-        (Box::new(file), size)
+        Box::new(file)
     };
-    let what = if gz { "cannot gunzip" } else { "cannot read" };
-    let after = if gz { " (after gunzip)" } else { "" };
-    let mut head = reader.take(MAX_ARTIFACT_BYTES + 1);
-    let mut bytes = Vec::new();
-    (&mut head)
-        .take(64 << 10)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{name}: {what}"))?;
-    if let FileKind::Binary { at } = kind_of(&bytes) {
-        let b = bytes.get(at).copied().unwrap_or(0);
+    let mut head = Vec::new();
+    (&mut reader)
+        .take(HEAD_BYTES)
+        .read_to_end(&mut head)
+        .with_context(|| {
+            format!(
+                "{name}: {}",
+                if gzip { "cannot gunzip" } else { "cannot read" }
+            )
+        })?;
+    Ok(Opened {
+        kind: kind_of(&head),
+        head,
+        rest: reader,
+        gzip,
+        size: if gzip { 0 } else { size },
+    })
+}
+
+impl Opened {
+    /// The input's bytes from the first (`head`, then the rest).
+    pub fn reader(self) -> impl std::io::Read {
+        use std::io::Read;
+        std::io::Cursor::new(self.head).chain(self.rest)
+    }
+}
+
+/// An un-gzipped stream that fails once more than [`MAX_ARTIFACT_BYTES`] came out of it.
+struct Capped<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read > MAX_ARTIFACT_BYTES {
+            return Err(std::io::Error::other(format!(
+                "more than {} GiB after gunzip, more than any report or export capture reads; \
+                 not read further",
+                MAX_ARTIFACT_BYTES >> 30
+            )));
+        }
+        Ok(n)
+    }
+}
+
+/// Reads a whole input file (a report or a source-page export for `capture source`),
+/// un-gzipping it when it is a gzip stream ([`open`]); errors name the file. Bounded as
+/// artifacts are: binary data that is not a report (`/dev/zero`) is refused from its first
+/// 64 KiB, and more than [`MAX_ARTIFACT_BYTES`] (read, or after gunzip) is refused rather
+/// than held.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let name = shown(path);
+    let opened = open(path)?;
+    let (what, after) = if opened.gzip {
+        ("cannot gunzip", " (after gunzip)")
+    } else {
+        ("cannot read", "")
+    };
+    if let FileKind::Binary { at } = opened.kind {
+        let b = opened.head.get(at).copied().unwrap_or(0);
         anyhow::bail!(
             "{name}: byte {at}{after}: binary data (0x{b:02x}), neither an Nsight Compute \
              report (.ncu-rep) nor a CSV text export"
         );
     }
-    bytes.reserve_exact(size.saturating_sub(bytes.len()));
+    let mut bytes = Vec::with_capacity(opened.size);
+    let mut head = opened.reader().take(MAX_ARTIFACT_BYTES + 1);
     head.read_to_end(&mut bytes)
         .with_context(|| format!("{name}: {what}"))?;
     if bytes.len() as u64 > MAX_ARTIFACT_BYTES {
