@@ -54,7 +54,18 @@ fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
         ncu_rep::read_sources_from(opened.reader(), &mut |l| kept.offer(l))
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     } else {
-        let bytes = files::read_bytes(path)?;
+        if let FileKind::CsvExport | FileKind::Artifact | FileKind::Gzip = opened.kind {
+            // Refused from its first bytes: read whole, a gigabyte of text lines was held
+            // before the source-page reader refused its first line.
+            let after = if opened.gzip { " (after gunzip)" } else { "" };
+            bail!(
+                "{name}: byte 0{after}: neither a report nor a source-page export (whose \
+                 first line is \"Kernel Name\",... or \"File Path\",...: ncu --page \
+                 source --csv); it starts {}",
+                shared::read::kind::looks_like(&opened.head)
+            );
+        }
+        let bytes = files::read_all(path, opened)?;
         for l in source::read_source_csv(&bytes).map_err(|e| anyhow::anyhow!("{name}: {e}"))? {
             kept.offer(l);
         }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use shared::model::artifact::LoadWarning;
 use shared::read::exports;
-use shared::read::kind::{kind_of, FileKind};
+use shared::read::kind::{kind_of, looks_like, FileKind};
 use shared::read::ncu::Export;
 use shared::Artifact;
 
@@ -96,6 +96,11 @@ fn read_artifact_text(path: &Path) -> Result<String> {
                  starting with `{{`); an export or a report is read by `capture import`"
             );
         }
+        FileKind::Unrecognized { at } => anyhow::bail!(
+            "{name}: byte {at}: not an artifact (a JSON text starting with `{{`) nor any \
+             export: no line ends in the first 64 KiB of text; it starts {}",
+            looks_like(&bytes)
+        ),
         FileKind::Empty | FileKind::Artifact | FileKind::SourcePage | FileKind::CsvExport => {}
     }
     bytes.reserve_exact(size.saturating_sub(bytes.len()));
@@ -185,10 +190,17 @@ const HEAD_BYTES: u64 = 64 << 10;
 /// the file. A gzip stream that inflates past [`MAX_ARTIFACT_BYTES`] fails the read that
 /// passes the cap: a small `.gz` of a few gigabytes of one byte is refused, not held.
 pub fn open(path: &Path) -> Result<Opened> {
-    use std::io::{BufRead, Read};
     let name = shown(path);
     let file = fs::File::open(path).with_context(|| format!("{name}: cannot read"))?;
     let size = file_size(&file);
+    open_reader(&name, file, size)
+}
+
+/// [`open`] on the bytes of `file`, named `name` in errors, of `size` bytes where known.
+/// Text that [`kind_of`] tells is no export, report, artifact or gzip
+/// ([`FileKind::Unrecognized`]) is refused from its first 64 KiB, unread past them.
+fn open_reader(name: &str, file: impl std::io::Read + 'static, size: usize) -> Result<Opened> {
+    use std::io::{BufRead, Read};
     let mut file = std::io::BufReader::new(file);
     let start = file
         .fill_buf()
@@ -212,8 +224,18 @@ pub fn open(path: &Path) -> Result<Opened> {
                 if gzip { "cannot gunzip" } else { "cannot read" }
             )
         })?;
+    let kind = kind_of(&head);
+    if let FileKind::Unrecognized { at } = kind {
+        anyhow::bail!(
+            "{name}: byte {at}{}: neither a report, a CSV export nor an artifact (no line ends \
+             in the first 64 KiB of text, and it does not start like a CSV header or JSON); \
+             it starts {}",
+            if gzip { " (after gunzip)" } else { "" },
+            looks_like(&head)
+        );
+    }
     Ok(Opened {
-        kind: kind_of(&head),
+        kind,
         head,
         rest: reader,
         gzip,
@@ -256,9 +278,13 @@ impl<R: std::io::Read> std::io::Read for Capped<R> {
 /// 64 KiB, and more than [`MAX_ARTIFACT_BYTES`] (read, or after gunzip) is refused rather
 /// than held.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    read_all(path, open(path)?)
+}
+
+/// The bytes of `opened` (the file at `path`) to the end, as [`read_bytes`] reads them.
+pub fn read_all(path: &Path, opened: Opened) -> Result<Vec<u8>> {
     use std::io::Read;
     let name = shown(path);
-    let opened = open(path)?;
     let (what, after) = if opened.gzip {
         ("cannot gunzip", " (after gunzip)")
     } else {
@@ -397,6 +423,91 @@ pub fn write_artifact_staged(path: &Path, artifact: &Artifact, stages: &mut Stag
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    /// `left` bytes of printable junk (`line` repeated), counting what was read of it.
+    struct Junk {
+        line: &'static [u8],
+        left: u64,
+        read: Arc<AtomicU64>,
+    }
+
+    impl Read for Junk {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf
+                .len()
+                .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+            let at = self.read.load(Ordering::Relaxed) as usize;
+            for (i, b) in buf.iter_mut().take(n).enumerate() {
+                *b = self.line[(at + i) % self.line.len()];
+            }
+            self.left -= n as u64;
+            self.read.fetch_add(n as u64, Ordering::Relaxed);
+            Ok(n)
+        }
+    }
+
+    fn junk(line: &'static [u8], n: u64) -> (Junk, Arc<AtomicU64>) {
+        let read = Arc::new(AtomicU64::new(0));
+        let j = Junk {
+            line,
+            left: n,
+            read: Arc::clone(&read),
+        };
+        (j, read)
+    }
+
+    #[test]
+    fn fifty_megabytes_of_printable_junk_are_refused_from_their_first_64_kib() {
+        const FIFTY_MB: u64 = 50 << 20;
+        // Without line ends: no file kind, refused by `open` itself.
+        let (file, read) = junk(b"qwertyuiop asdfghjkl zxcvbnm 0123456789 ", FIFTY_MB);
+        let e = open_reader("junk.txt", file, FIFTY_MB as usize)
+            .err()
+            .map(|e| format!("{e:#}"));
+        let e = e.expect("refused");
+        assert!(
+            e.starts_with("junk.txt: byte 65536: neither a report, a CSV export nor an artifact")
+                && e.ends_with("it starts \"qwertyuiop asdfghjkl zxcvbnm 0123456789 \"..."),
+            "{e}"
+        );
+        // What was read: the 64 KiB that told, and at most one buffer besides.
+        let n = read.load(Ordering::Relaxed);
+        assert!(
+            (64 << 10..=(64 << 10) + (8 << 10)).contains(&n),
+            "{n} bytes read"
+        );
+        // With line ends: text lines as far as these bytes tell; what the reader reads
+        // next is the 64 KiB already taken, then the rest.
+        let (file, read) = junk(b"not an export, not a report\n", FIFTY_MB);
+        let opened = open_reader("lines.txt", file, FIFTY_MB as usize).expect("opened");
+        assert_eq!(opened.kind, FileKind::CsvExport);
+        assert!(read.load(Ordering::Relaxed) <= (64 << 10) + (8 << 10));
+        let mut start = [0u8; 8];
+        opened.reader().read_exact(&mut start).expect("read");
+        assert_eq!(&start, b"not an e");
+    }
+
+    #[test]
+    fn a_gzip_that_inflates_to_junk_is_refused_after_64_kib_of_it() {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        for _ in 0..8 {
+            gz.write_all(&[b'a'; 1 << 20]).expect("gzip");
+        }
+        let gz = gz.finish().expect("gzip");
+        let size = gz.len();
+        let e = open_reader("bomb.gz", std::io::Cursor::new(gz), size)
+            .err()
+            .map(|e| format!("{e:#}"));
+        let e = e.expect("refused");
+        assert!(
+            e.starts_with("bomb.gz: byte 65536 (after gunzip): neither"),
+            "{e}"
+        );
+    }
 
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
