@@ -8,8 +8,8 @@ un-gzipped size (goal: under 10 x; issue 39 measured 3.18 GB for 0.53 MB of repo
 The inputs are made from the committed fixtures into a temporary folder (nothing is
 committed): the ~1 MB report is the BERT-less suite report (`suite_src`) cut after its first
 result block, a complete report of one launch (1.40 MB; it loads with the warning that the
-command-line block is missing). The junk is `abc...` lines, 1 MB of gzip that inflate to
-about 1 GB.
+command-line block is missing). The junk is 1 MB of gzip of printable text, in lines or in
+one line, inflating to 300 MB and more.
 
 Needs /usr/bin/time (`apt-get install time`). Usage:
     cargo build --release -p capture && python3 tests/bench/source_memory_bench.py
@@ -94,9 +94,8 @@ def first_result_cut(report):
     sys.exit("no result block")
 
 
-def junk_gz(path, target=1_000_000):
-    """Printable lines whose gzip is about `target` bytes."""
-    line = b"abcdefghijklmnopqrstuvwxyz0123456789 not an export, not a report\n"
+def junk_gz(path, target=1_000_000, line=b"abcdefghijklmnopqrstuvwxyz0123456789 not an export\n"):
+    """Printable text (`line` repeated) whose gzip is about `target` bytes."""
     with gzip.open(path, "wb", compresslevel=9) as f:
         while os.path.getsize(path) < target:
             f.write(line * 200_000)
@@ -139,9 +138,11 @@ def main():
             f.write(cut)
         with gzip.open(small + ".gz", "wb") as f:
             f.write(cut)
-        junk = os.path.join(tmp, "junk.txt.gz")
+        junk = os.path.join(tmp, "junk_lines.txt.gz")
         junk_gz(junk)
-        inputs += [small, small + ".gz", junk]
+        one_line = os.path.join(tmp, "junk_one_line.txt.gz")
+        junk_gz(one_line, line=b"abcdefghijklmnopqrstuvwxyz0123456789 ")
+        inputs += [small, small + ".gz", junk, one_line]
         for path in inputs:
             size = os.path.getsize(path) / 1e6
             inflated = inflated_size(path) / 1e6
