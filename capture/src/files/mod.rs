@@ -101,7 +101,26 @@ fn read_artifact_text(path: &Path) -> Result<String> {
              export: no line ends in the first 64 KiB of text; it starts {}",
             looks_like(&bytes)
         ),
-        FileKind::Empty | FileKind::Artifact | FileKind::SourcePage | FileKind::CsvExport => {}
+        FileKind::SourcePage | FileKind::CsvExport => {
+            // Text that no JSON value starts with (an export's `==PROF==` line, a source
+            // page's `Kernel Name`) is refused here, not read to the end first; what
+            // could be JSON (`null`, `[`, a quote) is left to the JSON reader's message.
+            let text = bytes
+                .strip_prefix(shared::read::kind::BOM)
+                .unwrap_or(&bytes);
+            let first = text.iter().position(|b| !b.is_ascii_whitespace());
+            if let Some((at, &b)) = first.and_then(|at| text.get(at).map(|b| (at, b))) {
+                if !matches!(b, b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') {
+                    let at = at + bytes.len() - text.len();
+                    anyhow::bail!(
+                        "{name}: byte {at}: not an artifact (a JSON text starting with `{{`); it \
+                         starts {}; an export or a report is read by `capture import`",
+                        looks_like(bytes.get(at..).unwrap_or_default())
+                    );
+                }
+            }
+        }
+        FileKind::Empty | FileKind::Artifact => {}
     }
     bytes.reserve_exact(size.saturating_sub(bytes.len()));
     head.read_to_end(&mut bytes)
