@@ -774,15 +774,7 @@ fn check_diff_json(value: &serde_json::Value, path: &str) {
     use serde_json::Value;
     match value {
         Value::Object(map) => {
-            const NUMBERS: [&str; 6] = [
-                "time_ms",
-                "time_share",
-                "change_ms",
-                "change_pct",
-                "before",
-                "after",
-            ];
-            for key in NUMBERS {
+            for key in shared::analysis::diff::NULLABLE_NUMBERS {
                 if map.get(key).is_some_and(Value::is_null) {
                     assert!(
                         map.get("why_null").is_some_and(Value::is_string),

@@ -33,62 +33,19 @@ REPORTS = [
 ]
 
 
-def u32(b, at):
-    return int.from_bytes(b[at:at + 4], "little")
-
-
-def varint(b, i):
-    v, shift = 0, 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
-
-
-def payload_size(header):
-    """Field 5 (varint) of a block header: the payload's size."""
-    i = 0
-    while i < len(header):
-        key, i = varint(header, i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            v, i = varint(header, i)
-            if field == 5:
-                return v
-        elif wire == 2:
-            n, i = varint(header, i)
-            i += n
-        elif wire == 1:
-            i += 8
-        elif wire == 5:
-            i += 4
-        else:
-            sys.exit(f"block header: wire type {wire}")
-    return 0
+# The report's frame readers of the fuzz seeds (standard library only).
+sys.path.insert(0, os.path.join(ROOT, "fuzz"))
+from seeds import fields, payload_size  # noqa: E402
 
 
 def first_result_cut(report):
     """The report up to the end of its first block with results."""
-    at = 8 + u32(report, 4)
+    u32 = lambda at: int.from_bytes(report[at:at + 4], "little")
+    at = 8 + u32(4)
     while at < len(report):
-        size = u32(report, at)
-        header = report[at + 4:at + 4 + size]
-        end = at + 4 + size + payload_size(header)
-        results = 0
-        i = 0
-        while i < len(header):
-            key, i = varint(header, i)
-            if key & 7 == 0:
-                v, i = varint(header, i)
-                if key >> 3 == 2:
-                    results = v
-            elif key & 7 == 2:
-                n, i = varint(header, i)
-                i += n
-        if results:
+        header = report[at + 4:at + 4 + u32(at)]
+        end = at + 4 + len(header) + payload_size(header)
+        if any(n == 2 and k == 0 and v for n, k, v, _ in fields(header)):
             return report[:end]
         at = end
     sys.exit("no result block")
