@@ -22,6 +22,9 @@ GOLDEN = ROOT / "tests" / "golden" / "probe_metrics.artifact.json"
 SAMPLES = ROOT / "site" / "samples"
 BERT_SOURCE = ROOT / "tests" / "fixtures" / "ncu-h200-bert" / "bert_full_source.csv.gz"
 TWO_PROCESS = ROOT / "tests" / "fixtures" / "ncu-h200-reports" / "two_process.ncu-rep.gz"
+DIFF = ROOT / "tests" / "fixtures" / "diff"
+SUITE_SRC = ROOT / "tests" / "fixtures" / "ncu-h200-suite-source" / "suite_src.ncu-rep.gz"
+SUITE_SRC_PAGE = ROOT / "tests" / "fixtures" / "ncu-h200-suite-source" / "suite_src_cuda_sass.csv.gz"
 
 # Identity columns of ncu CLI exports, then the metrics the model reads: every counter of
 # the catalog, parsed from shared/src/model/counters.rs (its `ID = "name", "unit", "meaning";`
@@ -91,7 +94,11 @@ def slim_set(counter_set):
 
 
 def slim_artifact(path, kernels=3, counters=True):
-    artifact = json.loads(path.read_text())
+    return slim_artifact_text(path.read_text(), kernels, counters)
+
+
+def slim_artifact_text(text, kernels=3, counters=True):
+    artifact = json.loads(text)
     artifact["kernels"] = artifact["kernels"][:kernels]
     for kernel in artifact["kernels"]:
         slim_timing(kernel.get("timing"))
@@ -140,6 +147,99 @@ def payload_size(header):
         else:
             raise ValueError(f"wire type {kind} in a block header")
     return size
+
+
+def fields(message):
+    """The fields of a protobuf message: (number, wire type, value, raw bytes of the field)."""
+    at, out = 0, []
+    while at < len(message):
+        start = at
+        key, at = varint(message, at)
+        kind = key & 7
+        if kind == 0:
+            value, at = varint(message, at)
+        elif kind == 1:
+            value, at = message[at:at + 8], at + 8
+        elif kind == 5:
+            value, at = message[at:at + 4], at + 4
+        elif kind == 2:
+            length, at = varint(message, at)
+            value, at = message[at:at + length], at + length
+        else:
+            raise ValueError(f"wire type {kind}")
+        out.append((key >> 3, kind, value, message[start:at]))
+    return out
+
+
+def put_varint(value):
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def field_bytes(number, data):
+    return put_varint((number << 3) | 2) + put_varint(len(data)) + data
+
+
+def framed(data):
+    return len(data).to_bytes(4, "little") + data
+
+
+def slim_source_report(report, keep):
+    """The report's file header, its first block of kernel sources (a module with its line
+    table and CUDA text) and its first result, slimmed: the result keeps its process, names,
+    launch dimensions, context and stream and the metrics named in `keep`, the block's
+    string table only their names."""
+    u32 = lambda at: int.from_bytes(report[at:at + 4], "little")
+    out = report[:8 + u32(4)]
+    at = len(out)
+    sources = result = None
+    while at < len(report) and (sources is None or result is None):
+        header = report[at + 4:at + 4 + u32(at)]
+        end = at + 4 + len(header) + payload_size(header)
+        counts = {n: v for n, k, v, _ in fields(header) if k == 0}
+        if counts.get(1) and sources is None:
+            sources = report[at:end]
+        elif counts.get(2) and sources is not None:
+            result = (header, report[at + 4 + len(header):end])
+        at = end
+    header, payload = result
+    strings = next(v for n, k, v, _ in fields(header) if n == 4)
+    names = [v.decode() for n, k, v, _ in fields(strings) if n == 1]
+    message = payload[4:4 + u32_of(payload)]
+    kept, table = bytearray(), []
+    for number, kind, value, raw in fields(message):
+        if number not in (1, 5, 6, 7, 10, 11, 13, 22, 23):
+            continue  # rule results and what the reader skips (field 17: 656 KB)
+        if number != 13:
+            kept += raw
+            continue
+        parts = fields(value)
+        name = next(v for n, k, v, _ in parts if n == 1)
+        if names[name] not in keep:
+            continue
+        table.append(names[name])
+        metric = put_varint(1 << 3) + put_varint(len(table) - 1)
+        metric += b"".join(r for n, k, v, r in parts if n != 1)
+        kept += field_bytes(13, metric)
+    new_strings = b"".join(field_bytes(1, n.encode()) for n in table)
+    new_payload = framed(bytes(kept))
+    new_header = bytearray()
+    for number, kind, value, raw in fields(header):
+        if number == 4:
+            new_header += field_bytes(4, new_strings)
+        elif number == 5:
+            new_header += put_varint(5 << 3) + put_varint(len(new_payload))
+        else:
+            new_header += raw
+    return out + sources + framed(bytes(new_header)) + new_payload
+
+
+def u32_of(data):
+    return int.from_bytes(data[:4], "little")
 
 
 def report_frames(report):
@@ -249,6 +349,26 @@ def main():
     write("source_page", "one_launch_head", "".join(lines[:min(40, starts[1])]).encode())
     write("source_page", "two_launches_heads",
           "".join(lines[:30] + lines[starts[1]:starts[1] + 30]).encode())
+
+    # diff: two artifacts, `before 0xFF after`: the committed H200 runs, slimmed, and an
+    # artifact with no kernels.
+    diff_runs = {name: slim_artifact_text(gzip.decompress((DIFF / f"{name}.json.gz").read_bytes()), kernels=4)
+                 for name in ("run1", "run2", "run_size2x")}
+    empty = b'{"schema": 1, "kernels": []}'
+    write("diff", "run1_run2", diff_runs["run1"] + SEPARATOR + diff_runs["run2"])
+    write("diff", "run1_size2x", diff_runs["run1"] + SEPARATOR + diff_runs["run_size2x"])
+    write("diff", "empty_before", empty + SEPARATOR + diff_runs["run1"])
+
+    # source: `u32 length, report, page`: the suite report's first module and launch, slimmed
+    # to its names and the per-instruction metrics (and duration) the source page reads,
+    # with the head of its `cuda,sass` page and without a page.
+    suite = gzip.decompress(SUITE_SRC.read_bytes())
+    keep = MODEL_METRICS | {"gpu__time_duration.sum"}
+    slim = slim_source_report(suite, keep)
+    cuda_page = gzip.decompress(SUITE_SRC_PAGE.read_bytes()).decode().splitlines(keepends=True)
+    length = len(slim).to_bytes(4, "little")
+    write("source", "report_and_page", length + slim + "".join(cuda_page[:60]).encode())
+    write("source", "report_only", length + slim)
 
     for target in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
         sizes = sorted(f.stat().st_size for f in target.iterdir())

@@ -760,3 +760,171 @@ pub fn source_page(data: &[u8]) {
         }
     }
 }
+
+/// Whether `text` holds a control character other than a line end: a name from an input
+/// written raw to a terminal (an escape sequence) or splitting a Markdown row.
+fn raw_control(text: &str) -> Option<char> {
+    text.chars().find(|&c| c.is_control() && c != '\n')
+}
+
+/// Checks every object of `capture diff`'s JSON: a number asked for and `null` has a
+/// `why_null` beside it, and the noise bands are numbers (never `null`: a band that is
+/// not finite once let the gate pass anything).
+fn check_diff_json(value: &serde_json::Value, path: &str) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            for key in shared::analysis::diff::NULLABLE_NUMBERS {
+                if map.get(key).is_some_and(Value::is_null) {
+                    assert!(
+                        map.get("why_null").is_some_and(Value::is_string),
+                        "{path}.{key} is null without a why_null beside it"
+                    );
+                }
+            }
+            if let Some(band) = map.get("noise_pct") {
+                assert!(band.is_number(), "{path}.noise_pct is {band}, not a number");
+            }
+            for (key, v) in map {
+                check_diff_json(v, &format!("{path}.{key}"));
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                check_diff_json(v, &format!("{path}[{i}]"));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The diff target: two artifacts, `before 0xFF after` ([`PART_SEPARATOR`]), through what
+/// `capture diff --gate 5` runs: [`Artifact::from_json_checked`] on each, then
+/// [`shared::analysis::diff::diff_loaded`] and the three output forms. The gate never passes
+/// runs it cannot judge (either side without kernels) and fails whenever it says it cannot
+/// judge; the text and Markdown forms hold no raw control character; the JSON form is
+/// valid, its bands numbers, and each `null` number has a `why_null` beside it.
+pub fn diff(data: &[u8]) {
+    use shared::analysis::diff::{diff_loaded, GateOptions};
+    let mut parts = data.splitn(2, |&b| b == PART_SEPARATOR);
+    let (Some(before), Some(after)) = (parts.next(), parts.next()) else {
+        return;
+    };
+    let load = |part: &[u8]| {
+        let text = std::str::from_utf8(part).ok()?;
+        match Artifact::from_json_checked(text) {
+            Ok(loaded) => Some(loaded),
+            Err(error) => {
+                assert!(!error.to_string().is_empty(), "an error without a message");
+                None
+            }
+        }
+    };
+    let (Some((before, before_warnings)), Some((after, after_warnings))) =
+        (load(before), load(after))
+    else {
+        return;
+    };
+    let d = diff_loaded(
+        (&before, &before_warnings),
+        (&after, &after_warnings),
+        GateOptions {
+            pct: Some(5.0),
+            ..GateOptions::default()
+        },
+    )
+    .named("before.json", "after.json");
+    let gate = d.gate.as_ref().expect("--gate asked for a gate");
+    assert!(
+        gate.cannot_judge.is_empty() || gate.failed,
+        "a gate that cannot judge passed: {:?}",
+        gate.cannot_judge
+    );
+    if before.kernels.is_empty() || after.kernels.is_empty() {
+        assert!(
+            !gate.cannot_judge.is_empty(),
+            "a run without kernels was judged"
+        );
+    }
+    for (form, text) in [("text", d.to_text()), ("Markdown", d.to_markdown())] {
+        if let Some(c) = raw_control(&text) {
+            panic!("a raw control character {c:?} in the {form} form");
+        }
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&d.to_json()).expect("the JSON form is valid JSON");
+    check_diff_json(&json, "");
+    let _ = d.comparability.reasons();
+}
+
+/// The source target: a report and a source page, `u32 little-endian report length,
+/// report, page`, through what `capture source --sass PAGE` runs. The report's launches
+/// streamed ([`ncu_rep::read_sources_from`], fed a few bytes per read) must be those of the
+/// whole report ([`ncu_rep::read_report`]), or both refuse it alike; the page read by
+/// [`shared::read::source::read_source_csv`] is joined to them
+/// ([`shared::read::source::join_page`]) and every index the join names exists; each
+/// launch's text form holds no raw control character and its JSON reads back.
+pub fn source(data: &[u8]) {
+    use shared::read::source::{self, LaunchSource};
+    let Some((len, rest)) = data.split_first_chunk::<4>() else {
+        return;
+    };
+    let len = (u32::from_le_bytes(*len) as usize).min(rest.len());
+    let (report, page) = rest.split_at(len);
+    let mut streamed = Vec::new();
+    let read = ncu_rep::read_sources_from(
+        Trickle {
+            data: report,
+            calls: 0,
+        },
+        &mut |l| streamed.push(l),
+    );
+    let mut launches: Vec<LaunchSource> = match (ncu_rep::read_report(report), read) {
+        (Ok(whole), Ok(warnings)) => {
+            let sources: Vec<LaunchSource> =
+                whole.results.iter().filter_map(|r| r.source()).collect();
+            assert_eq!(
+                streamed, sources,
+                "streamed launches differ from the report's"
+            );
+            let mut want = whole.warnings.clone();
+            want.extend(whole.source_warnings.clone());
+            assert_eq!(warnings, want, "streamed warnings differ from the report's");
+            sources
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(a, b, "the streamed read refused the report differently");
+            Vec::new()
+        }
+        (whole, streamed) => {
+            panic!("the whole and streamed reads disagree: {whole:?} / {streamed:?}")
+        }
+    };
+    let page = source::read_source_csv(page).unwrap_or_default();
+    let join = source::join_page(&mut launches, &page);
+    assert!(
+        join.without_text.iter().all(|&i| i < launches.len()),
+        "a launch index past the launches"
+    );
+    assert!(
+        join.unmatched.iter().all(|&b| b < page.len()),
+        "a block index past the page"
+    );
+    for l in &launches {
+        let text = source::to_text(l, 5);
+        if let Some(c) = raw_control(&text) {
+            panic!("a raw control character {c:?} in the text form");
+        }
+        let json = serde_json::to_string(l).expect("a launch serializes");
+        let back: serde_json::Value = serde_json::from_str(&json).expect("its JSON reads back");
+        assert_eq!(
+            back.get("instructions")
+                .and_then(serde_json::Value::as_array)
+                .map(Vec::len),
+            Some(l.instructions.len()),
+            "its JSON has another number of instructions"
+        );
+    }
+    let refs: Vec<&LaunchSource> = launches.iter().collect();
+    assert!(launches.is_empty() || source::longest(&refs).is_some());
+}

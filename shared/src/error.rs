@@ -147,6 +147,19 @@ pub enum ExportError {
         /// The first bytes found (at most four), escaped.
         found: String,
     },
+    /// Text without a line end in its first 64 KiB that does not start like a CSV header
+    /// ([`crate::read::kind::FileKind::Unrecognized`]): refused from those bytes, unread past
+    /// them.
+    #[error(
+        "byte {at}: neither a CSV text export (no line ends in its first 64 KiB, and it does \
+         not start like a CSV header) nor an Nsight Compute report; it starts {found}"
+    )]
+    NoLines {
+        /// Offset of the byte where the text was given up on.
+        at: u64,
+        /// What its first characters are ([`crate::read::kind::looks_like`]).
+        found: String,
+    },
 }
 
 /// Why an Nsight Compute report (`.ncu-rep`) could not be read at all. Every variant names

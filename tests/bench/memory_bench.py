@@ -44,25 +44,13 @@ def one_id_csv(path, n=1_000_000):
             f.write(f'"0","1","k","{1024 + i}"\n')
 
 
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+# Protobuf writers shared with the fuzz seeds (standard library only).
+sys.path.insert(0, os.path.join(ROOT, "fuzz"))
+from seeds import field_bytes as fb, framed, put_varint as varint  # noqa: E402
 
 
 def fv(field, v):
     return varint(field << 3) + varint(v)
-
-
-def fb(field, b):
-    return varint((field << 3) | 2) + varint(len(b)) + b
-
-
-def framed(b):
-    return len(b).to_bytes(4, "little") + b
 
 
 def process(pid):

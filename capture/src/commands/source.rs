@@ -6,26 +6,77 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use regex::Regex;
+use shared::read::kind::FileKind;
+use shared::read::ncu_rep;
 use shared::read::source::{self, LaunchSource};
 
 use crate::cli::{SourceArgs, SourceFormat};
 use crate::files;
 
-/// The launches of `bytes` (a report or a source-page export) with source counters.
-fn launches_of(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<LaunchSource>> {
-    if shared::read::kind::kind_of(bytes) == shared::read::kind::FileKind::Report {
-        let report = shared::read::ncu_rep::read_report(bytes)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        Ok(report.results.iter().filter_map(|r| r.source()).collect())
-    } else {
-        source::read_source_csv(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+/// The launches `capture source` keeps of its input's, offered one at a time as they are
+/// read: those `pattern` matches, all of them where all are shown or joined to a `--sass`
+/// page, else only the longest ([`source::longest`]: the later of equals), so that memory
+/// is bounded by the launch shown, not by the input.
+struct Kept<'a> {
+    pattern: &'a Regex,
+    all: bool,
+    /// Launches with source counters offered.
+    offered: usize,
+    launches: Vec<LaunchSource>,
+}
+
+impl Kept<'_> {
+    fn offer(&mut self, launch: LaunchSource) {
+        self.offered += 1;
+        if !self.pattern.is_match(&launch.kernel) {
+            return;
+        }
+        match self.launches.first_mut() {
+            Some(kept) if !self.all => {
+                let longer =
+                    source::longest(&[&*kept, &launch]).is_some_and(|l| std::ptr::eq(l, &launch));
+                if longer {
+                    *kept = launch;
+                }
+            }
+            _ => self.launches.push(launch),
+        }
     }
+}
+
+/// Offers `kept` the launches with source counters of the input at `path`: a report
+/// (`.gz` too) is streamed one message at a time ([`ncu_rep::read_sources_from`]), a
+/// source-page export read whole.
+fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
+    let name = files::shown(path);
+    let opened = files::open(path)?;
+    if opened.kind == FileKind::Report {
+        ncu_rep::read_sources_from(opened.reader(), &mut |l| kept.offer(l))
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    } else {
+        if let FileKind::CsvExport | FileKind::Artifact | FileKind::Gzip = opened.kind {
+            // Refused from its first bytes: read whole, a gigabyte of text lines was held
+            // before the source-page reader refused its first line.
+            let after = if opened.gzip { " (after gunzip)" } else { "" };
+            bail!(
+                "{name}: byte 0{after}: neither a report nor a source-page export (whose \
+                 first line is \"Kernel Name\",... or \"File Path\",...: ncu --page \
+                 source --csv); it starts {}",
+                shared::read::kind::looks_like(&opened.head)
+            );
+        }
+        let bytes = files::read_all(path, opened)?;
+        for l in source::read_source_csv(&bytes).map_err(|e| anyhow::anyhow!("{name}: {e}"))? {
+            kept.offer(l);
+        }
+    }
+    Ok(())
 }
 
 /// Gives the instructions of `launches` the text of their CUDA lines from the files of the
 /// same names in `dir`; a file not there is left without text.
 fn add_cuda_text(dir: &std::path::Path, launches: &mut [LaunchSource]) -> Result<()> {
-    let mut names: Vec<String> = launches
+    let mut names: Vec<std::sync::Arc<str>> = launches
         .iter()
         .flat_map(|l| l.instructions.iter().filter_map(|i| i.file.clone()))
         .collect();
@@ -94,19 +145,21 @@ pub fn source(args: &SourceArgs) -> Result<ExitCode> {
 /// What `capture source` prints for `args` (`capture mcp`'s source tool returns it too).
 pub fn render(args: &SourceArgs) -> Result<String> {
     let pattern = super::kernel_pattern(&args.kernel)?;
-    let bytes = files::read_bytes(&args.input)?;
-    let launches = launches_of(&args.input, &bytes)?;
-    if launches.is_empty() {
+    let mut kept = Kept {
+        pattern: &pattern,
+        all: args.all_launches || args.sass.is_some(),
+        offered: 0,
+        launches: Vec::new(),
+    };
+    read_launches(&args.input, &mut kept)?;
+    if kept.offered == 0 {
         bail!(
             "{}: no launch has source counters (profile with --set full or --section \
              SourceCounters, e.g. capture profile --source)",
             args.input.display()
         );
     }
-    let mut matching: Vec<LaunchSource> = launches
-        .into_iter()
-        .filter(|l| pattern.is_match(&l.kernel))
-        .collect();
+    let mut matching = kept.launches;
     if matching.is_empty() {
         bail!(
             "{}: no kernel matches --kernel {:?}",

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use shared::model::artifact::LoadWarning;
 use shared::read::exports;
-use shared::read::kind::{kind_of, FileKind};
+use shared::read::kind::{kind_of, looks_like, FileKind};
 use shared::read::ncu::Export;
 use shared::Artifact;
 
@@ -96,7 +96,31 @@ fn read_artifact_text(path: &Path) -> Result<String> {
                  starting with `{{`); an export or a report is read by `capture import`"
             );
         }
-        FileKind::Empty | FileKind::Artifact | FileKind::SourcePage | FileKind::CsvExport => {}
+        FileKind::Unrecognized { at } => anyhow::bail!(
+            "{name}: byte {at}: not an artifact (a JSON text starting with `{{`) nor any \
+             export: no line ends in the first 64 KiB of text; it starts {}",
+            looks_like(&bytes)
+        ),
+        FileKind::SourcePage | FileKind::CsvExport => {
+            // Text that no JSON value starts with (an export's `==PROF==` line, a source
+            // page's `Kernel Name`) is refused here, not read to the end first; what
+            // could be JSON (`null`, `[`, a quote) is left to the JSON reader's message.
+            let text = bytes
+                .strip_prefix(shared::read::kind::BOM)
+                .unwrap_or(&bytes);
+            let first = text.iter().position(|b| !b.is_ascii_whitespace());
+            if let Some((at, &b)) = first.and_then(|at| text.get(at).map(|b| (at, b))) {
+                if !matches!(b, b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') {
+                    let at = at + bytes.len() - text.len();
+                    anyhow::bail!(
+                        "{name}: byte {at}: not an artifact (a JSON text starting with `{{`); it \
+                         starts {}; an export or a report is read by `capture import`",
+                        looks_like(bytes.get(at..).unwrap_or_default())
+                    );
+                }
+            }
+        }
+        FileKind::Empty | FileKind::Artifact => {}
     }
     bytes.reserve_exact(size.saturating_sub(bytes.len()));
     head.read_to_end(&mut bytes)
@@ -157,42 +181,143 @@ pub fn refuse_output_among_inputs<'a>(
     Ok(())
 }
 
-/// Reads a whole input file (a report or a source-page export for `capture source`),
-/// un-gzipping it when it is a gzip stream (told by [`kind_of`], as every kind is); errors
-/// name the file. Bounded as artifacts
-/// are: binary data that is not a report (`/dev/zero`) is refused from its first 64 KiB,
-/// and more than [`MAX_ARTIFACT_BYTES`] (read, or after gunzip) is refused rather than held.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    use std::io::{BufRead, Read};
+/// An input opened for reading front to back ([`open`]): what it is, and its bytes,
+/// un-gzipped as they are read where the file is a gzip stream.
+pub struct Opened {
+    /// What the (un-gzipped) bytes are, from the first of them ([`kind_of`]).
+    pub kind: FileKind,
+    /// The first bytes (up to 64 KiB), which told the kind.
+    pub head: Vec<u8>,
+    /// The bytes after `head`, un-gzipped where `gzip`; more than [`MAX_ARTIFACT_BYTES`]
+    /// of them (after gunzip) are an error of the read that passes the cap.
+    rest: Box<dyn std::io::Read>,
+    /// Whether the file is a gzip stream.
+    pub gzip: bool,
+    /// The file's size where it is a regular file of at most [`MAX_ARTIFACT_BYTES`] (0
+    /// otherwise, and for a gzip stream), to size a buffer for it.
+    pub size: usize,
+}
+
+/// How many of an input's first bytes [`open`] looks at: enough for a byte order mark,
+/// white space and any kind's first bytes, and for [`kind_of`] to see a first line.
+const HEAD_BYTES: u64 = 64 << 10;
+
+/// Opens the input at `path` (a report, an export, a source page or an artifact) to be read
+/// front to back, un-gzipping it as it is read when it is a gzip stream (told by
+/// [`kind_of`], as every kind is), so that a reader that streams (a report for `capture
+/// source`) never holds the file. Its first bytes are read to tell its kind; errors name
+/// the file. A gzip stream that inflates past [`MAX_ARTIFACT_BYTES`] fails the read that
+/// passes the cap: a small `.gz` of a few gigabytes of one byte is refused, not held.
+pub fn open(path: &Path) -> Result<Opened> {
     let name = shown(path);
     let file = fs::File::open(path).with_context(|| format!("{name}: cannot read"))?;
     let size = file_size(&file);
+    open_reader(&name, file, size)
+}
+
+/// [`open`] on the bytes of `file`, named `name` in errors, of `size` bytes where known.
+/// Text that [`kind_of`] tells is no export, report, artifact or gzip
+/// ([`FileKind::Unrecognized`]) is refused from its first 64 KiB, unread past them.
+fn open_reader(name: &str, file: impl std::io::Read + 'static, size: usize) -> Result<Opened> {
+    use std::io::{BufRead, Read};
     let mut file = std::io::BufReader::new(file);
     let start = file
         .fill_buf()
         .with_context(|| format!("{name}: cannot read"))?;
-    let gz = kind_of(start) == FileKind::Gzip;
-    let (reader, size): (Box<dyn Read>, usize) = if gz {
-        (Box::new(flate2::read::GzDecoder::new(file)), 0)
+    let gzip = kind_of(start) == FileKind::Gzip;
+    let mut reader: Box<dyn Read> = if gzip {
+        Box::new(Capped {
+            inner: flate2::read::GzDecoder::new(file),
+            read: 0,
+        })
     } else {
-        (Box::new(file), size)
+        Box::new(file)
     };
-    let what = if gz { "cannot gunzip" } else { "cannot read" };
-    let after = if gz { " (after gunzip)" } else { "" };
-    let mut head = reader.take(MAX_ARTIFACT_BYTES + 1);
-    let mut bytes = Vec::new();
-    (&mut head)
-        .take(64 << 10)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{name}: {what}"))?;
-    if let FileKind::Binary { at } = kind_of(&bytes) {
-        let b = bytes.get(at).copied().unwrap_or(0);
+    let mut head = Vec::new();
+    (&mut reader)
+        .take(HEAD_BYTES)
+        .read_to_end(&mut head)
+        .with_context(|| {
+            format!(
+                "{name}: {}",
+                if gzip { "cannot gunzip" } else { "cannot read" }
+            )
+        })?;
+    let kind = kind_of(&head);
+    if let FileKind::Unrecognized { at } = kind {
+        anyhow::bail!(
+            "{name}: byte {at}{}: neither a report, a CSV export nor an artifact (no line ends \
+             in the first 64 KiB of text, and it does not start like a CSV header or JSON); \
+             it starts {}",
+            if gzip { " (after gunzip)" } else { "" },
+            looks_like(&head)
+        );
+    }
+    Ok(Opened {
+        kind,
+        head,
+        rest: reader,
+        gzip,
+        size: if gzip { 0 } else { size },
+    })
+}
+
+impl Opened {
+    /// The input's bytes from the first (`head`, then the rest).
+    pub fn reader(self) -> impl std::io::Read {
+        use std::io::Read;
+        std::io::Cursor::new(self.head).chain(self.rest)
+    }
+}
+
+/// An un-gzipped stream that fails once more than [`MAX_ARTIFACT_BYTES`] came out of it.
+struct Capped<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read > MAX_ARTIFACT_BYTES {
+            return Err(std::io::Error::other(format!(
+                "more than {} GiB after gunzip, more than any report or export capture reads; \
+                 not read further",
+                MAX_ARTIFACT_BYTES >> 30
+            )));
+        }
+        Ok(n)
+    }
+}
+
+/// Reads a whole input file (a report or a source-page export for `capture source`),
+/// un-gzipping it when it is a gzip stream ([`open`]); errors name the file. Bounded as
+/// artifacts are: binary data that is not a report (`/dev/zero`) is refused from its first
+/// 64 KiB, and more than [`MAX_ARTIFACT_BYTES`] (read, or after gunzip) is refused rather
+/// than held.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    read_all(path, open(path)?)
+}
+
+/// The bytes of `opened` (the file at `path`) to the end, as [`read_bytes`] reads them.
+pub fn read_all(path: &Path, opened: Opened) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let name = shown(path);
+    let (what, after) = if opened.gzip {
+        ("cannot gunzip", " (after gunzip)")
+    } else {
+        ("cannot read", "")
+    };
+    if let FileKind::Binary { at } = opened.kind {
+        let b = opened.head.get(at).copied().unwrap_or(0);
         anyhow::bail!(
             "{name}: byte {at}{after}: binary data (0x{b:02x}), neither an Nsight Compute \
              report (.ncu-rep) nor a CSV text export"
         );
     }
-    bytes.reserve_exact(size.saturating_sub(bytes.len()));
+    let mut bytes = Vec::with_capacity(opened.size);
+    let mut head = opened.reader().take(MAX_ARTIFACT_BYTES + 1);
     head.read_to_end(&mut bytes)
         .with_context(|| format!("{name}: {what}"))?;
     if bytes.len() as u64 > MAX_ARTIFACT_BYTES {
@@ -317,6 +442,91 @@ pub fn write_artifact_staged(path: &Path, artifact: &Artifact, stages: &mut Stag
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    /// `left` bytes of printable junk (`line` repeated), counting what was read of it.
+    struct Junk {
+        line: &'static [u8],
+        left: u64,
+        read: Arc<AtomicU64>,
+    }
+
+    impl Read for Junk {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf
+                .len()
+                .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+            let at = self.read.load(Ordering::Relaxed) as usize;
+            for (i, b) in buf.iter_mut().take(n).enumerate() {
+                *b = self.line[(at + i) % self.line.len()];
+            }
+            self.left -= n as u64;
+            self.read.fetch_add(n as u64, Ordering::Relaxed);
+            Ok(n)
+        }
+    }
+
+    fn junk(line: &'static [u8], n: u64) -> (Junk, Arc<AtomicU64>) {
+        let read = Arc::new(AtomicU64::new(0));
+        let j = Junk {
+            line,
+            left: n,
+            read: Arc::clone(&read),
+        };
+        (j, read)
+    }
+
+    #[test]
+    fn fifty_megabytes_of_printable_junk_are_refused_from_their_first_64_kib() {
+        const FIFTY_MB: u64 = 50 << 20;
+        // Without line ends: no file kind, refused by `open` itself.
+        let (file, read) = junk(b"qwertyuiop asdfghjkl zxcvbnm 0123456789 ", FIFTY_MB);
+        let e = open_reader("junk.txt", file, FIFTY_MB as usize)
+            .err()
+            .map(|e| format!("{e:#}"));
+        let e = e.expect("refused");
+        assert!(
+            e.starts_with("junk.txt: byte 65536: neither a report, a CSV export nor an artifact")
+                && e.ends_with("it starts \"qwertyuiop asdfghjkl zxcvbnm 0123456789 \"..."),
+            "{e}"
+        );
+        // What was read: the 64 KiB that told, and at most one buffer besides.
+        let n = read.load(Ordering::Relaxed);
+        assert!(
+            (64 << 10..=(64 << 10) + (8 << 10)).contains(&n),
+            "{n} bytes read"
+        );
+        // With line ends: text lines as far as these bytes tell; what the reader reads
+        // next is the 64 KiB already taken, then the rest.
+        let (file, read) = junk(b"not an export, not a report\n", FIFTY_MB);
+        let opened = open_reader("lines.txt", file, FIFTY_MB as usize).expect("opened");
+        assert_eq!(opened.kind, FileKind::CsvExport);
+        assert!(read.load(Ordering::Relaxed) <= (64 << 10) + (8 << 10));
+        let mut start = [0u8; 8];
+        opened.reader().read_exact(&mut start).expect("read");
+        assert_eq!(&start, b"not an e");
+    }
+
+    #[test]
+    fn a_gzip_that_inflates_to_junk_is_refused_after_64_kib_of_it() {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        for _ in 0..8 {
+            gz.write_all(&[b'a'; 1 << 20]).expect("gzip");
+        }
+        let gz = gz.finish().expect("gzip");
+        let size = gz.len();
+        let e = open_reader("bomb.gz", std::io::Cursor::new(gz), size)
+            .err()
+            .map(|e| format!("{e:#}"));
+        let e = e.expect("refused");
+        assert!(
+            e.starts_with("bomb.gz: byte 65536 (after gunzip): neither"),
+            "{e}"
+        );
+    }
 
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)

@@ -9,7 +9,7 @@
 use std::io::{BufRead, Cursor};
 
 use crate::error::{ExportError, NcuError};
-use crate::read::kind::{kind_of, FileKind};
+use crate::read::kind::{kind_of, looks_like, FileKind};
 use crate::read::ncu::{self, Export};
 use crate::read::ncu_rep;
 
@@ -54,10 +54,14 @@ impl<B: AsRef<[u8]>> Reading<B> {
     /// As [`read`], for what the start of the file shows.
     pub fn open(bytes: B) -> Result<Self, ExportError> {
         let all = bytes.as_ref();
-        if kind_of(all) == FileKind::Report {
-            return Ok(Reading {
-                state: State::Report(bytes),
-            });
+        match kind_of(all) {
+            FileKind::Report => {
+                return Ok(Reading {
+                    state: State::Report(bytes),
+                })
+            }
+            FileKind::Unrecognized { at } => return Err(no_lines(all, at)),
+            _ => {}
         }
         let start = all.get(..4).unwrap_or(all).to_vec();
         let reading = ncu::Reading::open(Cursor::new(bytes)).map_err(|e| neither(e, &start))?;
@@ -114,11 +118,21 @@ pub fn read_from_with<R: BufRead>(
     csv: impl FnOnce(R) -> Result<Export, NcuError>,
 ) -> Result<Export, ExportError> {
     let start = input.fill_buf().map_err(|e| NcuError::Io(e.to_string()))?;
-    if kind_of(start) == FileKind::Report {
-        return Ok(ncu_rep::read_export_from(input)?);
+    match kind_of(start) {
+        FileKind::Report => return Ok(ncu_rep::read_export_from(input)?),
+        FileKind::Unrecognized { at } => return Err(no_lines(start, at)),
+        _ => {}
     }
     let start = start.get(..4).unwrap_or(start).to_vec();
     csv(input).map_err(|e| neither(e, &start))
+}
+
+/// [`ExportError::NoLines`] for text starting with `start`, given up on at byte `at`.
+fn no_lines(start: &[u8], at: usize) -> ExportError {
+    ExportError::NoLines {
+        at: at as u64,
+        found: looks_like(start),
+    }
 }
 
 /// A CSV reader's error for a file starting with `start` (its first four bytes will do):
@@ -147,6 +161,21 @@ mod tests {
             e.to_string(),
             "byte 0: neither a CSV text export (binary data on line 1) nor an Nsight Compute \
              report (expected the magic \"NVR\\0\", found \"\\x7fELF\")"
+        );
+    }
+
+    #[test]
+    fn text_without_line_ends_is_refused_from_its_first_64_kib() {
+        let junk = b"x".repeat(1 << 20);
+        let e = read(&junk).expect_err("refused");
+        // A buffered reader of 64 KiB, as `capture import` reads: refused from its first fill.
+        let streamed = read_from(std::io::BufReader::with_capacity(64 << 10, &junk[..]));
+        assert_eq!(streamed.expect_err("refused"), e);
+        assert_eq!(
+            e.to_string(),
+            "byte 65536: neither a CSV text export (no line ends in its first 64 KiB, and it \
+             does not start like a CSV header) nor an Nsight Compute report; it starts \
+             \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..."
         );
     }
 

@@ -21,6 +21,14 @@ const SOURCE_PAGE_STARTS: [&[u8]; 4] = [
     b"File Path,",
 ];
 
+/// How many bytes of text, from its first character, must hold a line end unless the text
+/// starts like a CSV header or row (a double quote): an export's lines before its header
+/// (ncu's `==PROF==` messages, the profiled program's output) and the GUI export's lines are
+/// far shorter. A file with none is [`FileKind::Unrecognized`], told from its first bytes
+/// and refused before the rest is read (a 50 MB file of printable junk, a small gzip of a
+/// gigabyte of one letter, were read up to a 4 GiB cap before being refused; issue 39).
+pub const LINE_BYTES: usize = 64 << 10;
+
 /// What a file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
@@ -44,6 +52,12 @@ pub enum FileKind {
     /// Anything else, text as far as these bytes tell: a CSV export of the raw or details
     /// page, or the GUI's two-column export, for the CSV reader to judge.
     CsvExport,
+    /// Text that is none of the above: [`LINE_BYTES`] bytes from its first character without
+    /// a line end, where it does not start like a CSV header.
+    Unrecognized {
+        /// Offset of the byte where the text, still without a line end, was given up on.
+        at: usize,
+    },
 }
 
 /// What a file starting with `first` is. `first` may be the whole file or its first bytes
@@ -73,10 +87,29 @@ pub fn kind_of(first: &[u8]) -> FileKind {
     if rest[0] < 0x20 || rest[0] == 0x7f {
         return FileKind::Binary { at: skipped + at };
     }
-    match first.iter().position(|&b| b == 0) {
-        Some(nul) => FileKind::Binary { at: nul },
-        None => FileKind::CsvExport,
+    if let Some(nul) = first.iter().position(|&b| b == 0) {
+        return FileKind::Binary { at: nul };
     }
+    let line = rest.get(..LINE_BYTES).filter(|_| !rest.starts_with(b"\""));
+    match line {
+        Some(line) if !line.contains(&b'\n') && !line.contains(&b'\r') => FileKind::Unrecognized {
+            at: skipped + at + LINE_BYTES,
+        },
+        _ => FileKind::CsvExport,
+    }
+}
+
+/// A few of `bytes` as a message quotes them: at most 40 characters, quoted, control
+/// characters escaped, to say what a file that is not what was asked for looks like.
+pub fn looks_like(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes.get(..160).unwrap_or(bytes));
+    let start: String = text.chars().take(40).collect();
+    let more = if text.chars().nth(40).is_some() {
+        "..."
+    } else {
+        ""
+    };
+    format!("{start:?}{more}")
 }
 
 #[cfg(test)]
@@ -109,6 +142,39 @@ mod tests {
         ];
         for (bytes, want) in cases {
             assert_eq!(kind_of(bytes), want, "{:?}", String::from_utf8_lossy(bytes));
+        }
+    }
+
+    #[test]
+    fn text_without_a_line_end_in_its_first_64_kib_is_unrecognized_unless_quoted() {
+        let junk = |start: &str, n: usize| {
+            let mut b = start.as_bytes().to_vec();
+            b.extend(std::iter::repeat_n(b'x', n));
+            b
+        };
+        let cases: [(Vec<u8>, FileKind); 8] = [
+            (
+                junk("", LINE_BYTES),
+                FileKind::Unrecognized { at: LINE_BYTES },
+            ),
+            (
+                junk("\u{feff}  ", LINE_BYTES),
+                FileKind::Unrecognized { at: 5 + LINE_BYTES },
+            ),
+            // Fewer bytes than that: the CSV reader judges them.
+            (junk("", LINE_BYTES - 1), FileKind::CsvExport),
+            (junk("\"ID\",", LINE_BYTES), FileKind::CsvExport),
+            (
+                junk("==PROF== Connected\n", LINE_BYTES),
+                FileKind::CsvExport,
+            ),
+            (junk("x\r", LINE_BYTES), FileKind::CsvExport),
+            (junk("{", LINE_BYTES), FileKind::Artifact),
+            (junk("Kernel Name,", LINE_BYTES), FileKind::SourcePage),
+        ];
+        for (bytes, want) in cases {
+            let start = String::from_utf8_lossy(&bytes[..12]);
+            assert_eq!(kind_of(&bytes), want, "{start:?}...");
         }
     }
 }

@@ -13,6 +13,7 @@
 //! yet (neither input's line table is decoded).
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -56,15 +57,18 @@ pub struct Instruction {
     /// Divergent branch targets.
     pub divergent_branches: Option<f64>,
     /// The CUDA source file the instruction was compiled from, where the input has line
-    /// information (`-lineinfo`).
+    /// information (`-lineinfo`). Shared with the other instructions of the file (a path
+    /// copied per instruction made a report's file name cost its length once per address).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub file: Option<Arc<str>>,
     /// Its line in that file, from 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     /// The text of that line, where the input holds the file (`--import-source yes`).
+    /// Shared with the other instructions of the line: copied per instruction, a report
+    /// whose file text was one long line needed gigabytes (issue 39).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cuda: Option<String>,
+    pub cuda: Option<Arc<str>>,
 }
 
 fn hex<S: Serializer>(address: &u64, s: S) -> Result<S::Ok, S::Error> {
@@ -272,16 +276,21 @@ impl LaunchSource {
     /// got one.
     pub fn add_cuda_text(&mut self, name: &str, text: &str) -> usize {
         let lines: Vec<&str> = text.lines().collect();
+        // One copy of each line the instructions name, shared by them.
+        let mut shared: BTreeMap<usize, Arc<str>> = BTreeMap::new();
         let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
         let mut n = 0;
         for i in &mut self.instructions {
             let (Some(file), Some(line)) = (&i.file, i.line) else {
                 continue;
             };
-            let same = file == name || file.rsplit(['/', '\\']).next() == Some(base);
-            let at = (line as usize).checked_sub(1).and_then(|l| lines.get(l));
-            if let (true, Some(t)) = (same, at) {
-                i.cuda = Some((*t).to_owned());
+            let same = &**file == name || file.rsplit(['/', '\\']).next() == Some(base);
+            let Some(at) = (line as usize).checked_sub(1) else {
+                continue;
+            };
+            if let (true, Some(t)) = (same, lines.get(at)) {
+                let t = shared.entry(at).or_insert_with(|| Arc::from(*t));
+                i.cuda = Some(Arc::clone(t));
                 n += 1;
             }
         }
@@ -503,9 +512,9 @@ fn columns_of(header: &csv::StringRecord) -> Vec<Column> {
 /// The CUDA line a `cuda,sass` page's rows are under: file, line, text.
 #[derive(Clone, Default)]
 struct Under {
-    file: Option<String>,
+    file: Option<Arc<str>>,
     line: Option<u32>,
-    text: Option<String>,
+    text: Option<Arc<str>>,
 }
 
 /// A block being read: its launch, header, and the line its rows are under.
@@ -516,7 +525,7 @@ struct Block {
 }
 
 impl Block {
-    fn new(kernel: &str, file: Option<String>) -> Block {
+    fn new(kernel: &str, file: Option<Arc<str>>) -> Block {
         Block {
             launch: LaunchSource {
                 kernel: kernel.to_owned(),
@@ -561,7 +570,7 @@ impl Block {
                     let text = cell.trim_end();
                     if let Some(u) = under.as_mut() {
                         if !(text.starts_with('<') && text.ends_with('>')) {
-                            u.text = Some(text.to_owned());
+                            u.text = Some(Arc::from(text));
                         }
                     }
                 }
@@ -695,7 +704,7 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
             "File Path" => {
                 // A `cuda,sass` page: a block per launch and file, named on the next line.
                 finish_block(current.take(), &mut out, &mut open);
-                current = Some(Block::new("", Some(second.to_owned())));
+                current = Some(Block::new("", Some(Arc::from(second))));
                 continue;
             }
             "Function Name" => {
@@ -926,7 +935,7 @@ impl LaunchSource {
                 ..LineFigures::default()
             });
             if l.text.is_none() {
-                l.text.clone_from(&i.cuda);
+                l.text = i.cuda.as_deref().map(str::to_owned);
             }
             l.instructions += 1;
             l.inst_executed += i.inst_executed.unwrap_or(0.0);

@@ -153,3 +153,51 @@ fn source_page_checks_pass_on_the_real_page_and_hostile_names() {
 fn source_page_inputs() {
     run_all("source_page", checks::source_page);
 }
+
+#[test]
+fn diff_checks_pass_on_the_committed_runs_and_an_empty_side() {
+    // The committed H200 runs (`tests/fixtures/diff`), each against each, as the diff target
+    // gets them (`before 0xFF after`), and against an artifact with no kernels.
+    let run = |name: &str| {
+        let gz = std::fs::read(regressions_dir().join("../diff").join(name)).expect("fixture");
+        crate::support::gunzip(&gz)
+    };
+    let runs = [
+        run("run1.json.gz"),
+        run("run2.json.gz"),
+        run("run_size2x.json.gz"),
+    ];
+    let empty = br#"{"schema": 1, "kernels": []}"#.to_vec();
+    let joined = |a: &[u8], b: &[u8]| [a, &[checks::PART_SEPARATOR], b].concat();
+    for a in runs.iter().chain([&empty]) {
+        for b in runs.iter().chain([&empty]) {
+            checks::diff(&joined(a, b));
+        }
+    }
+}
+
+#[test]
+fn source_checks_pass_on_the_suite_report_with_its_pages() {
+    // The suite's report with imported sources against its `cuda,sass` and `sass` pages and
+    // no page (the source target's input: `u32 length, report, page`).
+    let fixture = |name: &str| {
+        let gz = std::fs::read(
+            regressions_dir()
+                .join("../ncu-h200-suite-source")
+                .join(name),
+        )
+        .expect("fixture");
+        crate::support::gunzip(&gz)
+    };
+    let report = fixture("suite_src.ncu-rep.gz");
+    let length = u32::try_from(report.len()).expect("small").to_le_bytes();
+    for page in [
+        fixture("suite_src_cuda_sass.csv.gz"),
+        fixture("suite_src_sass.csv.gz"),
+        Vec::new(),
+    ] {
+        checks::source(&[&length[..], &report, &page].concat());
+    }
+    // A report cut inside its first result: refused alike, whole and streamed.
+    checks::source(&[&100_000u32.to_le_bytes()[..], &report[..100_000]].concat());
+}

@@ -196,3 +196,39 @@ fn a_report_with_its_sources_imported_gives_each_line_its_text() {
     );
     assert_eq!(loads.sectors_per_request(), Some(32.0));
 }
+
+#[test]
+fn streamed_source_pages_are_the_whole_reports_and_share_each_lines_text() {
+    let bytes = gunzip(SUITE_SRC_REPORT);
+    let report = ncu_rep::read_report(&bytes).expect("report reads");
+    let whole: Vec<LaunchSource> = report.results.iter().filter_map(|r| r.source()).collect();
+    let mut streamed = Vec::new();
+    // A reader, not the slice: the stream never needs the whole file.
+    let warnings =
+        ncu_rep::read_sources_from(std::io::Read::chain(&bytes[..7], &bytes[7..]), &mut |l| {
+            streamed.push(l)
+        })
+        .expect("report streams");
+    assert_eq!(streamed, whole);
+    let mut want = report.warnings.clone();
+    want.extend(report.source_warnings.clone());
+    assert_eq!(warnings, want);
+    // One copy of a line's text and of a file's path for all its instructions: copied per
+    // instruction, a report whose file was one long line needed gigabytes (issue 39).
+    let mut texts = 0;
+    for launch in &streamed {
+        for pair in launch.instructions.windows(2) {
+            let [a, b] = pair else { continue };
+            if let (Some(x), Some(y)) = (&a.file, &b.file) {
+                assert!(x != y || std::sync::Arc::ptr_eq(x, y), "a path copied");
+            }
+            if let (Some(x), Some(y)) = (&a.cuda, &b.cuda) {
+                if a.file == b.file && a.line == b.line {
+                    assert!(std::sync::Arc::ptr_eq(x, y), "a line's text copied");
+                    texts += 1;
+                }
+            }
+        }
+    }
+    assert!(texts > 0, "no two instructions of one line with text");
+}

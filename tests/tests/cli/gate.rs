@@ -75,21 +75,11 @@ fn diff_json(a: &Path, b: &Path, gate: &str) -> (i32, Value, String) {
     (o.status.code().unwrap_or(-1), v, stderr(&o))
 }
 
-/// Fields that hold a number or `null`: each `null` must have `why_null` beside it.
-const NUMBERS: [&str; 6] = [
-    "time_ms",
-    "time_share",
-    "change_ms",
-    "change_pct",
-    "before",
-    "after",
-];
-
 fn assert_nulls_explained(v: &Value, path: &str) {
     match v {
         Value::Object(map) => {
             for (k, x) in map {
-                if x.is_null() && NUMBERS.contains(&k.as_str()) {
+                if x.is_null() && shared::analysis::diff::NULLABLE_NUMBERS.contains(&k.as_str()) {
                     assert!(
                         map.get("why_null").is_some_and(Value::is_string),
                         "{path}.{k} is null with no why_null: {v}"

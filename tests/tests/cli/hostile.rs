@@ -211,6 +211,55 @@ fn endless_or_binary_inputs_are_refused_at_once() {
 }
 
 #[test]
+fn text_of_no_kind_is_refused_from_its_first_64_kib() {
+    // A megabyte of printable junk without line ends, plain and gzipped (the gzip of a
+    // gigabyte of one letter was read to the 4 GiB cap before it was refused; issue 39).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let junk = dir.path().join("junk.txt");
+    std::fs::write(&junk, b"0123456789abcdef".repeat(1 << 16)).expect("write");
+    let gz = dir.path().join("junk.txt.gz");
+    let bytes = std::fs::read(&junk).expect("read");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut enc, &bytes).expect("gzip");
+    std::fs::write(&gz, enc.finish().expect("gzip")).expect("write");
+    let out = dir.path().join("out.json");
+    let (junk, gz) = (s(&junk), s(&gz));
+    // Text in lines may be an export (the program's output comes before ncu's header), but
+    // neither an artifact nor a source page: those commands refuse it from its first byte.
+    let lines = dir.path().join("lines.txt");
+    std::fs::write(&lines, b"lines 0123456789abcdef\n".repeat(1 << 16)).expect("write");
+    let lines = s(&lines);
+    for (args, say) in [
+        (vec!["table", lines], "byte 0: not an artifact"),
+        (
+            vec!["source", lines, "--kernel", "."],
+            "byte 0: neither a report nor a source-page",
+        ),
+        (
+            vec!["source", junk, "--kernel", "."],
+            "byte 65536: neither a report",
+        ),
+        (
+            vec!["source", gz, "--kernel", "."],
+            "byte 65536 (after gunzip): neither",
+        ),
+        (vec!["table", junk], "byte 65536: not an artifact"),
+        (
+            vec!["import", junk, "-o", s(&out)],
+            "byte 65536: neither a CSV text export",
+        ),
+    ] {
+        let (code, _, err) = run_capture(&args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(say) && err.contains("0123456789abcdef"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn an_output_that_is_an_input_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let export = dir.path().join("x.csv");

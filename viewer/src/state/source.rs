@@ -332,7 +332,7 @@ impl SourceView {
                         Cell::text("name", line.clone()).title(line)
                     }
                     Col::Cuda => {
-                        let text = i.cuda.clone().unwrap_or_default();
+                        let text = i.cuda.as_deref().unwrap_or_default().to_owned();
                         Cell::text("code", text.clone()).title(text)
                     }
                     Col::Sass => {
@@ -380,7 +380,7 @@ impl SourceView {
             text: i
                 .sass
                 .clone()
-                .or_else(|| i.cuda.clone())
+                .or_else(|| i.cuda.as_deref().map(str::to_owned))
                 .unwrap_or_default(),
         })
     }

@@ -49,6 +49,17 @@ pub use noise::{noise_band, Band, NoiseSource};
 /// `noise_outliers` and `noise_problem` added.
 pub const DIFF_JSON_VERSION: u32 = 2;
 
+/// The fields of the diff JSON that hold a number or `null`: each `null` has a `why_null`
+/// beside it (the gate's tests and the `diff` fuzz target check it).
+pub const NULLABLE_NUMBERS: [&str; 6] = [
+    "time_ms",
+    "time_share",
+    "change_ms",
+    "change_pct",
+    "before",
+    "after",
+];
+
 /// Default `--gate-share`: kernels above 1 % of the time in either run count.
 pub const DEFAULT_GATE_SHARE_PCT: f64 = 1.0;
 

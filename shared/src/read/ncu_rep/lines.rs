@@ -82,7 +82,7 @@ impl LineMap {
     pub fn add_module(&mut self, bytes: &[u8], base: u64) -> Result<usize, String> {
         let mut elf = None;
         let mut functions: Vec<(u64, u64)> = Vec::new();
-        let mut texts: Vec<(String, Vec<Arc<str>>)> = Vec::new();
+        let mut texts: Vec<(String, FileText)> = Vec::new();
         for f in Fields::new(bytes, base) {
             let f = f.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
             match (f.number, f.value) {
@@ -103,7 +103,7 @@ impl LineMap {
                             }
                         }
                         if let (Some(p), Some(t)) = (path, text) {
-                            texts.push((p, t.lines().map(Arc::from).collect()));
+                            texts.push((p, FileText::new(t)));
                         }
                     }
                 }
@@ -139,17 +139,15 @@ impl LineMap {
         for (pc, location) in rows {
             match location {
                 Some(mut l) => {
-                    let lines = texts
+                    let text = texts
                         .iter()
-                        .find(|(p, _)| **p == *l.file)
+                        .position(|(p, _)| **p == *l.file)
                         .or_else(|| {
                             let name = base_name(&l.file);
-                            texts.iter().find(|(p, _)| base_name(p) == name)
+                            texts.iter().position(|(p, _)| base_name(p) == name)
                         })
-                        .map(|(_, lines)| lines);
-                    l.text = lines
-                        .and_then(|lines| lines.get((l.line as usize).checked_sub(1)?))
-                        .cloned();
+                        .and_then(|i| texts.get_mut(i));
+                    l.text = text.and_then(|(_, t)| t.line(l.line));
                     self.rows.insert(pc, Some(l));
                 }
                 // A sequence's end does not hide the start of the next one at its address.
@@ -159,6 +157,52 @@ impl LineMap {
             }
         }
         Ok(n)
+    }
+}
+
+/// A source file's text as a report holds it, and its lines as the line table names them:
+/// each line's text is made once, when a row first names it, and shared by every row and
+/// instruction of that line. Made per line up front, a text of newlines alone cost some 48
+/// bytes a byte.
+struct FileText {
+    text: String,
+    /// Where each line starts in `text`, from line 1.
+    starts: Vec<u32>,
+    made: BTreeMap<u32, Arc<str>>,
+}
+
+impl FileText {
+    fn new(text: String) -> FileText {
+        let starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+            .filter(|&i| i < text.len())
+            .filter_map(|i| u32::try_from(i).ok())
+            .collect();
+        FileText {
+            text,
+            starts,
+            made: BTreeMap::new(),
+        }
+    }
+
+    /// The text of line `line` (from 1), without its line end, as [`str::lines`] gives it.
+    fn line(&mut self, line: u32) -> Option<Arc<str>> {
+        if let Some(t) = self.made.get(&line) {
+            return Some(Arc::clone(t));
+        }
+        let at = (line as usize).checked_sub(1)?;
+        let start = *self.starts.get(at)? as usize;
+        let end = self
+            .starts
+            .get(at + 1)
+            .map_or(self.text.len(), |&e| e as usize);
+        let raw = self.text.get(start..end)?;
+        let raw = raw
+            .strip_suffix('\n')
+            .map_or(raw, |r| r.strip_suffix('\r').unwrap_or(r));
+        let t: Arc<str> = Arc::from(raw);
+        self.made.insert(line, Arc::clone(&t));
+        Some(t)
     }
 }
 
@@ -645,6 +689,42 @@ fn extended(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_text_gives_the_lines_str_lines_gives_each_made_once() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\r\nb",
+            "a\n\nb\n",
+            "\n\n\n",
+            "é\nü\r\n",
+            "a\r",
+            "\r\n\r",
+        ] {
+            let want: Vec<&str> = text.lines().collect();
+            let mut t = FileText::new(text.to_owned());
+            let got: Vec<Option<Arc<str>>> =
+                (0..=want.len() as u32 + 1).map(|l| t.line(l)).collect();
+            assert_eq!(got.first(), Some(&None), "{text:?}: line 0");
+            for (i, w) in want.iter().enumerate() {
+                assert_eq!(
+                    got.get(i + 1).cloned().flatten().as_deref(),
+                    Some(*w),
+                    "{text:?}"
+                );
+            }
+            assert_eq!(got.last(), Some(&None), "{text:?}: past the end");
+            if let Some(first) = t.line(1) {
+                assert!(
+                    Arc::ptr_eq(&first, &t.line(1).expect("line 1")),
+                    "made twice"
+                );
+            }
+        }
+    }
 
     #[test]
     fn leb128_reads_both_signs() {

@@ -21,7 +21,8 @@
 //! [`read_report_from`] (any `Read`, one message in memory at a time) give the decoded
 //! [`Report`]; [`read_export`] and [`read_export_from`] give the same [`Export`] the CSV
 //! reader makes of the report's raw page, for [`crate::analysis::merge::import_launches`];
-//! [`read_export_with_source`] gives it with each launch's source page. No I/O.
+//! [`read_export_with_source`] gives it with each launch's source page, and
+//! [`read_sources_from`] only the source pages, streamed. No I/O.
 //! A report cut short loads its complete results with a warning; anything else that does
 //! not fit is a [`ReportError`] naming the byte offset.
 
@@ -317,6 +318,30 @@ pub fn read_export_with_source(
         },
         sources,
     ))
+}
+
+/// Reads a report from a reader, one message at a time, handing `on_launch` the source
+/// page of each launch with source counters ([`ProfileResult::source`]) as it is decoded,
+/// and keeping none of them: what `capture source` needs of a report, in memory bounded
+/// by one message, the launch being handed on and the report's line tables, whatever the
+/// report's size. Returns the report's warnings, then those about its per-instruction
+/// data.
+///
+/// # Errors
+///
+/// As [`read_report_from`].
+pub fn read_sources_from<R: Read>(
+    input: R,
+    on_launch: &mut dyn FnMut(crate::read::source::LaunchSource),
+) -> Result<Vec<Warning>, ReportError> {
+    let summary = container::decode::<true>(&mut input::ReadInput::new(input), &mut |r| {
+        if let Some(source) = r.source() {
+            on_launch(source);
+        }
+    })?;
+    let mut warnings = summary.warnings;
+    warnings.extend(summary.source_warnings);
+    Ok(warnings)
 }
 
 fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {

@@ -57,9 +57,9 @@ impl ProfileResult {
         }
         for (pc, l) in &self.lines {
             if let Some(i) = by_pc.get_mut(pc) {
-                i.file = Some(l.file.to_string());
+                i.file = Some(std::sync::Arc::clone(&l.file));
                 i.line = Some(l.line);
-                i.cuda = l.text.as_deref().map(str::to_owned);
+                i.cuda.clone_from(&l.text);
             }
         }
         let duration = self
