@@ -452,20 +452,31 @@ fn cited_launch<'a>(
 fn evidence(launch: &LaunchCounters, row: &TableRow, roof_kind: Option<Work>) -> Vec<Evidence> {
     let mut out: Vec<Evidence> = Vec::new();
     cite(&mut out, launch, c::GPU_TIME_DURATION.name, Statement::Time);
-    cite(
+    // The Speed of Light as `metrics::speed_of_light` reads it: the raw counter, else the
+    // details page's row (a details export alone has no raw page).
+    if !cite(
         &mut out,
         launch,
         c::SM_THROUGHPUT_PCT.name,
         Statement::Verdict,
-    );
-    cite(
+    ) {
+        cite_row(&mut out, launch, metrics::SOL_SM_ROWS, Statement::Verdict);
+    }
+    if !cite(
         &mut out,
         launch,
         c::MEMORY_THROUGHPUT_PCT.name,
         Statement::Verdict,
-    );
-    // The level a memory-bound kernel waits on is the first of its figures the launch has,
-    // as `metrics::speed_of_light` reads it; a pipe's figure is the larger of its counters.
+    ) {
+        cite_row(
+            &mut out,
+            launch,
+            metrics::SOL_MEMORY_ROWS,
+            Statement::Verdict,
+        );
+    }
+    // The level a memory-bound kernel waits on is the first of its figures the launch has;
+    // a pipe's figure is the larger of its counters.
     let unit = row.bound_by.as_ref().map(|b| b.unit.as_str());
     let is_level = matches!(unit, Some("dram" | "l2" | "l1"));
     for name in unit_counters(unit) {
@@ -473,6 +484,15 @@ fn evidence(launch: &LaunchCounters, row: &TableRow, roof_kind: Option<Work>) ->
             break;
         }
         cite(&mut out, launch, name, Statement::Unit);
+    }
+    let rows = match unit {
+        Some("dram") => metrics::SOL_DRAM_ROWS,
+        Some("l2") => metrics::SOL_L2_ROWS,
+        Some("l1") => metrics::SOL_L1_ROWS,
+        _ => &[],
+    };
+    if !out.iter().any(|e| e.backs == Statement::Unit) {
+        cite_row(&mut out, launch, rows, Statement::Unit);
     }
     if let Some(kind) = roof_kind {
         // DRAM bytes as `metrics::dram_bytes` reads them: read plus written, else the total.
@@ -506,13 +526,13 @@ fn timing_evidence(artifact: &Artifact, index: usize, row: &TableRow) -> Option<
 }
 
 /// Adds metric `name` of `launch` to `out` as evidence for `backs`, once, where the launch
-/// holds it as a number.
-fn cite(out: &mut Vec<Evidence>, launch: &LaunchCounters, name: &str, backs: Statement) {
+/// holds it as a number; whether it is in `out`.
+fn cite(out: &mut Vec<Evidence>, launch: &LaunchCounters, name: &str, backs: Statement) -> bool {
     if out.iter().any(|e| e.metric == name) {
-        return;
+        return true;
     }
     let (Some(m), Some(value)) = (launch.metrics.get(name), launch.metrics.number(name)) else {
-        return;
+        return false;
     };
     out.push(Evidence {
         metric: name.to_string(),
@@ -520,6 +540,25 @@ fn cite(out: &mut Vec<Evidence>, launch: &LaunchCounters, name: &str, backs: Sta
         unit: m.unit.to_string(),
         backs,
     });
+    true
+}
+
+/// Adds the first of the Speed-of-Light rows `names` of `launch`'s details page, in %, to
+/// `out` as evidence for `backs` (a percentage is as the page prints it; other units are
+/// converted on reading, so they are never cited).
+fn cite_row(out: &mut Vec<Evidence>, launch: &LaunchCounters, names: &[&str], backs: Statement) {
+    let found = names.iter().find_map(|name| {
+        let value = metrics::section_metric(launch, Some(metrics::SOL_SECTION), name, Some("%"))?;
+        Some((*name, value))
+    });
+    if let Some((name, value)) = found.filter(|(n, _)| !out.iter().any(|e| e.metric == *n)) {
+        out.push(Evidence {
+            metric: name.to_string(),
+            value,
+            unit: "%".into(),
+            backs,
+        });
+    }
 }
 
 /// The counters a unit's utilization is read from ([`crate::analysis::bound`]).
