@@ -19,7 +19,7 @@ use crate::analysis::groups::{kernel_verdict, KernelVerdict};
 use crate::analysis::metrics;
 use crate::analysis::table::{BytesTable, TableRow, TimeSource};
 use crate::analysis::work;
-use crate::model::artifact::{Artifact, LaunchCounters};
+use crate::model::artifact::{Artifact, LaunchCounters, SampledCount};
 use crate::model::counters::{self as c, Counter};
 use crate::model::roofline::Bound;
 use crate::model::work_kind::Work;
@@ -89,8 +89,8 @@ pub struct KernelExplanation {
     pub work: Option<String>,
     /// ncu's rules of its longest launch, largest estimated speedup first, at most 3.
     pub rules: Vec<Rule>,
-    /// In a sampled profile, how many of its launches were measured.
-    pub sampled: Option<Sampled>,
+    /// In a sampled profile, how many of its launches were measured: `{measured, launches}`.
+    pub sampled: Option<SampledCount>,
     /// What to distrust in the figures above.
     pub flags: Vec<Flag>,
     /// ncu's own SOLBottleneck verdict, where the input has its rule results.
@@ -129,16 +129,6 @@ pub struct Rule {
     pub title: String,
     /// ncu's estimated speedup, % of the kernel's time.
     pub speedup_pct: Option<f64>,
-}
-
-/// Measured launches of a sampled kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Sampled {
-    /// Launches whose counters were measured.
-    pub measured: u64,
-    /// All its launches.
-    pub launches: u64,
 }
 
 /// Something to distrust, and why.
@@ -302,10 +292,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
         }),
         work: row.precision.clone(),
         rules: rules(row),
-        sampled: row.sampled.map(|s| Sampled {
-            measured: s.measured,
-            launches: s.launches,
-        }),
+        sampled: row.sampled,
         flags: Vec::new(),
         ncu: row.ncu_verdict.as_ref().map(|n| NcuOpinion {
             verdict: n.verdict.clone(),
