@@ -195,6 +195,12 @@ impl ToolDef {
             self.description,
             schema.as_object().cloned().unwrap_or_default(),
         );
+        if self.name == "explain" {
+            let schema = shared::analysis::explain::Explanation::json_schema();
+            if let Ok(Value::Object(schema)) = serde_json::from_str(&schema) {
+                tool.output_schema = Some(std::sync::Arc::new(schema));
+            }
+        }
         let mut hints = ToolAnnotations::default();
         hints.read_only_hint = Some(self.name != "profile_plan");
         tool.annotations = Some(hints);
@@ -237,8 +243,9 @@ impl Server {
             .collect()
     }
 
-    /// Runs tool `name` with `args`; its text, or the error the command would print.
-    fn run(&self, name: &str, args: &JsonObject) -> Result<String> {
+    /// Tool `name`'s result for `args`: its text (and for `explain`, the JSON as structured
+    /// content), or the error the command would print.
+    fn call(&self, name: &str, args: &JsonObject) -> Result<CallToolResult> {
         if let Some(unknown) = args.keys().find(|k| {
             TOOLS
                 .iter()
@@ -247,6 +254,18 @@ impl Server {
         }) {
             bail!("{name}: no argument {unknown}");
         }
+        if name == "explain" {
+            let (text, value) = self.explain(args)?;
+            let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+            r.structured_content = Some(value);
+            return Ok(r);
+        }
+        let text = self.run(name, args)?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    }
+
+    /// Runs tool `name` (not `explain`) with `args`; its text.
+    fn run(&self, name: &str, args: &JsonObject) -> Result<String> {
         match name {
             "list_kernels" => {
                 let (artifact, _) = super::diff::read_run(&self.root.file(needed(args, "path")?)?)?;
@@ -255,19 +274,6 @@ impl Server {
                     TableFormat::Markdown,
                     TableSort::Time,
                 ))
-            }
-            "explain" => {
-                let format = match text_arg(args, "format")? {
-                    None | Some("json") => ExplainFormat::Json,
-                    Some("text") => ExplainFormat::Text,
-                    Some(f) => bail!("format {f:?}: `json` or `text`"),
-                };
-                super::explain::render(
-                    &self.root.file(needed(args, "path")?)?,
-                    text_arg(args, "kernel")?,
-                    count_arg(args, "top")?,
-                    format,
-                )
             }
             "compare" => self.compare(args),
             "source" => super::source::render(&SourceArgs {
@@ -285,6 +291,27 @@ impl Server {
             ),
             other => bail!("no tool {other:?}"),
         }
+    }
+
+    /// `explain`: the text asked for, and the JSON (the tool's structured content, which
+    /// its output schema, `capture schema explain`, describes).
+    fn explain(&self, args: &JsonObject) -> Result<(String, Value)> {
+        let text = match text_arg(args, "format")? {
+            None | Some("json") => false,
+            Some("text") => true,
+            Some(f) => bail!("format {f:?}: `json` or `text`"),
+        };
+        let path = self.root.file(needed(args, "path")?)?;
+        let (kernel, top) = (text_arg(args, "kernel")?, count_arg(args, "top")?);
+        let json = super::explain::render(&path, kernel, top, ExplainFormat::Json)?;
+        let value: Value = serde_json::from_str(&json).context("explain's own JSON")?;
+        Ok(match text {
+            true => (
+                super::explain::render(&path, kernel, top, ExplainFormat::Text)?,
+                value,
+            ),
+            false => (json, value),
+        })
     }
 
     /// `compare`: `capture diff` without a gate.
@@ -389,8 +416,9 @@ impl ServerHandler for Server {
     ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_
     {
         let args = request.arguments.clone().unwrap_or_default();
-        let result = match self.run(&request.name, &args) {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        let outcome = self.call(&request.name, &args);
+        let result = match outcome {
+            Ok(r) => r,
             Err(e) => {
                 let message = format!("error: {e:#}");
                 crate::out::eprint_line(&format!("mcp {}: {message}", request.name));
