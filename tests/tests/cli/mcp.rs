@@ -156,7 +156,9 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
         json!({"name": "explain", "arguments":
             {"path": "h200.json", "kernel": "^vector add$", "format": "text"}}),
     );
-    let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.starts_with("vector add (1 launch"), "{r}");
     let structured = &r["result"]["structuredContent"];
     assert_eq!(structured["kernels"][0]["short_name"], "vector add", "{r}");
