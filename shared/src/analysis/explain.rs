@@ -726,7 +726,10 @@ impl KernelExplanation {
             let cited: Vec<String> = self
                 .evidence
                 .iter()
-                .map(|e| format!("{} = {} {}", e.metric, e.value, e.unit))
+                .map(|e| match e.unit.as_str() {
+                    "" => format!("{} = {}", e.metric, e.value),
+                    unit => format!("{} = {} {unit}", e.metric, e.value),
+                })
                 .collect();
             p.push_str(&format!(
                 " Evidence (launch {}): {}.",
