@@ -56,8 +56,25 @@ struct Server {
     allow_profile: bool,
 }
 
-/// One tool: its name, what it does, and its arguments (name, JSON type, meaning, required).
+/// The tools, by what they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// `capture table`, most time first.
+    ListKernels,
+    /// `capture explain`.
+    Explain,
+    /// `capture diff`.
+    Compare,
+    /// `capture source`.
+    Source,
+    /// `capture profile --plan-only`: runs a program.
+    ProfilePlan,
+}
+
+/// One tool: what it runs, its name, what it does, and its arguments (name, JSON type,
+/// meaning, required).
 struct ToolDef {
+    kind: Kind,
     name: &'static str,
     description: &'static str,
     args: &'static [(&'static str, &'static str, &'static str, bool)],
@@ -73,12 +90,14 @@ const PATH_ARG: (&str, &str, &str, bool) = (
 /// The tools, `profile_plan` last.
 const TOOLS: &[ToolDef] = &[
     ToolDef {
+        kind: Kind::ListKernels,
         name: "list_kernels",
         description: "The kernels of a run, most time first: launches, time, share, bytes, \
                       FLOP/s, verdict and unit (capture table, Markdown).",
         args: &[PATH_ARG],
     },
     ToolDef {
+        kind: Kind::Explain,
         name: "explain",
         description: "Each kernel in a few lines: verdict, bounding unit and its % of peak, \
                       distance to its roof, ncu's top rules, flags, and the raw counters \
@@ -101,6 +120,7 @@ const TOOLS: &[ToolDef] = &[
         ],
     },
     ToolDef {
+        kind: Kind::Compare,
         name: "compare",
         description: "Run against run, kernel by kernel, with noise bands (capture diff). \
                       Runs that differ in device, driver, clocks or metric set are refused \
@@ -133,6 +153,7 @@ const TOOLS: &[ToolDef] = &[
         ],
     },
     ToolDef {
+        kind: Kind::Source,
         name: "source",
         description: "A kernel's SASS hot spots with per-instruction figures and CUDA lines, \
                       from a .ncu-rep report or a source-page export (capture source).",
@@ -153,6 +174,7 @@ const TOOLS: &[ToolDef] = &[
         ],
     },
     ToolDef {
+        kind: Kind::ProfilePlan,
         name: "profile_plan",
         description: "Runs the program once under ncu's timing pass and prints the sampling \
                       plan capture profile would collect, with its predicted cost (capture \
@@ -195,8 +217,14 @@ impl ToolDef {
             self.description,
             schema.as_object().cloned().unwrap_or_default(),
         );
+        if self.kind == Kind::Explain {
+            let schema = shared::analysis::explain::Explanation::json_schema();
+            if let Ok(Value::Object(schema)) = serde_json::from_str(&schema) {
+                tool.output_schema = Some(std::sync::Arc::new(schema));
+            }
+        }
         let mut hints = ToolAnnotations::default();
-        hints.read_only_hint = Some(self.name != "profile_plan");
+        hints.read_only_hint = Some(self.kind != Kind::ProfilePlan);
         tool.annotations = Some(hints);
         tool
     }
@@ -232,45 +260,36 @@ impl Server {
     fn tools(&self) -> Vec<Tool> {
         TOOLS
             .iter()
-            .filter(|t| self.allow_profile || t.name != "profile_plan")
+            .filter(|t| self.allow_profile || t.kind != Kind::ProfilePlan)
             .map(ToolDef::tool)
             .collect()
     }
 
-    /// Runs tool `name` with `args`; its text, or the error the command would print.
-    fn run(&self, name: &str, args: &JsonObject) -> Result<String> {
-        if let Some(unknown) = args.keys().find(|k| {
-            TOOLS
-                .iter()
-                .find(|t| t.name == name)
-                .is_some_and(|t| !t.args.iter().any(|a| a.0 == k.as_str()))
-        }) {
+    /// Tool `name`'s result for `args`: its text (and for `explain`, the JSON as structured
+    /// content), or the error the command would print.
+    fn call(&self, name: &str, args: &JsonObject) -> Result<CallToolResult> {
+        let Some(tool) = TOOLS.iter().find(|t| t.name == name) else {
+            bail!("no tool {name:?}");
+        };
+        if let Some(unknown) = args
+            .keys()
+            .find(|k| !tool.args.iter().any(|a| a.0 == k.as_str()))
+        {
             bail!("{name}: no argument {unknown}");
         }
-        match name {
-            "list_kernels" => {
+        let text = match tool.kind {
+            Kind::Explain => {
+                let (text, value) = self.explain(args)?;
+                let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+                r.structured_content = Some(value);
+                return Ok(r);
+            }
+            Kind::ListKernels => {
                 let (artifact, _) = super::diff::read_run(&self.root.file(needed(args, "path")?)?)?;
-                Ok(super::table::render_sorted(
-                    &artifact,
-                    TableFormat::Markdown,
-                    TableSort::Time,
-                ))
+                super::table::render_sorted(&artifact, TableFormat::Markdown, TableSort::Time)
             }
-            "explain" => {
-                let format = match text_arg(args, "format")? {
-                    None | Some("json") => ExplainFormat::Json,
-                    Some("text") => ExplainFormat::Text,
-                    Some(f) => bail!("format {f:?}: `json` or `text`"),
-                };
-                super::explain::render(
-                    &self.root.file(needed(args, "path")?)?,
-                    text_arg(args, "kernel")?,
-                    count_arg(args, "top")?,
-                    format,
-                )
-            }
-            "compare" => self.compare(args),
-            "source" => super::source::render(&SourceArgs {
+            Kind::Compare => self.compare(args)?,
+            Kind::Source => super::source::render(&SourceArgs {
                 input: self.root.file(needed(args, "path")?)?,
                 kernel: needed(args, "kernel")?.to_string(),
                 format: SourceFormat::Text,
@@ -278,13 +297,34 @@ impl Server {
                 cuda_dir: None,
                 all_launches: false,
                 top: count_arg(args, "top")?.unwrap_or(20),
-            }),
-            "profile_plan" if self.allow_profile => self.profile_plan(args),
-            "profile_plan" => bail!(
-                "profile_plan runs a program: this server was started without --allow-profile"
+            })?,
+            Kind::ProfilePlan if self.allow_profile => self.profile_plan(args)?,
+            Kind::ProfilePlan => {
+                bail!("{name} runs a program: this server was started without --allow-profile")
+            }
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    }
+
+    /// `explain`: the text asked for, and the JSON (the tool's structured content, which
+    /// its output schema, `capture schema explain`, describes).
+    fn explain(&self, args: &JsonObject) -> Result<(String, Value)> {
+        let text = match text_arg(args, "format")? {
+            None | Some("json") => false,
+            Some("text") => true,
+            Some(f) => bail!("format {f:?}: `json` or `text`"),
+        };
+        let path = self.root.file(needed(args, "path")?)?;
+        let (kernel, top) = (text_arg(args, "kernel")?, count_arg(args, "top")?);
+        let json = super::explain::render(&path, kernel, top, ExplainFormat::Json)?;
+        let value: Value = serde_json::from_str(&json).context("explain's own JSON")?;
+        Ok(match text {
+            true => (
+                super::explain::render(&path, kernel, top, ExplainFormat::Text)?,
+                value,
             ),
-            other => bail!("no tool {other:?}"),
-        }
+            false => (json, value),
+        })
     }
 
     /// `compare`: `capture diff` without a gate.
@@ -389,8 +429,9 @@ impl ServerHandler for Server {
     ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_
     {
         let args = request.arguments.clone().unwrap_or_default();
-        let result = match self.run(&request.name, &args) {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        let outcome = self.call(&request.name, &args);
+        let result = match outcome {
+            Ok(r) => r,
             Err(e) => {
                 let message = format!("error: {e:#}");
                 crate::out::eprint_line(&format!("mcp {}: {message}", request.name));

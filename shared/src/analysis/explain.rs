@@ -19,7 +19,7 @@ use crate::analysis::groups::{kernel_verdict, KernelVerdict};
 use crate::analysis::metrics;
 use crate::analysis::table::{BytesTable, TableRow, TimeSource};
 use crate::analysis::work;
-use crate::model::artifact::{Artifact, LaunchCounters};
+use crate::model::artifact::{Artifact, LaunchCounters, SampledCount};
 use crate::model::counters::{self as c, Counter};
 use crate::model::roofline::Bound;
 use crate::model::work_kind::Work;
@@ -89,8 +89,8 @@ pub struct KernelExplanation {
     pub work: Option<String>,
     /// ncu's rules of its longest launch, largest estimated speedup first, at most 3.
     pub rules: Vec<Rule>,
-    /// In a sampled profile, how many of its launches were measured.
-    pub sampled: Option<Sampled>,
+    /// In a sampled profile, how many of its launches were measured: `{measured, launches}`.
+    pub sampled: Option<SampledCount>,
     /// What to distrust in the figures above.
     pub flags: Vec<Flag>,
     /// ncu's own SOLBottleneck verdict, where the input has its rule results.
@@ -129,16 +129,6 @@ pub struct Rule {
     pub title: String,
     /// ncu's estimated speedup, % of the kernel's time.
     pub speedup_pct: Option<f64>,
-}
-
-/// Measured launches of a sampled kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Sampled {
-    /// Launches whose counters were measured.
-    pub measured: u64,
-    /// All its launches.
-    pub launches: u64,
 }
 
 /// Something to distrust, and why.
@@ -302,10 +292,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
         }),
         work: row.precision.clone(),
         rules: rules(row),
-        sampled: row.sampled.map(|s| Sampled {
-            measured: s.measured,
-            launches: s.launches,
-        }),
+        sampled: row.sampled,
         flags: Vec::new(),
         ncu: row.ncu_verdict.as_ref().map(|n| NcuOpinion {
             verdict: n.verdict.clone(),
@@ -452,20 +439,31 @@ fn cited_launch<'a>(
 fn evidence(launch: &LaunchCounters, row: &TableRow, roof_kind: Option<Work>) -> Vec<Evidence> {
     let mut out: Vec<Evidence> = Vec::new();
     cite(&mut out, launch, c::GPU_TIME_DURATION.name, Statement::Time);
-    cite(
+    // The Speed of Light as `metrics::speed_of_light` reads it: the raw counter, else the
+    // details page's row (a details export alone has no raw page).
+    if !cite(
         &mut out,
         launch,
         c::SM_THROUGHPUT_PCT.name,
         Statement::Verdict,
-    );
-    cite(
+    ) {
+        cite_row(&mut out, launch, metrics::SOL_SM_ROWS, Statement::Verdict);
+    }
+    if !cite(
         &mut out,
         launch,
         c::MEMORY_THROUGHPUT_PCT.name,
         Statement::Verdict,
-    );
-    // The level a memory-bound kernel waits on is the first of its figures the launch has,
-    // as `metrics::speed_of_light` reads it; a pipe's figure is the larger of its counters.
+    ) {
+        cite_row(
+            &mut out,
+            launch,
+            metrics::SOL_MEMORY_ROWS,
+            Statement::Verdict,
+        );
+    }
+    // The level a memory-bound kernel waits on is the first of its figures the launch has;
+    // a pipe's figure is the larger of its counters.
     let unit = row.bound_by.as_ref().map(|b| b.unit.as_str());
     let is_level = matches!(unit, Some("dram" | "l2" | "l1"));
     for name in unit_counters(unit) {
@@ -473,6 +471,15 @@ fn evidence(launch: &LaunchCounters, row: &TableRow, roof_kind: Option<Work>) ->
             break;
         }
         cite(&mut out, launch, name, Statement::Unit);
+    }
+    let rows = match unit {
+        Some("dram") => metrics::SOL_DRAM_ROWS,
+        Some("l2") => metrics::SOL_L2_ROWS,
+        Some("l1") => metrics::SOL_L1_ROWS,
+        _ => &[],
+    };
+    if !out.iter().any(|e| e.backs == Statement::Unit) {
+        cite_row(&mut out, launch, rows, Statement::Unit);
     }
     if let Some(kind) = roof_kind {
         // DRAM bytes as `metrics::dram_bytes` reads them: read plus written, else the total.
@@ -506,13 +513,13 @@ fn timing_evidence(artifact: &Artifact, index: usize, row: &TableRow) -> Option<
 }
 
 /// Adds metric `name` of `launch` to `out` as evidence for `backs`, once, where the launch
-/// holds it as a number.
-fn cite(out: &mut Vec<Evidence>, launch: &LaunchCounters, name: &str, backs: Statement) {
+/// holds it as a number; whether it is in `out`.
+fn cite(out: &mut Vec<Evidence>, launch: &LaunchCounters, name: &str, backs: Statement) -> bool {
     if out.iter().any(|e| e.metric == name) {
-        return;
+        return true;
     }
     let (Some(m), Some(value)) = (launch.metrics.get(name), launch.metrics.number(name)) else {
-        return;
+        return false;
     };
     out.push(Evidence {
         metric: name.to_string(),
@@ -520,6 +527,25 @@ fn cite(out: &mut Vec<Evidence>, launch: &LaunchCounters, name: &str, backs: Sta
         unit: m.unit.to_string(),
         backs,
     });
+    true
+}
+
+/// Adds the first of the Speed-of-Light rows `names` of `launch`'s details page, in %, to
+/// `out` as evidence for `backs` (a percentage is as the page prints it; other units are
+/// converted on reading, so they are never cited).
+fn cite_row(out: &mut Vec<Evidence>, launch: &LaunchCounters, names: &[&str], backs: Statement) {
+    let found = names.iter().find_map(|name| {
+        let value = metrics::section_metric(launch, Some(metrics::SOL_SECTION), name, Some("%"))?;
+        Some((*name, value))
+    });
+    if let Some((name, value)) = found.filter(|(n, _)| !out.iter().any(|e| e.metric == *n)) {
+        out.push(Evidence {
+            metric: name.to_string(),
+            value,
+            unit: "%".into(),
+            backs,
+        });
+    }
 }
 
 /// The counters a unit's utilization is read from ([`crate::analysis::bound`]).
@@ -700,7 +726,10 @@ impl KernelExplanation {
             let cited: Vec<String> = self
                 .evidence
                 .iter()
-                .map(|e| format!("{} = {} {}", e.metric, e.value, e.unit))
+                .map(|e| match e.unit.as_str() {
+                    "" => format!("{} = {}", e.metric, e.value),
+                    unit => format!("{} = {} {unit}", e.metric, e.value),
+                })
                 .collect();
             p.push_str(&format!(
                 " Evidence (launch {}): {}.",

@@ -289,6 +289,18 @@ pub struct SpeedOfLight {
     pub sm_hz: Option<f64>,
 }
 
+/// The details page's rows (in [`SOL_SECTION`], in %) of Compute (SM) Throughput: the
+/// current name, then older spellings.
+pub const SOL_SM_ROWS: &[&str] = &["Compute (SM) Throughput", "Compute (SM) [%]", "SM [%]"];
+/// The details page's rows of Memory Throughput, current name first.
+pub const SOL_MEMORY_ROWS: &[&str] = &["Memory Throughput", "Memory [%]"];
+/// The details page's rows of DRAM Throughput, current name first.
+pub const SOL_DRAM_ROWS: &[&str] = &["DRAM Throughput", "DRAM [%]"];
+/// The details page's row of L1/TEX Cache Throughput.
+pub const SOL_L1_ROWS: &[&str] = &["L1/TEX Cache Throughput"];
+/// The details page's row of L2 Cache Throughput.
+pub const SOL_L2_ROWS: &[&str] = &["L2 Cache Throughput"];
+
 /// Speed-of-Light figures from the raw page, else from the details page (current names,
 /// then the older `Compute (SM) [%]` / `Memory [%]` spellings).
 pub fn speed_of_light(launch: &LaunchCounters) -> SpeedOfLight {
@@ -298,15 +310,13 @@ pub fn speed_of_light(launch: &LaunchCounters) -> SpeedOfLight {
             .find_map(|n| section_metric(launch, Some(SOL_SECTION), n, Some("%")))
     };
     SpeedOfLight {
-        sm_pct: metric(launch, c::SM_THROUGHPUT_PCT)
-            .or_else(|| sol(&["Compute (SM) Throughput", "Compute (SM) [%]", "SM [%]"])),
-        memory_pct: metric(launch, c::MEMORY_THROUGHPUT_PCT)
-            .or_else(|| sol(&["Memory Throughput", "Memory [%]"])),
+        sm_pct: metric(launch, c::SM_THROUGHPUT_PCT).or_else(|| sol(SOL_SM_ROWS)),
+        memory_pct: metric(launch, c::MEMORY_THROUGHPUT_PCT).or_else(|| sol(SOL_MEMORY_ROWS)),
         dram_pct: metric(launch, c::DRAM_THROUGHPUT_PCT)
             .or_else(|| metric(launch, c::GPU_DRAM_THROUGHPUT_PCT))
-            .or_else(|| sol(&["DRAM Throughput", "DRAM [%]"])),
-        l1_pct: metric(launch, c::L1_THROUGHPUT_PCT).or_else(|| sol(&["L1/TEX Cache Throughput"])),
-        l2_pct: metric(launch, c::L2_THROUGHPUT_PCT).or_else(|| sol(&["L2 Cache Throughput"])),
+            .or_else(|| sol(SOL_DRAM_ROWS)),
+        l1_pct: metric(launch, c::L1_THROUGHPUT_PCT).or_else(|| sol(SOL_L1_ROWS)),
+        l2_pct: metric(launch, c::L2_THROUGHPUT_PCT).or_else(|| sol(SOL_L2_ROWS)),
         duration_ns: duration_ns(launch),
         sm_hz: metric(launch, c::SM_HZ)
             .or_else(|| metric(launch, c::GPC_HZ))

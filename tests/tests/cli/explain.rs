@@ -95,7 +95,9 @@ fn every_field_is_documented() {
 
 /// Each launch's raw metrics in an artifact, by (kernel name, launch ID): the values of its
 /// reference counter set (cold, else warm, as the tool picks) with their units, read from
-/// the JSON as written (`metric_columns` gives each value's name and unit).
+/// the JSON as the artifact schema documents it: a launch's `metrics` follow its own
+/// `metric_columns`, else the set's; where the set has `varying_columns`, a launch lists
+/// only those and every other column's value is the set's `constant_values`, in column order.
 fn artifact_metrics(path: &Path) -> HashMap<(String, u64), HashMap<String, (f64, String)>> {
     let a: Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("artifact");
@@ -105,9 +107,40 @@ fn artifact_metrics(path: &Path) -> HashMap<(String, u64), HashMap<String, (f64,
             .into_iter()
             .find(|s| s["launches"].as_array().is_some_and(|l| !l.is_empty()));
         let Some(set) = set else { continue };
-        let columns = set["metric_columns"].as_array().expect("columns");
+        let empty = Vec::new();
+        let varying: Option<Vec<usize>> = set["varying_columns"].as_array().map(|v| {
+            v.iter()
+                .filter_map(Value::as_u64)
+                .map(|i| i as usize)
+                .collect()
+        });
+        let constants = set["constant_values"].as_array().unwrap_or(&empty);
         for l in set["launches"].as_array().expect("launches") {
-            let values = l["metrics"].as_array().expect("metrics array");
+            let own = l["metric_columns"].as_array();
+            let columns = own.or(set["metric_columns"].as_array()).expect("columns");
+            let listed = l["metrics"].as_array().expect("metrics array");
+            let values: Vec<&Value> = match (&varying, own) {
+                (Some(varying), None) => {
+                    let (mut listed, mut constants) = (listed.iter(), constants.iter());
+                    (0..columns.len())
+                        .filter_map(|i| {
+                            if varying.contains(&i) {
+                                listed.next()
+                            } else {
+                                constants.next()
+                            }
+                        })
+                        .collect()
+                }
+                _ => listed.iter().collect(),
+            };
+            assert_eq!(
+                values.len(),
+                columns.len(),
+                "{}: {}",
+                path.display(),
+                k["name"]
+            );
             let metrics = columns
                 .iter()
                 .zip(values)
@@ -142,6 +175,36 @@ fn csv_metrics(path: &Path) -> HashMap<u64, HashMap<String, (String, String)>> {
         Some((id, cells))
     })
     .collect()
+}
+
+/// The Speed-of-Light rows of an ncu details CSV page by launch ID: row name to (cell
+/// text, unit) as ncu printed them, the first row of a name per launch.
+fn sol_rows(path: &Path) -> HashMap<u64, HashMap<String, (String, String)>> {
+    let text = std::fs::read_to_string(path).expect("read");
+    let rows = csv_rows(&text);
+    let header = rows.first().expect("header");
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (id, section, name, unit, value) = (
+        col("ID"),
+        col("Section Name"),
+        col("Metric Name"),
+        col("Metric Unit"),
+        col("Metric Value"),
+    );
+    let mut out: HashMap<u64, HashMap<String, (String, String)>> = HashMap::new();
+    for r in rows.iter().skip(1) {
+        let cell = |i: usize| r.get(i).cloned().unwrap_or_default();
+        let Ok(launch) = cell(id).parse::<u64>() else {
+            continue;
+        };
+        if cell(section) == "GPU Speed Of Light Throughput" {
+            out.entry(launch)
+                .or_default()
+                .entry(cell(name))
+                .or_insert((cell(value), cell(unit)));
+        }
+    }
+    out
 }
 
 /// A CSV text's records (quoted fields, doubled quotes; ncu's pages have no newline inside
@@ -181,48 +244,89 @@ fn names_kernel(k: &Value, full: &str) -> bool {
     }
 }
 
+/// Checks that every evidence value of `capture explain ARTIFACT` is the artifact's, and
+/// that the output fits and validates; returns the values checked.
+fn check_artifact(input: &Path, schema: &Value) -> usize {
+    let name = input.display();
+    let truth = artifact_metrics(input);
+    let a: Value =
+        serde_json::from_str(&std::fs::read_to_string(input).expect("read")).expect("artifact");
+    let timings: HashMap<&str, f64> = a["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .filter_map(|k| Some((k["name"].as_str()?, k["timing"]["median_ms"].as_f64()?)))
+        .collect();
+    let e = explain_json(input, &[]);
+    let errors = validate(schema, schema, &e, "$");
+    assert!(errors.is_empty(), "{name}: {errors:#?}");
+    let mut checked = 0;
+    for k in kernels(&e) {
+        let bytes = serde_json::to_string(k).expect("json").len();
+        assert!(bytes <= MAX_KERNEL_BYTES, "{name}: {bytes} bytes");
+        let id = k["evidence_launch"].as_u64().expect("an evidence launch");
+        let launch = truth
+            .iter()
+            .find(|((kernel, l), _)| *l == id && names_kernel(k, kernel))
+            .map(|(_, m)| m)
+            .unwrap_or_else(|| panic!("{name}: no launch {id} of {}", k["name"]));
+        for ev in k["evidence"].as_array().expect("evidence") {
+            let metric = ev["metric"].as_str().expect("metric");
+            let (value, unit) = match metric {
+                // The kernel's own event median, a field of the artifact (ms).
+                "timing.median_ms" => (
+                    timings.get(k["name"].as_str().expect("name")).copied(),
+                    "ms".to_string(),
+                ),
+                _ => launch
+                    .get(metric)
+                    .map(|(v, u)| (Some(*v), u.clone()))
+                    .unwrap_or_else(|| panic!("{name}: launch {id} has no {metric}")),
+            };
+            assert_eq!(ev["value"].as_f64(), value, "{name} {id} {metric}");
+            assert_eq!(ev["unit"].as_str(), Some(unit.as_str()), "{name} {metric}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 3 * kernels(&e).len(), "{name}: {checked} values");
+    checked
+}
+
 #[test]
 fn every_evidence_value_of_an_artifact_is_in_the_artifact() {
+    let schema = schema();
     for name in ["h200.json", "h200-gpt2-bf16.json"] {
-        let input = sample(name);
-        let truth = artifact_metrics(&input);
-        let a: Value = serde_json::from_str(&std::fs::read_to_string(&input).expect("read"))
-            .expect("artifact");
-        let timings: HashMap<&str, f64> = a["kernels"]
-            .as_array()
-            .expect("kernels")
-            .iter()
-            .filter_map(|k| Some((k["name"].as_str()?, k["timing"]["median_ms"].as_f64()?)))
-            .collect();
-        let e = explain_json(&input, &[]);
-        let mut checked = 0;
-        for k in kernels(&e) {
-            let id = k["evidence_launch"].as_u64().expect("an evidence launch");
-            let launch = truth
-                .iter()
-                .find(|((kernel, l), _)| *l == id && names_kernel(k, kernel))
-                .map(|(_, m)| m)
-                .unwrap_or_else(|| panic!("{name}: no launch {id} of {}", k["name"]));
-            for ev in k["evidence"].as_array().expect("evidence") {
-                let metric = ev["metric"].as_str().expect("metric");
-                let (value, unit) = match metric {
-                    // The kernel's own event median, a field of the artifact (ms).
-                    "timing.median_ms" => (
-                        timings.get(k["name"].as_str().expect("name")).copied(),
-                        "ms".to_string(),
-                    ),
-                    _ => launch
-                        .get(metric)
-                        .map(|(v, u)| (Some(*v), u.clone()))
-                        .unwrap_or_else(|| panic!("{name}: launch {id} has no {metric}")),
-                };
-                assert_eq!(ev["value"].as_f64(), value, "{name} {id} {metric}");
-                assert_eq!(ev["unit"].as_str(), Some(unit.as_str()), "{name} {metric}");
-                checked += 1;
-            }
-        }
-        assert!(checked > 3 * kernels(&e).len(), "{name}: {checked} values");
+        check_artifact(&sample(name), &schema);
     }
+}
+
+#[test]
+fn the_corpus_profiles_fit_validate_and_quote_their_artifacts() {
+    // Third-party programs under `capture profile` (sampled): tests/fixtures/corpus-h200.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let schema = schema();
+    let mut sampled = 0;
+    for program in [
+        "bert_base_fwd",
+        "gemm_tf32_fp8",
+        "llama_block",
+        "resnet18_stem",
+        "t5_encoder",
+        "train_step",
+        "vit_b16",
+    ] {
+        let input = gunzip_fixture(
+            dir.path(),
+            &format!("corpus-h200/{program}_profile.json.gz"),
+        );
+        check_artifact(&input, &schema);
+        let e = explain_json(&input, &[]);
+        sampled += kernels(&e)
+            .iter()
+            .filter(|k| k["sampled"]["measured"].as_u64().is_some())
+            .count();
+    }
+    assert!(sampled > 0, "no kernel says it was sampled");
 }
 
 /// Whether `value` is what ncu printed as `cell`: ncu's CSV pages print a value rounded to
@@ -242,7 +346,8 @@ fn printed_as(value: f64, cell: &str) -> bool {
 fn every_evidence_value_of_a_report_and_an_export_is_in_its_raw_page() {
     let dir = tempfile::tempdir().expect("tempdir");
     // Two reports and the raw pages ncu exported from them (the README.md beside each);
-    // the GPT-2 sample's raw page explained as it is.
+    // the GPT-2 sample's raw page explained as it is; the suite's details page alone,
+    // whose evidence is its Speed-of-Light rows.
     let cases = [
         (
             gemms_report(dir.path()),
@@ -257,8 +362,12 @@ fn every_evidence_value_of_a_report_and_an_export_is_in_its_raw_page() {
             sample("h200-gpt2-bf16-ncu-cold-raw.csv"),
         ),
     ];
-    for (input, page) in cases {
-        let truth = csv_metrics(&page);
+    let details = sample("h200-ncu-cold-details.csv");
+    let cases = cases
+        .into_iter()
+        .map(|(input, page)| (input, csv_metrics(&page)))
+        .chain([(details.clone(), sol_rows(&details))]);
+    for (input, truth) in cases {
         let e = explain_json(&input, &[]);
         let mut checked = 0;
         for k in kernels(&e) {
@@ -269,12 +378,14 @@ fn every_evidence_value_of_a_report_and_an_export_is_in_its_raw_page() {
                 let (cell, unit) = row.get(metric).expect("the page has the metric");
                 let value = ev["value"].as_f64().expect("a number");
                 assert!(printed_as(value, cell), "{id} {metric}: {value} vs {cell}");
-                // `--print-units base` prints the base units the reader keeps (ns, byte, %).
+                // `--print-units base` prints the base units the reader keeps (ns, byte, %);
+                // the details page's rows are cited in % only, which needs no conversion.
                 assert_eq!(ev["unit"].as_str(), Some(unit.as_str()), "{id} {metric}");
                 checked += 1;
             }
         }
-        assert!(checked > 3 * kernels(&e).len(), "{}", input.display());
+        // At the least each kernel's two Speed-of-Light figures.
+        assert!(checked >= 2 * kernels(&e).len(), "{}", input.display());
     }
 }
 

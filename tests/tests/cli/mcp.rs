@@ -144,6 +144,24 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
     let e: Value = serde_json::from_str(&text).expect("explain's JSON");
     assert_eq!(e["version"], 1);
     assert_eq!(e["kernels"].as_array().map(Vec::len), Some(2));
+    // The explain tool declares its output schema (`capture schema explain`) and returns the
+    // JSON as structured content, whichever text form was asked for.
+    let explain_tool = &list["result"]["tools"][1];
+    assert_eq!(explain_tool["name"], "explain");
+    let schema: Value =
+        serde_json::from_str(&stdout(&capture(&["schema", "explain"]))).expect("schema");
+    assert_eq!(explain_tool["outputSchema"], schema);
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments":
+            {"path": "h200.json", "kernel": "^vector add$", "format": "text"}}),
+    );
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.starts_with("vector add (1 launch"), "{r}");
+    let structured = &r["result"]["structuredContent"];
+    assert_eq!(structured["kernels"][0]["short_name"], "vector add", "{r}");
     let (text, error) = mcp.call(
         "compare",
         json!({"before": "run1.json", "after": "run2.json", "format": "json"}),
