@@ -168,6 +168,13 @@ impl RowStream for Handed {
     }
 }
 
+/// Each kernel's work vector as the artifact is written, the counters' columns looked up
+/// once for the kernels that share them.
+fn work_of() -> shared::model::artifact::WorkOf {
+    let mut vectors = work_vector::Vectors::default();
+    Box::new(move |kernel| vectors.of_kernel(kernel))
+}
+
 /// Writes `artifact` as [`Artifact::write_json`] does, the launches' value arrays rendered
 /// by this thread and a helper together: each array is claimed by whichever thread gets to
 /// it first (an atomic counter in the order of [`Artifact::value_arrays`]), and this thread
@@ -177,7 +184,7 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
     if artifact.kernels.iter().map(launches_of).sum::<usize>() < 2 {
         let varying = artifact.varying_columns();
         return artifact
-            .write_json_computing(out, None, &varying, work_vector::of_kernel)
+            .write_json_computing(out, None, &varying, work_of())
             .map_err(io::Error::from);
     }
     // Each counter set's varying columns, a scan of every value: once, for both threads.
@@ -232,12 +239,7 @@ pub fn write_artifact_json(artifact: &Artifact, out: &mut dyn Write) -> io::Resu
             };
         };
         artifact
-            .write_json_computing(
-                out,
-                Some(Box::new(source)),
-                &varying,
-                work_vector::of_kernel,
-            )
+            .write_json_computing(out, Some(Box::new(source)), &varying, work_of())
             .map_err(io::Error::from)
         // Leaving the scope drops the receiver (inside `source`, dropped with the
         // serializer's state), which ends the helper.
@@ -436,12 +438,7 @@ mod tests {
         write_artifact_json(&artifact, &mut out).unwrap_or_else(|e| panic!("{e}"));
         let mut one = Vec::new();
         artifact
-            .write_json_computing(
-                &mut one,
-                None,
-                &artifact.varying_columns(),
-                work_vector::of_kernel,
-            )
+            .write_json_computing(&mut one, None, &artifact.varying_columns(), work_of())
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(out == one);
         assert!(String::from_utf8_lossy(&out).contains("\"work\": {"));

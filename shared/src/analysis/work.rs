@@ -189,6 +189,61 @@ struct TimeColumns {
     sm_hz: Option<usize>,
 }
 
+impl TimeColumns {
+    fn of(columns: &MetricColumns) -> Self {
+        TimeColumns {
+            duration_ns: columns.position(c::GPU_TIME_DURATION.name),
+            sm_cycles: columns.position(c::SM_CYCLES.name),
+            sm_hz: columns.position(c::SM_HZ.name),
+        }
+    }
+}
+
+/// [`total`] of several counters over launches that share their columns, the columns of
+/// each counter's forms looked up once per column list (a lookup by name builds the rate
+/// forms' names each time).
+pub struct TotalsAt {
+    counters: Vec<Counter>,
+    columns: Option<Arc<MetricColumns>>,
+    forms: Vec<FormColumns>,
+    time: TimeColumns,
+}
+
+impl TotalsAt {
+    /// For `counters`, in this order.
+    pub fn new(counters: Vec<Counter>) -> Self {
+        TotalsAt {
+            counters,
+            columns: None,
+            forms: Vec::new(),
+            time: TimeColumns::default(),
+        }
+    }
+
+    /// The total of the `i`-th counter in `launch`, as [`total`] reads it.
+    pub fn total(&mut self, launch: &LaunchCounters, i: usize) -> Option<(f64, Source)> {
+        let columns = launch.metrics.columns();
+        if !self
+            .columns
+            .as_ref()
+            .is_some_and(|c| Arc::ptr_eq(c, columns))
+        {
+            self.forms = self
+                .counters
+                .iter()
+                .map(|k| FormColumns::of(columns, k.name))
+                .collect();
+            self.time = TimeColumns::of(columns);
+            self.columns = Some(Arc::clone(columns));
+        }
+        total_from(&ByColumn {
+            metrics: &launch.metrics,
+            forms: *self.forms.get(i)?,
+            time: self.time,
+        })
+    }
+}
+
 /// A counter's forms read from a launch by column, through a plan made for its columns.
 struct ByColumn<'a> {
     metrics: &'a crate::model::artifact::Metrics,
@@ -472,11 +527,7 @@ impl WorkPlan {
                 .collect(),
             entries,
             cuda,
-            time: TimeColumns {
-                duration_ns: columns.position(c::GPU_TIME_DURATION.name),
-                sm_cycles: columns.position(c::SM_CYCLES.name),
-                sm_hz: columns.position(c::SM_HZ.name),
-            },
+            time: TimeColumns::of(columns),
             volta: (
                 forms(Some(c::TENSOR_PIPE_INST.name)),
                 columns.position(c::CC_MAJOR.name),

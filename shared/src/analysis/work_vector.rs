@@ -68,25 +68,48 @@ pub fn beyond_full_set() -> &'static [Counter] {
     c::WORK_CLASSES
 }
 
-/// One launch's work: its components (those it has) and FLOPs by kind, with the kinds
-/// worked from a rate.
-fn of_launch(launch: &LaunchCounters, plans: &mut work::Plans) -> WorkVector {
-    let mut v = WorkVector {
-        launches: 1,
-        ..WorkVector::default()
-    };
-    for k in WorkComponent::ALL {
-        if let Some((x, _)) = work::total(launch, counter_of(k)) {
-            v.counts.insert(k, x);
+/// Works out vectors kernel after kernel, the columns of each counter looked up once per
+/// column list the launches share (an import's kernels share one).
+pub struct Vectors {
+    plans: work::Plans,
+    parts: work::TotalsAt,
+}
+
+impl Default for Vectors {
+    fn default() -> Self {
+        Vectors {
+            plans: work::Plans::default(),
+            parts: work::TotalsAt::new(WorkComponent::ALL.iter().map(|&k| counter_of(k)).collect()),
         }
     }
-    for (kind, w) in plans.work(launch) {
-        v.flops.insert(kind, w.ops);
-        if w.source != Source::Total {
-            v.derived.push(kind);
-        }
+}
+
+impl Vectors {
+    /// A kernel's vector ([`of_kernel`]).
+    pub fn of_kernel(&mut self, kernel: &KernelRecord) -> Option<KernelWork> {
+        self.of_launches(reference_launches(kernel))
     }
-    v
+
+    /// One launch's work: its components (those it has) and FLOPs by kind, with the kinds
+    /// worked from a rate.
+    fn of_launch(&mut self, launch: &LaunchCounters) -> WorkVector {
+        let mut v = WorkVector {
+            launches: 1,
+            ..WorkVector::default()
+        };
+        for (i, k) in WorkComponent::ALL.into_iter().enumerate() {
+            if let Some((x, _)) = self.parts.total(launch, i) {
+                v.counts.insert(k, x);
+            }
+        }
+        for (kind, w) in self.plans.work(launch) {
+            v.flops.insert(kind, w.ops);
+            if w.source != Source::Total {
+                v.derived.push(kind);
+            }
+        }
+        v
+    }
 }
 
 /// Adds `b` to `a`, keeping only the components and FLOP kinds both have (an empty `a`
@@ -138,78 +161,84 @@ fn group_key(launch: &LaunchCounters) -> GroupKey {
 /// form more than one launch group, each group's. `None` when no launch has any component.
 /// Memory stays that of the groups: only the measured launches a copy names are kept.
 pub fn of_launches(launches: &[LaunchCounters]) -> Option<KernelWork> {
-    let mut plans = work::Plans::default();
-    // The measured launches copies name, by ID, and their vectors once worked out.
-    let named: HashSet<u64> = launches
-        .iter()
-        .filter_map(|l| l.sampled_from.as_deref().copied())
-        .collect();
-    let measured_at: HashMap<u64, usize> = launches
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.sampled_from.is_none() && named.contains(&l.id))
-        .map(|(i, l)| (l.id, i))
-        .collect();
-    let mut kept: HashMap<usize, WorkVector> = HashMap::new();
-    let mut total = WorkVector::default();
-    let mut groups: Vec<(GroupKey, WorkVector)> = Vec::new();
-    let mut group_at: HashMap<GroupKey, usize> = HashMap::new();
-    for (i, launch) in launches.iter().enumerate() {
-        let measured = launch
-            .sampled_from
-            .as_deref()
-            .and_then(|id| measured_at.get(id).copied());
-        let at = measured.unwrap_or(i);
-        let mut v = match kept.get(&at) {
-            Some(v) => v.clone(),
-            None => {
-                let source = launches.get(at).unwrap_or(launch);
-                let v = of_launch(source, &mut plans);
-                if source.sampled_from.is_none() && measured_at.contains_key(&source.id) {
-                    kept.insert(at, v.clone());
+    Vectors::default().of_launches(launches)
+}
+
+impl Vectors {
+    /// [`of_launches`].
+    fn of_launches(&mut self, launches: &[LaunchCounters]) -> Option<KernelWork> {
+        // The measured launches copies name, by ID, and their vectors once worked out.
+        let named: HashSet<u64> = launches
+            .iter()
+            .filter_map(|l| l.sampled_from.as_deref().copied())
+            .collect();
+        let measured_at: HashMap<u64, usize> = launches
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.sampled_from.is_none() && named.contains(&l.id))
+            .map(|(i, l)| (l.id, i))
+            .collect();
+        let mut kept: HashMap<usize, WorkVector> = HashMap::new();
+        let mut total = WorkVector::default();
+        let mut groups: Vec<(GroupKey, WorkVector)> = Vec::new();
+        let mut group_at: HashMap<GroupKey, usize> = HashMap::new();
+        for (i, launch) in launches.iter().enumerate() {
+            let measured = launch
+                .sampled_from
+                .as_deref()
+                .and_then(|id| measured_at.get(id).copied());
+            let at = measured.unwrap_or(i);
+            let mut v = match kept.get(&at) {
+                Some(v) => v.clone(),
+                None => {
+                    let source = launches.get(at).unwrap_or(launch);
+                    let v = self.of_launch(source);
+                    if source.sampled_from.is_none() && measured_at.contains_key(&source.id) {
+                        kept.insert(at, v.clone());
+                    }
+                    v
                 }
-                v
-            }
-        };
-        v.copied_launches = u64::from(measured.is_some());
-        let key = group_key(launch);
-        match group_at.get(&key) {
-            Some(&g) => {
-                if let Some((_, group)) = groups.get_mut(g) {
-                    add(group, &v);
+            };
+            v.copied_launches = u64::from(measured.is_some());
+            let key = group_key(launch);
+            match group_at.get(&key) {
+                Some(&g) => {
+                    if let Some((_, group)) = groups.get_mut(g) {
+                        add(group, &v);
+                    }
+                }
+                None => {
+                    group_at.insert(key, groups.len());
+                    groups.push((key, v.clone()));
                 }
             }
-            None => {
-                group_at.insert(key, groups.len());
-                groups.push((key, v.clone()));
-            }
+            add(&mut total, &v);
         }
-        add(&mut total, &v);
+        if total.counts.is_empty() && total.flops.is_empty() {
+            return None;
+        }
+        let groups = if groups.len() > 1 {
+            groups
+                .into_iter()
+                .map(|((grid, block, registers, smem), work)| GroupWork {
+                    grid,
+                    block,
+                    registers_per_thread: registers,
+                    shared_mem_per_block_bytes: smem,
+                    work,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Some(KernelWork { total, groups })
     }
-    if total.counts.is_empty() && total.flops.is_empty() {
-        return None;
-    }
-    let groups = if groups.len() > 1 {
-        groups
-            .into_iter()
-            .map(|((grid, block, registers, smem), work)| GroupWork {
-                grid,
-                block,
-                registers_per_thread: registers,
-                shared_mem_per_block_bytes: smem,
-                work,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Some(KernelWork { total, groups })
 }
 
 /// A kernel's work vector from its counters (cold, else warm): what `capture` writes as
 /// each record's `work` ([`crate::model::artifact::Artifact::write_json_computing`]).
 pub fn of_kernel(kernel: &KernelRecord) -> Option<KernelWork> {
-    of_launches(reference_launches(kernel))
+    Vectors::default().of_kernel(kernel)
 }
 
 /// A component's value in a vector, or a FLOP kind's.

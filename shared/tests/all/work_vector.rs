@@ -141,7 +141,12 @@ fn each_kernels_vector_is_summed_per_launch_group_and_written() {
     );
     let mut json = Vec::new();
     imported
-        .write_json_computing(&mut json, None, &imported.varying_columns(), of_kernel)
+        .write_json_computing(
+            &mut json,
+            None,
+            &imported.varying_columns(),
+            Box::new(of_kernel),
+        )
         .expect("written");
     let a = shared::Artifact::from_json(&String::from_utf8(json).expect("utf-8")).expect("read");
     let mut grouped = 0;

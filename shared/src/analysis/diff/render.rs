@@ -35,11 +35,7 @@ impl KernelWorkDiff {
     /// The row's cells.
     fn cells(&self) -> [String; 5] {
         let gate = if self.gate_failed { "GATE " } else { "" };
-        let name = if self.before.short_name == self.after.short_name {
-            self.after.short_name.clone()
-        } else {
-            format!("{} (was {})", self.after.short_name, self.before.short_name)
-        };
+        let name = renamed(&self.before.short_name, &self.after.short_name);
         let launches = if self.before.launches == self.after.launches {
             self.after.launches.to_string()
         } else {
@@ -103,6 +99,15 @@ impl WorkDiff {
     }
 }
 
+/// A matched kernel's name: the after run's, with the before run's when it differs.
+fn renamed(before: &str, after: &str) -> String {
+    if before == after {
+        after.to_string()
+    } else {
+        format!("{after} (was {before})")
+    }
+}
+
 fn work_side_line(s: &WorkSide) -> String {
     format!("{} ({} launches)", s.short_name, s.launches)
 }
@@ -158,11 +163,7 @@ pub fn move_text(m: &MetricMove) -> String {
 impl KernelDiff {
     /// The name shown: the after run's short name, with the before one's when it differs.
     pub fn label(&self) -> String {
-        if self.before.short_name == self.after.short_name {
-            self.after.short_name.clone()
-        } else {
-            format!("{} (was {})", self.after.short_name, self.before.short_name)
-        }
+        renamed(&self.before.short_name, &self.after.short_name)
     }
 
     /// `slower`, `faster` or `-` (within the noise).

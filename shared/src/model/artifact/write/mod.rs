@@ -34,16 +34,18 @@ use super::storage::{self, MetricColumns, Metrics, TEXT_BITS};
 /// (`None`: all) and an empty buffer to fill with exactly [`Metrics::json_array`]'s bytes.
 pub type ArraySource = Box<dyn FnMut(usize, &Metrics, Option<&[u32]>, &mut Vec<u8>)>;
 
-/// Works out a kernel's work vector from its counters (`crate::analysis::work_vector::of_kernel`,
-/// a layer above this one, so handed in by the caller): what
-/// [`Artifact::write_json_computing`] writes as each kernel's `work`.
-pub type WorkOf = fn(&KernelRecord) -> Option<KernelWork>;
+/// Works out a kernel's work vector from its counters (`crate::analysis::work_vector`, a
+/// layer above this one, so handed in by the caller), kernel after kernel in the order
+/// they are written: what [`Artifact::write_json_computing`] writes as each kernel's
+/// `work`.
+pub type WorkOf = Box<dyn FnMut(&KernelRecord) -> Option<KernelWork>>;
 
 /// The state of one write of an artifact, handed down to the serializers of its parts.
 pub(super) struct Writer {
     /// Where each kernel's `work` comes from: worked out from its counters as it is
-    /// written (no vector is held for the whole artifact), else the record's own.
-    work_of: Option<WorkOf>,
+    /// written (no vector is held for the whole artifact), else the record's own. Taken
+    /// out while it works.
+    work_of: Cell<Option<WorkOf>>,
     /// Whether value arrays go to the serializer as bytes already rendered as JSON; true
     /// only with a formatter made by [`json::ObjectsIndented::with_raw_arrays`], which
     /// writes such bytes as they are.
@@ -60,7 +62,7 @@ impl Writer {
     /// A writer for any serializer: value arrays element by element.
     fn plain() -> Self {
         Writer {
-            work_of: None,
+            work_of: Cell::new(None),
             raw_arrays: false,
             arrays: Cell::new(None),
             next_array: Cell::new(0),
@@ -71,11 +73,20 @@ impl Writer {
     /// from `arrays` when given.
     fn raw(arrays: Option<ArraySource>, work_of: Option<WorkOf>) -> Self {
         Writer {
-            work_of,
+            work_of: Cell::new(work_of),
             raw_arrays: true,
             arrays: Cell::new(arrays),
             next_array: Cell::new(0),
         }
+    }
+
+    /// The `work` to write for `kernel` when the caller handed in a [`WorkOf`]; `None`:
+    /// the record's own.
+    fn work(&self, kernel: &KernelRecord) -> Option<Option<Box<KernelWork>>> {
+        let mut work_of = self.work_of.take()?;
+        let work = work_of(kernel).map(Box::new);
+        self.work_of.set(Some(work_of));
+        Some(work)
     }
 
     /// The next value array, rendered: the values of `metrics` at `only` (all when none).
@@ -335,7 +346,7 @@ impl Serialize for KernelsOut<'_> {
                 varying: list(),
                 writer,
             });
-            let work = writer.work_of.map(|f| f(kernel).map(Box::new));
+            let work = writer.work(kernel);
             seq.serialize_element(&KernelOut {
                 kernel,
                 cold,
