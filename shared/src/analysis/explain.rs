@@ -93,6 +93,10 @@ pub struct KernelExplanation {
     pub sampled: Option<SampledCount>,
     /// What to distrust in the figures above.
     pub flags: Vec<Flag>,
+    /// Advice the verdict does not give (the table's `advice`: an FP32 matrix multiply the
+    /// tensor cores would run in TF32); absent where none applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice: Option<String>,
     /// ncu's own SOLBottleneck verdict, where the input has its rule results.
     pub ncu: Option<NcuOpinion>,
     /// Its launch groups when they disagree, most time first, at most 3.
@@ -294,6 +298,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
         rules: rules(row),
         sampled: row.sampled,
         flags: Vec::new(),
+        advice: row.advice.clone(),
         ncu: row.ncu_verdict.as_ref().map(|n| NcuOpinion {
             verdict: n.verdict.clone(),
             title: n.title.clone(),
@@ -605,7 +610,8 @@ fn cut(s: &str, chars: usize) -> (String, bool) {
 /// further; evidence (at most 14 short entries) is kept whole.
 fn fit(k: &mut KernelExplanation) {
     let size = |k: &KernelExplanation| serde_json::to_string(k).map_or(0, |s| s.len());
-    let steps: [&dyn Fn(&mut KernelExplanation); 6] = [
+    let steps: [&dyn Fn(&mut KernelExplanation); 7] = [
+        &|k| k.advice = k.advice.as_deref().map(|a| cut(a, 160).0),
         &|k| {
             let (n, was) = cut(&k.name, 80);
             k.name_cut |= was;
@@ -722,6 +728,9 @@ impl KernelExplanation {
         }
         self.push_roof_and_ncu(&mut p);
         self.push_rules_and_flags(&mut p);
+        if let Some(a) = &self.advice {
+            p.push_str(&format!(" Advice: {a}."));
+        }
         if !self.evidence.is_empty() {
             let cited: Vec<String> = self
                 .evidence
@@ -828,6 +837,7 @@ mod tests {
             }],
             sampled: None,
             flags: Vec::new(),
+            advice: None,
             ncu: None,
             groups: Vec::new(),
             groups_total: 0,
