@@ -1,6 +1,7 @@
 //! `capture source`: a kernel's SASS instructions with their per-instruction figures (ncu's
-//! SourceCounters section) and its hot spots, from a `.ncu-rep` report or an `ncu --page
-//! source --csv --print-source sass` export ([`shared::read::source`] does the reading).
+//! SourceCounters section) and its hot spots, from a `.ncu-rep` report, an `ncu --page
+//! source --csv --print-source sass` export ([`shared::read::source`] does the reading) or
+//! an artifact that keeps them (`capture import REPORT --source PAGE`).
 
 use std::process::ExitCode;
 
@@ -11,8 +12,12 @@ use shared::read::source::{self, LaunchSource};
 use crate::cli::{SourceArgs, SourceFormat};
 use crate::files;
 
-/// The launches of `bytes` (a report or a source-page export) with source counters.
+/// The launches of `bytes` (a report, a source-page export, or an artifact, which keeps
+/// each kernel's longest launch) with source counters.
 fn launches_of(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<LaunchSource>> {
+    if shared::read::kind::kind_of(bytes) == shared::read::kind::FileKind::Artifact {
+        return Ok(files::read_artifact(path)?.sources);
+    }
     if shared::read::kind::kind_of(bytes) == shared::read::kind::FileKind::Report {
         let report = shared::read::ncu_rep::read_report(bytes)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use shared::model::counters;
-use shared::read::source::{longest, stall_reason, Instruction, LaunchSource, LineFigures};
+use shared::read::source::{
+    longest, of_kernel, stall_reason, Instruction, LaunchSource, LineFigures,
+};
 
 use super::model::RunView;
 use super::table::{Cell, Head, Row};
@@ -209,28 +211,15 @@ impl LineRow {
     }
 }
 
-/// The source pages of kernel `kernel` of `run`: those of its launches (same launch ID and
-/// kernel name).
+/// The source pages of kernel `kernel` of `run`: those of its launches
+/// ([`shared::read::source::of_kernel`]).
 pub fn kernel_sources(run: &RunView, kernel: usize) -> Vec<&LaunchSource> {
-    let Some(record) = run.run.artifact.kernels.get(kernel) else {
-        return Vec::new();
-    };
-    let sets = [record.cold.as_ref(), record.warm.as_deref()];
-    let launches: Vec<_> = sets
-        .into_iter()
-        .flatten()
-        .flat_map(|s| s.launches.iter())
-        .collect();
     run.run
-        .sources
-        .iter()
-        .filter(|s| {
-            launches.iter().any(|l| {
-                l.id == s.launch
-                    && (*l.function == *s.kernel || l.site.demangled.as_deref() == Some(&s.kernel))
-            })
-        })
-        .collect()
+        .artifact
+        .kernels
+        .get(kernel)
+        .map(|record| of_kernel(record, &run.run.sources))
+        .unwrap_or_default()
 }
 
 impl SourceView {
