@@ -54,7 +54,7 @@ pub struct Run {
     /// The data.
     pub artifact: Artifact,
     /// The source pages of its launches that have them (from reports and source-page
-    /// exports), in launch order; empty for an artifact.
+    /// exports, or those an artifact keeps: each kernel's longest launch), in launch order.
     pub sources: Vec<LaunchSource>,
 }
 
@@ -122,12 +122,13 @@ pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
         ))
     })?;
     Artifact::from_json(text)
-        .map(|artifact| Run {
+        .map(|mut artifact| Run {
             name: file.name.clone(),
             src: None,
             kind: SourceKind::Artifact,
+            // The source pages the artifact keeps (schema 6), where the views look for them.
+            sources: std::mem::take(&mut artifact.sources),
             artifact,
-            sources: Vec::new(),
         })
         .map_err(|e| error(e.to_string()))
 }
