@@ -98,28 +98,40 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
     }
 
     /// The lines of `key` from `at` down, `step` CSS pixels apart, each within `max_w`
-    /// backend pixels so that no text runs into a box or another label: a line too wide
-    /// wraps at its spaces (the next part indented), and a word still too wide is drawn
-    /// smaller, down to 9 CSS pixels.
+    /// backend pixels and above `max_y` so that no text runs into a box, an arrow or another
+    /// label: a line too wide wraps at its spaces (the next part indented), a word still
+    /// too wide is drawn smaller, down to 9 CSS pixels, and rows past `max_y` are left out,
+    /// the last drawn ending in `…`.
     fn lines(
         &self,
         key: &str,
         at: (i32, i32),
         step: f64,
-        max_w: f64,
+        (max_w, max_y): (f64, i32),
         color: &RGBColor,
     ) -> Result<(), ChartError> {
-        let mut row = 0;
+        let mut parts = Vec::new();
         for line in self.label_of(key) {
-            for part in self.wrap(&line, max_w)? {
-                let mut size = 11.0;
-                while size > 9.0 && self.width(&part, size)? > max_w {
-                    size -= 0.5;
-                }
-                let at = (at.0, at.1 + self.s(step) * row);
-                self.text(part, at, size, color)?;
-                row += 1;
+            parts.extend(self.wrap(&line, max_w)?);
+        }
+        // The rows that end above `max_y`; the last of them marked when some are left out
+        // (the list under the chart has every line whole).
+        let fit = (0..parts.len())
+            .take_while(|&i| at.1 + self.s(step) * (i as i32 + 1) <= max_y)
+            .count();
+        if fit < parts.len() {
+            parts.truncate(fit);
+            if let Some(last) = parts.last_mut() {
+                last.push_str(" …");
             }
+        }
+        for (row, part) in parts.into_iter().enumerate() {
+            let mut size = 11.0;
+            while size > 9.0 && self.width(&part, size)? > max_w {
+                size -= 0.5;
+            }
+            let at = (at.0, at.1 + self.s(step) * row as i32);
+            self.text(part, at, size, color)?;
         }
         Ok(())
     }
@@ -246,7 +258,7 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
             key,
             (x + self.s(6.0), y + self.s(26.0)),
             14.0,
-            self.box_w - f64::from(self.s(10.0)),
+            (self.box_w - f64::from(self.s(10.0)), y + self.box_h as i32),
             &RGBColor(60, 60, 60),
         )
     }
@@ -259,13 +271,20 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
             ("l1-l2", self.col(1.0) + self.box_w, self.col(2.0)),
             ("l2-dram", self.col(2.0) + self.box_w, self.col(3.0)),
         ];
+        // The kernel → L1/TEX label ends above the arrow down to shared memory.
+        let shared_y = (self.top + self.box_h * 2.5) as i32 - self.s(4.0);
         for (key, x0, x1) in arrows {
             draw_arrow(self.root, (x0 as i32, mid), (x1 as i32, mid), self.scale)?;
+            let max_y = if key == "kernel-l1" {
+                shared_y
+            } else {
+                self.h as i32
+            };
             self.lines(
                 key,
                 (x0 as i32 + self.s(4.0), mid + self.s(8.0)),
                 13.0,
-                self.gap(),
+                (self.gap(), max_y),
                 &INK,
             )?;
         }
@@ -289,7 +308,7 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
             "kernel-shared",
             (kx + self.s(6.0), sy + self.s(6.0)),
             13.0,
-            right - f64::from(kx + self.s(10.0)),
+            (right - f64::from(kx + self.s(10.0)), self.h as i32),
             &INK,
         )
     }
