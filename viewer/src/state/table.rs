@@ -550,55 +550,105 @@ pub fn timing_controls(run: &RunView) -> (String, &'static str) {
     (clock, cache)
 }
 
-/// The timing header: every time is per launch.
-pub fn timing_header() -> Vec<Head> {
-    heads([
-        "kernel",
-        "event min ms per launch",
-        "event median ms per launch",
-        "event max ms per launch",
-        "warm-ups + samples",
-        "ncu cold ms per launch",
-        "ncu warm ms per launch",
-        "ncu / event",
-    ])
+/// Which of the timing table's columns a run has values in: an import has no event times,
+/// a cold-only profile no warm durations; a column no kernel fills is left out, so that the
+/// one that answers is not pushed off the page by columns of `-` (issue 38).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimingColumns {
+    /// Event min, median, max, warm-ups + samples (and, with `cold`, the ratio).
+    pub event: bool,
+    /// ncu's duration with caches flushed.
+    pub cold: bool,
+    /// ncu's duration with warm caches.
+    pub warm: bool,
 }
 
-/// Kernel `k`'s timing row.
-pub fn timing_row(kr: KernelRef, k: &KernelFigures) -> Row {
+impl TimingColumns {
+    /// The columns `run`'s kernels fill.
+    pub fn of(run: &RunView) -> TimingColumns {
+        let any = |f: &dyn Fn(&KernelFigures) -> bool| run.kernels.iter().any(f);
+        TimingColumns {
+            event: any(&|k| k.event.is_some()),
+            cold: any(&|k| k.ncu_cold_ms.is_some()),
+            warm: any(&|k| k.ncu_warm_ms.is_some()),
+        }
+    }
+
+    /// Whether column `i` of [`TIMING_COLUMNS`] is shown.
+    fn shows(self, i: usize) -> bool {
+        match i {
+            1..=4 => self.event,
+            5 => self.cold,
+            6 => self.warm,
+            7 => self.event && self.cold,
+            _ => true,
+        }
+    }
+}
+
+/// The timing table's columns, every time per launch.
+const TIMING_COLUMNS: [&str; 8] = [
+    "kernel",
+    "event min ms per launch",
+    "event median ms per launch",
+    "event max ms per launch",
+    "warm-ups + samples",
+    "ncu cold ms per launch",
+    "ncu warm ms per launch",
+    "ncu / event",
+];
+
+/// The timing header: the columns of `shown`.
+pub fn timing_header(shown: TimingColumns) -> Vec<Head> {
+    heads(TIMING_COLUMNS)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shown.shows(*i))
+        .map(|(_, h)| h)
+        .collect()
+}
+
+/// Kernel `k`'s timing row, the cells of the columns of `shown`.
+pub fn timing_row(kr: KernelRef, k: &KernelFigures, shown: TimingColumns) -> Row {
     let e = k.event.as_ref();
     let ratio = e
         .map(|t| t.median_ms)
         .zip(k.ncu_cold_ms)
         .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
     let ev = |v: Option<f64>, col: &'static str| Cell::num(opt(v, ms), v, "event_time", col);
+    let cells = vec![
+        Cell::text("name", k.short.clone()).title(k.name.clone()),
+        ev(e.map(|t| t.min_ms), "event_min"),
+        ev(e.map(|t| t.median_ms), "event_median"),
+        ev(e.map(|t| t.max_ms), "event_max"),
+        Cell::text(
+            "num",
+            e.map(|t| format!("{} + {}", t.warmups, t.samples_ms.len()))
+                .unwrap_or("-".into()),
+        ),
+        Cell::num(
+            opt(k.ncu_cold_ms, ms),
+            k.ncu_cold_ms,
+            "ncu_duration",
+            "ncu_cold",
+        ),
+        Cell::num(
+            opt(k.ncu_warm_ms, ms),
+            k.ncu_warm_ms,
+            "ncu_duration",
+            "ncu_warm",
+        ),
+        Cell::num(opt(ratio, |v| format!("{v:.2}")), ratio, "", "ratio"),
+    ];
     Row {
         kernel: Some(kr.kernel),
         selected: false,
-        cells: vec![
-            Cell::text("name", k.short.clone()).title(k.name.clone()),
-            ev(e.map(|t| t.min_ms), "event_min"),
-            ev(e.map(|t| t.median_ms), "event_median"),
-            ev(e.map(|t| t.max_ms), "event_max"),
-            Cell::text(
-                "num",
-                e.map(|t| format!("{} + {}", t.warmups, t.samples_ms.len()))
-                    .unwrap_or("-".into()),
-            ),
-            Cell::num(
-                opt(k.ncu_cold_ms, ms),
-                k.ncu_cold_ms,
-                "ncu_duration",
-                "ncu_cold",
-            ),
-            Cell::num(
-                opt(k.ncu_warm_ms, ms),
-                k.ncu_warm_ms,
-                "ncu_duration",
-                "ncu_warm",
-            ),
-            Cell::num(opt(ratio, |v| format!("{v:.2}")), ratio, "", "ratio"),
-        ],
+        cells: cells
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shown.shows(*i))
+            .map(|(_, c)| c)
+            .collect(),
     }
 }
 
@@ -713,9 +763,30 @@ mod tests {
             assert!(row.selected);
             assert_eq!(row.cells.iter().find_map(|c| c.select), Some(kr));
         }
-        let row = timing_row(kr, k);
+        let row = timing_row(kr, k, TimingColumns::of(run));
         assert!(!row.selected);
         assert!(row.cells.iter().all(|c| c.select.is_none()));
+    }
+
+    #[test]
+    fn the_timing_table_drops_the_columns_no_kernel_fills() {
+        // The suite: event times and ncu durations, every column.
+        let ws = sample("h200.json");
+        let suite = TimingColumns::of(&ws.runs[0]);
+        assert!(suite.event && suite.cold);
+        assert_eq!(timing_header(suite).len(), 7 + usize::from(suite.warm));
+        // GPT-2 under capture profile: ncu durations only, so only they and the name.
+        let ws = sample("h200-gpt2-bf16.json");
+        let run = &ws.runs[0];
+        let gpt2 = TimingColumns::of(run);
+        assert!(!gpt2.event && gpt2.cold, "{gpt2:?}");
+        let labels: Vec<&str> = timing_header(gpt2).iter().map(|h| h.label).collect();
+        assert!(!labels.iter().any(|l| l.starts_with("event")), "{labels:?}");
+        for (i, k) in run.kernels.iter().enumerate() {
+            let row = timing_row(KernelRef { run: 0, kernel: i }, k, gpt2);
+            assert_eq!(row.cells.len(), labels.len());
+            assert!(row.cells.iter().skip(1).any(|c| c.text != "-"), "{}", k.short);
+        }
     }
 
     #[test]
@@ -793,7 +864,7 @@ mod tests {
                     .and_then(|v| v.parse::<f64>().ok())
             };
             let sol = value(&sol_row(kr, k, None), "ncu_ms");
-            let timing = value(&timing_row(kr, k), "ncu_cold");
+            let timing = value(&timing_row(kr, k, TimingColumns::of(run)), "ncu_cold");
             let (Some(sol), Some(timing)) = (sol, timing) else {
                 panic!("kernel {i}: no ncu time ({sol:?}, {timing:?})")
             };
