@@ -369,24 +369,63 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
 
 // == Bytes ==
 
-/// The bytes table's header: every column sorts, in [`Column::ALL`] order.
-pub fn bytes_header() -> Vec<Head> {
-    Column::ALL
-        .into_iter()
-        .zip(shared::analysis::table::COLUMNS)
-        .map(|(col, label)| Head {
-            // The shared label says "time ms"; the page says which time it is.
-            label: if label == "time ms" {
-                "time ms (sum of launches)"
-            } else {
-                label
-            },
-            key: "",
-            col: Some(col.field()),
-            title: explain_title(col.explain_key()),
-            sortable: true,
+/// The bytes table's columns in the order the page shows them: the verdict and the figures
+/// that decide it (% of the copy ceiling, GB/s, GFLOP/s) beside the name and the time, then
+/// the bytes; at 1500 px the verdict was past the panel's right edge after the bytes
+/// (issue 38). `capture table` keeps [`Column::ALL`]'s order.
+pub const BYTES_SHOWN: [Column; 18] = [
+    Column::Name,
+    Column::Launches,
+    Column::Time,
+    Column::TimeShare,
+    Column::Verdict,
+    Column::PctCopy,
+    Column::Gbs,
+    Column::Gflops,
+    Column::Work,
+    Column::Ask,
+    Column::L1,
+    Column::L2,
+    Column::Dram,
+    Column::DramPerAsk,
+    Column::Ncu,
+    Column::BoundBy,
+    Column::Check,
+    Column::Because,
+];
+
+/// `items`, one per column in [`Column::ALL`] order, in [`BYTES_SHOWN`] order.
+fn shown_order<T>(items: Vec<T>) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    BYTES_SHOWN
+        .iter()
+        .filter_map(|c| {
+            let i = Column::ALL.iter().position(|a| a == c)?;
+            slots.get_mut(i)?.take()
         })
         .collect()
+}
+
+/// The bytes table's header: every column sorts, in [`BYTES_SHOWN`] order.
+pub fn bytes_header() -> Vec<Head> {
+    shown_order(
+        Column::ALL
+            .into_iter()
+            .zip(shared::analysis::table::COLUMNS)
+            .map(|(col, label)| Head {
+                // The shared label says "time ms"; the page says which time it is.
+                label: if label == "time ms" {
+                    "time ms (sum of launches)"
+                } else {
+                    label
+                },
+                key: "",
+                col: Some(col.field()),
+                title: explain_title(col.explain_key()),
+                sortable: true,
+            })
+            .collect(),
+    )
 }
 
 /// The hover text of every column of the bytes table, in [`Column::ALL`] order.
@@ -405,7 +444,7 @@ pub fn bytes_row(
     selected: Option<KernelRef>,
 ) -> Option<Row> {
     let row = run.table.kernels.get(kr.kernel)?;
-    let cells = Column::ALL
+    let cells: Vec<Cell> = Column::ALL
         .into_iter()
         .zip(row.short_cells())
         .enumerate()
@@ -431,7 +470,7 @@ pub fn bytes_row(
             }
         })
         .collect();
-    Some(Row::kernel(kr, selected, cells))
+    Some(Row::kernel(kr, selected, shown_order(cells)))
 }
 
 // == Occupancy ==
@@ -785,7 +824,11 @@ mod tests {
         for (i, k) in run.kernels.iter().enumerate() {
             let row = timing_row(KernelRef { run: 0, kernel: i }, k, gpt2);
             assert_eq!(row.cells.len(), labels.len());
-            assert!(row.cells.iter().skip(1).any(|c| c.text != "-"), "{}", k.short);
+            assert!(
+                row.cells.iter().skip(1).any(|c| c.text != "-"),
+                "{}",
+                k.short
+            );
         }
     }
 
@@ -881,6 +924,10 @@ mod tests {
     fn every_bytes_column_sorts_and_numbers_keep_their_exact_value() {
         let header = bytes_header();
         assert_eq!(header.len(), Column::ALL.len());
+        // Every column once (as many, and each there), the verdict beside the name and time.
+        assert_eq!(BYTES_SHOWN.len(), Column::ALL.len());
+        assert!(Column::ALL.iter().all(|c| BYTES_SHOWN.contains(c)));
+        assert_eq!(header[4].col, Some("verdict"));
         assert!(header.iter().all(|h| h.sortable && h.col.is_some()));
         let c = Cell::num("1.5".into(), Some(1.25), "", "x");
         assert_eq!(c.value.as_deref(), Some("1.25"));
