@@ -313,6 +313,10 @@ fn capture_import(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session opens both artifacts in turn, as a user would"
+)]
 async fn an_artifact_of_a_report_shows_its_sass_and_a_hot_spot_click_moves_the_page(
 ) -> Result<(), BoxError> {
     let dist = dist_dir();

@@ -18,7 +18,8 @@ pub fn TimingPage() -> impl IntoView {
     // The columns the current run fills; the table is made again when they change.
     let shown = Memo::new(move |_| {
         let run = ctx.current_run();
-        ctx.ws.with(|ws| ws.runs.get(run).map(TimingColumns::of))
+        ctx.ws
+            .with(|ws| ws.runs.get(run).map(|r| TimingColumns::of(r)))
     });
     let controls = move || {
         let run = ctx.current_run();

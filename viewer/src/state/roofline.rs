@@ -370,8 +370,9 @@ fn add_run(
     }
 }
 
-fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
-    model.analytic = runs.iter().all(|r| !r.has_counters());
+/// The line under the chart when it leaves kernels out: how many are plotted and their
+/// share of the kernel time, then those without FLOPs at the precision, largest first.
+fn coverage_line(model: &mut RooflineModel, precision: Plotted) -> Option<String> {
     let c = model.coverage;
     let pct = |part: f64| {
         if c.share > 0.0 {
@@ -380,39 +381,68 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
             String::new()
         }
     };
-    if c.kernels > 0 && c.plotted < c.kernels {
-        let mut line = format!(
-            "{} of {} kernels plotted{}",
-            c.plotted,
-            c.kernels,
-            pct(c.plotted_share)
-        );
-        if !model.no_flops.is_empty() {
-            const SHOWN: usize = 12;
-            model.no_flops.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let n = model.no_flops.len();
-            let left: f64 = model.no_flops.iter().map(|(_, s)| s).sum();
-            let mut names = model.no_flops[..n.min(SHOWN)]
-                .iter()
-                .map(|(name, _)| name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            if n > SHOWN {
-                names.push_str(&format!(" and {} more", n - SHOWN));
-            }
-            let without = match precision {
-                Plotted::Kind(w) => format!("{} {}s", w.label(), w.unit()),
-                Plotted::Own => "FLOPs or OPs".to_string(),
-            };
-            let share = if c.share > 0.0 {
-                format!(" ({:.0} %)", 100.0 * left / c.share)
-            } else {
-                String::new()
-            };
-            line.push_str(&format!(
-                "; {n} without {without} (counted or hand-counted){share}, largest first: {names}"
-            ));
+    if c.kernels == 0 || c.plotted == c.kernels {
+        return None;
+    }
+    let mut line = format!(
+        "{} of {} kernels plotted{}",
+        c.plotted,
+        c.kernels,
+        pct(c.plotted_share)
+    );
+    if !model.no_flops.is_empty() {
+        const SHOWN: usize = 12;
+        model.no_flops.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let n = model.no_flops.len();
+        let left: f64 = model.no_flops.iter().map(|(_, s)| s).sum();
+        let mut names = model.no_flops[..n.min(SHOWN)]
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if n > SHOWN {
+            names.push_str(&format!(" and {} more", n - SHOWN));
         }
+        let without = match precision {
+            Plotted::Kind(w) => format!("{} {}s", w.label(), w.unit()),
+            Plotted::Own => "FLOPs or OPs".to_string(),
+        };
+        let share = if c.share > 0.0 {
+            format!(" ({:.0} %)", 100.0 * left / c.share)
+        } else {
+            String::new()
+        };
+        line.push_str(&format!(
+            "; {n} without {without} (counted or hand-counted){share}, largest first: {names}"
+        ));
+    }
+    Some(line)
+}
+
+/// The points flagged for a level with fewer bytes than the one beyond it, in one line
+/// with their count (the suite had 15 lines of them).
+fn flagged_levels_line(flagged: &[String]) -> Option<String> {
+    if flagged.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 4;
+    let n = flagged.len();
+    let more = n.saturating_sub(SHOWN);
+    Some(format!(
+        "{n} point(s) flagged, a level with fewer bytes than the one beyond it (the \
+         counters disagree; the point is drawn all the same): {}{}",
+        flagged[..n.min(SHOWN)].join("; "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
+    model.analytic = runs.iter().all(|r| !r.has_counters());
+    if let Some(line) = coverage_line(model, precision) {
         model.notes.insert(0, line);
     }
     let time = if runs
@@ -461,20 +491,8 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
             }
         ));
     }
-    if !model.flagged_levels.is_empty() {
-        const SHOWN: usize = 4;
-        let n = model.flagged_levels.len();
-        let more = n.saturating_sub(SHOWN);
-        model.notes.push(format!(
-            "{n} point(s) flagged, a level with fewer bytes than the one beyond it (the \
-             counters disagree; the point is drawn all the same): {}{}",
-            model.flagged_levels[..n.min(SHOWN)].join("; "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        ));
+    if let Some(line) = flagged_levels_line(&model.flagged_levels) {
+        model.notes.push(line);
     }
     let clipped = model.chart.fit().clipped;
     if !clipped.is_empty() {
