@@ -213,19 +213,29 @@ pub fn group_lines(k: &KernelFigures) -> Vec<String> {
 
 // == Where the time goes ==
 
-/// The ranking's header.
+/// The ranking's header: the verdict and the roof that decides it beside the name, so
+/// that neither needs a sideways scroll at 1500 px (issue 38), then the times.
 pub fn time_header() -> Vec<Head> {
     heads([
         "#",
         "kernel",
         "verdict",
+        "roof (% of it)",
         "launches",
-        "time ms (sum of launches)",
+        "time ms (sum)",
         "time %",
         "cumulative %",
         "work",
-        "roof (% of it)",
     ])
+}
+
+/// Whether the roof is a measured ceiling or the theoretical peak, for the roof's hover.
+fn roof_title(r: &RankRow) -> String {
+    match r.roof.as_ref() {
+        Some(u) if u.measured => "% of the measured ceiling".into(),
+        Some(_) => "% of the theoretical peak (no measured ceiling in this run)".into(),
+        None => String::new(),
+    }
 }
 
 /// The roof a ranked kernel sits under, in words.
@@ -240,8 +250,7 @@ pub fn roof_text(r: &RankRow) -> String {
             let of = u
                 .pct_of_roof
                 .map_or_else(String::new, |p| format!(" {p:.0} %"));
-            let how = if u.measured { "" } else { ", theoretical" };
-            format!("{side}{of}{how}")
+            format!("{side}{of}")
         },
     )
 }
@@ -276,12 +285,14 @@ pub fn time_row(
             Cell::text("verdict", verdict_of(k))
                 .col("verdict")
                 .title(because),
+            Cell::text("", roof_text(r))
+                .col("roof")
+                .title(roof_title(r)),
             Cell::text("num", k.row.launches.to_string()),
             Cell::text("num", opt(k.row.time_ms, ms)),
             Cell::text("num", share(r.share)).col("time_share"),
             Cell::text("num", share(r.cumulative)).col("cumulative"),
             Cell::text("", k.row.precision.clone().unwrap_or_else(|| "-".into())).col("precision"),
-            Cell::text("", roof_text(r)).col("roof"),
         ],
     )
 }
