@@ -311,12 +311,31 @@ fn capture_import(
     Ok(artifact)
 }
 
+/// Opens the artifact at `path` alone, selects its top kernel and shows the source tab.
+async fn open_on_source(b: &Browser, base: &str, path: &Path) -> Result<(), BoxError> {
+    b.open_roofline(base).await?;
+    b.pick_file(&path.to_string_lossy()).await?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    b.wait_js(
+        &format!(
+            "const li = document.querySelector('#run-list li.current'); \
+             return li && li.textContent.includes({});",
+            serde_json::to_string(&name)?
+        ),
+        WAIT,
+    )
+    .await?;
+    b.wait_js(
+        "const k = document.querySelector('#kernel-list button'); if (!k) return false; k.click(); return true;",
+        WAIT,
+    )
+    .await?;
+    time_source_view(b).await?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
-#[expect(
-    clippy::too_many_lines,
-    reason = "one browser session opens both artifacts in turn, as a user would"
-)]
 async fn an_artifact_of_a_report_shows_its_sass_and_a_hot_spot_click_moves_the_page(
 ) -> Result<(), BoxError> {
     let dist = dist_dir();
@@ -331,20 +350,7 @@ async fn an_artifact_of_a_report_shows_its_sass_and_a_hot_spot_click_moves_the_p
     let b = Browser::start().await?;
     let result = async {
         // The artifact alone, no report or page picked: the top kernel's SASS.
-        b.open_roofline(&server.base).await?;
-        b.pick_file(&with_sass.to_string_lossy()).await?;
-        b.wait_js(
-            "const li = document.querySelector('#run-list li.current'); \
-             return li && li.textContent.includes('bert.sass.json');",
-            WAIT,
-        )
-        .await?;
-        b.wait_js(
-            "const k = document.querySelector('#kernel-list button'); if (!k) return false; k.click(); return true;",
-            WAIT,
-        )
-        .await?;
-        time_source_view(&b).await?;
+        open_on_source(&b, &server.base, &with_sass).await?;
         let sass = b
             .wait_js(
                 "const c = document.querySelector('#source-table tbody td[data-col=sass]'); \
@@ -390,20 +396,7 @@ async fn an_artifact_of_a_report_shows_its_sass_and_a_hot_spot_click_moves_the_p
         b.screenshot("source-artifact-hot-spot").await?;
 
         // Imported without the page: the statement and the one command.
-        b.open_roofline(&server.base).await?;
-        b.pick_file(&without.to_string_lossy()).await?;
-        b.wait_js(
-            "const li = document.querySelector('#run-list li.current'); \
-             return li && li.textContent.includes('bert.nosass.json');",
-            WAIT,
-        )
-        .await?;
-        b.wait_js(
-            "const k = document.querySelector('#kernel-list button'); if (!k) return false; k.click(); return true;",
-            WAIT,
-        )
-        .await?;
-        time_source_view(&b).await?;
+        open_on_source(&b, &server.base, &without).await?;
         let note = b
             .wait_js(
                 "const n = document.getElementById('source-no-sass'); return n ? n.textContent : '';",

@@ -440,8 +440,8 @@ mod tests {
     use crate::state::model::Workspace;
     use crate::state::test_support::gunzip;
 
-    #[test]
-    fn a_report_with_its_source_page_gives_every_kernel_its_sass_and_figures() {
+    /// The BERT forward's `--set full` report and its source-page export.
+    fn bert_report_and_page() -> (InputFile, InputFile) {
         let report = InputFile {
             name: "bert_full.ncu-rep".into(),
             bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz"),
@@ -450,6 +450,12 @@ mod tests {
             name: "bert_full_source.csv".into(),
             bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz"),
         };
+        (report, page)
+    }
+
+    #[test]
+    fn a_report_with_its_source_page_gives_every_kernel_its_sass_and_figures() {
+        let (report, page) = bert_report_and_page();
         let (runs, errors) = load_batch(vec![report.clone(), page.clone()]);
         assert!(errors.is_empty(), "{errors:?}");
         let mut ws = Workspace::default();
@@ -495,14 +501,7 @@ mod tests {
 
     #[test]
     fn an_artifact_keeps_each_kernels_source_page_with_its_sass_and_stall_names() {
-        let report = InputFile {
-            name: "bert_full.ncu-rep".into(),
-            bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz"),
-        };
-        let page = InputFile {
-            name: "bert_full_source.csv".into(),
-            bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz"),
-        };
+        let (report, page) = bert_report_and_page();
         let (runs, errors) = load_batch(vec![report.clone(), page]);
         assert!(errors.is_empty(), "{errors:?}");
         let mut ws = Workspace::default();
