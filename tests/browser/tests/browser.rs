@@ -1781,6 +1781,18 @@ async fn gzip_files_and_linked_export_pairs_open_as_picked() -> Result<(), BoxEr
             )
             .await?;
         assert!(picked.as_str().is_some_and(|t| t.contains("20 kernels")), "{picked}");
+        // Its warnings are one quiet line, opened by a click.
+        let banner = b
+            .wait_js(
+                "const d = document.getElementById('warning-details'); \
+                 return d && [d.open, d.querySelector('summary').textContent, \
+                   [...d.querySelectorAll('li')].some(li => li.offsetParent !== null)];",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(banner[0], false, "{banner}");
+        assert!(banner[1].as_str().is_some_and(|t| t.starts_with("2 warnings on this run")), "{banner}");
+        assert_eq!(banner[2], false, "{banner}");
         // Linked: the same gzip file, and a raw and details page of one run.
         b.client
             .goto(&format!(
