@@ -221,12 +221,20 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// ncu exports of one run: CSV pages (raw, details, or both), a `.ncu-rep` report, or a
-    /// report with CSV pages of its run.
+    /// report with CSV pages of its run. A report with source counters (`--set full`)
+    /// gives the artifact each kernel's per-instruction figures (its longest launch); a
+    /// source-page export among them is taken as `--source`.
     #[arg(required = true)]
     pub exports: Vec<PathBuf>,
     /// Where to write the artifact.
     #[arg(short, long)]
     pub output: PathBuf,
+    /// The report's source-page export (`ncu --import R --csv --page source --print-source
+    /// cuda,sass`), for the SASS text (and CUDA lines) a report does not hold: joined by
+    /// kernel name and address range and kept in the artifact, so that the viewer's Source
+    /// page and `capture source` show it from the artifact alone. Repeatable.
+    #[arg(long, value_name = "PAGE")]
+    pub source: Vec<PathBuf>,
 }
 
 /// `capture profile`.
@@ -464,8 +472,10 @@ pub enum SourceFormat {
 /// `capture source`.
 #[derive(Debug, Args)]
 pub struct SourceArgs {
-    /// A `.ncu-rep` report with source counters (`--set full`), or an `ncu --import R
-    /// --csv --page source --print-source sass` export; `.gz` is read too.
+    /// A `.ncu-rep` report with source counters (`--set full`), an `ncu --import R --csv
+    /// --page source --print-source sass` export (`.gz` is read too), or an artifact of
+    /// such a report (`capture import R --source PAGE`), which keeps each kernel's longest
+    /// launch with its SASS text.
     pub input: std::path::PathBuf,
     /// Regular expression a kernel name must match; of the matching launches the longest
     /// is shown (a source-page export has no durations: the one that executed the most).

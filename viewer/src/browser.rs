@@ -145,6 +145,40 @@ pub async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
     Ok(bytes_of(&buffer))
 }
 
+/// Un-gzips `bytes` with the browser's own `DecompressionStream` (no inflater in the
+/// WebAssembly, whose release build stays under its size limit).
+///
+/// # Errors
+///
+/// The browser has no `DecompressionStream`, or the data does not un-gzip.
+pub async fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(js_error)?;
+    // `DecompressionStream` is behind web-sys's unstable flag: made through `Reflect`. It is
+    // itself the readable and writable pair `pipeThrough` takes.
+    let cannot = |e: wasm_bindgen::JsValue| {
+        format!(
+            "gzip data, and this browser cannot un-gzip it ({}): gunzip it and pick the file \
+             inside",
+            js_error(e)
+        )
+    };
+    let class = js_sys::Reflect::get(&js_sys::global(), &"DecompressionStream".into())
+        .map_err(cannot)?
+        .dyn_into::<js_sys::Function>()
+        .map_err(cannot)?;
+    let args = js_sys::Array::of1(&"gzip".into());
+    let pair: web_sys::ReadableWritablePair = js_sys::Reflect::construct(&class, &args)
+        .map_err(cannot)?
+        .unchecked_into();
+    let out = blob.stream().pipe_through(&pair);
+    let resp = web_sys::Response::new_with_opt_readable_stream(Some(&out)).map_err(js_error)?;
+    let buffer = JsFuture::from(resp.array_buffer().map_err(js_error)?)
+        .await
+        .map_err(|e| format!("gzip data that does not un-gzip: {}", js_error(e)))?;
+    Ok(bytes_of(&buffer))
+}
+
 /// Fetches a file of the site by relative path and returns its text.
 pub async fn fetch_text(path: &str) -> Result<String, String> {
     let resp = fetch(path).await?;

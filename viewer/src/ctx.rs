@@ -4,9 +4,10 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use shared::read::kind::{kind_of, FileKind};
 
 use crate::browser;
-use crate::state::load::{InputFile, LoadError, Loading, Progress, Run, Stage};
+use crate::state::load::{InputFile, LoadError, Loading, Progress, Run, SourceKind, Stage};
 use crate::state::model::Workspace;
 use crate::state::view::{is_local_path, KernelRef, ViewState};
 
@@ -214,6 +215,17 @@ impl Ctx {
             Ok(first) => first.unwrap_or_default(),
             Err(message) => return loading.add_error(failed(message)),
         };
+        if kind_of(&bytes) == FileKind::Gzip {
+            // Read whole, un-gzipped by the browser, then taken as what it holds.
+            let show = |_| {};
+            if let Err(message) = pieces.rest_into(&mut bytes, &show).await {
+                return loading.add_error(failed(message));
+            }
+            return match unpacked(&name, &bytes).await {
+                Ok(bytes) => loading.push(InputFile { name, bytes }),
+                Err(e) => loading.add_error(e),
+            };
+        }
         if pieces.has_more()
             && crate::state::load::streams(&bytes)
             && !crate::state::load::is_cuda_file(&name)
@@ -266,13 +278,15 @@ impl Ctx {
         });
     }
 
-    /// Fetches bundled files by path and loads each as its own run, in order.
+    /// Fetches bundled files by path and loads them as picked files load: each artifact a
+    /// run, the exports together one run (a report and its pages, `?src=raw.csv&src=
+    /// details.csv`); a gzip file un-gzipped first.
     pub fn load_sources(&self, sources: Vec<String>, remember: bool) {
         let ctx = *self;
         let started = browser::now_ms();
         ctx.pending_since.set(Some(started));
         spawn_local(async move {
-            let mut runs = Vec::new();
+            let mut files = Vec::new();
             let mut errors = Vec::new();
             for src in sources {
                 if !is_local_path(&src) {
@@ -282,31 +296,44 @@ impl Ctx {
                     });
                     continue;
                 }
-                match browser::fetch_bytes(&src).await {
-                    Ok(bytes) => {
-                        let (mut loaded, errs) = ctx
-                            .load_in_slices(vec![InputFile {
-                                name: src.clone(),
-                                bytes,
-                            }])
-                            .await;
-                        for r in &mut loaded {
-                            r.src = Some(src.clone());
-                        }
-                        runs.extend(loaded);
-                        errors.extend(errs);
-                    }
-                    Err(message) => errors.push(LoadError {
+                let fetched = match browser::fetch_bytes(&src).await {
+                    Ok(bytes) if kind_of(&bytes) == FileKind::Gzip => unpacked(&src, &bytes).await,
+                    Ok(bytes) => Ok(bytes),
+                    Err(message) => Err(LoadError {
                         file: src.clone(),
                         message,
                     }),
+                };
+                match fetched {
+                    Ok(bytes) => files.push(InputFile { name: src, bytes }),
+                    Err(e) => errors.push(e),
                 }
+            }
+            let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+            let (mut runs, errs) = ctx.load_in_slices(files).await;
+            errors.extend(errs);
+            // Each run's paths: an artifact's own, the exports' run those of the rest.
+            let mut exports: Vec<String> = names
+                .iter()
+                .filter(|n| {
+                    !runs
+                        .iter()
+                        .any(|r| r.kind == SourceKind::Artifact && r.name == **n)
+                })
+                .cloned()
+                .collect();
+            for r in &mut runs {
+                r.srcs = if r.kind == SourceKind::Artifact {
+                    vec![r.name.clone()]
+                } else {
+                    std::mem::take(&mut exports)
+                };
             }
             if runs.is_empty() {
                 ctx.pending_since.set(None);
             }
             let keep_view = ctx.view.get_untracked();
-            let srcs: Vec<String> = runs.iter().filter_map(|r| r.src.clone()).collect();
+            let srcs: Vec<String> = runs.iter().flat_map(|r| r.srcs.clone()).collect();
             ctx.add_runs(runs, errors, started);
             if remember {
                 ctx.view.update(|v| {
@@ -331,18 +358,17 @@ impl Ctx {
 
     /// Removes a run and everything that pointed at it.
     pub fn remove_run(&self, index: usize) {
-        let src = self
+        let srcs = self
             .ws
-            .with(|ws| ws.runs.get(index).and_then(|r| r.run.src.clone()));
+            .with(|ws| ws.runs.get(index).map(|r| r.run.srcs.clone()))
+            .unwrap_or_default();
         self.ws.update(|ws| {
             if index < ws.runs.len() {
                 ws.runs.remove(index);
             }
         });
         self.view.update(|v| {
-            if let Some(s) = src {
-                v.sources.retain(|x| *x != s);
-            }
+            v.sources.retain(|x| !srcs.contains(x));
             let fix = |r: Option<KernelRef>| match r {
                 Some(r) if r.run == index => None,
                 Some(r) if r.run > index => Some(KernelRef {
@@ -355,4 +381,19 @@ impl Ctx {
             v.compare = fix(v.compare);
         });
     }
+}
+
+/// The file `name`'s gzip `bytes` un-gzipped by the browser ([`browser::gunzip`]), refused as
+/// a file too large for the tab is when what they hold is.
+async fn unpacked(name: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
+    let error = |message| LoadError {
+        file: name.to_owned(),
+        message,
+    };
+    let inside = browser::gunzip(bytes).await.map_err(error)?;
+    if let Some(mut e) = crate::state::load::refuse_large_file(name, inside.len() as u64) {
+        e.message = format!("un-gzipped, {}", e.message);
+        return Err(e);
+    }
+    Ok(inside)
 }

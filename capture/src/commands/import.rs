@@ -10,9 +10,12 @@ use std::process::ExitCode;
 use anyhow::Result;
 use shared::analysis::merge;
 use shared::model::artifact::{LaunchCounters, Origin};
+use shared::read::kind::FileKind;
 use shared::read::ncu::{self, Warning};
+use shared::read::source::LaunchSource;
 
 use crate::cli::ImportArgs;
+use crate::embed::{self, Inputs};
 use crate::files;
 use crate::files::stage_times::Stages;
 use crate::out;
@@ -31,22 +34,58 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
     Ok(ncu::combine_named(exports))
 }
 
+/// Reads and joins several exports of one run as [`read_exports`] does, with the source
+/// pages of the reports' launches that have source counters.
+fn read_exports_with_sources(
+    paths: &[PathBuf],
+) -> Result<(Vec<LaunchCounters>, Vec<Warning>, Vec<LaunchSource>)> {
+    let mut exports = Vec::with_capacity(paths.len());
+    let mut sources = Vec::new();
+    for path in paths {
+        let (mut export, read) = files::read_export_with_sources(path)?;
+        sources.extend(read);
+        let name = shared::text::escape::controls(&crate::provenance::file_name(path)).into_owned();
+        for w in &mut export.warnings {
+            *w = w.in_file(&name);
+        }
+        exports.push((name, export));
+    }
+    let (launches, warnings) = ncu::combine_named(exports);
+    Ok((launches, warnings, sources))
+}
+
 /// `capture import`.
 pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     let mut stages = Stages::from_env();
-    files::refuse_output_among_inputs(&args.output, &args.exports)?;
-    let (launches, warnings) = read_exports(&args.exports)?;
+    let all: Vec<PathBuf> = args.exports.iter().chain(&args.source).cloned().collect();
+    files::refuse_output_among_inputs(&args.output, &all)?;
+    let inputs = Inputs::split(&args.exports, &args.source)?;
+    let (launches, warnings, sources) = read_exports_with_sources(&inputs.exports)?;
     stages.mark("read");
     let n_launches = launches.len();
-    let n_warnings = warnings.len();
+    let mut n_warnings = warnings.len();
     for w in &warnings {
         out::warn(&w.to_string());
     }
-    let artifact = merge::import_launches(
+    let mut artifact = merge::import_launches(
         launches,
         warnings,
-        crate::provenance::base(Origin::Import, &args.exports),
+        crate::provenance::base(Origin::Import, &all),
     );
+    let report = inputs
+        .exports
+        .iter()
+        .find(|p| files::kind(p).is_ok_and(|k| k == FileKind::Report))
+        .map_or_else(|| "REPORT.ncu-rep".to_owned(), |p| files::shown(p));
+    let (kept, source_warnings) =
+        embed::kept_sources(&artifact.kernels, &sources, &inputs.pages, &report)?;
+    drop(sources);
+    artifact.sources = kept;
+    n_warnings += source_warnings.len();
+    // Printed only: the Source page states a missing SASS text itself, where it matters.
+    for w in &source_warnings {
+        out::warn(w);
+    }
     stages.mark("build");
     files::write_artifact_staged(&args.output, &artifact, &mut stages)?;
     stages.print();

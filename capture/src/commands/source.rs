@@ -1,6 +1,7 @@
 //! `capture source`: a kernel's SASS instructions with their per-instruction figures (ncu's
-//! SourceCounters section) and its hot spots, from a `.ncu-rep` report or an `ncu --page
-//! source --csv --print-source sass` export ([`shared::read::source`] does the reading).
+//! SourceCounters section) and its hot spots, from a `.ncu-rep` report, an `ncu --page
+//! source --csv --print-source sass` export ([`shared::read::source`] does the reading) or
+//! an artifact that keeps them (`capture import REPORT --source PAGE`).
 
 use std::process::ExitCode;
 
@@ -45,16 +46,22 @@ impl Kept<'_> {
 }
 
 /// Offers `kept` the launches with source counters of the input at `path`: a report
-/// (`.gz` too) is streamed one message at a time ([`ncu_rep::read_sources_from`]), a
-/// source-page export read whole.
+/// (`.gz` too) is streamed one message at a time ([`ncu_rep::read_sources_from`]), an
+/// artifact's kept source pages and a source-page export read whole.
 fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
     let name = files::shown(path);
     let opened = files::open(path)?;
     if opened.kind == FileKind::Report {
         ncu_rep::read_sources_from(opened.reader(), &mut |l| kept.offer(l))
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    } else if opened.kind == FileKind::Artifact {
+        // An artifact keeps each kernel's longest launch with source counters.
+        drop(opened);
+        for l in files::read_artifact(path)?.sources {
+            kept.offer(l);
+        }
     } else {
-        if let FileKind::CsvExport | FileKind::Artifact | FileKind::Gzip = opened.kind {
+        if let FileKind::CsvExport | FileKind::Gzip = opened.kind {
             // Refused from its first bytes: read whole, a gigabyte of text lines was held
             // before the source-page reader refused its first line.
             let after = if opened.gzip { " (after gunzip)" } else { "" };

@@ -37,6 +37,21 @@ pub fn read_export(path: &Path) -> Result<Export> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))
 }
 
+/// [`read_export`], and for a report also the source page of each launch that has source
+/// counters (read in the same pass, [`shared::read::ncu_rep::read_export_with_source_from`]);
+/// a CSV export has none.
+pub fn read_export_with_sources(
+    path: &Path,
+) -> Result<(Export, Vec<shared::read::source::LaunchSource>)> {
+    if kind(path)? != FileKind::Report {
+        return Ok((read_export(path)?, Vec::new()));
+    }
+    let file = fs::File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
+    let reader = std::io::BufReader::with_capacity(64 << 10, file);
+    shared::read::ncu_rep::read_export_with_source_from(reader)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))
+}
+
 /// What the file at `path` is, from its first bytes ([`kind_of`]).
 pub fn kind(path: &Path) -> Result<FileKind> {
     use std::io::Read;
@@ -47,6 +62,26 @@ pub fn kind(path: &Path) -> Result<FileKind> {
         .read_to_end(&mut first)
         .with_context(|| format!("{}: cannot read", shown(path)))?;
     Ok(kind_of(&first))
+}
+
+/// What the file at `path` holds: [`kind`], and of a gzip stream the kind of what it
+/// un-gzips to (from its first bytes); a stream that does not un-gzip stays
+/// [`FileKind::Gzip`].
+pub fn kind_inside(path: &Path) -> Result<FileKind> {
+    use std::io::Read;
+    let outer = kind(path)?;
+    if outer != FileKind::Gzip {
+        return Ok(outer);
+    }
+    let file = fs::File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
+    let mut first = Vec::new();
+    let read = flate2::read::GzDecoder::new(file)
+        .take(4 << 10)
+        .read_to_end(&mut first);
+    Ok(match read {
+        Ok(_) => kind_of(&first),
+        Err(_) => FileKind::Gzip,
+    })
 }
 
 /// The largest artifact capture reads: 4 GiB, some ten times the artifact of the largest

@@ -46,6 +46,10 @@ pub struct LevelBytes {
     pub l1: Option<f64>,
     /// Why a point is missing, how its bytes were counted, or why it is flagged.
     pub notes: Vec<String>,
+    /// Which of `notes` flag a point (a level with fewer bytes than the one beyond it), by
+    /// place: the viewer says them in one line with their count.
+    #[serde(skip)]
+    pub flagged: Vec<usize>,
 }
 
 /// The level points of a kernel's `launches`, whose summed DRAM, L2 and L1/TEX bytes are
@@ -117,10 +121,13 @@ pub fn level_bytes(
         l1_point = None;
     }
     let below = |a: Option<f64>, b: Option<f64>| a.zip(b).is_some_and(|(a, b)| a > 0.0 && a < b);
+    let mut flagged = Vec::new();
     if below(l1_point, l2) {
+        flagged.push(notes.len());
         notes.push(["L1 point flagged: ", &b(l1_point), " < L2's ", &b(l2)].concat());
     }
     if below(l2, dram) {
+        flagged.push(notes.len());
         notes.push(["L2 point flagged: ", &b(l2), " < DRAM's ", &b(dram)].concat());
     }
     LevelBytes {
@@ -128,6 +135,7 @@ pub fn level_bytes(
         l2,
         l1: l1_point,
         notes,
+        flagged,
     }
 }
 

@@ -60,6 +60,22 @@ pub enum FileKind {
     },
 }
 
+impl FileKind {
+    /// What a file of this kind looks like, in words, for a message that refuses it
+    /// (`gzip data`, `JSON text (an artifact)`, ...).
+    pub fn describe(self) -> String {
+        match self {
+            FileKind::Empty => "empty".into(),
+            FileKind::Artifact => "JSON text (an artifact)".into(),
+            FileKind::Report => "an Nsight Compute report (.ncu-rep)".into(),
+            FileKind::Gzip => "gzip data".into(),
+            FileKind::SourcePage => "ncu's source-page CSV export".into(),
+            FileKind::Binary { at } => format!("binary data (byte {at} is no text)"),
+            FileKind::CsvExport => "CSV text".into(),
+        }
+    }
+}
+
 /// What a file starting with `first` is. `first` may be the whole file or its first bytes
 /// (a few kilobytes decide every kind; a NUL past them is left to the reader).
 pub fn kind_of(first: &[u8]) -> FileKind {

@@ -15,65 +15,14 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize, Serializer};
+pub use crate::model::artifact::{Instruction, LaunchSource};
+use serde::{Deserialize, Serialize};
 
 use crate::error::NcuError;
+use crate::model::artifact::KernelRecord;
 use crate::model::counters::{self, Counter};
 use crate::text::format::opt;
 use crate::text::table::{Column as TableColumn, Table};
-
-/// One SASS instruction and its figures; every figure `None` where the input lacks it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Instruction {
-    /// Address (program counter), written in JSON as hex (`0x7fb1317a2b00`).
-    #[serde(serialize_with = "hex")]
-    pub address: u64,
-    /// The SASS text (`LDG.E R2, desc[UR4][R2.64]`); `None` from a report.
-    pub sass: Option<String>,
-    /// Warp-level instructions executed.
-    pub inst_executed: Option<f64>,
-    /// Thread-level instructions executed.
-    pub thread_inst_executed: Option<f64>,
-    /// Warp-state samples at this address, all reasons.
-    pub samples: Option<f64>,
-    /// Samples by stall reason (`long_scoreboard`, ...), only reasons with samples.
-    pub stalls: BTreeMap<String, f64>,
-    /// Global-memory requests at the L1 tags.
-    pub l1_tag_requests_global: Option<f64>,
-    /// L2 sectors the global accesses need.
-    pub l2_sectors_global: Option<f64>,
-    /// L2 sectors a coalesced access would need.
-    pub l2_sectors_global_ideal: Option<f64>,
-    /// L2 sectors beyond the ideal (uncoalesced access).
-    pub l2_sectors_global_excessive: Option<f64>,
-    /// Shared-memory wavefronts.
-    pub l1_wavefronts_shared: Option<f64>,
-    /// Shared-memory wavefronts a conflict-free access would need.
-    pub l1_wavefronts_shared_ideal: Option<f64>,
-    /// Shared-memory wavefronts beyond the ideal (bank conflicts).
-    pub l1_wavefronts_shared_excessive: Option<f64>,
-    /// Average N-way bank conflict of the shared accesses.
-    pub l1_conflicts_shared_nway: Option<f64>,
-    /// Divergent branch targets.
-    pub divergent_branches: Option<f64>,
-    /// The CUDA source file the instruction was compiled from, where the input has line
-    /// information (`-lineinfo`). Shared with the other instructions of the file (a path
-    /// copied per instruction made a report's file name cost its length once per address).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<Arc<str>>,
-    /// Its line in that file, from 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-    /// The text of that line, where the input holds the file (`--import-source yes`).
-    /// Shared with the other instructions of the line: copied per instruction, a report
-    /// whose file text was one long line needed gigabytes (issue 39).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cuda: Option<Arc<str>>,
-}
-
-fn hex<S: Serializer>(address: &u64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{address:#x}"))
-}
 
 /// The stall reason of a [`counters::SOURCE_STALLS`] counter: its name after `stalled_`.
 pub fn stall_reason(counter: &Counter) -> &'static str {
@@ -198,19 +147,6 @@ impl Instruction {
             .max_by(|a, b| a.1.total_cmp(b.1))
             .map(|(k, v)| (k.as_str(), *v))
     }
-}
-
-/// One launch's instructions, in address order.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LaunchSource {
-    /// The launch's place in its report or export, from 0.
-    pub launch: u64,
-    /// Kernel name as the input prints it.
-    pub kernel: String,
-    /// ncu's duration of the launch, ns (reports only).
-    pub duration_ns: Option<f64>,
-    /// The instructions.
-    pub instructions: Vec<Instruction>,
 }
 
 impl LaunchSource {
@@ -370,6 +306,60 @@ pub fn join_page(launches: &mut [LaunchSource], page: &[LaunchSource]) -> PageJo
         .map(|(b, _)| b)
         .collect();
     join
+}
+
+/// The source pages among `sources` of the launches of `kernel`: the same launch ID and
+/// kernel name (the function as ncu printed it, or its demangled form).
+pub fn of_kernel<'a>(kernel: &KernelRecord, sources: &'a [LaunchSource]) -> Vec<&'a LaunchSource> {
+    let sets = [kernel.cold.as_ref(), kernel.warm.as_deref()];
+    let launches: Vec<_> = sets
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s.launches.iter())
+        .collect();
+    sources
+        .iter()
+        .filter(|s| {
+            launches.iter().any(|l| {
+                l.id == s.launch
+                    && (*l.function == *s.kernel || l.site.demangled.as_deref() == Some(&s.kernel))
+            })
+        })
+        .collect()
+}
+
+/// What an artifact keeps of `sources` (the source pages of its launches): for each kernel
+/// of `kernels`, the launch that stands for it ([`longest`]), in launch order. The Source
+/// page and `capture source` show that launch; the others would multiply the artifact's
+/// size by the launches of a kernel (a BERT forward: 43 launches of 15 kernels).
+pub fn kept_in_artifact(kernels: &[KernelRecord], sources: &[LaunchSource]) -> Vec<LaunchSource> {
+    let mut kept: Vec<LaunchSource> = kernels
+        .iter()
+        .filter_map(|k| longest(&of_kernel(k, sources)).cloned())
+        .collect();
+    kept.sort_by_key(|s| s.launch);
+    kept.dedup_by(|a, b| a.launch == b.launch && a.kernel == b.kernel);
+    kept
+}
+
+/// What adds the SASS text to the source page of `report` (its file name), which keeps the
+/// kernels' binaries and not their text: the one command that exports ncu's source page of
+/// the report and imports the two together, for the Source page and `capture import`'s
+/// warning alike.
+pub fn how_to_add_sass(report: &str) -> String {
+    let page = format!(
+        "{}_source.csv",
+        report
+            .strip_suffix(".gz")
+            .unwrap_or(report)
+            .strip_suffix(".ncu-rep")
+            .unwrap_or(report)
+    );
+    format!(
+        "a report keeps the kernels' binaries, not their SASS text; ncu disassembles them \
+         into its source page: `ncu --import {report} --csv --page source --print-source \
+         cuda,sass > {page} && capture import {report} --source {page} -o run.json`"
+    )
 }
 
 /// The launch that stands for a kernel among `launches`: the longest by ncu's duration,

@@ -215,6 +215,37 @@ async fn verdicts_fit(b: &Browser, what: &str) -> Result<(), BoxError> {
     Ok(())
 }
 
+/// The answer cells of the page shown (verdicts, the roof and its %, ncu's time per
+/// launch) whose right edge is past the visible right edge of what scrolls them, or of the
+/// content panel: an answer that needs a sideways scroll (issue 38). Returns how many were
+/// checked.
+async fn answers_in_view(b: &Browser, what: &str) -> Result<u64, BoxError> {
+    let found = b
+        .client
+        .execute(
+            "const cells = [...document.querySelectorAll('td.verdict, td[data-col=verdict], \
+               td[data-col=roof], td[data-col=ncu_cold]')]; \
+             const panel = document.querySelector('.content').getBoundingClientRect(); \
+             const out = cells.filter(td => { \
+               let p = td.parentElement; \
+               while (p && !(p.clientWidth > 0 && p.scrollWidth > p.clientWidth + 1 \
+                 && getComputedStyle(p).overflowX !== 'visible')) p = p.parentElement; \
+               const edge = Math.min(panel.right, p ? p.getBoundingClientRect().right : panel.right); \
+               return td.getBoundingClientRect().right > edge + 1; }) \
+               .map(td => (td.dataset.col || td.className) + ': ' + td.textContent); \
+             return [cells.length, out];",
+            Vec::new(),
+        )
+        .await?;
+    let checked = found[0].as_u64().unwrap_or(0);
+    let out = found[1].as_array().cloned().unwrap_or_default();
+    assert!(
+        out.is_empty(),
+        "{what}: answers off the panel's right edge: {out:?}"
+    );
+    Ok(checked)
+}
+
 async fn open_tab(b: &Browser, tab: &str) -> Result<(), BoxError> {
     b.client
         .wait()
@@ -344,6 +375,8 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
                     for tab in ["time", "sol", "bytes", "occupancy", "timing"] {
                         open_tab(&b, tab).await?;
                         verdicts_fit(&b, &format!("{what}, {tab}")).await?;
+                        let n = answers_in_view(&b, &format!("{what}, {tab}")).await?;
+                        println!("{what}, {tab}: {n} answer cells, all inside the panel");
                     }
                     for tab in ["memory", "metrics"] {
                         open_tab(&b, tab).await?;
@@ -352,6 +385,19 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
                     }
                 }
             }
+        }
+
+        // The suite's sample too: every answer inside the panel at 1500 px.
+        b.client.set_window_size(1500, 1100).await?;
+        b.client
+            .goto(&format!("{}?src=samples/h200.json&view=overview", server.base))
+            .await?;
+        b.wait_js("return document.getElementById('page-overview')", WAIT)
+            .await?;
+        for tab in ["time", "sol", "bytes", "timing"] {
+            open_tab(&b, tab).await?;
+            let n = answers_in_view(&b, &format!("suite at 1500 px, {tab}")).await?;
+            println!("suite at 1500 px, {tab}: {n} answer cells, all inside the panel");
         }
 
         // A report's SOL DRAM % and SM MHz are shown (they were "-").

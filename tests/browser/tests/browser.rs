@@ -1678,6 +1678,48 @@ async fn two_runs_compare_run_against_run() -> Result<(), BoxError> {
                     && s.contains("beyond the noise")),
             "{summary}"
         );
+        // Run against run is the first thing on the page (issue 38), its numbers right-aligned
+        // on one line, the metrics that moved in words, at every width.
+        for width in [800, 1500, 1920] {
+            b.client.set_window_size(width, 1000).await?;
+            let layout = b
+                .wait_js(
+                    "const page = document.getElementById('page-compare'); \
+                     const diff = document.getElementById('run-diff'); \
+                     if (!page || !diff) return null; \
+                     const cells = [...document.querySelectorAll('#run-diff-table td.num')]; \
+                     const lines = (td) => { const r = document.createRange(); r.selectNodeContents(td); \
+                       return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; }; \
+                     const oneLine = cells.every(td => lines(td) <= 1); \
+                     return { first: page.firstElementChild === diff, \
+                     offset: diff.getBoundingClientRect().top - page.getBoundingClientRect().top, \
+                     right: cells.length > 0 && cells.every(td => getComputedStyle(td).textAlign === 'right'), \
+                     oneLine, \
+                     keys: [...document.querySelectorAll('#run-diff-table td.moved')].some(td => /\\b(sol|stall|flops|occupancy)\\.|_pct|_bytes/.test(td.textContent)), \
+                     noise: document.querySelectorAll('#run-diff-table tr.noise').length };",
+                    WAIT,
+                )
+                .await?;
+            println!("run against run at {width} px: {layout}");
+            assert_eq!(layout["first"], true, "{width} px: {layout}");
+            // Only the section's heading margin above it.
+            assert!(layout["offset"].as_f64().is_some_and(|o| o < 30.0), "{width} px: {layout}");
+            assert_eq!(layout["right"], true, "{width} px: {layout}");
+            assert_eq!(layout["oneLine"], true, "{width} px: {layout}");
+            assert_eq!(layout["keys"], false, "{width} px: {layout}");
+            b.screenshot(&format!("run-diff-{width}")).await?;
+            // The before → after memory chart, for the eye: its labels wrap inside the
+            // room between the boxes at every width.
+            wait_drawn(&b, "compare-memory").await?;
+            b.client
+                .execute(
+                    "document.getElementById('compare-memory').scrollIntoView();",
+                    Vec::new(),
+                )
+                .await?;
+            b.screenshot(&format!("compare-memory-{width}")).await?;
+        }
+        b.client.set_window_size(1600, 1100).await?;
         b.screenshot("run-diff").await?;
         // A row's click compares that pair: transpose, naive (kernel 6 in both runs).
         let i = rows
@@ -1704,6 +1746,92 @@ async fn two_runs_compare_run_against_run() -> Result<(), BoxError> {
     .await;
     if result.is_err() {
         let _ = b.screenshot("run-diff-failure").await;
+    }
+    b.close().await?;
+    result
+}
+
+/// Inputs as the picker takes them (issue 38): a gzip file picked or linked opens as the file
+/// inside, and `?src=` exports of one run open as one run, as the same files picked together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn gzip_files_and_linked_export_pairs_open_as_picked() -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let gz = workspace_root().join("tests/fixtures/diff/run1.json.gz");
+    let raw = workspace_root().join("tests/fixtures/ncu-h200/probe_full_raw.csv");
+    let details = workspace_root().join("tests/fixtures/ncu-h200/probe_full_details.csv");
+    let server = StaticServer::start(dist)?;
+    server.add("/test/run1.json.gz", gz.clone());
+    server.add("/test/raw.csv", raw.clone());
+    server.add("/test/details.csv", details.clone());
+    let b = Browser::start().await?;
+    let runs = "return [...document.querySelectorAll('#run-list li')].map(li => li.textContent);";
+    let result = async {
+        // Picked: the gzip artifact is its run.
+        b.open_roofline(&server.base).await?;
+        b.pick_file(&gz.to_string_lossy()).await?;
+        let picked = b
+            .wait_js(
+                "const li = document.querySelector('#run-list li.current'); \
+                 return li && li.textContent.includes('run1.json.gz') && li.textContent;",
+                WAIT,
+            )
+            .await?;
+        assert!(picked.as_str().is_some_and(|t| t.contains("20 kernels")), "{picked}");
+        // Its warnings are one quiet line, opened by a click.
+        let banner = b
+            .wait_js(
+                "const d = document.getElementById('warning-details'); \
+                 return d && [d.open, d.querySelector('summary').textContent, \
+                   [...d.querySelectorAll('li')].some(li => li.offsetParent !== null)];",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(banner[0], false, "{banner}");
+        assert!(banner[1].as_str().is_some_and(|t| t.starts_with("2 warnings on this run")), "{banner}");
+        assert_eq!(banner[2], false, "{banner}");
+        // Linked: the same gzip file, and a raw and details page of one run.
+        b.client
+            .goto(&format!(
+                "{}?src=test/run1.json.gz&src=test/raw.csv&src=test/details.csv&view=overview",
+                server.base
+            ))
+            .await?;
+        b.wait_js(
+            "return document.querySelectorAll('#run-list li').length === 2",
+            WAIT,
+        )
+        .await?;
+        let linked = b.client.execute(runs, Vec::new()).await?;
+        let linked: Vec<String> = linked
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+            .unwrap_or_default();
+        assert!(linked[0].contains("test/run1.json.gz") && linked[0].contains("20 kernels"), "{linked:?}");
+        assert!(
+            linked[1].contains("test/raw.csv + test/details.csv"),
+            "one run of the two pages: {linked:?}"
+        );
+        // Picked together, the same pair is the same one run.
+        b.open_roofline(&server.base).await?;
+        b.pick_file(&format!("{}\n{}", raw.display(), details.display()))
+            .await?;
+        let pair = b
+            .wait_js(
+                "const li = document.querySelector('#run-list li.current'); \
+                 return li && li.textContent.includes('probe_full_raw.csv + probe_full_details.csv') && li.textContent;",
+                WAIT,
+            )
+            .await?;
+        println!("picked {picked}; linked {linked:?}; picked pair {pair}");
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = b.screenshot("inputs-failure").await;
     }
     b.close().await?;
     result

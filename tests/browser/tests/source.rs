@@ -291,3 +291,139 @@ async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<()
     b.close().await?;
     result
 }
+
+/// `capture import ARGS -o out/NAME.json`: the artifact's path.
+fn capture_import(
+    args: &[&Path],
+    page: Option<&Path>,
+    name: &str,
+) -> Result<std::path::PathBuf, BoxError> {
+    let artifact = out_dir().join(format!("{name}.json"));
+    let mut cmd = std::process::Command::new(capture_bin());
+    cmd.arg("import").args(args);
+    if let Some(p) = page {
+        cmd.arg("--source").arg(p);
+    }
+    let out = cmd.arg("-o").arg(&artifact).output()?;
+    if !out.status.success() {
+        return Err(format!("capture import: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(artifact)
+}
+
+/// Opens the artifact at `path` alone, selects its top kernel and shows the source tab.
+async fn open_on_source(b: &Browser, base: &str, path: &Path) -> Result<(), BoxError> {
+    b.open_roofline(base).await?;
+    b.pick_file(&path.to_string_lossy()).await?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    b.wait_js(
+        &format!(
+            "const li = document.querySelector('#run-list li.current'); \
+             return li && li.textContent.includes({});",
+            serde_json::to_string(&name)?
+        ),
+        WAIT,
+    )
+    .await?;
+    b.wait_js(
+        "const k = document.querySelector('#kernel-list button'); if (!k) return false; k.click(); return true;",
+        WAIT,
+    )
+    .await?;
+    time_source_view(b).await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn an_artifact_of_a_report_shows_its_sass_and_a_hot_spot_click_moves_the_page(
+) -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-rep.gz")?;
+    let bert_page = gunzipped("ncu-h200-bert/bert_full_source.csv.gz")?;
+    let with_sass = capture_import(&[&bert], Some(&bert_page), "bert.sass")?;
+    let without = capture_import(&[&bert], None, "bert.nosass")?;
+    let server = StaticServer::start(dist)?;
+    let b = Browser::start().await?;
+    let result = async {
+        // The artifact alone, no report or page picked: the top kernel's SASS.
+        open_on_source(&b, &server.base, &with_sass).await?;
+        let sass = b
+            .wait_js(
+                "const c = document.querySelector('#source-table tbody td[data-col=sass]'); \
+                 return c ? c.textContent : '';",
+                WAIT,
+            )
+            .await?;
+        assert!(!sass.as_str().unwrap_or_default().is_empty(), "SASS text: {sass}");
+        let state = b
+            .client
+            .execute(
+                "return { noSass: !!document.getElementById('source-no-sass'), \
+                   hotHeads: Array.from(document.querySelectorAll('#source-hot thead th')).map(th => th.textContent), \
+                   stallHeads: Array.from(document.querySelectorAll('#source-table thead th[data-col=stall]')).map(th => th.textContent) };",
+                Vec::new(),
+            )
+            .await?;
+        assert_eq!(state["noSass"], false, "{state}");
+        let heads = state["hotHeads"].as_array().cloned().unwrap_or_default();
+        assert!(heads.iter().any(|h| h == "SASS"), "{state}");
+        let stalls = state["stallHeads"].as_array().cloned().unwrap_or_default();
+        assert!(!stalls.is_empty() && stalls.iter().all(|h| !h.as_str().unwrap_or("_").contains('_')), "{state}");
+        // A click on the last hot spot moves the page, and its row is in the window.
+        let moved = b
+            .client
+            .execute(
+                "window.scrollTo(0, 0); const before = window.scrollY; \
+                 const hot = document.querySelectorAll('#source-hot button.link'); \
+                 hot[hot.length - 1].click(); return before;",
+                Vec::new(),
+            )
+            .await?;
+        let seen = b
+            .wait_js(
+                "const r = document.querySelector('#source-table tbody tr.selected'); \
+                 if (!r) return null; const box = r.getBoundingClientRect(); \
+                 return box.top >= 0 && box.bottom <= window.innerHeight && window.scrollY > 0 \
+                   ? { y: window.scrollY, top: box.top } : null;",
+                WAIT,
+            )
+            .await?;
+        println!("hot spot click: page scrolled from {moved} to {seen}");
+        b.screenshot("source-artifact-hot-spot").await?;
+
+        // Imported without the page: the statement and the one command.
+        open_on_source(&b, &server.base, &without).await?;
+        let note = b
+            .wait_js(
+                "const n = document.getElementById('source-no-sass'); return n ? n.textContent : '';",
+                WAIT,
+            )
+            .await?;
+        let note = note.as_str().unwrap_or_default();
+        assert!(
+            note.contains("--page source --print-source cuda,sass") && note.contains("capture import"),
+            "{note}"
+        );
+        let heads = b
+            .client
+            .execute(
+                "return Array.from(document.querySelectorAll('#source-hot thead th')).map(th => th.textContent);",
+                Vec::new(),
+            )
+            .await?;
+        let heads = heads.as_array().cloned().unwrap_or_default();
+        assert!(!heads.iter().any(|h| h == "SASS" || h == "file:line"), "empty columns dropped: {heads:?}");
+        b.screenshot("source-artifact-no-sass").await?;
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = b.screenshot("source-artifact-failure").await;
+    }
+    b.close().await?;
+    result
+}

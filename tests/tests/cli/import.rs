@@ -180,3 +180,91 @@ fn an_export_whose_name_is_not_utf8_imports_and_is_recorded() {
         "{line}"
     );
 }
+
+/// `capture source ARGS --format json`'s output, asserting success.
+fn source_json(args: &[&str]) -> String {
+    let mut all = vec!["source"];
+    all.extend(args);
+    all.extend(["--format", "json"]);
+    let o = capture(&all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+}
+
+#[test]
+fn a_report_imported_with_its_source_page_keeps_each_kernels_sass_in_the_artifact() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    let page = fixture("ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
+    let art = dir.path().join("suite.json");
+    let o = capture(&["import", s(&report), "--source", s(&page), "-o", s(&art)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("no SASS text"), "{}", stderr(&o));
+    // The artifact alone gives what the report and its page give together.
+    let from_artifact = source_json(&[s(&art), "--kernel", "stride32"]);
+    let from_report = source_json(&[s(&report), "--kernel", "stride32", "--sass", s(&page)]);
+    assert_eq!(from_artifact, from_report);
+    let list: Value = serde_json::from_str(&from_artifact).expect("json");
+    let load = list
+        .as_array()
+        .expect("instructions")
+        .iter()
+        .find(|i| i["sass"].as_str().is_some_and(|t| t.starts_with("LDG")))
+        .expect("a global load with its SASS");
+    assert_eq!(
+        load["file"].as_str().map(|f| f.ends_with("vector_add.cu")),
+        Some(true)
+    );
+    // One launch per kernel is kept, each with text.
+    let a: Value =
+        serde_json::from_str(&std::fs::read_to_string(&art).expect("read")).expect("json");
+    assert_eq!(a["schema"], 6);
+    let sources = a["sources"].as_array().expect("sources");
+    let kernels = a["kernels"].as_array().expect("kernels");
+    assert_eq!(sources.len(), kernels.len());
+    assert!(sources
+        .iter()
+        .all(|l| l["instructions"][0]["sass"].is_string()));
+    // The page among the inputs, as the viewer takes a picked pair: the same artifact but
+    // for the command line in its provenance.
+    let art2 = dir.path().join("suite2.json");
+    let o = capture(&["import", s(&report), s(&page), "-o", s(&art2)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        source_json(&[s(&art2), "--kernel", "stride32"]),
+        from_artifact
+    );
+}
+
+#[test]
+fn a_report_imported_without_its_source_page_says_how_to_add_the_sass() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    let art = dir.path().join("suite.json");
+    let o = capture(&["import", s(&report), "-o", s(&art)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("have no SASS text"), "{err}");
+    assert!(
+        err.contains("--page source --print-source cuda,sass"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("capture import {}", s(&report))),
+        "{err}"
+    );
+    // The figures are kept all the same.
+    let list: Value =
+        serde_json::from_str(&source_json(&[s(&art), "--kernel", "stride32"])).expect("json");
+    let list = list.as_array().expect("instructions");
+    assert!(list
+        .iter()
+        .any(|i| i["inst_executed"].as_f64().is_some_and(|v| v > 0.0)));
+    assert!(list.iter().all(|i| i["sass"].is_null()));
+    // A --source that is no source page is refused, saying what it is.
+    let raw = fixture("ncu-h200/probe_full_raw.csv");
+    let o = capture(&["import", s(&report), "--source", s(&raw), "-o", s(&art)]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("not a source-page export (CSV text)"), "{err}");
+}

@@ -1,8 +1,9 @@
-//! Run against run on the compare page: when the two kernels compared come from two runs,
+//! Run against run, first on the compare page whenever two runs are open:
 //! the whole runs compared as `capture diff` compares them (`shared::analysis::diff`, its
 //! plain state [`shared::analysis::diff::view::DiffView`]): the summary, then a table of
-//! every kernel's change, the most time gained or lost first. A row's click compares that
-//! pair. A leptos component like every page.
+//! every kernel's change, the most time gained or lost first (numbers right-aligned,
+//! slower and faster marked, rows within the noise dimmed, moved metrics in words). A row's
+//! click compares that pair. A leptos component like every page.
 
 use leptos::prelude::*;
 use shared::analysis::diff::view::{DiffView, HEADERS};
@@ -27,6 +28,17 @@ fn view_of(ctx: Ctx, before: usize, after: usize) -> DiffView {
             }
             _ => DiffView::default(),
         })
+}
+
+/// The class of column `c` of [`HEADERS`]: the numbers right-aligned on one line, the
+/// change in percent marked up or down by its row's class (style.css).
+fn cell_class(c: usize) -> &'static str {
+    match HEADERS.get(c).copied() {
+        Some("change") => "num change",
+        Some("before ms" | "after ms" | "change ms" | "noise") => "num",
+        Some("moved most") => "moved",
+        _ => "",
+    }
 }
 
 /// The run-against-run section: nothing unless `runs` names two different runs. A row's
@@ -73,9 +85,12 @@ pub fn RunDiff(
                     let cells = r
                         .cells
                         .iter()
-                        .map(|c| view! { <td>{c.clone()}</td> })
+                        .enumerate()
+                        .map(|(c, text)| view! { <td class=cell_class(c)>{text.clone()}</td> })
                         .collect_view();
-                    view! { <tr class=r.status on:click=move |_| pick(i)>{cells}</tr> }
+                    // Within the noise (`-`) is dimmed by its class.
+                    let class = if r.status == "-" { "noise" } else { r.status };
+                    view! { <tr class=class on:click=move |_| pick(i)>{cells}</tr> }
                 })
                 .collect_view();
             let summary = v
@@ -85,7 +100,8 @@ pub fn RunDiff(
                 .collect_view();
             let head = HEADERS
                 .iter()
-                .map(|h| view! { <th>{*h}</th> })
+                .enumerate()
+                .map(|(c, h)| view! { <th class=cell_class(c)>{*h}</th> })
                 .collect_view();
             Some(view! {
                 <section class="run-diff" id="run-diff">

@@ -122,8 +122,8 @@ pub fn ErrorList() -> impl IntoView {
     }
 }
 
-/// The current run's warnings, on every page: the first few, and how many more (all of
-/// them on the overview).
+/// The current run's warnings, on every page: one line with their count, opened to the
+/// first few and how many more (all of them on the overview).
 #[component]
 pub fn Banner() -> impl IntoView {
     let ctx = Ctx::get();
@@ -145,32 +145,43 @@ pub fn Banner() -> impl IntoView {
             view! {
                 <div class="banner" id="warning-banner" role="status">
                     {sampled.map(|s| view! { <p class="sampled" id="sampled-line">{s}</p> })}
-                    <strong>
-                        {(!lines.is_empty())
-                            .then(|| {
-                                format!(
-                                    "{} warning{} on this run: ",
-                                    lines.len(),
-                                    if lines.len() == 1 { "" } else { "s" },
-                                )
-                            })}
-                    </strong>
-                    <ul>
-                        {lines
-                            .into_iter()
-                            .take(BANNER_SHOWN)
-                            .map(|l| {
-                                let title = l.clone();
-                                view! { <li title=title>{l}</li> }
-                            })
-                            .collect_view()}
-                    </ul>
-                    {(more > 0)
+                    // The warnings are collapsed to one line (ncu's own NaNs and negative
+                    // counts on every page of a report shouted; issue 38); a click opens them.
+                    {(!lines.is_empty())
                         .then(|| {
+                            let n = lines.len();
                             view! {
-                                <p class="muted">
-                                    {format!("and {more} more: all of them are on the Overview.")}
-                                </p>
+                                <details id="warning-details">
+                                    <summary>
+                                        <strong>
+                                            {format!(
+                                                "{n} warning{} on this run",
+                                                if n == 1 { "" } else { "s" },
+                                            )}
+                                        </strong>
+                                        ": show them"
+                                    </summary>
+                                    <ul>
+                                        {lines
+                                            .into_iter()
+                                            .take(BANNER_SHOWN)
+                                            .map(|l| {
+                                                let title = l.clone();
+                                                view! { <li title=title>{l}</li> }
+                                            })
+                                            .collect_view()}
+                                    </ul>
+                                    {(more > 0)
+                                        .then(|| {
+                                            view! {
+                                                <p class="muted">
+                                                    {format!(
+                                                        "and {more} more: all of them are on the Overview.",
+                                                    )}
+                                                </p>
+                                            }
+                                        })}
+                                </details>
                             }
                         })}
                 </div>

@@ -77,7 +77,8 @@ pub fn VirtualTable(
     /// How a sortable table sorts.
     #[prop(optional)]
     sorting: Option<Sorting>,
-    /// A display position to scroll into view whenever it is set (a hot spot clicked).
+    /// A display position to scroll into view whenever it is set (a hot spot clicked): the
+    /// table's box to the row, and the page to the box.
     #[prop(optional)]
     scroll_to: Option<Signal<Option<usize>>>,
 ) -> impl IntoView {
@@ -125,6 +126,9 @@ pub fn VirtualTable(
             };
             let top = pos as f64 * row_px.get_untracked() - viewport_px.get_untracked() / 3.0;
             el.set_scroll_top(top.max(0.0) as i32);
+            // The page moves too, to the table's top, so that the row is in the window and
+            // not only in a box below the fold (issue 38).
+            el.scroll_into_view_with_bool(true);
             request_animation_frame(measure);
         });
     }

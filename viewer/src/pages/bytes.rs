@@ -9,7 +9,7 @@ use crate::components::term::Term;
 use crate::components::virtual_table::{rows_memo, Sorting, VirtualTable};
 use crate::ctx::Ctx;
 use crate::state::model::{sorted_indices, Column};
-use crate::state::table::{bytes_header, bytes_row, bytes_titles};
+use crate::state::table::{bytes_header, bytes_row, bytes_titles, BYTES_SHOWN};
 use crate::state::view::KernelRef;
 
 /// The bytes table of the current run.
@@ -47,7 +47,7 @@ pub fn BytesPage() -> impl IntoView {
     };
     // A header sorts by its column (again: the other way) and explains it.
     let on_sort = Callback::new(move |i: usize| {
-        let Some(col) = Column::ALL.get(i).copied() else {
+        let Some(col) = BYTES_SHOWN.get(i).copied() else {
             return;
         };
         sort.update(|s| {
@@ -63,7 +63,7 @@ pub fn BytesPage() -> impl IntoView {
     });
     let by = Signal::derive(move || {
         sort.get()
-            .and_then(|(col, asc)| Column::ALL.iter().position(|c| *c == col).map(|i| (i, asc)))
+            .and_then(|(col, asc)| BYTES_SHOWN.iter().position(|c| *c == col).map(|i| (i, asc)))
     });
     let export = move |_| {
         let run = ctx.current_run();

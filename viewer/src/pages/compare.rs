@@ -1,7 +1,7 @@
 //! Two kernels or two runs side by side, with the charts kept: one roofline with the
 //! before → after points joined, the memory chart with both values and their ratio on every
 //! arrow, the stall chart with both kernels' shares of every reason, and the key figures in
-//! two columns. When the two kernels come from two runs, the runs compared kernel by
+//! two columns. Whenever two runs are open, first on the page, the runs compared kernel by
 //! kernel (`components::run_diff`). Below them, when the loaded runs are the ranks of one job or the devices of
 //! one host, those side by side (`pages::multi`).
 
@@ -147,8 +147,19 @@ pub fn ComparePage() -> impl IntoView {
             all
         })
     });
+    // Run against run, first on the page whenever two runs are open: the runs of the two
+    // kernels compared, else the first two runs.
+    let runs = Signal::derive(move || {
+        let n = ctx.ws.with(|ws| ws.runs.len());
+        match (a.get(), b.get()) {
+            (Some(a), Some(b)) if a.run != b.run => Some((a.run, b.run)),
+            _ if n >= 2 => Some((0, 1)),
+            _ => None,
+        }
+    });
     view! {
         <div class="page compare" id="page-compare">
+            <RunDiff runs=runs />
             <div class="toolbar">
                 <label>
                     "before "
@@ -174,7 +185,6 @@ pub fn ComparePage() -> impl IntoView {
                     <CompareTable a=a b=b />
                 </div>
             </div>
-            <RunDiff runs=Signal::derive(move || a.get().zip(b.get()).map(|(a, b)| (a.run, b.run))) />
             <RanksAndDevices />
         </div>
     }

@@ -514,12 +514,9 @@ fn QuestionCard(questions: Arc<Vec<Question>>, index: usize) -> impl IntoView {
             })
             .collect_view();
         let path = q.sample_path();
-        let run = ctx.ws.with(|ws| {
-            ws.runs
-                .iter()
-                .find(|r| r.run.src.as_deref() == Some(path.as_str()))
-                .cloned()
-        });
+        let run = ctx
+            .ws
+            .with(|ws| ws.runs.iter().find(|r| r.run.srcs.contains(&path)).cloned());
         let open = run.is_none().then(|| {
             view! {
                 <button

@@ -74,7 +74,8 @@ pub fn SourcePage() -> impl IntoView {
                         "No source counters for this kernel. They are in a report (.ncu-rep) of \
                          a set with the SourceCounters section (--set full, or capture profile \
                          --source); pick its source-page export (ncu --import R --csv --page \
-                         source --print-source sass) with it for the SASS text."
+                         source --print-source sass) with it for the SASS text, or open the \
+                         artifact of capture import R --source PAGE."
                     </p>
                 }
                 .into_any();
@@ -86,13 +87,25 @@ pub fn SourcePage() -> impl IntoView {
                 row.selected = focus.get() == Some(at);
                 Some(row)
             };
-            let hot = hot_rows(&view, focus);
+            let (has_line, has_text) = (view.hot_have_lines(), view.hot_have_text());
+            let hot = hot_rows(&view, focus, has_line, has_text);
             let lines = lines_table(&view);
+            let no_sass = view.sass_missing.clone().map(|how| {
+                view! {
+                    <p class="note" id="source-no-sass">
+                        <strong>"No SASS text for this kernel. "</strong>
+                        {how}
+                        ". Or pick that source-page export here together with the report."
+                    </p>
+                }
+            });
             view! {
                 <p class="muted" id="source-summary">{view.summary.clone()}</p>
+                {no_sass}
                 <h3>"Hot spots"</h3>
                 <p class="muted">
-                    "Most warp-state samples first (where the warps wait), then most executed."
+                    "Most warp-state samples first (where the warps wait), then most executed. \
+                     A click on # moves to the instruction in the table below."
                 </p>
                 <table class="grid" id="source-hot">
                     <thead>
@@ -102,8 +115,8 @@ pub fn SourcePage() -> impl IntoView {
                             <th>"samples"</th>
                             <th>"executed"</th>
                             <th>"top stall (samples)"</th>
-                            <th>"file:line"</th>
-                            <th>"instruction"</th>
+                            {has_line.then(|| view! { <th>"file:line"</th> })}
+                            {has_text.then(|| view! { <th>"SASS"</th> })}
                         </tr>
                     </thead>
                     <tbody>{hot}</tbody>
@@ -129,8 +142,14 @@ pub fn SourcePage() -> impl IntoView {
     }
 }
 
-/// The hot spots' rows; a click on one sets `focus` to its instruction.
-fn hot_rows(view: &SourceView, focus: RwSignal<Option<usize>>) -> impl IntoView {
+/// The hot spots' rows, with the file:line and text cells where some hot spot has them; a
+/// click on one sets `focus` to its instruction.
+fn hot_rows(
+    view: &SourceView,
+    focus: RwSignal<Option<usize>>,
+    has_line: bool,
+    has_text: bool,
+) -> impl IntoView {
     view.hot
         .iter()
         .filter_map(|&at| view.hot_line(at))
@@ -147,8 +166,8 @@ fn hot_rows(view: &SourceView, focus: RwSignal<Option<usize>>) -> impl IntoView 
                     <td class="num">{h.samples}</td>
                     <td class="num">{h.executed}</td>
                     <td>{h.stall}</td>
-                    <td>{h.line}</td>
-                    <td class="code">{h.text}</td>
+                    {has_line.then(|| view! { <td>{h.line}</td> })}
+                    {has_text.then(|| view! { <td class="code">{h.text}</td> })}
                 </tr>
             }
         })

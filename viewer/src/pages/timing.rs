@@ -1,6 +1,7 @@
 //! Event time and ncu duration side by side, each labelled with the cache and clock
 //! control it was taken under, so a locked-clock replay is never read as the program's
-//! own time. Rows are plain data from `state::table`.
+//! own time. Only the columns the run fills (an import has no event times). Rows are plain
+//! data from `state::table`.
 
 use leptos::prelude::*;
 
@@ -8,17 +9,18 @@ use super::{current_ref, kernel_rows};
 use crate::components::term::Term;
 use crate::components::virtual_table::VirtualTable;
 use crate::ctx::Ctx;
-use crate::state::table::{timing_controls, timing_header, timing_row};
+use crate::state::table::{timing_controls, timing_header, timing_row, TimingColumns};
 
 /// The timing table of the current run.
 #[component]
 pub fn TimingPage() -> impl IntoView {
     let ctx = Ctx::get();
-    let row = move |_: usize, kernel: usize| {
-        let kr = current_ref(kernel);
+    // The columns the current run fills; the table is made again when they change.
+    let shown = Memo::new(move |_| {
+        let run = ctx.current_run();
         ctx.ws
-            .with_untracked(|ws| ws.kernel(kr).map(|(_, k)| timing_row(kr, k)))
-    };
+            .with(|ws| ws.runs.get(run).map(|r| TimingColumns::of(r)))
+    });
     let controls = move || {
         let run = ctx.current_run();
         ctx.ws
@@ -45,12 +47,26 @@ pub fn TimingPage() -> impl IntoView {
                     })
             }}
             <p class="muted">"Every time here is per launch."</p>
-            <VirtualTable
-                id="timing-table"
-                rows=kernel_rows()
-                header=timing_header()
-                row=Box::new(row)
-            />
+            {move || {
+                shown
+                    .get()
+                    .map(|cols| {
+                        let row = move |_: usize, kernel: usize| {
+                            let kr = current_ref(kernel);
+                            ctx.ws.with_untracked(|ws| {
+                                ws.kernel(kr).map(|(_, k)| timing_row(kr, k, cols))
+                            })
+                        };
+                        view! {
+                            <VirtualTable
+                                id="timing-table"
+                                rows=kernel_rows()
+                                header=timing_header(cols)
+                                row=Box::new(row)
+                            />
+                        }
+                    })
+            }}
         </div>
     }
 }

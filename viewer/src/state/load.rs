@@ -46,15 +46,15 @@ pub enum SourceKind {
 pub struct Run {
     /// Display name: the file name, or the export names joined with " + ".
     pub name: String,
-    /// Path the run was fetched from (`samples/h200.json`), when it came by URL, so a link
-    /// can reopen it.
-    pub src: Option<String>,
+    /// Paths the run was fetched from (`samples/h200.json`; the exports of one run, several),
+    /// when it came by URL, so a link can reopen it.
+    pub srcs: Vec<String>,
     /// Artifact or imported export.
     pub kind: SourceKind,
     /// The data.
     pub artifact: Artifact,
     /// The source pages of its launches that have them (from reports and source-page
-    /// exports), in launch order; empty for an artifact.
+    /// exports, or those an artifact keeps: each kernel's longest launch), in launch order.
     pub sources: Vec<LaunchSource>,
 }
 
@@ -122,12 +122,13 @@ pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
         ))
     })?;
     Artifact::from_json(text)
-        .map(|artifact| Run {
+        .map(|mut artifact| Run {
             name: file.name.clone(),
-            src: None,
+            srcs: Vec::new(),
             kind: SourceKind::Artifact,
+            // The source pages the artifact keeps (schema 6), where the views look for them.
+            sources: std::mem::take(&mut artifact.sources),
             artifact,
-            sources: Vec::new(),
         })
         .map_err(|e| error(e.to_string()))
 }
@@ -156,7 +157,7 @@ fn import_read(
     };
     Ok(Run {
         name: names.join(" + "),
-        src: None,
+        srcs: Vec::new(),
         kind: SourceKind::NcuExport,
         artifact: shared::analysis::merge::import_launches(launches, warnings, provenance),
         sources,
@@ -519,6 +520,13 @@ impl Loading {
                 file: file.name,
                 message: "the file is empty".into(),
             });
+        } else if kind_of(&file.bytes) == FileKind::Gzip {
+            // The page un-gzips a file before it gets here (`ctx`); this one was not.
+            self.errors.push(LoadError {
+                file: file.name,
+                message: "gzip data that was not un-gzipped: gunzip it and pick the file inside"
+                    .into(),
+            });
         } else if kind_of(&file.bytes) == FileKind::Report {
             self.current = Some(Current::Report(file.name, file.bytes));
         } else if is_source_page(&file.bytes) {
@@ -703,6 +711,18 @@ mod tests {
     /// A page of the H200 probe suite, `tests/fixtures/ncu-h200/NAME`.
     fn fixture(name: &str) -> InputFile {
         crate::state::test_support::input(&format!("tests/fixtures/ncu-h200/{name}"))
+    }
+
+    #[test]
+    fn gzip_data_that_reaches_the_reader_is_named_as_gzip() {
+        let gz = crate::state::test_support::input(
+            "tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz",
+        );
+        let (runs, errors) = load_batch(vec![gz]);
+        assert!(runs.is_empty());
+        let message = &errors[0].message;
+        assert!(message.starts_with("gzip data"), "{message}");
+        assert!(!message.contains("NVR"), "{message}");
     }
 
     #[test]

@@ -58,8 +58,28 @@ pub struct RooflineModel {
     /// Things the reader should know (points above a roof, kernels left out and why).
     pub notes: Vec<String>,
     /// Short names of kernels with no FLOPs at the chosen precision (memory-only kernels
-    /// such as copies have intensity zero, which a log axis cannot show).
-    pub no_flops: Vec<String>,
+    /// such as copies have intensity zero, which a log axis cannot show), with their shares
+    /// of the kernel time, the largest first once the chart is built.
+    pub no_flops: Vec<(String, f64)>,
+    /// Kernels considered and kernels plotted, with their summed shares of the kernel time
+    /// (over runs, so a share of the sum).
+    pub coverage: Coverage,
+    /// Each point flagged because its level moved fewer bytes than the one beyond it
+    /// (`copy: L1 point flagged: ...`), said in one note with their count.
+    pub flagged_levels: Vec<String>,
+}
+
+/// How much of the kernels a roofline shows: the line under the chart.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Coverage {
+    /// Kernels the chart considered.
+    pub kernels: usize,
+    /// Kernels with a point.
+    pub plotted: usize,
+    /// Their summed time shares, and those of the plotted ones.
+    pub share: f64,
+    /// The plotted kernels' summed shares.
+    pub plotted_share: f64,
 }
 
 impl PointInfo {
@@ -311,14 +331,21 @@ fn add_run(
         let Some(fig) = run.kernels.get(k) else {
             continue;
         };
+        let share = fig.row.time_share.unwrap_or(0.0);
+        model.coverage.kernels += 1;
+        model.coverage.share += share;
         match kernel_points(run, run_index, fig, precision) {
             Ok((points, infos)) => {
-                model.notes.extend(
-                    fig.levels
-                        .notes
-                        .iter()
-                        .map(|n| [fig.short.as_str(), ": ", n].concat()),
-                );
+                model.coverage.plotted += 1;
+                model.coverage.plotted_share += share;
+                for (i, n) in fig.levels.notes.iter().enumerate() {
+                    let note = [fig.short.as_str(), ": ", n].concat();
+                    if fig.levels.flagged.contains(&i) {
+                        model.flagged_levels.push(note);
+                    } else {
+                        model.notes.push(note);
+                    }
+                }
                 let r = KernelRef {
                     run: run_index,
                     kernel: k,
@@ -335,31 +362,88 @@ fn add_run(
                 model.infos.push(infos);
                 model.refs.push(r);
             }
-            Err(note) if note.ends_with(NO_FLOPS) => model.no_flops.push(fig.short.clone()),
+            Err(note) if note.ends_with(NO_FLOPS) => {
+                model.no_flops.push((fig.short.clone(), share))
+            }
             Err(note) => model.notes.push(note),
         }
     }
 }
 
-fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
-    model.analytic = runs.iter().all(|r| !r.has_counters());
+/// The line under the chart when it leaves kernels out: how many are plotted and their
+/// share of the kernel time, then those without FLOPs at the precision, largest first.
+fn coverage_line(model: &mut RooflineModel, precision: Plotted) -> Option<String> {
+    let c = model.coverage;
+    let pct = |part: f64| {
+        if c.share > 0.0 {
+            format!(", {:.0} % of kernel time", 100.0 * part / c.share)
+        } else {
+            String::new()
+        }
+    };
+    if c.kernels == 0 || c.plotted == c.kernels {
+        return None;
+    }
+    let mut line = format!(
+        "{} of {} kernels plotted{}",
+        c.plotted,
+        c.kernels,
+        pct(c.plotted_share)
+    );
     if !model.no_flops.is_empty() {
         const SHOWN: usize = 12;
+        model.no_flops.sort_by(|a, b| b.1.total_cmp(&a.1));
         let n = model.no_flops.len();
-        let mut names = model.no_flops[..n.min(SHOWN)].join(", ");
+        let left: f64 = model.no_flops.iter().map(|(_, s)| s).sum();
+        let mut names = model.no_flops[..n.min(SHOWN)]
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
         if n > SHOWN {
             names.push_str(&format!(" and {} more", n - SHOWN));
         }
-        model.notes.insert(
-            0,
-            format!(
-                "{n} kernel(s) without {} (counted or hand-counted) have no point: {names}",
-                match precision {
-                    Plotted::Kind(w) => format!("{} {}s", w.label(), w.unit()),
-                    Plotted::Own => "FLOPs or OPs".to_string(),
-                }
-            ),
-        );
+        let without = match precision {
+            Plotted::Kind(w) => format!("{} {}s", w.label(), w.unit()),
+            Plotted::Own => "FLOPs or OPs".to_string(),
+        };
+        let share = if c.share > 0.0 {
+            format!(" ({:.0} %)", 100.0 * left / c.share)
+        } else {
+            String::new()
+        };
+        line.push_str(&format!(
+            "; {n} without {without} (counted or hand-counted){share}, largest first: {names}"
+        ));
+    }
+    Some(line)
+}
+
+/// The points flagged for a level with fewer bytes than the one beyond it, in one line
+/// with their count (the suite had 15 lines of them).
+fn flagged_levels_line(flagged: &[String]) -> Option<String> {
+    if flagged.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 4;
+    let n = flagged.len();
+    let more = n.saturating_sub(SHOWN);
+    Some(format!(
+        "{n} point(s) flagged, a level with fewer bytes than the one beyond it (the \
+         counters disagree; the point is drawn all the same): {}{}",
+        flagged[..n.min(SHOWN)].join("; "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
+    model.analytic = runs.iter().all(|r| !r.has_counters());
+    if let Some(line) = coverage_line(model, precision) {
+        model.notes.insert(0, line);
     }
     let time = if runs
         .iter()
@@ -379,18 +463,36 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
     model.chart.subtitle = format!("{}, {kind}, {time}", precision.label());
     let flagged = model.chart.flag_points_above_roofs();
     if flagged > 0 {
-        for (series, infos) in model.chart.series.iter().zip(&model.infos) {
-            for (p, info) in series.points.iter().zip(infos) {
-                if p.above_roof {
-                    model.notes.push(format!(
-                        "{} ({} point): above the roof at its intensity; a count or the time \
-                         is wrong (often hand-counted bytes that caches served)",
-                        info.name,
-                        info.level.label()
-                    ));
-                }
+        // One line with the count, however many points (15 on the suite's L1 points).
+        const SHOWN: usize = 6;
+        let named: Vec<String> = model
+            .chart
+            .series
+            .iter()
+            .zip(&model.infos)
+            .flat_map(|(series, infos)| series.points.iter().zip(infos))
+            .filter(|(p, _)| p.above_roof)
+            .map(|(_, info)| format!("{} ({})", info.short, info.level.label()))
+            .collect();
+        let more = named.len().saturating_sub(SHOWN);
+        model.notes.push(format!(
+            "{flagged} point(s) above the roof at their intensity, flagged on the chart: a count \
+             or the time is wrong (often hand-counted bytes that caches served): {}{}",
+            named
+                .iter()
+                .take(SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
             }
-        }
+        ));
+    }
+    if let Some(line) = flagged_levels_line(&model.flagged_levels) {
+        model.notes.push(line);
     }
     let clipped = model.chart.fit().clipped;
     if !clipped.is_empty() {
@@ -842,9 +944,17 @@ mod tests {
     fn kernels_without_flops_share_one_note() {
         let ws = fixture_named("probe_metrics_raw_with_stdout.csv");
         let model = run_roofline(&ws, 0, Plotted::Kind(Work::Fp32));
-        assert_eq!(model.no_flops, vec!["copy".to_string()]);
+        assert_eq!(
+            model
+                .no_flops
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>(),
+            vec!["copy"]
+        );
         assert!(
-            model.notes[0].starts_with("1 kernel(s) without FP32 FLOPs"),
+            model.notes[0].starts_with("1 of 2 kernels plotted, ")
+                && model.notes[0].contains("; 1 without FP32 FLOPs (counted or hand-counted) ("),
             "{:?}",
             model.notes
         );
@@ -880,7 +990,7 @@ mod tests {
                 if let (Some(l1), Some(l2)) = (at(Level::L1), at(Level::L2)) {
                     let short = &series.label;
                     let flagged = model
-                        .notes
+                        .flagged_levels
                         .iter()
                         .any(|n| n.starts_with(&format!("{short}: L1 point flagged")));
                     assert!(l1 <= l2 || flagged, "{} {l1} {l2}", infos[0].name);

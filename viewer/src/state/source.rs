@@ -5,8 +5,11 @@
 
 use std::sync::Arc;
 
+use shared::analysis::latency::stalls::sampled_name;
 use shared::model::counters;
-use shared::read::source::{longest, stall_reason, Instruction, LaunchSource, LineFigures};
+use shared::read::source::{
+    how_to_add_sass, longest, of_kernel, stall_reason, Instruction, LaunchSource, LineFigures,
+};
 
 use super::model::RunView;
 use super::table::{Cell, Head, Row};
@@ -65,7 +68,7 @@ impl Col {
             Col::Executed => "executed",
             Col::ThreadExecuted => "thread inst.",
             Col::Samples => "samples",
-            Col::Stall(reason) => reason,
+            Col::Stall(reason) => sampled_name(reason),
             Col::Requests => "L1 requests",
             Col::Sectors => "L2 sectors",
             Col::PerRequest => "sectors / request",
@@ -173,6 +176,9 @@ pub struct SourceView {
     /// Its CUDA source lines with their instructions' figures summed (empty without line
     /// information).
     pub lines: Vec<LineRow>,
+    /// Where no instruction has SASS text: what adds it
+    /// ([`shared::read::source::how_to_add_sass`]).
+    pub sass_missing: Option<String>,
 }
 
 /// A CUDA source line as the view lists it.
@@ -209,28 +215,31 @@ impl LineRow {
     }
 }
 
-/// The source pages of kernel `kernel` of `run`: those of its launches (same launch ID and
-/// kernel name).
+/// The source pages of kernel `kernel` of `run`: those of its launches
+/// ([`shared::read::source::of_kernel`]).
 pub fn kernel_sources(run: &RunView, kernel: usize) -> Vec<&LaunchSource> {
-    let Some(record) = run.run.artifact.kernels.get(kernel) else {
-        return Vec::new();
-    };
-    let sets = [record.cold.as_ref(), record.warm.as_deref()];
-    let launches: Vec<_> = sets
-        .into_iter()
-        .flatten()
-        .flat_map(|s| s.launches.iter())
-        .collect();
     run.run
-        .sources
+        .artifact
+        .kernels
+        .get(kernel)
+        .map(|record| of_kernel(record, &run.run.sources))
+        .unwrap_or_default()
+}
+
+/// The report a run was read from, by its name among the run's inputs (for the command
+/// that adds its SASS text), else the run's name.
+fn report_name(run: &RunView) -> String {
+    let inputs = &run.run.artifact.provenance.inputs;
+    inputs
         .iter()
-        .filter(|s| {
-            launches.iter().any(|l| {
-                l.id == s.launch
-                    && (*l.function == *s.kernel || l.site.demangled.as_deref() == Some(&s.kernel))
-            })
+        .find(|i| {
+            let i = i.strip_suffix(".gz").unwrap_or(i);
+            std::path::Path::new(i)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("ncu-rep"))
         })
-        .collect()
+        .cloned()
+        .unwrap_or_else(|| run.run.name.clone())
 }
 
 impl SourceView {
@@ -238,11 +247,27 @@ impl SourceView {
     /// `None` when none has them.
     pub fn of(run: &RunView, kernel: usize) -> Option<SourceView> {
         let pick = longest(&kernel_sources(run, kernel))?;
-        Some(SourceView::new(Arc::new(pick.clone())))
+        Some(SourceView::new(Arc::new(pick.clone()), &report_name(run)))
     }
 
-    /// The view of one launch's source page.
-    pub fn new(source: Arc<LaunchSource>) -> SourceView {
+    /// Whether any hot spot has a CUDA line (the hot-spot table drops the column if not).
+    pub fn hot_have_lines(&self) -> bool {
+        self.hot
+            .iter()
+            .filter_map(|&at| self.source.instructions.get(at))
+            .any(|i| i.line.is_some())
+    }
+
+    /// Whether any hot spot has SASS or CUDA text.
+    pub fn hot_have_text(&self) -> bool {
+        self.hot
+            .iter()
+            .filter_map(|&at| self.source.instructions.get(at))
+            .any(|i| i.sass.is_some() || i.cuda.is_some())
+    }
+
+    /// The view of one launch's source page, read from the report named `report`.
+    pub fn new(source: Arc<LaunchSource>, report: &str) -> SourceView {
         let ins = &source.instructions;
         let mut columns = vec![Col::Index, Col::Address];
         if ins.iter().any(|i| i.line.is_some()) {
@@ -294,12 +319,14 @@ impl SourceView {
             count(source.samples()),
         );
         let lines = source.by_line().iter().map(LineRow::of).collect();
+        let sass_missing = (!columns.contains(&Col::Sass)).then(|| how_to_add_sass(report));
         SourceView {
             source,
             columns,
             hot,
             summary,
             lines,
+            sass_missing,
         }
     }
 
@@ -373,9 +400,10 @@ impl SourceView {
             address: format!("{:#x}", i.address),
             samples: i.samples.map_or_else(|| "-".into(), count),
             executed: i.inst_executed.map_or_else(|| "-".into(), count),
-            stall: i
-                .top_stall()
-                .map_or_else(|| "-".into(), |(r, v)| format!("{r} {}", count(v))),
+            stall: i.top_stall().map_or_else(
+                || "-".into(),
+                |(r, v)| format!("{} {}", sampled_name(r), count(v)),
+            ),
             line: self.line_of(i),
             text: i
                 .sass
@@ -412,8 +440,8 @@ mod tests {
     use crate::state::model::Workspace;
     use crate::state::test_support::gunzip;
 
-    #[test]
-    fn a_report_with_its_source_page_gives_every_kernel_its_sass_and_figures() {
+    /// The BERT forward's `--set full` report and its source-page export.
+    fn bert_report_and_page() -> (InputFile, InputFile) {
         let report = InputFile {
             name: "bert_full.ncu-rep".into(),
             bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz"),
@@ -422,6 +450,12 @@ mod tests {
             name: "bert_full_source.csv".into(),
             bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz"),
         };
+        (report, page)
+    }
+
+    #[test]
+    fn a_report_with_its_source_page_gives_every_kernel_its_sass_and_figures() {
+        let (report, page) = bert_report_and_page();
         let (runs, errors) = load_batch(vec![report.clone(), page.clone()]);
         assert!(errors.is_empty(), "{errors:?}");
         let mut ws = Workspace::default();
@@ -463,6 +497,56 @@ mod tests {
         let (none, errors) = load_batch(vec![page]);
         assert!(none.is_empty());
         assert!(errors[0].message.contains("pick it together"), "{errors:?}");
+    }
+
+    #[test]
+    fn an_artifact_keeps_each_kernels_source_page_with_its_sass_and_stall_names() {
+        let (report, page) = bert_report_and_page();
+        let (runs, errors) = load_batch(vec![report.clone(), page]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        let run = &ws.runs[0];
+        // What `capture import REPORT --source PAGE` writes, read back as an artifact.
+        let mut artifact = run.run.artifact.clone();
+        artifact.sources =
+            shared::read::source::kept_in_artifact(&artifact.kernels, &run.run.sources);
+        let file = InputFile {
+            name: "bert.json".into(),
+            bytes: artifact.to_json().into_bytes(),
+        };
+        let (opened, errors) = load_batch(vec![file]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws2 = Workspace::default();
+        ws2.add(opened);
+        let from_artifact = &ws2.runs[0];
+        for k in 0..run.run.artifact.kernels.len() {
+            let a = SourceView::of(from_artifact, k).expect("the artifact's source page");
+            let b = SourceView::of(run, k).expect("the report's");
+            assert_eq!(a.source, b.source);
+            assert_eq!(a.columns, b.columns);
+            assert!(a.columns.contains(&Col::Sass) && a.sass_missing.is_none());
+        }
+        // The stall columns and hot spots name the states as the Occupancy page does.
+        let gemm = (0..run.run.artifact.kernels.len())
+            .filter_map(|k| SourceView::of(from_artifact, k))
+            .find(|v| v.columns.contains(&Col::Stall("warpgroup_arrive")))
+            .expect("a Hopper GEMM waiting at warpgroup arrives");
+        let labels: Vec<&str> = gemm.header().iter().map(|h| h.label).collect();
+        assert!(labels.contains(&"warpgroup arrive (GMMA)"), "{labels:?}");
+        assert!(labels.contains(&"long scoreboard"), "{labels:?}");
+        assert!(!labels.iter().any(|l| l.contains('_')), "{labels:?}");
+        // The report alone: no SASS, and the page says what adds it, naming the report.
+        let (alone, _) = load_batch(vec![report]);
+        let mut ws3 = Workspace::default();
+        ws3.add(alone);
+        let v = SourceView::of(&ws3.runs[0], 0).expect("a view");
+        let how = v.sass_missing.clone().expect("what adds the SASS");
+        assert!(
+            how.contains("ncu --import bert_full.ncu-rep --csv --page source"),
+            "{how}"
+        );
+        assert!(!v.hot_have_text() && !v.hot_have_lines());
     }
 
     #[test]

@@ -213,19 +213,29 @@ pub fn group_lines(k: &KernelFigures) -> Vec<String> {
 
 // == Where the time goes ==
 
-/// The ranking's header.
+/// The ranking's header: the verdict and the roof that decides it beside the name, so
+/// that neither needs a sideways scroll at 1500 px (issue 38), then the times.
 pub fn time_header() -> Vec<Head> {
     heads([
         "#",
         "kernel",
         "verdict",
+        "roof (% of it)",
         "launches",
-        "time ms (sum of launches)",
+        "time ms (sum)",
         "time %",
         "cumulative %",
         "work",
-        "roof (% of it)",
     ])
+}
+
+/// Whether the roof is a measured ceiling or the theoretical peak, for the roof's hover.
+fn roof_title(r: &RankRow) -> String {
+    match r.roof.as_ref() {
+        Some(u) if u.measured => "% of the measured ceiling".into(),
+        Some(_) => "% of the theoretical peak (no measured ceiling in this run)".into(),
+        None => String::new(),
+    }
 }
 
 /// The roof a ranked kernel sits under, in words.
@@ -240,8 +250,7 @@ pub fn roof_text(r: &RankRow) -> String {
             let of = u
                 .pct_of_roof
                 .map_or_else(String::new, |p| format!(" {p:.0} %"));
-            let how = if u.measured { "" } else { ", theoretical" };
-            format!("{side}{of}{how}")
+            format!("{side}{of}")
         },
     )
 }
@@ -276,12 +285,14 @@ pub fn time_row(
             Cell::text("verdict", verdict_of(k))
                 .col("verdict")
                 .title(because),
+            Cell::text("", roof_text(r))
+                .col("roof")
+                .title(roof_title(r)),
             Cell::text("num", k.row.launches.to_string()),
             Cell::text("num", opt(k.row.time_ms, ms)),
             Cell::text("num", share(r.share)).col("time_share"),
             Cell::text("num", share(r.cumulative)).col("cumulative"),
             Cell::text("", k.row.precision.clone().unwrap_or_else(|| "-".into())).col("precision"),
-            Cell::text("", roof_text(r)).col("roof"),
         ],
     )
 }
@@ -369,24 +380,63 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
 
 // == Bytes ==
 
-/// The bytes table's header: every column sorts, in [`Column::ALL`] order.
-pub fn bytes_header() -> Vec<Head> {
-    Column::ALL
-        .into_iter()
-        .zip(shared::analysis::table::COLUMNS)
-        .map(|(col, label)| Head {
-            // The shared label says "time ms"; the page says which time it is.
-            label: if label == "time ms" {
-                "time ms (sum of launches)"
-            } else {
-                label
-            },
-            key: "",
-            col: Some(col.field()),
-            title: explain_title(col.explain_key()),
-            sortable: true,
+/// The bytes table's columns in the order the page shows them: the verdict and the figures
+/// that decide it (% of the copy ceiling, GB/s, GFLOP/s) beside the name and the time, then
+/// the bytes; at 1500 px the verdict was past the panel's right edge after the bytes
+/// (issue 38). `capture table` keeps [`Column::ALL`]'s order.
+pub const BYTES_SHOWN: [Column; 18] = [
+    Column::Name,
+    Column::Launches,
+    Column::Time,
+    Column::TimeShare,
+    Column::Verdict,
+    Column::PctCopy,
+    Column::Gbs,
+    Column::Gflops,
+    Column::Work,
+    Column::Ask,
+    Column::L1,
+    Column::L2,
+    Column::Dram,
+    Column::DramPerAsk,
+    Column::Ncu,
+    Column::BoundBy,
+    Column::Check,
+    Column::Because,
+];
+
+/// `items`, one per column in [`Column::ALL`] order, in [`BYTES_SHOWN`] order.
+fn shown_order<T>(items: Vec<T>) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    BYTES_SHOWN
+        .iter()
+        .filter_map(|c| {
+            let i = Column::ALL.iter().position(|a| a == c)?;
+            slots.get_mut(i)?.take()
         })
         .collect()
+}
+
+/// The bytes table's header: every column sorts, in [`BYTES_SHOWN`] order.
+pub fn bytes_header() -> Vec<Head> {
+    shown_order(
+        Column::ALL
+            .into_iter()
+            .zip(shared::analysis::table::COLUMNS)
+            .map(|(col, label)| Head {
+                // The shared label says "time ms"; the page says which time it is.
+                label: if label == "time ms" {
+                    "time ms (sum of launches)"
+                } else {
+                    label
+                },
+                key: "",
+                col: Some(col.field()),
+                title: explain_title(col.explain_key()),
+                sortable: true,
+            })
+            .collect(),
+    )
 }
 
 /// The hover text of every column of the bytes table, in [`Column::ALL`] order.
@@ -405,7 +455,7 @@ pub fn bytes_row(
     selected: Option<KernelRef>,
 ) -> Option<Row> {
     let row = run.table.kernels.get(kr.kernel)?;
-    let cells = Column::ALL
+    let cells: Vec<Cell> = Column::ALL
         .into_iter()
         .zip(row.short_cells())
         .enumerate()
@@ -431,7 +481,7 @@ pub fn bytes_row(
             }
         })
         .collect();
-    Some(Row::kernel(kr, selected, cells))
+    Some(Row::kernel(kr, selected, shown_order(cells)))
 }
 
 // == Occupancy ==
@@ -550,55 +600,106 @@ pub fn timing_controls(run: &RunView) -> (String, &'static str) {
     (clock, cache)
 }
 
-/// The timing header: every time is per launch.
-pub fn timing_header() -> Vec<Head> {
-    heads([
-        "kernel",
-        "event min ms per launch",
-        "event median ms per launch",
-        "event max ms per launch",
-        "warm-ups + samples",
-        "ncu cold ms per launch",
-        "ncu warm ms per launch",
-        "ncu / event",
-    ])
+/// Which of the timing table's columns a run has values in: an import has no event times,
+/// a cold-only profile no warm durations; a column no kernel fills is left out, so that the
+/// one that answers is not pushed off the page by columns of `-` (issue 38).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimingColumns {
+    /// Event min, median, max, warm-ups + samples (and, with `cold`, the ratio).
+    pub event: bool,
+    /// ncu's duration with caches flushed.
+    pub cold: bool,
+    /// ncu's duration with warm caches.
+    pub warm: bool,
 }
 
-/// Kernel `k`'s timing row.
-pub fn timing_row(kr: KernelRef, k: &KernelFigures) -> Row {
+impl TimingColumns {
+    /// The columns `run`'s kernels fill.
+    pub fn of(run: &RunView) -> TimingColumns {
+        let any = |f: &dyn Fn(&KernelFigures) -> bool| run.kernels.iter().any(f);
+        TimingColumns {
+            event: any(&|k| k.event.is_some()),
+            cold: any(&|k| k.ncu_cold_ms.is_some()),
+            warm: any(&|k| k.ncu_warm_ms.is_some()),
+        }
+    }
+
+    /// Whether column `i` of [`TIMING_COLUMNS`] is shown.
+    fn shows(self, i: usize) -> bool {
+        match i {
+            1..=4 => self.event,
+            5 => self.cold,
+            6 => self.warm,
+            7 => self.event && self.cold,
+            _ => true,
+        }
+    }
+}
+
+/// The timing table's columns, every time per launch (the page says so above the table;
+/// headers of "... ms per launch" pushed ncu's time past the panel at 1500 px).
+const TIMING_COLUMNS: [&str; 8] = [
+    "kernel",
+    "event min ms",
+    "event median ms",
+    "event max ms",
+    "warm-ups + samples",
+    "ncu cold ms",
+    "ncu warm ms",
+    "ncu / event",
+];
+
+/// The timing header: the columns of `shown`.
+pub fn timing_header(shown: TimingColumns) -> Vec<Head> {
+    heads(TIMING_COLUMNS)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shown.shows(*i))
+        .map(|(_, h)| h)
+        .collect()
+}
+
+/// Kernel `k`'s timing row, the cells of the columns of `shown`.
+pub fn timing_row(kr: KernelRef, k: &KernelFigures, shown: TimingColumns) -> Row {
     let e = k.event.as_ref();
     let ratio = e
         .map(|t| t.median_ms)
         .zip(k.ncu_cold_ms)
         .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
     let ev = |v: Option<f64>, col: &'static str| Cell::num(opt(v, ms), v, "event_time", col);
+    let cells = vec![
+        Cell::text("name", k.short.clone()).title(k.name.clone()),
+        ev(e.map(|t| t.min_ms), "event_min"),
+        ev(e.map(|t| t.median_ms), "event_median"),
+        ev(e.map(|t| t.max_ms), "event_max"),
+        Cell::text(
+            "num",
+            e.map(|t| format!("{} + {}", t.warmups, t.samples_ms.len()))
+                .unwrap_or("-".into()),
+        ),
+        Cell::num(
+            opt(k.ncu_cold_ms, ms),
+            k.ncu_cold_ms,
+            "ncu_duration",
+            "ncu_cold",
+        ),
+        Cell::num(
+            opt(k.ncu_warm_ms, ms),
+            k.ncu_warm_ms,
+            "ncu_duration",
+            "ncu_warm",
+        ),
+        Cell::num(opt(ratio, |v| format!("{v:.2}")), ratio, "", "ratio"),
+    ];
     Row {
         kernel: Some(kr.kernel),
         selected: false,
-        cells: vec![
-            Cell::text("name", k.short.clone()).title(k.name.clone()),
-            ev(e.map(|t| t.min_ms), "event_min"),
-            ev(e.map(|t| t.median_ms), "event_median"),
-            ev(e.map(|t| t.max_ms), "event_max"),
-            Cell::text(
-                "num",
-                e.map(|t| format!("{} + {}", t.warmups, t.samples_ms.len()))
-                    .unwrap_or("-".into()),
-            ),
-            Cell::num(
-                opt(k.ncu_cold_ms, ms),
-                k.ncu_cold_ms,
-                "ncu_duration",
-                "ncu_cold",
-            ),
-            Cell::num(
-                opt(k.ncu_warm_ms, ms),
-                k.ncu_warm_ms,
-                "ncu_duration",
-                "ncu_warm",
-            ),
-            Cell::num(opt(ratio, |v| format!("{v:.2}")), ratio, "", "ratio"),
-        ],
+        cells: cells
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shown.shows(*i))
+            .map(|(_, c)| c)
+            .collect(),
     }
 }
 
@@ -713,9 +814,34 @@ mod tests {
             assert!(row.selected);
             assert_eq!(row.cells.iter().find_map(|c| c.select), Some(kr));
         }
-        let row = timing_row(kr, k);
+        let row = timing_row(kr, k, TimingColumns::of(run));
         assert!(!row.selected);
         assert!(row.cells.iter().all(|c| c.select.is_none()));
+    }
+
+    #[test]
+    fn the_timing_table_drops_the_columns_no_kernel_fills() {
+        // The suite: event times and ncu durations, every column.
+        let ws = sample("h200.json");
+        let suite = TimingColumns::of(&ws.runs[0]);
+        assert!(suite.event && suite.cold);
+        assert_eq!(timing_header(suite).len(), 7 + usize::from(suite.warm));
+        // GPT-2 under capture profile: ncu durations only, so only they and the name.
+        let ws = sample("h200-gpt2-bf16.json");
+        let run = &ws.runs[0];
+        let gpt2 = TimingColumns::of(run);
+        assert!(!gpt2.event && gpt2.cold, "{gpt2:?}");
+        let labels: Vec<&str> = timing_header(gpt2).iter().map(|h| h.label).collect();
+        assert!(!labels.iter().any(|l| l.starts_with("event")), "{labels:?}");
+        for (i, k) in run.kernels.iter().enumerate() {
+            let row = timing_row(KernelRef { run: 0, kernel: i }, k, gpt2);
+            assert_eq!(row.cells.len(), labels.len());
+            assert!(
+                row.cells.iter().skip(1).any(|c| c.text != "-"),
+                "{}",
+                k.short
+            );
+        }
     }
 
     #[test]
@@ -793,7 +919,7 @@ mod tests {
                     .and_then(|v| v.parse::<f64>().ok())
             };
             let sol = value(&sol_row(kr, k, None), "ncu_ms");
-            let timing = value(&timing_row(kr, k), "ncu_cold");
+            let timing = value(&timing_row(kr, k, TimingColumns::of(run)), "ncu_cold");
             let (Some(sol), Some(timing)) = (sol, timing) else {
                 panic!("kernel {i}: no ncu time ({sol:?}, {timing:?})")
             };
@@ -810,6 +936,10 @@ mod tests {
     fn every_bytes_column_sorts_and_numbers_keep_their_exact_value() {
         let header = bytes_header();
         assert_eq!(header.len(), Column::ALL.len());
+        // Every column once (as many, and each there), the verdict beside the name and time.
+        assert_eq!(BYTES_SHOWN.len(), Column::ALL.len());
+        assert!(Column::ALL.iter().all(|c| BYTES_SHOWN.contains(c)));
+        assert_eq!(header[4].col, Some("verdict"));
         assert!(header.iter().all(|h| h.sortable && h.col.is_some()));
         let c = Cell::num("1.5".into(), Some(1.25), "", "x");
         assert_eq!(c.value.as_deref(), Some("1.25"));

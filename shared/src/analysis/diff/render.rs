@@ -131,15 +131,61 @@ fn before_after(b: &Option<String>, a: &Option<String>) -> String {
 /// One moved metric as text: `dram_bytes 1.60 GB -> 3.20 GB (+100 %)`,
 /// `sol.dram_pct 80.1 -> 85.3 %`, `stall.long_scoreboard 0.84 -> 0.60`.
 pub fn move_text(m: &MetricMove) -> String {
+    move_named(m, &m.key, "->")
+}
+
+/// One moved metric in words, for the viewer's run against run: `DRAM bytes 1.60 GB → 3.20
+/// GB (+100 %)`, `DRAM % of peak 80.1 → 85.3 %`, `stall: long scoreboard 0.84 → 0.60`.
+pub fn move_words(m: &MetricMove) -> String {
+    move_named(m, &key_words(&m.key), "→")
+}
+
+/// A [`MetricMove`]'s key in words (`sol.memory_pct`: `memory % of peak`); a key this
+/// does not know is shown as it is.
+pub fn key_words(key: &str) -> String {
+    let plain = match key {
+        "l1_bytes" => Some("L1 bytes"),
+        "l2_bytes" => Some("L2 bytes"),
+        "dram_bytes" => Some("DRAM bytes"),
+        "dram_per_ask" => Some("DRAM bytes per asked byte"),
+        "sol.sm_pct" => Some("SM % of peak"),
+        "sol.memory_pct" => Some("memory % of peak"),
+        "sol.dram_pct" => Some("DRAM % of peak"),
+        "sol.l1_pct" => Some("L1 % of peak"),
+        "sol.l2_pct" => Some("L2 % of peak"),
+        "occupancy.achieved_pct" => Some("achieved occupancy"),
+        "occupancy.theoretical_pct" => Some("theoretical occupancy"),
+        _ => None,
+    };
+    if let Some(p) = plain {
+        return p.to_owned();
+    }
+    if let Some(kind) = key.strip_prefix("flops.") {
+        return crate::model::work_kind::Work::from_key(kind).map_or_else(
+            || key.to_owned(),
+            |w| format!("{} {}s", w.label(), w.unit()),
+        );
+    }
+    if let Some(reason) = key.strip_prefix("stall.") {
+        return crate::analysis::latency::stalls::reason(reason)
+            .map_or_else(|| key.to_owned(), |r| format!("stall: {}", r.name));
+    }
+    key.to_owned()
+}
+
+fn move_named(m: &MetricMove, name: &str, arrow: &str) -> String {
     let v = |x: Option<f64>, f: &dyn Fn(f64) -> String| opt(x, f);
     match m.unit.as_str() {
         "%" => format!(
-            "{} {} -> {} %",
-            m.key,
+            "{name} {} {arrow} {} %",
             v(m.before, &|x| format!("{x:.1}")),
             v(m.after, &|x| format!("{x:.1}"))
         ),
-        "share" | "ratio" => format!("{} {} -> {}", m.key, v(m.before, &sig3), v(m.after, &sig3)),
+        "share" | "ratio" => format!(
+            "{name} {} {arrow} {}",
+            v(m.before, &sig3),
+            v(m.after, &sig3)
+        ),
         unit => {
             let u = match unit {
                 "byte" => "B",
@@ -151,8 +197,7 @@ pub fn move_text(m: &MetricMove) -> String {
                 _ => String::new(),
             };
             format!(
-                "{} {} -> {}{change}",
-                m.key,
+                "{name} {} {arrow} {}{change}",
                 v(m.before, &|x| fmt_si(x, u)),
                 v(m.after, &|x| fmt_si(x, u))
             )

@@ -1,6 +1,7 @@
 //! The plain state behind the viewer's run-against-run table: a [`RunDiff`] as rows of
-//! text cells (the same cells `capture diff` prints), ordered by the time gained or lost,
-//! with the kernel pairs the roofline joins with an arrow. No UI types: the viewer's
+//! text cells (the figures `capture diff` prints, the metrics that moved in words, one a
+//! line), ordered by the time gained or lost, with the kernel pairs the roofline joins with
+//! an arrow. No UI types: the viewer's
 //! component renders it, native tests check it.
 
 use super::{render, KernelDiff, MatchKind, RunDiff};
@@ -71,9 +72,9 @@ fn row(k: &KernelDiff) -> DiffRow {
             k.moved
                 .iter()
                 .take(3)
-                .map(render::move_text)
+                .map(render::move_words)
                 .collect::<Vec<_>>()
-                .join("; "),
+                .join("\n"),
         ],
         status: k.beyond_text(),
         before: Some(k.before.index),

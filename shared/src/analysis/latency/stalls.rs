@@ -233,6 +233,23 @@ pub fn reason(key: &str) -> Option<&'static StallReason> {
     REASONS.iter().find(|r| r.key == key)
 }
 
+/// The name in plain words of a stall reason of the per-instruction samples (the Source
+/// page's, [`crate::read::source::stall_reason`]: `long_scoreboard`, `no_instructions`,
+/// `warpgroup_arrive`), as the warp-state breakdown names it ([`REASONS`]), so that the
+/// Occupancy and Source pages call one state by one name. The sampler's two reasons the
+/// breakdown names otherwise get words here; anything else is shown as it is.
+pub fn sampled_name(reason: &str) -> &str {
+    match reason {
+        "no_instructions" => reason_name("no_instruction").unwrap_or(reason),
+        "warpgroup_arrive" => "warpgroup arrive (GMMA)",
+        _ => reason_name(reason).unwrap_or(reason),
+    }
+}
+
+fn reason_name(key: &str) -> Option<&'static str> {
+    reason(key).map(|r| r.name)
+}
+
 /// One reason's part of a kernel's stalls.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StallShare {
@@ -336,6 +353,28 @@ pub fn stall_breakdown(launches: &[LaunchCounters]) -> Option<StallBreakdown> {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::counters::SOURCE_STALLS;
+    use crate::read::source::stall_reason;
+
+    #[test]
+    fn every_sampled_stall_reason_has_the_occupancy_pages_name() {
+        for counter in SOURCE_STALLS {
+            let raw = stall_reason(counter);
+            let name = sampled_name(raw);
+            assert!(
+                REASONS.iter().any(|r| r.name == name) || raw == "warpgroup_arrive",
+                "{raw} -> {name}"
+            );
+        }
+        assert_eq!(sampled_name("gmma"), "GMMA (warpgroup MMA)");
+        assert_eq!(sampled_name("long_scoreboard"), "long scoreboard");
+        assert_eq!(
+            sampled_name("no_instructions"),
+            reason_name("no_instruction").unwrap_or_default()
+        );
+        assert_eq!(sampled_name("not_a_reason"), "not_a_reason");
+    }
+
     use super::*;
 
     fn launch(values: &[(Counter, f64)]) -> LaunchCounters {

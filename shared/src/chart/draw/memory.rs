@@ -97,19 +97,82 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
             .map_err(ChartError::from_draw)
     }
 
-    /// The lines of `key` from `at` down, `step` CSS pixels apart.
+    /// The lines of `key` from `at` down, `step` CSS pixels apart, each within `max_w`
+    /// backend pixels and above `max_y` so that no text runs into a box, an arrow or another
+    /// label: a line too wide wraps at its spaces (the next part indented), a word still
+    /// too wide is drawn smaller, down to 9 CSS pixels, and rows past `max_y` are left out,
+    /// the last drawn ending in `…`.
     fn lines(
         &self,
         key: &str,
         at: (i32, i32),
         step: f64,
+        (max_w, max_y): (f64, i32),
         color: &RGBColor,
     ) -> Result<(), ChartError> {
-        for (i, line) in self.label_of(key).iter().enumerate() {
-            let at = (at.0, at.1 + self.s(step) * i as i32);
-            self.text(line.clone(), at, 11.0, color)?;
+        let mut parts = Vec::new();
+        for line in self.label_of(key) {
+            parts.extend(self.wrap(&line, max_w)?);
+        }
+        // The rows that end above `max_y`; the last of them marked when some are left out
+        // (the list under the chart has every line whole).
+        let fit = (0..parts.len())
+            .take_while(|&i| at.1 + self.s(step) * (i as i32 + 1) <= max_y)
+            .count();
+        if fit < parts.len() {
+            parts.truncate(fit);
+            if let Some(last) = parts.last_mut() {
+                last.push_str(" …");
+            }
+        }
+        for (row, part) in parts.into_iter().enumerate() {
+            let mut size = 11.0;
+            while size > 9.0 && self.width(&part, size)? > max_w {
+                size -= 0.5;
+            }
+            let at = (at.0, at.1 + self.s(step) * row as i32);
+            self.text(part, at, size, color)?;
         }
         Ok(())
+    }
+
+    /// `line` cut at its spaces into parts of at most `max_w` backend pixels at 11 CSS
+    /// pixels (a word wider than that is a part of its own); parts after the first are
+    /// indented.
+    fn wrap(&self, line: &str, max_w: f64) -> Result<Vec<String>, ChartError> {
+        let mut parts: Vec<String> = Vec::new();
+        let mut current = String::new();
+        for word in line.split(' ').filter(|w| !w.is_empty()) {
+            let joined = if current.is_empty() {
+                let indent = if parts.is_empty() { "" } else { "  " };
+                format!("{indent}{word}")
+            } else {
+                format!("{current} {word}")
+            };
+            if current.is_empty() || self.width(&joined, 11.0)? <= max_w {
+                current = joined;
+            } else {
+                parts.push(std::mem::replace(&mut current, format!("  {word}")));
+            }
+        }
+        if !current.is_empty() {
+            parts.push(current);
+        }
+        Ok(parts)
+    }
+
+    /// The width `text` takes at `size` CSS pixels, in backend pixels.
+    fn width(&self, text: &str, size: f64) -> Result<f64, ChartError> {
+        let (w, _) = self
+            .root
+            .estimate_text_size(text, &self.font(size).into_text_style(self.root))
+            .map_err(ChartError::from_draw)?;
+        Ok(f64::from(w))
+    }
+
+    /// The room between two columns of boxes, less some air, in backend pixels.
+    fn gap(&self) -> f64 {
+        self.col(1.0) - self.col(0.0) - self.box_w - f64::from(self.s(8.0))
     }
 
     fn title(&self) -> Result<(), ChartError> {
@@ -195,6 +258,7 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
             key,
             (x + self.s(6.0), y + self.s(26.0)),
             14.0,
+            (self.box_w - f64::from(self.s(10.0)), y + self.box_h as i32),
             &RGBColor(60, 60, 60),
         )
     }
@@ -207,12 +271,20 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
             ("l1-l2", self.col(1.0) + self.box_w, self.col(2.0)),
             ("l2-dram", self.col(2.0) + self.box_w, self.col(3.0)),
         ];
+        // The kernel → L1/TEX label ends above the arrow down to shared memory.
+        let shared_y = (self.top + self.box_h * 2.5) as i32 - self.s(4.0);
         for (key, x0, x1) in arrows {
             draw_arrow(self.root, (x0 as i32, mid), (x1 as i32, mid), self.scale)?;
+            let max_y = if key == "kernel-l1" {
+                shared_y
+            } else {
+                self.h as i32
+            };
             self.lines(
                 key,
                 (x0 as i32 + self.s(4.0), mid + self.s(8.0)),
                 13.0,
+                (self.gap(), max_y),
                 &INK,
             )?;
         }
@@ -230,10 +302,13 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
             .draw(&PathElement::new(vec![(kx, ky), (kx, sy)], style))
             .map_err(ChartError::from_draw)?;
         draw_arrow(self.root, (kx, sy), (sx, sy), self.scale)?;
+        // Under the kernel box, left of the column the kernel → L1/TEX label runs down.
+        let right = self.col(0.0) + self.box_w;
         self.lines(
             "kernel-shared",
             (kx + self.s(6.0), sy + self.s(6.0)),
             13.0,
+            (right - f64::from(kx + self.s(10.0)), self.h as i32),
             &INK,
         )
     }

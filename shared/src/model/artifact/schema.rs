@@ -46,6 +46,11 @@ use crate::model::work_kind::Work;
 ///    counted it, summed (instructions by class, requests, sectors, bytes, wavefronts,
 ///    FLOPs by kind), and per launch group when it has more than one; optional, written
 ///    where the counters are.
+///    Also, added while 6 was unreleased: the source page of each kernel's longest launch
+///    with source counters (`sources`: per instruction its address, figures, and the SASS
+///    text and CUDA line where the writer had them; `capture import REPORT --source PAGE`,
+///    `capture profile --source`); optional, written only where a launch has source
+///    counters.
 pub const SCHEMA_VERSION: u32 = 6;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
@@ -72,6 +77,11 @@ pub struct Artifact {
     /// without `--all-launches`): how many, of how many (see [`crate::analysis::sampling`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled: Option<Sampled>,
+    /// The source page (per-instruction figures, with the SASS and CUDA lines' text where
+    /// the writer had them) of each kernel's longest launch with source counters, in launch
+    /// order; empty when no launch had source counters (schema 6).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<LaunchSource>,
 }
 
 /// What a sampled profile measured: counters of `measured` launches of `launches`, the
@@ -1065,6 +1075,117 @@ pub struct FocusMetric {
     pub advice: String,
 }
 
+/// One SASS instruction and its figures; every figure `None` where the input lacks it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Instruction {
+    /// Address (program counter), written in JSON as hex (`0x7fb1317a2b00`).
+    #[serde(serialize_with = "hex", deserialize_with = "from_hex")]
+    #[schemars(with = "String")]
+    pub address: u64,
+    /// The SASS text (`LDG.E R2, desc[UR4][R2.64]`); `None` where neither a source-page
+    /// export nor a disassembler gave it (a report keeps the binary, not its text).
+    #[serde(default)]
+    pub sass: Option<String>,
+    /// Warp-level instructions executed.
+    #[serde(default)]
+    pub inst_executed: Option<f64>,
+    /// Thread-level instructions executed.
+    #[serde(default)]
+    pub thread_inst_executed: Option<f64>,
+    /// Warp-state samples at this address, all reasons.
+    #[serde(default)]
+    pub samples: Option<f64>,
+    /// Samples by stall reason (`long_scoreboard`, ...), only reasons with samples.
+    #[serde(default)]
+    pub stalls: BTreeMap<String, f64>,
+    /// Global-memory requests at the L1 tags.
+    #[serde(default)]
+    pub l1_tag_requests_global: Option<f64>,
+    /// L2 sectors the global accesses need.
+    #[serde(default)]
+    pub l2_sectors_global: Option<f64>,
+    /// L2 sectors a coalesced access would need.
+    #[serde(default)]
+    pub l2_sectors_global_ideal: Option<f64>,
+    /// L2 sectors beyond the ideal (uncoalesced access).
+    #[serde(default)]
+    pub l2_sectors_global_excessive: Option<f64>,
+    /// Shared-memory wavefronts.
+    #[serde(default)]
+    pub l1_wavefronts_shared: Option<f64>,
+    /// Shared-memory wavefronts a conflict-free access would need.
+    #[serde(default)]
+    pub l1_wavefronts_shared_ideal: Option<f64>,
+    /// Shared-memory wavefronts beyond the ideal (bank conflicts).
+    #[serde(default)]
+    pub l1_wavefronts_shared_excessive: Option<f64>,
+    /// Average N-way bank conflict of the shared accesses.
+    #[serde(default)]
+    pub l1_conflicts_shared_nway: Option<f64>,
+    /// Divergent branch targets.
+    #[serde(default)]
+    pub divergent_branches: Option<f64>,
+    /// The CUDA source file the instruction was compiled from, where the input has line
+    /// information (`-lineinfo`). Shared with the other instructions of the file (a path
+    /// copied per instruction made a report's file name cost its length once per address).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub file: Option<std::sync::Arc<str>>,
+    /// Its line in that file, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The text of that line, where the input holds the file (`--import-source yes`).
+    /// Shared with the other instructions of the line: copied per instruction, a report
+    /// whose file text was one long line needed gigabytes (issue 39).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub cuda: Option<std::sync::Arc<str>>,
+}
+
+/// One launch's instructions, in address order: ncu's source page of the launch. In an
+/// artifact (schema 6, `sources`), the launch of each kernel that stands for it on the
+/// Source page (the longest with source counters), with the SASS text where the writer had
+/// it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LaunchSource {
+    /// The launch's place in its report or export, from 0.
+    pub launch: u64,
+    /// Kernel name as the input prints it.
+    pub kernel: String,
+    /// ncu's duration of the launch, ns (reports only).
+    #[serde(default)]
+    pub duration_ns: Option<f64>,
+    /// The instructions.
+    pub instructions: Vec<Instruction>,
+}
+
+fn hex<S: serde::Serializer>(address: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{address:#x}"))
+}
+
+/// An address as [`hex`] writes it (`"0x7fb1317a2b00"`), or a plain number.
+fn from_hex<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Address {
+        Text(String),
+        Number(u64),
+    }
+    match Address::deserialize(d)? {
+        Address::Number(n) => Ok(n),
+        Address::Text(t) => {
+            let digits = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));
+            digits
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    serde::de::Error::custom(format!(
+                        "address {t:?} is not a hex number like \"0x7fb1317a2b00\""
+                    ))
+                })
+        }
+    }
+}
+
 impl Artifact {
     /// An empty artifact of the current schema with the given provenance.
     pub fn new(provenance: Provenance) -> Self {
@@ -1076,6 +1197,7 @@ impl Artifact {
             kernels: Vec::new(),
             warnings: Vec::new(),
             sampled: None,
+            sources: Vec::new(),
         }
     }
 

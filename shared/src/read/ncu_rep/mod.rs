@@ -300,10 +300,28 @@ pub fn read_export_from<R: Read>(input: R) -> Result<Export, ReportError> {
 pub fn read_export_with_source(
     bytes: &[u8],
 ) -> Result<(Export, Vec<crate::read::source::LaunchSource>), ReportError> {
+    export_with_source(&mut input::SliceInput::new(bytes))
+}
+
+/// [`read_export_with_source`] from a reader, holding one message, the launches made so
+/// far and their source pages: what `capture import` keeps of a report.
+///
+/// # Errors
+///
+/// As [`read_report_from`].
+pub fn read_export_with_source_from<R: Read>(
+    input: R,
+) -> Result<(Export, Vec<crate::read::source::LaunchSource>), ReportError> {
+    export_with_source(&mut input::ReadInput::new(input))
+}
+
+fn export_with_source(
+    input: &mut dyn input::Input,
+) -> Result<(Export, Vec<crate::read::source::LaunchSource>), ReportError> {
     let mut converter = export::Converter::default();
     let mut launches = Vec::new();
     let mut sources = Vec::new();
-    let summary = container::decode::<true>(&mut input::SliceInput::new(bytes), &mut |r| {
+    let summary = container::decode::<true>(input, &mut |r| {
         sources.extend(r.source());
         launches.push(converter.launch(&r));
     })?;

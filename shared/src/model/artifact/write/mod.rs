@@ -24,8 +24,8 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::schema::{
-    Artifact, CounterSet, KernelRecord, KernelWork, LaunchCounters, MetricKey, MetricValue,
-    NvtxRanges,
+    Artifact, CounterSet, Instruction, KernelRecord, KernelWork, LaunchCounters, LaunchSource,
+    MetricKey, MetricValue, NvtxRanges,
 };
 use super::storage::{self, MetricColumns, Metrics, TEXT_BITS};
 
@@ -295,8 +295,9 @@ impl Serialize for ArtifactOut<'_> {
             kernels,
             warnings,
             sampled,
+            sources,
         } = self.artifact;
-        let mut st = s.serialize_struct("Artifact", 7)?;
+        let mut st = s.serialize_struct("Artifact", 8)?;
         st.serialize_field("schema", schema)?;
         st.serialize_field("provenance", provenance)?;
         st.serialize_field("device", device)?;
@@ -313,6 +314,120 @@ impl Serialize for ArtifactOut<'_> {
         match sampled {
             Some(_) => st.serialize_field("sampled", sampled)?,
             None => st.skip_field("sampled")?,
+        }
+        if sources.is_empty() {
+            st.skip_field("sources")?;
+        } else {
+            st.serialize_field("sources", &SourcesOut(sources))?;
+        }
+        st.end()
+    }
+}
+
+/// The source pages as [`Artifact::write_json`] writes them: each instruction without the
+/// figures it lacks (every figure is optional in the format), which halves what a kernel's
+/// thousands of instructions take (`capture source --format json` writes them as null).
+struct SourcesOut<'a>(&'a [LaunchSource]);
+
+impl Serialize for SourcesOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for launch in self.0 {
+            seq.serialize_element(&LaunchSourceOut(launch))?;
+        }
+        seq.end()
+    }
+}
+
+struct LaunchSourceOut<'a>(&'a LaunchSource);
+
+impl Serialize for LaunchSourceOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Every field named, as in [`ArtifactOut`].
+        let LaunchSource {
+            launch,
+            kernel,
+            duration_ns,
+            instructions,
+        } = self.0;
+        let mut st = s.serialize_struct("LaunchSource", 4)?;
+        st.serialize_field("launch", launch)?;
+        st.serialize_field("kernel", kernel)?;
+        st.serialize_field("duration_ns", duration_ns)?;
+        st.serialize_field(
+            "instructions",
+            &instructions.iter().map(InstructionOut).collect::<Vec<_>>(),
+        )?;
+        st.end()
+    }
+}
+
+struct InstructionOut<'a>(&'a Instruction);
+
+impl Serialize for InstructionOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Every field named, as in [`ArtifactOut`].
+        let Instruction {
+            address,
+            sass,
+            inst_executed,
+            thread_inst_executed,
+            samples,
+            stalls,
+            l1_tag_requests_global,
+            l2_sectors_global,
+            l2_sectors_global_ideal,
+            l2_sectors_global_excessive,
+            l1_wavefronts_shared,
+            l1_wavefronts_shared_ideal,
+            l1_wavefronts_shared_excessive,
+            l1_conflicts_shared_nway,
+            divergent_branches,
+            file,
+            line,
+            cuda,
+        } = self.0;
+        let mut st = s.serialize_struct("Instruction", 18)?;
+        st.serialize_field("address", &format!("{address:#x}"))?;
+        match sass {
+            Some(_) => st.serialize_field("sass", sass)?,
+            None => st.skip_field("sass")?,
+        }
+        let mut some = |name: &'static str, v: &Option<f64>| match v {
+            Some(v) if v.is_finite() => st.serialize_field(name, v),
+            _ => st.skip_field(name),
+        };
+        some("inst_executed", inst_executed)?;
+        some("thread_inst_executed", thread_inst_executed)?;
+        some("samples", samples)?;
+        some("l1_tag_requests_global", l1_tag_requests_global)?;
+        some("l2_sectors_global", l2_sectors_global)?;
+        some("l2_sectors_global_ideal", l2_sectors_global_ideal)?;
+        some("l2_sectors_global_excessive", l2_sectors_global_excessive)?;
+        some("l1_wavefronts_shared", l1_wavefronts_shared)?;
+        some("l1_wavefronts_shared_ideal", l1_wavefronts_shared_ideal)?;
+        some(
+            "l1_wavefronts_shared_excessive",
+            l1_wavefronts_shared_excessive,
+        )?;
+        some("l1_conflicts_shared_nway", l1_conflicts_shared_nway)?;
+        some("divergent_branches", divergent_branches)?;
+        if stalls.is_empty() {
+            st.skip_field("stalls")?;
+        } else {
+            st.serialize_field("stalls", stalls)?;
+        }
+        match file {
+            Some(_) => st.serialize_field("file", file)?,
+            None => st.skip_field("file")?,
+        }
+        match line {
+            Some(_) => st.serialize_field("line", line)?,
+            None => st.skip_field("line")?,
+        }
+        match cuda {
+            Some(_) => st.serialize_field("cuda", cuda)?,
+            None => st.skip_field("cuda")?,
         }
         st.end()
     }
