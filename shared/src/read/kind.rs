@@ -72,6 +72,9 @@ impl FileKind {
             FileKind::SourcePage => "ncu's source-page CSV export".into(),
             FileKind::Binary { at } => format!("binary data (byte {at} is no text)"),
             FileKind::CsvExport => "CSV text".into(),
+            FileKind::Unrecognized { at } => {
+                format!("text that is no CSV, JSON or report (no line end by byte {at})")
+            }
         }
     }
 }

@@ -172,7 +172,7 @@ impl Workspace {
                     artifact,
                     sources: Vec::new(),
                     name: whole.run.name.clone(),
-                    src: whole.run.src.clone(),
+                    srcs: whole.run.srcs.clone(),
                     kind: whole.run.kind,
                 };
                 let mut view = RunView::new(narrowed);
