@@ -38,11 +38,17 @@ pub fn capture_bin() -> PathBuf {
 
 /// The gzipped fixture `rel` (under tests/fixtures), un-gzipped into [`out_dir`].
 pub fn gunzipped(rel: &str) -> Result<PathBuf, BoxError> {
+    let name = Path::new(rel).file_stem().ok_or("no file name")?.to_owned();
+    gunzipped_as(rel, &name.to_string_lossy())
+}
+
+/// [`gunzipped`] into `tests/out/NAME`: a copy of a test's own, where tests that run at once
+/// unpack the same fixture.
+pub fn gunzipped_as(rel: &str, name: &str) -> Result<PathBuf, BoxError> {
     use std::io::Read;
     let gz = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
     let mut bytes = Vec::new();
     flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut bytes)?;
-    let name = Path::new(rel).file_stem().ok_or("no file name")?.to_owned();
     let path = out_dir().join(name);
     std::fs::write(&path, bytes)?;
     Ok(path)

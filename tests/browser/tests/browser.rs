@@ -1786,7 +1786,7 @@ async fn gzip_files_and_linked_export_pairs_open_as_picked() -> Result<(), BoxEr
             .wait_js(
                 "const d = document.getElementById('warning-details'); \
                  return d && [d.open, d.querySelector('summary').textContent, \
-                   [...d.querySelectorAll('li')].some(li => li.offsetParent !== null)];",
+                   [...d.querySelectorAll('li')].some(li => li.checkVisibility())];",
                 WAIT,
             )
             .await?;

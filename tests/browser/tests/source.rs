@@ -10,8 +10,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use roofline_browser_tests::{
-    capture_bin, click, dist_dir, gunzipped, out_dir, workspace_root, BoxError, Browser,
-    StaticServer,
+    capture_bin, click, dist_dir, gunzipped, gunzipped_as, out_dir, workspace_root, BoxError,
+    Browser, StaticServer,
 };
 use serde_json::Value;
 
@@ -342,8 +342,15 @@ async fn an_artifact_of_a_report_shows_its_sass_and_a_hot_spot_click_moves_the_p
     if !dist.join("index.html").exists() {
         return Err("site/dist is missing: run bash site/build.sh first".into());
     }
-    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-rep.gz")?;
-    let bert_page = gunzipped("ncu-h200-bert/bert_full_source.csv.gz")?;
+    // Copies of their own: the other test of this file gunzips the same fixtures at once.
+    let bert = gunzipped_as(
+        "ncu-h200-bert/bert_full.ncu-rep.gz",
+        "bert_full.artifact.ncu-rep",
+    )?;
+    let bert_page = gunzipped_as(
+        "ncu-h200-bert/bert_full_source.csv.gz",
+        "bert_full_source.artifact.csv",
+    )?;
     let with_sass = capture_import(&[&bert], Some(&bert_page), "bert.sass")?;
     let without = capture_import(&[&bert], None, "bert.nosass")?;
     let server = StaticServer::start(dist)?;
