@@ -495,8 +495,11 @@ pub struct KernelRecord {
     pub sampled: Option<Box<SampledCount>>,
     /// The work its launches did, counted by the hardware: `capture` writes it worked out
     /// from the counters (`crate::analysis::work_vector`) and holds none in memory; a
-    /// reader keeps what the file says. Absent without counters and before schema 6.
+    /// reader keeps what the file says. Absent without counters and before schema 6. The
+    /// viewer (wasm32) shows no work vector and skips it as it reads: its reader's code would
+    /// cost the page's size guard some kilobytes for a field nothing there reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub work: Option<Box<KernelWork>>,
 }
 
