@@ -60,7 +60,7 @@ done
 mkdir -p "$out/passes"
 for depth in work roofline; do
   (cd "$root/tests/fixtures/ncu-h200-bert" && wall "bert_train_$depth" 1 "$capture" profile \
-    --all-launches --depth "$depth" --keep-exports --nvtx-include step/ \
+    --all-launches --depth "$depth" --keep-exports --nvtx-include step \
     -o "$out/passes/bert_train_$depth.json" -- python3 bert_train_bf16.py) \
     > "$out/passes/bert_train_$depth.log" 2>&1
 done

@@ -9,6 +9,7 @@
 #  - ncu's metric list for the chip (to find the counters that see TMA traffic and the pipes).
 # Two calls (each under the 10-minute limit): `round4.sh a`, then `round4.sh b`.
 # Results land in $OUT as tarballs; wall times in $OUT/walls.txt.
+export RANGE=push # the step as recorded then: a push/pop range (bert_train_bf16.py)
 set -x
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -9,6 +9,7 @@
 #   bash tests/device/round5.sh e   # sampled again once small groups borrow from their kernel
 # Then, here: bash tests/device/sampling.sh report DIR (the comparison of issue 26).
 # Results land in $OUT as tarballs; wall times in $OUT/walls.txt.
+export RANGE=push # the step as recorded then: a push/pop range (bert_train_bf16.py)
 set -x
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

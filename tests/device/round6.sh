@@ -7,6 +7,7 @@
 # Then, here: python3 tests/device/sampling_report.py WALLS DIR sampled4 sampled5 roofline3
 # (capture table --format json of each artifact into DIR/NAME.table.json first).
 # Results land in $OUT as tarballs; wall times in $OUT/walls.txt.
+export RANGE=push # the step as recorded then: a push/pop range (bert_train_bf16.py)
 set -x
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Device run of round 10 (H200), with main's capture (target/release/capture carried).
+#   bash tests/device/round10.sh train    # issue 36: the 4-layer BERT training step, whole
+#   bash tests/device/round10.sh corpus   # issue 34: the held-out corpus and the missing programs
+# train: plain runs with and without the --torch-modules hooks (their overhead), the step's
+# phase split under torch.profiler (TRUTH), a sampled `capture profile --torch-modules` and
+# the same over every launch (the sampled figures' accuracy), all over the start/end range.
+# Results land in $OUT as tarballs; wall times in $OUT/walls.txt. Each part watches the
+# clock (BUDGET_S, default 560) and skips what would not finish.
+set -x
+export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
+R=$PWD; C=$R/target/release/capture; W=/tmp/w10; mkdir -p $W/train $W/corpus
+B=$R/tests/fixtures/ncu-h200-bert
+T0=$(date +%s); BUDGET_S=${BUDGET_S:-560}
+left() { echo $(( BUDGET_S - ($(date +%s) - T0) )); }
+wall() { local name=$1; shift; local t0=$(date +%s.%N); "$@"; local rc=$?; local t1=$(date +%s.%N); echo "$name rc=$rc wall_s=$(awk "BEGIN{print $t1 - $t0}")" | tee -a $OUT/walls.txt; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >> $OUT/walls.txt
+ncu --version >> $OUT/walls.txt 2>&1
+python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" >> $OUT/walls.txt 2>&1
+
+part_train() {
+  cd $B
+  # the hooks as --torch-modules writes them, for the plain run with hooks
+  mkdir -p $W/hooks && cp $R/capture/src/commands/profile/torch_ranges.py $W/hooks/sitecustomize.py
+  wall plain1 python3 bert_train_bf16.py > $W/train/plain1.log 2>&1
+  wall hooks1 env PYTHONPATH=$W/hooks python3 bert_train_bf16.py > $W/train/hooks1.log 2>&1
+  wall plain2 python3 bert_train_bf16.py > $W/train/plain2.log 2>&1
+  wall hooks2 env PYTHONPATH=$W/hooks python3 bert_train_bf16.py > $W/train/hooks2.log 2>&1
+  wall truth env TRUTH=$W/train/truth.json python3 bert_train_bf16.py > $W/train/truth.log 2>&1
+  rm -f $W/train/truth.json.trace.json
+  wall sampled timeout 200 $C profile --nvtx-include step --torch-modules --keep-exports -o $W/train/sampled.json -- python3 bert_train_bf16.py > $W/train/sampled.log 2>&1
+  $C table $W/train/sampled.json --by range --format json > $W/train/sampled.range.json 2>> $W/train/sampled.log
+  tar czf $OUT/train_a.tgz -C $W train
+  if [ "$(left)" -gt 330 ]; then
+    wall all timeout $(( $(left) - 20 )) $C profile --all-launches --nvtx-include step --torch-modules --keep-exports -o $W/train/all.json -- python3 bert_train_bf16.py > $W/train/all.log 2>&1
+    tar czf $OUT/train_b.tgz -C $W train/all.json train/all.log $(cd $W && ls train/*all*raw* 2>/dev/null)
+  fi
+}
+
+part_corpus() {
+  for p in ${PROGRAMS:-llama_decode mobilenet_v2 whisper_encoder resnet18_train lstm_fp32 jax_mlp compiled_mlp}; do
+    [ "$(left)" -lt 120 ] && { echo "skip $p: $(left) s left" >> $OUT/walls.txt; continue; }
+    PER_PROGRAM_S=$(( $(left) / 2 < 150 ? $(left) / 2 : 150 )) wall $p bash $R/tests/corpus/collect.sh $W/corpus $C $p
+  done
+  tar czf $OUT/corpus.tgz -C $W corpus
+}
+
+part_$1
