@@ -2,6 +2,7 @@
 # Device run of round 10 (H200), with main's capture (target/release/capture carried).
 #   bash tests/device/round10.sh train    # issue 36: the 4-layer BERT training step, whole
 #   bash tests/device/round10.sh corpus   # issue 34: the held-out corpus and the missing programs
+#   bash tests/device/round10.sh truth_corpus  # the step's plain runs and phase split, then corpus
 # train: plain runs with and without the --torch-modules hooks (their overhead), the step's
 # phase split under torch.profiler (TRUTH), a sampled `capture profile --torch-modules` and
 # the same over every launch (the sampled figures' accuracy), all over the start/end range.
@@ -36,6 +37,21 @@ part_train() {
     tar czf $OUT/train_b.tgz -C $W train/all.json train/all.log $(cd $W && ls train/*all*raw* 2>/dev/null)
   fi
 }
+
+# the plain step and its torch.profiler phase split, small files only
+part_truth() {
+  cd $B
+  mkdir -p $W/hooks && cp $R/capture/src/commands/profile/torch_ranges.py $W/hooks/sitecustomize.py
+  for i in 3 4; do
+    wall plain$i python3 bert_train_bf16.py > $W/train/plain$i.log 2>&1
+    wall hooks$i env PYTHONPATH=$W/hooks python3 bert_train_bf16.py > $W/train/hooks$i.log 2>&1
+  done
+  wall truth env TRUTH=$W/train/truth.json python3 bert_train_bf16.py > $W/train/truth.log 2>&1
+  rm -f $W/train/truth.json.trace.json
+  tar czf $OUT/truth.tgz -C $W train
+}
+
+part_truth_corpus() { part_truth; part_corpus; }
 
 part_corpus() {
   for p in ${PROGRAMS:-llama_decode mobilenet_v2 whisper_encoder resnet18_train lstm_fp32 jax_mlp compiled_mlp}; do
