@@ -58,7 +58,7 @@ part_corpus() {
     [ "$(left)" -lt 120 ] && { echo "skip $p: $(left) s left" >> $OUT/walls.txt; continue; }
     PER_PROGRAM_S=$(( $(left) / 2 < 150 ? $(left) / 2 : 150 )) wall $p bash $R/tests/corpus/collect.sh $W/corpus $C $p
   done
-  tar czf $OUT/corpus.tgz -C $W corpus
+  tar czf - -C $W corpus | split -b 15m - $OUT/corpus.tgz.
 }
 
 part_$1
