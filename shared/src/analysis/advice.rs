@@ -9,14 +9,22 @@
 //! A kernel gets the sentence when its main kind of work is FP32, it did no tensor work,
 //! its name is a matrix multiply's (cuBLAS, CUTLASS, Triton, XLA spellings:
 //! [`MATMUL_NAMES`]) and it holds at least [`MIN_SHARE`] of the kernel time (a Llama
-//! block's 0.5 % FP32 SGEMM at 0.1 TFLOP/s is not worth a sentence); the figures are its
-//! FP32 rate and the device's theoretical dense TF32 tensor peak.
+//! block's 0.5 % FP32 SGEMM at 0.1 TFLOP/s is not worth a sentence) and its FP32 rate is
+//! at least [`MIN_FP32_OF_PEAK`] of the FP32 peak: below that its arithmetic, even done in
+//! no time, is under a fifth of its time, so the tensor cores cannot be its way out (a
+//! Llama decode step's rotary-angle SGEMM, 1.6 % of the step at 0.0 TFLOP/s, found on a
+//! program held out from the rule's making). The figures are its FP32 rate and the
+//! device's theoretical dense TF32 tensor peak.
 
 use crate::analysis::table::{TableCeilings, TableRow};
 use crate::model::work_kind::Work;
 
 /// The least share of the kernel time a kernel holds to be advised (1 %).
 pub const MIN_SHARE: f64 = 0.01;
+
+/// The least FP32 rate, as a fraction of the device's FP32 peak, of a kernel to be advised
+/// (20 %): its FP32 arithmetic at the peak takes at least that share of its time.
+pub const MIN_FP32_OF_PEAK: f64 = 0.2;
 
 /// Parts of a kernel name (lower case) that say it is a matrix multiply.
 pub const MATMUL_NAMES: [&str; 7] = [
@@ -49,12 +57,9 @@ pub fn fp32_matmul(row: &TableRow, ceilings: &TableCeilings) -> Option<String> {
         return None;
     }
     let rate = row.gflops.filter(|g| *g > 0.0)?;
-    let tf32 = ceilings
-        .theoretical
-        .get(Work::TensorTf32.key())
-        .copied()
-        .flatten()
-        .filter(|p| *p > rate)?;
+    let peak = |w: Work| ceilings.theoretical.get(w.key()).copied().flatten();
+    peak(Work::Fp32).filter(|p| rate >= MIN_FP32_OF_PEAK * p)?;
+    let tf32 = peak(Work::TensorTf32).filter(|p| *p > rate)?;
     Some(format!(
         "a matrix multiply on the CUDA cores' FP32 pipe at {:.1} TFLOP/s; the tensor cores \
          run it in TF32 at up to {:.0} TFLOP/s (theoretical, dense): in PyTorch allow TF32 \
@@ -73,6 +78,7 @@ mod tests {
     fn ceilings(tf32: Option<f64>) -> TableCeilings {
         let mut c = TableCeilings::default();
         c.theoretical.insert(Work::TensorTf32.key().into(), tf32);
+        c.theoretical.insert(Work::Fp32.key().into(), Some(66_908.0));
         c
     }
 
@@ -112,6 +118,13 @@ mod tests {
         assert_eq!(fp32_matmul(&bf16, &c), None);
         assert_eq!(fp32_matmul(&add, &c), None);
         assert_eq!(fp32_matmul(&gemm, &ceilings(None)), None);
+        // One under 20 % of the FP32 peak (a decode step's rotary-angle SGEMM): none.
+        let slow = row(
+            "cutlass_80_simt_sgemm_128x32_8x5_tn_align1",
+            &[("fp32", 1e6)],
+            13_000.0,
+        );
+        assert_eq!(fp32_matmul(&slow, &c), None);
         let rare = TableRow {
             time_share: Some(0.005),
             ..gemm
