@@ -53,6 +53,24 @@ part_truth() {
 
 part_truth_corpus() { part_truth; part_corpus; }
 
+# after the backward ranges were made to nest (round 10's second build): the hooks' cost
+# over 50 steps, the phase split, a sampled profile with --torch-modules (no reports kept:
+# they are too big to come back), then held-out corpus programs while time is left
+part_final() {
+  cd $B
+  mkdir -p $W/hooks && cp $R/capture/src/commands/profile/torch_ranges.py $W/hooks/sitecustomize.py
+  for i in 5 6; do
+    wall plain$i env REPEAT=50 python3 bert_train_bf16.py > $W/train/plain$i.log 2>&1
+    wall hooks$i env REPEAT=50 PYTHONPATH=$W/hooks python3 bert_train_bf16.py > $W/train/hooks$i.log 2>&1
+  done
+  wall truth2 env TRUTH=$W/train/truth2.json python3 bert_train_bf16.py > $W/train/truth2.log 2>&1
+  rm -f $W/train/truth2.json.trace.json
+  wall sampled2 timeout 200 $C profile --nvtx-include step --torch-modules -o $W/train/sampled2.json -- python3 bert_train_bf16.py > $W/train/sampled2.log 2>&1
+  gzip -9 $W/train/sampled2.json
+  tar czf $OUT/final.tgz -C $W train
+  PROGRAMS=${PROGRAMS:-resnet18_train} part_corpus
+}
+
 part_corpus() {
   for p in ${PROGRAMS:-llama_decode mobilenet_v2 whisper_encoder resnet18_train lstm_fp32 jax_mlp compiled_mlp}; do
     [ "$(left)" -lt 120 ] && { echo "skip $p: $(left) s left" >> $OUT/walls.txt; continue; }

@@ -78,7 +78,8 @@ mod tests {
     fn ceilings(tf32: Option<f64>) -> TableCeilings {
         let mut c = TableCeilings::default();
         c.theoretical.insert(Work::TensorTf32.key().into(), tf32);
-        c.theoretical.insert(Work::Fp32.key().into(), Some(66_908.0));
+        c.theoretical
+            .insert(Work::Fp32.key().into(), Some(66_908.0));
         c
     }
 

@@ -104,4 +104,33 @@ mod tests {
             "{stdout}"
         );
     }
+
+    /// The hooks' ranges on a small BERT-shaped training step on the CPU
+    /// (`tests/python/torch_ranges_check.py`): each Linear's range holds its one forward and
+    /// two backward matrix multiplies under the same path both ways. Needs a Python with
+    /// torch: `CAPTURE_TEST_TORCH_PYTHON`, else `python3`; where neither has torch it says
+    /// so and checks nothing (CI installs no torch: several GB).
+    #[test]
+    fn the_hooks_put_each_linears_matrix_multiplies_in_its_range() {
+        let python =
+            std::env::var("CAPTURE_TEST_TORCH_PYTHON").unwrap_or_else(|_| "python3".into());
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/python/torch_ranges_check.py"
+        );
+        let out = std::process::Command::new(&python)
+            .arg(script)
+            .output()
+            .unwrap_or_else(|e| panic!("{python}: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if out.status.code() == Some(77) {
+            eprintln!("{python} has no torch: the hooks' check was not run ({stdout})");
+            return;
+        }
+        assert!(
+            out.status.success() && stdout.starts_with("ok: 13 Linear ranges"),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

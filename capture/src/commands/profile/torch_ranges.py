@@ -10,11 +10,13 @@ hook), then registers PyTorch's global hooks:
   model (`encoder`, `layer.3`, `attention`: its name under the module whose forward called
   it; the outermost module by its class), inside a range `forward` that the outermost call
   opens;
-- its backward gets the same name inside a range `backward` around each
-  `torch.autograd.backward` (and `torch.autograd.grad`): begun when the gradient of the
-  module's output is ready (a pre-hook on its autograd node), ended when the gradients of
-  its inputs are (tensor hooks), or when its output's node has run where no input needs a
-  gradient;
+- its backward gets the same ranges, nested the same way (`backward/Model/encoder/
+  layer.3/...`), inside a range `backward` around each `torch.autograd.backward` (and
+  `torch.autograd.grad`): begun when the gradient of the module's output is ready (a
+  pre-hook on its autograd node), ended when the gradients of its inputs are (tensor
+  hooks), when a module outside it begins (a module none of whose inputs needs a gradient
+  ends so, or with the backward call) (siblings that read the same input, such as attention's query, key and
+  value, follow one another rather than nest);
 - every optimizer step gets `optimizer` and the optimizer's class;
 - with CAPTURE_TORCH_OPS=1 (`--torch-ops`), every aten op also gets a push/pop range
   (`torch.autograd.profiler.emit_nvtx`).
@@ -90,8 +92,6 @@ def _install(torch):
     ranges = _Ranges(torch.cuda.nvtx)
     names = weakref.WeakKeyDictionary()
     local = threading.local()
-    # Backward ranges begun and not yet ended, ended when the backward call returns.
-    open_backward = {}
     lock = threading.Lock()
 
     def stack():
@@ -115,59 +115,71 @@ def _install(torch):
     def forward_pre(module, args):
         s = stack()
         ids = [] if s else [ranges.start("forward")]
-        ids.append(ranges.start(name_of(module, s[-1][0] if s else None)))
-        s.append((module, ids))
+        name = name_of(module, s[-1][0] if s else None)
+        ids.append(ranges.start(name))
+        s.append((module, ids, (s[-1][2] if s else ()) + (name,)))
 
     def forward_post(module, args, output):
         s = stack()
         # Down to this module's entry: a forward that raised left its children's open.
         while s:
-            m, ids = s.pop()
+            m, ids, path = s.pop()
             for rid in reversed(ids):
                 ranges.end(rid)
             if m is module:
                 break
+        else:
+            return
         if torch.is_grad_enabled():
-            mark_backward(module, args, output)
+            mark_backward(module, args, output, path)
 
-    def mark_backward(module, args, output):
+    # The backward pass's module ranges, a stack of (path, range id) shared by every
+    # thread (the autograd engine's runs the pass): a module's range begins when the
+    # gradient of its output is ready, after ending every open range that is not one of
+    # its ancestors (a sibling that shared its input) and beginning those of its ancestors
+    # that are not open; it ends, with any range above it, when the gradients of its inputs
+    # are ready. The ranges nest as the forward's do: backward/Model/encoder/layer.3/...
+    back = []
+
+    def back_end_above(keep):
+        """Ends the open backward ranges from the top down while `keep(path)` is false."""
+        while back and not keep(back[-1][0]):
+            ranges.end(back.pop()[1])
+
+    def back_begin(path):
+        with lock:
+            if any(p == path for p, _ in back):
+                return  # begun by a module inside it whose output is also its own
+            back_end_above(lambda p: p == path[: len(p)])
+            for depth in range(len(back), len(path)):
+                back.append((path[: depth + 1], ranges.start(path[depth])))
+
+    def back_finish(path):
+        with lock:
+            if any(p == path for p, _ in back):
+                back_end_above(lambda p: p == path[: len(p)] and p != path)
+
+    def mark_backward(module, args, output, path):
         nodes = {id(t.grad_fn): t.grad_fn for t in _tensors(output) if t.grad_fn is not None}
         if not nodes:
             return
         inputs = [t for t in _tensors(args) if t.requires_grad]
-        name = names.get(module) or type(module).__name__
-        state = {"rid": None, "done": False, "left": len(inputs)}
-
-        def finish():
-            with lock:
-                rid = state["rid"]
-                state["rid"], state["done"] = None, True
-                open_backward.pop(id(state), None)
-            ranges.end(rid)
+        state = {"begun": False, "left": len(inputs)}
 
         def begin(grad_outputs):
-            with lock:
-                if state["rid"] is not None or state["done"]:
-                    return None
-                state["rid"] = ranges.start(name)
-                open_backward[id(state)] = state
+            if not state["begun"]:
+                state["begun"] = True
+                back_begin(path)
             return None
 
         def input_ready(grad):
             state["left"] -= 1
-            if state["left"] == 0 and state["rid"] is not None:
-                finish()
-            return None
-
-        def node_ran(grad_inputs, grad_outputs):
-            if state["rid"] is not None:
-                finish()
+            if state["left"] == 0 and state["begun"]:
+                back_finish(path)
             return None
 
         for node in nodes.values():
             node.register_prehook(begin)
-            if not inputs:
-                node.register_hook(node_ran)
         for t in inputs:
             t.register_hook(input_ready)
 
@@ -178,11 +190,7 @@ def _install(torch):
                 return original(*args, **kwargs)
             finally:
                 with lock:
-                    left = list(open_backward.values())
-                    open_backward.clear()
-                for state in left:
-                    ranges.end(state["rid"])
-                    state["rid"], state["done"] = None, True
+                    back_end_above(lambda p: False)
                 ranges.end(rid)
 
         backward.__wrapped__ = original
