@@ -27,5 +27,6 @@ mod nvtx;
 mod real_workloads;
 mod report_cuts;
 mod sampling;
+mod training_step;
 mod verdict_corpus;
 mod work_vector;

@@ -21,6 +21,11 @@
 
 use super::timing::TimedLaunch;
 
+/// The relative gap between sorted durations of one kernel and shape that starts a new group
+/// (15 %); also how near in time a launch must run to its group's one measured launch to
+/// take its amounts unscaled ([`super::scale::expand`]).
+pub const SPLIT_GAP: f64 = 0.15;
+
 /// What the planner may choose.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanOptions {
@@ -61,7 +66,7 @@ impl Default for PlanOptions {
             major_share: 0.02,
             major_picks: 2,
             split_cv: 0.15,
-            split_gap: 0.15,
+            split_gap: SPLIT_GAP,
             minor_share: 0.001,
             tail_share: 0.015,
         }

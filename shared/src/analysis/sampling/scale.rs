@@ -2,7 +2,9 @@
 //! of the timing pass ([`assign`]), then every launch of the timing pass given counters
 //! ([`expand`]): its own where it was profiled, else those of the profiled launch of its
 //! group nearest in duration, the amounts scaled by the two launches' measured times (by
-//! their blocks where a tail borrows from a bigger grid of its kernel and block).
+//! their blocks where a tail borrows from a bigger grid of its kernel and block; not at all
+//! where the group's measured launches did the same work, or where its one measured launch
+//! ran within 15 % of it).
 //! Every launch's duration is the timing pass's, so time shares come straight from it.
 
 use std::collections::HashMap;
@@ -10,7 +12,7 @@ use std::collections::HashMap;
 use crate::model::artifact::{LaunchCounters, MetricKey};
 use crate::model::counters;
 
-use super::plan::{blocks, Plan};
+use super::plan::{blocks, Plan, SPLIT_GAP};
 use super::timing::TimedLaunch;
 
 /// Whether a metric is an amount that grows with the work of a launch (bytes, instructions,
@@ -183,6 +185,57 @@ fn scale_factor(rep: &TimedLaunch, t: &TimedLaunch, rep_ns: f64) -> f64 {
     }
 }
 
+/// How far apart (relative) a group's measured launches' instruction counts may be for the
+/// group to count as doing one fixed amount of work (1 %).
+pub const SAME_WORK: f64 = 0.01;
+
+/// Whether the measured launches `rows` of one group did the same work: two or more, each
+/// warp- and thread-level instruction count (a `.sum` in `inst`, which replay makes
+/// repeatable) within [`SAME_WORK`] of the others'. Such a group's other launches get its
+/// amounts unscaled: a launch of the same kernel, grid and block that ran a little longer did
+/// not do more (scaling by time gave the 4-layer BERT step's identical Linear launches up to
+/// 5 % more or fewer FLOPs than their 2MNK). A group whose measured launches did different
+/// work (an optimizer's `multi_tensor_apply_kernel` over chunks of different sizes, one grid)
+/// keeps scaling by time.
+fn same_work(rows: &[&LaunchCounters]) -> bool {
+    let Some(first) = rows.first() else {
+        return false;
+    };
+    let keys: Vec<&MetricKey> = first
+        .metrics
+        .columns()
+        .keys()
+        .iter()
+        .filter(|k| k.unit == "inst" && k.name.ends_with(".sum"))
+        .collect();
+    rows.len() >= 2
+        && !keys.is_empty()
+        && keys.iter().all(|k| {
+            let v: Vec<f64> = rows
+                .iter()
+                .filter_map(|r| r.metrics.number(&k.name))
+                .collect();
+            let (lo, hi) = v.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+            v.len() == rows.len() && hi <= lo * (1.0 + SAME_WORK)
+        })
+}
+
+/// Whether launch `t` takes the amounts of its own group's measured launch (`own`: index,
+/// duration) unscaled: where the group's measured launches did the same work (`same`:
+/// `Some(Some(true))`), or where one was measured (`Some(None)`) and `t` ran within
+/// [`SPLIT_GAP`] of it.
+fn unscaled(own: Option<(usize, f64)>, same: Option<Option<bool>>, t: &TimedLaunch) -> bool {
+    match (own, same) {
+        (Some(_), Some(Some(same))) => same,
+        (Some((_, rep_ns)), Some(None)) => {
+            rep_ns > 0.0 && (t.duration_ns / rep_ns - 1.0).abs() < SPLIT_GAP
+        }
+        _ => false,
+    }
+}
+
 /// A copy of `row` with its amounts ([`scales_with_work`]) multiplied by `factor`.
 fn scaled_copy(row: &LaunchCounters, factor: f64) -> LaunchCounters {
     let mut copy = row.clone();
@@ -251,7 +304,9 @@ fn keep_own_site(launch: &mut LaunchCounters, t: &TimedLaunch, copied: bool) {
 /// Gives every launch of the plan counters from `assigned` (one entry per launch, from
 /// [`assign`]): a profiled launch keeps its own; any other gets a copy of the profiled
 /// launch of its group nearest in duration, its amounts ([`scales_with_work`]) multiplied
-/// by the ratio of the two launches' durations in the timing pass, and `sampled_from` set
+/// by the ratio of the two launches' durations in the timing pass (unscaled where the
+/// group's measured launches did the same work, [`same_work`], or where the group has one
+/// measured launch and the two ran within [`SPLIT_GAP`] of each other), and `sampled_from` set
 /// to that launch's ID. A launch whose group has no profiled launch (ncu's selection
 /// differed from the plan's, or the plan made it borrow) borrows likewise from the nearest
 /// profiled launch of its kernel and shape, else of its kernel and block (scaled by blocks),
@@ -271,6 +326,18 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
         }
     }
     let all: Vec<(usize, f64)> = profiled.iter().flatten().copied().collect();
+    // Per group: whether its measured launches did the same work (None: only one measured,
+    // no evidence either way).
+    let fixed_work: Vec<Option<bool>> = profiled
+        .iter()
+        .map(|p| {
+            let rows: Vec<&LaunchCounters> = p
+                .iter()
+                .filter_map(|&(i, _)| assigned[i].as_ref())
+                .collect();
+            (rows.len() >= 2).then(|| same_work(&rows))
+        })
+        .collect();
     let mut left_groups = std::collections::HashSet::new();
     let mut unplanned = 0usize;
     for (i, t) in plan.launches.iter().enumerate() {
@@ -284,6 +351,7 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
                     .get(i)
                     .and_then(|&g| profiled.get(g))
                     .and_then(|c| nearest(c, t.duration_ns));
+                let fixed = unscaled(own, group_of.get(i).map(|&g| fixed_work[g]), t);
                 let rep = match own {
                     Some(rep) => Some(rep),
                     None => {
@@ -313,7 +381,11 @@ pub fn expand(plan: &Plan, assigned: Vec<Option<LaunchCounters>>) -> Expanded {
                     out.left_out += 1;
                     continue;
                 };
-                let factor = scale_factor(&plan.launches[rep], t, rep_ns);
+                let factor = if fixed {
+                    1.0
+                } else {
+                    scale_factor(&plan.launches[rep], t, rep_ns)
+                };
                 (scaled_copy(row, factor), Some(plan.launches[rep].id))
             }
         };
@@ -386,7 +458,7 @@ mod tests {
         let mut v = vec![
             timed(0, "k", 100.0),
             timed(1, "k", 104.0),
-            timed(2, "k", 102.0),
+            timed(2, "k", 120.0),
         ];
         number_invocations(&mut v);
         let one = PlanOptions {
@@ -397,7 +469,7 @@ mod tests {
     }
 
     #[test]
-    fn copies_scale_amounts_by_time_and_keep_rates() {
+    fn copies_scale_amounts_by_time_beyond_the_split_gap_and_keep_rates() {
         let p = three_launches();
         assert_eq!(p.selected, [0], "one group, one launch: invocation 1");
         let (assigned, warnings) = assign(&p, vec![row("k", 130.0, 1000.0, 50.0)]);
@@ -407,9 +479,15 @@ mod tests {
         let second = &e.launches[1];
         assert_eq!(second.id, 1);
         assert_eq!(second.sampled_from.as_deref(), Some(&0));
+        // 104 ns against the measured 100: within 15 %, the same work, unscaled; 120 ns:
+        // beyond it, scaled by time.
         assert_eq!(
             second.metrics.number(counters::DRAM_BYTES_READ.name),
-            Some(1040.0)
+            Some(1000.0)
+        );
+        assert_eq!(
+            e.launches[2].metrics.number(counters::DRAM_BYTES_READ.name),
+            Some(1200.0)
         );
         assert_eq!(
             second.metrics.number(counters::DRAM_THROUGHPUT_PCT.name),
