@@ -54,6 +54,7 @@ fn files(program: &str) -> (&'static [u8], &'static [u8], Option<&'static [u8]>)
         "t5_encoder" => files_of!("t5_encoder", profile_of!("t5_encoder")),
         "llama_decode" => files_of!("llama_decode", profile_of!("llama_decode")),
         "mobilenet_v2" => files_of!("mobilenet_v2", profile_of!("mobilenet_v2")),
+        "whisper_encoder" => files_of!("whisper_encoder", profile_of!("whisper_encoder")),
         other => panic!("no corpus program {other}"),
     }
 }
@@ -260,7 +261,7 @@ fn against_profile(ours: &Judged<'_>, theirs: &Judged<'_>, f: &mut Figures) {
 /// The corpus, in the order it was collected. `jax_mlp`'s profile is missing (`capture
 /// profile` of it ended with the program's segmentation fault under ncu's timing pass) and
 /// `t5_encoder`'s export was cut at 120 s (52 of its launches).
-const PROGRAMS: [&str; 10] = [
+const PROGRAMS: [&str; 11] = [
     "bert_base_fwd",
     "gemm_tf32_fp8",
     "vit_b16",
@@ -271,6 +272,7 @@ const PROGRAMS: [&str; 10] = [
     "t5_encoder",
     "llama_decode",
     "mobilenet_v2",
+    "whisper_encoder",
 ];
 
 #[test]
