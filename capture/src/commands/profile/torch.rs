@@ -124,7 +124,9 @@ mod tests {
             .unwrap_or_else(|e| panic!("{python}: {e}"));
         let stdout = String::from_utf8_lossy(&out.stdout);
         if out.status.code() == Some(77) {
-            eprintln!("{python} has no torch: the hooks' check was not run ({stdout})");
+            crate::out::eprint_line(&format!(
+                "{python} has no torch: the hooks' check was not run ({stdout})"
+            ));
             return;
         }
         assert!(
