@@ -112,8 +112,8 @@ impl Vectors {
     }
 }
 
-/// Adds `b` to `a`, keeping only the components and FLOP kinds both have (an empty `a`
-/// with no launches takes `b` whole).
+/// Adds `b` to `a`, keeping only the components both have, the others marked
+/// `incomplete`, and every FLOP kind (an empty `a` with no launches takes `b` whole).
 fn add(a: &mut WorkVector, b: &WorkVector) {
     if a.launches == 0 {
         let copied = a.copied_launches;
@@ -121,6 +121,20 @@ fn add(a: &mut WorkVector, b: &WorkVector) {
         a.copied_launches += copied;
         return;
     }
+    let one_side: Vec<WorkComponent> = a
+        .counts
+        .keys()
+        .filter(|k| !b.counts.contains_key(k))
+        .chain(b.counts.keys().filter(|k| !a.counts.contains_key(k)))
+        .chain(&b.incomplete)
+        .copied()
+        .collect();
+    for k in one_side {
+        if !a.incomplete.contains(&k) {
+            a.incomplete.push(k);
+        }
+    }
+    a.incomplete.sort();
     a.launches += b.launches;
     a.copied_launches += b.copied_launches;
     a.counts.retain(|k, _| b.counts.contains_key(k));

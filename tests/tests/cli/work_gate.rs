@@ -228,6 +228,27 @@ fn one_component_three_percent_more_fails_naming_kernel_part_and_change() {
     assert!(v["total"]["before_ms"].is_number());
 }
 
+/// Issue 37, item 4: a planted NaN in one launch's instruction count (the reader keeps it
+/// as missing, with a warning) leaves the gate unable to judge that kernel's instructions:
+/// it fails with exit 13 naming the kernel and the part, where before it passed silently.
+#[test]
+fn a_planted_nan_counter_is_named_and_fails_the_gate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (base, nan) = planted(dir.path(), "nan", |p| {
+        let inst = p.column("smsp__inst_executed.sum");
+        let first = p.rows_of(LAYER_NORM)[0];
+        p.lines[first][inst] = "nan".into();
+    });
+    let (code, v) = gate(&base, &nan);
+    assert_eq!(code, 13, "{:#}", v["work"]);
+    let reasons = v["work"]["cannot_judge"].to_string();
+    assert!(
+        reasons.contains("vectorized_layer_norm_kernel<")
+            && reasons.contains("instructions missing in some launches of the after run"),
+        "{reasons}"
+    );
+}
+
 #[test]
 fn a_kernel_removed_or_added_fails_naming_it() {
     let dir = tempfile::tempdir().expect("tempdir");

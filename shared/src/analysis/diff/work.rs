@@ -316,6 +316,17 @@ pub fn work_diff(
             }
             continue;
         };
+        for (run, v) in [("before", vb), ("after", va)] {
+            if !v.total.incomplete.is_empty() {
+                let parts: Vec<&str> = v.total.incomplete.iter().map(|c| c.label()).collect();
+                cannot_judge.push(format!(
+                    "{}: {} missing in some launches of the {run} run (a NaN, negative or \
+                     out-of-range counter, kept as missing)",
+                    a.short_name,
+                    parts.join(", ")
+                ));
+            }
+        }
         let k = compare(p.matched_by, b, a, vb, va, pct, tolerance);
         if k.parts.is_empty() {
             cannot_judge.push(format!(

@@ -552,6 +552,11 @@ pub struct WorkVector {
     /// `--set full` export) rather than read as a total: close, not exact counts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derived: Vec<Work>,
+    /// Components some launches have and others lack (a NaN, negative or out-of-range
+    /// counter the reader kept as missing): left out of `counts`, and a work gate refuses
+    /// to judge them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub incomplete: Vec<WorkComponent>,
 }
 
 fn is_zero(n: &u64) -> bool {
