@@ -3,7 +3,8 @@
 //! its delta while untouched ranges show none; a single-range training step agrees with the
 //! kernel diff on the total and its noise band; the JSON contract; a profile against an
 //! import of its export (made by different `capture` versions) as a smoke test. Regenerate
-//! the golden text with `UPDATE_GOLDEN=1 cargo test -p roofline-tests --test cli golden`.
+//! the golden text with `UPDATE_GOLDEN=1 cargo test -p roofline-tests --test cli golden`
+//! (docs/nvtx.md shows it: copy it in there too).
 
 use std::path::{Path, PathBuf};
 
@@ -249,6 +250,12 @@ fn golden_text_of_a_planted_range_diff() {
         std::fs::write(&golden, &got).expect("write golden");
     }
     let want = std::fs::read_to_string(&golden).expect("golden file exists");
+    let doc = std::fs::read_to_string(root().join("docs/nvtx.md")).expect("docs");
+    assert!(
+        doc.contains(&want),
+        "docs/nvtx.md shows {} as it was: copy it in",
+        golden.display()
+    );
     assert!(
         got == want,
         "`capture diff --by range` differs from {}; if intended, regenerate it (see this \

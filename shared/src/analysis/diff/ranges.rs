@@ -389,3 +389,103 @@ impl RangeDiff {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::model::artifact::{
+        CounterSet, KernelRecord, LaunchCounters, NvtxRange, NvtxRanges, Provenance,
+    };
+    use crate::model::counters::GPU_TIME_DURATION;
+
+    /// A kernel `name` with one launch per (range, duration ns), each range a start/end
+    /// range of the default domain.
+    fn kernel(name: &str, launches: &[(&str, f64)]) -> KernelRecord {
+        let launches = launches
+            .iter()
+            .map(|(range, ns)| {
+                let mut l = LaunchCounters::from_numbers(name, &[(GPU_TIME_DURATION.name, *ns)]);
+                l.site_mut().nvtx = Some(Arc::new(NvtxRanges {
+                    thread: None,
+                    push_pop: Vec::new(),
+                    start_end: vec![NvtxRange {
+                        id: None,
+                        domain: None,
+                        name: (*range).to_owned(),
+                    }],
+                }));
+                l
+            })
+            .collect();
+        KernelRecord {
+            cold: Some(CounterSet::of(launches)),
+            ..KernelRecord::new(name, name)
+        }
+    }
+
+    fn run(kernels: Vec<KernelRecord>) -> Artifact {
+        let mut a = Artifact::new(Provenance::default());
+        a.kernels = kernels;
+        a
+    }
+
+    #[test]
+    fn a_kernel_split_over_ranges_gets_the_band_of_its_launches_in_each() {
+        // One kernel: three launches in `fwd`, two equal ones in `bwd`. Its band over all
+        // five would be the spread of 1 and 2 us; in each range it is that range's own.
+        let before = run(vec![kernel(
+            "k",
+            &[
+                ("fwd", 1000.0),
+                ("fwd", 1010.0),
+                ("bwd", 2000.0),
+                ("fwd", 990.0),
+                ("bwd", 2000.0),
+            ],
+        )]);
+        let d = range_diff(&before, &before, None);
+        let node = |name: &str| d.nodes.iter().find(|n| n.name == name).expect(name);
+        let (fwd, bwd) = (node("fwd"), node("bwd"));
+        let fwd_band = launch_band(&[1000.0, 1010.0, 990.0]).pct;
+        let side = fwd.before.as_ref().expect("fwd before");
+        assert!((side.noise_pct - fwd_band).abs() < 1e-12, "{side:?}");
+        assert!(fwd_band > 0.0);
+        assert!(
+            (fwd.noise_pct - 2.0 * fwd_band).abs() < 1e-9,
+            "both runs' bands"
+        );
+        assert_eq!(bwd.before.as_ref().map(|s| s.noise_pct), Some(0.0));
+        assert!(d
+            .nodes
+            .iter()
+            .all(|n| n.change_ms == 0.0 && !n.beyond_noise));
+        assert_eq!(d.nodes[0].name, "fwd", "equal changes keep the tree order");
+    }
+
+    #[test]
+    fn nodes_of_one_run_appear_or_vanish_and_rank_by_their_whole_time() {
+        let before = run(vec![kernel("k", &[("a", 1000.0), ("gone", 500.0)])]);
+        let after = run(vec![kernel("k", &[("a", 1100.0), ("new", 3000.0)])]);
+        let d = range_diff(&before, &after, None);
+        let got: Vec<(&str, NodeStatus, &str)> = d
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.status, n.status_text()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("new", NodeStatus::Appeared, "appeared"),
+                ("gone", NodeStatus::Vanished, "vanished"),
+                ("a", NodeStatus::Matched, "slower"),
+            ]
+        );
+        let new = &d.nodes[0];
+        assert_eq!((new.change_ms, new.change_pct), (0.003, None));
+        assert_eq!(new.why_null.as_deref(), Some("not in the before run"));
+        assert_eq!(d.nodes[1].change_pct, Some(-100.0));
+        assert!((d.total.change_ms - 0.0026).abs() < 1e-12, "1.5 us to 4.1 us");
+    }
+}
