@@ -11,37 +11,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::gate::assert_nulls_explained;
-use crate::util::{capture, gunzip_fixture, root, s, stderr, stdout, undocumented_keys};
-
-/// The fields of one line of an ncu CSV export: every field quoted, `""` a quote inside.
-fn fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut field)),
-            _ => field.push(c),
-        }
-    }
-    out.push(field);
-    out
-}
-
-/// One line of an ncu CSV export from its fields.
-fn line_of(fields: &[String]) -> String {
-    let quoted: Vec<String> = fields
-        .iter()
-        .map(|f| format!("\"{}\"", f.replace('"', "\"\"")))
-        .collect();
-    quoted.join(",")
-}
+use crate::util::{
+    capture, csv_fields, csv_line, gunzip_fixture, root, s, stderr, stdout, undocumented_keys,
+};
 
 /// A copy of the export `text` with `edit` applied to each launch's row (after the header
 /// and the units row), given the header; written to `dir/name`.
@@ -52,13 +24,13 @@ fn planted(
     edit: impl Fn(&[String], &mut Vec<String>),
 ) -> PathBuf {
     let mut lines = text.lines();
-    let header = fields(lines.next().unwrap_or_default());
-    let mut out = vec![line_of(&header)];
+    let header = csv_fields(lines.next().unwrap_or_default());
+    let mut out = vec![csv_line(&header)];
     out.extend(lines.next().map(str::to_owned));
     for line in lines {
-        let mut row = fields(line);
+        let mut row = csv_fields(line);
         edit(&header, &mut row);
-        out.push(line_of(&row));
+        out.push(csv_line(&row));
     }
     let path = dir.join(name);
     std::fs::write(&path, out.join("\n") + "\n").expect("write");

@@ -486,6 +486,9 @@ mod tests {
         assert_eq!((new.change_ms, new.change_pct), (0.003, None));
         assert_eq!(new.why_null.as_deref(), Some("not in the before run"));
         assert_eq!(d.nodes[1].change_pct, Some(-100.0));
-        assert!((d.total.change_ms - 0.0026).abs() < 1e-12, "1.5 us to 4.1 us");
+        assert!(
+            (d.total.change_ms - 0.0026).abs() < 1e-12,
+            "1.5 us to 4.1 us"
+        );
     }
 }
