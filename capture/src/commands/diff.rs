@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use shared::analysis::diff::ranges::range_diff;
+use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
 use shared::analysis::diff::{diff_loaded, Comparability, Gate, GateOptions, Mismatch, RunDiff};
 use shared::analysis::merge;
@@ -107,6 +108,15 @@ fn report_gates(d: &RunDiff) {
     }
 }
 
+/// A comparison in `format`.
+pub(crate) fn in_format(d: &dyn DiffForms, format: DiffFormat) -> String {
+    match format {
+        DiffFormat::Table => d.text(),
+        DiffFormat::Markdown => d.markdown(),
+        DiffFormat::Json => d.json(),
+    }
+}
+
 /// Refuses runs the comparability check finds unfair, unless `force` or a mismatch the
 /// work gate tolerates; else warns of each mismatch. A gate that cannot judge the runs
 /// says so first, with its own exit code.
@@ -178,11 +188,7 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             args.force,
             false,
         )?;
-        crate::out::print(&match args.format {
-            DiffFormat::Table => d.to_text(),
-            DiffFormat::Markdown => d.to_markdown(),
-            DiffFormat::Json => d.to_json(),
-        })?;
+        crate::out::print(&in_format(&d, args.format))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut d = diff_loaded(
@@ -206,10 +212,6 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     )?;
     let code = gate_code(&d);
     report_gates(&d);
-    crate::out::print(&match args.format {
-        DiffFormat::Table => d.to_text(),
-        DiffFormat::Markdown => d.to_markdown(),
-        DiffFormat::Json => d.to_json(),
-    })?;
+    crate::out::print(&in_format(&d, args.format))?;
     Ok(code.map_or(ExitCode::SUCCESS, |c| ExitCode::from(c as u8)))
 }

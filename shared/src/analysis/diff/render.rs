@@ -112,6 +112,41 @@ fn work_side_line(s: &WorkSide) -> String {
     format!("{} ({} launches)", s.short_name, s.launches)
 }
 
+/// A comparison in the three forms `capture diff` prints, kernel by kernel ([`RunDiff`]) or
+/// range by range ([`super::ranges::RangeDiff`]).
+pub trait DiffForms {
+    /// Aligned text for a terminal.
+    fn text(&self) -> String;
+    /// GitHub-flavoured Markdown.
+    fn markdown(&self) -> String;
+    /// Pretty JSON, the contract of docs/diff-json.md.
+    fn json(&self) -> String;
+}
+
+impl DiffForms for RunDiff {
+    fn text(&self) -> String {
+        self.to_text()
+    }
+    fn markdown(&self) -> String {
+        self.to_markdown()
+    }
+    fn json(&self) -> String {
+        self.to_json()
+    }
+}
+
+impl DiffForms for super::ranges::RangeDiff {
+    fn text(&self) -> String {
+        self.to_text()
+    }
+    fn markdown(&self) -> String {
+        self.to_markdown()
+    }
+    fn json(&self) -> String {
+        self.to_json()
+    }
+}
+
 /// Aligned text: the lines above, a blank line, the table, a blank line, the lines under;
 /// control characters in the lines escaped (names are the program's), as the table escapes
 /// its cells.
