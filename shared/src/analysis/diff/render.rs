@@ -123,29 +123,24 @@ pub trait DiffForms {
     fn json(&self) -> String;
 }
 
-impl DiffForms for RunDiff {
-    fn text(&self) -> String {
-        self.to_text()
-    }
-    fn markdown(&self) -> String {
-        self.to_markdown()
-    }
-    fn json(&self) -> String {
-        self.to_json()
-    }
+/// Each comparison's forms are its own `to_text`, `to_markdown` and `to_json`.
+macro_rules! diff_forms {
+    ($($t:ty),*) => {$(
+        impl DiffForms for $t {
+            fn text(&self) -> String {
+                self.to_text()
+            }
+            fn markdown(&self) -> String {
+                self.to_markdown()
+            }
+            fn json(&self) -> String {
+                self.to_json()
+            }
+        }
+    )*};
 }
 
-impl DiffForms for super::ranges::RangeDiff {
-    fn text(&self) -> String {
-        self.to_text()
-    }
-    fn markdown(&self) -> String {
-        self.to_markdown()
-    }
-    fn json(&self) -> String {
-        self.to_json()
-    }
-}
+diff_forms!(RunDiff, super::ranges::RangeDiff);
 
 /// Aligned text: the lines above, a blank line, the table, a blank line, the lines under;
 /// control characters in the lines escaped (names are the program's), as the table escapes
