@@ -62,8 +62,9 @@ pub enum Command {
     /// Kernels are matched by name and shape, then by name, then with template arguments
     /// collapsed. For each: the time before and after with a noise band, the change, the
     /// verdict and roof before and after, the metrics that moved most; then the kernels in
-    /// one run only, and the total. Runs that differ in device, driver, ncu, clock or cache
-    /// control, metric set or sampling are refused (exit 1) unless `--force`. JSON:
+    /// one run only, and the total. With `--by range`, NVTX range by range instead: which
+    /// part of the program got slower. Runs that differ in device, driver, ncu, clock or
+    /// cache control, metric set or sampling are refused (exit 1) unless `--force`. JSON:
     /// docs/diff-json.md.
     Diff(DiffArgs),
     /// Explain each kernel in a few lines: verdict, unit, roof, ncu's rules, the evidence.
@@ -398,13 +399,24 @@ pub struct TableArgs {
     pub depth: Option<usize>,
 }
 
-/// What a row of `capture table` is.
+/// What a row of `capture table` or `capture diff` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TableBy {
     /// One row per kernel.
     Kernel,
     /// One row per NVTX range path.
     Range,
+}
+
+impl TableBy {
+    /// `--depth` checked against `--by`: only with `range`, and 1 or more.
+    pub fn checked_depth(self, depth: Option<usize>) -> Result<Option<usize>, String> {
+        match (self, depth) {
+            (TableBy::Kernel, Some(_)) => Err("--depth applies to --by range only".into()),
+            (_, Some(0)) => Err("--depth must be at least 1 (the outermost ranges)".into()),
+            _ => Ok(depth),
+        }
+    }
 }
 
 /// `capture explain`.
@@ -560,6 +572,16 @@ pub struct DiffArgs {
     /// without one every part must repeat exactly (not measured).
     #[arg(long, value_name = "FILE", requires = "gate_work")]
     pub work_tolerance: Option<PathBuf>,
+    /// Rows: `kernel` (matched kernels), or `range`: one per NVTX range path of either run
+    /// (as `capture table --by range`), matched by path, the largest change in time first,
+    /// with launches, FLOPs and DRAM bytes before and after; ranges of one run only shown
+    /// as appeared or vanished. Noise bands as for kernels; no gate (docs/nvtx.md).
+    #[arg(long, value_enum, default_value_t = TableBy::Kernel)]
+    pub by: TableBy,
+    /// With `--by range`: cut each path to its first N ranges (deeper ranges count for
+    /// their ancestor at depth N).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
 }
 
 /// A percentage flag: a finite number, 0 or more.

@@ -855,6 +855,35 @@ pub fn diff(data: &[u8]) {
         serde_json::from_str(&d.to_json()).expect("the JSON form is valid JSON");
     check_diff_json(&json, "");
     let _ = d.comparability.reasons();
+    use shared::analysis::diff::ranges::{range_diff, NodeDiff, NodeSide};
+    // By range: each launch is in one node of its run, so a side's nodes add up to its
+    // total; the forms hold what the kernel diff's do.
+    for depth in [None, Some(1)] {
+        let r = range_diff(&before, &after, depth);
+        for (form, text) in [
+            ("range text", r.to_text()),
+            ("range Markdown", r.to_markdown()),
+        ] {
+            if let Some(c) = raw_control(&text) {
+                panic!("a raw control character {c:?} in the {form} form");
+            }
+        }
+        let json: serde_json::Value =
+            serde_json::from_str(&r.to_json()).expect("the range JSON form is valid JSON");
+        check_diff_json(&json, "");
+        let side_ms = |side: fn(&NodeDiff) -> Option<&NodeSide>| -> f64 {
+            r.nodes.iter().filter_map(side).map(|s| s.time_ms).sum()
+        };
+        for (summed, total) in [
+            (side_ms(|n| n.before.as_ref()), r.total.before_ms),
+            (side_ms(|n| n.after.as_ref()), r.total.after_ms),
+        ] {
+            assert!(
+                (summed - total).abs() <= 1e-9 * total.abs().max(1.0),
+                "range nodes sum to {summed} ms, the run to {total} ms"
+            );
+        }
+    }
 }
 
 /// The source target: a report and a source page, `u32 little-endian report length,

@@ -4,21 +4,25 @@
 //! when the total or a counted kernel got slower beyond its noise band, and 13 when it
 //! cannot judge the runs (`shared::analysis::diff::Gate::cannot_judge`), told what the
 //! artifact reader did not take as written. `--gate-work` gates on the work vector
-//! (`shared::analysis::diff::work`) with the same codes, time shown beside it.
+//! (`shared::analysis::diff::work`) with the same codes, time shown beside it. `--by range`
+//! compares NVTX range by range instead (`shared::analysis::diff::ranges`), with the same
+//! comparability check and no gate.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
+use shared::analysis::diff::ranges::range_diff;
+use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
-use shared::analysis::diff::{diff_loaded, GateOptions, Mismatch, RunDiff};
+use shared::analysis::diff::{diff_loaded, Comparability, Gate, GateOptions, Mismatch, RunDiff};
 use shared::analysis::merge;
 use shared::model::artifact::LoadWarning;
 use shared::read::kind::FileKind;
 use shared::Artifact;
 
 use super::import;
-use crate::cli::{DiffArgs, DiffFormat};
+use crate::cli::{DiffArgs, DiffFormat, TableBy};
 use crate::exit::{Code, Fault};
 use crate::files;
 
@@ -104,8 +108,69 @@ fn report_gates(d: &RunDiff) {
     }
 }
 
+/// A comparison in `format`.
+pub(crate) fn in_format(d: &dyn DiffForms, format: DiffFormat) -> String {
+    match format {
+        DiffFormat::Table => d.text(),
+        DiffFormat::Markdown => d.markdown(),
+        DiffFormat::Json => d.json(),
+    }
+}
+
+/// Refuses runs the comparability check finds unfair, unless `force` or a mismatch the
+/// work gate tolerates; else warns of each mismatch. A gate that cannot judge the runs
+/// says so first, with its own exit code.
+fn check_fair(
+    (before, after): (&str, &str),
+    comparability: &Comparability,
+    gate: Option<&Gate>,
+    force: bool,
+    work_gate: bool,
+) -> Result<()> {
+    if comparability.comparable() {
+        return Ok(());
+    }
+    let reasons = comparability.reasons();
+    let refused_by = comparability
+        .mismatches
+        .iter()
+        .any(|m| refuses(m, work_gate));
+    if !force && refused_by {
+        let refused = format!(
+            "{before} and {after} cannot be compared fairly:\n  {}\n(--force compares them \
+             anyway, with this as a warning)",
+            reasons.join("\n  ")
+        );
+        // A damaged run is often unfair too (a timing dropped on load); the gate's own
+        // code says it could not judge, whatever else is wrong.
+        return Err(match gate.filter(|g| !g.cannot_judge.is_empty()) {
+            Some(g) => Fault::new(
+                Code::GateCannotJudge,
+                format!(
+                    "gate failed: it cannot judge these runs: {}\n{refused}",
+                    g.cannot_judge.join("; ")
+                ),
+            ),
+            None => Fault::new(Code::Failure, refused),
+        }
+        .into());
+    }
+    let why = if force { "--force" } else { "--gate-work" };
+    for r in &reasons {
+        crate::out::warn(&format!("not comparable ({why}): {r}"));
+    }
+    Ok(())
+}
+
 /// `capture diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
+    let depth = args
+        .by
+        .checked_depth(args.depth)
+        .map_err(anyhow::Error::msg)?;
+    if args.by == TableBy::Range && (args.gate.is_some() || args.gate_work.is_some()) {
+        bail!("--gate and --gate-work compare kernels: they apply to --by kernel only");
+    }
     let tolerance = args
         .work_tolerance
         .as_deref()
@@ -113,6 +178,19 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         .transpose()?;
     let (before, before_warnings) = read_run(&args.before)?;
     let (after, after_warnings) = read_run(&args.after)?;
+    let names = (file_name(&args.before), file_name(&args.after));
+    if args.by == TableBy::Range {
+        let d = range_diff(&before, &after, depth).named(names.0, names.1);
+        check_fair(
+            (&d.before, &d.after),
+            &d.comparability,
+            None,
+            args.force,
+            false,
+        )?;
+        crate::out::print(&in_format(&d, args.format))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut d = diff_loaded(
         (&before, &before_warnings),
         (&after, &after_warnings),
@@ -121,53 +199,19 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             share_pct: args.gate_share,
         },
     )
-    .named(file_name(&args.before), file_name(&args.after));
+    .named(names.0, names.1);
     if let Some(pct) = args.gate_work {
         d = d.with_work(work_diff(&before, &after, pct, tolerance.as_ref()));
     }
-    let work_gate = args.gate_work.is_some();
-    if !d.comparability.comparable() {
-        let reasons = d.comparability.reasons();
-        let refused_by = d
-            .comparability
-            .mismatches
-            .iter()
-            .any(|m| refuses(m, work_gate));
-        if !args.force && refused_by {
-            let refused = format!(
-                "{} and {} cannot be compared fairly:\n  {}\n(--force compares them anyway, \
-                 with this as a warning)",
-                d.before,
-                d.after,
-                reasons.join("\n  ")
-            );
-            // A damaged run is often unfair too (a timing dropped on load); the gate's own
-            // code says it could not judge, whatever else is wrong.
-            return Err(
-                match d.gate.as_ref().filter(|g| !g.cannot_judge.is_empty()) {
-                    Some(g) => Fault::new(
-                        Code::GateCannotJudge,
-                        format!(
-                            "gate failed: it cannot judge these runs: {}\n{refused}",
-                            g.cannot_judge.join("; ")
-                        ),
-                    ),
-                    None => Fault::new(Code::Failure, refused),
-                }
-                .into(),
-            );
-        }
-        let why = if args.force { "--force" } else { "--gate-work" };
-        for r in &reasons {
-            crate::out::warn(&format!("not comparable ({why}): {r}"));
-        }
-    }
+    check_fair(
+        (&d.before, &d.after),
+        &d.comparability,
+        d.gate.as_ref(),
+        args.force,
+        args.gate_work.is_some(),
+    )?;
     let code = gate_code(&d);
     report_gates(&d);
-    crate::out::print(&match args.format {
-        DiffFormat::Table => d.to_text(),
-        DiffFormat::Markdown => d.to_markdown(),
-        DiffFormat::Json => d.to_json(),
-    })?;
+    crate::out::print(&in_format(&d, args.format))?;
     Ok(code.map_or(ExitCode::SUCCESS, |c| ExitCode::from(c as u8)))
 }

@@ -2,7 +2,7 @@
 //! over stdio, on the official Rust SDK (`rmcp`, server and stdio transport only; a
 //! current-thread tokio runtime). Each tool calls the command's own code and returns what
 //! the command would print: `list_kernels` (`capture table`, most time first), `explain`,
-//! `compare` (`capture diff`), `source` (`capture source`) and, only when started with
+//! `compare` (`capture diff`, also `--by range`), `source` (`capture source`) and, only when started with
 //! `--allow-profile`, `profile_plan` (`capture profile --plan-only`, the one tool that
 //! runs a program). Every path is a file under `--root` ([`root::Root`]); standard output
 //! carries the protocol alone, so warnings go to standard error. docs/mcp.md.
@@ -21,9 +21,12 @@ use rmcp::model::{
 use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
-use shared::analysis::diff::{diff_loaded, GateOptions};
+use shared::analysis::diff::ranges::range_diff;
+use shared::analysis::diff::{diff_loaded, Comparability, GateOptions};
 
-use crate::cli::{ExplainFormat, McpArgs, SourceArgs, SourceFormat, TableFormat, TableSort};
+use crate::cli::{
+    DiffFormat, ExplainFormat, McpArgs, SourceArgs, SourceFormat, TableBy, TableFormat, TableSort,
+};
 use root::Root;
 
 /// `capture mcp`: serves until the client closes standard input.
@@ -122,9 +125,9 @@ const TOOLS: &[ToolDef] = &[
     ToolDef {
         kind: Kind::Compare,
         name: "compare",
-        description: "Run against run, kernel by kernel, with noise bands (capture diff). \
-                      Runs that differ in device, driver, clocks or metric set are refused \
-                      unless force is true.",
+        description: "Run against run, kernel by kernel or NVTX range by range, with noise \
+                      bands (capture diff). Runs that differ in device, driver, clocks or \
+                      metric set are refused unless force is true.",
         args: &[
             (
                 "before",
@@ -148,6 +151,19 @@ const TOOLS: &[ToolDef] = &[
                 "force",
                 "boolean",
                 "compare runs the comparability check refuses",
+                false,
+            ),
+            (
+                "by",
+                "string",
+                "`kernel` (default) or `range`: NVTX range by range, which part of the \
+                 program got slower",
+                false,
+            ),
+            (
+                "depth",
+                "integer",
+                "with by `range`: paths cut to their first N ranges",
                 false,
             ),
         ],
@@ -327,8 +343,23 @@ impl Server {
         })
     }
 
-    /// `compare`: `capture diff` without a gate.
+    /// `compare`: `capture diff` without a gate, kernel by kernel or (`by: range`) range
+    /// by range.
     fn compare(&self, args: &JsonObject) -> Result<String> {
+        let by = match text_arg(args, "by")? {
+            None | Some("kernel") => TableBy::Kernel,
+            Some("range") => TableBy::Range,
+            Some(b) => bail!("by {b:?}: `kernel` or `range`"),
+        };
+        let depth = by
+            .checked_depth(count_arg(args, "depth")?)
+            .map_err(|e| anyhow!(e.replace("--", "")))?;
+        let format = match text_arg(args, "format")? {
+            None | Some("text") => DiffFormat::Table,
+            Some("markdown") => DiffFormat::Markdown,
+            Some("json") => DiffFormat::Json,
+            Some(f) => bail!("format {f:?}: `text`, `markdown` or `json`"),
+        };
         let before_path = self.root.file(needed(args, "before")?)?;
         let after_path = self.root.file(needed(args, "after")?)?;
         let (before, before_warnings) = super::diff::read_run(&before_path)?;
@@ -339,27 +370,31 @@ impl Server {
                 .display()
                 .to_string()
         };
+        let (before_name, after_name) = (shown(&before_path), shown(&after_path));
+        let force = matches!(args.get("force"), Some(Value::Bool(true)));
+        let refuse = |comparability: &Comparability| -> Result<()> {
+            if !comparability.comparable() && !force {
+                bail!(
+                    "{before_name} and {after_name} cannot be compared fairly: {} (force: true \
+                     compares them anyway)",
+                    comparability.reasons().join("; ")
+                );
+            }
+            Ok(())
+        };
+        if by == TableBy::Range {
+            let d = range_diff(&before, &after, depth).named(&before_name, &after_name);
+            refuse(&d.comparability)?;
+            return Ok(super::diff::in_format(&d, format));
+        }
         let d = diff_loaded(
             (&before, &before_warnings),
             (&after, &after_warnings),
             GateOptions::default(),
         )
-        .named(shown(&before_path), shown(&after_path));
-        let force = matches!(args.get("force"), Some(Value::Bool(true)));
-        if !d.comparability.comparable() && !force {
-            bail!(
-                "{} and {} cannot be compared fairly: {} (force: true compares them anyway)",
-                d.before,
-                d.after,
-                d.comparability.reasons().join("; ")
-            );
-        }
-        Ok(match text_arg(args, "format")? {
-            None | Some("text") => d.to_text(),
-            Some("markdown") => d.to_markdown(),
-            Some("json") => d.to_json(),
-            Some(f) => bail!("format {f:?}: `text`, `markdown` or `json`"),
-        })
+        .named(&before_name, &after_name);
+        refuse(&d.comparability)?;
+        Ok(super::diff::in_format(&d, format))
     }
 
     /// `profile_plan`: `capture profile --plan-only -- PROGRAM ARGS` in the root, its

@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use shared::analysis::ranges::{range_table, RangeNode};
 use shared::analysis::table::{annotate, bytes_table, SortOrder};
 use shared::Artifact;
@@ -66,15 +66,14 @@ pub fn render_ranges(
 
 /// `capture table`.
 pub fn table(args: &TableArgs) -> Result<ExitCode> {
-    match (args.by, args.depth) {
-        (TableBy::Kernel, Some(_)) => bail!("--depth applies to --by range only"),
-        (_, Some(0)) => bail!("--depth must be at least 1 (the outermost ranges)"),
-        _ => {}
-    }
+    let depth = args
+        .by
+        .checked_depth(args.depth)
+        .map_err(anyhow::Error::msg)?;
     let artifact = files::read_artifact(&args.artifact)?;
     let text = match args.by {
         TableBy::Kernel => render_sorted(&artifact, args.format, args.sort),
-        TableBy::Range => render_ranges(&artifact, args.format, args.sort, args.depth),
+        TableBy::Range => render_ranges(&artifact, args.format, args.sort, depth),
     };
     out::print(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -102,6 +102,24 @@ pub fn path_of(nvtx: Option<&NvtxRanges>, depth: Option<usize>) -> Vec<String> {
         .collect()
 }
 
+/// Every launch of `artifact` (its kernels' reference launches, in artifact order) with the
+/// path of the node it counts for, paths cut to `depth` ranges, and its kernel's index: the
+/// one place a launch is given its node.
+pub fn placed(
+    artifact: &Artifact,
+    depth: Option<usize>,
+) -> impl Iterator<Item = (Vec<String>, usize, &LaunchCounters)> {
+    artifact
+        .kernels
+        .iter()
+        .enumerate()
+        .flat_map(move |(k, kernel)| {
+            metrics::reference_launches(kernel)
+                .iter()
+                .map(move |launch| (path_of(launch.site.nvtx.as_deref(), depth), k, launch))
+        })
+}
+
 /// The launches of one node while they are gathered: by kernel, in artifact order.
 #[derive(Default)]
 struct Gathered<'a> {
@@ -118,28 +136,25 @@ pub fn range_table(artifact: &Artifact, depth: Option<usize>) -> RangeTable {
     // Each path prefix's first launch (in artifact order), to order the tree.
     let mut first_of_prefix: HashMap<Vec<String>, usize> = HashMap::new();
     let mut seen = 0usize;
-    for (k, kernel) in artifact.kernels.iter().enumerate() {
-        for launch in metrics::reference_launches(kernel) {
-            let path = path_of(launch.site.nvtx.as_deref(), depth);
-            for cut in 0..=path.len() {
-                let prefix = path.get(..cut).unwrap_or_default().to_vec();
-                first_of_prefix.entry(prefix).or_insert(seen);
-            }
-            let node = nodes.entry(path).or_insert_with(|| Gathered {
-                first_launch: seen,
-                ..Gathered::default()
-            });
-            match node.by_kernel.last_mut() {
-                Some((last, ls)) if *last == k => ls.push(launch),
-                _ => node.by_kernel.push((k, vec![launch])),
-            }
-            if let Some(t) = launch.site.nvtx.as_ref().and_then(|n| n.thread) {
-                if !node.threads.contains(&t) {
-                    node.threads.push(t);
-                }
-            }
-            seen += 1;
+    for (path, k, launch) in placed(artifact, depth) {
+        for cut in 0..=path.len() {
+            let prefix = path.get(..cut).unwrap_or_default().to_vec();
+            first_of_prefix.entry(prefix).or_insert(seen);
         }
+        let node = nodes.entry(path).or_insert_with(|| Gathered {
+            first_launch: seen,
+            ..Gathered::default()
+        });
+        match node.by_kernel.last_mut() {
+            Some((last, ls)) if *last == k => ls.push(launch),
+            _ => node.by_kernel.push((k, vec![launch])),
+        }
+        if let Some(t) = launch.site.nvtx.as_ref().and_then(|n| n.thread) {
+            if !node.threads.contains(&t) {
+                node.threads.push(t);
+            }
+        }
+        seen += 1;
     }
     let mut keyed: Vec<(Vec<usize>, RangeNode)> = nodes
         .into_iter()

@@ -212,25 +212,7 @@ fn sol_rows(path: &Path) -> HashMap<u64, HashMap<String, (String, String)>> {
 fn csv_rows(text: &str) -> Vec<Vec<String>> {
     text.lines()
         .filter(|l| l.starts_with('"'))
-        .map(|line| {
-            let mut fields = Vec::new();
-            let mut field = String::new();
-            let mut quoted = false;
-            let mut chars = line.chars().peekable();
-            while let Some(ch) = chars.next() {
-                match (ch, quoted) {
-                    ('"', true) if chars.peek() == Some(&'"') => {
-                        field.push('"');
-                        chars.next();
-                    }
-                    ('"', q) => quoted = !q,
-                    (',', false) => fields.push(std::mem::take(&mut field)),
-                    (ch, _) => field.push(ch),
-                }
-            }
-            fields.push(field);
-            fields
-        })
+        .map(csv_fields)
         .collect()
 }
 

@@ -75,7 +75,9 @@ fn diff_json(a: &Path, b: &Path, gate: &str) -> (i32, Value, String) {
     (o.status.code().unwrap_or(-1), v, stderr(&o))
 }
 
-fn assert_nulls_explained(v: &Value, path: &str) {
+/// Every nullable number of a diff's JSON that is null has a `why_null` beside it; no band
+/// is null.
+pub(crate) fn assert_nulls_explained(v: &Value, path: &str) {
     match v {
         Value::Object(map) => {
             for (k, x) in map {

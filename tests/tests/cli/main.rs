@@ -10,6 +10,7 @@
 mod bad_input;
 mod corpus;
 mod diff;
+mod diff_range;
 mod explain;
 mod gate;
 mod golden;

@@ -219,3 +219,38 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
 fn root_file(rel: &str) -> std::path::PathBuf {
     root().join(rel)
 }
+
+#[test]
+fn the_compare_tool_goes_range_by_range() {
+    let root = tempfile::tempdir().expect("tempdir");
+    gunzip_fixture(root.path(), "corpus-h200/jax_mlp_full_raw.csv.gz");
+    let no_ncu = root.path().join("bin");
+    std::fs::create_dir(&no_ncu).expect("mkdir");
+    let (mut mcp, _) = Session::start(root.path(), &[], &no_ncu);
+    // By NVTX range: XLA's module range of a JAX MLP against itself, nothing moved.
+    let jax = "jax_mlp_full_raw.csv";
+    let (text, error) = mcp.call(
+        "compare",
+        json!({"before": jax, "after": jax, "by": "range", "depth": 2, "format": "json"}),
+    );
+    assert!(!error, "{text}");
+    let d: Value = serde_json::from_str(&text).expect("the range diff's JSON");
+    assert_eq!(
+        (d["by"].as_str(), d["depth"].as_u64()),
+        (Some("range"), Some(2))
+    );
+    assert_eq!(d["nodes"].as_array().map(Vec::len), Some(1), "{d}");
+    assert_eq!(
+        (
+            d["nodes"][0]["status"].as_str(),
+            d["nodes"][0]["change_ms"].as_f64()
+        ),
+        (Some("matched"), Some(0.0))
+    );
+    let (text, error) = mcp.call("compare", json!({"before": jax, "after": jax, "depth": 2}));
+    assert!(
+        error && text.contains("depth applies to by range only"),
+        "{text}"
+    );
+    mcp.finish();
+}

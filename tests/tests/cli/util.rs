@@ -120,3 +120,34 @@ pub fn gunzip_fixture(dir: &Path, rel: &str) -> PathBuf {
     std::fs::write(&path, report).expect("write");
     path
 }
+
+/// The fields of one line of an ncu CSV page: quoted fields, `""` a quote inside (ncu's
+/// pages have no newline inside a field of the raw page).
+pub fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match (ch, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', q) => quoted = !q,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            (ch, _) => field.push(ch),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+/// One line of an ncu CSV page from its fields, each quoted as ncu writes them.
+pub fn csv_line(fields: &[String]) -> String {
+    let quoted: Vec<String> = fields
+        .iter()
+        .map(|f| format!("\"{}\"", f.replace('"', "\"\"")))
+        .collect();
+    quoted.join(",")
+}

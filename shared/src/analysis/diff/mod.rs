@@ -21,10 +21,13 @@
 //!   way in the other, times the artifact reader did not take as written).
 //! - The comparability check ([`comparable`]) runs first.
 //! - The work gate ([`work`]) compares what each kernel did, not its time.
+//! - By NVTX range ([`ranges`]): which part of the program got slower, node by node of the
+//!   range tree, with the same noise rules.
 
 pub mod comparable;
 pub mod matching;
 pub mod noise;
+pub mod ranges;
 pub mod render;
 pub mod view;
 pub mod work;
@@ -204,6 +207,30 @@ pub struct TotalDiff {
     pub beyond_noise: bool,
     /// Whether the total fails the gate.
     pub gate_failed: bool,
+}
+
+impl TotalDiff {
+    /// The change of a sum of kernel times from `before_ms` to `after_ms` (a run's total, a
+    /// range's time), against `noise_ms`, the summed kernels' bands in ms, both runs, added:
+    /// the change and the band in percent of the before time, beyond the noise as
+    /// [`noise::beyond_noise`] says. Not gated (`gate_failed` is `false`).
+    pub fn of(before_ms: f64, after_ms: f64, noise_ms: f64) -> TotalDiff {
+        let change_ms = after_ms - before_ms;
+        let change_pct = percent_of(change_ms, before_ms);
+        let noise_pct = percent_of(noise_ms, before_ms).unwrap_or(0.0);
+        TotalDiff {
+            before_ms,
+            after_ms,
+            change_ms,
+            change_pct,
+            why_null: change_pct
+                .is_none()
+                .then(|| "the before run's kernels sum to 0 ms".into()),
+            noise_pct,
+            beyond_noise: noise::beyond_noise(change_pct, noise_pct),
+            gate_failed: false,
+        }
+    }
 }
 
 /// The gate's outcome.
@@ -498,7 +525,7 @@ fn diff_inner(
             KernelDiff {
                 matched_by: p.matched_by,
                 moved: moves(&fb.figures[p.before], &fa.figures[p.after]),
-                beyond_noise: change_pct.is_some_and(|c| c.abs() > noise_pct),
+                beyond_noise: noise::beyond_noise(change_pct, noise_pct),
                 before: b,
                 after: a,
                 change_ms,
@@ -525,23 +552,9 @@ fn diff_inner(
     let (before_ms, noise_b) =
         sum(&mut kernels.iter().map(|k| &k.before).chain(only_before.iter()));
     let (after_ms, noise_a) = sum(&mut kernels.iter().map(|k| &k.after).chain(only_after.iter()));
-    let change_ms = after_ms - before_ms;
-    let change_pct = percent_of(change_ms, before_ms);
-    let total_noise = percent_of(noise_b + noise_a, before_ms).unwrap_or(0.0);
-    let mut total = TotalDiff {
-        before_ms,
-        after_ms,
-        change_ms,
-        change_pct,
-        why_null: change_pct
-            .is_none()
-            .then(|| "the before run's kernels sum to 0 ms".into()),
-        noise_pct: total_noise,
-        beyond_noise: change_pct.is_some_and(|c| c.abs() > total_noise),
-        gate_failed: false,
-    };
+    let mut total = TotalDiff::of(before_ms, after_ms, noise_b + noise_a);
     let gate = gate.pct.map(|pct| {
-        total.gate_failed = change_pct.is_some_and(|c| c > pct + total_noise);
+        total.gate_failed = total.change_pct.is_some_and(|c| c > pct + total.noise_pct);
         let mut failures = Vec::new();
         if total.gate_failed {
             failures.push("total".to_string());

@@ -133,6 +133,12 @@ impl Band {
     }
 }
 
+/// Whether a change, in percent of the before time, is beyond a noise band in percent:
+/// larger than it either way. A change with no percentage (the before time is 0) is not.
+pub fn beyond_noise(change_pct: Option<f64>, noise_pct: f64) -> bool {
+    change_pct.is_some_and(|c| c.abs() > noise_pct)
+}
+
 /// The quantile `p` (0 to 1) of sorted values, interpolated linearly between the two
 /// nearest (the common definition of R's type 7 and numpy's default).
 fn quantile(sorted: &[f64], p: f64) -> Option<f64> {
@@ -216,7 +222,12 @@ fn event_band(samples_ms: &[f64], median_ms: f64) -> Band {
     )
 }
 
-fn launch_band(durations_ns: &[f64]) -> Band {
+/// The noise band of a sum of ncu durations (ns) of one kernel's launches: two standard
+/// errors of their mean over the mean, outliers left out ([`NoiseSource::LaunchSpread`]);
+/// none for fewer than two; unusable when one is no duration a launch can have. A kernel
+/// without event timing gets this over all its launches ([`noise_band`]); a range of
+/// `capture diff --by range`, over its launches of each kernel.
+pub fn launch_band(durations_ns: &[f64]) -> Band {
     let n = durations_ns.len();
     for (i, &v) in durations_ns.iter().enumerate() {
         if let Some(why) = range::check("ns", v) {

@@ -3,7 +3,7 @@
 //! failures come first in every human form.
 
 use super::work::{KernelWorkDiff, WorkDiff, WorkSide};
-use super::{KernelDiff, KernelSide, MetricMove, RunDiff};
+use super::{Comparability, KernelDiff, KernelSide, MetricMove, RunDiff, TotalDiff};
 use crate::text::escape;
 use crate::text::format::{fmt_si, ms, opt, sig3};
 use crate::text::table::{Column, Table};
@@ -112,11 +112,124 @@ fn work_side_line(s: &WorkSide) -> String {
     format!("{} ({} launches)", s.short_name, s.launches)
 }
 
-fn signed_pct(v: Option<f64>) -> String {
+/// A comparison in the three forms `capture diff` prints, kernel by kernel ([`RunDiff`]) or
+/// range by range ([`super::ranges::RangeDiff`]).
+pub trait DiffForms {
+    /// Aligned text for a terminal.
+    fn text(&self) -> String;
+    /// GitHub-flavoured Markdown.
+    fn markdown(&self) -> String;
+    /// Pretty JSON, the contract of docs/diff-json.md.
+    fn json(&self) -> String;
+}
+
+/// Each comparison's forms are its own `to_text`, `to_markdown` and `to_json`.
+macro_rules! diff_forms {
+    ($($t:ty),*) => {$(
+        impl DiffForms for $t {
+            fn text(&self) -> String {
+                self.to_text()
+            }
+            fn markdown(&self) -> String {
+                self.to_markdown()
+            }
+            fn json(&self) -> String {
+                self.to_json()
+            }
+        }
+    )*};
+}
+
+diff_forms!(RunDiff, super::ranges::RangeDiff);
+
+/// Aligned text: the lines above, a blank line, the table, a blank line, the lines under;
+/// control characters in the lines escaped (names are the program's), as the table escapes
+/// its cells.
+pub(super) fn text_form(above: &[String], table: &Table<'_>, under: &[String]) -> String {
+    let mut out = String::new();
+    for p in above {
+        out.push_str(&escape::controls(p));
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&table.to_text());
+    out.push('\n');
+    for e in under {
+        out.push_str(&escape::controls(e));
+        out.push('\n');
+    }
+    out
+}
+
+/// GitHub-flavoured Markdown: each line above a paragraph (the first in bold when
+/// `bold_first`: a gate's verdict), the table, each line under a paragraph; pipes and
+/// control characters escaped.
+pub(super) fn markdown_form(
+    above: &[String],
+    bold_first: bool,
+    table: &Table<'_>,
+    under: &[String],
+) -> String {
+    let esc = |s: &str| escape::markdown_cell(s).into_owned();
+    let mut out = String::new();
+    for (i, p) in above.iter().enumerate() {
+        if i == 0 && bold_first {
+            out.push_str(&format!("**{}**\n\n", esc(p)));
+        } else {
+            out.push_str(&format!("{}\n\n", esc(p)));
+        }
+    }
+    out.push_str(&table.to_markdown());
+    out.push('\n');
+    for e in under {
+        out.push_str(&format!("{}\n\n", esc(e)));
+    }
+    out
+}
+
+/// A change in percent with its sign, `-` when there is none.
+pub(super) fn signed_pct(v: Option<f64>) -> String {
     opt(v, |x| format!("{x:+.2} %"))
 }
 
-fn before_after(b: &Option<String>, a: &Option<String>) -> String {
+/// The warnings the comparability check gives the human forms: each mismatch, then what
+/// one run or both do not record.
+pub(super) fn comparability_lines(c: &Comparability) -> Vec<String> {
+    let mut out: Vec<String> = c
+        .reasons()
+        .iter()
+        .map(|r| format!("warning: not comparable: {r}"))
+        .collect();
+    if !c.unknown.is_empty() {
+        out.push(format!(
+            "not recorded by both runs, not checked: {}",
+            c.unknown.join(", ")
+        ));
+    }
+    out
+}
+
+/// The total's line: `total 1.0000 ms -> 1.2000 ms: +20.00 % (noise ±0.50 %), beyond the
+/// noise`, `GATE ` first when it failed the gate.
+pub(super) fn total_line(t: &TotalDiff) -> String {
+    let gate = if t.gate_failed { "GATE " } else { "" };
+    format!(
+        "{gate}total {:.4} ms -> {:.4} ms: {} (noise ±{:.2} %){}",
+        t.before_ms,
+        t.after_ms,
+        signed_pct(t.change_pct),
+        t.noise_pct,
+        if t.beyond_noise {
+            ", beyond the noise"
+        } else {
+            ", within the noise"
+        }
+    )
+}
+
+/// One value before and after: the value once when equal, else `before -> after`, `-` for
+/// a side without one.
+pub(super) fn before_after(b: &Option<String>, a: &Option<String>) -> String {
     match (b, a) {
         (Some(b), Some(a)) if b == a => b.clone(),
         (None, None) => "-".into(),
@@ -282,15 +395,7 @@ impl RunDiff {
             }
         }
         out.push(format!("before {}, after {}", self.before, self.after));
-        for r in self.comparability.reasons() {
-            out.push(format!("warning: not comparable: {r}"));
-        }
-        if !self.comparability.unknown.is_empty() {
-            out.push(format!(
-                "not recorded by both runs, not checked: {}",
-                self.comparability.unknown.join(", ")
-            ));
-        }
+        out.extend(comparability_lines(&self.comparability));
         out
     }
 
@@ -306,20 +411,7 @@ impl RunDiff {
                 out.push(format!("{title}: {}", names.join("; ")));
             }
         }
-        let t = &self.total;
-        let gate = if t.gate_failed { "GATE " } else { "" };
-        out.push(format!(
-            "{gate}total {:.4} ms -> {:.4} ms: {} (noise ±{:.2} %){}",
-            t.before_ms,
-            t.after_ms,
-            signed_pct(t.change_pct),
-            t.noise_pct,
-            if t.beyond_noise {
-                ", beyond the noise"
-            } else {
-                ", within the noise"
-            }
-        ));
+        out.push(total_line(&self.total));
         let mut sources: Vec<&str> = self
             .kernels
             .iter()
@@ -362,18 +454,7 @@ impl RunDiff {
     /// program's: control characters (a terminal escape, a newline) are shown escaped, never
     /// written raw.
     pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        for p in self.preamble() {
-            out.push_str(&escape::controls(&p));
-            out.push('\n');
-        }
-        out.push('\n');
-        out.push_str(&self.table(3).to_text());
-        out.push('\n');
-        for e in self.epilogue() {
-            out.push_str(&escape::controls(&e));
-            out.push('\n');
-        }
+        let mut out = text_form(&self.preamble(), &self.table(3), &self.epilogue());
         if let Some(w) = &self.work {
             let (table, notes) = w.table();
             out.push_str("\nwork (--gate-work):\n");
@@ -391,19 +472,12 @@ impl RunDiff {
     /// characters escaped).
     pub fn to_markdown(&self) -> String {
         let esc = |s: &str| escape::markdown_cell(s).into_owned();
-        let mut out = String::new();
-        for (i, p) in self.preamble().iter().enumerate() {
-            if i == 0 && (self.gate.is_some() || self.work.is_some()) {
-                out.push_str(&format!("**{}**\n\n", esc(p)));
-            } else {
-                out.push_str(&format!("{}\n\n", esc(p)));
-            }
-        }
-        out.push_str(&self.table(usize::MAX).to_markdown());
-        out.push('\n');
-        for e in self.epilogue() {
-            out.push_str(&format!("{}\n\n", esc(&e)));
-        }
+        let mut out = markdown_form(
+            &self.preamble(),
+            self.gate.is_some() || self.work.is_some(),
+            &self.table(usize::MAX),
+            &self.epilogue(),
+        );
         if let Some(w) = &self.work {
             let (table, notes) = w.table();
             out.push_str("Work (`--gate-work`):\n\n");
