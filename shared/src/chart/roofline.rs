@@ -251,7 +251,7 @@ pub struct Fit {
 /// quarter of the values. `None` ends when there are no values.
 fn core_span(values: &[f64], anchors: &[f64]) -> (Option<f64>, Option<f64>) {
     let mut v: Vec<f64> = values.to_vec();
-    v.sort_by(f64::total_cmp);
+    crate::order::sort_floats(&mut v);
     if v.is_empty() {
         return (None, None);
     }

@@ -174,7 +174,7 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
         };
         let distinct = |shown: &[usize], expand: bool| {
             let mut labels: Vec<String> = args.iter().map(|a| label(a, shown, expand)).collect();
-            labels.sort();
+            crate::order::sort(&mut labels);
             labels.dedup();
             labels.len()
         };
@@ -192,7 +192,7 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
                     .map(|&p| {
                         let mut with: Vec<usize> = shown.clone();
                         with.push(p);
-                        with.sort_unstable();
+                        crate::order::sort(&mut with);
                         (distinct(&with, expand), std::cmp::Reverse(p), with)
                     })
                     .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));

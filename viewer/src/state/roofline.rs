@@ -392,7 +392,7 @@ fn coverage_line(model: &mut RooflineModel, precision: Plotted) -> Option<String
     );
     if !model.no_flops.is_empty() {
         const SHOWN: usize = 12;
-        model.no_flops.sort_by(|a, b| b.1.total_cmp(&a.1));
+        shared::order::sort_by(&mut model.no_flops, |a, b| b.1.total_cmp(&a.1));
         let n = model.no_flops.len();
         let left: f64 = model.no_flops.iter().map(|(_, s)| s).sum();
         let mut names = model.no_flops[..n.min(SHOWN)]
@@ -547,7 +547,9 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
 /// Marks the `n` series of the highest rank (most time) as labelled.
 fn label_top(chart: &mut RooflineChart, n: usize) {
     let mut order: Vec<usize> = (0..chart.series.len()).collect();
-    order.sort_by_key(|&i| (chart.series[i].rank.unwrap_or(usize::MAX), i));
+    shared::order::sort_by_key(&mut order, |&i| {
+        (chart.series[i].rank.unwrap_or(usize::MAX), i)
+    });
     for i in order.into_iter().take(n) {
         chart.series[i].labelled = true;
     }
@@ -692,7 +694,9 @@ pub fn point_list(
 ) -> Vec<ListedKernel> {
     let clipped = model.chart.fit().clipped;
     let mut order: Vec<usize> = (0..model.chart.series.len()).collect();
-    order.sort_by_key(|&i| (model.chart.series[i].rank.unwrap_or(usize::MAX), i));
+    shared::order::sort_by_key(&mut order, |&i| {
+        (model.chart.series[i].rank.unwrap_or(usize::MAX), i)
+    });
     let mut out = Vec::new();
     let mut listed = 0;
     for si in order {

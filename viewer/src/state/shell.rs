@@ -82,7 +82,7 @@ pub fn kernel_list(run: &RunView, needle: &str, limit: usize) -> (Vec<Listed>, u
         .iter()
         .filter(|k| needle.is_empty() || k.name.to_lowercase().contains(&needle))
         .collect();
-    all.sort_by(|a, b| {
+    shared::order::sort_by(&mut all, |a, b| {
         let t = |k: &&shared::analysis::figures::KernelFigures| {
             k.row.time_share.unwrap_or(f64::NEG_INFINITY)
         };
