@@ -265,7 +265,7 @@ impl DrawingBackend for Surface<'_> {
 mod tests {
     use plotters::prelude::*;
 
-    use super::*;
+    use super::Surface;
 
     /// The same drawing straight onto SVG and through a [`Surface`] gives the same bytes.
     #[test]
