@@ -28,8 +28,56 @@ pub fn SolPage() -> impl IntoView {
                 <Term key="memory_pct" text="Memory Throughput is not DRAM throughput." />
             </p>
             <VirtualTable id="sol-table" rows=kernel_rows() header=sol_header() row=Box::new(row) />
+            <Advised />
             <MixedKernels />
         </div>
+    }
+}
+
+/// The kernels the table advises on (`shared::analysis::advice`: an FP32 matrix multiply
+/// the tensor cores would run many times faster), each with its sentence, most time first.
+#[component]
+fn Advised() -> impl IntoView {
+    let ctx = Ctx::get();
+    let advised = move || {
+        let run = ctx.run.get();
+        ctx.ws.with(|ws| {
+            ws.runs
+                .get(run)
+                .map(|r| {
+                    r.by_time
+                        .iter()
+                        .filter_map(|&i| r.kernels.get(i))
+                        .filter_map(|k| {
+                            Some((k.short.clone(), k.name.clone(), k.row.advice.clone()?))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <Show when=move || !advised().is_empty()>
+            <section id="sol-advice">
+                <h3>"Advice"</h3>
+                <ul>
+                    {move || {
+                        advised()
+                            .into_iter()
+                            .map(|(short, name, advice)| {
+                                view! {
+                                    <li class="advice">
+                                        <strong title=name>{short}</strong>
+                                        ": "
+                                        {advice}
+                                    </li>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </ul>
+            </section>
+        </Show>
     }
 }
 

@@ -665,6 +665,9 @@ pub struct ListedKernel {
     pub verdict: String,
     /// The verdict's reason (on hover).
     pub why: String,
+    /// The table's advice on it (`shared::analysis::advice`: an FP32 matrix multiply off
+    /// the tensor cores), when it has some.
+    pub advice: Option<String>,
     /// Its points, in the chart's order.
     pub points: Vec<ListedPoint>,
 }
@@ -765,6 +768,7 @@ pub fn point_list(
                 .as_ref()
                 .map(|v| v.reason.clone())
                 .unwrap_or_default(),
+            advice: fig.row.advice.clone(),
             points,
         });
     }
@@ -1074,6 +1078,46 @@ mod tests {
                     fit.clipped.len()
                 );
             }
+        }
+    }
+
+    #[test]
+    fn an_fp32_matmul_is_advised_in_the_list() {
+        // T5's encoder in FP32 (a corpus program): its FP32 GEMMs (cutlass SIMT SGEMM at 32.4
+        // TFLOP/s) are told to use TF32, the advice the table holds, in the list under the chart.
+        let bytes = crate::state::test_support::gunzip(
+            "tests/fixtures/corpus-h200/t5_encoder_profile.json.gz",
+        );
+        let (runs, errors) = crate::state::load::load_batch(vec![crate::state::load::InputFile {
+            name: "t5_encoder_profile.json".into(),
+            bytes,
+        }]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        let model = run_roofline(&ws, 0, Plotted::Own);
+        let listed = point_list(&ws, 0, &model, 10_000);
+        let advised: Vec<&ListedKernel> = listed.iter().filter(|k| k.advice.is_some()).collect();
+        assert!(!advised.is_empty(), "no advice in {listed:?}");
+        for k in &advised {
+            let advice = k.advice.as_deref().unwrap_or_default();
+            assert!(
+                shared::analysis::advice::is_matmul_name(&k.name),
+                "{} advised: {advice}",
+                k.name
+            );
+            assert!(advice.contains("TF32"), "{advice}");
+        }
+        // Only where the table has it.
+        let run = &ws.runs[0];
+        for k in &listed {
+            let row = run.kernels.iter().find(|f| f.index == k.kernel.kernel);
+            assert_eq!(
+                k.advice,
+                row.and_then(|f| f.row.advice.clone()),
+                "{}",
+                k.name
+            );
         }
     }
 
