@@ -445,6 +445,22 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
     if let Some(line) = coverage_line(model, precision) {
         model.notes.insert(0, line);
     }
+    // An empty frame says why: counters were read and none counts arithmetic.
+    let c = model.coverage;
+    if precision == Plotted::Own
+        && !model.analytic
+        && c.plotted == 0
+        && c.kernels > 0
+        && model.no_flops.len() == c.kernels
+    {
+        model.notes.insert(
+            0,
+            "Nothing to plot: no kernel has FLOP or OP counts, as when Nsight Compute ran with \
+             --set basic, which collects no instruction counters; profile with --set full (or \
+             add --section SpeedOfLight_RooflineChart) for a roofline."
+                .into(),
+        );
+    }
     let time = if runs
         .iter()
         .flat_map(|r| r.kernels.iter())
@@ -1079,6 +1095,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_basic_set_report_says_why_its_roofline_is_empty() {
+        // `--set basic` collects no instruction counters: no kernel has FLOPs, so no point.
+        let bytes = crate::state::test_support::gunzip(
+            "tests/fixtures/ncu-h200-reports/gemms_basic.ncu-rep.gz",
+        );
+        let (runs, errors) = crate::state::load::load_batch(vec![crate::state::load::InputFile {
+            name: "gemms_basic.ncu-rep".into(),
+            bytes,
+        }]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws = Workspace::default();
+        ws.add(runs);
+        let model = run_roofline(&ws, 0, Plotted::Own);
+        assert!(model.chart.series.is_empty(), "{:?}", model.chart.series);
+        let first = model.notes.first().cloned().unwrap_or_default();
+        assert!(
+            first.starts_with("Nothing to plot") && first.contains("--set full"),
+            "{:?}",
+            model.notes
+        );
+        // A run with points gets no such line.
+        let gpt2 = run_roofline(&sample("h200-gpt2-bf16.json"), 0, Plotted::Own);
+        assert!(gpt2.notes.iter().all(|n| !n.starts_with("Nothing to plot")));
     }
 
     #[test]
