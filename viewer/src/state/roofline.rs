@@ -440,27 +440,25 @@ fn flagged_levels_line(flagged: &[String]) -> Option<String> {
     ))
 }
 
-fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
-    model.analytic = runs.iter().all(|r| !r.has_counters());
-    if let Some(line) = coverage_line(model, precision) {
-        model.notes.insert(0, line);
-    }
-    // An empty frame says why: counters were read and none counts arithmetic.
+/// Why the chart is an empty frame, when counters were read and none of them counts
+/// arithmetic (a `--set basic` report): the line above the others.
+fn empty_line(model: &RooflineModel, precision: Plotted) -> Option<String> {
     let c = model.coverage;
-    if precision == Plotted::Own
+    (precision == Plotted::Own
         && !model.analytic
         && c.plotted == 0
         && c.kernels > 0
-        && model.no_flops.len() == c.kernels
-    {
-        model.notes.insert(
-            0,
+        && model.no_flops.len() == c.kernels)
+        .then(|| {
             "Nothing to plot: no kernel has FLOP or OP counts, as when Nsight Compute ran with \
              --set basic, which collects no instruction counters; profile with --set full (or \
              add --section SpeedOfLight_RooflineChart) for a roofline."
-                .into(),
-        );
-    }
+                .to_string()
+        })
+}
+
+/// The chart's subtitle: what is plotted, where bytes and FLOPs came from, and the time.
+fn subtitle(analytic: bool, precision: Plotted, runs: &[&RunView]) -> String {
     let time = if runs
         .iter()
         .flat_map(|r| r.kernels.iter())
@@ -470,13 +468,24 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
     } else {
         "time: CUDA event median"
     };
-    let kind = if model.analytic {
+    let kind = if analytic {
         "analytic: event time and hand-counted bytes and FLOPs (no counters)"
     } else {
         "bytes and FLOPs from ncu counters"
     };
+    format!("{}, {kind}, {time}", precision.label())
+}
+
+fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
+    model.analytic = runs.iter().all(|r| !r.has_counters());
+    if let Some(line) = coverage_line(model, precision) {
+        model.notes.insert(0, line);
+    }
+    if let Some(line) = empty_line(model, precision) {
+        model.notes.insert(0, line);
+    }
     model.chart.title = title;
-    model.chart.subtitle = format!("{}, {kind}, {time}", precision.label());
+    model.chart.subtitle = subtitle(model.analytic, precision, runs);
     let flagged = model.chart.flag_points_above_roofs();
     if flagged > 0 {
         // One line with the count, however many points (15 on the suite's L1 points).
