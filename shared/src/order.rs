@@ -1,11 +1,12 @@
 //! Sorting through one compiled sort. The standard library's sort is generic over the
-//! element and the comparison, so each `sort_by` call site compiles a whole driftsort of
-//! its own (about 4 KB of WebAssembly each; 50 of them were a tenth of the viewer's wasm).
-//! These functions sort a list of positions with a comparison behind a `dyn` reference, one
+//! element and the comparison, so each `sort_by` call site compiles a whole sort of its own
+//! (about 4 KB of WebAssembly each; 50 of them were a tenth of the viewer's wasm). These
+//! functions sort a list of positions with a comparison behind a `dyn` reference, one
 //! compiled sort for every caller, then move the elements into place. Every sort is stable.
 //!
-//! Architecture invariant: `shared` and the viewer sort only through this module (their
-//! `clippy.toml` forbids the slice sorts), so the viewer's wasm holds one sort.
+//! Architecture invariant: `shared` and the viewer sort only through this module, outside
+//! tests (`tests/tests/catalog/invariants.rs` checks the sources), so the viewer's wasm
+//! holds one sort.
 
 use std::cmp::Ordering;
 
@@ -39,7 +40,6 @@ pub fn sort_floats(items: &mut [f64]) {
 /// The positions `0..len` ordered by `cmp`, which compares the elements at two positions:
 /// the one monomorphic sort every caller shares.
 #[inline(never)]
-#[allow(clippy::disallowed_methods)] // the one place the slice sort is called
 fn sorted_positions(len: usize, cmp: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..len).collect();
     order.sort_by(|&a, &b| cmp(a, b));
@@ -82,7 +82,6 @@ mod tests {
             let mut ours = case.clone();
             sort_by_key(&mut ours, |p| p.0);
             let mut theirs = case.clone();
-            #[allow(clippy::disallowed_methods)]
             theirs.sort_by_key(|p| p.0);
             assert_eq!(ours, theirs, "from {case:?}");
         }
