@@ -20,6 +20,7 @@ pub mod chart;
 pub mod error;
 pub mod exercise;
 pub mod model;
+pub mod order;
 pub mod read;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

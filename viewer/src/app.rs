@@ -139,42 +139,30 @@ fn Tabs(hidden: Memo<bool>) -> impl IntoView {
         ctx.view.update(|s| s.view = view);
     };
     let current = Memo::new(move |_| ctx.view.with(|v| v.view));
-    // Moves to the tab `step` places on (wrapping), focused.
-    let step = move |by: isize| {
-        let n = PAGES.len() as isize;
-        let at = PAGES
-            .iter()
-            .position(|(v, _)| *v == current.get_untracked())
-            .unwrap_or(0) as isize;
-        let next = (at + by).rem_euclid(n) as usize;
-        if let Some((v, _)) = PAGES.get(next) {
-            show(*v);
-            focus_tab(*v);
+    // Focuses tab `v` and opens its page, except the exercise's: while it waits for answers
+    // it hides these tabs, which would drop the focus, so that tab is only focused and opens
+    // with Enter, Space or a click.
+    let go = move |v: View| {
+        if v != View::Exercise {
+            show(v);
         }
+        focus_tab(v);
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let by = match ev.key().as_str() {
-            "ArrowRight" | "ArrowDown" => 1,
-            "ArrowLeft" | "ArrowUp" => -1,
-            "Home" => -(PAGES.len() as isize) * 2,
-            "End" => PAGES.len() as isize * 2,
+        let n = PAGES.len();
+        // From the focused tab (the exercise's may be focused and not open), else the open one.
+        let from = focused_tab().unwrap_or_else(|| current.get_untracked());
+        let at = PAGES.iter().position(|(v, _)| *v == from).unwrap_or(0);
+        let to = match ev.key().as_str() {
+            "ArrowRight" | "ArrowDown" => (at + 1) % n,
+            "ArrowLeft" | "ArrowUp" => (at + n - 1) % n,
+            "Home" => 0,
+            "End" => n - 1,
             _ => return,
         };
         ev.prevent_default();
-        match ev.key().as_str() {
-            "Home" => {
-                if let Some((v, _)) = PAGES.first() {
-                    show(*v);
-                    focus_tab(*v);
-                }
-            }
-            "End" => {
-                if let Some((v, _)) = PAGES.last() {
-                    show(*v);
-                    focus_tab(*v);
-                }
-            }
-            _ => step(by),
+        if let Some((v, _)) = PAGES.get(to) {
+            go(*v);
         }
     };
     move || {
@@ -218,6 +206,16 @@ fn Tabs(hidden: Memo<bool>) -> impl IntoView {
         }
         .into_any()
     }
+}
+
+/// The page of the focused tab, if a tab has the focus.
+fn focused_tab() -> Option<View> {
+    let id = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .map(|e| e.id())?;
+    let slug = id.strip_prefix("tab-")?;
+    PAGES.iter().map(|(v, _)| *v).find(|v| v.slug() == slug)
 }
 
 /// Focuses the tab of view `v`, once it is drawn.

@@ -239,7 +239,7 @@ pub fn explain(artifact: &Artifact, table: &BytesTable, choice: Choice<'_>) -> E
         .enumerate()
         .filter(|(_, r)| choice.keep.is_none_or(|keep| keep(r)))
         .collect();
-    chosen.sort_by(|(_, a), (_, b)| {
+    crate::order::sort_by(&mut chosen, |(_, a), (_, b)| {
         let t = |r: &TableRow| r.time_ms.unwrap_or(f64::NEG_INFINITY);
         t(b).total_cmp(&t(a))
     });

@@ -229,7 +229,7 @@ pub struct RankRow {
 /// without a time last, in artifact order), with the running total of the shares.
 pub fn ranking(artifact: &Artifact, figures: &[KernelFigures]) -> Vec<RankRow> {
     let mut order: Vec<&KernelFigures> = figures.iter().collect();
-    order.sort_by(|a, b| {
+    crate::order::sort_by(&mut order, |a, b| {
         let t = |f: &KernelFigures| f.row.time_share.unwrap_or(f64::NEG_INFINITY);
         t(b).total_cmp(&t(a))
     });

@@ -91,7 +91,7 @@ pub fn kernel_findings(kernel: &KernelRecord) -> Vec<Finding> {
     let mut out: Vec<Finding> = findings_launch(kernel)
         .map(|l| l.rules.iter().map(Finding::of).collect())
         .unwrap_or_default();
-    out.sort_by(rank);
+    crate::order::sort_by(&mut out, rank);
     out
 }
 

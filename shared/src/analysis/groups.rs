@@ -175,7 +175,7 @@ pub fn group_launches(launches: &[LaunchCounters]) -> Vec<Vec<usize>> {
             groups.extend(by_kind.into_iter().map(|(_, v)| v));
         }
     }
-    groups.sort_by_key(|g| g.first().copied());
+    crate::order::sort_by_key(&mut groups, |g| g.first().copied());
     groups
 }
 
@@ -346,7 +346,7 @@ pub fn kernel_verdict(launches: &[LaunchCounters]) -> KernelVerdict {
             (group, verdict, latency_reason, idx)
         })
         .collect();
-    groups.sort_by(|a, b| {
+    crate::order::sort_by(&mut groups, |a, b| {
         let t = |g: &LaunchGroup| g.time_ms.unwrap_or(0.0);
         t(&b.0).total_cmp(&t(&a.0))
     });

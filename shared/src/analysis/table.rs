@@ -438,11 +438,11 @@ impl BytesTable {
     pub fn sort(&mut self, order: SortOrder) {
         match order {
             SortOrder::Launch => {}
-            SortOrder::Time => self.kernels.sort_by(|a, b| {
+            SortOrder::Time => crate::order::sort_by(&mut self.kernels, |a, b| {
                 let t = |r: &TableRow| r.time_ms.unwrap_or(f64::NEG_INFINITY);
                 t(b).total_cmp(&t(a))
             }),
-            SortOrder::Name => self.kernels.sort_by(|a, b| {
+            SortOrder::Name => crate::order::sort_by(&mut self.kernels, |a, b| {
                 (a.short_name.as_str(), a.name.as_str())
                     .cmp(&(b.short_name.as_str(), b.name.as_str()))
             }),

@@ -25,7 +25,7 @@ pub mod draw;
 #[cfg(feature = "draw")]
 pub use draw::{
     draw_highlight, draw_memory, draw_roofline, draw_stalls, memory_svg, palette, palette_css,
-    roofline::Drawn, roofline_svg, stalls_svg,
+    roofline::Drawn, roofline_svg, stalls_svg, Surface,
 };
 
 /// How many colours the drawing's palette has (`draw::palette`).

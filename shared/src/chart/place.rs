@@ -186,7 +186,7 @@ impl Placer {
             let (cx, cy) = (i64::from(x + w / 2 - ax), i64::from(y + h / 2 - ay));
             cx * cx + cy * cy
         };
-        spots.sort_by_key(|s| centre(*s));
+        crate::order::sort_by_key(&mut spots, |s| centre(*s));
         self.first_free(spots, w, h)
     }
 }

@@ -251,7 +251,7 @@ pub struct Fit {
 /// quarter of the values. `None` ends when there are no values.
 fn core_span(values: &[f64], anchors: &[f64]) -> (Option<f64>, Option<f64>) {
     let mut v: Vec<f64> = values.to_vec();
-    v.sort_by(f64::total_cmp);
+    crate::order::sort_floats(&mut v);
     if v.is_empty() {
         return (None, None);
     }
@@ -292,14 +292,11 @@ fn core_span(values: &[f64], anchors: &[f64]) -> (Option<f64>, Option<f64>) {
 /// Most characters of a kernel's label on the chart; the page's list has the whole name.
 pub const CHART_LABEL_CHARS: usize = 30;
 
-/// The text a labelled series gets on the chart: its rank and its label, cut to
-/// [`CHART_LABEL_CHARS`] (`1 nvjet_sm90_tst_256x128_64x4…`).
+/// The text a labelled series gets on the chart: its rank and its label, cut in the middle
+/// to [`CHART_LABEL_CHARS`] so the end that tells one template's kernels apart stays
+/// (`3 vectorized_…tanh_kernel_cuda…>`).
 pub fn chart_label(series: &KernelSeries) -> String {
-    let mut text: String = series.label.chars().take(CHART_LABEL_CHARS).collect();
-    if series.label.chars().count() > CHART_LABEL_CHARS {
-        text.pop();
-        text.push('…');
-    }
+    let text = crate::text::names::elide_middle(&series.label, CHART_LABEL_CHARS);
     match series.rank {
         Some(r) => format!("{r} {text}"),
         None => text,

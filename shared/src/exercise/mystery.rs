@@ -175,7 +175,7 @@ pub fn pick(figures: &[KernelFigures]) -> Vec<usize> {
             .map(|f| f.index)
     };
     let mut chosen: Vec<usize> = order.into_iter().filter_map(longest).take(COUNT).collect();
-    chosen.sort_unstable();
+    crate::order::sort(&mut chosen);
     chosen
 }
 

@@ -171,7 +171,7 @@ impl LaunchSource {
             .iter()
             .filter(|i| i.samples.unwrap_or(0.0) > 0.0 || i.inst_executed.unwrap_or(0.0) > 0.0)
             .collect();
-        hot.sort_by(|a, b| {
+        crate::order::sort_by(&mut hot, |a, b| {
             let key = |i: &Instruction| (i.samples.unwrap_or(0.0), i.inst_executed.unwrap_or(0.0));
             let (ka, kb) = (key(a), key(b));
             kb.0.total_cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
@@ -337,7 +337,7 @@ pub fn kept_in_artifact(kernels: &[KernelRecord], sources: &[LaunchSource]) -> V
         .iter()
         .filter_map(|k| longest(&of_kernel(k, sources)).cloned())
         .collect();
-    kept.sort_by_key(|s| s.launch);
+    crate::order::sort_by_key(&mut kept, |s| s.launch);
     kept.dedup_by(|a, b| a.launch == b.launch && a.kernel == b.kernel);
     kept
 }
@@ -604,7 +604,7 @@ impl Open {
     /// Puts the launch's instructions in address order, if files were appended.
     fn sort(&mut self, launch: &mut LaunchSource) {
         if self.unsorted {
-            launch.instructions.sort_by_key(|i| i.address);
+            crate::order::sort_by_key(&mut launch.instructions, |i| i.address);
             self.unsorted = false;
         }
     }
@@ -617,7 +617,7 @@ fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Ope
     let Some(Block { mut launch, .. }) = done else {
         return;
     };
-    launch.instructions.sort_by_key(|i| i.address);
+    crate::order::sort_by_key(&mut launch.instructions, |i| i.address);
     if let Some(prev) = out.last_mut() {
         if prev.kernel == launch.kernel {
             // Only a launch of as many instructions can be a repeat: the one sort it may

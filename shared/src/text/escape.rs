@@ -72,9 +72,91 @@ pub fn markdown_cell(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// A piece of a message: text, or a web address in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Plain text.
+    Text(&'a str),
+    /// An `https://` address, without the punctuation around it (a closing parenthesis it
+    /// does not open, a full stop that ends the sentence).
+    Link(&'a str),
+}
+
+/// `s` cut into text and the `https://` addresses in it, in order, so a page can show the
+/// addresses of ncu's rule messages (the Profiling Guide's) as links and the rest as text.
+/// Only `https://` is taken: no other scheme (`javascript:`) can become a link.
+pub fn links(s: &str) -> Vec<Piece<'_>> {
+    const SCHEME: &str = "https://";
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(at) = rest.find(SCHEME) {
+        let tail = &rest[at..];
+        let mut end = tail
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '<' | '>' | '\'' | '`'))
+            .unwrap_or(tail.len());
+        // Trailing punctuation belongs to the sentence; a `)` to the text unless the
+        // address opened one.
+        loop {
+            let url = &tail[..end];
+            let drop = match url.chars().last() {
+                Some('.' | ',' | ';' | ':' | '!' | '?') => true,
+                Some(')') => url.matches('(').count() < url.matches(')').count(),
+                _ => false,
+            };
+            if !drop {
+                break;
+            }
+            end -= 1;
+        }
+        if end <= SCHEME.len() {
+            // A bare scheme: text.
+            out.push(Piece::Text(&rest[..at + SCHEME.len()]));
+            rest = &rest[at + SCHEME.len()..];
+            continue;
+        }
+        if at > 0 {
+            out.push(Piece::Text(&rest[..at]));
+        }
+        out.push(Piece::Link(&tail[..end]));
+        rest = &tail[end..];
+    }
+    if !rest.is_empty() {
+        out.push(Piece::Text(rest));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn addresses_in_a_message_are_found_without_their_punctuation() {
+        use Piece::{Link, Text};
+        let guide = "https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#metrics";
+        let cases: Vec<(String, Vec<Piece<'_>>)> = vec![
+            ("no address".into(), vec![Text("no address")]),
+            (
+                format!("The Profiling Guide ({guide}) says."),
+                vec![Text("The Profiling Guide ("), Link(guide), Text(") says.")],
+            ),
+            (
+                format!("See {guide}."),
+                vec![Text("See "), Link(guide), Text(".")],
+            ),
+            (
+                "a https://x.org/a_(b) c".into(),
+                vec![Text("a "), Link("https://x.org/a_(b)"), Text(" c")],
+            ),
+            (
+                "bare https:// and javascript:alert(1)".into(),
+                vec![Text("bare https://"), Text(" and javascript:alert(1)")],
+            ),
+        ];
+        for (message, want) in &cases {
+            assert_eq!(&links(message), want, "{message}");
+        }
+    }
 
     #[test]
     fn terminal_escapes_bidi_and_newlines_are_escaped() {

@@ -101,6 +101,25 @@ fn last_component(name: &str) -> &str {
     name.get(start..).unwrap_or(name).trim()
 }
 
+/// `s` cut to at most `max_chars` characters in the middle, keeping its start and, longer,
+/// its end: kernels of one template differ at the end of their short names
+/// (`vectorized_elementwise_kernel<4, tanh_kernel_cuda…>` in 30 characters is
+/// `vectorized_…tanh_kernel_cuda…>`), which a cut at the end loses. A string that fits is
+/// returned unchanged.
+pub fn elide_middle(s: &str, max_chars: usize) -> String {
+    let len = s.chars().count();
+    if len <= max_chars {
+        return s.to_string();
+    }
+    let kept = max_chars.saturating_sub(1);
+    let head = kept * 2 / 5;
+    let tail = kept - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(len - tail));
+    out
+}
+
 fn truncate(s: &str, max_chars: usize) -> String {
     if s.chars().count() <= max_chars {
         return s.to_string();
@@ -174,7 +193,7 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
         };
         let distinct = |shown: &[usize], expand: bool| {
             let mut labels: Vec<String> = args.iter().map(|a| label(a, shown, expand)).collect();
-            labels.sort();
+            crate::order::sort(&mut labels);
             labels.dedup();
             labels.len()
         };
@@ -192,7 +211,7 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
                     .map(|&p| {
                         let mut with: Vec<usize> = shown.clone();
                         with.push(p);
-                        with.sort_unstable();
+                        crate::order::sort(&mut with);
                         (distinct(&with, expand), std::cmp::Reverse(p), with)
                     })
                     .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
@@ -337,7 +356,31 @@ fn last_name(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{distinct_short_names, shorten_kernel_name};
+    use super::{distinct_short_names, elide_middle, shorten_kernel_name};
+
+    #[test]
+    fn elided_names_keep_the_end_that_tells_kernels_apart() {
+        let cases = [
+            ("short_kernel", 30, "short_kernel"),
+            (
+                "vectorized_elementwise_kernel<4, tanh_kernel_cuda…>",
+                30,
+                "vectorized_…tanh_kernel_cuda…>",
+            ),
+            (
+                "vectorized_elementwise_kernel<4, gelu_kernel_cuda…>",
+                30,
+                "vectorized_…gelu_kernel_cuda…>",
+            ),
+            ("abcdefghij", 6, "ab…hij"),
+            ("abcdefghij", 1, "…"),
+        ];
+        for (name, max, want) in cases {
+            let got = elide_middle(name, max);
+            assert_eq!(got, want, "{name} in {max}");
+            assert!(got.chars().count() <= max.max(1));
+        }
+    }
 
     #[test]
     fn short_names_tell_templated_kernels_apart() {

@@ -6,6 +6,13 @@
 //! a drawn roofline of each sample is printed. Screenshots of the GPT-2 overview and
 //! roofline at each width go to `target/screenshots/` (not committed).
 //!
+//! Then issue 38's smaller items: at 800 px the tabs and the whole chart in the first screen
+//! and the chart's height following the window; kernel names cut in the middle on the chart
+//! and in the side bar; the FP32-matmul advice on SOL and in the roofline's list (T5); a
+//! `--set basic` report's empty roofline saying why; rule messages' addresses as links; End
+//! in the tablist keeping the focus. Screenshots of the overview and SOL page of GPT-2 and
+//! the BERT report at each width go to `target/screens/`.
+//!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
 use std::path::PathBuf;
@@ -427,6 +434,282 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
     .await;
     if result.is_err() {
         let _ = shot(&b, "application-failure").await;
+    }
+    b.close().await?;
+    result
+}
+
+/// Where issue 38's screenshots go: `target/screens` (ignored by git).
+fn screens_dir() -> PathBuf {
+    let dir = shots_dir().with_file_name("screens");
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+/// The page's layout at `w` px on GPT-2: the tabs' top on the overview, then the roofline
+/// canvas's top, bottom and height with the page scrolled to its top, in CSS pixels, and
+/// the window's inner height.
+async fn fold(b: &Browser, base: &str, w: u32) -> Result<(f64, [f64; 4]), BoxError> {
+    b.client.set_window_size(w, 1100).await?;
+    b.client
+        .goto(&format!("{base}?src={GPT2}&view=overview"))
+        .await?;
+    b.wait_js("return document.getElementById('page-overview')", WAIT)
+        .await?;
+    let tabs = b
+        .client
+        .execute(
+            "window.scrollTo(0, 0); \
+             return document.querySelector('[role=tablist]').getBoundingClientRect().top",
+            Vec::new(),
+        )
+        .await?;
+    open_tab(b, "roofline").await?;
+    drawn_labels(b).await?;
+    let chart = b
+        .client
+        .execute(
+            "window.scrollTo(0, 0); \
+             const r = document.getElementById('roofline-canvas').getBoundingClientRect(); \
+             return [r.top, r.bottom, r.height, window.innerHeight]",
+            Vec::new(),
+        )
+        .await?;
+    let f = |i: usize| chart[i].as_f64().unwrap_or(f64::NAN);
+    Ok((tabs.as_f64().unwrap_or(f64::NAN), [f(0), f(1), f(2), f(3)]))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one browser session walks issue 38's items in order, each a script and its assertion"
+)]
+async fn names_fold_advice_links_and_keys_as_issue_38_asks() -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join(GPT2).exists() {
+        return Err(format!("{GPT2} is missing from site/dist: run bash site/build.sh").into());
+    }
+    let t5 = gunzipped("corpus-h200/t5_encoder_profile.json.gz")?;
+    let basic = gunzipped("ncu-h200-reports/gemms_basic.ncu-rep.gz")?;
+    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-rep.gz")?;
+    let server = StaticServer::start(dist)?;
+    server.add("/test/t5.json", t5);
+    server.add("/test/gemms_basic.ncu-rep", basic);
+    server.add("/test/bert_full.ncu-rep", bert);
+    let b = Browser::start().await?;
+    let result = async {
+        // (c) At 800 px the tabs and the whole chart are in the first screen; the chart's
+        // height follows the window.
+        let mut heights = Vec::new();
+        for w in WIDTHS {
+            let (tabs, [top, bottom, height, inner]) = fold(&b, &server.base, w).await?;
+            println!(
+                "gpt2 at {w} px: tabs at {tabs:.0} px, chart {top:.0} to {bottom:.0} px \
+                 ({height:.0} px tall) in a window {inner:.0} px tall"
+            );
+            assert!(tabs < 200.0, "{w} px: the tabs start at {tabs} px");
+            assert!(
+                top > 0.0 && bottom <= inner,
+                "{w} px: the chart ({top} to {bottom}) is not all in the first {inner} px"
+            );
+            heights.push(height);
+        }
+        assert!(
+            heights[0] < heights[1] && heights[0] < 562.0,
+            "the chart's height does not follow the window: {heights:?}"
+        );
+
+        // (a) The chart's kernel labels keep the end of the name (cut in the middle), and
+        // (b) the side bar's names are whole or cut in the middle, never clipped.
+        b.client.set_window_size(1500, 1100).await?;
+        b.client
+            .goto(&format!("{}?src={GPT2}&view=roofline", server.base))
+            .await?;
+        let labels = drawn_labels(&b).await?;
+        // Each kernel label ends as its name in the list under the chart ends.
+        let ends = b
+            .client
+            .execute(
+                "return Object.fromEntries([...document.querySelectorAll('#roofline-list li.pl-kernel')]\
+                   .map(li => [li.dataset.kernel, li.querySelector('.pl-name').textContent.trim()]))",
+                Vec::new(),
+            )
+            .await?;
+        let tail = |s: &str| s.chars().rev().take(8).collect::<String>();
+        let mut kernels = 0;
+        for l in labels.iter().filter(|l| l["kind"] == "kernel") {
+            let text = l["text"].as_str().unwrap_or_default();
+            let key = l["kernel"].as_str().unwrap_or_default();
+            let listed = ends[key].as_str().unwrap_or_default();
+            assert_eq!(
+                tail(text),
+                tail(listed),
+                "label {text:?} does not end as its name {listed:?}"
+            );
+            kernels += 1;
+        }
+        assert!(kernels > 0, "no kernel labels: {labels:?}");
+        let side = b
+            .client
+            .execute(
+                "const names = [...document.querySelectorAll('.side .kname')]; \
+                 return [names.map(n => n.textContent), \
+                         names.filter(n => n.scrollWidth > n.clientWidth + 1 \
+                                        || n.scrollHeight > n.clientHeight + 1) \
+                              .map(n => n.textContent)]",
+                Vec::new(),
+            )
+            .await?;
+        let names: Vec<&str> = side[0]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let clipped = side[1].as_array().cloned().unwrap_or_default();
+        assert!(clipped.is_empty(), "side bar names clipped: {clipped:?}");
+        let elementwise: Vec<&&str> = names
+            .iter()
+            .filter(|n| n.starts_with("vectorized_element"))
+            .collect();
+        let distinct: std::collections::HashSet<&&&str> = elementwise.iter().collect();
+        assert!(
+            elementwise.len() > 2 && distinct.len() == elementwise.len(),
+            "side bar: the elementwise kernels do not read apart: {elementwise:?}"
+        );
+        println!(
+            "gpt2: {kernels} kernel labels end as their names; {} side bar names",
+            names.len()
+        );
+
+        // Screenshots of the overview and SOL page at each width, GPT-2 and a report.
+        for (name, src) in [("gpt2", GPT2), ("bert-report", "test/bert_full.ncu-rep")] {
+            for w in WIDTHS {
+                b.client.set_window_size(w, 1100).await?;
+                for tab in ["overview", "sol"] {
+                    b.client
+                        .goto(&format!("{}?src={src}&view={tab}", server.base))
+                        .await?;
+                    b.wait_js(
+                        &format!("return document.getElementById('page-{tab}')"),
+                        WAIT,
+                    )
+                    .await?;
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    let png = b.client.screenshot().await?;
+                    std::fs::write(screens_dir().join(format!("{name}-{tab}-{w}.png")), png)?;
+                }
+            }
+        }
+
+        // (d) T5's FP32 matrix multiplies are advised on SOL and in the roofline's list.
+        b.client.set_window_size(1500, 1100).await?;
+        b.client
+            .goto(&format!("{}?src=test/t5.json&view=sol", server.base))
+            .await?;
+        let advice = b
+            .wait_js(
+                "const s = document.getElementById('sol-advice'); return s && s.textContent",
+                WAIT,
+            )
+            .await?;
+        let advice = advice.as_str().unwrap_or_default().to_string();
+        assert!(advice.contains("TF32"), "SOL advice: {advice}");
+        open_tab(&b, "roofline").await?;
+        let listed = b
+            .wait_js(
+                "const a = [...document.querySelectorAll('#roofline-list .pl-advice')]; \
+                 return a.length > 0 && a.map(p => p.textContent)",
+                WAIT,
+            )
+            .await?;
+        assert!(
+            listed.to_string().contains("TF32"),
+            "roofline list advice: {listed}"
+        );
+        println!("t5: advised on SOL and in the roofline list ({listed})");
+
+        // (e) A --set basic report's empty roofline says why.
+        b.client
+            .goto(&format!(
+                "{}?src=test/gemms_basic.ncu-rep&view=roofline",
+                server.base
+            ))
+            .await?;
+        let note = b
+            .wait_js(
+                "const n = document.querySelector('#roofline-notes li'); \
+                 return n && n.textContent",
+                WAIT,
+            )
+            .await?;
+        let note = note.as_str().unwrap_or_default().to_string();
+        assert!(
+            note.starts_with("Nothing to plot") && note.contains("--set full"),
+            "basic report's first note: {note}"
+        );
+
+        // (e) Rule messages' documentation addresses are links.
+        b.client
+            .goto(&format!("{}?src=samples/h200.json&view=rules", server.base))
+            .await?;
+        let links = b
+            .wait_js(
+                "const a = [...document.querySelectorAll('#rules-table .rule-message a')]; \
+                 return a.length > 0 && a.map(l => l.getAttribute('href'))",
+                WAIT,
+            )
+            .await?;
+        let links = links.as_array().cloned().unwrap_or_default();
+        assert!(
+            links.iter().all(|h| h
+                .as_str()
+                .is_some_and(|h| h.starts_with("https://docs.nvidia.com/"))),
+            "rule links: {links:?}"
+        );
+        println!("rules: {} documentation links", links.len());
+
+        // (e) End in the tablist keeps the focus on the tabs (the exercise's tab, last, is
+        // focused, not opened: opening it hides the tabs); Home opens the first.
+        b.client
+            .goto(&format!("{}?src=samples/h200.json&view=sol", server.base))
+            .await?;
+        let tab = b
+            .client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#tab-sol"))
+            .await?;
+        tab.send_keys(&char::from(fantoccini::key::Key::End).to_string())
+            .await?;
+        let focus = b
+            .wait_js(
+                "const e = document.activeElement; \
+                 return e && e.getAttribute('role') === 'tab' && \
+                        [e.id, !!document.querySelector('[role=tablist]'), \
+                         !!document.getElementById('page-sol')]",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(
+            focus,
+            serde_json::json!(["tab-exercise", true, true]),
+            "after End: focused tab, tablist, page"
+        );
+        let focused = b.client.find(Locator::Css("#tab-exercise")).await?;
+        focused
+            .send_keys(&char::from(fantoccini::key::Key::Home).to_string())
+            .await?;
+        b.wait_js(
+            "return document.activeElement && document.activeElement.id === 'tab-overview' \
+             && document.getElementById('page-overview')",
+            WAIT,
+        )
+        .await?;
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = shot(&b, "issue-38-failure").await;
     }
     b.close().await?;
     result

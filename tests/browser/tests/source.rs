@@ -136,7 +136,10 @@ async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<()
                 "return Array.from(document.querySelectorAll('#rules-table tbody tr')).map(tr => ({ \
                    rule: tr.dataset.rule, type: tr.querySelector('[data-col=type]').textContent, \
                    message: tr.querySelector('.rule-message').textContent, \
-                   html: tr.querySelector('.rule-message').innerHTML }));",
+                   html: (() => { const m = tr.querySelector('.rule-message').cloneNode(true); \
+                     m.querySelectorAll('a[href^=\"https://\"]').forEach(a => { \
+                       if (a.getAttribute('href') === a.textContent) a.replaceWith(a.textContent); }); \
+                     return m.innerHTML.replaceAll('<!---->', ''); })() }));",
                 Vec::new(),
             )
             .await?;
@@ -147,6 +150,8 @@ async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<()
             assert_eq!(row["type"], want["type"]);
             assert_eq!(row["message"], want["message"]);
             let html = row["html"].as_str().unwrap_or_default();
+            // Text, but for its https addresses as links to themselves (and leptos's empty
+            // comment markers between the pieces), taken out above.
             assert!(!html.contains('<'), "a message is text, never markup: {html}");
             assert!(!html.contains("@section:"), "links are plain names: {html}");
         }

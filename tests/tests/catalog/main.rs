@@ -9,7 +9,9 @@
 //!   which read the counters, included);
 //! - `shared/src` does no I/O: no `std::fs`, `std::process`, `std::env`, `std::net`, and no
 //!   clock (`Instant`, `SystemTime`);
-//! - every workspace member takes the workspace's lints.
+//! - every workspace member takes the workspace's lints;
+//! - `shared/src` and `viewer/src` sort only through `shared::order` (outside tests), so the
+//!   viewer's wasm holds one compiled sort.
 //!
 //! The sources are read with a small Rust lexer ([`lex`]) that tells code, comments and
 //! string literals apart, so a counter named in a doc comment is fine and one in a string

@@ -142,7 +142,7 @@ pub fn ComparePage() -> impl IntoView {
     let options = Signal::derive(move || {
         ctx.ws.with(|ws| {
             let mut all: Vec<Work> = ws.runs.iter().flat_map(|r| r.precisions()).collect();
-            all.sort();
+            shared::order::sort(&mut all);
             all.dedup();
             all
         })

@@ -159,6 +159,9 @@ fn PointList(model: Memo<RooflineModel>) -> impl IntoView {
                                     <span class="pl-verdict verdict" title=item.why.clone()>
                                         {item.verdict.clone()}
                                     </span>
+                                    {item
+                                        .advice
+                                        .map(|a| view! { <p class="pl-advice advice">{a}</p> })}
                                     <ul class="pl-points">
                                         {item
                                             .points

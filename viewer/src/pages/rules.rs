@@ -4,6 +4,7 @@
 //! plain data from `state::rules`.
 
 use leptos::prelude::*;
+use shared::text::escape::{links, Piece};
 
 use crate::ctx::Ctx;
 use crate::state::rules::{rules_panel, Cite, RuleRow, RulesPanel};
@@ -95,11 +96,27 @@ fn row(r: RuleRow) -> impl IntoView {
             <td data-col="rule" title=finding.section>{finding.rule}</td>
             <td data-col="finding">
                 {title}
-                <p class="rule-message">{finding.message}</p>
+                <p class="rule-message">{message(&finding.message)}</p>
                 {cited}
             </td>
         </tr>
     }
+}
+
+/// A rule's message as text, with its `https://` addresses (the Profiling Guide's) as links.
+fn message(text: &str) -> impl IntoView {
+    links(text)
+        .into_iter()
+        .map(|piece| match piece {
+            Piece::Text(t) => t.to_string().into_any(),
+            Piece::Link(url) => view! {
+                <a href=url.to_string() rel="noopener noreferrer" target="_blank">
+                    {url.to_string()}
+                </a>
+            }
+            .into_any(),
+        })
+        .collect_view()
 }
 
 /// A cited metric: a link to the raw metrics page searched for it, where the launch has

@@ -8,6 +8,7 @@ use super::{current_ref, kernel_rows};
 use crate::components::term::Term;
 use crate::components::virtual_table::VirtualTable;
 use crate::ctx::Ctx;
+use crate::state::model::RunView;
 use crate::state::table::{group_lines, sol_header, sol_row};
 
 /// The Speed-of-Light table of the current run.
@@ -28,8 +29,55 @@ pub fn SolPage() -> impl IntoView {
                 <Term key="memory_pct" text="Memory Throughput is not DRAM throughput." />
             </p>
             <VirtualTable id="sol-table" rows=kernel_rows() header=sol_header() row=Box::new(row) />
+            <Advised />
             <MixedKernels />
         </div>
+    }
+}
+
+/// What `f` lists of the current run (nothing when there is none), tracking the run.
+fn of_current_run<T>(ctx: Ctx, f: impl Fn(&RunView) -> Vec<T>) -> Vec<T> {
+    let run = ctx.run.get();
+    ctx.ws
+        .with(|ws| ws.runs.get(run).map(|r| f(r)).unwrap_or_default())
+}
+
+/// The kernels the table advises on (`shared::analysis::advice`: an FP32 matrix multiply
+/// the tensor cores would run many times faster), each with its sentence, most time first.
+#[component]
+fn Advised() -> impl IntoView {
+    let ctx = Ctx::get();
+    let advised = move || {
+        of_current_run(ctx, |r| {
+            r.by_time
+                .iter()
+                .filter_map(|&i| r.kernels.get(i))
+                .filter_map(|k| Some((k.short.clone(), k.name.clone(), k.row.advice.clone()?)))
+                .collect()
+        })
+    };
+    view! {
+        <Show when=move || !advised().is_empty()>
+            <section id="sol-advice">
+                <h3>"Advice"</h3>
+                <ul>
+                    {move || {
+                        advised()
+                            .into_iter()
+                            .map(|(short, name, advice)| {
+                                view! {
+                                    <li class="advice">
+                                        <strong title=name>{short}</strong>
+                                        ": "
+                                        {advice}
+                                    </li>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </ul>
+            </section>
+        </Show>
     }
 }
 
@@ -39,18 +87,12 @@ pub fn SolPage() -> impl IntoView {
 fn MixedKernels() -> impl IntoView {
     let ctx = Ctx::get();
     let mixed = move || {
-        let run = ctx.run.get();
-        ctx.ws.with(|ws| {
-            ws.runs
-                .get(run)
-                .map(|r| {
-                    r.kernels
-                        .iter()
-                        .filter(|k| k.row.verdict_mixed)
-                        .map(|k| (k.short.clone(), group_lines(k)))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default()
+        of_current_run(ctx, |r| {
+            r.kernels
+                .iter()
+                .filter(|k| k.row.verdict_mixed)
+                .map(|k| (k.short.clone(), group_lines(k)))
+                .collect()
         })
     };
     view! {

@@ -701,7 +701,7 @@ fn join_source_page(sources: &mut Vec<LaunchSource>, page: Vec<LaunchSource>) {
             None => sources.push(p),
         }
     }
-    sources.sort_by_key(|s| s.launch);
+    shared::order::sort_by_key(sources, |s| s.launch);
 }
 
 #[cfg(test)]

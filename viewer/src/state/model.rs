@@ -102,7 +102,7 @@ impl RunView {
             .filter(|(_, k)| k.has_counters || k.row.ask_flops.is_some_and(|f| f > 0.0))
             .map(|(i, k)| k.main_kind(self.run.artifact.kernels.get(i)))
             .collect();
-        kinds.sort();
+        shared::order::sort(&mut kinds);
         kinds.dedup();
         kinds
     }
@@ -372,7 +372,7 @@ impl Column {
 /// either way, and ties keep artifact order.
 pub fn sorted_indices(rows: &[TableRow], column: Column, ascending: bool) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..rows.len()).collect();
-    idx.sort_by(|&a, &b| {
+    shared::order::sort_by(&mut idx, |&a, &b| {
         use std::cmp::Ordering;
         let (ra, rb) = (&rows[a], &rows[b]);
         let ord = match (column.number(ra), column.number(rb)) {
@@ -577,7 +577,7 @@ mod tests {
             .iter()
             .map(|r| (r.section.as_str(), r.name.as_str()))
             .collect();
-        keys.sort();
+        shared::order::sort(&mut keys);
         let n = keys.len();
         keys.dedup();
         assert_eq!(keys.len(), n, "a metric listed twice");

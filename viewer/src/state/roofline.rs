@@ -392,7 +392,7 @@ fn coverage_line(model: &mut RooflineModel, precision: Plotted) -> Option<String
     );
     if !model.no_flops.is_empty() {
         const SHOWN: usize = 12;
-        model.no_flops.sort_by(|a, b| b.1.total_cmp(&a.1));
+        shared::order::sort_by(&mut model.no_flops, |a, b| b.1.total_cmp(&a.1));
         let n = model.no_flops.len();
         let left: f64 = model.no_flops.iter().map(|(_, s)| s).sum();
         let mut names = model.no_flops[..n.min(SHOWN)]
@@ -440,11 +440,25 @@ fn flagged_levels_line(flagged: &[String]) -> Option<String> {
     ))
 }
 
-fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
-    model.analytic = runs.iter().all(|r| !r.has_counters());
-    if let Some(line) = coverage_line(model, precision) {
-        model.notes.insert(0, line);
-    }
+/// Why the chart is an empty frame, when counters were read and none of them counts
+/// arithmetic (a `--set basic` report): the line above the others.
+fn empty_line(model: &RooflineModel, precision: Plotted) -> Option<String> {
+    let c = model.coverage;
+    (precision == Plotted::Own
+        && !model.analytic
+        && c.plotted == 0
+        && c.kernels > 0
+        && model.no_flops.len() == c.kernels)
+        .then(|| {
+            "Nothing to plot: no kernel has FLOP or OP counts, as when Nsight Compute ran with \
+             --set basic, which collects no instruction counters; profile with --set full (or \
+             add --section SpeedOfLight_RooflineChart) for a roofline."
+                .to_string()
+        })
+}
+
+/// The chart's subtitle: what is plotted, where bytes and FLOPs came from, and the time.
+fn subtitle(analytic: bool, precision: Plotted, runs: &[&RunView]) -> String {
     let time = if runs
         .iter()
         .flat_map(|r| r.kernels.iter())
@@ -454,13 +468,24 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
     } else {
         "time: CUDA event median"
     };
-    let kind = if model.analytic {
+    let kind = if analytic {
         "analytic: event time and hand-counted bytes and FLOPs (no counters)"
     } else {
         "bytes and FLOPs from ncu counters"
     };
+    format!("{}, {kind}, {time}", precision.label())
+}
+
+fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[&RunView]) {
+    model.analytic = runs.iter().all(|r| !r.has_counters());
+    if let Some(line) = coverage_line(model, precision) {
+        model.notes.insert(0, line);
+    }
+    if let Some(line) = empty_line(model, precision) {
+        model.notes.insert(0, line);
+    }
     model.chart.title = title;
-    model.chart.subtitle = format!("{}, {kind}, {time}", precision.label());
+    model.chart.subtitle = subtitle(model.analytic, precision, runs);
     let flagged = model.chart.flag_points_above_roofs();
     if flagged > 0 {
         // One line with the count, however many points (15 on the suite's L1 points).
@@ -547,7 +572,9 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
 /// Marks the `n` series of the highest rank (most time) as labelled.
 fn label_top(chart: &mut RooflineChart, n: usize) {
     let mut order: Vec<usize> = (0..chart.series.len()).collect();
-    order.sort_by_key(|&i| (chart.series[i].rank.unwrap_or(usize::MAX), i));
+    shared::order::sort_by_key(&mut order, |&i| {
+        (chart.series[i].rank.unwrap_or(usize::MAX), i)
+    });
     for i in order.into_iter().take(n) {
         chart.series[i].labelled = true;
     }
@@ -663,6 +690,9 @@ pub struct ListedKernel {
     pub verdict: String,
     /// The verdict's reason (on hover).
     pub why: String,
+    /// The table's advice on it (`shared::analysis::advice`: an FP32 matrix multiply off
+    /// the tensor cores), when it has some.
+    pub advice: Option<String>,
     /// Its points, in the chart's order.
     pub points: Vec<ListedPoint>,
 }
@@ -692,7 +722,9 @@ pub fn point_list(
 ) -> Vec<ListedKernel> {
     let clipped = model.chart.fit().clipped;
     let mut order: Vec<usize> = (0..model.chart.series.len()).collect();
-    order.sort_by_key(|&i| (model.chart.series[i].rank.unwrap_or(usize::MAX), i));
+    shared::order::sort_by_key(&mut order, |&i| {
+        (model.chart.series[i].rank.unwrap_or(usize::MAX), i)
+    });
     let mut out = Vec::new();
     let mut listed = 0;
     for si in order {
@@ -761,6 +793,7 @@ pub fn point_list(
                 .as_ref()
                 .map(|v| v.reason.clone())
                 .unwrap_or_default(),
+            advice: fig.row.advice.clone(),
             points,
         });
     }
@@ -811,7 +844,7 @@ impl RooflineModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::test_support::{fixture, sample};
+    use crate::state::test_support::{fixture, gzipped_fixture, sample};
     use crate::state::view::precision_slug;
     use shared::model::artifact::{AskedWork, Check, Timing};
 
@@ -1070,6 +1103,54 @@ mod tests {
                     fit.clipped.len()
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_basic_set_report_says_why_its_roofline_is_empty() {
+        // `--set basic` collects no instruction counters: no kernel has FLOPs, so no point.
+        let ws = gzipped_fixture("ncu-h200-reports/gemms_basic.ncu-rep");
+        let model = run_roofline(&ws, 0, Plotted::Own);
+        assert!(model.chart.series.is_empty(), "{:?}", model.chart.series);
+        let first = model.notes.first().cloned().unwrap_or_default();
+        assert!(
+            first.starts_with("Nothing to plot") && first.contains("--set full"),
+            "{:?}",
+            model.notes
+        );
+        // A run with points gets no such line.
+        let gpt2 = run_roofline(&sample("h200-gpt2-bf16.json"), 0, Plotted::Own);
+        assert!(gpt2.notes.iter().all(|n| !n.starts_with("Nothing to plot")));
+    }
+
+    #[test]
+    fn an_fp32_matmul_is_advised_in_the_list() {
+        // T5's encoder in FP32 (a corpus program): its FP32 GEMMs (cutlass SIMT SGEMM at 32.4
+        // TFLOP/s) are told to use TF32, the advice the table holds, in the list under the chart.
+        let ws = gzipped_fixture("corpus-h200/t5_encoder_profile.json");
+        let model = run_roofline(&ws, 0, Plotted::Own);
+        let listed = point_list(&ws, 0, &model, 10_000);
+        let advised: Vec<&ListedKernel> = listed.iter().filter(|k| k.advice.is_some()).collect();
+        assert!(!advised.is_empty(), "no advice in {listed:?}");
+        for k in &advised {
+            let advice = k.advice.as_deref().unwrap_or_default();
+            assert!(
+                shared::analysis::advice::is_matmul_name(&k.name),
+                "{} advised: {advice}",
+                k.name
+            );
+            assert!(advice.contains("TF32"), "{advice}");
+        }
+        // Only where the table has it.
+        let run = &ws.runs[0];
+        for k in &listed {
+            let row = run.kernels.iter().find(|f| f.index == k.kernel.kernel);
+            assert_eq!(
+                k.advice,
+                row.and_then(|f| f.row.advice.clone()),
+                "{}",
+                k.name
+            );
         }
     }
 

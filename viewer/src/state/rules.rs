@@ -104,7 +104,7 @@ pub fn rules_panel(name: &str, record: &KernelRecord) -> RulesPanel {
             }
         })
         .collect();
-    rows.sort_by(|a, b| rank(&a.finding, &b.finding));
+    shared::order::sort_by(&mut rows, |a, b| rank(&a.finding, &b.finding));
     RulesPanel {
         kernel: name.to_owned(),
         launch: Some(launch.id),

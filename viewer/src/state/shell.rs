@@ -58,12 +58,16 @@ pub fn sampled_line(run: &RunView) -> Option<String> {
     ))
 }
 
+/// Most characters of a kernel's name in the side bar: two lines of its 16rem column.
+pub const SIDE_NAME_CHARS: usize = 48;
+
 /// A kernel of the side bar's list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listed {
     /// Its index in the run.
     pub index: usize,
-    /// Its short name.
+    /// Its short name, cut in the middle to [`SIDE_NAME_CHARS`] (`elide_middle`: the
+    /// start and the end that tells a template's kernels apart stay).
     pub short: String,
     /// Its whole name (on hover).
     pub name: String,
@@ -82,7 +86,7 @@ pub fn kernel_list(run: &RunView, needle: &str, limit: usize) -> (Vec<Listed>, u
         .iter()
         .filter(|k| needle.is_empty() || k.name.to_lowercase().contains(&needle))
         .collect();
-    all.sort_by(|a, b| {
+    shared::order::sort_by(&mut all, |a, b| {
         let t = |k: &&shared::analysis::figures::KernelFigures| {
             k.row.time_share.unwrap_or(f64::NEG_INFINITY)
         };
@@ -94,7 +98,7 @@ pub fn kernel_list(run: &RunView, needle: &str, limit: usize) -> (Vec<Listed>, u
         .take(limit)
         .map(|k| Listed {
             index: k.index,
-            short: k.short.clone(),
+            short: shared::text::names::elide_middle(&k.short, SIDE_NAME_CHARS),
             name: k.name.clone(),
             share: k
                 .row
@@ -135,6 +139,35 @@ mod tests {
         assert!(none.is_empty() && n == 0);
         assert!(banner(run).len() >= run.run.artifact.warnings.len());
         assert_eq!(sampled_line(run), None);
+    }
+
+    #[test]
+    fn side_bar_names_keep_the_end_that_tells_kernels_apart() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let run = ws.runs.first().unwrap_or_else(|| panic!("no run"));
+        let (all, _) = kernel_list(run, "vectorized_elementwise", 400);
+        assert!(all.len() > 2, "{all:?}");
+        for k in &all {
+            assert!(k.short.chars().count() <= SIDE_NAME_CHARS, "{}", k.short);
+            let Some(full) = run.kernels.iter().find(|f| f.index == k.index) else {
+                panic!("no kernel {}", k.index)
+            };
+            let full = &full.short;
+            // The end of the distinct short name (its template argument) is kept.
+            let end: String = full
+                .chars()
+                .skip(full.chars().count().saturating_sub(12))
+                .collect();
+            assert!(
+                k.short.ends_with(&end),
+                "{} lost the end of {full}",
+                k.short
+            );
+        }
+        let mut shorts: Vec<&str> = all.iter().map(|k| k.short.as_str()).collect();
+        shorts.dedup();
+        let distinct: std::collections::HashSet<&str> = shorts.iter().copied().collect();
+        assert_eq!(distinct.len(), all.len(), "names alike: {shorts:?}");
     }
 
     #[test]

@@ -34,6 +34,18 @@ pub fn workspace(paths: &[&str]) -> Workspace {
     ws
 }
 
+/// A workspace of one gzipped fixture, `tests/fixtures/NAME.gz`, un-gzipped and named
+/// `NAME` as the page would be handed it after its own gunzip.
+pub fn gzipped_fixture(name: &str) -> Workspace {
+    let bytes = gunzip(&format!("tests/fixtures/{name}.gz"));
+    let name = name.rsplit('/').next().unwrap_or(name).to_owned();
+    let (runs, errors) = load_batch(vec![InputFile { name, bytes }]);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut ws = Workspace::default();
+    ws.add(runs);
+    ws
+}
+
 /// A workspace of one fixture, `tests/fixtures/NAME`.
 pub fn fixture(name: &str) -> Workspace {
     workspace(&[&format!("tests/fixtures/{name}")])

@@ -123,7 +123,7 @@ const SAMPLING_OPTIONS: &[(&str, &str)] = &[
 
 /// `v` sorted, each value once (a sorted `Vec` rather than a set: less code in the wasm).
 fn sorted_distinct<T: Ord>(mut v: Vec<T>) -> Vec<T> {
-    v.sort_unstable();
+    crate::order::sort(&mut v);
     v.dedup();
     v
 }
@@ -264,7 +264,7 @@ impl Settings {
                     _ => {}
                 }
             }
-            parts.sort();
+            crate::order::sort(&mut parts);
             if parts.is_empty() {
                 "ncu default set".into()
             } else {

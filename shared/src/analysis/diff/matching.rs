@@ -137,7 +137,7 @@ fn shapes_of(kernel: &KernelRecord) -> Option<String> {
             ))
         })
         .collect();
-    shapes.sort_unstable();
+    crate::order::sort(&mut shapes);
     shapes.dedup();
     (!shapes.is_empty()).then(|| shapes.join(", "))
 }

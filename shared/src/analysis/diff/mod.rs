@@ -419,7 +419,9 @@ pub fn moves(before: &KernelFigures, after: &KernelFigures) -> Vec<MetricMove> {
             })
         })
         .collect();
-    out.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.key.cmp(&y.key)));
+    crate::order::sort_by(&mut out, |x, y| {
+        y.score.total_cmp(&x.score).then(x.key.cmp(&y.key))
+    });
     out.truncate(MOVES_LISTED);
     out
 }
@@ -537,7 +539,7 @@ fn diff_inner(
             }
         })
         .collect();
-    kernels.sort_by(|x, y| {
+    crate::order::sort_by(&mut kernels, |x, y| {
         let c = |k: &KernelDiff| k.change_ms.map_or(f64::NEG_INFINITY, f64::abs);
         c(y).total_cmp(&c(x))
     });
@@ -694,7 +696,7 @@ mod tests {
 
     fn timed(name: &str, samples: &[f64]) -> KernelRecord {
         let mut sorted = samples.to_vec();
-        sorted.sort_by(f64::total_cmp);
+        crate::order::sort_floats(&mut sorted);
         KernelRecord {
             timing: Some(Box::new(Timing {
                 warmups: 3,

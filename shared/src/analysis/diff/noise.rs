@@ -156,7 +156,7 @@ fn quantile(sorted: &[f64], p: f64) -> Option<f64> {
 /// left out. Values must be finite.
 pub fn without_outliers(values: &[f64]) -> (Vec<f64>, usize) {
     let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    crate::order::sort_floats(&mut sorted);
     let (Some(q1), Some(median), Some(q3)) = (
         quantile(&sorted, 0.25),
         quantile(&sorted, 0.5),

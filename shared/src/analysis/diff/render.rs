@@ -432,7 +432,7 @@ impl RunDiff {
                 }
             })
             .collect();
-        sources.sort_unstable();
+        crate::order::sort(&mut sources);
         sources.dedup();
         out.push(format!(
             "noise bands: {}; a change is beyond the noise when larger than both runs' bands added",

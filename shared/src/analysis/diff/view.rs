@@ -111,7 +111,7 @@ impl DiffView {
     /// The view of `diff`.
     pub fn of(diff: &RunDiff) -> DiffView {
         let mut matched: Vec<&KernelDiff> = diff.kernels.iter().collect();
-        matched.sort_by(|x, y| {
+        crate::order::sort_by(&mut matched, |x, y| {
             let c = |k: &KernelDiff| k.change_ms.map_or(f64::NEG_INFINITY, f64::abs);
             c(y).total_cmp(&c(x))
         });

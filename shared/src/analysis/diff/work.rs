@@ -338,7 +338,7 @@ pub fn work_diff(
     }
     let only_before: Vec<WorkSide> = m.only_before.iter().map(|&i| side(0, i)).collect();
     let only_after: Vec<WorkSide> = m.only_after.iter().map(|&i| side(1, i)).collect();
-    kernels.sort_by_key(|k| !k.gate_failed);
+    crate::order::sort_by_key(&mut kernels, |k| !k.gate_failed);
     let mut failures: Vec<String> = kernels
         .iter()
         .filter(|k| k.gate_failed)

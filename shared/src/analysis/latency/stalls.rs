@@ -344,7 +344,7 @@ pub fn stall_breakdown(launches: &[LaunchCounters]) -> Option<StallBreakdown> {
             share: v / total,
         })
         .collect();
-    shares.sort_by(|a, b| b.share.total_cmp(&a.share));
+    crate::order::sort_by(&mut shares, |a, b| b.share.total_cmp(&a.share));
     Some(StallBreakdown {
         shares,
         stalled_per_issue: total,

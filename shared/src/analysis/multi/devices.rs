@@ -208,12 +208,12 @@ pub fn hosts(artifacts: &[&Artifact]) -> Vec<HostDevices> {
     by_host
         .into_iter()
         .filter_map(|(host, mut devices)| {
-            devices.sort_by(|(a, _), (b, _)| {
+            crate::order::sort_by(&mut devices, |(a, _), (b, _)| {
                 (a.index, &a.pci_bus_id, a.input).cmp(&(b.index, &b.pci_bus_id, b.input))
             });
             let ids: Vec<String> = devices.iter().map(|(d, _)| d.identity()).collect();
             let mut distinct = ids.clone();
-            distinct.sort();
+            crate::order::sort(&mut distinct);
             distinct.dedup();
             if distinct.len() < 2 {
                 return None;
@@ -223,7 +223,7 @@ pub fn hosts(artifacts: &[&Artifact]) -> Vec<HostDevices> {
                 .flat_map(|(_, c)| c.tensor_gflop_per_s.keys());
             let mut ceilings: Vec<Ceiling> = Ceiling::SCALAR.to_vec();
             ceilings.extend(tensor.map(|&w| Ceiling::Tensor(w)));
-            ceilings.sort();
+            crate::order::sort(&mut ceilings);
             ceilings.dedup();
             let rows = ceilings
                 .into_iter()

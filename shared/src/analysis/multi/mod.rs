@@ -11,7 +11,7 @@ pub mod ranks;
 /// empty. Non-finite values sort by [`f64::total_cmp`] and should be left out by the caller.
 pub fn median(values: &[f64]) -> Option<f64> {
     let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    crate::order::sort_floats(&mut sorted);
     let mid = sorted.len() / 2;
     match sorted.len() {
         0 => None,

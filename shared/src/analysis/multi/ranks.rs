@@ -60,7 +60,7 @@ impl Job {
     /// The distinct hosts of the loaded ranks, sorted.
     pub fn hosts(&self) -> Vec<String> {
         let mut hosts: Vec<String> = self.members.iter().filter_map(|m| m.host.clone()).collect();
-        hosts.sort();
+        crate::order::sort(&mut hosts);
         hosts.dedup();
         hosts
     }
@@ -92,7 +92,7 @@ pub fn jobs(artifacts: &[&Artifact]) -> Vec<Job> {
         .into_iter()
         .filter(|(_, members)| members.len() >= 2)
         .map(|(key, mut members)| {
-            members.sort_by_key(|m| (m.rank, m.input));
+            crate::order::sort_by_key(&mut members, |m| (m.rank, m.input));
             let ranks: Vec<u32> = members.iter().map(|m| m.rank).collect();
             let missing = key.world_size.map_or_else(Vec::new, |n| {
                 (0..n).filter(|r| !ranks.contains(r)).collect()
@@ -169,7 +169,7 @@ pub fn compare(ranks: &[(u32, &BytesTable)]) -> RankComparison {
         let mut order: Vec<usize> = (0..table.kernels.len())
             .filter(|&i| table.kernels.get(i).is_some_and(|r| r.time_ms.is_some()))
             .collect();
-        order.sort_by(|&a, &b| {
+        crate::order::sort_by(&mut order, |&a, &b| {
             let t = |i: usize| table.kernels.get(i).and_then(|r| r.time_ms);
             t(b).unwrap_or(0.0).total_cmp(&t(a).unwrap_or(0.0))
         });
@@ -218,7 +218,7 @@ pub fn compare(ranks: &[(u32, &BytesTable)]) -> RankComparison {
             };
     }
     let summed = |r: &KernelAcrossRanks| r.time_ms.iter().flatten().sum::<f64>();
-    rows.sort_by(|a, b| {
+    crate::order::sort_by(&mut rows, |a, b| {
         summed(b)
             .total_cmp(&summed(a))
             .then_with(|| a.name.cmp(&b.name))

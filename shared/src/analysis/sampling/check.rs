@@ -113,7 +113,7 @@ fn by_function(launches: &[LaunchCounters]) -> BTreeMap<&str, Vec<LaunchCounters
 
 fn ranking(per: &BTreeMap<&str, Totals>) -> Vec<String> {
     let mut v: Vec<(&str, f64)> = per.iter().map(|(k, t)| (*k, t.time_ns)).collect();
-    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    crate::order::sort_by(&mut v, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     v.into_iter().map(|(k, _)| k.to_string()).collect()
 }
 

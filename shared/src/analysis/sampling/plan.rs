@@ -140,7 +140,7 @@ pub fn split_by_duration(durations: &[f64], split_cv: f64, gap: f64) -> Vec<Vec<
         return vec![(0..durations.len()).collect()];
     }
     let mut idx: Vec<usize> = (0..durations.len()).collect();
-    idx.sort_by(|&a, &b| durations[a].total_cmp(&durations[b]));
+    crate::order::sort_by(&mut idx, |&a, &b| durations[a].total_cmp(&durations[b]));
     let mut parts: Vec<Vec<usize>> = Vec::new();
     let mut last: Option<f64> = None;
     for &i in &idx {
@@ -152,7 +152,7 @@ pub fn split_by_duration(durations: &[f64], split_cv: f64, gap: f64) -> Vec<Vec<
         last = Some(d);
     }
     for p in &mut parts {
-        p.sort_unstable();
+        crate::order::sort(p);
     }
     parts
 }
@@ -165,7 +165,7 @@ pub fn split_by_duration(durations: &[f64], split_cv: f64, gap: f64) -> Vec<Vec<
 pub fn plan(launches: Vec<TimedLaunch>, options: &PlanOptions) -> Plan {
     let total_ns: f64 = launches.iter().map(|l| l.duration_ns).sum();
     let mut groups = groups_of(&launches, options, total_ns);
-    groups.sort_by(|a, b| b.time_ns.total_cmp(&a.time_ns));
+    crate::order::sort_by(&mut groups, |a, b| b.time_ns.total_cmp(&a.time_ns));
     mark_borrowers(&mut groups, &launches, options, total_ns);
     let needs: Vec<usize> = groups
         .iter()
@@ -189,7 +189,7 @@ pub fn plan(launches: Vec<TimedLaunch>, options: &PlanOptions) -> Plan {
             .filter(selects)
             .take(need)
             .collect();
-        g.picked.sort_unstable();
+        crate::order::sort(&mut g.picked);
         g.measured = g.launches.iter().copied().filter(selects).collect();
     }
     let selected: Vec<usize> = (0..launches.len()).filter(selects).collect();
@@ -312,7 +312,7 @@ fn in_turn_numbers(launches: &[TimedLaunch], groups: &[Group], needs: &[usize]) 
         *per_number.entry(l.invocation).or_insert(0) += 1;
     }
     let mut order: Vec<usize> = (0..groups.len()).collect();
-    order.sort_by_key(|&g| (groups[g].launches.len(), g));
+    crate::order::sort_by_key(&mut order, |&g| (groups[g].launches.len(), g));
     let mut invocations: Vec<u64> = Vec::new();
     let taken = |invocations: &[u64], group: &Group| -> Vec<usize> {
         group
@@ -409,7 +409,9 @@ fn ratio_numbers(launches: &[TimedLaunch], groups: &[Group], needs: &[usize]) ->
         picked.insert(v);
     }
     let mut by_cost: Vec<u64> = picked.iter().copied().collect();
-    by_cost.sort_by_key(|v| (std::cmp::Reverse(cost[v]), std::cmp::Reverse(*v)));
+    crate::order::sort_by_key(&mut by_cost, |v| {
+        (std::cmp::Reverse(cost[v]), std::cmp::Reverse(*v))
+    });
     for v in by_cost {
         picked.remove(&v);
         if (0..groups.len()).any(|g| have(&picked, g) < needs[g]) {

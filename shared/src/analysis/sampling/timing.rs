@@ -108,7 +108,7 @@ pub fn timed_launches(launches: &[LaunchCounters]) -> Result<Vec<TimedLaunch>, T
             invocation: 0,
         });
     }
-    out.sort_by_key(|t| t.id);
+    crate::order::sort_by_key(&mut out, |t| t.id);
     if let Some(w) = out.windows(2).find(|w| w[0].id == w[1].id) {
         return Err(TimingError::DuplicateId(w[0].id));
     }

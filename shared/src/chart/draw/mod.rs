@@ -6,12 +6,14 @@
 pub mod memory;
 pub mod roofline;
 pub mod stalls;
+pub mod surface;
 
 use plotters::prelude::*;
 
 pub use memory::draw_memory;
 pub use roofline::{draw_highlight, draw_roofline};
 pub use stalls::draw_stalls;
+pub use surface::Surface;
 
 use super::hits::HitPoint;
 use super::{ChartError, MemoryChart, RooflineChart, StallChart};
@@ -56,8 +58,9 @@ pub fn roofline_svg(
 ) -> Result<(String, Vec<HitPoint>), ChartError> {
     let mut out = String::new();
     let drawn = {
-        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-        draw_roofline(&root, chart, 1.0)?
+        // Through a Surface, as the viewer's canvas draws it: one compiled painter for both.
+        let mut svg = SVGBackend::with_string(&mut out, (width, height));
+        draw_roofline(&Surface::new(&mut svg).into_drawing_area(), chart, 1.0)?
     };
     Ok((out, drawn.hits))
 }

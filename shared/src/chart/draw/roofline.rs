@@ -436,7 +436,7 @@ impl<'a, DB: DrawingBackend> RooflinePainter<'a, DB> {
         let mut order: Vec<usize> = (0..series.len())
             .filter(|&i| series[i].labelled || series[i].selected)
             .collect();
-        order.sort_by_key(|&i| (series[i].rank.unwrap_or(usize::MAX), i));
+        crate::order::sort_by_key(&mut order, |&i| (series[i].rank.unwrap_or(usize::MAX), i));
         for si in order {
             let spot = main_index(&series[si]).and_then(|pi| placed[si].get(pi).copied());
             if let Some(Some((at, _))) = spot {
@@ -562,7 +562,7 @@ fn roof_line(roof: &Roof, (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> Vec<(f6
         .collect();
     if let Some(r) = roof.ridge_flop_per_byte().filter(|r| *r > x0 && *r < x1) {
         xs.push(r);
-        xs.sort_by(f64::total_cmp);
+        crate::order::sort_floats(&mut xs);
     }
     xs.iter()
         .filter_map(|&x| roof.attainable(x).map(|y| (x, y)))
@@ -858,7 +858,7 @@ fn key_levels(chart: &RooflineChart) -> Vec<Level> {
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.level))
         .collect();
-    levels.sort();
+    crate::order::sort(&mut levels);
     levels.dedup();
     levels
 }

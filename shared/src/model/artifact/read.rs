@@ -138,7 +138,7 @@ fn timing_problem(t: &Timing) -> Option<String> {
         ));
     }
     let mut sorted = t.samples_ms.clone();
-    sorted.sort_by(f64::total_cmp);
+    crate::order::sort_floats(&mut sorted);
     let (Some(&lo), Some(&hi)) = (sorted.first(), sorted.last()) else {
         return None;
     };
@@ -611,7 +611,7 @@ impl ValuesWire {
                 changed.push(missing());
             }
         }
-        texts.sort_by_key(|(k, _)| *k);
+        crate::order::sort_by_key(&mut texts, |(k, _)| *k);
         // Stored over the constants' row, which every launch of the set shares.
         Ok(Metrics {
             columns,

@@ -187,7 +187,7 @@ fn sharing_keys(exports: &[(String, Export)]) -> Bits {
         (launch.site.process_id, launch.id).hash(&mut h);
         hashes.push((h.finish(), hashes.len()));
     }
-    hashes.sort_unstable();
+    crate::order::sort(&mut hashes);
     let mut bits = vec![0u64; total.div_ceil(64)];
     for run in hashes
         .chunk_by(|a, b| a.0 == b.0)

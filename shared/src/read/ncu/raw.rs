@@ -48,7 +48,7 @@ fn metric_columns(header: &Header, warnings: &mut Warnings) -> Vec<Column> {
         })
         .collect();
     // Stable: columns of the same name stay in file order, so the last one wins below.
-    columns.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::order::sort_by(&mut columns, |a, b| a.name.cmp(&b.name));
     let mut kept: Vec<Column> = Vec::with_capacity(columns.len());
     for column in columns {
         match kept.last_mut() {

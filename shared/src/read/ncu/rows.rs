@@ -235,7 +235,7 @@ impl Warnings {
                 message: format!("{what} {why}; {kept}{times}"),
             });
         }
-        self.list.sort_by_key(|w| w.line.unwrap_or(u64::MAX));
+        crate::order::sort_by_key(&mut self.list, |w| w.line.unwrap_or(u64::MAX));
         self.list
     }
 }

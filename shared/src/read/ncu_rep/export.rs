@@ -150,7 +150,7 @@ impl Converter {
                 )
             })
             .collect();
-        order.sort_unstable();
+        crate::order::sort(&mut order);
         let mut positions: Vec<u32> = Vec::with_capacity(order.len());
         for (i, &(_, name, pos)) in order.iter().enumerate() {
             let next_same = order.get(i + 1).is_some_and(|&(_, n, _)| n == name);

@@ -31,7 +31,7 @@ impl ProfileResult {
             .iter()
             .flat_map(|(_, v)| v.iter().map(|(pc, _)| *pc))
             .collect();
-        pcs.sort_unstable();
+        crate::order::sort(&mut pcs);
         pcs.dedup();
         self.lines = pcs
             .into_iter()

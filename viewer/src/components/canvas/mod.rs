@@ -11,7 +11,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use shared::chart::{self, ChartError, MemoryChart, StallChart};
+use shared::chart::{self, ChartError, MemoryChart, StallChart, Surface};
 use web_sys::HtmlCanvasElement;
 
 use crate::browser;
@@ -39,7 +39,8 @@ fn fit(canvas: &HtmlCanvasElement) -> f64 {
 
 /// The draw effect of a chart canvas: whenever what `draw` reads changes, or the window is
 /// resized, sizes the canvas of `canvas_ref` to its element and the device pixel ratio and
-/// draws on it with `draw` (given the canvas backend and the ratio); what a draw returns
+/// draws on it with `draw` (given the canvas as a [`Surface`], so each painter is compiled
+/// once, and the ratio); what a draw returns
 /// goes to `on_drawn` with the canvas and the ratio. A drawing error, or a browser with no
 /// 2-D canvas, is shown in the status line.
 ///
@@ -47,7 +48,7 @@ fn fit(canvas: &HtmlCanvasElement) -> f64 {
 /// wait on it).
 pub fn use_canvas_draw<T: 'static>(
     canvas_ref: NodeRef<Canvas>,
-    draw: impl Fn(CanvasBackend, f64) -> Result<T, ChartError> + 'static,
+    draw: impl Fn(Surface<'_>, f64) -> Result<T, ChartError> + 'static,
     on_drawn: impl Fn(&HtmlCanvasElement, f64, T) + 'static,
 ) -> RwSignal<u32> {
     let ctx = Ctx::get();
@@ -59,7 +60,9 @@ pub fn use_canvas_draw<T: 'static>(
             return;
         };
         let dpr = fit(&canvas);
-        match CanvasBackend::with_canvas_object(canvas.clone()).map(|b| draw(b, dpr)) {
+        match CanvasBackend::with_canvas_object(canvas.clone())
+            .map(|mut b| draw(Surface::new(&mut b), dpr))
+        {
             Some(Ok(result)) => {
                 on_drawn(&canvas, dpr, result);
                 drawn.update(|d| *d += 1);

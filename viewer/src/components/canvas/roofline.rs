@@ -5,7 +5,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use shared::chart::{self, Drawn, HitGrid, HitPoint, LabelBox, LabelOf};
+use shared::chart::{self, Drawn, HitGrid, HitPoint, LabelBox, LabelOf, Surface};
 use web_sys::HtmlCanvasElement;
 
 use super::exports::RooflineExports;
@@ -141,8 +141,8 @@ fn use_highlight_layer(
         let result = model.with_untracked(|m| {
             plot.grid.with_value(|g| {
                 plot.labels.with_value(|l| {
-                    CanvasBackend::with_canvas_object(layer.clone()).map(|b| {
-                        let area = b.into_drawing_area();
+                    CanvasBackend::with_canvas_object(layer.clone()).map(|mut b| {
+                        let area = Surface::new(&mut b).into_drawing_area();
                         chart::draw_highlight(&area, &m.chart, g, l, &series, hovered, dpr)
                     })
                 })

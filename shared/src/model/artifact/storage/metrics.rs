@@ -312,7 +312,7 @@ impl Metrics {
                 found.push(i);
             }
         }
-        found.sort_unstable();
+        crate::order::sort(&mut found);
         found
     }
 
