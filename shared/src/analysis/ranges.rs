@@ -170,7 +170,7 @@ pub fn range_table(artifact: &Artifact, depth: Option<usize>) -> RangeTable {
             (key, node(path, gathered))
         })
         .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::order::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
     let mut nodes: Vec<RangeNode> = keyed.into_iter().map(|(_, n)| n).collect();
     let time_ms: f64 = nodes.iter().map(|n| n.time_ms).sum();
     for n in &mut nodes {
@@ -242,7 +242,7 @@ fn node(path: Vec<String>, gathered: Gathered<'_>) -> RangeNode {
         .map(|(k, ns)| (k, ns / time_ns))
         .collect();
     let mut threads = gathered.threads;
-    threads.sort_unstable();
+    crate::order::sort(&mut threads);
     let name = if path.is_empty() {
         NO_RANGE.to_owned()
     } else {
@@ -364,7 +364,7 @@ fn summed(path: Vec<String>, members: &[&RangeNode], total_ms: f64) -> RangeNode
         }
         threads.extend(&n.threads);
     }
-    threads.sort_unstable();
+    crate::order::sort(&mut threads);
     threads.dedup();
     let flops_total: f64 = members.iter().map(|n| n.flops_total).sum();
     let dram_bytes = add(|n| n.dram_bytes);
@@ -399,7 +399,7 @@ impl RangeNode {
     /// The verdict mix in one cell: `memory-bound 62%, latency-bound 38%`, largest first.
     pub fn verdict_mix(&self) -> String {
         let mut mix: Vec<(&String, &f64)> = self.verdicts.iter().collect();
-        mix.sort_by(|a, b| b.1.total_cmp(a.1));
+        crate::order::sort_by(&mut mix, |a, b| b.1.total_cmp(a.1));
         mix.iter()
             .map(|(k, v)| format!("{k} {:.0}%", *v * 100.0))
             .collect::<Vec<_>>()

@@ -134,7 +134,7 @@ fn add(a: &mut WorkVector, b: &WorkVector) {
             a.incomplete.push(k);
         }
     }
-    a.incomplete.sort();
+    crate::order::sort(&mut a.incomplete);
     a.launches += b.launches;
     a.copied_launches += b.copied_launches;
     a.counts.retain(|k, _| b.counts.contains_key(k));

@@ -221,7 +221,9 @@ pub fn range_diff(before: &Artifact, after: &Artifact, depth: Option<usize>) -> 
         }
     }
     // Stable: equal changes keep the tree order.
-    nodes.sort_by(|x, y| y.change_ms.abs().total_cmp(&x.change_ms.abs()));
+    crate::order::sort_by(&mut nodes, |x, y| {
+        y.change_ms.abs().total_cmp(&x.change_ms.abs())
+    });
     RangeDiff {
         version: DIFF_JSON_VERSION,
         by: BY_RANGE.into(),
