@@ -316,17 +316,7 @@ pub fn work_diff(
             }
             continue;
         };
-        for (run, v) in [("before", vb), ("after", va)] {
-            if !v.total.incomplete.is_empty() {
-                let parts: Vec<&str> = v.total.incomplete.iter().map(|c| c.label()).collect();
-                cannot_judge.push(format!(
-                    "{}: {} missing in some launches of the {run} run (a NaN, negative or \
-                     out-of-range counter, kept as missing)",
-                    a.short_name,
-                    parts.join(", ")
-                ));
-            }
-        }
+        cannot_judge.extend(incomplete(&a.short_name, vb, va));
         let k = compare(p.matched_by, b, a, vb, va, pct, tolerance);
         if k.parts.is_empty() {
             cannot_judge.push(format!(
@@ -375,6 +365,23 @@ pub fn work_diff(
         only_before,
         only_after,
     }
+}
+
+/// Why the gate cannot judge kernel `name`: the components some launches of a run lack
+/// ([`crate::model::artifact::WorkVector::incomplete`]), one line per run.
+fn incomplete(name: &str, vb: &KernelWork, va: &KernelWork) -> Vec<String> {
+    [("before", vb), ("after", va)]
+        .into_iter()
+        .filter(|(_, v)| !v.total.incomplete.is_empty())
+        .map(|(run, v)| {
+            let parts: Vec<&str> = v.total.incomplete.iter().map(|c| c.label()).collect();
+            format!(
+                "{name}: {} missing in some launches of the {run} run (a NaN, negative or \
+                 out-of-range counter, kept as missing)",
+                parts.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Short names of a run's kernels, distinct within it.
