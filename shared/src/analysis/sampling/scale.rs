@@ -305,7 +305,7 @@ fn keep_own_site(launch: &mut LaunchCounters, t: &TimedLaunch, copied: bool) {
 /// [`assign`]): a profiled launch keeps its own; any other gets a copy of the profiled
 /// launch of its group nearest in duration, its amounts ([`scales_with_work`]) multiplied
 /// by the ratio of the two launches' durations in the timing pass (unscaled where the
-/// group's measured launches did the same work, [`same_work`], or where the group has one
+/// group's measured launches did the same work, `same_work`, or where the group has one
 /// measured launch and the two ran within [`SPLIT_GAP`] of each other), and `sampled_from` set
 /// to that launch's ID. A launch whose group has no profiled launch (ncu's selection
 /// differed from the plan's, or the plan made it borrow) borrows likewise from the nearest
