@@ -294,7 +294,6 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
             "samples/h200.json",
             GPT2,
             "samples/h200-two-process.ncu-rep",
-            "samples/h200-bert-train-step.json.gz",
             "test/gemms_full.ncu-rep",
             "test/bert_full.ncu-rep",
         ] {
