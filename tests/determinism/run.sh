@@ -3,10 +3,13 @@
 # RUNS (default 20) runs of the suite and of three third-party programs at --depth work,
 # each run's artifact kept, then the per-part CV table and the tolerance file
 # `capture diff --work-tolerance` reads (tests/determinism/cv.py). Beside it, once each,
-# the BERT training step at --depth work and at --depth roofline with ncu's reports kept,
-# for the pass count and the wall time the issue's closing note asks for.
+# the BERT training step (sampled) at --depth work and at --depth roofline, for the pass
+# count and the wall time the issue's closing note asks for.
 #
 #   OUT=/path/to/out RUNS=20 bash tests/determinism/run.sh target/release/capture
+#
+# START=K begins at run K (runs split over several device calls); PASSES=0 skips the BERT
+# step's two depths; CV=0 skips the table (made later from every call's runs).
 #
 # Programs: the suite (`capture run`), a cuBLAS GEMM set in six precisions
 # (tests/fixtures/ncu-h200-gemms/gemms.py, bf16 among them), a torch.compile'd MLP with
@@ -15,7 +18,7 @@
 # (--all-launches: a sampled profile would measure the sampling, not the hardware) inside
 # its NVTX range; clocks are left alone (--clock-control none, as capture always does).
 # Writes under $OUT: suite/runN.json, PROGRAM/runN.json, each with its .log; walls.txt
-# (one line per run: what, run, seconds); passes/ (the two depths' logs and ncu reports);
+# (one line per run: what, run, seconds); passes/ (the two depths' logs and artifacts);
 # cv.txt (cv.py's table) and tolerance.json.
 set -uo pipefail
 capture=$(realpath "$1")
@@ -42,7 +45,7 @@ wall() { # what run command...: runs it, appends its wall time to walls.txt
   echo "$what $run $(python3 -c "print(round($t1 - $t0, 3))") rc=$rc" >> "$out/walls.txt"
 }
 
-for i in $(seq 1 "$runs"); do
+for i in $(seq "${START:-1}" "$runs"); do
   mkdir -p "$out/suite"
   wall suite "$i" "$capture" run --depth work -o "$out/suite/run$i.json" \
     > "$out/suite/run$i.log" 2>&1
@@ -56,15 +59,18 @@ for i in $(seq 1 "$runs"); do
 done
 
 # Pass count and wall time, --depth work against --depth roofline, on a BERT training step
-# (ncu prints "==PROF== Profiling ... N passes" per launch into the kept log).
+# (sampled; capture's log names each collection's passes per launch: "(N passes)").
+[ "${PASSES:-1}" = 0 ] || {
 mkdir -p "$out/passes"
 for depth in work roofline; do
   (cd "$root/tests/fixtures/ncu-h200-bert" && wall "bert_train_$depth" 1 "$capture" profile \
-    --all-launches --depth "$depth" --keep-exports --nvtx-include step \
+    --depth "$depth" --nvtx-include step \
     -o "$out/passes/bert_train_$depth.json" -- python3 bert_train_bf16.py) \
     > "$out/passes/bert_train_$depth.log" 2>&1
 done
 grep -rhoE '[0-9]+ passes?' "$out/passes" | sort | uniq -c > "$out/passes/pass_counts.txt"
+}
+[ "${CV:-1}" = 0 ] && exit 0
 
 groups=("suite=$(ls "$out"/suite/run*.json | paste -sd, -)")
 for p in "${programs[@]}"; do
