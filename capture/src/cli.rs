@@ -258,9 +258,11 @@ pub struct ProfileArgs {
     pub launch_skip: Option<u64>,
     /// Profile only launches inside this NVTX range; repeatable, implies ncu `--nvtx`. A
     /// start/end range by its name (`step`), a push/pop range with a trailing `/`
-    /// (`step/`), a range in a named domain `domain@range`. Push/pop ranges are per thread:
-    /// work another thread launches (PyTorch's backward pass) is outside them, so mark a
-    /// training step with a start/end range (`torch.cuda.nvtx.range_start`).
+    /// (`step/`), a range in a named domain `domain@range`. ncu keeps push/pop ranges per
+    /// thread, which leaves out work another thread launches (PyTorch's backward pass), so
+    /// with a push/pop filter capture passes ncu `--nvtx-push-pop-scope process` (unless
+    /// `--ncu-arg` sets the scope); a start/end range (`torch.cuda.nvtx.range_start`) is
+    /// process-wide already.
     #[arg(long, value_name = "RANGE")]
     pub nvtx_include: Vec<String>,
     /// Leave out launches inside this NVTX range; repeatable, implies ncu `--nvtx`.
@@ -328,7 +330,7 @@ pub enum DepthArg {
     Full,
     /// The work vector only, what `capture diff --gate-work` compares: instructions by
     /// class, requests, sectors, DRAM bytes, shared-memory wavefronts and conflicts,
-    /// FLOPs. Passes not measured (no GPU when it was added).
+    /// FLOPs. 10 passes, as many as roofline (measured on the H200).
     Work,
 }
 

@@ -11,7 +11,11 @@ Each group is one program's runs of the same code (artifacts: `capture import` a
 export first). Each run is read through `capture table --format json`, whose rows carry
 each kernel's work vector (`work.total`): the reader counts nothing itself. A kernel is
 compared across the runs of its group by its full name and its n-th occurrence; one
-missing from a run, or with another launch count, is reported and left out.
+missing from a run, with another launch count, or launched with another grid or block in
+some run (the artifact's launches: an autotuner, such as torch.compile's max-autotune,
+picked another configuration of the kernel, so another compiled kernel ran under the same
+name) is reported and left out: that is a change of code the work gate rightly flags,
+not run-to-run noise.
 
 Per kernel and part: the coefficient of variation (population standard deviation over
 the mean, percent) over the group's runs. Per part, over every kernel of every group: how
@@ -59,6 +63,20 @@ def kernels_of(doc):
     return out
 
 
+def shapes_of(path):
+    """Kernel name -> the sorted (grid, block) of its launches, from the artifact itself."""
+    with open(path) as f:
+        doc = json.load(f)
+    out = {}
+    for k in doc.get("kernels", []):
+        for cache in ("cold", "warm"):
+            rec = k.get(cache) or {}
+            for launch in rec.get("launches", []):
+                shape = (tuple(launch.get("grid") or ()), tuple(launch.get("block") or ()))
+                out.setdefault(k["name"], []).append(shape)
+    return {name: sorted(v) for name, v in out.items()}
+
+
 def cv_pct(values):
     mean = sum(values) / len(values)
     if mean == 0:
@@ -77,6 +95,7 @@ def main():
     args = ap.parse_args()
 
     per_part = {}  # key -> list of (cv, mean, spread, program, kernel)
+    kernel_cvs = {}  # (program, kernel) -> part -> CV
     time_cvs = []
     fewest_runs = None
     for group in args.groups:
@@ -86,6 +105,7 @@ def main():
             sys.exit(f"{group}: a group needs two runs or more")
         fewest_runs = len(paths) if fewest_runs is None else min(fewest_runs, len(paths))
         docs = [kernels_of(table(args.capture, p)) for p in paths]
+        shapes = [shapes_of(p) for p in paths]
         for key in docs[0]:
             sides = [d.get(key) for d in docs]
             if any(s is None for s in sides):
@@ -94,6 +114,11 @@ def main():
             if len({s[1] for s in sides}) != 1:
                 print(f"{name}: {key[0][:60]} #{key[1]}: launches differ "
                       f"({[s[1] for s in sides]}), left out")
+                continue
+            configs = {repr(sh.get(key[0])) for sh in shapes}
+            if len(configs) != 1:
+                print(f"{name}: {key[0][:60]} #{key[1]}: grid or block differs between runs "
+                      f"({len(configs)} configurations: another compiled kernel), left out")
                 continue
             times = [s[2] for s in sides]
             if all(t is not None for t in times):
@@ -106,6 +131,19 @@ def main():
                 mean = sum(values) / len(values)
                 per_part.setdefault(part, []).append(
                     (cv_pct(values), mean, max(values) - min(values), name, key[0]))
+                kernel_cvs.setdefault((name, key[0]), {})[part] = cv_pct(values)
+
+    print("\nper program: runs, kernels compared, and the largest CV % (any size) of each part "
+          "that is not exact everywhere")
+    for group in args.groups:
+        name = group.partition("=")[0]
+        mine = {k: v for (g, k), v in kernel_cvs.items() if g == name}
+        parts = sorted({p for v in mine.values() for p in v})
+        moved = [(p, max(v.get(p, 0.0) for v in mine.values())) for p in parts]
+        moved = [f"{p} {c:.4f}" for p, c in moved if c > 0]
+        runs = len([x for x in group.partition("=")[2].split(",") if x])
+        print(f"  {name}: {runs} runs, {len(mine)} kernels; "
+              + ("; ".join(moved) if moved else "every part exact"))
 
     print(f"\n{'part':28s} {'kernels':>7s} {'exact':>6s} {'median CV %':>11s} "
           f"{'max CV %':>9s} {'small-kernel spread':>19s}  (CV over kernels with mean >= "

@@ -42,7 +42,7 @@ part_planted() {
   for i in $(seq 1 ${RUNS_BASE:-11}); do
     wall base$i $C profile --all-launches --depth work --nvtx-include measure -o $W/planted/base$i.json -- python3 planted.py > $W/planted/base$i.log 2>&1
   done
-  for v in fma uncoalesced split tile copy; do
+  for v in fma uncoalesced split tile copy copy_kernel; do
     wall $v env VARIANT=$v $C profile --all-launches --depth work --nvtx-include measure -o $W/planted/$v.json -- python3 planted.py > $W/planted/$v.log 2>&1
   done
   gzip -9 -f $W/planted/*.json
@@ -67,6 +67,18 @@ part_pushpop() {
     rm -f $W/pushpop/$scope.ncu-rep
   done
   tar czf $OUT/pushpop.tgz -C $W pushpop
+}
+
+# issue 37 (pass count and wall of --depth work against --depth roofline) on the BERT step,
+# and issue 36 (capture's push/pop filter, now process-wide) in the same runs: the step
+# under a push/pop range, sampled, at both depths
+part_passes() {
+  mkdir -p $W/passes; cd $R/tests/fixtures/ncu-h200-bert
+  for depth in work roofline; do
+    wall passes_$depth env RANGE=push $C profile --depth $depth --nvtx-include step/ -o $W/passes/bert_train_$depth.json -- python3 bert_train_bf16.py > $W/passes/bert_train_$depth.log 2>&1
+  done
+  gzip -9 -f $W/passes/*.json
+  tar czf $OUT/passes.tgz -C $W passes
 }
 
 for part in "$@"; do part_$part; done

@@ -72,7 +72,9 @@ pub fn resolve_profile_in(
     let ncu_args = ncu_args_of(args);
     let caches = caches_of(args.cache);
     let depth = args.depth.depth();
-    let notes = push_pop_note(&args.nvtx_include).into_iter().collect();
+    let notes = push_pop_note(&args.nvtx_include, &args.ncu_arg)
+        .into_iter()
+        .collect();
     ncu_args::check_ncu_args(&args.ncu_arg).map_err(usage)?;
     Ok(ProfileConfig {
         program_name: ncu_args::program_name(&program),
@@ -110,21 +112,32 @@ fn ncu_args_of(args: &ProfileArgs) -> Vec<String> {
     out
 }
 
-/// What a push/pop `--nvtx-include` leaves out, when one is given: ncu keeps push/pop ranges
-/// per thread, so launches another thread makes while the range is open (PyTorch's backward
-/// pass, from its autograd engine's thread) are not in it. On the H200 a 4-layer BERT
-/// training step under a push/pop "step" range kept 153 of its 423 launches (3.16 of 8.35
-/// ms of kernel time; docs/gpu-host.md). The range is known to be push/pop by its trailing
-/// `/`; whether the program launches from other threads is not seen from inside the range.
-pub fn push_pop_note(includes: &[String]) -> Option<String> {
-    let range = includes.iter().find(|r| r.ends_with('/'))?;
-    let name = range.trim_end_matches('/');
+/// What a push/pop `--nvtx-include` means here, when one is given: ncu keeps push/pop ranges
+/// per thread by default, so launches another thread makes while the range is open
+/// (PyTorch's backward pass, from its autograd engine's thread) would be left out; capture
+/// asks ncu for process-wide push/pop ranges ([`ncu_args::PUSH_POP_SCOPE`]) and says so. On
+/// the H200 a 4-layer BERT training step under a push/pop "step" range has 172 launches
+/// (2.26 ms of kernel time) per thread and 405 (4.32 ms) process-wide (docs/nvtx.md).
+pub fn push_pop_note(includes: &[String], ncu_arg: &[String]) -> Option<String> {
+    let range = includes.iter().find(|r| ncu_args::is_push_pop(r))?;
+    if ncu_arg
+        .iter()
+        .any(|a| a.starts_with(ncu_args::PUSH_POP_SCOPE.0))
+    {
+        return Some(format!(
+            "--nvtx-include {range:?} is a push/pop range and --ncu-arg sets its scope: with \
+             ncu's default (thread), kernels other threads launch while it is open are left \
+             out (PyTorch launches the backward pass from its autograd thread)"
+        ));
+    }
     Some(format!(
-        "--nvtx-include {range:?} is a push/pop range: ncu keeps those per thread, so kernels \
-         other threads launch while it is open are left out (PyTorch launches the backward \
-         pass from its autograd thread). To keep every thread's launches, mark the region \
-         with a start/end range (torch.cuda.nvtx.range_start / range_end) and pass \
-         --nvtx-include {name:?}"
+        "--nvtx-include {range:?} is a push/pop range: ncu takes it process-wide here \
+         ({} {}), so kernels every thread launches while it is open are kept (PyTorch \
+         launches the backward pass from its autograd thread); ranges other threads push \
+         meanwhile nest inside it. A start/end range (torch.cuda.nvtx.range_start) needs no \
+         such setting",
+        ncu_args::PUSH_POP_SCOPE.0,
+        ncu_args::PUSH_POP_SCOPE.1
     ))
 }
 
@@ -148,13 +161,20 @@ mod tests {
     use crate::cli::DepthArg;
 
     #[test]
-    fn a_push_pop_range_filter_says_what_it_leaves_out() {
-        let note = push_pop_note(&["step/".into()]).expect("a note");
+    fn a_push_pop_range_filter_says_it_is_taken_process_wide() {
+        let note = push_pop_note(&["step/".into()], &[]).expect("a note");
         assert!(
-            note.contains("autograd") && note.ends_with("--nvtx-include \"step\""),
+            note.contains("autograd") && note.contains("--nvtx-push-pop-scope process"),
             "{note}"
         );
-        assert_eq!(push_pop_note(&["step".into(), "domain@range".into()]), None);
+        assert_eq!(
+            push_pop_note(&["step".into(), "domain@range".into()], &[]),
+            None
+        );
+        // The user's own scope wins, and the note says what ncu's default leaves out.
+        let own = push_pop_note(&["step/".into()], &["--nvtx-push-pop-scope=thread".into()])
+            .expect("a note");
+        assert!(own.contains("left out"), "{own}");
     }
     use crate::cli::CacheArg;
     use crate::exit::Code;

@@ -184,3 +184,40 @@ fn the_sampled_step_matches_every_launch_profiled() {
         assert!(r.abs() <= 0.03, "{what}");
     }
 }
+
+/// The same step marked by a push/pop range `step` (`RANGE=push`), timing only, under ncu's
+/// default per-thread scope and under `--nvtx-push-pop-scope process`, which `capture
+/// profile` passes with a push/pop filter (`pushpop_*_raw.csv.gz`, `bash
+/// tests/device/round11.sh pushpop`): per thread the range holds the forward pass and the
+/// optimizer only; process-wide it holds the kernels of the start/end range's step, the
+/// backward pass included, launch for launch by kernel.
+#[test]
+fn a_process_wide_push_pop_range_holds_the_whole_step() {
+    let kernels = |gz: &[u8]| {
+        let export = shared::read::ncu::read_export(gunzip(gz).as_slice()).expect("export reads");
+        let mut count: BTreeMap<String, usize> = BTreeMap::new();
+        let mut ns = 0.0;
+        for l in &export.launches {
+            *count.entry(l.function.to_string()).or_default() += 1;
+            ns += shared::analysis::metrics::duration_ns(l).unwrap_or(0.0);
+        }
+        (count, export.launches.len(), ns)
+    };
+    let (per_thread, n_thread, ns_thread) = kernels(include_bytes!(
+        "../../../tests/fixtures/ncu-h200-train-whole/pushpop_thread_raw.csv.gz"
+    ));
+    let (process, n_process, ns_process) = kernels(include_bytes!(
+        "../../../tests/fixtures/ncu-h200-train-whole/pushpop_process_raw.csv.gz"
+    ));
+    let (whole, n_whole, _) = kernels(ALL);
+    println!(
+        "push/pop step: per thread {n_thread} launches, {:.3} ms; process-wide {n_process}, \
+         {:.3} ms; start/end step {n_whole}",
+        ns_thread / 1e6,
+        ns_process / 1e6
+    );
+    assert_eq!((n_thread, n_process, n_whole), (172, 405, 405));
+    assert_eq!(process, whole);
+    assert!(!per_thread.keys().any(|k| k.contains("backward")));
+    assert!(process.keys().any(|k| k.contains("backward")));
+}

@@ -50,11 +50,14 @@ fn files(program: &str) -> (&'static [u8], &'static [u8], Option<&'static [u8]>)
         "train_step" => files_of!("train_step", profile_of!("train_step")),
         "resnet18_stem" => files_of!("resnet18_stem", profile_of!("resnet18_stem")),
         "llama_block" => files_of!("llama_block", profile_of!("llama_block")),
-        "jax_mlp" => files_of!("jax_mlp", None),
+        "jax_mlp" => files_of!("jax_mlp", profile_of!("jax_mlp")),
         "t5_encoder" => files_of!("t5_encoder", profile_of!("t5_encoder")),
         "llama_decode" => files_of!("llama_decode", profile_of!("llama_decode")),
         "mobilenet_v2" => files_of!("mobilenet_v2", profile_of!("mobilenet_v2")),
         "whisper_encoder" => files_of!("whisper_encoder", profile_of!("whisper_encoder")),
+        "compiled_mlp" => files_of!("compiled_mlp", profile_of!("compiled_mlp")),
+        "lstm_fp32" => files_of!("lstm_fp32", profile_of!("lstm_fp32")),
+        "resnet18_train" => files_of!("resnet18_train", None),
         other => panic!("no corpus program {other}"),
     }
 }
@@ -113,6 +116,8 @@ struct Figures {
     row: Tally,
     pipe: Tally,
     profile: Tally,
+    /// The export's time whose kernel and shape the profile has.
+    covered: Tally,
     launches: usize,
     notes: Vec<String>,
 }
@@ -128,6 +133,7 @@ fn measure(program: &str) -> Figures {
         row: Tally::default(),
         pipe: Tally::default(),
         profile: Tally::default(),
+        covered: Tally::default(),
         launches: 0,
         notes: Vec::new(),
     };
@@ -232,8 +238,15 @@ fn against_profile(ours: &Judged<'_>, theirs: &Judged<'_>, f: &mut Figures) {
                             let off = |m: f64| (m.max(1.0) / d).ln().abs();
                             off(a.1).total_cmp(&off(b.1))
                         });
+                    // A kernel and shape the profile's run did not launch is not a
+                    // verdict to compare: the program chose other kernels in that run (XLA's
+                    // and max-autotune's autotuners pick by timing, run by run). Counted
+                    // apart, as the share of the export's time the profile covers.
+                    f.covered.add(w, other.is_some());
                     let ok = other.is_some_and(|(pg, _)| pg.verdict == g.verdict);
-                    f.profile.add(w, ok);
+                    if other.is_some() {
+                        f.profile.add(w, ok);
+                    }
                     if !ok {
                         f.notes.push(format!(
                             "profile {} [{}] launch {}: export {} ({}); profile {}",
@@ -258,10 +271,11 @@ fn against_profile(ours: &Judged<'_>, theirs: &Judged<'_>, f: &mut Figures) {
     }
 }
 
-/// The corpus, in the order it was collected. `jax_mlp`'s profile is missing (`capture
-/// profile` of it ended with the program's segmentation fault under ncu's timing pass) and
-/// `t5_encoder`'s export was cut at 120 s (52 of its launches).
-const PROGRAMS: [&str; 11] = [
+/// The corpus, in the order it was collected. `t5_encoder`'s, `lstm_fp32`'s and
+/// `resnet18_train`'s exports were cut by the collection's time limit; `resnet18_train` has no
+/// profile (its sampled profile ran past the limit); `jax_mlp`'s profile holds the two launches
+/// whose kernels XLA's autotuner chose alike in the timing and the counters runs.
+const PROGRAMS: [&str; 14] = [
     "bert_base_fwd",
     "gemm_tf32_fp8",
     "vit_b16",
@@ -273,21 +287,25 @@ const PROGRAMS: [&str; 11] = [
     "llama_decode",
     "mobilenet_v2",
     "whisper_encoder",
+    "compiled_mlp",
+    "lstm_fp32",
+    "resnet18_train",
 ];
 
 #[test]
 fn verdicts_agree_with_ncu_on_the_corpus() {
-    println!("program          launches   SOL (group)  SOL (row)  pipe     profile");
+    println!("program          launches   SOL (group)  SOL (row)  pipe     profile  (covers)");
     let mut failures = Vec::new();
     for p in PROGRAMS {
         let f = measure(p);
         println!(
-            "{p:<16} {:>8}   {:>11}  {:>9}  {:>7}  {:>7}",
+            "{p:<16} {:>8}   {:>11}  {:>9}  {:>7}  {:>7}  ({})",
             f.launches,
             fmt(f.sol.pct()),
             fmt(f.row.pct()),
             fmt(f.pipe.pct()),
-            fmt(f.profile.pct())
+            fmt(f.profile.pct()),
+            fmt(f.covered.pct())
         );
         for n in &f.notes {
             println!("    {n}");
@@ -321,8 +339,8 @@ fn fp32_peak(table: &shared::analysis::table::BytesTable) -> f64 {
 /// main work is FP32 on CUDA cores, whose name is a GEMM's, which hold 1 % of the time or
 /// more and run at a fifth of the FP32 peak or more get it (not the Llama decode step's
 /// rotary-angle SGEMM, 1.6 % at 0.0 TFLOP/s) (T5's FP32 encoder: CUTLASS's SIMT SGEMM and cuBLAS's `sm80_xmma_gemm_f32f32`
-/// FFMA kernel; not the Llama block's 0.5 % SGEMM), and no bf16, TF32 or FP8 tensor kernel
-/// does. Printed: each advised kernel's share of its program.
+/// FFMA kernel; not the Llama block's 0.5 % SGEMM; the held-out FP32 LSTM's two GEMM
+/// kernels), and no bf16, TF32 or FP8 tensor kernel does. Printed: each advised kernel's share of its program.
 #[test]
 fn fp32_matmuls_are_told_of_the_tensor_cores() {
     let mut advised = Vec::new();
@@ -362,8 +380,14 @@ fn fp32_matmuls_are_told_of_the_tensor_cores() {
         "{t5:?}"
     );
     assert!(t5.iter().any(|n| n.contains("simt_sgemm")), "{t5:?}");
+    // The held-out FP32 LSTM (TF32 turned off) runs its gate GEMMs on the CUDA cores too:
+    // cuBLAS's FFMA kernel and CUTLASS's SIMT SGEMM, 87 % of its time between them.
+    let lstm = advised.iter().filter(|(p, _)| *p == "lstm_fp32").count();
+    assert_eq!(lstm, 2, "{advised:?}");
     assert!(
-        advised.iter().all(|(p, _)| *p == "t5_encoder"),
+        advised
+            .iter()
+            .all(|(p, _)| *p == "t5_encoder" || *p == "lstm_fp32"),
         "{advised:?}"
     );
 }

@@ -25,3 +25,4 @@ mod source;
 mod table;
 mod util;
 mod work_gate;
+mod work_h200;

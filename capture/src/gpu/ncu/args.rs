@@ -83,7 +83,29 @@ pub struct Selection {
     pub kernel_id: Option<String>,
 }
 
+/// The ncu option (and value) that makes push/pop ranges process-wide, passed whenever a
+/// range filter names a push/pop range: ncu's default scope is the thread, which leaves out
+/// what other threads launch while the range is open (PyTorch's backward pass, from its
+/// autograd thread: a 4-layer BERT training step under a push/pop "step" kept 172 of its 405
+/// launches per thread, all 405 process-wide, on the H200 with ncu 2025.3.1). `--ncu-arg
+/// --nvtx-push-pop-scope=thread` keeps ncu's default.
+pub const PUSH_POP_SCOPE: (&str, &str) = ("--nvtx-push-pop-scope", "process");
+
+/// Whether an NVTX filter names a push/pop range (`step/`, `outer/inner`), which has a
+/// `/`; a start/end range is a bare name (`step`, `domain@step`).
+pub fn is_push_pop(range: &str) -> bool {
+    range.contains('/')
+}
+
 impl Selection {
+    /// Whether an include or exclude filter names a push/pop range ([`is_push_pop`]).
+    pub fn push_pop_filter(&self) -> bool {
+        self.nvtx_include
+            .iter()
+            .chain(&self.nvtx_exclude)
+            .any(|r| is_push_pop(r))
+    }
+
     /// The filters that can leave launches out, as `capture profile` flags, for messages.
     pub fn filters(&self) -> Vec<String> {
         let mut f = Vec::new();
@@ -230,6 +252,9 @@ pub fn collect_args(report: &Path, c: &Collection, program: &[OsString]) -> Vec<
             a.push(flag.into());
             a.push(r.into());
         }
+    }
+    if sel.push_pop_filter() && !c.ncu_args.iter().any(|x| x.starts_with(PUSH_POP_SCOPE.0)) {
+        a.extend([PUSH_POP_SCOPE.0, PUSH_POP_SCOPE.1].map(OsString::from));
     }
     a.push("--metrics".into());
     match c.pass.depth() {
@@ -399,7 +424,7 @@ mod tests {
             line,
             format!(
                 "ncu -f -o t --clock-control none --cache-control none --nvtx --nvtx-include \
-                 step/ --metrics {} python3 x.py",
+                 step/ --nvtx-push-pop-scope process --metrics {} python3 x.py",
                 counters::GPU_TIME_DURATION.name
             )
         );
@@ -537,7 +562,7 @@ mod tests {
         assert!(
             line.contains(
                 " -k regex:gemm -s 5 -c 3 --nvtx --nvtx-include step/ --nvtx-include \
-                 train@fwd/ --nvtx-exclude warmup/ --metrics "
+                 train@fwd/ --nvtx-exclude warmup/ --nvtx-push-pop-scope process --metrics "
             ),
             "{line}"
         );
@@ -554,6 +579,23 @@ mod tests {
         let line = command_line(OsStr::new("ncu"), &collect_args(Path::new("r"), &c, &[]));
         let nvtx = line.split(' ').filter(|t| *t == "--nvtx").count();
         assert_eq!(nvtx, 1, "{line}");
+        // A scope given through --ncu-arg is the user's; a start/end filter needs none.
+        let c = Collection {
+            ncu_args: vec!["--nvtx-push-pop-scope=thread".into()],
+            ..c
+        };
+        let line = command_line(OsStr::new("ncu"), &collect_args(Path::new("r"), &c, &[]));
+        assert_eq!(line.matches("--nvtx-push-pop-scope").count(), 1, "{line}");
+        let c = Collection {
+            ncu_args: Vec::new(),
+            selection: Selection {
+                nvtx_include: vec!["step".into(), "domain@step".into()],
+                ..Selection::default()
+            },
+            ..c
+        };
+        let line = command_line(OsStr::new("ncu"), &collect_args(Path::new("r"), &c, &[]));
+        assert!(!line.contains("push-pop-scope"), "{line}");
     }
 
     #[test]
