@@ -492,7 +492,7 @@ fn filters_and_passed_arguments_reach_ncu_and_the_provenance() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let expected = " -s 5 -c 2 --nvtx --nvtx-include step/ --nvtx-include train@fwd/ \
-                    --nvtx-exclude warmup/ --metrics ";
+                    --nvtx-exclude warmup/ --nvtx-push-pop-scope process --metrics ";
     let calls = ncu_calls(dir.path());
     let collect = calls
         .iter()

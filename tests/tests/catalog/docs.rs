@@ -44,7 +44,7 @@ const EXTENSIONS: [&str; 15] = [
 
 /// Nsight Compute's own flags, which the docs quote (how to export a page, what `--ncu-arg`
 /// passes on, what capture sets itself). Named here only.
-const NCU_FLAGS: [&str; 21] = [
+const NCU_FLAGS: [&str; 22] = [
     "--set",
     "--page",
     "--import",
@@ -62,6 +62,7 @@ const NCU_FLAGS: [&str; 21] = [
     "--nvtx",
     "--nvtx-include",
     "--nvtx-exclude",
+    "--nvtx-push-pop-scope",
     "--target-processes",
     "--clock-control",
     "--cache-control",
