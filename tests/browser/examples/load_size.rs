@@ -7,9 +7,11 @@
 //! memory is read: the largest peak
 //! resident set (`VmHWM`) of the Chromium renderer processes under this run's chromedriver.
 //! This is how `viewer/src/state/load.rs`'s `MAX_FILE_BYTES` was chosen (docs/performance.md).
+//! An argument `src=PATH` opens a file of the site by link instead (`?src=PATH`, fetched,
+//! un-gzipped by the browser where it is gzip), timed from the navigation.
 //!
 //!     bash site/build.sh
-//!     cargo run --release -p roofline-browser-tests --example load_size -- FILE...
+//!     cargo run --release -p roofline-browser-tests --example load_size -- FILE|src=PATH...
 
 use std::time::Duration;
 
@@ -65,7 +67,21 @@ fn renderer_peak_mb(root: u32) -> f64 {
 
 async fn one(server: &StaticServer, path: &str) -> Result<(), BoxError> {
     let b = Browser::start().await?;
-    b.open_roofline(&server.base).await?;
+    let linked = path.strip_prefix("src=");
+    let navigated = match linked {
+        // The timer below starts once the page has loaded, so it misses the fetch.
+        Some(src) => {
+            let started = std::time::Instant::now();
+            b.client
+                .goto(&format!("{}?src={src}&view=roofline", server.base))
+                .await?;
+            Some(started)
+        }
+        None => {
+            b.open_roofline(&server.base).await?;
+            None
+        }
+    };
     // A timer every 10 ms notes the longest wait between its ticks (the longest the tab was
     // busy, unable to draw or take input) and the status lines it saw.
     b.client
@@ -78,7 +94,10 @@ async fn one(server: &StaticServer, path: &str) -> Result<(), BoxError> {
             Vec::new(),
         )
         .await?;
-    let started = b.pick_file(path).await?;
+    let started = match navigated {
+        Some(started) => started,
+        None => b.pick_file(path).await?,
+    };
     let outcome = b
         .wait_js(
             "const c = document.getElementById('roofline-canvas'); \
@@ -99,7 +118,8 @@ async fn one(server: &StaticServer, path: &str) -> Result<(), BoxError> {
         .await?;
     let busy = busy.as_str().unwrap_or("?").to_string();
     let peak = b.driver_pid().map_or(f64::NAN, renderer_peak_mb);
-    let size_mb = std::fs::metadata(path).map_or(0.0, |m| m.len() as f64 / 1e6);
+    let file = linked.map_or_else(|| path.into(), |src| dist_dir().join(src));
+    let size_mb = std::fs::metadata(file).map_or(0.0, |m| m.len() as f64 / 1e6);
     match outcome {
         Ok(v) => println!(
             "{path} ({size_mb:.0} MB): {} (page clock); {seen_ms:.0} ms seen from WebDriver; \
