@@ -6,7 +6,8 @@
 //! step sample (`--torch-modules`, sampled): its tree has the forward, backward and
 //! optimizer phases, and the module ranges under them (`encoder/layer.0/attention`) open
 //! one level at a time down to a module whose launches the kernel list, the time table and
-//! the roofline then show.
+//! the roofline then show; the time from navigation to its range tree, and from a click on
+//! a phase to the narrowed page, is printed.
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -168,12 +169,17 @@ async fn the_bert_step_sample_opens_by_phase_and_module() -> Result<(), BoxError
             "{}?src=samples/h200-bert-train-step.json.gz&view=time",
             server.base
         );
+        // The site once first, so that the figure below is not the wasm's first compile.
+        b.open_roofline(&server.base).await?;
+        let started = std::time::Instant::now();
         b.client.goto(&url).await?;
         b.wait_js(
-            "return document.querySelectorAll('#time-table tbody tr').length",
+            "return document.getElementById('range-tree') && \
+               document.querySelectorAll('#time-table tbody tr').length",
             WAIT,
         )
         .await?;
+        let tree_ms = started.elapsed().as_secs_f64() * 1e3;
         let phases = b
             .wait_js(
                 "return [...document.querySelectorAll('#range-tree tr')]\
@@ -196,7 +202,12 @@ async fn the_bert_step_sample_opens_by_phase_and_module() -> Result<(), BoxError
             .await?
             .click()
             .await?;
-        for path in BERT_DESCENT {
+        let clicked = std::time::Instant::now();
+        click_range(&b, BERT_DESCENT[0]).await?;
+        b.wait_js("return document.getElementById('range-banner')", WAIT)
+            .await?;
+        let click_ms = clicked.elapsed().as_secs_f64() * 1e3;
+        for path in &BERT_DESCENT[1..] {
             click_range(&b, path).await?;
         }
         let module = BERT_DESCENT[BERT_DESCENT.len() - 1];
@@ -219,9 +230,10 @@ async fn the_bert_step_sample_opens_by_phase_and_module() -> Result<(), BoxError
             "{module}: {narrowed_points} points of {whole_points}"
         );
         println!(
-            "BERT step sample: {module}: kernels {} of {}, roofline points {narrowed_points} \
-             of {whole_points}",
-            narrowed.0, whole.0
+            "BERT step sample: navigation to its time page and range tree {tree_ms:.0} ms, \
+             a click on {} to the narrowed page {click_ms:.0} ms; {module}: kernels {} of {}, \
+             roofline points {narrowed_points} of {whole_points}",
+            BERT_DESCENT[0], narrowed.0, whole.0
         );
         Ok::<(), BoxError>(())
     }
