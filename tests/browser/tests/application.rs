@@ -670,6 +670,13 @@ async fn names_fold_advice_links_and_keys_as_issue_38_asks() -> Result<(), BoxEr
         b.client
             .goto(&format!("{}?src=samples/h200.json&view=sol", server.base))
             .await?;
+        // The run loaded first (its kernels listed): the tabs drawn again as it lands could
+        // take the focus back from where End moved it.
+        b.wait_js(
+            "return document.querySelectorAll('#kernel-list li').length",
+            WAIT,
+        )
+        .await?;
         let tab = b
             .client
             .wait()
