@@ -58,10 +58,11 @@ if [ "$profile" = "wasm-release" ]; then
   echo "site/build.sh: before wasm-opt, viewer_bg.wasm $raw_in bytes, $gz_in bytes gzip -9" >&2
 fi
 
-# Bundled samples (real captures only) and the menu's list of them.
+# Bundled samples (real captures only, an artifact gzipped as captured too: the page
+# un-gzips it) and the menu's list of them.
 shopt -s nullglob
 samples=()
-for f in "$here"/samples/*.json "$here"/samples/*.ncu-rep; do
+for f in "$here"/samples/*.json "$here"/samples/*.json.gz "$here"/samples/*.ncu-rep; do
   name="$(basename "$f")"
   [ "$name" = "index.json" ] && continue
   cp "$f" "$dist/samples/"
@@ -77,6 +78,16 @@ done
   done
   printf ']\n'
 } > "$dist/samples/index.json"
+
+# Every sample the front page links (viewer/src/components/shell.rs) must be in the site: a
+# missing one is a 404 in the page, which a test waiting for a drawn roofline only sees as
+# a timeout (the BERT step's .json.gz, 2026-12-03).
+for name in $(grep -o 'src=samples/[^&"]*' "$root/viewer/src/components/shell.rs" | cut -d/ -f2); do
+  if [ ! -f "$dist/samples/$name" ]; then
+    echo "site/build.sh: the front page links samples/$name, which is not in $dist/samples (is its ending copied above?)" >&2
+    exit 1
+  fi
+done
 
 raw=$(stat -c %s "$pkg_wasm")
 gz=$(gzip -9 -c "$pkg_wasm" | wc -c)

@@ -276,6 +276,24 @@ impl Browser {
         }
     }
 
+    /// Waits until the roofline canvas has drawn, or fails at once with the load error the
+    /// page shows (a sample missing from the site is a 404 there, not a long wait).
+    pub async fn wait_roofline_or_error(&self, timeout: Duration) -> Result<(), BoxError> {
+        let outcome = self
+            .wait_js(
+                "const c = document.getElementById('roofline-canvas'); \
+                 if (c && Number(c.dataset.drawn) > 0) return 'drawn'; \
+                 const e = document.querySelector('#errors .error'); \
+                 return e ? e.textContent : null;",
+                timeout,
+            )
+            .await?;
+        match outcome.as_str() {
+            Some("drawn") => Ok(()),
+            other => Err(format!("no roofline: the page says {}", other.unwrap_or("?")).into()),
+        }
+    }
+
     /// Opens the site at `base` on the roofline view, waits for the file input and picks
     /// the file at `path` (an absolute path on this machine) in it; returns when the file
     /// was handed over, for the caller to time what follows.

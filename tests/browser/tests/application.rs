@@ -294,6 +294,7 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
             "samples/h200.json",
             GPT2,
             "samples/h200-two-process.ncu-rep",
+            "samples/h200-bert-train-step.json.gz",
             "test/gemms_full.ncu-rep",
             "test/bert_full.ncu-rep",
         ] {
@@ -302,12 +303,9 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
             b.client
                 .goto(&format!("{}?src={src}&view=roofline", server.base))
                 .await?;
-            b.wait_js(
-                "const c = document.getElementById('roofline-canvas'); \
-                 return c && Number(c.dataset.drawn) > 0;",
-                WAIT,
-            )
-            .await?;
+            b.wait_roofline_or_error(WAIT)
+                .await
+                .map_err(|e| format!("{src}: {e}"))?;
             let ms = t0.elapsed().as_secs_f64() * 1e3;
             let page = b
                 .client
@@ -672,6 +670,13 @@ async fn names_fold_advice_links_and_keys_as_issue_38_asks() -> Result<(), BoxEr
         b.client
             .goto(&format!("{}?src=samples/h200.json&view=sol", server.base))
             .await?;
+        // The run loaded first (its kernels listed): the tabs drawn again as it lands could
+        // take the focus back from where End moved it.
+        b.wait_js(
+            "return document.querySelectorAll('#kernel-list li').length",
+            WAIT,
+        )
+        .await?;
         let tab = b
             .client
             .wait()

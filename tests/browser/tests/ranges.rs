@@ -2,7 +2,12 @@
 //! (XLA's start/end module range, push/pop thunk ranges) opens on "where the time goes"
 //! with its range tree; a click on a thunk narrows the run: the kernel list, the time table
 //! and the roofline's points are that thunk's, the URL keeps the range (a reload shows the
-//! same), and "show every launch" brings the whole run back.
+//! same), and "show every launch" brings the whole run back. Then the site's BERT training
+//! step sample (`--torch-modules`, sampled): its tree has the forward, backward and
+//! optimizer phases, and the module ranges under them (`encoder/layer.0/attention`) open
+//! one level at a time down to a module whose launches the kernel list, the time table and
+//! the roofline then show; the time from navigation to its range tree, and from a click on
+//! a phase to the narrowed page, is printed.
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -135,6 +140,100 @@ async fn a_range_narrows_the_kernel_list_the_time_table_and_the_roofline() -> Re
             "range tree: {thunk}: kernels {} of {}, roofline points {narrowed_points} of \
              {all_points}",
             narrowed.0, whole.0
+        );
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    b.close().await?;
+    result
+}
+
+/// The backward pass's first attention block, one path per level of the tree, as the
+/// sample's `--torch-modules` ranges name it.
+const BERT_DESCENT: [&str; 6] = [
+    "step/backward",
+    "step/backward/BertForMaskedLM",
+    "step/backward/BertForMaskedLM/bert",
+    "step/backward/BertForMaskedLM/bert/encoder",
+    "step/backward/BertForMaskedLM/bert/encoder/layer.0",
+    "step/backward/BertForMaskedLM/bert/encoder/layer.0/attention",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn the_bert_step_sample_opens_by_phase_and_module() -> Result<(), BoxError> {
+    let server = StaticServer::start(dist_dir())?;
+    let b = Browser::start().await?;
+    let result = async {
+        let url = format!(
+            "{}?src=samples/h200-bert-train-step.json.gz&view=time",
+            server.base
+        );
+        // The site once first, so that the figure below is not the wasm's first compile.
+        b.open_roofline(&server.base).await?;
+        let started = std::time::Instant::now();
+        b.client.goto(&url).await?;
+        b.wait_js(
+            "return document.getElementById('range-tree') && \
+               document.querySelectorAll('#time-table tbody tr').length",
+            WAIT,
+        )
+        .await?;
+        let tree_ms = started.elapsed().as_secs_f64() * 1e3;
+        let phases = b
+            .wait_js(
+                "return [...document.querySelectorAll('#range-tree tr')]\
+                   .filter(r => r.dataset.depth === '2').map(r => r.dataset.range);",
+                WAIT,
+            )
+            .await?;
+        for phase in ["step/forward", "step/backward", "step/optimizer"] {
+            assert!(
+                phases
+                    .as_array()
+                    .is_some_and(|p| p.iter().any(|x| x == phase)),
+                "{phase} in {phases}"
+            );
+        }
+        let whole = counts(&b).await?;
+        let whole_points = roofline_points(&b).await?;
+        b.client
+            .find(fantoccini::Locator::Css("#tab-time"))
+            .await?
+            .click()
+            .await?;
+        let clicked = std::time::Instant::now();
+        click_range(&b, BERT_DESCENT[0]).await?;
+        b.wait_js("return document.getElementById('range-banner')", WAIT)
+            .await?;
+        let click_ms = clicked.elapsed().as_secs_f64() * 1e3;
+        for path in &BERT_DESCENT[1..] {
+            click_range(&b, path).await?;
+        }
+        let module = BERT_DESCENT[BERT_DESCENT.len() - 1];
+        b.wait_js(
+            &format!(
+                "const s = document.querySelector('#range-tree tr.selected'); \
+                 return s && s.dataset.range === {module:?};"
+            ),
+            WAIT,
+        )
+        .await?;
+        let narrowed = counts(&b).await?;
+        assert!(
+            narrowed.0 >= 1 && narrowed.0 < whole.0 && narrowed.1 < whole.1,
+            "narrowed to {module}: {narrowed:?} against {whole:?}"
+        );
+        let narrowed_points = roofline_points(&b).await?;
+        assert!(
+            narrowed_points >= 1 && narrowed_points < whole_points,
+            "{module}: {narrowed_points} points of {whole_points}"
+        );
+        println!(
+            "BERT step sample: navigation to its time page and range tree {tree_ms:.0} ms, \
+             a click on {} to the narrowed page {click_ms:.0} ms; {module}: kernels {} of {}, \
+             roofline points {narrowed_points} of {whole_points}",
+            BERT_DESCENT[0], narrowed.0, whole.0
         );
         Ok::<(), BoxError>(())
     }

@@ -8,7 +8,7 @@ use crate::state::explain::{explain, ALL};
 use crate::state::shell::{banner, sampled_line, BANNER_SHOWN};
 
 /// The bundled samples the front page describes: the link and what it shows.
-const SAMPLES: [(&str, &str, &str); 3] = [
+const SAMPLES: [(&str, &str, &str); 4] = [
     (
         "?src=samples/h200.json&view=roofline",
         "H200 teaching suite",
@@ -21,6 +21,13 @@ const SAMPLES: [(&str, &str, &str); 3] = [
         "GPT-2 in bf16 (an application)",
         "a Hugging Face GPT-2 forward under capture profile, tensor counters included: its \
          kernels ranked by time, the cuBLAS matmuls on the BF16 tensor roof.",
+    ),
+    (
+        "?src=samples/h200-bert-train-step.json.gz&view=time",
+        "A BERT training step, by module",
+        "a whole training step (forward, backward, AdamW) of a 4-layer BERT in bf16 under \
+         capture profile --torch-modules, sampled: where the time goes by nn.Module, the \
+         backward pass included.",
     ),
     (
         "?src=samples/h200-two-process.ncu-rep&view=roofline",

@@ -1,21 +1,23 @@
 //! A list that takes 8 bytes where it is empty, for the fields of a launch that most
-//! launches leave empty (details-page rows, rule results): in JSON, and to every reader
-//! (through `Deref` to a slice), it is a `Vec`.
+//! launches leave empty (details-page rows, rule results), and that a copy of the launch
+//! shares: in JSON, and to every reader (through `Deref` to a slice), it is a `Vec`.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// A `Vec<T>` behind one pointer, none when empty: a launch of a raw page, which has
+/// A `Vec<T>` behind one shared pointer, none when empty: a launch of a raw page, which has
 /// neither section rows nor rules, spent 48 bytes on two empty `Vec`s, a tenth of its
-/// memory on exports of a million one-metric launches.
-#[expect(
-    clippy::box_collection,
-    reason = "the box is the point: 8 bytes where empty, as nearly every launch is, against 24 for a `Vec`"
-)]
+/// memory on exports of a million one-metric launches. Shared, because launches are copied
+/// whole where their rows are only read (a sampled profile's copies of a measured launch,
+/// a range's launches, a run narrowed to a range): a `--set full` launch has some 150
+/// details-page rows of three strings each, and a deep copy of them was most of the range
+/// tree's time on the BERT training step sample (docs/performance.md). A change goes to a
+/// copy of its own ([`Arc::make_mut`]).
 #[derive(Clone, Debug)]
-pub struct List<T>(Option<Box<Vec<T>>>);
+pub struct List<T>(Option<Arc<Vec<T>>>);
 
 impl<T: PartialEq> PartialEq for List<T> {
     fn eq(&self, other: &Self) -> bool {
@@ -34,25 +36,28 @@ impl<T> List<T> {
     pub const fn new() -> Self {
         List(None)
     }
+}
 
+impl<T: Clone> List<T> {
     /// Adds `item` at the end.
     pub fn push(&mut self, item: T) {
-        self.0.get_or_insert_with(Box::default).push(item);
+        Arc::make_mut(self.0.get_or_insert_with(Arc::default)).push(item);
     }
 
-    /// The items as a `Vec`, taken out (the list is left empty).
+    /// The items as a `Vec`, taken out (the list is left empty; a copy when another launch
+    /// shares them).
     pub fn take(&mut self) -> Vec<T> {
-        self.0.take().map(|b| *b).unwrap_or_default()
+        self.0.take().map(Arc::unwrap_or_clone).unwrap_or_default()
     }
 }
 
 impl<T> From<Vec<T>> for List<T> {
     fn from(items: Vec<T>) -> Self {
-        List((!items.is_empty()).then(|| Box::new(items)))
+        List((!items.is_empty()).then(|| Arc::new(items)))
     }
 }
 
-impl<T> From<List<T>> for Vec<T> {
+impl<T: Clone> From<List<T>> for Vec<T> {
     fn from(mut list: List<T>) -> Self {
         list.take()
     }
@@ -64,11 +69,11 @@ impl<T> FromIterator<T> for List<T> {
     }
 }
 
-impl<T> Extend<T> for List<T> {
+impl<T: Clone> Extend<T> for List<T> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         let mut iter = iter.into_iter().peekable();
         if iter.peek().is_some() {
-            self.0.get_or_insert_with(Box::default).extend(iter);
+            Arc::make_mut(self.0.get_or_insert_with(Arc::default)).extend(iter);
         }
     }
 }
@@ -81,16 +86,16 @@ impl<T> std::ops::Deref for List<T> {
     }
 }
 
-impl<T> std::ops::DerefMut for List<T> {
+impl<T: Clone> std::ops::DerefMut for List<T> {
     fn deref_mut(&mut self) -> &mut [T] {
         match &mut self.0 {
-            Some(items) => items.as_mut_slice(),
+            Some(items) => Arc::make_mut(items).as_mut_slice(),
             None => &mut [],
         }
     }
 }
 
-impl<T> IntoIterator for List<T> {
+impl<T: Clone> IntoIterator for List<T> {
     type Item = T;
     type IntoIter = std::vec::IntoIter<T>;
 
@@ -108,7 +113,7 @@ impl<'a, T> IntoIterator for &'a List<T> {
     }
 }
 
-impl<'a, T> IntoIterator for &'a mut List<T> {
+impl<'a, T: Clone> IntoIterator for &'a mut List<T> {
     type Item = &'a mut T;
     type IntoIter = std::slice::IterMut<'a, T>;
 
@@ -174,5 +179,26 @@ mod tests {
             *x *= 2;
         }
         assert_eq!(list.into_iter().collect::<Vec<_>>(), [2, 4, 6]);
+    }
+
+    #[test]
+    fn a_copy_shares_the_items_until_one_of_the_two_changes() {
+        let original: List<String> =
+            vec!["Duration".to_owned(), "DRAM Throughput".to_owned()].into();
+        let mut copy = original.clone();
+        assert!(
+            std::ptr::eq(original.as_ptr(), copy.as_ptr()),
+            "a copy points at the same rows"
+        );
+        copy.push("Grid Size".to_owned());
+        if let Some(first) = copy.first_mut() {
+            first.push_str(" (copy)");
+        }
+        assert_eq!(&*original, ["Duration", "DRAM Throughput"]);
+        assert_eq!(&*copy, ["Duration (copy)", "DRAM Throughput", "Grid Size"]);
+        let mut shared = original.clone();
+        assert_eq!(shared.take(), ["Duration", "DRAM Throughput"]);
+        assert!(shared.is_empty());
+        assert_eq!(original.len(), 2, "taking from a copy leaves the original");
     }
 }
