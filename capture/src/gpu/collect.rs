@@ -420,10 +420,13 @@ pub fn expand(plan: &Plan, collected: Collected) -> Result<Collected> {
         program_status,
     } = collected;
     let profiled = rows.len();
-    let (assigned, mut assign_warnings) = sampling::scale::assign(plan, rows);
-    record.warnings.append(&mut assign_warnings);
-    let expanded = sampling::scale::expand(plan, assigned);
+    let mut assigned = sampling::scale::assign_keeping(plan, rows);
+    record.warnings.append(&mut assigned.warnings);
+    let mut expanded = sampling::scale::expand(plan, assigned.rows);
     record.warnings.extend(expanded.warnings.iter().cloned());
+    if let Some(w) = keep_strays(&mut expanded, assigned.strays) {
+        record.warnings.push(w);
+    }
     for w in assign_notes(&record.warnings) {
         super::progress::log(None, &format!("warning: {w}"));
     }
@@ -432,7 +435,7 @@ pub fn expand(plan: &Plan, collected: Collected) -> Result<Collected> {
         &format!(
             "sampled: {} of {} launches measured ({} profiled by ncu)",
             expanded.measured,
-            plan.launches.len(),
+            expanded.launches.len(),
             profiled
         ),
     );
@@ -454,6 +457,53 @@ pub fn expand(plan: &Plan, collected: Collected) -> Result<Collected> {
     })
 }
 
+/// Keeps the profiled launches the timing pass never saw (`strays`) as measured launches
+/// of their own, after the others, with ncu's own duration and new IDs past the last: a
+/// program that launched other kernels in its profiling run than in its timing run (XLA's
+/// autotuner chose other GEMM kernels for a JAX MLP from one run to the next, on the H200)
+/// keeps every kernel ncu measured. Returns the warning that says so.
+fn keep_strays(
+    expanded: &mut sampling::scale::Expanded,
+    strays: Vec<LaunchCounters>,
+) -> Option<String> {
+    if strays.is_empty() {
+        return None;
+    }
+    let mut next = expanded
+        .launches
+        .iter()
+        .map(|l| l.id)
+        .max()
+        .map_or(0, |m| m + 1);
+    let mut names: Vec<String> = Vec::new();
+    let n = strays.len();
+    for mut l in strays {
+        if !names.iter().any(|x| *x == *l.function) {
+            names.push(l.function.to_string());
+        }
+        l.id = next;
+        next += 1;
+        expanded.launches.push(l);
+        expanded.measured += 1;
+    }
+    let shown: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
+    let more = names.len().saturating_sub(shown.len());
+    Some(format!(
+        "sampling: {n} profiled launch(es) of {} kernel(s) the timing pass never saw ({}{}) \
+         are kept as measured, with ncu's own duration: the program launched other kernels \
+         in its profiling run than in its timing run, as autotuners do (XLA's, torch.compile's \
+         max-autotune), so time shares mix the two runs; pin the kernel choice, or profile \
+         every launch in one run with --all-launches",
+        names.len(),
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ))
+}
+
 /// The sampling warnings among a collection's (those the matching and the spreading gave),
 /// which `capture profile` also prints as they happen.
 fn assign_notes(warnings: &[String]) -> impl Iterator<Item = &String> {
@@ -465,6 +515,39 @@ mod tests {
     use super::super::fake::{self, timings};
     use super::*;
     use shared::model::counters;
+
+    #[test]
+    fn profiled_launches_the_timing_pass_never_saw_are_kept_and_said() {
+        let launch = |id: u64, f: &str| {
+            let mut l = LaunchCounters::default();
+            l.id = id;
+            l.function = f.into();
+            l
+        };
+        let mut e = sampling::scale::Expanded {
+            launches: vec![
+                launch(0, "loop_multiply_fusion"),
+                launch(1, "triton_softmax_2"),
+            ],
+            measured: 2,
+            ..Default::default()
+        };
+        assert_eq!(keep_strays(&mut e, Vec::new()), None);
+        let w = keep_strays(
+            &mut e,
+            vec![launch(0, "gemm_fusion_dot_general_3"), launch(1, "nvjet_a")],
+        )
+        .expect("a warning");
+        let ids: Vec<u64> = e.launches.iter().map(|l| l.id).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        assert_eq!(e.measured, 4);
+        assert!(
+            w.contains("2 profiled launch(es) of 2 kernel(s)")
+                && w.contains("gemm_fusion_dot_general_3, nvjet_a")
+                && w.contains("autotuners"),
+            "{w}"
+        );
+    }
 
     #[test]
     fn run_merge_path_attaches_replayed_counters_for_each_cache() {

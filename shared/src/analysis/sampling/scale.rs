@@ -35,17 +35,45 @@ fn shape_of(l: &LaunchCounters) -> ShapeKey {
     (l.function.to_string(), l.site.grid, l.site.block)
 }
 
-/// Matches the profiling pass's rows to the plan's launches: per kernel x grid x block,
-/// the n-th row profiled to the n-th launch the plan selected. Where ncu profiled another
-/// number of launches of a shape than the plan predicted, each of its rows goes to the
-/// launch of that shape nearest in duration not yet matched, with a warning; a row of a
-/// shape the timing pass never saw is left out, with a warning.
+/// Matches the profiling pass's rows to the plan's launches ([`assign_keeping`]); a row
+/// of a shape the timing pass never saw is left out, with a warning.
 ///
 /// Returns one entry per launch of the plan: its profiled row, if any.
 pub fn assign(
     plan: &Plan,
     rows: Vec<LaunchCounters>,
 ) -> (Vec<Option<LaunchCounters>>, Vec<String>) {
+    let mut a = assign_keeping(plan, rows);
+    if !a.strays.is_empty() {
+        a.warnings.push(format!(
+            "sampling: {} profiled launch(es) matched no launch of the timing pass and \
+             were left out",
+            a.strays.len()
+        ));
+    }
+    (a.rows, a.warnings)
+}
+
+/// The profiling pass's rows matched to the plan's launches ([`assign_keeping`]).
+#[derive(Debug, Default)]
+pub struct Assigned {
+    /// One entry per launch of the plan: its profiled row, if any.
+    pub rows: Vec<Option<LaunchCounters>>,
+    /// Rows of a kernel and shape the timing pass never saw, in profiling order: the
+    /// program launched other kernels in its profiling run than in its timing run (an
+    /// autotuner that picks kernels by timing them at each run: XLA's, torch.compile's
+    /// max-autotune).
+    pub strays: Vec<LaunchCounters>,
+    /// What a reader should know.
+    pub warnings: Vec<String>,
+}
+
+/// Matches the profiling pass's rows to the plan's launches: per kernel x grid x block,
+/// the n-th row profiled to the n-th launch the plan selected. Where ncu profiled another
+/// number of launches of a shape than the plan predicted, each of its rows goes to the
+/// launch of that shape nearest in duration not yet matched, with a warning; a row of a
+/// shape the timing pass never saw, or one more than its shape's launches, is a stray.
+pub fn assign_keeping(plan: &Plan, rows: Vec<LaunchCounters>) -> Assigned {
     let mut warnings = Vec::new();
     let mut expected: HashMap<ShapeKey, Vec<usize>> = HashMap::new();
     for &i in &plan.selected {
@@ -66,7 +94,7 @@ pub fn assign(
         got[i].1.push(r);
     }
     let mut out: Vec<Option<LaunchCounters>> = vec![None; plan.launches.len()];
-    let mut dropped = 0usize;
+    let mut strays = Vec::new();
     for (key, rows) in got {
         let want = expected.get(&key).cloned().unwrap_or_default();
         if want.len() == rows.len() {
@@ -79,7 +107,7 @@ pub fn assign(
             .filter(|&i| plan.launches[i].shape() == (key.0.as_str(), key.1, key.2))
             .collect();
         if same.is_empty() {
-            dropped += rows.len();
+            strays.extend(rows);
             continue;
         }
         warnings.push(format!(
@@ -105,17 +133,15 @@ pub fn assign(
                 });
             match free {
                 Some(i) => out[i] = Some(r),
-                None => dropped += 1,
+                None => strays.push(r),
             }
         }
     }
-    if dropped > 0 {
-        warnings.push(format!(
-            "sampling: {dropped} profiled launch(es) matched no launch of the timing pass and \
-             were left out"
-        ));
+    Assigned {
+        rows: out,
+        strays,
+        warnings,
     }
-    (out, warnings)
 }
 
 /// Every launch of a sampled profile.
