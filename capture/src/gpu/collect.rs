@@ -469,7 +469,7 @@ fn keep_strays(
     if strays.is_empty() {
         return None;
     }
-    let mut next = expanded
+    let first = expanded
         .launches
         .iter()
         .map(|l| l.id)
@@ -477,12 +477,11 @@ fn keep_strays(
         .map_or(0, |m| m + 1);
     let mut names: Vec<String> = Vec::new();
     let n = strays.len();
-    for mut l in strays {
+    for (id, mut l) in (first..).zip(strays) {
         if !names.iter().any(|x| *x == *l.function) {
             names.push(l.function.to_string());
         }
-        l.id = next;
-        next += 1;
+        l.id = id;
         expanded.launches.push(l);
         expanded.measured += 1;
     }
@@ -518,11 +517,10 @@ mod tests {
 
     #[test]
     fn profiled_launches_the_timing_pass_never_saw_are_kept_and_said() {
-        let launch = |id: u64, f: &str| {
-            let mut l = LaunchCounters::default();
-            l.id = id;
-            l.function = f.into();
-            l
+        let launch = |id: u64, f: &str| LaunchCounters {
+            id,
+            function: f.into(),
+            ..LaunchCounters::default()
         };
         let mut e = sampling::scale::Expanded {
             launches: vec![
