@@ -467,7 +467,7 @@ fn summary(changes: &[PartChange]) -> String {
         shown.extend(
             changes
                 .iter()
-                .filter(|c| c.change_pct != Some(0.0))
+                .filter(|c| c.change_pct != Some(0.0) && (c.before != 0.0 || c.after != 0.0))
                 .max_by(|x, y| moved(x).total_cmp(&moved(y))),
         );
     }
@@ -496,6 +496,31 @@ pub fn part_keys() -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    fn change(key: &str, before: f64, after: f64, pct: Option<f64>) -> PartChange {
+        PartChange {
+            key: key.into(),
+            label: key.into(),
+            before,
+            after,
+            change_pct: pct,
+            tolerance_pct: 0.0,
+            floor: 0.0,
+            derived: false,
+            failed: false,
+        }
+    }
+
+    #[test]
+    fn a_part_zero_in_both_runs_is_not_what_moved_most() {
+        // Seen on the H200: a passing Triton kernel's row read "FLOPs tensor_int1 0 -> 0".
+        let changes = [
+            change("flops.tensor_int1", 0.0, 0.0, None),
+            change("l2_sectors", 100.0, 101.0, Some(1.0)),
+            change("instructions", 10.0, 10.0, Some(0.0)),
+        ];
+        assert_eq!(summary(&changes), "l2_sectors +1.0 %, instructions +0.0 %");
+    }
+
     use super::*;
     use crate::model::artifact::{CounterSet, KernelRecord, LaunchCounters, Provenance};
 
