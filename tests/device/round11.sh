@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Device run of round 11 (H200), with main's capture (target/release/capture carried).
+# Device run of round 11 (H200), with main's capture (carry target/release/capture.gz from
+# `bash tests/device/pack.sh`: the tree and a plain binary no longer fit in 64 MiB).
 #   bash tests/device/round11.sh corpus    # issue 34: the corpus programs not yet collected
 #   bash tests/device/round11.sh planted   # issue 37: planted code changes and same-code pairs
 #   bash tests/device/round11.sh determinism  # issue 37: repeated --depth work runs
@@ -8,6 +9,7 @@
 # clock (BUDGET_S, default 560) and skips what would not finish.
 set -x
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
+[ -x target/release/capture ] || bash tests/device/pack.sh unpack
 R=$PWD; C=$R/target/release/capture; W=/tmp/w11; mkdir -p $W/corpus $W/planted
 T0=$(date +%s); BUDGET_S=${BUDGET_S:-560}
 left() { echo $(( BUDGET_S - ($(date +%s) - T0) )); }
