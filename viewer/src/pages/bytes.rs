@@ -88,7 +88,12 @@ pub fn BytesPage() -> impl IntoView {
                     if let Some(v) = c.theoretical_gbs {
                         parts.push(format!("theoretical {v:.0} GB/s"));
                     }
-                    parts.join(", ")
+                    if parts.is_empty() {
+                        String::new()
+                    } else {
+                        // A sentence of its own: it ran into the next one ("... 4814 GB/s Bytes").
+                        format!("DRAM: {}.", parts.join(", "))
+                    }
                 })
                 .unwrap_or_default()
         })

@@ -91,10 +91,13 @@ impl Cell {
         }
     }
 
-    /// A kernel's name: the `shown` text selects kernel `r`, the whole `name` on hover.
+    /// A kernel's name: the `shown` text, cut in the middle to [`TABLE_NAME_CHARS`] so
+    /// that the end that tells one instantiation from another stays (a cut at the end
+    /// left `nvjet_sm90_tst_256x128_64x4_1x2_h_b` of GPT-2's GEMMs), selects kernel `r`;
+    /// the whole `name` on hover.
     pub fn name(r: KernelRef, name: &str, shown: impl Into<String>) -> Cell {
         Cell {
-            text: shown.into(),
+            text: shared::text::names::elide_middle(&shown.into(), TABLE_NAME_CHARS),
             title: name.to_string(),
             class: "name",
             select: Some(r),
@@ -102,6 +105,10 @@ impl Cell {
         }
     }
 }
+
+/// The most characters of a kernel's name in a table's name cell: what fits its 18rem
+/// (the style sheet's `td.name`) at the table's font, so the browser never cuts the end.
+pub const TABLE_NAME_CHARS: usize = 32;
 
 /// A row of a table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -299,16 +306,18 @@ pub fn time_row(
 
 // == Speed of Light ==
 
-/// The Speed-of-Light header: the verdict and its reason beside the name, the
-/// percentages after them.
+/// The Speed-of-Light header: the verdict and the two figures that decide it (Compute (SM)
+/// and Memory Throughput) beside the name, then ncu's verdict and the reason, then the other
+/// percentages; at 1500 px the two figures were past the panel's right edge after the
+/// reason.
 pub fn sol_header() -> Vec<Head> {
     vec![
         th("kernel"),
         term("verdict", "verdict"),
-        th("ncu says"),
-        th("because"),
         term("sm_pct", "SM %"),
         term("memory_pct", "Memory %"),
+        th("ncu says"),
+        th("because"),
         term("dram_pct", "DRAM %"),
         th("L1/TEX %"),
         th("L2 %"),
@@ -350,13 +359,6 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
                 } else {
                     String::new()
                 }),
-            {
-                let (text, title) = ncu_says(k);
-                Cell::text("ncu", text).col("ncu_verdict").title(title)
-            },
-            Cell::text("reason muted", reason)
-                .col("because")
-                .title(reason_title),
             Cell::num(opt(s.sm_pct, pct), s.sm_pct, "sm_pct", "sm_pct"),
             Cell::num(
                 opt(s.memory_pct, pct),
@@ -364,6 +366,13 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
                 "memory_pct",
                 "memory_pct",
             ),
+            {
+                let (text, title) = ncu_says(k);
+                Cell::text("ncu", text).col("ncu_verdict").title(title)
+            },
+            Cell::text("reason muted", reason)
+                .col("because")
+                .title(reason_title),
             Cell::num(opt(s.dram_pct, pct), s.dram_pct, "dram_pct", "dram_pct"),
             Cell::num(opt(s.l1_pct, pct), s.l1_pct, "", "l1_pct"),
             Cell::num(opt(s.l2_pct, pct), s.l2_pct, "", "l2_pct"),
@@ -857,6 +866,10 @@ mod tests {
         let sol = sol_row(kr, k, None);
         assert_eq!(sol.cells.get(1).and_then(|c| c.col), Some("verdict"));
         assert_eq!(sol_header().get(1).map(|h| h.label), Some("verdict"));
+        // The two figures that decide the verdict follow it.
+        let cols: Vec<_> = sol.cells.iter().skip(2).take(2).map(|c| c.col).collect();
+        assert_eq!(cols, [Some("sm_pct"), Some("memory_pct")]);
+        assert_eq!(sol_header().len(), sol.cells.len());
         let ranking = shared::analysis::figures::ranking(&run.run.artifact, &run.kernels);
         let Some(r) = ranking.first() else {
             panic!("no ranking")
@@ -864,6 +877,39 @@ mod tests {
         let time = time_row(kr, 0, r, k, None);
         assert_eq!(time.cells.get(2).and_then(|c| c.col), Some("verdict"));
         assert_eq!(time_header().len(), time.cells.len());
+    }
+
+    /// A table's name cell keeps the end of a long name (the tile and layout that tell
+    /// GPT-2's GEMMs apart, the functor of an elementwise kernel) and fits its column;
+    /// the whole name is on hover.
+    #[test]
+    fn name_cells_are_cut_in_the_middle() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let mut long = 0;
+        for (i, k) in run.kernels.iter().enumerate() {
+            let kr = KernelRef { run: 0, kernel: i };
+            let sol = sol_row(kr, k, None);
+            let Some(cell) = sol.cells.iter().find(|c| c.class == "name") else {
+                panic!("no name cell")
+            };
+            assert!(
+                cell.text.chars().count() <= TABLE_NAME_CHARS,
+                "{}",
+                cell.text
+            );
+            assert_eq!(cell.title, k.name);
+            if k.short.chars().count() > TABLE_NAME_CHARS {
+                long += 1;
+                let tail: String = k.short.chars().rev().take(12).collect();
+                let kept: String = cell.text.chars().rev().take(12).collect();
+                assert_eq!(kept, tail, "{} shown as {}", k.short, cell.text);
+                assert!(cell.text.contains('…'), "{}", cell.text);
+            }
+        }
+        assert!(long >= 5, "only {long} long names in GPT-2");
     }
 
     /// GPT-2's mixed nvjet kernel: its verdict is marked, and hovering it on the time and
