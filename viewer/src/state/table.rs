@@ -107,8 +107,9 @@ impl Cell {
 }
 
 /// The most characters of a kernel's name in a table's name cell: what fits its 18rem
-/// (the style sheet's `td.name`) at the table's font, so the browser never cuts the end.
-pub const TABLE_NAME_CHARS: usize = 32;
+/// (the style sheet's `td.name`, narrower where the table is tight) at the table's font, so
+/// the browser never cuts the end.
+pub const TABLE_NAME_CHARS: usize = 28;
 
 /// A row of a table.
 #[derive(Clone, Debug, Default, PartialEq)]
