@@ -91,13 +91,13 @@ impl Cell {
         }
     }
 
-    /// A kernel's name: the `shown` text, cut in the middle to [`TABLE_NAME_CHARS`] so
-    /// that the end that tells one instantiation from another stays (a cut at the end
-    /// left `nvjet_sm90_tst_256x128_64x4_1x2_h_b` of GPT-2's GEMMs), selects kernel `r`;
-    /// the whole `name` on hover.
+    /// A kernel's name: the `shown` text, cut in the middle to [`TABLE_NAME_CHARS`]
+    /// (`elide_name`) so that what tells one kernel from another stays (a cut at the end
+    /// left `vectorized_elementwise_kernel<4, AUna` of GPT-2's elementwise kernels and
+    /// `..._h_b` of its GEMMs), selects kernel `r`; the whole `name` on hover.
     pub fn name(r: KernelRef, name: &str, shown: impl Into<String>) -> Cell {
         Cell {
-            text: shared::text::names::elide_middle(&shown.into(), TABLE_NAME_CHARS),
+            text: shared::text::names::elide_name(&shown.into(), TABLE_NAME_CHARS),
             title: name.to_string(),
             class: "name",
             select: Some(r),
@@ -106,10 +106,10 @@ impl Cell {
     }
 }
 
-/// The most characters of a kernel's name in a table's name cell: what fits its 18rem
+/// The most characters of a kernel's name in a table's name cell: what fits its 23rem
 /// (the style sheet's `td.name`, narrower where the table is tight) at the table's font, so
 /// the browser never cuts the end.
-pub const TABLE_NAME_CHARS: usize = 28;
+pub const TABLE_NAME_CHARS: usize = 36;
 
 /// A row of a table.
 #[derive(Clone, Debug, Default, PartialEq)]
