@@ -1,13 +1,12 @@
 //! The screenshots in `docs/screenshots/` (not a test): on the BERT-base `--set full`
 //! export (its raw and details pages as one run), the Speed-of-Light page and the "Where
 //! the time goes" kernel list at 1500 px with the kernel whose launch groups disagree
-//! (`nvjet_sm90_tst_192x128_...`) selected, so its groups are open. PNGs in
-//! `target/screens11/` (`sol-mixed-1500.png`, `kernel-list-mixed-1500.png`); the committed
-//! copies are them in 64 colours:
+//! (`nvjet_sm90_tst_192x128_...`) selected, so its groups are open. The whole window goes
+//! to `target/screens11/` (`sol-mixed-1500.png`, `kernel-list-mixed-1500.png`), the content
+//! panel alone to `docs/screenshots/` (the committed copies):
 //!
 //!     bash site/build.sh
 //!     cargo run -p roofline-browser-tests --example shots
-//!     convert target/screens11/sol-mixed-1500.png -strip -colors 64 PNG8:docs/screenshots/sol-mixed-1500.png
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -44,7 +43,7 @@ async fn main() -> Result<(), BoxError> {
         )?,
     );
     let b = Browser::start().await?;
-    b.client.set_window_size(1500, 1000).await?;
+    b.client.set_window_size(1500, 1300).await?;
     for (tab, table, groups, name) in [
         ("sol", "sol-table", "sol-groups", "sol-mixed-1500"),
         (
@@ -82,7 +81,17 @@ async fn main() -> Result<(), BoxError> {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let path = screens_dir().join(format!("{name}.png"));
         std::fs::write(&path, b.client.screenshot().await?)?;
-        println!("{tab}: {open} groups open: {}", path.display());
+        // The committed copy: the content panel only, small enough to keep in the tree.
+        let panel = b.client.find(Locator::Css(".content")).await?;
+        let docs = workspace_root()
+            .join("docs/screenshots")
+            .join(format!("{name}.png"));
+        std::fs::write(&docs, panel.screenshot().await?)?;
+        println!(
+            "{tab}: {open} groups open: {} (the panel: {})",
+            path.display(),
+            docs.display()
+        );
     }
     b.close().await
 }
