@@ -9,7 +9,8 @@
 //! - a kernel whose launch groups disagree (BERT-base's nvjet 192x128 GEMM: one-wave
 //!   latency-bound launches and balanced ones) opens into its groups under "Where the time
 //!   goes" when its row is clicked (issue 34);
-//! - the bytes page ran its ceilings into the next sentence ("4814 GB/s Bytes and ...").
+//! - the bytes page ran its ceilings into the next sentence ("4814 GB/s Bytes and ...");
+//! - the roofline and memory pages scrolled sideways by the charts' border (2 px).
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -22,24 +23,31 @@ const WAIT: Duration = Duration::from_secs(60);
 const GPT2: &str = "samples/h200-gpt2-bf16.json";
 const BERT: &str = "src=test/bert_raw.csv&src=test/bert_details.csv";
 
-/// Opens `query` on `tab` and waits for its page.
+/// Opens `query` on `tab` and waits for its page's table.
 async fn open(b: &Browser, base: &str, query: &str, tab: &str) -> Result<(), BoxError> {
-    b.client.goto("about:blank").await?;
-    b.client.goto(&format!("{base}?{query}&view={tab}")).await?;
+    open_page(b, base, query, tab).await?;
     b.wait_js(
-        &format!(
-            "const p = document.getElementById('page-{tab}'); \
-             return p && p.querySelector('td') ? true : null;"
-        ),
+        &format!("return document.querySelector('#page-{tab} td') ? true : null"),
         WAIT,
     )
     .await?;
     Ok(())
 }
 
-/// The page's name cells: how many, how many are cut (a `…` other than a template's `<…>`),
-/// and those whose text
-/// is wider than their box (clipped by the browser).
+/// Opens `query` on `tab` and waits for its page (one without a table).
+async fn open_page(b: &Browser, base: &str, query: &str, tab: &str) -> Result<(), BoxError> {
+    b.client.goto("about:blank").await?;
+    b.client.goto(&format!("{base}?{query}&view={tab}")).await?;
+    b.wait_js(
+        &format!("return document.getElementById('page-{tab}')"),
+        WAIT,
+    )
+    .await?;
+    Ok(())
+}
+
+/// The page's name cells: how many, how many are cut (a `…` other than a template's
+/// `<…>`), and those whose text is wider than their box (clipped by the browser).
 async fn name_cells(b: &Browser) -> Result<(u64, u64, Vec<String>), BoxError> {
     let v = b
         .client
@@ -133,6 +141,34 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
                 assert!(out.is_empty(), "{query}: {col} past the right edge: {out:?}");
             }
             println!("{query}: SOL's verdict, SM % and Memory % inside the panel at 1500 px");
+        }
+        // The charts fit their page: a canvas 100 % wide plus its border made the roofline
+        // and memory pages scroll sideways by 2 px.
+        for tab in ["roofline", "memory"] {
+            open_page(&b, &server.base, &format!("src={GPT2}"), tab).await?;
+            b.wait_js(
+                &format!(
+                    "const c = document.querySelector('#page-{tab} canvas'); \
+                     return c && Number(c.dataset.drawn || 1) > 0;"
+                ),
+                WAIT,
+            )
+            .await?;
+            let widths = b
+                .client
+                .execute(
+                    &format!(
+                        "const p = document.getElementById('page-{tab}'); \
+                         return [p.scrollWidth, p.clientWidth];"
+                    ),
+                    Vec::new(),
+                )
+                .await?;
+            let (scroll, client) = (widths[0].as_f64(), widths[1].as_f64());
+            assert!(
+                scroll.zip(client).is_some_and(|(s, c)| s <= c + 1.0),
+                "{tab} page scrolls sideways: {widths}"
+            );
         }
         // BERT's mixed GEMM opens into its two groups on "Where the time goes".
         open(&b, &server.base, BERT, "time").await?;
