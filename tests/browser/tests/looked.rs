@@ -10,7 +10,10 @@
 //!   latency-bound launches and balanced ones) opens into its groups under "Where the time
 //!   goes" when its row is clicked (issue 34);
 //! - the bytes page ran its ceilings into the next sentence ("4814 GB/s Bytes and ...");
-//! - the roofline and memory pages scrolled sideways by the charts' border (2 px).
+//! - the roofline and memory pages scrolled sideways by the charts' border (2 px);
+//! - a report with nothing to plot showed "Kernels on the chart, by time" over nothing;
+//! - Timing's one filled column on applications stretched across the panel, its times
+//!   right-aligned far from their header.
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -170,6 +173,36 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
                 "{tab} page scrolls sideways: {widths}"
             );
         }
+        // Timing on GPT-2 (one filled column): the times sit under their header, not a
+        // panel's width away from it.
+        open(&b, &server.base, &format!("src={GPT2}"), "timing").await?;
+        let width = b
+            .client
+            .execute(
+                "return document.querySelector('#timing-table td[data-col=ncu_cold]') \
+                   .getBoundingClientRect().width",
+                Vec::new(),
+            )
+            .await?;
+        let width = width.as_f64().unwrap_or(f64::NAN);
+        assert!(width < 200.0, "timing's time column is {width} px wide");
+        // A report with nothing to plot has no heading over an empty list of points.
+        open_page(
+            &b,
+            &server.base,
+            "src=samples/h200-two-process.ncu-rep",
+            "roofline",
+        )
+        .await?;
+        let headed = b
+            .wait_js(
+                "const p = document.getElementById('page-roofline'); \
+                 if (!p.textContent.includes('Nothing to plot')) return null; \
+                 return [...p.querySelectorAll('h3')].map(h => h.textContent).join('|') || 'none';",
+                WAIT,
+            )
+            .await?;
+        assert_eq!(headed, "none", "headings over an empty roofline");
         // BERT's mixed GEMM opens into its two groups on "Where the time goes".
         open(&b, &server.base, BERT, "time").await?;
         let row = b

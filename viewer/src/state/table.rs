@@ -678,7 +678,11 @@ pub fn timing_row(kr: KernelRef, k: &KernelFigures, shown: TimingColumns) -> Row
         .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
     let ev = |v: Option<f64>, col: &'static str| Cell::num(opt(v, ms), v, "event_time", col);
     let cells = vec![
-        Cell::text("name", k.short.clone()).title(k.name.clone()),
+        Cell::text(
+            "name",
+            shared::text::names::elide_name(&k.short, TABLE_NAME_CHARS),
+        )
+        .title(k.name.clone()),
         ev(e.map(|t| t.min_ms), "event_min"),
         ev(e.map(|t| t.median_ms), "event_median"),
         ev(e.map(|t| t.max_ms), "event_max"),
