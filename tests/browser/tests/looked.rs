@@ -13,7 +13,8 @@
 //! - the roofline and memory pages scrolled sideways by the charts' border (2 px);
 //! - a report with nothing to plot showed "Kernels on the chart, by time" over nothing;
 //! - Timing's one filled column on applications stretched across the panel, its times
-//!   right-aligned far from their header.
+//!   right-aligned far from their header;
+//! - run against run broke every verdict at its hyphen ("memory-" / "bound").
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -119,6 +120,14 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
     let server = StaticServer::start(dist)?;
     server.add("/test/bert_raw.csv", raw);
     server.add("/test/bert_details.csv", details);
+    server.add(
+        "/test/run1.json",
+        gunzipped_as("diff/run1.json.gz", "looked_run1.json")?,
+    );
+    server.add(
+        "/test/run2.json",
+        gunzipped_as("diff/run2.json.gz", "looked_run2.json")?,
+    );
     let b = Browser::start().await?;
     let result = async {
         b.client.set_window_size(1500, 1100).await?;
@@ -186,6 +195,25 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
             .await?;
         let width = width.as_f64().unwrap_or(f64::NAN);
         assert!(width < 200.0, "timing's time column is {width} px wide");
+        // Run against run: the verdicts on one line each.
+        open(
+            &b,
+            &server.base,
+            "src=test/run1.json&src=test/run2.json",
+            "compare",
+        )
+        .await?;
+        let broken = b
+            .wait_js(
+                "const cells = [...document.querySelectorAll('#run-diff-table td.nowrap')]; \
+                 if (!cells.length) return null; \
+                 return [cells.length, cells.filter(td => { const r = document.createRange(); \
+                   r.selectNodeContents(td); return r.getClientRects().length > 1; }).length];",
+                WAIT,
+            )
+            .await?;
+        println!("run against run: {broken} (verdict cells, broken over lines)");
+        assert_eq!(broken[1].as_u64(), Some(0), "verdicts broken: {broken}");
         // A report with nothing to plot has no heading over an empty list of points.
         open_page(
             &b,
