@@ -14,7 +14,8 @@
 //! - a report with nothing to plot showed "Kernels on the chart, by time" over nothing;
 //! - Timing's one filled column on applications stretched across the panel, its times
 //!   right-aligned far from their header;
-//! - run against run broke every verdict at its hyphen ("memory-" / "bound").
+//! - run against run broke every verdict at its hyphen ("memory-" / "bound");
+//! - the side bar stayed 16rem at every width, its kernel names over three lines.
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -130,6 +131,23 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
     );
     let b = Browser::start().await?;
     let result = async {
+        b.client.set_window_size(1500, 1100).await?;
+        // The side bar widens with the window.
+        let mut side = Vec::new();
+        for w in [1500, 1920] {
+            b.client.set_window_size(w, 1100).await?;
+            open(&b, &server.base, &format!("src={GPT2}"), "time").await?;
+            let px = b
+                .client
+                .execute(
+                    "return document.querySelector('.side').getBoundingClientRect().width",
+                    Vec::new(),
+                )
+                .await?;
+            side.push(px.as_f64().unwrap_or(f64::NAN));
+        }
+        println!("side bar at 1500 and 1920 px: {side:?} px wide");
+        assert!(side[1] > side[0] + 40.0, "the side bar does not widen: {side:?}");
         b.client.set_window_size(1500, 1100).await?;
         // Kernel names in the tables: cut in the middle, none clipped.
         for tab in ["time", "sol", "bytes", "occupancy"] {
