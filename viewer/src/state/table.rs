@@ -415,11 +415,25 @@ pub const BYTES_SHOWN: [Column; 18] = [
     Column::Because,
 ];
 
-/// `items`, one per column in [`Column::ALL`] order, in [`BYTES_SHOWN`] order.
-fn shown_order<T>(items: Vec<T>) -> Vec<T> {
-    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+/// The bytes table's columns for `rows`: [`BYTES_SHOWN`] without those no row fills (an
+/// application's export has no asked bytes and no copy ceiling: five columns of `-` on
+/// GPT-2, issue 38).
+pub fn bytes_columns(rows: &[shared::analysis::table::TableRow]) -> Vec<Column> {
     BYTES_SHOWN
-        .iter()
+        .into_iter()
+        .filter(|c| {
+            *c == Column::Name
+                || rows
+                    .iter()
+                    .any(|r| c.number(r).is_some() || c.text(r).is_some())
+        })
+        .collect()
+}
+
+/// `items`, one per column in [`Column::ALL`] order, as `cols` orders them.
+fn in_columns<T>(items: Vec<T>, cols: &[Column]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    cols.iter()
         .filter_map(|c| {
             let i = Column::ALL.iter().position(|a| a == c)?;
             slots.get_mut(i)?.take()
@@ -427,9 +441,9 @@ fn shown_order<T>(items: Vec<T>) -> Vec<T> {
         .collect()
 }
 
-/// The bytes table's header: every column sorts, in [`BYTES_SHOWN`] order.
-pub fn bytes_header() -> Vec<Head> {
-    shown_order(
+/// The bytes table's header for columns `cols` ([`bytes_columns`]): every column sorts.
+pub fn bytes_header(cols: &[Column]) -> Vec<Head> {
+    in_columns(
         Column::ALL
             .into_iter()
             .zip(shared::analysis::table::COLUMNS)
@@ -446,6 +460,7 @@ pub fn bytes_header() -> Vec<Head> {
                 sortable: true,
             })
             .collect(),
+        cols,
     )
 }
 
@@ -457,12 +472,14 @@ pub fn bytes_titles() -> Vec<String> {
         .collect()
 }
 
-/// Kernel `kr`'s row of the bytes table, cells as `capture table` prints them.
+/// Kernel `kr`'s row of the bytes table in columns `cols`, cells as `capture table` prints
+/// them.
 pub fn bytes_row(
     kr: KernelRef,
     run: &RunView,
     titles: &[String],
     selected: Option<KernelRef>,
+    cols: &[Column],
 ) -> Option<Row> {
     let row = run.table.kernels.get(kr.kernel)?;
     let cells: Vec<Cell> = Column::ALL
@@ -491,7 +508,7 @@ pub fn bytes_row(
             }
         })
         .collect();
-    Some(Row::kernel(kr, selected, shown_order(cells)))
+    Some(Row::kernel(kr, selected, in_columns(cells, cols)))
 }
 
 // == Occupancy ==
@@ -821,7 +838,7 @@ mod tests {
         let rows = [
             sol_row(kr, k, Some(kr)),
             occupancy_row(kr, run, k, Some(kr)),
-            bytes_row(kr, run, &titles, Some(kr)).unwrap_or_default(),
+            bytes_row(kr, run, &titles, Some(kr), &BYTES_SHOWN).unwrap_or_default(),
         ];
         for row in rows {
             assert_eq!(row.kernel, Some(1));
@@ -985,7 +1002,7 @@ mod tests {
 
     #[test]
     fn every_bytes_column_sorts_and_numbers_keep_their_exact_value() {
-        let header = bytes_header();
+        let header = bytes_header(&BYTES_SHOWN);
         assert_eq!(header.len(), Column::ALL.len());
         // Every column once (as many, and each there), the verdict beside the name and time.
         assert_eq!(BYTES_SHOWN.len(), Column::ALL.len());
@@ -995,6 +1012,32 @@ mod tests {
         let c = Cell::num("1.5".into(), Some(1.25), "", "x");
         assert_eq!(c.value.as_deref(), Some("1.25"));
         assert_eq!(c.col, Some("x"));
+    }
+
+    /// GPT-2's export has no asked bytes and no copy ceiling: their columns go; the suite
+    /// fills every column but ncu's verdict and the bounding unit.
+    #[test]
+    fn bytes_columns_no_kernel_fills_are_dropped() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let cols = bytes_columns(&run.table.kernels);
+        for gone in [Column::Ask, Column::PctCopy, Column::DramPerAsk] {
+            assert!(!cols.contains(&gone), "{gone:?} kept: {cols:?}");
+        }
+        assert_eq!(cols.get(4), Some(&Column::Verdict), "{cols:?}");
+        let titles = bytes_titles();
+        let kr = KernelRef { run: 0, kernel: 0 };
+        let row = bytes_row(kr, run, &titles, None, &cols).unwrap_or_default();
+        assert_eq!(row.cells.len(), cols.len());
+        assert_eq!(bytes_header(&cols).len(), cols.len());
+        let suite = sample("h200.json");
+        let Some(run) = suite.runs.first() else {
+            panic!("no run")
+        };
+        let cols = bytes_columns(&run.table.kernels);
+        assert!(cols.contains(&Column::Ask) && cols.contains(&Column::PctCopy));
     }
 
     #[test]
