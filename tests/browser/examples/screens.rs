@@ -89,64 +89,76 @@ async fn main() -> Result<(), BoxError> {
                 if args.get(2).is_some_and(|a| *a != width.to_string()) {
                     continue;
                 }
-                b.client.set_window_size(width, HEIGHT).await?;
-                b.client.goto("about:blank").await?;
-                b.client
-                    .goto(&format!("{}?{query}&view={tab}", server.base))
-                    .await?;
-                b.wait_js(
-                    &format!("return document.getElementById('page-{tab}')"),
-                    WAIT,
-                )
-                .await?;
-                if tab == "roofline" {
-                    b.wait_js(
-                        "const c = document.getElementById('roofline-canvas'); \
-                         return !c || Number(c.dataset.drawn) > 0;",
-                        WAIT,
-                    )
-                    .await?;
-                }
-                b.client
-                    .execute(
-                        "document.querySelectorAll('.kernel-groups details')\
-                           .forEach(d => d.open = true);",
-                        Vec::new(),
-                    )
-                    .await?;
-                tokio::time::sleep(Duration::from_millis(700)).await;
-                let tall = b
-                    .client
-                    .execute("return document.documentElement.scrollHeight", Vec::new())
-                    .await?
-                    .as_f64()
-                    .unwrap_or(0.0);
-                let mut shots = vec![0.0];
-                let step = f64::from(HEIGHT) - 150.0;
-                while shots.len() < 3
-                    && shots.last().copied().unwrap_or(0.0) + f64::from(HEIGHT) < tall
-                {
-                    shots.push(shots.len() as f64 * step);
-                }
-                for (i, y) in shots.iter().enumerate() {
-                    b.client
-                        .execute(&format!("window.scrollTo(0, {y})"), Vec::new())
-                        .await?;
-                    tokio::time::sleep(Duration::from_millis(150)).await;
-                    let png = b.client.screenshot().await?;
-                    let file = if i == 0 {
-                        format!("{name}-{tab}-{width}.png")
-                    } else {
-                        format!("{name}-{tab}-{width}-{}.png", i + 1)
-                    };
-                    std::fs::write(screens_dir().join(&file), png)?;
-                }
-                println!(
-                    "{name} {tab} {width} px: {} shot(s), page {tall:.0} px tall",
-                    shots.len()
-                );
+                shoot(&b, &server.base, name, query, tab, width).await?;
             }
         }
     }
     b.close().await
+}
+
+/// Opens `query` on `tab` at `width` px, waits for it to draw, opens any launch groups, and
+/// saves the window (and up to two more, scrolled down) as `NAME-TAB-WIDTH[-N].png`.
+async fn shoot(
+    b: &Browser,
+    base: &str,
+    name: &str,
+    query: &str,
+    tab: &str,
+    width: u32,
+) -> Result<(), BoxError> {
+    b.client.set_window_size(width, HEIGHT).await?;
+    b.client.goto("about:blank").await?;
+    b.client
+        .goto(&format!("{}?{query}&view={tab}", base))
+        .await?;
+    b.wait_js(
+        &format!("return document.getElementById('page-{tab}')"),
+        WAIT,
+    )
+    .await?;
+    if tab == "roofline" {
+        b.wait_js(
+            "const c = document.getElementById('roofline-canvas'); \
+             return !c || Number(c.dataset.drawn) > 0;",
+            WAIT,
+        )
+        .await?;
+    }
+    b.client
+        .execute(
+            "document.querySelectorAll('.kernel-groups details')\
+               .forEach(d => d.open = true);",
+            Vec::new(),
+        )
+        .await?;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let tall = b
+        .client
+        .execute("return document.documentElement.scrollHeight", Vec::new())
+        .await?
+        .as_f64()
+        .unwrap_or(0.0);
+    let mut shots = vec![0.0];
+    let step = f64::from(HEIGHT) - 150.0;
+    while shots.len() < 3 && shots.last().copied().unwrap_or(0.0) + f64::from(HEIGHT) < tall {
+        shots.push(shots.len() as f64 * step);
+    }
+    for (i, y) in shots.iter().enumerate() {
+        b.client
+            .execute(&format!("window.scrollTo(0, {y})"), Vec::new())
+            .await?;
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let png = b.client.screenshot().await?;
+        let file = if i == 0 {
+            format!("{name}-{tab}-{width}.png")
+        } else {
+            format!("{name}-{tab}-{width}-{}.png", i + 1)
+        };
+        std::fs::write(screens_dir().join(&file), png)?;
+    }
+    println!(
+        "{name} {tab} {width} px: {} shot(s), page {tall:.0} px tall",
+        shots.len()
+    );
+    Ok(())
 }
