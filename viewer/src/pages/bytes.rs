@@ -6,10 +6,10 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::components::term::Term;
-use crate::components::virtual_table::{rows_memo, Sorting, VirtualTable};
+use crate::components::virtual_table::{rows_memo, Rows, Sorting, VirtualTable};
 use crate::ctx::Ctx;
 use crate::state::model::{sorted_indices, Column};
-use crate::state::table::{bytes_columns, bytes_header, bytes_row, bytes_titles};
+use crate::state::table::{bytes_ceilings, bytes_columns, bytes_header, bytes_row, bytes_titles};
 use crate::state::view::KernelRef;
 
 /// The bytes table of the current run.
@@ -78,22 +78,7 @@ pub fn BytesPage() -> impl IntoView {
         ctx.ws.with(|ws| {
             ws.runs
                 .get(run)
-                .map(|r| {
-                    let c = &r.table.ceilings;
-                    let mut parts = Vec::new();
-                    if let Some(v) = c.copy_gbs {
-                        parts.push(format!("copy ceiling {v:.1} GB/s"));
-                    }
-                    if let Some(v) = c.theoretical_gbs {
-                        parts.push(format!("theoretical {v:.0} GB/s"));
-                    }
-                    if parts.is_empty() {
-                        String::new()
-                    } else {
-                        // A sentence of its own: it ran into the next one ("... 4814 GB/s Bytes").
-                        format!("DRAM: {}.", parts.join(", "))
-                    }
-                })
+                .map(|r| bytes_ceilings(r))
                 .unwrap_or_default()
         })
     };
@@ -108,32 +93,29 @@ pub fn BytesPage() -> impl IntoView {
             <button id="export-bytes-csv" on:click=export>
                 "Export CSV"
             </button>
-            {move || {
-                let cols = cols.get();
-                // Worked out once per table: every cell of a column has the same hover text.
-                let titles = bytes_titles();
-                let header = bytes_header(&cols);
-                let row = move |_: usize, kernel: usize| {
-                    let kr = KernelRef {
-                        run: ctx.run.get_untracked(),
-                        kernel,
-                    };
-                    let selected = ctx.selected();
-                    ctx.ws.with_untracked(|ws| {
-                        let run = ws.runs.get(kr.run)?;
-                        bytes_row(kr, run, &titles, selected, &cols)
-                    })
-                };
-                view! {
-                    <VirtualTable
-                        id="bytes-table"
-                        rows=rows
-                        header=header
-                        row=Box::new(row)
-                        sorting=Sorting { by, on_sort }
-                    />
-                }
-            }}
+            {move || bytes_table(cols.get(), rows, Sorting { by, on_sort })}
         </div>
+    }
+}
+
+/// The bytes table in columns `cols`, rebuilt when the columns change (another run).
+fn bytes_table(cols: Vec<Column>, rows: Memo<Rows>, sorting: Sorting) -> impl IntoView {
+    let ctx = Ctx::get();
+    // Worked out once per table: every cell of a column has the same hover text.
+    let titles = bytes_titles();
+    let header = bytes_header(&cols);
+    let row = move |_: usize, kernel: usize| {
+        let kr = KernelRef {
+            run: ctx.run.get_untracked(),
+            kernel,
+        };
+        let selected = ctx.selected();
+        ctx.ws.with_untracked(|ws| {
+            let run = ws.runs.get(kr.run)?;
+            bytes_row(kr, run, &titles, selected, &cols)
+        })
+    };
+    view! {
+        <VirtualTable id="bytes-table" rows=rows header=header row=Box::new(row) sorting=sorting />
     }
 }

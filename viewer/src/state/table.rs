@@ -430,6 +430,24 @@ pub fn bytes_columns(rows: &[shared::analysis::table::TableRow]) -> Vec<Column> 
         .collect()
 }
 
+/// The DRAM ceilings the bytes table's % is of, as a sentence of its own (it ran into the
+/// next one: "... 4814 GB/s Bytes and time ..."); empty when the run has none.
+pub fn bytes_ceilings(run: &RunView) -> String {
+    let c = &run.table.ceilings;
+    let mut parts = Vec::new();
+    if let Some(v) = c.copy_gbs {
+        parts.push(format!("copy ceiling {v:.1} GB/s"));
+    }
+    if let Some(v) = c.theoretical_gbs {
+        parts.push(format!("theoretical {v:.0} GB/s"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("DRAM: {}.", parts.join(", "))
+    }
+}
+
 /// `items`, one per column in [`Column::ALL`] order, as `cols` orders them.
 fn in_columns<T>(items: Vec<T>, cols: &[Column]) -> Vec<T> {
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
