@@ -11,9 +11,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use roofline_browser_tests::{
-    dist_dir, gunzipped, workspace_root, BoxError, Browser, StaticServer,
-};
+use roofline_browser_tests::{dist_dir, gunzipped, target_subdir, BoxError, Browser, StaticServer};
 
 const WAIT: Duration = Duration::from_secs(60);
 const HEIGHT: u32 = 1100;
@@ -34,12 +32,7 @@ const TABS: [&str; 13] = [
 ];
 
 fn screens_dir() -> PathBuf {
-    let dir = std::env::var("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| workspace_root().join("target"))
-        .join("screens11");
-    let _ = std::fs::create_dir_all(&dir);
-    dir
+    target_subdir("screens11")
 }
 
 #[tokio::main]

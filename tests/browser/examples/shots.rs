@@ -13,19 +13,14 @@ use std::time::Duration;
 
 use fantoccini::Locator;
 use roofline_browser_tests::{
-    dist_dir, gunzipped_as, workspace_root, BoxError, Browser, StaticServer,
+    dist_dir, gunzipped_as, target_subdir, workspace_root, BoxError, Browser, StaticServer,
 };
 
 const WAIT: Duration = Duration::from_secs(60);
 const MIXED: &str = "nvjet_sm90_tst_192x128";
 
 fn screens_dir() -> PathBuf {
-    let dir = std::env::var("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| workspace_root().join("target"))
-        .join("screens11");
-    let _ = std::fs::create_dir_all(&dir);
-    dir
+    target_subdir("screens11")
 }
 
 #[tokio::main]
