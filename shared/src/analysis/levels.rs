@@ -50,6 +50,11 @@ pub struct LevelBytes {
     /// place: the viewer says them in one line with their count.
     #[serde(skip)]
     pub flagged: Vec<usize>,
+    /// Which of `notes`, if any, says a tensor kernel has no L1 point because nothing in
+    /// the export shows its TMA traffic ([`tma_unseen`]): the viewer names such kernels
+    /// in one line (GPT-2 had five lines of it under its roofline).
+    #[serde(skip)]
+    pub unseen_tma: Option<usize>,
 }
 
 /// The level points of a kernel's `launches`, whose summed DRAM, L2 and L1/TEX bytes are
@@ -63,6 +68,7 @@ pub fn level_bytes(
     tensor: bool,
 ) -> LevelBytes {
     let mut notes: Vec<String> = Vec::new();
+    let mut unseen_tma = None;
     // Notes are joined from pieces, not `format!`ed: the viewer's wasm is on a budget.
     let b = |v: Option<f64>| fmt_si(v.unwrap_or_default(), "B");
     let tma = sum_named(launches, c::L1_TMA_LOAD_BYTES.name).filter(|t| *t > 0.0);
@@ -102,16 +108,15 @@ pub fn level_bytes(
             .concat(),
         );
     } else if no_fill {
+        unseen_tma = Some(notes.len());
         notes.push(
             [
                 "no L1 point: tensor kernel, ",
                 &b(l1_point),
                 " at L1 < ",
                 &b(l2),
-                " at L2 (TMA unseen by ",
-                c::L1_BYTES.name,
-                ", no ",
-                c::L1_FROM_L2_BYTES.name,
+                " at L2 (",
+                &tma_unseen(),
                 ")",
             ]
             .concat(),
@@ -136,7 +141,20 @@ pub fn level_bytes(
         l1: l1_point,
         notes,
         flagged,
+        unseen_tma,
     }
+}
+
+/// Why a tensor kernel without the fill counter gets no L1 point: `TMA unseen by
+/// l1tex__t_bytes.sum, no l1tex__m_xbar2l1tex_read_bytes.sum`.
+pub fn tma_unseen() -> String {
+    [
+        "TMA unseen by ",
+        c::L1_BYTES.name,
+        ", no ",
+        c::L1_FROM_L2_BYTES.name,
+    ]
+    .concat()
 }
 
 /// The sum of metric `name` over the launches that have it; `None` when none has. By name,

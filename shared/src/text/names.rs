@@ -120,6 +120,24 @@ pub fn elide_middle(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// A kernel's short name cut to at most `max_chars` characters for a table cell: a
+/// template's instantiations differ at the end (cut as [`elide_middle`] cuts), a plain
+/// name such as cuBLAS's `nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_bias_TNT` near its
+/// front (its tile), so a plain name keeps two thirds of its front and its last
+/// characters (`nvjet_sm90_tst_192x128_…opB_bias_TNT` in 36).
+pub fn elide_name(s: &str, max_chars: usize) -> String {
+    let len = s.chars().count();
+    if len <= max_chars || s.contains('<') {
+        return elide_middle(s, max_chars);
+    }
+    let kept = max_chars.saturating_sub(1);
+    let head = kept * 2 / 3;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(len - (kept - head)));
+    out
+}
+
 fn truncate(s: &str, max_chars: usize) -> String {
     if s.chars().count() <= max_chars {
         return s.to_string();
@@ -356,7 +374,29 @@ fn last_name(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{distinct_short_names, elide_middle, shorten_kernel_name};
+    use super::{distinct_short_names, elide_middle, elide_name, shorten_kernel_name};
+
+    #[test]
+    fn table_names_keep_a_plain_name_s_tile_and_a_template_s_end() {
+        let cases = [
+            (
+                "nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_bias_TNT",
+                36,
+                "nvjet_sm90_tst_192x128_…opB_bias_TNT",
+            ),
+            (
+                "vectorized_elementwise_kernel<4, tanh_kernel_cuda…>",
+                30,
+                "vectorized_…tanh_kernel_cuda…>",
+            ),
+            ("short_kernel", 30, "short_kernel"),
+        ];
+        for (name, max, want) in cases {
+            let got = elide_name(name, max);
+            assert_eq!(got, want, "{name} in {max}");
+            assert!(got.chars().count() <= max);
+        }
+    }
 
     #[test]
     fn elided_names_keep_the_end_that_tells_kernels_apart() {

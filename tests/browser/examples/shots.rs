@@ -1,45 +1,92 @@
-//! Screenshots (not a test): the Speed-of-Light page with a kernel whose launch groups
-//! disagree opened into its groups, and the "where the time goes" kernel list, at 800, 1500
-//! and 1920 px wide, on the GPT-2 sample; PNGs in `tests/out/` (`sol-1500.png`, ...).
+//! The screenshots in `docs/screenshots/` (not a test): on the BERT-base `--set full`
+//! export (its raw and details pages as one run), the Speed-of-Light page and the "Where
+//! the time goes" kernel list at 1500 px with the kernel whose launch groups disagree
+//! (`nvjet_sm90_tst_192x128_...`) selected, so its groups are open. The whole window goes
+//! to `target/screens11/` (`sol-mixed-1500.png`, `kernel-list-mixed-1500.png`), the content
+//! panel alone to `docs/screenshots/` (the committed copies):
 //!
 //!     bash site/build.sh
 //!     cargo run -p roofline-browser-tests --example shots
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use roofline_browser_tests::{click, dist_dir, BoxError, Browser, StaticServer};
+use fantoccini::Locator;
+use roofline_browser_tests::{
+    dist_dir, gunzipped_as, target_subdir, workspace_root, BoxError, Browser, StaticServer,
+};
 
 const WAIT: Duration = Duration::from_secs(60);
+const MIXED: &str = "nvjet_sm90_tst_192x128";
+
+fn screens_dir() -> PathBuf {
+    target_subdir("screens11")
+}
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
     let server = StaticServer::start(dist_dir())?;
+    server.add(
+        "/test/bert_raw.csv",
+        gunzipped_as("corpus-h200/bert_base_fwd_full_raw.csv.gz", "shots_raw.csv")?,
+    );
+    server.add(
+        "/test/bert_details.csv",
+        gunzipped_as(
+            "corpus-h200/bert_base_fwd_full_details.csv.gz",
+            "shots_details.csv",
+        )?,
+    );
     let b = Browser::start().await?;
-    for width in [800, 1500, 1920] {
-        b.client.set_window_size(width, 1100).await?;
+    b.client.set_window_size(1500, 1300).await?;
+    for (tab, table, groups, name) in [
+        ("sol", "sol-table", "sol-groups", "sol-mixed-1500"),
+        (
+            "time",
+            "time-table",
+            "time-groups",
+            "kernel-list-mixed-1500",
+        ),
+    ] {
         b.client
             .goto(&format!(
-                "{}?src=samples/h200-gpt2-bf16.json&view=sol",
+                "{}?src=test/bert_raw.csv&src=test/bert_details.csv&view={tab}",
                 server.base
             ))
             .await?;
-        let opened = b
+        b.client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::XPath(&format!(
+                "//table[@id='{table}']//td[contains(@title, '{MIXED}')]"
+            )))
+            .await?
+            .click()
+            .await?;
+        let open = b
             .wait_js(
-                "const d = document.querySelector('#sol-groups details'); \
-                 if (!d) return null; d.open = true; d.scrollIntoView(); \
-                 return d.querySelectorAll('li').length;",
+                &format!(
+                    "const d = document.querySelector('#{groups} details[open]'); \
+                     if (!d) return null; d.scrollIntoView({{block: 'end'}}); \
+                     return d.querySelectorAll('li').length;"
+                ),
                 WAIT,
             )
             .await?;
-        let path = b.screenshot(&format!("sol-{width}")).await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let path = screens_dir().join(format!("{name}.png"));
+        std::fs::write(&path, b.client.screenshot().await?)?;
+        // The committed copy: the content panel only, small enough to keep in the tree.
+        let panel = b.client.find(Locator::Css(".content")).await?;
+        let docs = workspace_root()
+            .join("docs/screenshots")
+            .join(format!("{name}.png"));
+        std::fs::write(&docs, panel.screenshot().await?)?;
         println!(
-            "{width} px: SOL page, {opened} groups open: {}",
-            path.display()
+            "{tab}: {open} groups open: {} (the panel: {})",
+            path.display(),
+            docs.display()
         );
-        click(&b, "#tab-time", WAIT).await?;
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let path = b.screenshot(&format!("kernels-{width}")).await?;
-        println!("{width} px: kernel list: {}", path.display());
     }
     b.close().await
 }

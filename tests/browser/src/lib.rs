@@ -71,6 +71,17 @@ pub fn dist_dir() -> PathBuf {
     workspace_root().join("site/dist")
 }
 
+/// The folder `name` under the build's target folder (`$CARGO_TARGET_DIR`, else the
+/// workspace's `target/`), created: where screenshots to look at go (ignored by git).
+pub fn target_subdir(name: &str) -> PathBuf {
+    let dir = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| workspace_root().join("target"))
+        .join(name);
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
 /// Where screenshots and generated inputs go (ignored by git).
 pub fn out_dir() -> PathBuf {
     let dir = workspace_root().join("tests/out");

@@ -1081,8 +1081,17 @@ async fn assert_bytes_table(b: &Browser, kernels: &[Value]) -> Result<(), BoxErr
             );
             compared += 1;
         }
+        // The page drops only columns no kernel fills: every figure capture table has is
+        // on the page (a report without DRAM counters has few: launches, time, share).
+        for field in NUMERIC {
+            assert!(
+                !want[field].is_number() || cells.contains_key(field),
+                "kernel {i}: {field} is {} in capture table but has no column",
+                want[field]
+            );
+        }
         assert!(
-            compared >= 8,
+            compared >= 3,
             "kernel {i}: only {compared} numeric columns compared"
         );
     }

@@ -6,10 +6,10 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::components::term::Term;
-use crate::components::virtual_table::{rows_memo, Sorting, VirtualTable};
+use crate::components::virtual_table::{rows_memo, Rows, Sorting, VirtualTable};
 use crate::ctx::Ctx;
 use crate::state::model::{sorted_indices, Column};
-use crate::state::table::{bytes_header, bytes_row, bytes_titles, BYTES_SHOWN};
+use crate::state::table::{bytes_ceilings, bytes_columns, bytes_header, bytes_row, bytes_titles};
 use crate::state::view::KernelRef;
 
 /// The bytes table of the current run.
@@ -32,22 +32,19 @@ pub fn BytesPage() -> impl IntoView {
             }
         })
     });
-    // Worked out once: every cell of a column has the same hover text.
-    let titles = bytes_titles();
-    let row = move |_: usize, kernel: usize| {
-        let kr = KernelRef {
-            run: ctx.run.get_untracked(),
-            kernel,
-        };
-        let selected = ctx.selected();
-        ctx.ws.with_untracked(|ws| {
-            let run = ws.runs.get(kr.run)?;
-            bytes_row(kr, run, &titles, selected)
+    // The columns some kernel of the run fills.
+    let cols = Memo::new(move |_| {
+        let run = ctx.run.get();
+        ctx.ws.with(|ws| {
+            ws.runs
+                .get(run)
+                .map(|r| bytes_columns(&r.table.kernels))
+                .unwrap_or_default()
         })
-    };
+    });
     // A header sorts by its column (again: the other way) and explains it.
     let on_sort = Callback::new(move |i: usize| {
-        let Some(col) = BYTES_SHOWN.get(i).copied() else {
+        let Some(col) = cols.with_untracked(|c| c.get(i).copied()) else {
             return;
         };
         sort.update(|s| {
@@ -62,8 +59,10 @@ pub fn BytesPage() -> impl IntoView {
         }
     });
     let by = Signal::derive(move || {
-        sort.get()
-            .and_then(|(col, asc)| BYTES_SHOWN.iter().position(|c| *c == col).map(|i| (i, asc)))
+        sort.get().and_then(|(col, asc)| {
+            cols.with(|c| c.iter().position(|x| *x == col))
+                .map(|i| (i, asc))
+        })
     });
     let export = move |_| {
         let run = ctx.current_run();
@@ -79,17 +78,7 @@ pub fn BytesPage() -> impl IntoView {
         ctx.ws.with(|ws| {
             ws.runs
                 .get(run)
-                .map(|r| {
-                    let c = &r.table.ceilings;
-                    let mut parts = Vec::new();
-                    if let Some(v) = c.copy_gbs {
-                        parts.push(format!("copy ceiling {v:.1} GB/s"));
-                    }
-                    if let Some(v) = c.theoretical_gbs {
-                        parts.push(format!("theoretical {v:.0} GB/s"));
-                    }
-                    parts.join(", ")
-                })
+                .map(|r| bytes_ceilings(r))
                 .unwrap_or_default()
         })
     };
@@ -104,13 +93,29 @@ pub fn BytesPage() -> impl IntoView {
             <button id="export-bytes-csv" on:click=export>
                 "Export CSV"
             </button>
-            <VirtualTable
-                id="bytes-table"
-                rows=rows
-                header=bytes_header()
-                row=Box::new(row)
-                sorting=Sorting { by, on_sort }
-            />
+            {move || bytes_table(cols.get(), rows, Sorting { by, on_sort })}
         </div>
+    }
+}
+
+/// The bytes table in columns `cols`, rebuilt when the columns change (another run).
+fn bytes_table(cols: Vec<Column>, rows: Memo<Rows>, sorting: Sorting) -> impl IntoView {
+    let ctx = Ctx::get();
+    // Worked out once per table: every cell of a column has the same hover text.
+    let titles = bytes_titles();
+    let header = bytes_header(&cols);
+    let row = move |_: usize, kernel: usize| {
+        let kr = KernelRef {
+            run: ctx.run.get_untracked(),
+            kernel,
+        };
+        let selected = ctx.selected();
+        ctx.ws.with_untracked(|ws| {
+            let run = ws.runs.get(kr.run)?;
+            bytes_row(kr, run, &titles, selected, &cols)
+        })
+    };
+    view! {
+        <VirtualTable id="bytes-table" rows=rows header=header row=Box::new(row) sorting=sorting />
     }
 }

@@ -126,7 +126,10 @@ fn PointList(model: Memo<RooflineModel>) -> impl IntoView {
     let selected = move || ctx.selected();
     view! {
         <section class="point-list" aria-label="kernels on the chart">
-            <h3>"Kernels on the chart, by time"</h3>
+            // No heading over an empty list (a `--set basic` report plots nothing).
+            <Show when=move || items.with(|l| !l.is_empty())>
+                <h3>"Kernels on the chart, by time"</h3>
+            </Show>
             <ol id="roofline-list">
                 {move || {
                     items

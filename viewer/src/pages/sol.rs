@@ -30,7 +30,7 @@ pub fn SolPage() -> impl IntoView {
             </p>
             <VirtualTable id="sol-table" rows=kernel_rows() header=sol_header() row=Box::new(row) />
             <Advised />
-            <MixedKernels />
+            <MixedKernels id="sol-groups" />
         </div>
     }
 }
@@ -81,36 +81,47 @@ fn Advised() -> impl IntoView {
     }
 }
 
-/// The kernels whose launch groups disagree (a `*` after the verdict), each opening into
-/// its groups: shape, launches, share of its time, verdict and reason.
+/// The kernels whose launch groups disagree (a `*` after the verdict), most time first,
+/// each opening into its groups: shape, launches, share of its time, verdict and reason.
+/// The selected kernel's groups are open, so a click on its row opens them (issue 34);
+/// the SOL page and "Where the time goes" both list them under their tables.
 #[component]
-fn MixedKernels() -> impl IntoView {
+pub fn MixedKernels(
+    /// The section's id (`sol-groups`, `time-groups`).
+    id: &'static str,
+) -> impl IntoView {
     let ctx = Ctx::get();
     let mixed = move || {
         of_current_run(ctx, |r| {
-            r.kernels
+            r.by_time
                 .iter()
-                .filter(|k| k.row.verdict_mixed)
-                .map(|k| (k.short.clone(), group_lines(k)))
+                .filter_map(|&i| Some((i, r.kernels.get(i)?)))
+                .filter(|(_, k)| k.row.verdict_mixed)
+                .map(|(i, k)| (i, k.short.clone(), k.name.clone(), group_lines(k)))
                 .collect()
         })
     };
+    let selected = move || ctx.selected().map(|s| s.kernel);
     view! {
         <Show when=move || !mixed().is_empty()>
-            <section id="sol-groups">
+            <section id=id class="kernel-groups">
                 <h3>"Launch groups that disagree"</h3>
                 <p class="muted">
                     "A verdict marked * holds the most of its kernel's time; its launches of \
                      another shape, or of one shape but another duration (another problem \
-                     size), have another. Open one to see its groups."
+                     size), have another. Select the kernel, or open one, to see its groups."
                 </p>
                 {move || {
                     mixed()
                         .into_iter()
-                        .map(|(name, lines)| {
+                        .map(|(i, short, name, lines)| {
                             view! {
-                                <details class="sol-group">
-                                    <summary>{name}</summary>
+                                <details
+                                    class="sol-group"
+                                    data-kernel=i.to_string()
+                                    prop:open=move || selected() == Some(i)
+                                >
+                                    <summary title=name>{short}</summary>
                                     <ul>
                                         {lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
                                     </ul>

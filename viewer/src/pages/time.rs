@@ -1,10 +1,12 @@
 //! "Where the time goes": the kernels of a run ranked by their share of the summed kernel
 //! time, with the running total, each one's verdict beside its name, the kind of work it
 //! did most of and the roof it sits under (from `shared::analysis::figures::ranking`). The first page
-//! an application's artifact opens on: the answer to "what is my program waiting on".
+//! an application's artifact opens on: the answer to "what is my program waiting on". A
+//! kernel whose launch groups disagree opens into its groups under the table.
 
 use leptos::prelude::*;
 
+use super::sol::MixedKernels;
 use crate::components::range_tree::RangeTree;
 use crate::components::term::Term;
 use crate::components::virtual_table::{rows_memo, VirtualTable};
@@ -52,6 +54,7 @@ pub fn TimePage() -> impl IntoView {
             </p>
             <RangeTree />
             <VirtualTable id="time-table" rows=rows header=time_header() row=Box::new(row) />
+            <MixedKernels id="time-groups" />
         </div>
     }
 }

@@ -207,7 +207,9 @@ impl Workspace {
     }
 
     /// The default partner for a comparison with `a`: the same-named kernel of the next run
-    /// when two runs are loaded, else the next kernel of the same run.
+    /// when two runs are loaded, else the kernel with the most time besides it that did
+    /// counted work (a point on the roofline; GPT-2's default partner was a random-number
+    /// kernel with none), else the next kernel of the same run.
     pub fn default_compare(&self, a: KernelRef) -> Option<KernelRef> {
         let (_, fig) = self.kernel(a)?;
         for (ri, run) in self.runs.iter().enumerate() {
@@ -222,6 +224,19 @@ impl Workspace {
             }
         }
         let run = self.runs.get(a.run)?;
+        let worked = run
+            .by_time
+            .iter()
+            .copied()
+            .filter(|&i| i != a.kernel)
+            .find(|&i| {
+                run.kernels
+                    .get(i)
+                    .is_some_and(|k| k.row.precision.is_some())
+            });
+        if let Some(kernel) = worked {
+            return Some(KernelRef { run: a.run, kernel });
+        }
         let n = run.kernels.len();
         (n > 1).then(|| KernelRef {
             run: a.run,
@@ -509,6 +524,26 @@ pub fn search_metrics(
 mod tests {
     use super::*;
     use crate::state::test_support::fixture;
+
+    /// One run open: Compare's default partner for the selected kernel is one the roofline
+    /// plots, the next by time that did counted work (not GPT-2's next kernel in file
+    /// order, a random-number kernel with no point).
+    #[test]
+    fn the_default_partner_has_a_point() {
+        let ws = crate::state::test_support::sample("h200-gpt2-bf16.json");
+        let Some(a) = ws.resolve_selection(None) else {
+            panic!("no selection")
+        };
+        let Some(b) = ws.default_compare(a) else {
+            panic!("no partner")
+        };
+        assert_ne!(a, b);
+        let model = crate::state::roofline::run_roofline(&ws, 0, crate::state::view::Plotted::Own);
+        assert!(model.refs.contains(&a) && model.refs.contains(&b), "{b:?}");
+        let run = &ws.runs[0];
+        let rank = |k: KernelRef| run.by_time.iter().position(|&i| i == k.kernel);
+        assert_eq!(rank(b), Some(1), "the partner is not the next by time");
+    }
 
     /// The H200 probe suite's full-set raw page.
     fn workspace() -> Workspace {

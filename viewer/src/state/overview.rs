@@ -34,7 +34,7 @@ pub struct Overview {
     pub provenance: Vec<Kv>,
     /// The ncu command lines.
     pub commands: Vec<String>,
-    /// The artifact's warnings.
+    /// The run's warnings, as the banner counts them (`shell::banner`).
     pub warnings: Vec<String>,
     /// Each kernel: name, source, launch, asked bytes and FLOPs, check.
     pub kernels: Vec<[String; 5]>,
@@ -64,7 +64,9 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
         roofs: roof_rows(a),
         provenance: provenance_rows(p),
         commands: p.ncu_commands.clone(),
-        warnings: a.warnings.clone(),
+        // The banner's lines: the artifact's warnings and what the page found (times no GPU
+        // could reach, bytes derived from rates); BERT's banner said 3 over a list of 2.
+        warnings: super::shell::banner(run),
         kernels: a.kernels.iter().map(kernel_row).collect(),
     })
 }
@@ -252,6 +254,37 @@ fn row(label: &'static str, value: impl Into<String>) -> Kv {
 mod tests {
     use super::*;
     use crate::state::test_support::sample;
+
+    /// The overview lists what the banner counts: on BERT-base's export (its raw and
+    /// details pages as one run) that includes the kernels whose bytes came from rates.
+    #[test]
+    fn the_overview_lists_the_banner_s_warnings() {
+        use crate::state::load::{load_batch, InputFile};
+        use crate::state::test_support::gunzip;
+        let files = ["raw", "details"].map(|page| {
+            let name = format!("bert_base_fwd_full_{page}.csv");
+            InputFile {
+                bytes: gunzip(&format!("tests/fixtures/corpus-h200/{name}.gz")),
+                name,
+            }
+        });
+        let (runs, errors) = load_batch(files.into());
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut ws = crate::state::model::Workspace::default();
+        ws.add(runs);
+        let Some(o) = overview(&ws, 0) else {
+            panic!("no overview")
+        };
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        assert_eq!(o.warnings, crate::state::shell::banner(run));
+        assert!(
+            o.warnings.iter().any(|w| w.contains("derived from rates")),
+            "{:?}",
+            o.warnings
+        );
+    }
 
     #[test]
     fn the_overview_shows_device_ceilings_roofs_and_asks() {

@@ -67,6 +67,9 @@ pub struct RooflineModel {
     /// Each point flagged because its level moved fewer bytes than the one beyond it
     /// (`copy: L1 point flagged: ...`), said in one note with their count.
     pub flagged_levels: Vec<String>,
+    /// Short names of the tensor kernels with no L1 point because the export cannot show
+    /// their TMA traffic (`shared::analysis::levels::tma_unseen`), said in one note.
+    pub unseen_tma: Vec<String>,
 }
 
 /// How much of the kernels a roofline shows: the line under the chart.
@@ -342,6 +345,8 @@ fn add_run(
                     let note = [fig.short.as_str(), ": ", n].concat();
                     if fig.levels.flagged.contains(&i) {
                         model.flagged_levels.push(note);
+                    } else if fig.levels.unseen_tma == Some(i) {
+                        model.unseen_tma.push(fig.short.clone());
                     } else {
                         model.notes.push(note);
                     }
@@ -518,6 +523,15 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
     }
     if let Some(line) = flagged_levels_line(&model.flagged_levels) {
         model.notes.push(line);
+    }
+    if !model.unseen_tma.is_empty() {
+        // One line for them all: GPT-2 had five of 150 characters each.
+        model.notes.push(format!(
+            "{} tensor kernel(s) without an L1 point ({}): {}",
+            model.unseen_tma.len(),
+            shared::analysis::levels::tma_unseen(),
+            model.unseen_tma.join(", ")
+        ));
     }
     let clipped = model.chart.fit().clipped;
     if !clipped.is_empty() {
@@ -1039,10 +1053,16 @@ mod tests {
             .find(|s| s.label.starts_with("nvjet_sm90_tst_256x128"))
             .expect("the 4096^3 GEMM");
         assert!(gemm.points.iter().all(|p| p.level != Level::L1));
-        assert!(model
+        // The GEMMs without an L1 point are named in one line.
+        let unseen: Vec<_> = model
             .notes
             .iter()
-            .any(|n| n.starts_with(&format!("{}: no L1 point", gemm.label))));
+            .filter(|n| n.contains("without an L1 point"))
+            .collect();
+        assert_eq!(unseen.len(), 1, "{:?}", model.notes);
+        assert!(unseen[0].starts_with("5 tensor kernel(s) without an L1 point (TMA unseen by "));
+        assert!(unseen[0].contains(&gemm.label), "{}", unseen[0]);
+        assert!(!model.notes.iter().any(|n| n.contains(": no L1 point")));
     }
 
     /// The labels `shared::chart` drew for `model` at `w` x `h`, with the drawn points.

@@ -91,10 +91,13 @@ impl Cell {
         }
     }
 
-    /// A kernel's name: the `shown` text selects kernel `r`, the whole `name` on hover.
+    /// A kernel's name: the `shown` text, cut in the middle to [`TABLE_NAME_CHARS`]
+    /// (`elide_name`) so that what tells one kernel from another stays (a cut at the end
+    /// left `vectorized_elementwise_kernel<4, AUna` of GPT-2's elementwise kernels and
+    /// `..._h_b` of its GEMMs), selects kernel `r`; the whole `name` on hover.
     pub fn name(r: KernelRef, name: &str, shown: impl Into<String>) -> Cell {
         Cell {
-            text: shown.into(),
+            text: shared::text::names::elide_name(&shown.into(), TABLE_NAME_CHARS),
             title: name.to_string(),
             class: "name",
             select: Some(r),
@@ -102,6 +105,11 @@ impl Cell {
         }
     }
 }
+
+/// The most characters of a kernel's name in a table's name cell: what fits its 23rem
+/// (the style sheet's `td.name`, narrower where the table is tight) at the table's font, so
+/// the browser never cuts the end.
+pub const TABLE_NAME_CHARS: usize = 36;
 
 /// A row of a table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -299,16 +307,18 @@ pub fn time_row(
 
 // == Speed of Light ==
 
-/// The Speed-of-Light header: the verdict and its reason beside the name, the
-/// percentages after them.
+/// The Speed-of-Light header: the verdict and the two figures that decide it (Compute (SM)
+/// and Memory Throughput) beside the name, then ncu's verdict and the reason, then the other
+/// percentages; at 1500 px the two figures were past the panel's right edge after the
+/// reason.
 pub fn sol_header() -> Vec<Head> {
     vec![
         th("kernel"),
         term("verdict", "verdict"),
-        th("ncu says"),
-        th("because"),
         term("sm_pct", "SM %"),
         term("memory_pct", "Memory %"),
+        th("ncu says"),
+        th("because"),
         term("dram_pct", "DRAM %"),
         th("L1/TEX %"),
         th("L2 %"),
@@ -350,13 +360,6 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
                 } else {
                     String::new()
                 }),
-            {
-                let (text, title) = ncu_says(k);
-                Cell::text("ncu", text).col("ncu_verdict").title(title)
-            },
-            Cell::text("reason muted", reason)
-                .col("because")
-                .title(reason_title),
             Cell::num(opt(s.sm_pct, pct), s.sm_pct, "sm_pct", "sm_pct"),
             Cell::num(
                 opt(s.memory_pct, pct),
@@ -364,6 +367,13 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
                 "memory_pct",
                 "memory_pct",
             ),
+            {
+                let (text, title) = ncu_says(k);
+                Cell::text("ncu", text).col("ncu_verdict").title(title)
+            },
+            Cell::text("reason muted", reason)
+                .col("because")
+                .title(reason_title),
             Cell::num(opt(s.dram_pct, pct), s.dram_pct, "dram_pct", "dram_pct"),
             Cell::num(opt(s.l1_pct, pct), s.l1_pct, "", "l1_pct"),
             Cell::num(opt(s.l2_pct, pct), s.l2_pct, "", "l2_pct"),
@@ -405,11 +415,43 @@ pub const BYTES_SHOWN: [Column; 18] = [
     Column::Because,
 ];
 
-/// `items`, one per column in [`Column::ALL`] order, in [`BYTES_SHOWN`] order.
-fn shown_order<T>(items: Vec<T>) -> Vec<T> {
-    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+/// The bytes table's columns for `rows`: [`BYTES_SHOWN`] without those no row fills (an
+/// application's export has no asked bytes and no copy ceiling: five columns of `-` on
+/// GPT-2, issue 38).
+pub fn bytes_columns(rows: &[shared::analysis::table::TableRow]) -> Vec<Column> {
     BYTES_SHOWN
-        .iter()
+        .into_iter()
+        .filter(|c| {
+            *c == Column::Name
+                || rows
+                    .iter()
+                    .any(|r| c.number(r).is_some() || c.text(r).is_some())
+        })
+        .collect()
+}
+
+/// The DRAM ceilings the bytes table's % is of, as a sentence of its own (it ran into the
+/// next one: "... 4814 GB/s Bytes and time ..."); empty when the run has none.
+pub fn bytes_ceilings(run: &RunView) -> String {
+    let c = &run.table.ceilings;
+    let mut parts = Vec::new();
+    if let Some(v) = c.copy_gbs {
+        parts.push(format!("copy ceiling {v:.1} GB/s"));
+    }
+    if let Some(v) = c.theoretical_gbs {
+        parts.push(format!("theoretical {v:.0} GB/s"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("DRAM: {}.", parts.join(", "))
+    }
+}
+
+/// `items`, one per column in [`Column::ALL`] order, as `cols` orders them.
+fn in_columns<T>(items: Vec<T>, cols: &[Column]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    cols.iter()
         .filter_map(|c| {
             let i = Column::ALL.iter().position(|a| a == c)?;
             slots.get_mut(i)?.take()
@@ -417,9 +459,9 @@ fn shown_order<T>(items: Vec<T>) -> Vec<T> {
         .collect()
 }
 
-/// The bytes table's header: every column sorts, in [`BYTES_SHOWN`] order.
-pub fn bytes_header() -> Vec<Head> {
-    shown_order(
+/// The bytes table's header for columns `cols` ([`bytes_columns`]): every column sorts.
+pub fn bytes_header(cols: &[Column]) -> Vec<Head> {
+    in_columns(
         Column::ALL
             .into_iter()
             .zip(shared::analysis::table::COLUMNS)
@@ -436,6 +478,7 @@ pub fn bytes_header() -> Vec<Head> {
                 sortable: true,
             })
             .collect(),
+        cols,
     )
 }
 
@@ -447,12 +490,14 @@ pub fn bytes_titles() -> Vec<String> {
         .collect()
 }
 
-/// Kernel `kr`'s row of the bytes table, cells as `capture table` prints them.
+/// Kernel `kr`'s row of the bytes table in columns `cols`, cells as `capture table` prints
+/// them.
 pub fn bytes_row(
     kr: KernelRef,
     run: &RunView,
     titles: &[String],
     selected: Option<KernelRef>,
+    cols: &[Column],
 ) -> Option<Row> {
     let row = run.table.kernels.get(kr.kernel)?;
     let cells: Vec<Cell> = Column::ALL
@@ -481,7 +526,7 @@ pub fn bytes_row(
             }
         })
         .collect();
-    Some(Row::kernel(kr, selected, shown_order(cells)))
+    Some(Row::kernel(kr, selected, in_columns(cells, cols)))
 }
 
 // == Occupancy ==
@@ -668,7 +713,11 @@ pub fn timing_row(kr: KernelRef, k: &KernelFigures, shown: TimingColumns) -> Row
         .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
     let ev = |v: Option<f64>, col: &'static str| Cell::num(opt(v, ms), v, "event_time", col);
     let cells = vec![
-        Cell::text("name", k.short.clone()).title(k.name.clone()),
+        Cell::text(
+            "name",
+            shared::text::names::elide_name(&k.short, TABLE_NAME_CHARS),
+        )
+        .title(k.name.clone()),
         ev(e.map(|t| t.min_ms), "event_min"),
         ev(e.map(|t| t.median_ms), "event_median"),
         ev(e.map(|t| t.max_ms), "event_max"),
@@ -807,7 +856,7 @@ mod tests {
         let rows = [
             sol_row(kr, k, Some(kr)),
             occupancy_row(kr, run, k, Some(kr)),
-            bytes_row(kr, run, &titles, Some(kr)).unwrap_or_default(),
+            bytes_row(kr, run, &titles, Some(kr), &BYTES_SHOWN).unwrap_or_default(),
         ];
         for row in rows {
             assert_eq!(row.kernel, Some(1));
@@ -857,6 +906,10 @@ mod tests {
         let sol = sol_row(kr, k, None);
         assert_eq!(sol.cells.get(1).and_then(|c| c.col), Some("verdict"));
         assert_eq!(sol_header().get(1).map(|h| h.label), Some("verdict"));
+        // The two figures that decide the verdict follow it.
+        let cols: Vec<_> = sol.cells.iter().skip(2).take(2).map(|c| c.col).collect();
+        assert_eq!(cols, [Some("sm_pct"), Some("memory_pct")]);
+        assert_eq!(sol_header().len(), sol.cells.len());
         let ranking = shared::analysis::figures::ranking(&run.run.artifact, &run.kernels);
         let Some(r) = ranking.first() else {
             panic!("no ranking")
@@ -864,6 +917,39 @@ mod tests {
         let time = time_row(kr, 0, r, k, None);
         assert_eq!(time.cells.get(2).and_then(|c| c.col), Some("verdict"));
         assert_eq!(time_header().len(), time.cells.len());
+    }
+
+    /// A table's name cell keeps the end of a long name (the tile and layout that tell
+    /// GPT-2's GEMMs apart, the functor of an elementwise kernel) and fits its column;
+    /// the whole name is on hover.
+    #[test]
+    fn name_cells_are_cut_in_the_middle() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let mut long = 0;
+        for (i, k) in run.kernels.iter().enumerate() {
+            let kr = KernelRef { run: 0, kernel: i };
+            let sol = sol_row(kr, k, None);
+            let Some(cell) = sol.cells.iter().find(|c| c.class == "name") else {
+                panic!("no name cell")
+            };
+            assert!(
+                cell.text.chars().count() <= TABLE_NAME_CHARS,
+                "{}",
+                cell.text
+            );
+            assert_eq!(cell.title, k.name);
+            if k.short.chars().count() > TABLE_NAME_CHARS {
+                long += 1;
+                let tail: String = k.short.chars().rev().take(12).collect();
+                let kept: String = cell.text.chars().rev().take(12).collect();
+                assert_eq!(kept, tail, "{} shown as {}", k.short, cell.text);
+                assert!(cell.text.contains('…'), "{}", cell.text);
+            }
+        }
+        assert!(long >= 5, "only {long} long names in GPT-2");
     }
 
     /// GPT-2's mixed nvjet kernel: its verdict is marked, and hovering it on the time and
@@ -934,7 +1020,7 @@ mod tests {
 
     #[test]
     fn every_bytes_column_sorts_and_numbers_keep_their_exact_value() {
-        let header = bytes_header();
+        let header = bytes_header(&BYTES_SHOWN);
         assert_eq!(header.len(), Column::ALL.len());
         // Every column once (as many, and each there), the verdict beside the name and time.
         assert_eq!(BYTES_SHOWN.len(), Column::ALL.len());
@@ -944,6 +1030,32 @@ mod tests {
         let c = Cell::num("1.5".into(), Some(1.25), "", "x");
         assert_eq!(c.value.as_deref(), Some("1.25"));
         assert_eq!(c.col, Some("x"));
+    }
+
+    /// GPT-2's export has no asked bytes and no copy ceiling: their columns go; the suite
+    /// fills every column but ncu's verdict and the bounding unit.
+    #[test]
+    fn bytes_columns_no_kernel_fills_are_dropped() {
+        let ws = sample("h200-gpt2-bf16.json");
+        let Some(run) = ws.runs.first() else {
+            panic!("no run")
+        };
+        let cols = bytes_columns(&run.table.kernels);
+        for gone in [Column::Ask, Column::PctCopy, Column::DramPerAsk] {
+            assert!(!cols.contains(&gone), "{gone:?} kept: {cols:?}");
+        }
+        assert_eq!(cols.get(4), Some(&Column::Verdict), "{cols:?}");
+        let titles = bytes_titles();
+        let kr = KernelRef { run: 0, kernel: 0 };
+        let row = bytes_row(kr, run, &titles, None, &cols).unwrap_or_default();
+        assert_eq!(row.cells.len(), cols.len());
+        assert_eq!(bytes_header(&cols).len(), cols.len());
+        let suite = sample("h200.json");
+        let Some(run) = suite.runs.first() else {
+            panic!("no run")
+        };
+        let cols = bytes_columns(&run.table.kernels);
+        assert!(cols.contains(&Column::Ask) && cols.contains(&Column::PctCopy));
     }
 
     #[test]
