@@ -62,7 +62,11 @@ def cut_raw(path, launches=None, keep_preamble=True):
 
 
 def head_lines(path, count):
-    return "".join(path.read_text().splitlines(keepends=True)[:count])
+    if path.suffix == ".gz":
+        text = gzip.decompress(path.read_bytes()).decode()
+    else:
+        text = path.read_text()
+    return "".join(text.splitlines(keepends=True)[:count])
 
 
 def slim_timing(timing):
@@ -282,7 +286,7 @@ def main():
         "raw_full": cut_raw(raw_full),
         "raw_sample": cut_raw(SAMPLES / "h200-ncu-cold-raw.csv", launches=3),
         "raw_gpt2": cut_raw(SAMPLES / "h200-gpt2-bf16-ncu-cold-raw.csv", launches=3),
-        "details_gpt2": head_lines(ROOT / "tests" / "fixtures" / "ncu-h200-torch" / "gpt2_bf16_profile_details.csv", 10),
+        "details_gpt2": head_lines(ROOT / "tests" / "fixtures" / "ncu-h200-torch" / "gpt2_bf16_profile_details.csv.gz", 10),
     }
     for name, text in exports.items():
         write("ncu_read_export", name, text)

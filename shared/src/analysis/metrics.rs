@@ -667,7 +667,7 @@ mod tests {
     #[test]
     fn verdicts_follow_the_thresholds() {
         // ncu's SOLBottleneck messages on the GPT-2 fixture
-        // (tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_details.csv) for the same pairs:
+        // (tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_details.csv.gz) for the same pairs:
         // ID 35 "well-balanced", 66 "well-balanced" (one at 61.39, 5 points apart), 107
         // "low compute throughput" (59.97 / 56.10), 121 "Compute is more heavily utilized",
         // 122 "greater than 80.0%", with the Compute Workload Analysis section to start at.

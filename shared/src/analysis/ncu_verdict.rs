@@ -187,7 +187,7 @@ mod tests {
 
     #[test]
     fn every_sol_message_of_the_gpt2_fixture_is_classified() {
-        // The five messages of tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_details.csv.
+        // The five messages of tests/fixtures/ncu-h200-torch/gpt2_bf16_profile_details.csv.gz.
         let cases = [
             ("This kernel grid is too small to fill the available resources on this device, resulting in only 1.0 full waves across all SMs.", VerdictKind::LatencyBound, "Small Grid"),
             ("This workload exhibits low compute throughput and memory bandwidth utilization relative to the peak performance of this device.", VerdictKind::LatencyBound, "Latency Issue"),

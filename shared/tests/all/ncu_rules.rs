@@ -145,7 +145,9 @@ fn agreement(raw: &str, details: &str) -> Agreement {
 fn bert_forward_agrees_with_ncus_rules() {
     let a = agreement(
         include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv"),
-        include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_details.csv"),
+        &gunzip(include_bytes!(
+            "../../../tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz"
+        )),
     );
     println!(
         "BERT bf16 forward, {} launches: verdict agrees with SOLBottleneck on {:.1}% of the time, unit with HighPipeUtilization on {:.1}%",

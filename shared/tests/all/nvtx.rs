@@ -291,9 +291,11 @@ fn a_reports_push_pop_stacks_are_its_csv_pages() {
 #[test]
 fn a_raw_page_joined_with_its_details_page_keeps_the_ranges() {
     let raw = include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv");
-    let details = include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_details.csv");
+    let details = crate::support::gunzip(include_bytes!(
+        "../../../tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz"
+    ));
     let raw = shared::read::ncu::read_export(raw.as_bytes()).expect("reads");
-    let details = shared::read::ncu::read_export(details.as_bytes()).expect("reads");
+    let details = shared::read::ncu::read_export(details.as_slice()).expect("reads");
     let (launches, _) = shared::read::ncu::combine(vec![raw, details]);
     assert_eq!(launches.len(), 43);
     assert!(launches.iter().all(|l| l

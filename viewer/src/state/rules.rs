@@ -155,13 +155,11 @@ mod tests {
 
     #[test]
     fn a_details_export_gives_findings_without_cited_metrics() {
-        let path = format!(
-            "{}/../tests/fixtures/ncu-h200-bert/bert_full_details.csv",
-            env!("CARGO_MANIFEST_DIR")
-        );
         let (runs, errors) = load_batch(vec![InputFile {
             name: "bert_full_details.csv".into(),
-            bytes: std::fs::read(path).expect("fixture"),
+            bytes: crate::state::test_support::gunzip(
+                "tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz",
+            ),
         }]);
         assert!(errors.is_empty(), "{errors:?}");
         let with: Vec<RulesPanel> = runs[0]
