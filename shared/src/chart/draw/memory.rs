@@ -313,14 +313,15 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
         )
     }
 
-    /// A line saying so when neither side of the chart has a memory counter.
+    /// A line saying so when neither side of the chart has a byte or request counter (the
+    /// links may still carry their units' throughput, % of peak).
     fn no_counters(&self) -> Result<(), ChartError> {
         let chart = self.chart;
         if chart.flows.has_any() || chart.compare.as_ref().is_some_and(|c| c.has_any()) {
             return Ok(());
         }
         self.text(
-            "no memory counters in this data".to_string(),
+            "no byte or request counters in this data".to_string(),
             (self.s(10.0), (self.h * 0.85) as i32),
             13.0,
             &RGBColor(150, 40, 40),
