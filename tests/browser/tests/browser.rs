@@ -1819,11 +1819,19 @@ async fn gzip_files_and_linked_export_pairs_open_as_picked() -> Result<(), BoxEr
             .as_array()
             .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
             .unwrap_or_default();
-        assert!(linked[0].contains("test/run1.json.gz") && linked[0].contains("20 kernels"), "{linked:?}");
+        assert!(linked[0].contains("run1.json.gz") && linked[0].contains("20 kernels"), "{linked:?}");
         assert!(
-            linked[1].contains("test/raw.csv + test/details.csv"),
+            linked[1].contains("raw.csv + details.csv"),
             "one run of the two pages: {linked:?}"
         );
+        let title = b
+            .client
+            .execute(
+                "return document.querySelectorAll('#run-list .run-name')[1].title",
+                Vec::new(),
+            )
+            .await?;
+        assert_eq!(title, "test/raw.csv + test/details.csv", "the paths are the title");
         // Picked together, the same pair is the same one run.
         b.open_roofline(&server.base).await?;
         b.pick_file(&format!("{}\n{}", raw.display(), details.display()))

@@ -163,6 +163,21 @@ async fn side_bar_widens(b: &Browser, base: &str) -> Result<(), BoxError> {
         side[1] > side[0] + 40.0,
         "the side bar does not widen: {side:?}"
     );
+    // The run's entry shows the file's name, not its path cut at the end; the path is its
+    // title. (At 1500 px the report's `samples/h200-two-process.ncu-rep` lost its end.)
+    let run = b
+        .client
+        .execute(
+            "const e = document.querySelector('#run-list .run-name'); \
+             return [e.textContent, e.title, e.scrollWidth <= e.clientWidth + 1];",
+            Vec::new(),
+        )
+        .await?;
+    assert_eq!(
+        run,
+        serde_json::json!(["h200-gpt2-bf16.json", GPT2, true]),
+        "the run's entry"
+    );
     Ok(())
 }
 

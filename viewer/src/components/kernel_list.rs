@@ -41,7 +41,15 @@ pub fn RunList() -> impl IntoView {
                         .into_iter()
                         .enumerate()
                         .map(|(i, (name, n))| {
+                            // The files' own names show (the side bar cut
+                            // `samples/h200-two-process.ncu-rep` at its end); the paths
+                            // are the title.
                             let title = name.clone();
+                            let name = name
+                                .split(" + ")
+                                .map(|part| part.rsplit('/').next().unwrap_or(part))
+                                .collect::<Vec<_>>()
+                                .join(" + ");
                             view! {
                                 <li class=(i == current).then_some("current")>
                                     <button
