@@ -1,5 +1,5 @@
 """Planted code changes for the work gate (issue 37): the same small program in a base form
-and in five changed forms, chosen by VARIANT (default base):
+and in six changed forms, chosen by VARIANT (default base):
 
   base         scale_add (y = relu(a*x + y), fused) and a 16 x 16 tiled SGEMM, 1024^3
   fma          scale_add does one more FMA per 32 elements (lane 0 of each warp)
@@ -8,7 +8,7 @@ and in five changed forms, chosen by VARIANT (default base):
   tile         the SGEMM with 32 x 32 tiles instead of 16 x 16
   copy         an extra device-to-device copy of y after scale_add (cudaMemcpyAsync: not
                a kernel, so ncu sees none of it; measured so on the H200)
-  copy_kernel  the same extra copy made by a kernel (not yet run on the GPU)
+  copy_kernel  the same extra copy made by a kernel (a kernel that appears)
 
 The measured region is one pass of the kernels inside the process-wide NVTX start/end range
 "measure"; kernels are compiled at run time (CuPy's RawKernel, NVRTC)."""

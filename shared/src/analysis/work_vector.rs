@@ -171,6 +171,23 @@ fn group_key(launch: &LaunchCounters) -> GroupKey {
     )
 }
 
+/// One build of a kernel: registers per thread, shared memory per block (bytes).
+pub type Build = (Option<u32>, Option<u64>);
+
+/// A kernel's builds: each distinct (registers per thread, shared memory per block) its
+/// launches ran with, in launch order. Two builds of one kernel (an autotuner's other
+/// choice of tile or stages) can share name, grid and block and differ here.
+pub fn builds_of(kernel: &KernelRecord) -> Vec<Build> {
+    let mut out = Vec::new();
+    for launch in reference_launches(kernel) {
+        let (_, _, registers, smem) = group_key(launch);
+        if !out.contains(&(registers, smem)) {
+            out.push((registers, smem));
+        }
+    }
+    out
+}
+
 /// The work vector of launches (one kernel's, in launch order): the total and, when they
 /// form more than one launch group, each group's. `None` when no launch has any component.
 /// Memory stays that of the groups: only the measured launches a copy names are kept.

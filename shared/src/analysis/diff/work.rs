@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::matching::{match_renamed, MatchKind};
-use crate::analysis::work_vector::{kernel_vectors, parts, value, Part};
+use crate::analysis::work_vector::{builds_of, kernel_vectors, parts, value, Build, Part};
 use crate::model::artifact::{Artifact, KernelWork, WorkComponent, WorkVector};
 use crate::model::roofline::percent_of;
 use crate::model::work_kind::Work;
@@ -237,6 +237,10 @@ pub struct KernelWorkDiff {
     pub summary: String,
     /// Whether a part failed.
     pub gate_failed: bool,
+    /// Another build of the kernel ran (`registers 40 -> 32, shared memory 9216 -> 1056 B
+    /// per block`): the source of a change under one name, grid and block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebuilt: Option<String>,
 }
 
 /// The work gate's outcome.
@@ -317,7 +321,15 @@ pub fn work_diff(
             continue;
         };
         cannot_judge.extend(incomplete(&a.short_name, vb, va));
-        let k = compare(p.matched_by, b, a, vb, va, pct, tolerance);
+        let mut k = compare(p.matched_by, b, a, vb, va, pct, tolerance);
+        k.rebuilt = before
+            .kernels
+            .get(p.before)
+            .zip(after.kernels.get(p.after))
+            .and_then(|(kb, ka)| rebuilt(&builds_of(kb), &builds_of(ka)));
+        if let Some(r) = k.rebuilt.as_deref().filter(|_| k.gate_failed) {
+            k.summary = format!("{} (another build: {r})", k.summary);
+        }
         if k.parts.is_empty() {
             cannot_judge.push(format!(
                 "{}: no part of the work vector in both runs",
@@ -442,7 +454,34 @@ fn compare(
         parts: changes,
         not_compared,
         gate_failed,
+        rebuilt: None,
     }
+}
+
+/// What differs between two runs' builds of a kernel ([`builds_of`]), in words; `None`
+/// when they agree or either run lacks the launch counters.
+fn rebuilt(before: &[Build], after: &[Build]) -> Option<String> {
+    let known = |b: &[Build]| !b.is_empty() && b.iter().all(|(r, s)| r.is_some() && s.is_some());
+    if before == after || !known(before) || !known(after) {
+        return None;
+    }
+    let registers = |b: &[Build]| join(b.iter().filter_map(|x| x.0.map(u64::from)));
+    let smem = |b: &[Build]| join(b.iter().filter_map(|x| x.1));
+    let mut parts = Vec::new();
+    let (rb, ra) = (registers(before), registers(after));
+    if rb != ra {
+        parts.push(format!("registers {rb} -> {ra}"));
+    }
+    let (sb, sa) = (smem(before), smem(after));
+    if sb != sa {
+        parts.push(format!("shared memory {sb} -> {sa} B per block"));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// Numbers joined with `/`.
+fn join(xs: impl Iterator<Item = u64>) -> String {
+    xs.map(|x| x.to_string()).collect::<Vec<_>>().join("/")
 }
 
 fn is_derived(v: &WorkVector, part: Part) -> bool {
@@ -508,6 +547,27 @@ mod tests {
             derived: false,
             failed: false,
         }
+    }
+
+    #[test]
+    fn another_build_is_named_by_what_differs() {
+        // Seen on the H200: max-autotune's two builds of triton_per_fused_native_layer_norm_0.
+        assert_eq!(
+            rebuilt(&[(Some(40), Some(9216))], &[(Some(32), Some(9216))]).as_deref(),
+            Some("registers 40 -> 32")
+        );
+        assert_eq!(
+            rebuilt(&[(Some(29), Some(9216))], &[(Some(23), Some(1056))]).as_deref(),
+            Some("registers 29 -> 23, shared memory 9216 -> 1056 B per block")
+        );
+        assert_eq!(
+            rebuilt(&[(Some(29), Some(9216))], &[(Some(29), Some(9216))]),
+            None
+        );
+        assert_eq!(
+            rebuilt(&[(None, Some(9216))], &[(Some(29), Some(1056))]),
+            None
+        );
     }
 
     #[test]
