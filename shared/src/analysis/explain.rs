@@ -154,6 +154,8 @@ pub enum FlagId {
     AboveRoof,
     /// The time is below the physical floor of its work on this GPU.
     BelowFloor,
+    /// The CUDA-event time and ncu's duration of the same launches disagree.
+    TimersDisagree,
     /// Counters a figure needs are missing: no verdict, or FLOPs a lower bound.
     MissingCounters,
     /// Figures derived from rates or per-cycle values, not the export's totals.
@@ -381,6 +383,9 @@ fn flags(row: &TableRow, k: &KernelExplanation) -> Vec<Flag> {
     }
     if let Some(why) = &row.below_floor {
         flag(FlagId::BelowFloor, why.clone());
+    }
+    if let Some(why) = &row.timers_disagree {
+        flag(FlagId::TimersDisagree, why.clone());
     }
     if row.verdict.is_none() {
         flag(

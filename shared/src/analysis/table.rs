@@ -142,6 +142,12 @@ pub struct TableRow {
     /// will not judge a run that has one. `null` when the time is possible or unknown.
     #[serde(default)]
     pub below_floor: Option<String>,
+    /// Why the row's CUDA-event time and ncu's duration of the same launches disagree
+    /// beyond [`crate::analysis::floor::TIMERS_BAND`]: one timed something else, and
+    /// `capture diff --gate` will not judge the run. Absent when they agree or one is
+    /// missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timers_disagree: Option<String>,
     /// One sentence of advice the verdict does not give: a matrix multiply on the FP32
     /// pipe where the tensor cores run it in TF32 ([`crate::analysis::advice`]); `null`
     /// where none applies.
@@ -208,6 +214,17 @@ pub struct Intensity {
 }
 
 impl TableRow {
+    /// What is wrong with the row's time, each as (what, why): `impossible time` (below the
+    /// physical floor), `timers disagree` (events against ncu's duration).
+    pub fn time_flags(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            ("impossible time", self.below_floor.as_deref()),
+            ("timers disagree", self.timers_disagree.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(what, why)| why.map(|w| (what, w)))
+    }
+
     /// The row of one kernel record.
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
         let launches = metrics::reference_launches(kernel);
@@ -287,6 +304,10 @@ impl TableRow {
             verdict: verdict.map(|v| v.kind.as_str().to_string()),
             verdict_mixed: kv.mixed,
             below_floor: None,
+            timers_disagree: crate::analysis::floor::timers_disagree(
+                kernel.timing.as_ref().map(|t| t.median_ms * n as f64),
+                totals.duration_ns.map(|ns| ns / 1e6),
+            ),
             advice: None,
             groups: if kv.groups.len() > 1 {
                 kv.groups
@@ -751,8 +772,8 @@ impl BytesTable {
             }
         }
         for r in &self.kernels {
-            if let Some(why) = &r.below_floor {
-                notes.push(format!("impossible time on {}: {why}\n", r.short_name));
+            for (what, why) in r.time_flags() {
+                notes.push(format!("{what} on {}: {why}\n", r.short_name));
             }
         }
         for r in &self.kernels {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::diff::unpack;
-use crate::util::{capture, s, stderr, stdout};
+use crate::util::{capture, gunzip_fixture, s, stderr, stdout};
 
 fn load(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
@@ -307,4 +307,67 @@ fn a_time_below_the_physical_floor_is_flagged_and_fails_the_gate() {
     // The untouched run has no such time.
     let (code, _, err) = diff_json(&before, &before, "5");
     assert_eq!(code, 0, "{err}");
+}
+
+/// A kernel whose CUDA-event samples were cut to 60 % (possible for the hardware, so above
+/// its floor) disagrees with ncu's duration of the same launches: flagged by name in the
+/// table, and the gate will not judge the run. The 20 real `capture run`s of the suite on
+/// the H200 flag nothing (their timers differ by at most 8.3 %).
+#[test]
+fn timers_that_disagree_are_flagged_and_fail_the_gate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let before = unpack(dir.path(), "run1");
+    let mut v = load(&before);
+    let kernels = v["kernels"].as_array_mut().expect("kernels");
+    let naive = kernels
+        .iter_mut()
+        .find(|k| k["name"] == "matmul, naive")
+        .expect("the naive matmul");
+    let t = &mut naive["timing"];
+    for key in ["min_ms", "median_ms", "max_ms"] {
+        t[key] = (t[key].as_f64().expect("ms") * 0.6).into();
+    }
+    for s in t["samples_ms"].as_array_mut().expect("samples") {
+        *s = (s.as_f64().expect("sample") * 0.6).into();
+    }
+    let after = save(dir.path(), "timers.json", &v);
+    let table: Value =
+        serde_json::from_str(&stdout(&capture(&["table", s(&after), "--format", "json"])))
+            .expect("json");
+    let rows = table["kernels"].as_array().expect("rows");
+    let flagged: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["timers_disagree"].is_string())
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(flagged, ["matmul, naive"], "only the edited kernel");
+    assert!(rows.iter().all(|r| r["below_floor"].is_null()));
+    let text = stdout(&capture(&["table", s(&after)]));
+    assert!(
+        text.contains("timers disagree on matmul, naive: "),
+        "{text}"
+    );
+    let (code, json, err) = diff_json(&before, &after, "5");
+    assert_eq!(code, 13, "{err}");
+    let reasons = json["gate"]["cannot_judge"].to_string();
+    assert!(
+        reasons.contains("ncu's duration of the same launches"),
+        "{reasons}"
+    );
+
+    for k in 1..=20 {
+        let run = gunzip_fixture(
+            dir.path(),
+            &format!("determinism-h200/suite/run{k}.json.gz"),
+        );
+        let table: Value =
+            serde_json::from_str(&stdout(&capture(&["table", s(&run), "--format", "json"])))
+                .expect("json");
+        let rows = table["kernels"].as_array().expect("rows");
+        assert_eq!(rows.len(), 20, "run {k}");
+        for r in rows {
+            assert!(r["timers_disagree"].is_null(), "run {k}: {r:#}");
+            assert!(r["below_floor"].is_null(), "run {k}: {r:#}");
+        }
+    }
 }

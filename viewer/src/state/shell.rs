@@ -19,11 +19,10 @@ pub fn banner(run: &RunView) -> Vec<String> {
         .filter(|w| !w.starts_with(shared::analysis::sampling::BANNER_START))
         .cloned()
         .collect();
-    // A time no GPU of this kind could reach, by kernel name.
-    lines.extend(run.table.kernels.iter().filter_map(|r| {
-        r.below_floor
-            .as_ref()
-            .map(|why| format!("impossible time on {}: {why}", r.short_name))
+    // A time no GPU of this kind could reach, or timers that disagree, by kernel name.
+    lines.extend(run.table.kernels.iter().flat_map(|r| {
+        r.time_flags()
+            .map(|(what, why)| format!("{what} on {}: {why}", r.short_name))
     }));
     let derived = run
         .table

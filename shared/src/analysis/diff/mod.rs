@@ -133,6 +133,10 @@ pub struct KernelSide {
     /// a gate will not judge a run with such a time. `null` when the time is possible.
     #[serde(default)]
     pub below_floor: Option<String>,
+    /// Why its CUDA-event time and ncu's duration disagree (the table's
+    /// `timers_disagree`): a gate will not judge a run with such a time either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timers_disagree: Option<String>,
 }
 
 /// One metric's change.
@@ -327,6 +331,7 @@ impl RunFigures<'_> {
             bound: roof_under(self.artifact, f)
                 .map(|r| format!("{} {}", r.bound.as_str(), r.kind.key())),
             below_floor: f.row.below_floor.clone(),
+            timers_disagree: f.row.timers_disagree.clone(),
         }
     }
 }
@@ -654,7 +659,7 @@ fn blind_spots(
             if let Some(p) = &k.noise_problem {
                 out.push(format!("{side}: {}: {p}", k.short_name));
             }
-            if let Some(p) = &k.below_floor {
+            for p in [&k.below_floor, &k.timers_disagree].into_iter().flatten() {
                 out.push(format!("{side}: {}: {p}", k.short_name));
             }
         }
