@@ -82,7 +82,7 @@ pub fn timers_disagree(event_ms: Option<f64>, ncu_ms: Option<f64>) -> Option<Str
         return None;
     }
     let r = event / ncu;
-    (r > 1.0 + TIMERS_BAND || r < 1.0 / (1.0 + TIMERS_BAND)).then(|| {
+    (!(1.0 / (1.0 + TIMERS_BAND)..=1.0 + TIMERS_BAND).contains(&r)).then(|| {
         format!(
             "the CUDA-event time {event:.4} ms is {r:.2}x ncu's duration of the same launches \
              ({ncu:.4} ms), beyond the {:.0} % the two timers differ by on a sound run: one \
