@@ -156,6 +156,9 @@ pub enum FlagId {
     BelowFloor,
     /// The CUDA-event time and ncu's duration of the same launches disagree.
     TimersDisagree,
+    /// The kernel's counts contradict each other (DRAM bytes against L2 lookups, L1
+    /// sectors against requests).
+    CountersContradict,
     /// Counters a figure needs are missing: no verdict, or FLOPs a lower bound.
     MissingCounters,
     /// Figures derived from rates or per-cycle values, not the export's totals.
@@ -386,6 +389,9 @@ fn flags(row: &TableRow, k: &KernelExplanation) -> Vec<Flag> {
     }
     if let Some(why) = &row.timers_disagree {
         flag(FlagId::TimersDisagree, why.clone());
+    }
+    for why in &row.counters_contradict {
+        flag(FlagId::CountersContradict, why.clone());
     }
     if row.verdict.is_none() {
         flag(

@@ -148,6 +148,12 @@ pub struct TableRow {
     /// missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timers_disagree: Option<String>,
+    /// (Filled by [`annotate`].) Where the kernel's counts contradict each other
+    /// ([`crate::analysis::work_vector::contradictions`]): more DRAM bytes read than the
+    /// L2's lookups explain, more L1 sectors than its requests can touch. Such counts are
+    /// wrong, and `capture diff --gate-work` will not judge them. Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters_contradict: Vec<String>,
     /// One sentence of advice the verdict does not give: a matrix multiply on the FP32
     /// pipe where the tensor cores run it in TF32 ([`crate::analysis::advice`]); `null`
     /// where none applies.
@@ -308,6 +314,7 @@ impl TableRow {
                 kernel.timing.as_ref().map(|t| t.median_ms * n as f64),
                 totals.duration_ns.map(|ns| ns / 1e6),
             ),
+            counters_contradict: Vec::new(),
             advice: None,
             groups: if kv.groups.len() > 1 {
                 kv.groups
@@ -346,6 +353,11 @@ pub fn annotate(table: &mut BytesTable, artifact: &Artifact) {
             .work
             .clone()
             .or_else(|| crate::analysis::work_vector::of_kernel(kernel).map(Box::new));
+        row.counters_contradict = row
+            .work
+            .as_ref()
+            .map(|w| crate::analysis::work_vector::contradictions(&w.total))
+            .unwrap_or_default();
     }
 }
 
@@ -774,6 +786,9 @@ impl BytesTable {
         for r in &self.kernels {
             for (what, why) in r.time_flags() {
                 notes.push(format!("{what} on {}: {why}\n", r.short_name));
+            }
+            for why in &r.counters_contradict {
+                notes.push(format!("counters contradict on {}: {why}\n", r.short_name));
             }
         }
         for r in &self.kernels {

@@ -328,6 +328,61 @@ pub fn parts(v: &WorkVector) -> Vec<(Part, f64)> {
         .collect()
 }
 
+/// The most bytes DRAM may deliver per L2 sector looked up: a miss fetches its sector, or
+/// with the L2's sector promotion its whole 128-byte line.
+pub const DRAM_BYTES_PER_L2_SECTOR: f64 = 128.0;
+
+/// The most L1 sectors one warp-wide global request is let touch before the counts are
+/// called contradictory. In principle 32 (32 threads, each access naturally aligned and at
+/// most 16 bytes, so inside one 32-byte sector), but ncu's store counters go past it on
+/// real kernels of the H200 (32.03 on a naive transpose's column stores, 32.14 on cuDNN's
+/// `convert_dq_to_16bits`), so the bound is twice that.
+pub const SECTORS_PER_REQUEST: f64 = 64.0;
+
+/// Where a vector's counts contradict each other, one line each: more DRAM bytes read than
+/// the L2's lookups can explain, more L1 sectors than a warp's requests can touch. Such
+/// counts are wrong (a counter from another pass, a replay that went astray, an edit), and
+/// the work gate will not judge them. Over every artifact and export in the project's
+/// fixtures (real workloads among them) the largest ratios are 0.22 of the DRAM bound and
+/// 32.14 sectors per request.
+pub fn contradictions(v: &WorkVector) -> Vec<String> {
+    let get = |k: WorkComponent| v.counts.get(&k).copied().filter(|x| x.is_finite());
+    let mut out = Vec::new();
+    if let (Some(dram), Some(l2)) = (
+        get(WorkComponent::DramReadBytes),
+        get(WorkComponent::L2Sectors),
+    ) {
+        if dram > DRAM_BYTES_PER_L2_SECTOR * l2 {
+            out.push(format!(
+                "DRAM read {dram:.0} bytes but the L2 looked up only {l2:.0} sectors, and a \
+                 miss fetches at most {DRAM_BYTES_PER_L2_SECTOR:.0} bytes per sector"
+            ));
+        }
+    }
+    for (what, sectors, requests) in [
+        (
+            "load",
+            WorkComponent::L1GlobalLoadSectors,
+            WorkComponent::L1GlobalLoadRequests,
+        ),
+        (
+            "store",
+            WorkComponent::L1GlobalStoreSectors,
+            WorkComponent::L1GlobalStoreRequests,
+        ),
+    ] {
+        if let (Some(s), Some(r)) = (get(sectors), get(requests)) {
+            if s > SECTORS_PER_REQUEST * r {
+                out.push(format!(
+                    "{s:.0} L1 global {what} sectors from {r:.0} requests: a warp's request \
+                     touches at most 32 (ncu's counts stay under {SECTORS_PER_REQUEST:.0})"
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Each kernel's vector, for callers that hold an artifact's kernels: the stored one,
 /// else worked from its counters (artifacts before schema 6).
 pub fn kernel_vectors(kernels: &[KernelRecord]) -> Vec<Option<KernelWork>> {
@@ -335,4 +390,32 @@ pub fn kernel_vectors(kernels: &[KernelRecord]) -> Vec<Option<KernelWork>> {
         .iter()
         .map(|k| k.work.as_deref().cloned().or_else(|| of_kernel(k)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_that_contradict_each_other_are_named() {
+        let mut v = WorkVector::default();
+        v.counts
+            .insert(WorkComponent::DramReadBytes, 1000.0 * 128.0);
+        v.counts.insert(WorkComponent::L2Sectors, 1000.0);
+        v.counts
+            .insert(WorkComponent::L1GlobalLoadSectors, 64.0 * 64.0);
+        v.counts.insert(WorkComponent::L1GlobalLoadRequests, 64.0);
+        assert!(contradictions(&v).is_empty(), "at the bounds");
+        v.counts
+            .insert(WorkComponent::DramReadBytes, 1001.0 * 128.0);
+        v.counts
+            .insert(WorkComponent::L1GlobalLoadSectors, 64.0 * 64.0 + 1.0);
+        let found = contradictions(&v);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("DRAM read 128128 bytes"), "{found:?}");
+        assert!(
+            found[1].contains("global load sectors from 64 requests"),
+            "{found:?}"
+        );
+    }
 }

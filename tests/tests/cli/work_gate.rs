@@ -249,6 +249,47 @@ fn a_planted_nan_counter_is_named_and_fails_the_gate() {
     );
 }
 
+/// Issue 37, item 4: sector counts that violate conservation. A planted DRAM read count
+/// 200 times the true one (more bytes than the L2's lookups can explain) is named in the
+/// table and the work gate will not judge the run (exit 13); the true counts pass.
+#[test]
+fn counts_that_violate_conservation_are_named_and_fail_the_gate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (base, bad) = planted(dir.path(), "conservation", |p| {
+        let dram = p.column("dram__bytes_read.sum");
+        for i in p.rows_of(LAYER_NORM) {
+            let x: f64 = p.lines[i][dram].replace(',', "").parse().expect("bytes");
+            p.lines[i][dram] = format!("{}", (x * 200.0).max(1e9));
+        }
+    });
+    let (code, v) = gate(&base, &base);
+    assert_eq!(code, 0, "{:#}", v["work"]);
+    let (code, v) = gate(&base, &bad);
+    assert_eq!(code, 13, "{:#}", v["work"]);
+    let reasons = v["work"]["cannot_judge"].to_string();
+    assert!(
+        reasons.contains("after: vectorized_layer_norm_kernel<")
+            && reasons.contains("but the L2 looked up only"),
+        "{reasons}"
+    );
+    let artifact = dir.path().join("conservation.json");
+    capture(&["import", s(&bad), "-o", s(&artifact)]);
+    let table = stdout(&capture(&["table", s(&artifact)]));
+    assert!(
+        table.contains("counters contradict on vectorized_layer_norm_kernel<"),
+        "{table}"
+    );
+    // The true counts of BERT and of the suite (whose naive transpose stores 32.03 sectors
+    // per request, past the 32 a warp can touch in principle) contradict nothing.
+    let suite = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_raw.csv.gz");
+    for export in [&base, &suite] {
+        let artifact = dir.path().join("true.json");
+        capture(&["import", s(export), "-o", s(&artifact)]);
+        let table = stdout(&capture(&["table", s(&artifact)]));
+        assert!(!table.contains("counters contradict"), "{table}");
+    }
+}
+
 #[test]
 fn a_kernel_removed_or_added_fails_naming_it() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -23,6 +23,11 @@ pub fn banner(run: &RunView) -> Vec<String> {
     lines.extend(run.table.kernels.iter().flat_map(|r| {
         r.time_flags()
             .map(|(what, why)| format!("{what} on {}: {why}", r.short_name))
+            .chain(
+                r.counters_contradict
+                    .iter()
+                    .map(|why| format!("counters contradict on {}: {why}", r.short_name)),
+            )
     }));
     let derived = run
         .table

@@ -21,7 +21,9 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::matching::{match_renamed, MatchKind};
-use crate::analysis::work_vector::{builds_of, kernel_vectors, parts, value, Build, Part};
+use crate::analysis::work_vector::{
+    builds_of, contradictions, kernel_vectors, parts, value, Build, Part,
+};
 use crate::model::artifact::{Artifact, KernelWork, WorkComponent, WorkVector};
 use crate::model::roofline::percent_of;
 use crate::model::work_kind::Work;
@@ -307,6 +309,16 @@ pub fn work_diff(
             cannot_judge.push(format!(
                 "{name}: no kernel has a work vector (no instruction, sector or byte counters)"
             ));
+        }
+    }
+    for (run, (name, v)) in ["before", "after"].iter().zip(&vectors).enumerate() {
+        for (i, w) in v.iter().enumerate() {
+            for c in w.iter().flat_map(|w| contradictions(&w.total)) {
+                cannot_judge.push(format!(
+                    "{name}: {}: {c}",
+                    shorts[run].get(i).map_or("", String::as_str)
+                ));
+            }
         }
     }
     let mut kernels: Vec<KernelWorkDiff> = Vec::new();
