@@ -311,16 +311,7 @@ pub fn work_diff(
             ));
         }
     }
-    for (run, (name, v)) in ["before", "after"].iter().zip(&vectors).enumerate() {
-        for (i, w) in v.iter().enumerate() {
-            for c in w.iter().flat_map(|w| contradictions(&w.total)) {
-                cannot_judge.push(format!(
-                    "{name}: {}: {c}",
-                    shorts[run].get(i).map_or("", String::as_str)
-                ));
-            }
-        }
-    }
+    cannot_judge.extend(contradicting(&vectors, &shorts));
     let mut kernels: Vec<KernelWorkDiff> = Vec::new();
     for p in &m.pairs {
         let (b, a) = (side(0, p.before), side(1, p.after));
@@ -370,18 +361,7 @@ pub fn work_diff(
     );
     WorkDiff {
         pct,
-        tolerance: match tolerance {
-            Some(t) => format!(
-                "file: {} part(s) measured{}, {} sigma(s); parts not in it must repeat exactly",
-                t.components.len(),
-                t.measured_on
-                    .as_deref()
-                    .map(|m| format!(" on {m}"))
-                    .unwrap_or_default(),
-                t.sigmas
-            ),
-            None => NO_TOLERANCE_FILE.into(),
-        },
+        tolerance: tolerance_text(tolerance),
         failed: !failures.is_empty() || !cannot_judge.is_empty(),
         failures,
         cannot_judge,
@@ -389,6 +369,37 @@ pub fn work_diff(
         only_before,
         only_after,
     }
+}
+
+/// Where the tolerances came from, in one line.
+fn tolerance_text(tolerance: Option<&WorkTolerance>) -> String {
+    match tolerance {
+        Some(t) => format!(
+            "file: {} part(s) measured{}, {} sigma(s); parts not in it must repeat exactly",
+            t.components.len(),
+            t.measured_on
+                .as_deref()
+                .map(|m| format!(" on {m}"))
+                .unwrap_or_default(),
+            t.sigmas
+        ),
+        None => NO_TOLERANCE_FILE.into(),
+    }
+}
+
+/// Why the gate cannot judge the runs' kernels whose counts contradict each other
+/// ([`contradictions`]), one line each, by run and kernel.
+fn contradicting(vectors: &[Vec<Option<KernelWork>>; 2], shorts: &[Vec<String>; 2]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (run, name) in ["before", "after"].iter().enumerate() {
+        for (i, w) in vectors[run].iter().enumerate() {
+            for c in w.iter().flat_map(|w| contradictions(&w.total)) {
+                let short = shorts[run].get(i).map_or("", String::as_str);
+                out.push(format!("{name}: {short}: {c}"));
+            }
+        }
+    }
+    out
 }
 
 /// Why the gate cannot judge kernel `name`: the components some launches of a run lack
