@@ -262,6 +262,42 @@ fn a_timing_whose_median_is_not_its_samples_cannot_be_judged() {
     );
 }
 
+/// Scales every event time of the first kernel `pick` accepts by `factor` (its timing's
+/// min, median, max and each sample); returns the kernel's name.
+fn scale_timing(v: &mut Value, pick: impl Fn(&str) -> bool, factor: f64) -> String {
+    let kernels = v["kernels"].as_array_mut().expect("kernels");
+    let k = kernels
+        .iter_mut()
+        .find(|k| k["name"].as_str().is_some_and(&pick))
+        .expect("a kernel to edit");
+    let t = &mut k["timing"];
+    for key in ["min_ms", "median_ms", "max_ms"] {
+        t[key] = (t[key].as_f64().expect("ms") * factor).into();
+    }
+    for s in t["samples_ms"].as_array_mut().expect("samples") {
+        *s = (s.as_f64().expect("sample") * factor).into();
+    }
+    k["name"].as_str().expect("name").to_string()
+}
+
+/// The names of the rows of `artifact`'s table JSON whose `key` is set.
+fn flagged(artifact: &Path, key: &str) -> Vec<String> {
+    let table: Value = serde_json::from_str(&stdout(&capture(&[
+        "table",
+        s(artifact),
+        "--format",
+        "json",
+    ])))
+    .expect("json");
+    table["kernels"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r[key].is_string())
+        .filter_map(|r| r["name"].as_str().map(String::from))
+        .collect()
+}
+
 /// Issue 37, item 4: a time under the physical floor of the kernel's work (its DRAM bytes at
 /// the H200's theoretical 4814 GB/s) is flagged by name in the table and fails the gate with
 /// exit 13; the kernel's whole timing scaled down, as an edit or a broken timer would leave
@@ -271,30 +307,13 @@ fn a_time_below_the_physical_floor_is_flagged_and_fails_the_gate() {
     let dir = tempfile::tempdir().expect("tempdir");
     let before = unpack(dir.path(), "run1");
     let mut v = load(&before);
-    let kernels = v["kernels"].as_array_mut().expect("kernels");
-    let copy = kernels
-        .iter_mut()
-        .find(|k| k["name"].as_str().is_some_and(|n| n.starts_with("copy")))
-        .expect("a copy kernel");
-    let name = copy["name"].as_str().expect("name").to_string();
-    let t = &mut copy["timing"];
-    for key in ["min_ms", "median_ms", "max_ms"] {
-        t[key] = (t[key].as_f64().expect("ms") / 10.0).into();
-    }
-    for s in t["samples_ms"].as_array_mut().expect("samples") {
-        *s = (s.as_f64().expect("sample") / 10.0).into();
-    }
+    let name = scale_timing(&mut v, |n| n.starts_with("copy"), 0.1);
     let after = save(dir.path(), "fast.json", &v);
-    let table: Value =
-        serde_json::from_str(&stdout(&capture(&["table", s(&after), "--format", "json"])))
-            .expect("json");
-    let rows = table["kernels"].as_array().expect("rows");
-    let flagged: Vec<&str> = rows
-        .iter()
-        .filter(|r| r["below_floor"].is_string())
-        .filter_map(|r| r["name"].as_str())
-        .collect();
-    assert_eq!(flagged, [name.as_str()], "only the edited kernel");
+    assert_eq!(
+        flagged(&after, "below_floor"),
+        [name],
+        "only the edited kernel"
+    );
     let text = stdout(&capture(&["table", s(&after)]));
     assert!(
         text.contains("impossible time on ") && text.contains("physical floor"),
@@ -318,30 +337,14 @@ fn timers_that_disagree_are_flagged_and_fail_the_gate() {
     let dir = tempfile::tempdir().expect("tempdir");
     let before = unpack(dir.path(), "run1");
     let mut v = load(&before);
-    let kernels = v["kernels"].as_array_mut().expect("kernels");
-    let naive = kernels
-        .iter_mut()
-        .find(|k| k["name"] == "matmul, naive")
-        .expect("the naive matmul");
-    let t = &mut naive["timing"];
-    for key in ["min_ms", "median_ms", "max_ms"] {
-        t[key] = (t[key].as_f64().expect("ms") * 0.6).into();
-    }
-    for s in t["samples_ms"].as_array_mut().expect("samples") {
-        *s = (s.as_f64().expect("sample") * 0.6).into();
-    }
+    scale_timing(&mut v, |n| n == "matmul, naive", 0.6);
     let after = save(dir.path(), "timers.json", &v);
-    let table: Value =
-        serde_json::from_str(&stdout(&capture(&["table", s(&after), "--format", "json"])))
-            .expect("json");
-    let rows = table["kernels"].as_array().expect("rows");
-    let flagged: Vec<&str> = rows
-        .iter()
-        .filter(|r| r["timers_disagree"].is_string())
-        .filter_map(|r| r["name"].as_str())
-        .collect();
-    assert_eq!(flagged, ["matmul, naive"], "only the edited kernel");
-    assert!(rows.iter().all(|r| r["below_floor"].is_null()));
+    assert_eq!(
+        flagged(&after, "timers_disagree"),
+        ["matmul, naive"],
+        "only the edited kernel"
+    );
+    assert!(flagged(&after, "below_floor").is_empty());
     let text = stdout(&capture(&["table", s(&after)]));
     assert!(
         text.contains("timers disagree on matmul, naive: "),
