@@ -162,3 +162,79 @@ fn repeat_runs_pass_the_work_gate_but_an_autotuner_s_new_configuration_does_not(
     );
     assert!(same_build_pairs > 0, "no two runs chose the same builds");
 }
+
+/// The tolerance file the gate reads is what `tests/determinism/cv.py` makes of the runs
+/// in the fixtures (the 20 runs of each program, docs/ci.md's table): re-made here from
+/// them, part for part.
+#[test]
+fn the_tolerance_file_is_what_cv_py_makes_of_the_fixture_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let committed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tolerance()).expect("tolerance file"))
+            .expect("json");
+    let mut groups = Vec::new();
+    for program in ["suite", "gemms", "compiled_mlp", "bert_base_fwd"] {
+        let folder = root().join(format!("tests/fixtures/determinism-h200/{program}"));
+        let mut names: Vec<String> = std::fs::read_dir(&folder)
+            .expect("runs")
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".json.gz"))
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 20, "{program}: 20 runs");
+        let sub = dir.path().join(program);
+        std::fs::create_dir_all(&sub).expect("dir");
+        let paths: Vec<String> = names
+            .iter()
+            .map(|n| {
+                let p = gunzip_fixture(&sub, &format!("determinism-h200/{program}/{n}"));
+                p.to_string_lossy().into_owned()
+            })
+            .collect();
+        groups.push(format!("{program}={}", paths.join(",")));
+    }
+    let made = dir.path().join("tolerance.json");
+    let out = std::process::Command::new("python3")
+        .arg(root().join("tests/determinism/cv.py"))
+        .args(["--capture", s(crate::util::capture_bin())])
+        .args(["--out", s(&made)])
+        .args([
+            "--measured-on",
+            committed["measured_on"].as_str().expect("measured_on"),
+        ])
+        .args(&groups)
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let made: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&made).expect("made")).expect("json");
+    assert_eq!(made["measured_on"], committed["measured_on"]);
+    let parts = |v: &serde_json::Value| {
+        v["components"]
+            .as_object()
+            .expect("components")
+            .iter()
+            .map(|(k, c)| {
+                let f = |key: &str| c[key].as_f64().expect("number");
+                (k.clone(), [f("cv_pct"), f("floor"), f("runs")])
+            })
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (parts(&made), parts(&committed));
+    assert_eq!(
+        a.iter().map(|p| &p.0).collect::<Vec<_>>(),
+        b.iter().map(|p| &p.0).collect::<Vec<_>>()
+    );
+    for ((k, x), (_, y)) in a.iter().zip(&b) {
+        for (u, v) in x.iter().zip(y) {
+            assert!(
+                (u - v).abs() <= 1e-6 * v.abs().max(1.0),
+                "{k}: {x:?} vs {y:?}"
+            );
+        }
+    }
+}
