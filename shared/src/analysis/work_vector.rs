@@ -339,8 +339,9 @@ pub const DRAM_BYTES_PER_L2_SECTOR: f64 = 128.0;
 /// `convert_dq_to_16bits`), so the bound is twice that.
 pub const SECTORS_PER_REQUEST: f64 = 64.0;
 
-/// Where a vector's counts contradict each other, one line each: more DRAM bytes read than
-/// the L2's lookups can explain, more L1 sectors than a warp's requests can touch. Such
+/// Where a vector's counts contradict each other or the launches, one line each: no
+/// instructions in a launch, more DRAM bytes read than the L2's lookups can explain, more
+/// L1 sectors than a warp's requests can touch. Such
 /// counts are wrong (a counter from another pass, a replay that went astray, an edit), and
 /// the work gate will not judge them. Over every artifact and export in the project's
 /// fixtures (real workloads among them) the largest ratios are 0.22 of the DRAM bound and
@@ -348,6 +349,12 @@ pub const SECTORS_PER_REQUEST: f64 = 64.0;
 pub fn contradictions(v: &WorkVector) -> Vec<String> {
     let get = |k: WorkComponent| v.counts.get(&k).copied().filter(|x| x.is_finite());
     let mut out = Vec::new();
+    if v.launches > 0 && get(WorkComponent::Instructions) == Some(0.0) {
+        out.push(format!(
+            "no instructions executed in {} launch(es): every launch executes some",
+            v.launches
+        ));
+    }
     if let (Some(dram), Some(l2)) = (
         get(WorkComponent::DramReadBytes),
         get(WorkComponent::L2Sectors),
@@ -398,7 +405,11 @@ mod tests {
 
     #[test]
     fn counts_that_contradict_each_other_are_named() {
-        let mut v = WorkVector::default();
+        let mut v = WorkVector {
+            launches: 2,
+            ..WorkVector::default()
+        };
+        v.counts.insert(WorkComponent::Instructions, 1.0);
         v.counts
             .insert(WorkComponent::DramReadBytes, 1000.0 * 128.0);
         v.counts.insert(WorkComponent::L2Sectors, 1000.0);
@@ -410,8 +421,11 @@ mod tests {
             .insert(WorkComponent::DramReadBytes, 1001.0 * 128.0);
         v.counts
             .insert(WorkComponent::L1GlobalLoadSectors, 64.0 * 64.0 + 1.0);
+        v.counts.insert(WorkComponent::Instructions, 0.0);
         let found = contradictions(&v);
-        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(found[0].starts_with("no instructions executed in 2 launch(es)"));
+        let found = &found[1..];
         assert!(found[0].starts_with("DRAM read 128128 bytes"), "{found:?}");
         assert!(
             found[1].contains("global load sectors from 64 requests"),
