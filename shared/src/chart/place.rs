@@ -6,7 +6,7 @@
 //! point; the boxes come back to the caller ([`LabelBox`]) so a page can check them.
 
 /// A rectangle in backend pixels, `x0 <= x1`, `y0 <= y1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Box2 {
     /// Left edge.
     pub x0: i32,

@@ -15,7 +15,12 @@
 //! - Timing's one filled column on applications stretched across the panel, its times
 //!   right-aligned far from their header;
 //! - run against run broke every verdict at its hyphen ("memory-" / "bound");
-//! - the side bar stayed 16rem at every width, its kernel names over three lines.
+//! - the side bar stayed 16rem at every width, its kernel names over three lines;
+//! - at 800 px a kernel label of GPT-2's roofline sat on the x axis;
+//! - Compare's kernel pickers showed the run's path and a few characters of the name;
+//! - the stall chart was 320 px tall whatever its rows, a third of it empty for GPT-2's GEMM;
+//! - the Source page told a report, an artifact and CSV pages the same sentence about
+//!   reports: it names what each lacks and the one command that adds it.
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -131,7 +136,11 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
     let base = server.base.as_str();
     let result = async {
         side_bar_widens(&b, base).await?;
+        roofline_labels_keep_off_the_axes(&b, base).await?;
+        compare_pickers_show_whole_names(&b, base).await?;
         b.client.set_window_size(1500, 1100).await?;
+        stall_chart_fits_its_rows(&b, base).await?;
+        source_page_says_what_is_missing(&b, base).await?;
         names_cut_in_the_middle(&b, base).await?;
         sol_deciding_figures_in_view(&b, base).await?;
         charts_fit_their_page(&b, base).await?;
@@ -178,6 +187,149 @@ async fn side_bar_widens(b: &Browser, base: &str) -> Result<(), BoxError> {
         serde_json::json!(["h200-gpt2-bf16.json", GPT2, true]),
         "the run's entry"
     );
+    Ok(())
+}
+
+/// No kernel label of the roofline sits on an axis: at 800 px GPT-2's fifth kernel's label
+/// lay on the x axis, under the lowest tick, where it read as an axis label.
+async fn roofline_labels_keep_off_the_axes(b: &Browser, base: &str) -> Result<(), BoxError> {
+    for query in [format!("src={GPT2}"), BERT.into()] {
+        for w in [800, 1500, 1920] {
+            b.client.set_window_size(w, 1100).await?;
+            open_page(b, base, &query, "roofline").await?;
+            let v = b
+                .wait_js(
+                    "const c = document.getElementById('roofline-canvas'); \
+                     return c && Number(c.dataset.drawn) > 0 && c.dataset.labels \
+                       && [c.dataset.labels, c.dataset.area || '[]'];",
+                    WAIT,
+                )
+                .await?;
+            let labels: serde_json::Value = serde_json::from_str(v[0].as_str().unwrap_or("[]"))?;
+            let area: Vec<f64> = serde_json::from_str(v[1].as_str().unwrap_or("[]"))?;
+            assert_eq!(area.len(), 4, "{query} at {w} px: no plot area: {v}");
+            let kernels: Vec<&serde_json::Value> = labels
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|l| l["kind"] == "kernel")
+                .collect();
+            assert!(!kernels.is_empty(), "{query} at {w} px: no kernel label");
+            let on_axis: Vec<String> = kernels
+                .iter()
+                .filter(|l| {
+                    let n = |k: &str| l[k].as_f64().unwrap_or(f64::NAN);
+                    !(n("y1") <= area[3] - 3.0 && n("x0") >= area[0] + 3.0)
+                })
+                .map(ToString::to_string)
+                .collect();
+            assert!(
+                on_axis.is_empty(),
+                "{query} at {w} px: kernel labels on an axis (plot area {area:?}): {on_axis:?}"
+            );
+        }
+        println!("{query}: no kernel label on an axis at 800, 1500 and 1920 px");
+    }
+    Ok(())
+}
+
+/// Compare's kernel pickers show the whole kernel name: they held `run path: name`, the
+/// name cut after a few characters (`samples/h200-gpt2-bf16.json: nvjet_sm9`).
+async fn compare_pickers_show_whole_names(b: &Browser, base: &str) -> Result<(), BoxError> {
+    for (query, w) in [
+        (format!("src={GPT2}"), 800),
+        (format!("src={GPT2}"), 1500),
+        ("src=test/run1.json&src=test/run2.json".into(), 1500),
+    ] {
+        b.client.set_window_size(w, 1100).await?;
+        open_page(b, base, &query, "compare").await?;
+        let pickers = b
+            .wait_js(
+                "const p = ['compare-a', 'compare-b'].map(id => document.getElementById(id)); \
+                 if (p.some(e => !e || !e.value)) return null; \
+                 return p.map(e => [e.value, e.scrollWidth, e.clientWidth]);",
+                WAIT,
+            )
+            .await?;
+        println!("{query} at {w} px, the pickers: {pickers}");
+        for p in pickers.as_array().into_iter().flatten() {
+            let value = p[0].as_str().unwrap_or_default();
+            let (scroll, client) = (p[1].as_f64(), p[2].as_f64());
+            assert!(
+                scroll.zip(client).is_some_and(|(s, c)| s <= c + 1.0),
+                "{query} at {w} px: the picker's text is cut: {p}"
+            );
+            assert!(
+                !value.starts_with("samples/") && !value.starts_with("test/"),
+                "{query} at {w} px: the picker starts with a path: {value}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The stall chart is as tall as its bars: at 320 px for every kernel it left a third of
+/// itself empty under GPT-2's GEMM's seven reasons.
+async fn stall_chart_fits_its_rows(b: &Browser, base: &str) -> Result<(), BoxError> {
+    open(b, base, &format!("src={GPT2}"), "occupancy").await?;
+    let v = b
+        .wait_js(
+            "const c = document.getElementById('stall-canvas'); \
+             return c && Number(c.dataset.drawn) > 0 \
+               && [Number(c.dataset.rows), c.getBoundingClientRect().height];",
+            WAIT,
+        )
+        .await?;
+    let (rows, height) = (v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0));
+    println!("gpt2's stall chart: {rows} rows in {height} px");
+    // The title (34 px), 26 px a row, 6 px under them and the border.
+    let needed = 34.0 + 26.0 * rows + 6.0 + 2.0;
+    assert!(rows >= 5.0, "{v}");
+    assert!(
+        (height - needed).abs() <= 1.0,
+        "the stall chart is {height} px tall for {rows} rows ({needed} px needed)"
+    );
+    Ok(())
+}
+
+/// A kernel without source counters: the Source page says what is missing and gives the
+/// one command that adds it, for the input the run came from (it said the same sentence
+/// about reports for a report, an artifact and CSV pages).
+async fn source_page_says_what_is_missing(b: &Browser, base: &str) -> Result<(), BoxError> {
+    for (query, why, command) in [
+        (
+            "src=samples/h200-two-process.ncu-rep".to_string(),
+            "h200-two-process.ncu-rep has no per-instruction figures",
+            "ncu --set full --import-source yes -o h200-two-process-full PROGRAM ARGS",
+        ),
+        (
+            format!("src={GPT2}"),
+            "profiled by capture profile without --source",
+            "capture profile --source --keep-exports -o ",
+        ),
+        (
+            BERT.to_string(),
+            "Raw and details pages hold no per-instruction figures",
+            "ncu --import REPORT.ncu-rep --csv --page source --print-source cuda,sass",
+        ),
+    ] {
+        open_page(b, base, &query, "source").await?;
+        let said = b
+            .wait_js(
+                "const n = document.getElementById('source-none'); \
+                 const c = n && n.querySelector('pre.command'); \
+                 return c && [n.querySelector('p').textContent, c.textContent];",
+                WAIT,
+            )
+            .await?;
+        println!("{query}: {said}");
+        let (text, cmd) = (
+            said[0].as_str().unwrap_or_default(),
+            said[1].as_str().unwrap_or_default(),
+        );
+        assert!(text.contains(why), "{query}: {text}");
+        assert!(cmd.starts_with(command), "{query}: {cmd}");
+    }
     Ok(())
 }
 

@@ -5,7 +5,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use shared::chart::{self, Drawn, HitGrid, HitPoint, LabelBox, LabelOf, Surface};
+use shared::chart::{self, Box2, Drawn, HitGrid, HitPoint, LabelBox, LabelOf, Surface};
 use web_sys::HtmlCanvasElement;
 
 use super::exports::RooflineExports;
@@ -24,7 +24,7 @@ const PICK_RADIUS_CSS: f64 = 9.0;
 /// The chart's labels as JSON for the page's tests, in CSS pixels of the canvas:
 /// `[{"text", "kind": "roof"|"kernel", "kernel", "x0", "y0", "x1", "y1"}]`.
 fn labels_attr(labels: &[LabelBox], m: &RooflineModel, dpr: f64) -> String {
-    let css = |v: i32| (f64::from(v) / dpr * 10.0).round() / 10.0;
+    let css = |v: i32| css_px(v, dpr);
     let items: Vec<serde_json::Value> = labels
         .iter()
         .map(|l| {
@@ -40,6 +40,23 @@ fn labels_attr(labels: &[LabelBox], m: &RooflineModel, dpr: f64) -> String {
         })
         .collect();
     serde_json::Value::Array(items).to_string()
+}
+
+/// The plot area inside the axes in CSS pixels, `[x0,y0,x1,y1]`, for the page's tests.
+fn area_attr(area: Box2, dpr: f64) -> String {
+    let css = |v: i32| css_px(v, dpr);
+    format!(
+        "[{},{},{},{}]",
+        css(area.x0),
+        css(area.y0),
+        css(area.x1),
+        css(area.y1)
+    )
+}
+
+/// Backend pixels `v` in CSS pixels at `dpr`, to a tenth.
+fn css_px(v: i32, dpr: f64) -> f64 {
+    (f64::from(v) / dpr * 10.0).round() / 10.0
 }
 
 /// The drawn points in CSS pixels, `[[x,y],...]`, for the page's tests; empty above
@@ -91,6 +108,7 @@ impl Plot {
         let n = d.hits.len();
         let boxes = model.with_untracked(|m| labels_attr(&d.labels, m, dpr));
         let spots = hits_attr(&d.hits, dpr);
+        let area = area_attr(d.area, dpr);
         self.grid
             .set_value(HitGrid::new(d.hits, PICK_RADIUS_CSS * dpr));
         self.labels.set_value(d.labels);
@@ -98,6 +116,7 @@ impl Plot {
         let _ = canvas.set_attribute("data-points", &n.to_string());
         let _ = canvas.set_attribute("data-labels", &boxes);
         let _ = canvas.set_attribute("data-hits", &spots);
+        let _ = canvas.set_attribute("data-area", &area);
         if let Some(t0) = ctx.pending_since.get_untracked() {
             let ms = browser::now_ms() - t0;
             ctx.pending_since.set(None);
