@@ -187,6 +187,25 @@ async fn side_bar_widens(b: &Browser, base: &str) -> Result<(), BoxError> {
         serde_json::json!(["h200-gpt2-bf16.json", GPT2, true]),
         "the run's entry"
     );
+    // A run of two exports wraps its name rather than lose its end (`bert_details.cs` at
+    // 1500 px).
+    b.client.set_window_size(1500, 1100).await?;
+    open(b, base, BERT, "time").await?;
+    let cut = b
+        .client
+        .execute(
+            "const e = document.querySelector('#run-list .run-name'); \
+             const li = e.closest('li').getBoundingClientRect(); \
+             const r = e.getBoundingClientRect(); \
+             return [e.textContent, r.right <= li.right + 1 && r.bottom <= li.bottom + 1];",
+            Vec::new(),
+        )
+        .await?;
+    assert_eq!(
+        cut,
+        serde_json::json!(["bert_raw.csv + bert_details.csv", true]),
+        "the two exports' run entry is cut"
+    );
     Ok(())
 }
 
@@ -363,6 +382,19 @@ async fn sol_deciding_figures_in_view(b: &Browser, base: &str) -> Result<(), Box
             );
         }
         println!("{query}: SOL's verdict, SM % and Memory % inside the panel at 1500 px");
+    }
+    // Occupancy: what limits it beside the two occupancies (GPT-2's GEMMs' "registers,
+    // shared memory" was cut at the panel's edge behind the launch's shape).
+    for query in [format!("src={GPT2}"), BERT.into()] {
+        open(b, base, &query, "occupancy").await?;
+        for col in ["theoretical", "achieved", "limiter"] {
+            let (n, out) = cells_out_of_view(b, col).await?;
+            assert!(n > 0, "{query}: no {col} cells");
+            assert!(
+                out.is_empty(),
+                "{query}: occupancy's {col} past the right edge: {out:?}"
+            );
+        }
     }
     Ok(())
 }

@@ -531,15 +531,16 @@ pub fn bytes_row(
 
 // == Occupancy ==
 
-/// The occupancy header.
+/// The occupancy header: the two occupancies and what limits them next to the name, the
+/// launch's shape after them (at 1500 px it pushed "limited by" past the panel's edge).
 pub fn occupancy_header() -> Vec<Head> {
     vec![
         th("kernel"),
-        th("grid x block"),
         th("theoretical %"),
         th("achieved %"),
-        term("waves", "waves/SM"),
         th("limited by"),
+        term("waves", "waves/SM"),
+        th("grid x block"),
         th("registers/thread"),
         th("limit: registers"),
         th("limit: shared mem"),
@@ -588,7 +589,6 @@ pub fn occupancy_row(
         selected,
         vec![
             Cell::name(kr, &k.name, k.short.clone()),
-            Cell::text("", launch_shape(run, k.index)),
             Cell::num(
                 opt(o.theoretical_pct, pct),
                 o.theoretical_pct,
@@ -601,12 +601,6 @@ pub fn occupancy_row(
                 "occupancy",
                 "achieved",
             ),
-            Cell::num(
-                opt(fit.waves, |w| format!("{w:.2}")),
-                fit.waves,
-                "waves",
-                "waves",
-            ),
             Cell::text(
                 "",
                 if limiter.is_empty() {
@@ -616,6 +610,13 @@ pub fn occupancy_row(
                 },
             )
             .col("limiter"),
+            Cell::num(
+                opt(fit.waves, |w| format!("{w:.2}")),
+                fit.waves,
+                "waves",
+                "waves",
+            ),
+            Cell::text("", launch_shape(run, k.index)),
             n(o.registers_per_thread, "registers"),
             n(o.limit_registers, "limit_registers"),
             n(o.limit_shared_mem, "limit_shared"),

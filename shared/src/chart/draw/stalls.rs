@@ -50,7 +50,10 @@ pub fn draw_stalls<DB: DrawingBackend>(
                 Some(l) => format!("{which}: {l}"),
                 None => format!("{which}: no warp-state counters"),
             };
-            draw(Text::new(text, (x + s(18.0), y), font(12.0).color(&ink)))?;
+            // Each within its half, so "before" never runs into "after" (BERT's GEMMs did).
+            let style = font(12.0).color(&ink);
+            let text = fitted(root, &text, &style, w * 0.45 - f64::from(s(26.0)))?;
+            draw(Text::new(text, (x + s(18.0), y), style))?;
         }
         top += f64::from(s(layout::LEGEND));
     }
@@ -180,5 +183,15 @@ mod tests {
         assert!(!narrow.contains(title), "whole at 400 px");
         assert!(narrow.contains("nvjet_"), "its start lost");
         assert!(narrow.contains("warps waited"), "its end lost");
+        // A comparison's two names each kept within its half of the legend.
+        let before = "nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_bias_TNT";
+        let compared = StallChart {
+            compare: Some(Some(series(before, &[("barrier", 1.0)]))),
+            series: Some(series(before, &[("barrier", 1.0)])),
+            ..chart
+        };
+        let svg = super::super::stalls_svg(&compared, 700, 200).unwrap_or_default();
+        assert!(!svg.contains(before), "a legend name whole in 700 px");
+        assert!(svg.contains("before: nvjet_"), "{svg}");
     }
 }
