@@ -20,7 +20,9 @@
 //! - Compare's kernel pickers showed the run's path and a few characters of the name;
 //! - the stall chart was 320 px tall whatever its rows, a third of it empty for GPT-2's GEMM;
 //! - the Source page told a report, an artifact and CSV pages the same sentence about
-//!   reports: it names what each lacks and the one command that adds it.
+//!   reports: it names what each lacks and the one command that adds it;
+//! - Occupancy's "limited by" and the ranking's "time %" were past the panel's edge at
+//!   1500 px; a report's raw metrics opened on a screen of `n/a` Triage metrics.
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -145,6 +147,7 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
         sol_deciding_figures_in_view(&b, base).await?;
         charts_fit_their_page(&b, base).await?;
         small_tables_and_lists(&b, base).await?;
+        raw_metrics_open_on_values(&b, base).await?;
         mixed_kernel_opens_on_the_time_page(&b, base).await
     }
     .await;
@@ -383,6 +386,19 @@ async fn sol_deciding_figures_in_view(b: &Browser, base: &str) -> Result<(), Box
         }
         println!("{query}: SOL's verdict, SM % and Memory % inside the panel at 1500 px");
     }
+    // Where the time goes: each kernel's share of the time, the page's answer (it came
+    // after the launches and the summed time, past the panel's edge).
+    for query in [format!("src={GPT2}"), BERT.into()] {
+        open(b, base, &query, "time").await?;
+        for col in ["verdict", "roof", "time_share", "cumulative"] {
+            let (n, out) = cells_out_of_view(b, col).await?;
+            assert!(n > 0, "{query}: no {col} cells");
+            assert!(
+                out.is_empty(),
+                "{query}: the ranking's {col} past the right edge: {out:?}"
+            );
+        }
+    }
     // Occupancy: what limits it beside the two occupancies (GPT-2's GEMMs' "registers,
     // shared memory" was cut at the panel's edge behind the launch's shape).
     for query in [format!("src={GPT2}"), BERT.into()] {
@@ -482,6 +498,33 @@ async fn small_tables_and_lists(b: &Browser, base: &str) -> Result<(), BoxError>
     assert!(
         intro.contains("GB/s. Bytes and time"),
         "the ceilings run on: {intro}"
+    );
+    Ok(())
+}
+
+/// The raw metrics of BERT-base open on metrics with values: its Triage metrics, `n/a` in
+/// every launch, sorted first by name and filled the first screen.
+async fn raw_metrics_open_on_values(b: &Browser, base: &str) -> Result<(), BoxError> {
+    open(b, base, BERT, "metrics").await?;
+    let first = b
+        .client
+        .execute(
+            "return [...document.querySelectorAll('#metrics-table td[data-col=cold]')] \
+               .slice(0, 20).map(td => td.textContent);",
+            Vec::new(),
+        )
+        .await?;
+    let cells: Vec<&str> = first
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str())
+        .collect();
+    println!("bert's first raw metrics: {cells:?}");
+    assert_eq!(cells.len(), 20, "{first}");
+    assert!(
+        cells.iter().all(|c| *c != "n/a"),
+        "the raw metrics open on n/a rows: {cells:?}"
     );
     Ok(())
 }

@@ -221,18 +221,20 @@ pub fn group_lines(k: &KernelFigures) -> Vec<String> {
 
 // == Where the time goes ==
 
-/// The ranking's header: the verdict and the roof that decides it beside the name, so
-/// that neither needs a sideways scroll at 1500 px (issue 38), then the times.
+/// The ranking's header: the verdict and the roof that decides it beside the name, then
+/// the kernel's share of the time and the running total (the page's answer: after the
+/// launches and the summed time it was past the panel's edge at 1500 px), so that none
+/// needs a sideways scroll at 1500 px (issue 38), then the launches and times.
 pub fn time_header() -> Vec<Head> {
     heads([
         "#",
         "kernel",
         "verdict",
         "roof (% of it)",
-        "launches",
-        "time ms (sum)",
         "time %",
         "cumulative %",
+        "launches",
+        "time ms (sum)",
         "work",
     ])
 }
@@ -296,10 +298,10 @@ pub fn time_row(
             Cell::text("", roof_text(r))
                 .col("roof")
                 .title(roof_title(r)),
-            Cell::text("num", k.row.launches.to_string()),
-            Cell::text("num", opt(k.row.time_ms, ms)),
             Cell::text("num", share(r.share)).col("time_share"),
             Cell::text("num", share(r.cumulative)).col("cumulative"),
+            Cell::text("num", k.row.launches.to_string()),
+            Cell::text("num", opt(k.row.time_ms, ms)),
             Cell::text("", k.row.precision.clone().unwrap_or_else(|| "-".into())).col("precision"),
         ],
     )
