@@ -462,6 +462,28 @@ async fn small_tables_and_lists(b: &Browser, base: &str) -> Result<(), BoxError>
     let width = width.as_f64().unwrap_or(f64::NAN);
     assert!(width < 200.0, "timing's time column is {width} px wide");
 
+    // Event time described only where there are event times: on a report the page said
+    // what a plain run is over a table of ncu's durations only.
+    for (query, said) in [
+        ("src=samples/h200-two-process.ncu-rep", "none in this run"),
+        ("src=samples/h200.json", "a plain run, no profiler"),
+    ] {
+        open(b, base, query, "timing").await?;
+        let v = b
+            .client
+            .execute(
+                "return [document.querySelector('#page-timing .controls li').textContent, \
+                   [...document.querySelectorAll('#timing-table th')].map(th => th.textContent).join('|')];",
+                Vec::new(),
+            )
+            .await?;
+        println!("{query}: timing says {v}");
+        assert!(
+            v[0].as_str().is_some_and(|t| t.contains(said)),
+            "{query}: {v}"
+        );
+    }
+
     open(b, base, "src=test/run1.json&src=test/run2.json", "compare").await?;
     let broken = b
         .wait_js(
