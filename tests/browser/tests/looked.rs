@@ -22,7 +22,9 @@
 //! - the Source page told a report, an artifact and CSV pages the same sentence about
 //!   reports: it names what each lacks and the one command that adds it;
 //! - Occupancy's "limited by" and the ranking's "time %" were past the panel's edge at
-//!   1500 px; a report's raw metrics opened on a screen of `n/a` Triage metrics.
+//!   1500 px; a report's raw metrics opened on a screen of `n/a` Triage metrics;
+//! - Timing described event times over ncu's durations only; the Overview's ceilings card
+//!   was seven dashes on every report; the memory chart left out a GEMM's TMA loads.
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -148,6 +150,7 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
         charts_fit_their_page(&b, base).await?;
         small_tables_and_lists(&b, base).await?;
         raw_metrics_open_on_values(&b, base).await?;
+        memory_chart_counts_tma_loads(&b, base).await?;
         mixed_kernel_opens_on_the_time_page(&b, base).await
     }
     .await;
@@ -462,6 +465,24 @@ async fn small_tables_and_lists(b: &Browser, base: &str) -> Result<(), BoxError>
     let width = width.as_f64().unwrap_or(f64::NAN);
     assert!(width < 200.0, "timing's time column is {width} px wide");
 
+    // The Overview's measured ceilings: a sentence where the run has none (seven dashes on
+    // every report and profile), the figures where it has them.
+    for (query, said) in [
+        ("src=samples/h200-two-process.ncu-rep", "None in this run"),
+        ("src=samples/h200.json", "copy (read + write)"),
+    ] {
+        open_page(b, base, query, "overview").await?;
+        let card = b
+            .wait_js(
+                "const c = document.getElementById('ceilings'); return c && c.textContent;",
+                WAIT,
+            )
+            .await?;
+        let card = card.as_str().unwrap_or_default();
+        assert!(card.contains(said), "{query}: the ceilings card: {card}");
+        assert!(!card.contains("read only-"), "{query}: dashes: {card}");
+    }
+
     // Event time described only where there are event times: on a report the page said
     // what a plain run is over a table of ncu's durations only.
     for (query, said) in [
@@ -548,6 +569,24 @@ async fn raw_metrics_open_on_values(b: &Browser, base: &str) -> Result<(), BoxEr
         cells.iter().all(|c| *c != "n/a"),
         "the raw metrics open on n/a rows: {cells:?}"
     );
+    Ok(())
+}
+
+/// The memory chart of BERT's top GEMM shows the bytes its TMA loads brought: it showed
+/// 1.97 MB from the kernel to L1/TEX beside 586 MB between L1 and L2, with nothing to say the
+/// operands came by TMA (the roofline's note said so).
+async fn memory_chart_counts_tma_loads(b: &Browser, base: &str) -> Result<(), BoxError> {
+    open_page(b, base, BERT, "memory").await?;
+    let line = b
+        .wait_js(
+            "const d = document.querySelector(\"dl[data-for='memory-canvas'] dd[data-flow='kernel-l1']\"); \
+             return d && d.textContent;",
+            WAIT,
+        )
+        .await?;
+    let line = line.as_str().unwrap_or_default();
+    println!("bert's kernel -> L1/TEX: {line}");
+    assert!(line.contains("GB TMA loads"), "{line}");
     Ok(())
 }
 
