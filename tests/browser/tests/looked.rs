@@ -587,6 +587,19 @@ async fn memory_chart_counts_tma_loads(b: &Browser, base: &str) -> Result<(), Bo
     let line = line.as_str().unwrap_or_default();
     println!("bert's kernel -> L1/TEX: {line}");
     assert!(line.contains("GB TMA loads"), "{line}");
+    // A report without byte counters: its missing hit rates read "-", not "- %".
+    open_page(b, base, "src=samples/h200-two-process.ncu-rep", "memory").await?;
+    let facts = b
+        .wait_js(
+            "const p = document.querySelector('#page-memory p'); return p && p.textContent;",
+            WAIT,
+        )
+        .await?;
+    let facts = facts.as_str().unwrap_or_default();
+    assert!(
+        facts.contains("L1 hit: -") && !facts.contains("- %"),
+        "{facts}"
+    );
     Ok(())
 }
 
