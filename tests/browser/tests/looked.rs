@@ -517,6 +517,24 @@ async fn small_tables_and_lists(b: &Browser, base: &str) -> Result<(), BoxError>
         .await?;
     println!("run against run: {broken} (verdict cells, broken over lines)");
     assert_eq!(broken[1].as_u64(), Some(0), "verdicts broken: {broken}");
+    // At 800 px "moved most" was squeezed to ~40 px, a word a line (one row 300 px tall).
+    b.client.set_window_size(800, 1100).await?;
+    let moved = b
+        .wait_js(
+            "const cells = [...document.querySelectorAll('#run-diff-table td.moved')] \
+               .filter(td => td.textContent.trim()); \
+             return cells.length && cells.map(td => Math.round(td.getBoundingClientRect().width));",
+            WAIT,
+        )
+        .await?;
+    b.client.set_window_size(1500, 1100).await?;
+    println!("run against run at 800 px, 'moved most' widths: {moved}");
+    assert!(
+        moved
+            .as_array()
+            .is_some_and(|w| w.iter().all(|w| w.as_f64().unwrap_or(0.0) >= 200.0)),
+        "'moved most' squeezed at 800 px: {moved}"
+    );
 
     open_page(b, base, "src=samples/h200-two-process.ncu-rep", "roofline").await?;
     let headed = b
