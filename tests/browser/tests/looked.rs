@@ -389,6 +389,19 @@ async fn sol_deciding_figures_in_view(b: &Browser, base: &str) -> Result<(), Box
         }
         println!("{query}: SOL's verdict, SM % and Memory % inside the panel at 1500 px");
     }
+    // The bytes table at 800 px: the verdict came after the launches and the summed time,
+    // cut at the panel's edge ("latency-bo").
+    b.client.set_window_size(800, 1100).await?;
+    for query in [format!("src={GPT2}"), "src=samples/h200.json".into()] {
+        open(b, base, &query, "bytes").await?;
+        let (n, out) = cells_out_of_view(b, "verdict").await?;
+        assert!(n > 0, "{query}: no verdict cells");
+        assert!(
+            out.is_empty(),
+            "{query}: the bytes table's verdict past the edge at 800 px: {out:?}"
+        );
+    }
+    b.client.set_window_size(1500, 1100).await?;
     // Where the time goes: each kernel's share of the time, the page's answer (it came
     // after the launches and the summed time, past the panel's edge).
     for query in [format!("src={GPT2}"), BERT.into()] {

@@ -392,19 +392,20 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
 
 // == Bytes ==
 
-/// The bytes table's columns in the order the page shows them: the verdict and the figures
-/// that decide it (% of the copy ceiling, GB/s, GFLOP/s) beside the name and the time, then
-/// the bytes; at 1500 px the verdict was past the panel's right edge after the bytes
-/// (issue 38). `capture table` keeps [`Column::ALL`]'s order.
+/// The bytes table's columns in the order the page shows them: the verdict, the share of
+/// the time and the figures that decide the verdict (% of the copy ceiling, GB/s, GFLOP/s)
+/// beside the name, then the launches, the time and the bytes; at 1500 px the verdict was
+/// past the panel's right edge after the bytes (issue 38), at 800 px after the launches and
+/// the time. `capture table` keeps [`Column::ALL`]'s order.
 pub const BYTES_SHOWN: [Column; 18] = [
     Column::Name,
-    Column::Launches,
-    Column::Time,
-    Column::TimeShare,
     Column::Verdict,
+    Column::TimeShare,
     Column::PctCopy,
     Column::Gbs,
     Column::Gflops,
+    Column::Launches,
+    Column::Time,
     Column::Work,
     Column::Ask,
     Column::L1,
@@ -1025,10 +1026,10 @@ mod tests {
     fn every_bytes_column_sorts_and_numbers_keep_their_exact_value() {
         let header = bytes_header(&BYTES_SHOWN);
         assert_eq!(header.len(), Column::ALL.len());
-        // Every column once (as many, and each there), the verdict beside the name and time.
+        // Every column once (as many, and each there), the verdict beside the name.
         assert_eq!(BYTES_SHOWN.len(), Column::ALL.len());
         assert!(Column::ALL.iter().all(|c| BYTES_SHOWN.contains(c)));
-        assert_eq!(header[4].col, Some("verdict"));
+        assert_eq!(header[1].col, Some("verdict"));
         assert!(header.iter().all(|h| h.sortable && h.col.is_some()));
         let c = Cell::num("1.5".into(), Some(1.25), "", "x");
         assert_eq!(c.value.as_deref(), Some("1.25"));
@@ -1047,7 +1048,7 @@ mod tests {
         for gone in [Column::Ask, Column::PctCopy, Column::DramPerAsk] {
             assert!(!cols.contains(&gone), "{gone:?} kept: {cols:?}");
         }
-        assert_eq!(cols.get(4), Some(&Column::Verdict), "{cols:?}");
+        assert_eq!(cols.get(1), Some(&Column::Verdict), "{cols:?}");
         let titles = bytes_titles();
         let kr = KernelRef { run: 0, kernel: 0 };
         let row = bytes_row(kr, run, &titles, None, &cols).unwrap_or_default();
