@@ -16,7 +16,8 @@
 //!   right-aligned far from their header;
 //! - run against run broke every verdict at its hyphen ("memory-" / "bound");
 //! - the side bar stayed 16rem at every width, its kernel names over three lines;
-//! - at 800 px a kernel label of GPT-2's roofline sat on the x axis;
+//! - at 800 px a kernel label of GPT-2's roofline sat on the x axis, and at 1920 px its
+//!   7th label went 96 px from its points to keep off a line;
 //! - Compare's kernel pickers showed the run's path and a few characters of the name;
 //! - the stall chart was 320 px tall whatever its rows, a third of it empty for GPT-2's GEMM;
 //! - the Source page told a report, an artifact and CSV pages the same sentence about
@@ -252,8 +253,46 @@ async fn roofline_labels_keep_off_the_axes(b: &Browser, base: &str) -> Result<()
                 on_axis.is_empty(),
                 "{query} at {w} px: kernel labels on an axis (plot area {area:?}): {on_axis:?}"
             );
+            // Each label near one of its kernel's points: GPT-2's 7th went 96 px away at
+            // 1920 px to keep off a line, its leader across other kernels.
+            let hits = b
+                .client
+                .execute(
+                    "return document.getElementById('roofline-canvas').dataset.hits",
+                    Vec::new(),
+                )
+                .await?;
+            let hits: serde_json::Value = serde_json::from_str(hits.as_str().unwrap_or("[]"))?;
+            let far: Vec<String> = kernels
+                .iter()
+                .filter_map(|l| {
+                    let n = |k: &str| l[k].as_f64().unwrap_or(f64::NAN);
+                    let d = hits
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|h| h[2] == l["kernel"])
+                        .map(|h| {
+                            let (x, y) =
+                                (h[0].as_f64().unwrap_or(0.0), h[1].as_f64().unwrap_or(0.0));
+                            (x.clamp(n("x0"), n("x1")) - x).hypot(y.clamp(n("y0"), n("y1")) - y)
+                        })
+                        .fold(f64::INFINITY, f64::min);
+                    (d > 60.0).then(|| format!("{} {d:.0} px", l["text"]))
+                })
+                .collect();
+            // Left open: BERT at 800 px, where its second GEMM's DRAM point sits at the right
+            // edge among the other GEMMs' points, the subtitle and two roof labels, and the
+            // nearest free box is 126 px away (moving such a label to the list instead is
+            // for application.rs, which wants the top five labelled at every width).
+            let crowded = query == BERT && w == 800;
+            println!("{query} at {w} px: labels farther than 60 px from their points: {far:?}");
+            assert!(
+                crowded || far.is_empty(),
+                "{query} at {w} px: labels far from their points: {far:?}"
+            );
         }
-        println!("{query}: no kernel label on an axis at 800, 1500 and 1920 px");
+        println!("{query}: kernel labels off the axes at 800, 1500 and 1920 px");
     }
     Ok(())
 }

@@ -59,16 +59,19 @@ fn css_px(v: i32, dpr: f64) -> f64 {
     (f64::from(v) / dpr * 10.0).round() / 10.0
 }
 
-/// The drawn points in CSS pixels, `[[x,y],...]`, for the page's tests; empty above
-/// [`HITS_SHOWN`] points.
-fn hits_attr(hits: &[HitPoint], dpr: f64) -> String {
+/// The drawn points in CSS pixels with their kernel, `[[x,y,"run.kernel"],...]`, for the
+/// page's tests; empty above [`HITS_SHOWN`] points.
+fn hits_attr(hits: &[HitPoint], m: &RooflineModel, dpr: f64) -> String {
     if hits.len() > HITS_SHOWN {
         return String::new();
     }
     let css = |v: i32| (f64::from(v) / dpr).round();
     let all: Vec<String> = hits
         .iter()
-        .map(|h| format!("[{},{}]", css(h.x), css(h.y)))
+        .map(|h| {
+            let kernel = kernel_attr(m.refs.get(h.series).copied());
+            format!("[{},{},\"{kernel}\"]", css(h.x), css(h.y))
+        })
         .collect();
     format!("[{}]", all.join(","))
 }
@@ -107,7 +110,7 @@ impl Plot {
         let ctx = Ctx::get();
         let n = d.hits.len();
         let boxes = model.with_untracked(|m| labels_attr(&d.labels, m, dpr));
-        let spots = hits_attr(&d.hits, dpr);
+        let spots = model.with_untracked(|m| hits_attr(&d.hits, m, dpr));
         let area = area_attr(d.area, dpr);
         self.grid
             .set_value(HitGrid::new(d.hits, PICK_RADIUS_CSS * dpr));
