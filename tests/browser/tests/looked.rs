@@ -25,7 +25,8 @@
 //! - Occupancy's "limited by" and the ranking's "time %" were past the panel's edge at
 //!   1500 px; a report's raw metrics opened on a screen of `n/a` Triage metrics;
 //! - Timing described event times over ncu's durations only; the Overview's ceilings card
-//!   was seven dashes on every report; the memory chart left out a GEMM's TMA loads.
+//!   was seven dashes on every report; the memory chart left out a GEMM's TMA loads; the
+//!   raw metrics had a warm-cache column of `-` on runs without a warm pass.
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -639,6 +640,25 @@ async fn raw_metrics_open_on_values(b: &Browser, base: &str) -> Result<(), BoxEr
         cells.iter().all(|c| *c != "n/a"),
         "the raw metrics open on n/a rows: {cells:?}"
     );
+    // The warm-cache column only where there is a warm pass: a column of "-" on GPT-2's
+    // profile and BERT's export, kept for the suite's two passes.
+    for (query, warm) in [
+        (format!("src={GPT2}"), false),
+        (BERT.to_string(), false),
+        ("src=samples/h200.json".to_string(), true),
+    ] {
+        open(b, base, &query, "metrics").await?;
+        let heads = b
+            .client
+            .execute(
+                "return [...document.querySelectorAll('#metrics-table th')] \
+                   .map(th => th.textContent).join('|');",
+                Vec::new(),
+            )
+            .await?;
+        let heads = heads.as_str().unwrap_or_default();
+        assert_eq!(heads.contains("warm cache"), warm, "{query}: {heads}");
+    }
     Ok(())
 }
 

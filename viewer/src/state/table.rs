@@ -758,8 +758,9 @@ pub fn timing_row(kr: KernelRef, k: &KernelFigures, shown: TimingColumns) -> Row
 
 // == Raw metrics ==
 
-/// The raw metrics' header.
-pub fn metrics_header() -> Vec<Head> {
+/// The raw metrics' header; the warm-cache column only where the kernel has a warm pass
+/// (a column of `-` on every import and profile, issue 38's empty columns).
+pub fn metrics_header(warm: bool) -> Vec<Head> {
     let pass = |label: &'static str| Head {
         label,
         title: "the mean over the pass's launches, with the least and the greatest value when \
@@ -767,13 +768,11 @@ pub fn metrics_header() -> Vec<Head> {
             .to_string(),
         ..Head::default()
     };
-    vec![
-        th("metric"),
-        th("section"),
-        th("unit"),
-        pass("cold cache"),
-        pass("warm cache"),
-    ]
+    let mut heads = vec![th("metric"), th("section"), th("unit"), pass("cold cache")];
+    if warm {
+        heads.push(pass("warm cache"));
+    }
+    heads
 }
 
 /// A pass's values of a metric for people: the value with its unit when every launch has
@@ -824,20 +823,23 @@ pub fn metric_value(value: &str, unit: &str) -> String {
     }
 }
 
-/// One raw metric's row.
-pub fn metric_row(m: &MetricRow) -> Row {
+/// One raw metric's row, with its warm-cache value when `warm` (as [`metrics_header`]).
+pub fn metric_row(m: &MetricRow, warm: bool) -> Row {
     let (cold, cold_exact) = metric_values(m.cold.as_ref(), &m.unit);
-    let (warm, warm_exact) = metric_values(m.warm.as_ref(), &m.unit);
+    let mut cells = vec![
+        Cell::text("metric", m.name.clone()).title(m.name.clone()),
+        Cell::text("", m.section.clone()).title(m.section.clone()),
+        Cell::text("", m.unit.clone()),
+        Cell::text("num", cold).title(cold_exact).col("cold"),
+    ];
+    if warm {
+        let (text, exact) = metric_values(m.warm.as_ref(), &m.unit);
+        cells.push(Cell::text("num", text).title(exact).col("warm"));
+    }
     Row {
         kernel: None,
         selected: false,
-        cells: vec![
-            Cell::text("metric", m.name.clone()).title(m.name.clone()),
-            Cell::text("", m.section.clone()).title(m.section.clone()),
-            Cell::text("", m.unit.clone()),
-            Cell::text("num", cold).title(cold_exact).col("cold"),
-            Cell::text("num", warm).title(warm_exact).col("warm"),
-        ],
+        cells,
     }
 }
 
@@ -845,6 +847,21 @@ pub fn metric_row(m: &MetricRow) -> Row {
 mod tests {
     use super::*;
     use crate::state::test_support::sample;
+
+    #[test]
+    fn the_warm_cache_column_only_with_a_warm_pass() {
+        let m = MetricRow {
+            section: String::new(),
+            name: "dram__bytes_read.sum".into(),
+            unit: "byte".into(),
+            cold: None,
+            warm: None,
+        };
+        assert_eq!(metrics_header(false).len(), 4);
+        assert_eq!(metric_row(&m, false).cells.len(), 4);
+        assert_eq!(metrics_header(true).len(), 5);
+        assert_eq!(metric_row(&m, true).cells.len(), 5);
+    }
 
     #[test]
     fn rows_carry_their_kernel_selection_and_a_name_that_selects() {
