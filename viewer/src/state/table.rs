@@ -852,7 +852,7 @@ mod tests {
     fn the_warm_cache_column_only_with_a_warm_pass() {
         let m = MetricRow {
             section: String::new(),
-            name: "dram__bytes_read.sum".into(),
+            name: shared::model::counters::DRAM_BYTES_READ.name.into(),
             unit: "byte".into(),
             cold: None,
             warm: None,
