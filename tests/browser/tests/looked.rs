@@ -26,7 +26,8 @@
 //!   1500 px; a report's raw metrics opened on a screen of `n/a` Triage metrics;
 //! - Timing described event times over ncu's durations only; the Overview's ceilings card
 //!   was seven dashes on every report; the memory chart left out a GEMM's TMA loads; the
-//!   raw metrics had a warm-cache column of `-` on runs without a warm pass.
+//!   raw metrics had a warm-cache column of `-` on runs without a warm pass; an empty
+//!   roofline's frame said nothing (the why was under it and the export buttons).
 //!
 //! Needs `site/dist` (`bash site/build.sh`), Debian's `chromium` and `chromium-driver`.
 
@@ -151,6 +152,7 @@ async fn what_the_screenshots_showed_stays_fixed() -> Result<(), BoxError> {
         sol_deciding_figures_in_view(&b, base).await?;
         charts_fit_their_page(&b, base).await?;
         small_tables_and_lists(&b, base).await?;
+        empty_roofline_says_why(&b, base).await?;
         raw_metrics_open_on_values(&b, base).await?;
         memory_chart_counts_tma_loads(&b, base).await?;
         mixed_kernel_opens_on_the_time_page(&b, base).await
@@ -503,8 +505,9 @@ async fn charts_fit_their_page(b: &Browser, base: &str) -> Result<(), BoxError> 
     Ok(())
 }
 
-/// Timing's times under their header, run against run's verdicts on one line, no heading
-/// over an empty roofline list, the bytes page's ceilings a sentence of their own.
+/// Timing's times under their header (and no sentence about event times a run lacks), the
+/// Overview's ceilings card, run against run's verdicts on one line and its "moved most"
+/// readable at 800 px, the bytes page's ceilings a sentence of their own.
 async fn small_tables_and_lists(b: &Browser, base: &str) -> Result<(), BoxError> {
     open(b, base, &format!("src={GPT2}"), "timing").await?;
     let width = b
@@ -589,17 +592,6 @@ async fn small_tables_and_lists(b: &Browser, base: &str) -> Result<(), BoxError>
         "'moved most' squeezed at 800 px: {moved}"
     );
 
-    open_page(b, base, "src=samples/h200-two-process.ncu-rep", "roofline").await?;
-    let headed = b
-        .wait_js(
-            "const p = document.getElementById('page-roofline'); \
-             if (!p.textContent.includes('Nothing to plot')) return null; \
-             return [...p.querySelectorAll('h3')].map(h => h.textContent).join('|') || 'none';",
-            WAIT,
-        )
-        .await?;
-    assert_eq!(headed, "none", "headings over an empty roofline");
-
     open(b, base, "src=samples/h200.json", "bytes").await?;
     let intro = b
         .client
@@ -612,6 +604,35 @@ async fn small_tables_and_lists(b: &Browser, base: &str) -> Result<(), BoxError>
     assert!(
         intro.contains("GB/s. Bytes and time"),
         "the ceilings run on: {intro}"
+    );
+    Ok(())
+}
+
+/// No heading over an empty roofline; its frame says why itself (its subtitle, also the
+/// canvas's accessible name): it was roofs only, the sentence under it and the export
+/// buttons.
+async fn empty_roofline_says_why(b: &Browser, base: &str) -> Result<(), BoxError> {
+    open_page(b, base, "src=samples/h200-two-process.ncu-rep", "roofline").await?;
+    let headed = b
+        .wait_js(
+            "const p = document.getElementById('page-roofline'); \
+             if (!p.textContent.includes('Nothing to plot')) return null; \
+             return [...p.querySelectorAll('h3')].map(h => h.textContent).join('|') || 'none';",
+            WAIT,
+        )
+        .await?;
+    assert_eq!(headed, "none", "headings over an empty roofline");
+    let label = b
+        .client
+        .execute(
+            "return document.getElementById('roofline-canvas').getAttribute('aria-label')",
+            Vec::new(),
+        )
+        .await?;
+    let label = label.as_str().unwrap_or_default();
+    assert!(
+        label.contains(": Nothing to plot: no kernel has FLOP or OP counts"),
+        "the empty roofline's name: {label}"
     );
     Ok(())
 }

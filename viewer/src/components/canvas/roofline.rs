@@ -241,6 +241,10 @@ pub fn RooflineCanvas(
             <canvas
                 id=id
                 class="chart roofline"
+                role="img"
+                aria-label=move || {
+                    model.with(|m| format!("{}: {}", m.chart.title, m.chart.subtitle))
+                }
                 node_ref=canvas_ref
                 data-drawn=move || drawn.get().to_string()
                 on:mousemove=on_move
