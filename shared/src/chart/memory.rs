@@ -23,6 +23,10 @@ pub struct MemoryFlows {
     /// Bytes TMA loads brought from L2 into shared memory, which `l1_bytes` does not count
     /// (`l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum`, where the export has it).
     pub tma_load_bytes: Option<f64>,
+    /// A tensor kernel whose TMA loads the export cannot show: L1/TEX sees fewer bytes than
+    /// L2 and no counter of the loads is there ([`crate::analysis::levels::LevelBytes`]'s
+    /// `unseen_tma`, the roofline's "no L1 point" note).
+    pub tma_unseen: bool,
     /// Shared-memory load and store requests (instructions, no sectors fetched).
     pub shared_requests: Option<f64>,
     /// Bytes read and written in shared memory, when known.
@@ -171,6 +175,10 @@ pub fn memory_labels(chart: &MemoryChart) -> Vec<(&'static str, Vec<String>)> {
             // A Hopper GEMM's operands come by TMA, unseen by the bytes above (BERT's nvjet:
             // 1.97 MB through L1/TEX, 1.01 GB by TMA), as the roofline's L1 point counts them.
             line(pick(|m| m.tma_load_bytes), &bytes, "TMA loads").map(|t| format!("+ {t}")),
+            // Where no counter shows them (GPT-2's nvjet: 24.3 kB into L1/TEX, L1/TEX at
+            // 73.5 % of peak), the chart says so rather than let the bytes read as all.
+            (f.tma_unseen || c.is_some_and(|c| c.tma_unseen))
+                .then(|| "+ TMA loads, not counted in this export".to_string()),
             line(pick(|m| m.global_requests), &count, "requests"),
             line(pick(|m| m.l1_sectors), &count, "sectors"),
             sectors_per_request(f, c),
@@ -280,6 +288,17 @@ pub(crate) mod tests {
             compare: None,
         });
         assert!(!format!("{plain:?}").contains("TMA"), "{plain:?}");
+        let mut unseen = tiled();
+        unseen.tma_unseen = true;
+        let labels = memory_labels(&MemoryChart {
+            title: String::new(),
+            flows: unseen,
+            compare: None,
+        });
+        assert!(
+            format!("{labels:?}").contains("+ TMA loads, not counted in this export"),
+            "{labels:?}"
+        );
     }
 
     #[test]

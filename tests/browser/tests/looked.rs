@@ -698,6 +698,19 @@ async fn memory_chart_counts_tma_loads(b: &Browser, base: &str) -> Result<(), Bo
     let line = line.as_str().unwrap_or_default();
     println!("bert's kernel -> L1/TEX: {line}");
     assert!(line.contains("GB TMA loads"), "{line}");
+    // GPT-2's GEMM: its export has no TMA counter; the arrow says the loads are not counted
+    // (it read 24.3 kB, 0 requests, beside L1/TEX at 73.5 % of peak).
+    open_page(b, base, &format!("src={GPT2}"), "memory").await?;
+    let gpt2 = b
+        .wait_js(
+            "const d = document.querySelector(\"dl[data-for='memory-canvas'] dd[data-flow='kernel-l1']\"); \
+             return d && d.textContent;",
+            WAIT,
+        )
+        .await?;
+    let gpt2 = gpt2.as_str().unwrap_or_default();
+    println!("gpt2's kernel -> L1/TEX: {gpt2}");
+    assert!(gpt2.contains("TMA loads, not counted"), "{gpt2}");
     // A report without byte counters: its missing hit rates read "-", not "- %".
     open_page(b, base, "src=samples/h200-two-process.ncu-rep", "memory").await?;
     let facts = b

@@ -631,6 +631,33 @@ mod tests {
         assert_eq!(keys.len(), n, "a metric listed twice");
     }
 
+    /// GPT-2's top GEMM moves its operands by TMA, which its export has no counter of: its
+    /// memory chart says so; BERT-base's, whose export counts them, shows the bytes instead.
+    #[test]
+    fn the_memory_chart_knows_when_tma_loads_are_unseen() {
+        let gpt2 = crate::state::test_support::sample("h200-gpt2-bf16.json");
+        let run = &gpt2.runs[0];
+        let top = run.by_time.first().and_then(|&i| run.kernels.get(i));
+        let Some(top) = top else { panic!("no kernel") };
+        assert!(top.name.starts_with("nvjet"), "{}", top.name);
+        assert!(top.flows.tma_unseen && top.flows.tma_load_bytes.is_none());
+        assert!(run
+            .kernels
+            .iter()
+            .filter(|k| k.name.contains("elementwise"))
+            .all(|k| !k.flows.tma_unseen));
+        let bert =
+            crate::state::test_support::gzipped_fixture("corpus-h200/bert_base_fwd_full_raw.csv");
+        let run = &bert.runs[0];
+        let top = run.by_time.first().and_then(|&i| run.kernels.get(i));
+        let Some(top) = top else { panic!("no kernel") };
+        assert!(
+            !top.flows.tma_unseen && top.flows.tma_load_bytes.is_some(),
+            "{}",
+            top.name
+        );
+    }
+
     /// BERT-base's raw page: its Triage metrics are missing in every launch (`n/a`) and
     /// sort first by name; the rows with values come before them.
     #[test]
