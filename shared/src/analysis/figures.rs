@@ -92,20 +92,23 @@ impl KernelFigures {
         let kv = crate::analysis::groups::kernel_verdict(launches);
         let mut latency = latency::latency(launches, None);
         latency.reason = kv.latency_reason;
+        let levels = crate::analysis::levels::of_totals(launches, &totals);
+        let mut flows = metrics::memory_flows(&short, launches);
+        flows.tma_unseen = levels.unseen_tma.is_some();
         KernelFigures {
             index,
             name: kernel.name.to_string(),
             row,
             latency,
             verdict: kv.verdict,
-            levels: crate::analysis::levels::of_totals(launches, &totals),
+            levels,
             occupancy: launches.first().map(metrics::occupancy).unwrap_or_default(),
             hit_rates: HitRates {
                 l1_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l1_pct),
                 l2_pct: metrics::mean_of(launches, |l| metrics::hit_rates(l).l2_pct),
             },
             sectors_per_request: metrics::sectors_per_request(launches),
-            flows: metrics::memory_flows(&short, launches),
+            flows,
             event: kernel.timing.as_deref().cloned(),
             ncu_cold_ms: mean_ms(launches_of(kernel.cold.as_ref())),
             ncu_warm_ms: mean_ms(launches_of(kernel.warm.as_deref())),

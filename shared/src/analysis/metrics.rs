@@ -249,6 +249,9 @@ pub fn memory_flows(label: &str, launches: &[LaunchCounters]) -> crate::chart::M
         ),
         sectors_per_request: sectors_per_request(launches),
         l1_bytes: t.l1_bytes,
+        tma_load_bytes: sum_present(launches, &[c::L1_TMA_LOAD_BYTES]).filter(|b| *b > 0.0),
+        // Known only beside the level points ([`crate::analysis::figures`] sets it).
+        tma_unseen: false,
         shared_requests: sum_present(launches, &[c::SHARED_LD_INST, c::SHARED_ST_INST]),
         shared_bytes: None,
         l1_hit_pct: mean_of(launches, |l| hit_rates(l).l1_pct),

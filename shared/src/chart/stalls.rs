@@ -80,6 +80,34 @@ pub fn stall_rows(chart: &StallChart) -> Vec<StallRow> {
     out
 }
 
+/// Where the chart's parts sit, in CSS pixels: the drawing lays them out by these and the
+/// page sizes the canvas by [`stall_chart_height`], so every row gets its full height and
+/// no empty band is left under the bars (a fixed 320 px box left a third of it empty for
+/// GPT-2's GEMM, seven reasons).
+pub mod layout {
+    /// The bars' top, under the title.
+    pub const TOP: f64 = 34.0;
+    /// The legend's row of a comparison, between the title and the bars.
+    pub const LEGEND: f64 = 22.0;
+    /// One reason's row.
+    pub const ROW: f64 = 26.0;
+    /// Below the last row.
+    pub const BOTTOM: f64 = 6.0;
+}
+
+/// The height, CSS pixels, at which `chart` draws every row at full height: the title, the
+/// legend of a comparison, one row per reason [`stall_rows`] keeps (one for the sentence of a
+/// chart with none).
+pub fn stall_chart_height(chart: &StallChart) -> f64 {
+    let rows = stall_rows(chart).len().max(1) as f64;
+    let legend = if chart.compare.is_some() {
+        layout::LEGEND
+    } else {
+        0.0
+    };
+    layout::TOP + legend + rows * layout::ROW + layout::BOTTOM
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -111,7 +139,7 @@ pub(crate) mod tests {
         assert_eq!(rows[0].after, None);
         let compared = StallChart {
             compare: Some(Some(series("b", &[("wait", 0.5), ("barrier", 0.5)]))),
-            ..chart
+            ..chart.clone()
         };
         let rows = stall_rows(&compared);
         let keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
@@ -120,5 +148,15 @@ pub(crate) mod tests {
         assert_eq!(rows[1].text, "39.8 % → 50.0 %");
         assert_eq!(rows[2].before, None);
         assert_eq!(rows[2].after, Some(0.5));
+        // Two rows: the title, two rows and the bottom; three and a legend compared.
+        assert_eq!(stall_chart_height(&chart), 34.0 + 2.0 * 26.0 + 6.0);
+        assert_eq!(
+            stall_chart_height(&compared),
+            34.0 + 22.0 + 3.0 * 26.0 + 6.0
+        );
+        assert_eq!(
+            stall_chart_height(&StallChart::default()),
+            34.0 + 26.0 + 6.0
+        );
     }
 }

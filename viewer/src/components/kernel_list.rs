@@ -19,7 +19,7 @@ pub fn RunList() -> impl IntoView {
         ctx.ws.with(|ws| {
             ws.runs
                 .iter()
-                .map(|r| (r.run.name.clone(), r.kernels.len()))
+                .map(|r| (r.run.name.clone(), r.run.file_names(), r.kernels.len()))
                 .collect::<Vec<_>>()
         })
     };
@@ -40,16 +40,10 @@ pub fn RunList() -> impl IntoView {
                     runs()
                         .into_iter()
                         .enumerate()
-                        .map(|(i, (name, n))| {
+                        .map(|(i, (title, name, n))| {
                             // The files' own names show (the side bar cut
                             // `samples/h200-two-process.ncu-rep` at its end); the paths
                             // are the title.
-                            let title = name.clone();
-                            let name = name
-                                .split(" + ")
-                                .map(|part| part.rsplit('/').next().unwrap_or(part))
-                                .collect::<Vec<_>>()
-                                .join(" + ");
                             view! {
                                 <li class=(i == current).then_some("current")>
                                     <button

@@ -17,12 +17,24 @@ use crate::components::term::Term;
 use crate::ctx::Ctx;
 use crate::state::compare::compare_rows;
 use crate::state::latency::compare_stall_chart;
+use crate::state::load::Run;
 use crate::state::roofline::compare_roofline;
 use crate::state::view::KernelRef;
 
-/// What a picker lists for kernel `r`: its run and short name.
-fn label(run: &str, short: &str, r: KernelRef) -> String {
-    format!("{run}: {short} #{}.{}", r.run, r.kernel)
+/// What a picker lists for kernel `r`: its short name first (the part that tells kernels
+/// apart, where the run's path cut it at 800-1500 px), then its run's file names when
+/// several runs are open.
+fn label(run: Option<&Run>, short: &str, r: KernelRef) -> String {
+    match run {
+        Some(run) => format!("{short} ({}) #{}.{}", run.file_names(), r.run, r.kernel),
+        None => format!("{short} #{}.{}", r.run, r.kernel),
+    }
+}
+
+/// The picker's width for `text`: room for every character and the search field's clear
+/// button, so the whole name shows (the page's width caps it).
+fn width_for(text: &str) -> String {
+    format!("calc({}ch + 3rem)", text.chars().count())
 }
 
 /// The kernel a typed label names: its `#run.kernel` ending.
@@ -49,6 +61,7 @@ fn KernelPicker(
     let ctx = Ctx::get();
     let options = move || {
         ctx.ws.with(|ws| {
+            let several = ws.runs.len() > 1;
             ws.runs
                 .iter()
                 .enumerate()
@@ -58,7 +71,7 @@ fn KernelPicker(
                             run: ri,
                             kernel: k.index,
                         };
-                        label(&r.run.name, &k.short, kr)
+                        label(several.then_some(&r.run), &k.short, kr)
                     })
                 })
                 .collect::<Vec<_>>()
@@ -67,8 +80,9 @@ fn KernelPicker(
     let current = move || {
         value.get().and_then(|r| {
             ctx.ws.with(|ws| {
+                let several = ws.runs.len() > 1;
                 ws.kernel(r)
-                    .map(|(run, k)| label(&run.run.name, &k.short, r))
+                    .map(|(run, k)| label(several.then_some(&run.run), &k.short, r))
             })
         })
     };
@@ -80,6 +94,7 @@ fn KernelPicker(
             type="search"
             list=list.clone()
             placeholder="type a kernel's name"
+            style:width=move || current().map(|c| width_for(&c))
             prop:value=move || current().unwrap_or_default()
             on:change=move |ev| {
                 if let Some(r) = decode(&event_target_value(&ev)) {

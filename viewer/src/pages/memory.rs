@@ -30,7 +30,8 @@ pub fn MemoryPage() -> impl IntoView {
         let sel = ctx.selected();
         ctx.ws.with(|ws| {
             sel.and_then(|r| ws.kernel(r)).map(|(_, k)| {
-                let pct = |v: f64| format!("{v:.1}");
+                // The unit with the number: a missing rate reads "-", not "- %".
+                let pct = |v: f64| format!("{v:.1} %");
                 (
                     k.name.clone(),
                     opt(k.sectors_per_request, sig3),
@@ -53,9 +54,9 @@ pub fn MemoryPage() -> impl IntoView {
                                 <Term key="sectors_per_request" text="sectors per request" />
                                 {format!(": {spr}  ")}
                                 <Term key="hit_rate" text="L1 hit" />
-                                {format!(": {l1} %  ")}
+                                {format!(": {l1}  ")}
                                 <Term key="hit_rate" text="L2 hit" />
-                                {format!(": {l2} %  ")}
+                                {format!(": {l2}  ")}
                                 <Term key="dram_per_ask" text="DRAM/ask" />
                                 {format!(": {dpa}")}
                             </p>

@@ -37,8 +37,10 @@ pub fn MetricsPage() -> impl IntoView {
         })
     });
     let rows = rows_memo(move || result.with(|(_, rows, _)| (0..rows.len()).collect()));
-    let row =
-        move |_: usize, i: usize| result.with_untracked(|(_, rows, _)| rows.get(i).map(metric_row));
+    // The warm-cache column only where the kernel has a warm pass; the table is made again
+    // when that changes.
+    let warm =
+        Memo::new(move |_| result.with(|(_, rows, _)| rows.iter().any(|r| r.warm.is_some())));
     view! {
         <div class="page metrics" id="page-metrics">
             <h2 class="kernel-name">{move || result.with(|r| r.0.clone())}</h2>
@@ -54,7 +56,20 @@ pub fn MetricsPage() -> impl IntoView {
                     result.with(|(_, rows, total)| format!("{} of {total} rows shown", rows.len()))
                 }}
             </p>
-            <VirtualTable id="metrics-table" rows=rows header=metrics_header() row=Box::new(row) />
+            {move || {
+                let warm = warm.get();
+                let row = move |_: usize, i: usize| {
+                    result.with_untracked(|(_, rows, _)| rows.get(i).map(|m| metric_row(m, warm)))
+                };
+                view! {
+                    <VirtualTable
+                        id="metrics-table"
+                        rows=rows
+                        header=metrics_header(warm)
+                        row=Box::new(row)
+                    />
+                }
+            }}
         </div>
     }
 }

@@ -101,7 +101,19 @@ pub fn Overview() -> impl IntoView {
                         <h3>
                             <Term key="ceilings" text="Measured ceilings" />
                         </h3>
-                        {kv("ceilings", o.ceilings)}
+                        {match o.ceilings {
+                            Some(rows) => kv("ceilings", rows).into_any(),
+                            None => {
+                                view! {
+                                    <p class="muted" id="ceilings">
+                                        "None in this run: capture run measures the copy and \
+                                         FMA ceilings on the GPU; the roofline uses the \
+                                         theoretical peaks."
+                                    </p>
+                                }
+                                    .into_any()
+                            }
+                        }}
                     </div>
                 </div>
                 <h3>

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::components::virtual_table::{rows_memo, VirtualTable};
 use crate::ctx::Ctx;
-use crate::state::source::SourceView;
+use crate::state::source::{NoSource, SourceView};
 
 /// CUDA source lines listed at most (a kernel of many inlined headers has thousands).
 const LINES_SHOWN: usize = 2_000;
@@ -23,6 +23,8 @@ const LINES_SHOWN: usize = 2_000;
 struct Shown {
     name: String,
     view: Option<Arc<SourceView>>,
+    /// Without a view: what is missing and the command that adds it.
+    missing: Option<NoSource>,
 }
 
 impl PartialEq for Shown {
@@ -33,6 +35,7 @@ impl PartialEq for Shown {
                 (None, None) => true,
                 _ => false,
             }
+            && self.missing == other.missing
     }
 }
 
@@ -45,9 +48,11 @@ pub fn SourcePage() -> impl IntoView {
         ctx.ws.with(|ws| {
             sel.and_then(|r| {
                 let (run, k) = ws.kernel(r)?;
+                let view = SourceView::of(run, r.kernel).map(Arc::new);
                 Some(Shown {
                     name: k.name.clone(),
-                    view: SourceView::of(run, r.kernel).map(Arc::new),
+                    missing: view.is_none().then(|| NoSource::of(run)),
+                    view,
                 })
             })
             .unwrap_or_default()
@@ -69,14 +74,15 @@ pub fn SourcePage() -> impl IntoView {
     let table = move || {
         shown.with(|s| {
             let Some(view) = s.view.clone() else {
+                let missing = s.missing.clone().unwrap_or_else(|| NoSource {
+                    why: String::new(),
+                    command: String::new(),
+                });
                 return view! {
-                    <p class="note" id="source-none">
-                        "No source counters for this kernel. They are in a report (.ncu-rep) of \
-                         a set with the SourceCounters section (--set full, or capture profile \
-                         --source); pick its source-page export (ncu --import R --csv --page \
-                         source --print-source sass) with it for the SASS text, or open the \
-                         artifact of capture import R --source PAGE."
-                    </p>
+                    <div class="note" id="source-none">
+                        <p>{missing.why}</p>
+                        <pre class="command">{missing.command}</pre>
+                    </div>
                 }
                 .into_any();
             };

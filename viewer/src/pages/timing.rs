@@ -26,6 +26,17 @@ pub fn TimingPage() -> impl IntoView {
         ctx.ws
             .with(|ws| ws.runs.get(run).map(|r| timing_controls(r)))
     };
+    // Event time is described only where the run has it: an import or a profile has none,
+    // and the sentence about plain runs read as if its column were missing.
+    let event = move || {
+        if shown.get().is_some_and(|c| c.event) {
+            ": a plain run, no profiler, the GPU's own clocks, caches as the previous launch \
+             left them."
+        } else {
+            ": none in this run (only capture run times kernels by CUDA events); every time \
+             here is ncu's."
+        }
+    };
     view! {
         <div class="page timing" id="page-timing">
             {move || {
@@ -35,8 +46,7 @@ pub fn TimingPage() -> impl IntoView {
                             <ul class="controls">
                                 <li>
                                     <Term key="event_time" text="Event time" />
-                                    ": a plain run, no profiler, the GPU's own clocks, caches as the \
-                                     previous launch left them."
+                                    {event}
                                 </li>
                                 <li>
                                     <Term key="ncu_duration" text="ncu duration" />

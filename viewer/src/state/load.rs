@@ -58,6 +58,19 @@ pub struct Run {
     pub sources: Vec<LaunchSource>,
 }
 
+impl Run {
+    /// The run's name with each file's own name only, its folders dropped
+    /// (`h200-two-process.ncu-rep`; `raw.csv + details.csv`): what the side bar and the
+    /// kernel pickers show, the paths being kept for a title.
+    pub fn file_names(&self) -> String {
+        self.name
+            .split(" + ")
+            .map(|part| part.rsplit('/').next().unwrap_or(part))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+}
+
 /// A file that could not be loaded, with the reason, for the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadError {

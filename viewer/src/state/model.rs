@@ -433,6 +433,8 @@ pub struct MetricValues {
     pub values: Vec<String>,
     /// Mean, least and greatest of the numeric values, when all are numbers.
     pub numbers: Option<(f64, f64, f64)>,
+    /// How many of the values are there at all (not missing).
+    pub present: usize,
 }
 
 fn value_text(v: &MetricValue) -> String {
@@ -447,6 +449,9 @@ impl MetricValues {
     fn push(&mut self, v: &MetricValue) {
         let n = self.values.len() as f64;
         self.values.push(value_text(v));
+        if !matches!(v, MetricValue::Missing) {
+            self.present += 1;
+        }
         let x = match v {
             MetricValue::Number(x) if x.is_finite() => Some(*x),
             _ => None,
@@ -464,7 +469,8 @@ impl MetricValues {
 /// Every raw metric and section row of a kernel's launches whose name, section or unit
 /// contains `query` (case-insensitive; all words must match), one row per metric with its
 /// values in the cold and the warm pass, at most `limit` rows, and the total number of
-/// metrics that matched.
+/// metrics that matched. Rows with a value come first: a report's Triage metrics, missing
+/// in every launch, filled BERT's first screen with `n/a`.
 pub fn search_metrics(
     run: &RunView,
     kernel: usize,
@@ -516,6 +522,13 @@ pub fn search_metrics(
         }
     }
     let total = out.len();
+    let empty = |r: &MetricRow| {
+        [&r.cold, &r.warm]
+            .into_iter()
+            .flatten()
+            .all(|v| v.present == 0)
+    };
+    shared::order::sort_by_key(&mut out, empty);
     out.truncate(limit);
     (out, total)
 }
@@ -616,5 +629,55 @@ mod tests {
         let n = keys.len();
         keys.dedup();
         assert_eq!(keys.len(), n, "a metric listed twice");
+    }
+
+    /// GPT-2's top GEMM moves its operands by TMA, which its export has no counter of: its
+    /// memory chart says so; BERT-base's, whose export counts them, shows the bytes instead.
+    #[test]
+    fn the_memory_chart_knows_when_tma_loads_are_unseen() {
+        let gpt2 = crate::state::test_support::sample("h200-gpt2-bf16.json");
+        let run = &gpt2.runs[0];
+        let top = run.by_time.first().and_then(|&i| run.kernels.get(i));
+        let Some(top) = top else { panic!("no kernel") };
+        assert!(top.name.starts_with("nvjet"), "{}", top.name);
+        assert!(top.flows.tma_unseen && top.flows.tma_load_bytes.is_none());
+        assert!(run
+            .kernels
+            .iter()
+            .filter(|k| k.name.contains("elementwise"))
+            .all(|k| !k.flows.tma_unseen));
+        let bert =
+            crate::state::test_support::gzipped_fixture("corpus-h200/bert_base_fwd_full_raw.csv");
+        let run = &bert.runs[0];
+        let top = run.by_time.first().and_then(|&i| run.kernels.get(i));
+        let Some(top) = top else { panic!("no kernel") };
+        assert!(
+            !top.flows.tma_unseen && top.flows.tma_load_bytes.is_some(),
+            "{}",
+            top.name
+        );
+    }
+
+    /// BERT-base's raw page: its Triage metrics are missing in every launch (`n/a`) and
+    /// sort first by name; the rows with values come before them.
+    #[test]
+    fn metrics_with_values_come_first() {
+        let ws =
+            crate::state::test_support::gzipped_fixture("corpus-h200/bert_base_fwd_full_raw.csv");
+        let run = &ws.runs[0];
+        let (rows, total) = search_metrics(run, 0, "", usize::MAX);
+        let present = |r: &MetricRow| r.cold.as_ref().is_some_and(|v| v.present > 0);
+        let first_empty = rows.iter().position(|r| !present(r)).unwrap_or(rows.len());
+        assert!(
+            first_empty > 100 && first_empty < total,
+            "{first_empty} of {total}"
+        );
+        assert!(rows[first_empty..].iter().all(|r| !present(r)));
+        assert!(
+            rows[first_empty..]
+                .iter()
+                .any(|r| r.name.contains("Triage")),
+            "no empty Triage metric"
+        );
     }
 }

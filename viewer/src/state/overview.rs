@@ -25,8 +25,9 @@ pub struct Overview {
     pub device: Option<Vec<Kv>>,
     /// Theoretical peaks.
     pub peaks: Vec<Kv>,
-    /// Measured ceilings.
-    pub ceilings: Vec<Kv>,
+    /// Measured ceilings; `None` where the run measured none (an import or a profile: the
+    /// card said so in seven dashes).
+    pub ceilings: Option<Vec<Kv>>,
     /// Compute roofs per precision: precision, measured, measured by, theoretical,
     /// theoretical from.
     pub roofs: Vec<[String; 5]>,
@@ -50,7 +51,11 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
         .as_ref()
         .map(|d| d.peaks.clone())
         .unwrap_or_default();
-    let c = a.ceilings.clone().unwrap_or_default();
+    let ceilings = a
+        .ceilings
+        .as_ref()
+        .filter(|c| any_measured(c))
+        .map(ceiling_rows);
     let peaks = vec![
         row("FP32", opt(peaks.fp32_gflop_per_s, gflops)),
         row("DRAM", opt(peaks.dram_gbyte_per_s, gbs)),
@@ -60,7 +65,7 @@ pub fn overview(ws: &Workspace, run_index: usize) -> Option<Overview> {
         name: run.run.name.clone(),
         device: a.device.as_ref().map(device_rows),
         peaks,
-        ceilings: ceiling_rows(&c),
+        ceilings,
         roofs: roof_rows(a),
         provenance: provenance_rows(p),
         commands: p.ncu_commands.clone(),
@@ -226,6 +231,21 @@ fn provenance_rows(p: &Provenance) -> Vec<Kv> {
     ]
 }
 
+/// Whether `c` holds any of the ceilings the card lists.
+fn any_measured(c: &MeasuredCeilings) -> bool {
+    [
+        c.copy_gbyte_per_s,
+        c.read_gbyte_per_s,
+        c.memcpy_gbyte_per_s,
+        c.l2_copy_gbyte_per_s,
+        c.fma_gflop_per_s,
+        c.held_sm_clock_mhz,
+        c.ridge_flop_per_byte,
+    ]
+    .iter()
+    .any(Option::is_some)
+}
+
 /// The measured ceilings, with the ridge they make.
 fn ceiling_rows(c: &MeasuredCeilings) -> Vec<Kv> {
     let ridge_measured = c
@@ -298,6 +318,16 @@ mod tests {
         assert_eq!(o.kernels.len(), kernels);
         assert!(!o.roofs.is_empty());
         assert!(o.provenance.iter().any(|(k, _)| *k == "Nsight Compute"));
+        // The suite measured its ceilings; GPT-2 under capture profile has none.
+        let ceilings = o.ceilings.unwrap_or_default();
+        assert!(
+            ceilings
+                .iter()
+                .any(|(k, v)| *k == "copy (read + write)" && v != "-"),
+            "{ceilings:?}"
+        );
+        let gpt2 = sample("h200-gpt2-bf16.json");
+        assert_eq!(overview(&gpt2, 0).map(|o| o.ceilings), Some(None));
     }
 
     #[test]

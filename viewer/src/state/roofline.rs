@@ -462,8 +462,15 @@ fn empty_line(model: &RooflineModel, precision: Plotted) -> Option<String> {
         })
 }
 
-/// The chart's subtitle: what is plotted, where bytes and FLOPs came from, and the time.
-fn subtitle(analytic: bool, precision: Plotted, runs: &[&RunView]) -> String {
+/// The chart's subtitle: what is plotted, where bytes and FLOPs came from, and the time;
+/// for an `empty` chart, that there is nothing to plot (a `--set basic` report's frame was
+/// roofs only, the why under it and the export buttons).
+fn subtitle(analytic: bool, precision: Plotted, runs: &[&RunView], empty: bool) -> String {
+    if empty {
+        return "Nothing to plot: no kernel has FLOP or OP counts (profile with --set full; see \
+                below)"
+            .into();
+    }
     let time = if runs
         .iter()
         .flat_map(|r| r.kernels.iter())
@@ -486,11 +493,12 @@ fn finish(model: &mut RooflineModel, title: String, precision: Plotted, runs: &[
     if let Some(line) = coverage_line(model, precision) {
         model.notes.insert(0, line);
     }
-    if let Some(line) = empty_line(model, precision) {
+    let empty = empty_line(model, precision);
+    model.chart.title = title;
+    model.chart.subtitle = subtitle(model.analytic, precision, runs, empty.is_some());
+    if let Some(line) = empty {
         model.notes.insert(0, line);
     }
-    model.chart.title = title;
-    model.chart.subtitle = subtitle(model.analytic, precision, runs);
     let flagged = model.chart.flag_points_above_roofs();
     if flagged > 0 {
         // One line with the count, however many points (15 on the suite's L1 points).
@@ -1138,9 +1146,16 @@ mod tests {
             "{:?}",
             model.notes
         );
+        // The frame says it too.
+        assert!(
+            model.chart.subtitle.starts_with("Nothing to plot"),
+            "{}",
+            model.chart.subtitle
+        );
         // A run with points gets no such line.
         let gpt2 = run_roofline(&sample("h200-gpt2-bf16.json"), 0, Plotted::Own);
         assert!(gpt2.notes.iter().all(|n| !n.starts_with("Nothing to plot")));
+        assert!(!gpt2.chart.subtitle.starts_with("Nothing to plot"));
     }
 
     #[test]

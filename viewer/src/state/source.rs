@@ -6,11 +6,13 @@
 use std::sync::Arc;
 
 use shared::analysis::latency::stalls::sampled_name;
+use shared::model::artifact::Origin;
 use shared::model::counters;
 use shared::read::source::{
     how_to_add_sass, longest, of_kernel, stall_reason, Instruction, LaunchSource, LineFigures,
 };
 
+use super::load::SourceKind;
 use super::model::RunView;
 use super::table::{Cell, Head, Row};
 
@@ -232,14 +234,102 @@ fn report_name(run: &RunView) -> String {
     let inputs = &run.run.artifact.provenance.inputs;
     inputs
         .iter()
-        .find(|i| {
-            let i = i.strip_suffix(".gz").unwrap_or(i);
-            std::path::Path::new(i)
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("ncu-rep"))
-        })
+        .find(|i| is_report(i))
         .cloned()
         .unwrap_or_else(|| run.run.name.clone())
+}
+
+/// Why a kernel of a run has no source page, and the one command that adds one: worked
+/// out from what the run was made from, so a report, a `capture profile` artifact and a
+/// pair of CSV pages each get their own (a report of GPT-2 and a CSV export were told the
+/// same sentence about reports).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoSource {
+    /// What is missing and why, in a sentence.
+    pub why: String,
+    /// The command that adds it.
+    pub command: String,
+}
+
+impl NoSource {
+    /// What `run` lacks for a kernel without source counters.
+    pub fn of(run: &RunView) -> NoSource {
+        let provenance = &run.run.artifact.provenance;
+        let profiled = provenance.origin == Some(Origin::Profile);
+        if let Some(command) = provenance
+            .command_line
+            .as_deref()
+            .filter(|_| profiled)
+            .and_then(with_source_flag)
+        {
+            return NoSource {
+                why: "This run was profiled by capture profile without --source, so ncu \
+                      collected no per-instruction figures. The same command with --source \
+                      collects them and keeps ncu's report beside the artifact; open that \
+                      report here:"
+                    .into(),
+                command,
+            };
+        }
+        let report = report_name(run);
+        if is_report(&report) {
+            let file = report.rsplit('/').next().unwrap_or(&report);
+            let stem = file.strip_suffix(".gz").unwrap_or(file);
+            let stem = stem.strip_suffix(".ncu-rep").unwrap_or(stem);
+            return NoSource {
+                why: format!(
+                    "{file} has no per-instruction figures for this kernel: it was profiled \
+                     without ncu's SourceCounters section (part of --set full), and a report \
+                     cannot gain them afterwards. Profile the program again with it and open \
+                     the new report here:"
+                ),
+                command: format!("ncu --set full --import-source yes -o {stem}-full PROGRAM ARGS"),
+            };
+        }
+        if run.run.kind == SourceKind::NcuExport || provenance.origin == Some(Origin::Import) {
+            return NoSource {
+                why: "Raw and details pages hold no per-instruction figures; the report's \
+                      source page does, where the report was profiled with ncu's \
+                      SourceCounters section (part of --set full). Export it and open it here \
+                      together with these pages:"
+                    .into(),
+                command: "ncu --import REPORT.ncu-rep --csv --page source --print-source \
+                          cuda,sass > source.csv"
+                    .into(),
+            };
+        }
+        NoSource {
+            why: "No source counters for this kernel: they are in a report (.ncu-rep) \
+                  profiled with ncu's SourceCounters section (--set full), or in its \
+                  source-page export; open one here, or this program profiled with:"
+                .into(),
+            command: "capture profile --source -o run.json -- PROGRAM ARGS".into(),
+        }
+    }
+}
+
+/// `capture profile`'s command line `line` with `--source` added after `profile`, the
+/// program named by its file name only (`capture profile --source -o a.json -- python3
+/// t.py`); `None` where `line` has no `profile` word or has `--source` already.
+fn with_source_flag(line: &str) -> Option<String> {
+    let words: Vec<&str> = line.split(' ').collect();
+    let at = words.iter().position(|w| *w == "profile")?;
+    if words.contains(&"--source") {
+        return None;
+    }
+    let (tool, rest) = words.split_at(at);
+    let tool = tool.join(" ");
+    let tool = tool.rsplit('/').next().unwrap_or(&tool);
+    let rest = rest.get(1..).unwrap_or_default().join(" ");
+    Some(format!("{tool} profile --source {rest}"))
+}
+
+/// Whether `name` is a report's (`.ncu-rep`, or gzipped).
+fn is_report(name: &str) -> bool {
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ncu-rep"))
 }
 
 impl SourceView {
@@ -451,6 +541,56 @@ mod tests {
             bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz"),
         };
         (report, page)
+    }
+
+    #[test]
+    fn a_run_without_source_counters_is_told_what_it_lacks_and_the_command_that_adds_it() {
+        use crate::state::test_support::{sample, workspace};
+        // GPT-2 under capture profile without --source: its own command line, with it.
+        let ws = sample("h200-gpt2-bf16.json");
+        assert!(SourceView::of(&ws.runs[0], 0).is_none());
+        let gpt2 = NoSource::of(&ws.runs[0]);
+        assert!(gpt2.why.contains("without --source"), "{}", gpt2.why);
+        assert_eq!(
+            gpt2.command,
+            "capture profile --source --keep-exports -o /tmp/w3/samples/h200-gpt2-bf16.json \
+             -- python3 /work/main/tests/fixtures/ncu-h200-torch/gpt2_bf16.py"
+        );
+        // A report profiled without the section: named, and profiled again with it.
+        let ws = sample("h200-two-process.ncu-rep");
+        assert!(SourceView::of(&ws.runs[0], 0).is_none());
+        let report = NoSource::of(&ws.runs[0]);
+        assert!(
+            report
+                .why
+                .starts_with("h200-two-process.ncu-rep has no per-instruction"),
+            "{}",
+            report.why
+        );
+        assert_eq!(
+            report.command,
+            "ncu --set full --import-source yes -o h200-two-process-full PROGRAM ARGS"
+        );
+        // CSV pages: the report's source page, exported.
+        let ws = workspace(&[
+            "site/samples/h200-ncu-cold-raw.csv",
+            "site/samples/h200-ncu-cold-details.csv",
+        ]);
+        let pages = NoSource::of(&ws.runs[0]);
+        assert!(
+            pages.why.starts_with("Raw and details pages"),
+            "{}",
+            pages.why
+        );
+        assert!(
+            pages
+                .command
+                .starts_with("ncu --import REPORT.ncu-rep --csv --page source"),
+            "{}",
+            pages.command
+        );
+        assert_eq!(with_source_flag("capture profile --source -- a"), None);
+        assert_eq!(with_source_flag("capture table a.json"), None);
     }
 
     #[test]

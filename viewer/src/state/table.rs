@@ -221,18 +221,20 @@ pub fn group_lines(k: &KernelFigures) -> Vec<String> {
 
 // == Where the time goes ==
 
-/// The ranking's header: the verdict and the roof that decides it beside the name, so
-/// that neither needs a sideways scroll at 1500 px (issue 38), then the times.
+/// The ranking's header: the verdict and the roof that decides it beside the name, then
+/// the kernel's share of the time and the running total (the page's answer: after the
+/// launches and the summed time it was past the panel's edge at 1500 px), so that none
+/// needs a sideways scroll at 1500 px (issue 38), then the launches and times.
 pub fn time_header() -> Vec<Head> {
     heads([
         "#",
         "kernel",
         "verdict",
         "roof (% of it)",
-        "launches",
-        "time ms (sum)",
         "time %",
         "cumulative %",
+        "launches",
+        "time ms (sum)",
         "work",
     ])
 }
@@ -296,10 +298,10 @@ pub fn time_row(
             Cell::text("", roof_text(r))
                 .col("roof")
                 .title(roof_title(r)),
-            Cell::text("num", k.row.launches.to_string()),
-            Cell::text("num", opt(k.row.time_ms, ms)),
             Cell::text("num", share(r.share)).col("time_share"),
             Cell::text("num", share(r.cumulative)).col("cumulative"),
+            Cell::text("num", k.row.launches.to_string()),
+            Cell::text("num", opt(k.row.time_ms, ms)),
             Cell::text("", k.row.precision.clone().unwrap_or_else(|| "-".into())).col("precision"),
         ],
     )
@@ -390,19 +392,20 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
 
 // == Bytes ==
 
-/// The bytes table's columns in the order the page shows them: the verdict and the figures
-/// that decide it (% of the copy ceiling, GB/s, GFLOP/s) beside the name and the time, then
-/// the bytes; at 1500 px the verdict was past the panel's right edge after the bytes
-/// (issue 38). `capture table` keeps [`Column::ALL`]'s order.
+/// The bytes table's columns in the order the page shows them: the verdict, the share of
+/// the time and the figures that decide the verdict (% of the copy ceiling, GB/s, GFLOP/s)
+/// beside the name, then the launches, the time and the bytes; at 1500 px the verdict was
+/// past the panel's right edge after the bytes (issue 38), at 800 px after the launches and
+/// the time. `capture table` keeps [`Column::ALL`]'s order.
 pub const BYTES_SHOWN: [Column; 18] = [
     Column::Name,
-    Column::Launches,
-    Column::Time,
-    Column::TimeShare,
     Column::Verdict,
+    Column::TimeShare,
     Column::PctCopy,
     Column::Gbs,
     Column::Gflops,
+    Column::Launches,
+    Column::Time,
     Column::Work,
     Column::Ask,
     Column::L1,
@@ -531,15 +534,16 @@ pub fn bytes_row(
 
 // == Occupancy ==
 
-/// The occupancy header.
+/// The occupancy header: the two occupancies and what limits them next to the name, the
+/// launch's shape after them (at 1500 px it pushed "limited by" past the panel's edge).
 pub fn occupancy_header() -> Vec<Head> {
     vec![
         th("kernel"),
-        th("grid x block"),
         th("theoretical %"),
         th("achieved %"),
-        term("waves", "waves/SM"),
         th("limited by"),
+        term("waves", "waves/SM"),
+        th("grid x block"),
         th("registers/thread"),
         th("limit: registers"),
         th("limit: shared mem"),
@@ -588,7 +592,6 @@ pub fn occupancy_row(
         selected,
         vec![
             Cell::name(kr, &k.name, k.short.clone()),
-            Cell::text("", launch_shape(run, k.index)),
             Cell::num(
                 opt(o.theoretical_pct, pct),
                 o.theoretical_pct,
@@ -601,12 +604,6 @@ pub fn occupancy_row(
                 "occupancy",
                 "achieved",
             ),
-            Cell::num(
-                opt(fit.waves, |w| format!("{w:.2}")),
-                fit.waves,
-                "waves",
-                "waves",
-            ),
             Cell::text(
                 "",
                 if limiter.is_empty() {
@@ -616,6 +613,13 @@ pub fn occupancy_row(
                 },
             )
             .col("limiter"),
+            Cell::num(
+                opt(fit.waves, |w| format!("{w:.2}")),
+                fit.waves,
+                "waves",
+                "waves",
+            ),
+            Cell::text("", launch_shape(run, k.index)),
             n(o.registers_per_thread, "registers"),
             n(o.limit_registers, "limit_registers"),
             n(o.limit_shared_mem, "limit_shared"),
@@ -754,8 +758,9 @@ pub fn timing_row(kr: KernelRef, k: &KernelFigures, shown: TimingColumns) -> Row
 
 // == Raw metrics ==
 
-/// The raw metrics' header.
-pub fn metrics_header() -> Vec<Head> {
+/// The raw metrics' header; the warm-cache column only where the kernel has a warm pass
+/// (a column of `-` on every import and profile, issue 38's empty columns).
+pub fn metrics_header(warm: bool) -> Vec<Head> {
     let pass = |label: &'static str| Head {
         label,
         title: "the mean over the pass's launches, with the least and the greatest value when \
@@ -763,13 +768,11 @@ pub fn metrics_header() -> Vec<Head> {
             .to_string(),
         ..Head::default()
     };
-    vec![
-        th("metric"),
-        th("section"),
-        th("unit"),
-        pass("cold cache"),
-        pass("warm cache"),
-    ]
+    let mut heads = vec![th("metric"), th("section"), th("unit"), pass("cold cache")];
+    if warm {
+        heads.push(pass("warm cache"));
+    }
+    heads
 }
 
 /// A pass's values of a metric for people: the value with its unit when every launch has
@@ -820,20 +823,23 @@ pub fn metric_value(value: &str, unit: &str) -> String {
     }
 }
 
-/// One raw metric's row.
-pub fn metric_row(m: &MetricRow) -> Row {
+/// One raw metric's row, with its warm-cache value when `warm` (as [`metrics_header`]).
+pub fn metric_row(m: &MetricRow, warm: bool) -> Row {
     let (cold, cold_exact) = metric_values(m.cold.as_ref(), &m.unit);
-    let (warm, warm_exact) = metric_values(m.warm.as_ref(), &m.unit);
+    let mut cells = vec![
+        Cell::text("metric", m.name.clone()).title(m.name.clone()),
+        Cell::text("", m.section.clone()).title(m.section.clone()),
+        Cell::text("", m.unit.clone()),
+        Cell::text("num", cold).title(cold_exact).col("cold"),
+    ];
+    if warm {
+        let (text, exact) = metric_values(m.warm.as_ref(), &m.unit);
+        cells.push(Cell::text("num", text).title(exact).col("warm"));
+    }
     Row {
         kernel: None,
         selected: false,
-        cells: vec![
-            Cell::text("metric", m.name.clone()).title(m.name.clone()),
-            Cell::text("", m.section.clone()).title(m.section.clone()),
-            Cell::text("", m.unit.clone()),
-            Cell::text("num", cold).title(cold_exact).col("cold"),
-            Cell::text("num", warm).title(warm_exact).col("warm"),
-        ],
+        cells,
     }
 }
 
@@ -841,6 +847,21 @@ pub fn metric_row(m: &MetricRow) -> Row {
 mod tests {
     use super::*;
     use crate::state::test_support::sample;
+
+    #[test]
+    fn the_warm_cache_column_only_with_a_warm_pass() {
+        let m = MetricRow {
+            section: String::new(),
+            name: shared::model::counters::DRAM_BYTES_READ.name.into(),
+            unit: "byte".into(),
+            cold: None,
+            warm: None,
+        };
+        assert_eq!(metrics_header(false).len(), 4);
+        assert_eq!(metric_row(&m, false).cells.len(), 4);
+        assert_eq!(metrics_header(true).len(), 5);
+        assert_eq!(metric_row(&m, true).cells.len(), 5);
+    }
 
     #[test]
     fn rows_carry_their_kernel_selection_and_a_name_that_selects() {
@@ -1022,10 +1043,10 @@ mod tests {
     fn every_bytes_column_sorts_and_numbers_keep_their_exact_value() {
         let header = bytes_header(&BYTES_SHOWN);
         assert_eq!(header.len(), Column::ALL.len());
-        // Every column once (as many, and each there), the verdict beside the name and time.
+        // Every column once (as many, and each there), the verdict beside the name.
         assert_eq!(BYTES_SHOWN.len(), Column::ALL.len());
         assert!(Column::ALL.iter().all(|c| BYTES_SHOWN.contains(c)));
-        assert_eq!(header[4].col, Some("verdict"));
+        assert_eq!(header[1].col, Some("verdict"));
         assert!(header.iter().all(|h| h.sortable && h.col.is_some()));
         let c = Cell::num("1.5".into(), Some(1.25), "", "x");
         assert_eq!(c.value.as_deref(), Some("1.25"));
@@ -1044,7 +1065,7 @@ mod tests {
         for gone in [Column::Ask, Column::PctCopy, Column::DramPerAsk] {
             assert!(!cols.contains(&gone), "{gone:?} kept: {cols:?}");
         }
-        assert_eq!(cols.get(4), Some(&Column::Verdict), "{cols:?}");
+        assert_eq!(cols.get(1), Some(&Column::Verdict), "{cols:?}");
         let titles = bytes_titles();
         let kr = KernelRef { run: 0, kernel: 0 };
         let row = bytes_row(kr, run, &titles, None, &cols).unwrap_or_default();

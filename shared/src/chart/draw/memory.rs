@@ -314,7 +314,9 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
     }
 
     /// A line saying so when neither side of the chart has a byte or request counter (the
-    /// links may still carry their units' throughput, % of peak).
+    /// links may still carry their units' throughput, % of peak): in the lower row, right
+    /// of the shared-memory box, where nothing else is drawn (at the left it ran into the
+    /// shared box and its arrow).
     fn no_counters(&self) -> Result<(), ChartError> {
         let chart = self.chart;
         if chart.flows.has_any() || chart.compare.as_ref().is_some_and(|c| c.has_any()) {
@@ -322,7 +324,10 @@ impl<'a, DB: DrawingBackend> MemoryPainter<'a, DB> {
         }
         self.text(
             "no byte or request counters in this data".to_string(),
-            (self.s(10.0), (self.h * 0.85) as i32),
+            (
+                self.col(2.0) as i32,
+                (self.top + self.box_h * 2.0) as i32 + self.s(6.0),
+            ),
             13.0,
             &RGBColor(150, 40, 40),
         )
@@ -367,5 +372,26 @@ mod tests {
         for needle in ["L1/TEX", "DRAM", "4.74 MB → 4.64 MB", "97.9 % → 97.0 %"] {
             assert!(svg.contains(needle), "missing {needle}");
         }
+    }
+
+    #[test]
+    fn the_note_of_no_counters_keeps_clear_of_the_shared_box() {
+        let chart = MemoryChart::default();
+        let svg = super::super::memory_svg(&chart, 800, 340).unwrap_or_default();
+        let note = "no byte or request counters in this data";
+        let at = svg.find(note).expect("the note");
+        let tag = &svg[svg[..at].rfind("<text").expect("its tag")..at];
+        let x: f64 = tag
+            .split("x=\"")
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .and_then(|t| t.parse().ok())
+            .expect("its x");
+        // The shared box is the second column (from 800 / 4 = 200 px); the note starts in
+        // the third, right of it.
+        assert!(
+            x >= 400.0,
+            "the note starts at x = {x}, over the shared box: {tag}"
+        );
     }
 }

@@ -29,7 +29,12 @@ pub struct Drawn {
     pub hits: Vec<HitPoint>,
     /// The roof and kernel labels, in backend pixels: none overlaps another or a point.
     pub labels: Vec<LabelBox>,
+    /// The plot area inside the axes, in backend pixels.
+    pub area: Box2,
 }
+
+/// How far (CSS pixels) a kernel label keeps from the x and y axes.
+const AXIS_MARGIN: f64 = 4.0;
 
 /// A point's place on the axes `x` x `y`: its own, or clamped to the edge it lies beyond,
 /// with whether it was clamped.
@@ -78,6 +83,7 @@ pub fn draw_roofline<DB: DrawingBackend>(
     Ok(Drawn {
         hits,
         labels: painter.labels.into_iter().map(|l| l.0).collect(),
+        area: painter.area,
     })
 }
 
@@ -437,13 +443,24 @@ impl<'a, DB: DrawingBackend> RooflinePainter<'a, DB> {
             .filter(|&i| series[i].labelled || series[i].selected)
             .collect();
         crate::order::sort_by_key(&mut order, |&i| (series[i].rank.unwrap_or(usize::MAX), i));
-        for si in order {
+        // Kernel labels keep off the two axes: one on the bottom edge read as a label of
+        // the x axis (GPT-2's fifth kernel at 800 px).
+        let whole = self.area;
+        let margin = self.pxi(AXIS_MARGIN);
+        self.placer.area = Box2 {
+            x0: whole.x0 + margin,
+            y1: whole.y1 - margin,
+            ..whole
+        };
+        let result = order.into_iter().try_for_each(|si| {
             let spot = main_index(&series[si]).and_then(|pi| placed[si].get(pi).copied());
-            if let Some(Some((at, _))) = spot {
-                self.kernel_label(si, at, &lines)?;
+            match spot {
+                Some(Some((at, _))) => self.kernel_label(si, at, &lines),
+                _ => Ok(()),
             }
-        }
-        Ok(())
+        });
+        self.placer.area = whole;
+        result
     }
 
     /// The label of series `si`, whose main point is at `at`, placed clear of `lines`; with

@@ -5,8 +5,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::palette;
-use crate::chart::stalls::{stall_rows, StallChart, MIN_SHARE};
+use crate::chart::stalls::{layout, stall_rows, StallChart, MIN_SHARE};
 use crate::chart::ChartError;
+use crate::text::names::elide_middle;
 
 /// Draws the stall chart onto `root`, sizes multiplied by `scale`.
 pub fn draw_stalls<DB: DrawingBackend>(
@@ -22,14 +23,12 @@ pub fn draw_stalls<DB: DrawingBackend>(
     let ink = RGBColor(30, 30, 30);
     let draw = |e: Text<'_, (i32, i32), String>| root.draw(&e).map_err(ChartError::from_draw);
     if !chart.title.is_empty() {
-        draw(Text::new(
-            chart.title.clone(),
-            (s(10.0), s(8.0)),
-            font(15.0).color(&ink),
-        ))?;
+        let style = font(15.0).color(&ink);
+        let title = fitted(root, &chart.title, &style, w - f64::from(s(20.0)))?;
+        draw(Text::new(title, (s(10.0), s(8.0)), style))?;
     }
     let comparing = chart.compare.is_some();
-    let mut top = f64::from(s(34.0));
+    let mut top = f64::from(s(layout::TOP));
     if comparing {
         let labels = [
             chart.series.as_ref().map(|x| x.label.clone()),
@@ -51,9 +50,12 @@ pub fn draw_stalls<DB: DrawingBackend>(
                 Some(l) => format!("{which}: {l}"),
                 None => format!("{which}: no warp-state counters"),
             };
-            draw(Text::new(text, (x + s(18.0), y), font(12.0).color(&ink)))?;
+            // Each within its half, so "before" never runs into "after" (BERT's GEMMs did).
+            let style = font(12.0).color(&ink);
+            let text = fitted(root, &text, &style, w * 0.45 - f64::from(s(26.0)))?;
+            draw(Text::new(text, (x + s(18.0), y), style))?;
         }
-        top += f64::from(s(22.0));
+        top += f64::from(s(layout::LEGEND));
     }
     let rows = stall_rows(chart);
     if rows.is_empty() {
@@ -69,7 +71,8 @@ pub fn draw_stalls<DB: DrawingBackend>(
     let text_w = if comparing { w * 0.22 } else { w * 0.1 };
     let bar_x = name_w + f64::from(s(8.0));
     let bar_max = (w - bar_x - text_w).max(1.0);
-    let row_h = ((h - top - f64::from(s(6.0))) / rows.len() as f64).min(f64::from(s(26.0)));
+    let row_h = ((h - top - f64::from(s(layout::BOTTOM))) / rows.len() as f64)
+        .min(f64::from(s(layout::ROW)));
     let largest = rows
         .iter()
         .flat_map(|r| [r.before, r.after])
@@ -110,6 +113,29 @@ pub fn draw_stalls<DB: DrawingBackend>(
     Ok(())
 }
 
+/// `text` cut in the middle until it is at most `room` backend pixels wide in `style` (a
+/// GEMM's name ran off the chart's edge; the heading above the chart has it whole).
+fn fitted<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    text: &str,
+    style: &TextStyle<'_>,
+    room: f64,
+) -> Result<String, ChartError> {
+    let mut out = text.to_owned();
+    let mut chars = out.chars().count();
+    while chars > 8
+        && f64::from(
+            root.estimate_text_size(&out, style)
+                .map_err(ChartError::from_draw)?
+                .0,
+        ) > room
+    {
+        chars -= 2;
+        out = elide_middle(text, chars);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +167,31 @@ mod tests {
         }
         let empty = super::super::stalls_svg(&StallChart::default(), 700, 300).unwrap_or_default();
         assert!(empty.contains("no warp-state counters in this data"));
+    }
+
+    #[test]
+    fn a_title_wider_than_the_chart_is_cut_in_the_middle() {
+        let title = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT: where the warps waited";
+        let chart = StallChart {
+            title: title.into(),
+            series: Some(series("a", &[("barrier", 1.0)])),
+            compare: None,
+        };
+        let wide = super::super::stalls_svg(&chart, 900, 100).unwrap_or_default();
+        assert!(wide.contains(title), "cut at 900 px");
+        let narrow = super::super::stalls_svg(&chart, 400, 100).unwrap_or_default();
+        assert!(!narrow.contains(title), "whole at 400 px");
+        assert!(narrow.contains("nvjet_"), "its start lost");
+        assert!(narrow.contains("warps waited"), "its end lost");
+        // A comparison's two names each kept within its half of the legend.
+        let before = "nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_bias_TNT";
+        let compared = StallChart {
+            compare: Some(Some(series(before, &[("barrier", 1.0)]))),
+            series: Some(series(before, &[("barrier", 1.0)])),
+            ..chart
+        };
+        let svg = super::super::stalls_svg(&compared, 700, 200).unwrap_or_default();
+        assert!(!svg.contains(before), "a legend name whole in 700 px");
+        assert!(svg.contains("before: nvjet_"), "{svg}");
     }
 }

@@ -31,7 +31,8 @@ fn resize_tick() -> RwSignal<u32> {
 fn fit(canvas: &HtmlCanvasElement) -> f64 {
     let dpr = browser::device_pixel_ratio();
     let w = (f64::from(canvas.client_width().max(320)) * dpr).round() as u32;
-    let h = (f64::from(canvas.client_height().max(200)) * dpr).round() as u32;
+    // Down to a stall chart of one reason (66 px).
+    let h = (f64::from(canvas.client_height().max(60)) * dpr).round() as u32;
     canvas.set_width(w);
     canvas.set_height(h);
     dpr
@@ -120,7 +121,8 @@ pub fn MemoryCanvas(
     }
 }
 
-/// The stall chart canvas of `chart`, with each drawn row repeated as text under it.
+/// The stall chart canvas of `chart`, as tall as its rows (and its 1 px border) need, with
+/// each drawn row repeated as text under it.
 #[component]
 pub fn StallCanvas(
     /// What to draw.
@@ -148,6 +150,9 @@ pub fn StallCanvas(
             id=id
             class="chart stalls"
             node_ref=canvas_ref
+            style:height=move || {
+                chart.with(|c| format!("{}px", chart::stalls::stall_chart_height(c) + 2.0))
+            }
             data-drawn=move || drawn.get().to_string()
             data-rows=move || chart.with(|c| chart::stalls::stall_rows(c).len().to_string())
         ></canvas>

@@ -5,7 +5,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use shared::chart::{self, Drawn, HitGrid, HitPoint, LabelBox, LabelOf, Surface};
+use shared::chart::{self, Box2, Drawn, HitGrid, HitPoint, LabelBox, LabelOf, Surface};
 use web_sys::HtmlCanvasElement;
 
 use super::exports::RooflineExports;
@@ -24,7 +24,7 @@ const PICK_RADIUS_CSS: f64 = 9.0;
 /// The chart's labels as JSON for the page's tests, in CSS pixels of the canvas:
 /// `[{"text", "kind": "roof"|"kernel", "kernel", "x0", "y0", "x1", "y1"}]`.
 fn labels_attr(labels: &[LabelBox], m: &RooflineModel, dpr: f64) -> String {
-    let css = |v: i32| (f64::from(v) / dpr * 10.0).round() / 10.0;
+    let css = |v: i32| css_px(v, dpr);
     let items: Vec<serde_json::Value> = labels
         .iter()
         .map(|l| {
@@ -42,16 +42,36 @@ fn labels_attr(labels: &[LabelBox], m: &RooflineModel, dpr: f64) -> String {
     serde_json::Value::Array(items).to_string()
 }
 
-/// The drawn points in CSS pixels, `[[x,y],...]`, for the page's tests; empty above
-/// [`HITS_SHOWN`] points.
-fn hits_attr(hits: &[HitPoint], dpr: f64) -> String {
+/// The plot area inside the axes in CSS pixels, `[x0,y0,x1,y1]`, for the page's tests.
+fn area_attr(area: Box2, dpr: f64) -> String {
+    let css = |v: i32| css_px(v, dpr);
+    format!(
+        "[{},{},{},{}]",
+        css(area.x0),
+        css(area.y0),
+        css(area.x1),
+        css(area.y1)
+    )
+}
+
+/// Backend pixels `v` in CSS pixels at `dpr`, to a tenth.
+fn css_px(v: i32, dpr: f64) -> f64 {
+    (f64::from(v) / dpr * 10.0).round() / 10.0
+}
+
+/// The drawn points in CSS pixels with their kernel, `[[x,y,"run.kernel"],...]`, for the
+/// page's tests; empty above [`HITS_SHOWN`] points.
+fn hits_attr(hits: &[HitPoint], m: &RooflineModel, dpr: f64) -> String {
     if hits.len() > HITS_SHOWN {
         return String::new();
     }
     let css = |v: i32| (f64::from(v) / dpr).round();
     let all: Vec<String> = hits
         .iter()
-        .map(|h| format!("[{},{}]", css(h.x), css(h.y)))
+        .map(|h| {
+            let kernel = kernel_attr(m.refs.get(h.series).copied());
+            format!("[{},{},\"{kernel}\"]", css(h.x), css(h.y))
+        })
         .collect();
     format!("[{}]", all.join(","))
 }
@@ -90,7 +110,8 @@ impl Plot {
         let ctx = Ctx::get();
         let n = d.hits.len();
         let boxes = model.with_untracked(|m| labels_attr(&d.labels, m, dpr));
-        let spots = hits_attr(&d.hits, dpr);
+        let spots = model.with_untracked(|m| hits_attr(&d.hits, m, dpr));
+        let area = area_attr(d.area, dpr);
         self.grid
             .set_value(HitGrid::new(d.hits, PICK_RADIUS_CSS * dpr));
         self.labels.set_value(d.labels);
@@ -98,6 +119,7 @@ impl Plot {
         let _ = canvas.set_attribute("data-points", &n.to_string());
         let _ = canvas.set_attribute("data-labels", &boxes);
         let _ = canvas.set_attribute("data-hits", &spots);
+        let _ = canvas.set_attribute("data-area", &area);
         if let Some(t0) = ctx.pending_since.get_untracked() {
             let ms = browser::now_ms() - t0;
             ctx.pending_since.set(None);
@@ -219,6 +241,10 @@ pub fn RooflineCanvas(
             <canvas
                 id=id
                 class="chart roofline"
+                role="img"
+                aria-label=move || {
+                    model.with(|m| format!("{}: {}", m.chart.title, m.chart.subtitle))
+                }
                 node_ref=canvas_ref
                 data-drawn=move || drawn.get().to_string()
                 on:mousemove=on_move
