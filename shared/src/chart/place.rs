@@ -124,7 +124,7 @@ impl Placer {
         self.near_clear(ax, ay, gap, w, h, &[])
     }
 
-    /// As [`Placer::near`], but the nearest spots around the anchor ([`NEAR_SPOTS`]) that no
+    /// As [`Placer::near`], but the nearest spots around the anchor (`NEAR_SPOTS`) that no
     /// polyline of `lines` passes through come first (a label then strikes no roof and no
     /// kernel's line).
     pub fn near_clear(
