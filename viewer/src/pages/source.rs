@@ -39,6 +39,21 @@ impl PartialEq for Shown {
     }
 }
 
+/// What a run without source figures lacks, and the command that adds it.
+fn no_source(missing: Option<NoSource>) -> AnyView {
+    let missing = missing.unwrap_or_else(|| NoSource {
+        why: String::new(),
+        command: String::new(),
+    });
+    view! {
+        <div class="note" id="source-none">
+            <p>{missing.why}</p>
+            <pre class="command">{missing.command}</pre>
+        </div>
+    }
+    .into_any()
+}
+
 /// The source view of the selected kernel.
 #[component]
 pub fn SourcePage() -> impl IntoView {
@@ -74,17 +89,7 @@ pub fn SourcePage() -> impl IntoView {
     let table = move || {
         shown.with(|s| {
             let Some(view) = s.view.clone() else {
-                let missing = s.missing.clone().unwrap_or_else(|| NoSource {
-                    why: String::new(),
-                    command: String::new(),
-                });
-                return view! {
-                    <div class="note" id="source-none">
-                        <p>{missing.why}</p>
-                        <pre class="command">{missing.command}</pre>
-                    </div>
-                }
-                .into_any();
+                return no_source(s.missing.clone());
             };
             let header = view.header();
             let for_rows = Arc::clone(&view);
