@@ -36,6 +36,24 @@ fn time_gate(a: &Path, b: &Path, pct: &str) -> i32 {
     o.status.code().unwrap_or(-1)
 }
 
+/// A program's repeat runs in tests/fixtures/determinism-h200, gunzipped under `dir`, in
+/// name order.
+fn fixture_runs(dir: &Path, program: &str) -> Vec<PathBuf> {
+    let folder = root().join(format!("tests/fixtures/determinism-h200/{program}"));
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .expect("runs")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json.gz"))
+        .collect();
+    names.sort();
+    let sub = dir.join(program);
+    std::fs::create_dir_all(&sub).expect("dir");
+    names
+        .iter()
+        .map(|n| gunzip_fixture(&sub, &format!("determinism-h200/{program}/{n}")))
+        .collect()
+}
+
 fn failures(work: &serde_json::Value) -> String {
     work["failures"]
         .as_array()
@@ -105,21 +123,7 @@ fn planted_changes_fail_the_work_gate_and_same_code_pairs_pass() {
 #[test]
 fn repeat_runs_pass_the_work_gate_but_an_autotuner_s_new_configuration_does_not() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let runs = |program: &str| -> Vec<PathBuf> {
-        let folder = root().join(format!("tests/fixtures/determinism-h200/{program}"));
-        let mut names: Vec<String> = std::fs::read_dir(&folder)
-            .expect("runs")
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".json.gz"))
-            .collect();
-        names.sort();
-        let sub = dir.path().join(program);
-        std::fs::create_dir_all(&sub).expect("dir");
-        names
-            .iter()
-            .map(|n| gunzip_fixture(&sub, &format!("determinism-h200/{program}/{n}")))
-            .collect()
-    };
+    let runs = |program: &str| fixture_runs(dir.path(), program);
     for program in ["suite", "gemms", "bert_base_fwd"] {
         let r = runs(program);
         assert!(r.len() >= 5, "{program}");
@@ -174,22 +178,11 @@ fn the_tolerance_file_is_what_cv_py_makes_of_the_fixture_runs() {
             .expect("json");
     let mut groups = Vec::new();
     for program in ["suite", "gemms", "compiled_mlp", "bert_base_fwd"] {
-        let folder = root().join(format!("tests/fixtures/determinism-h200/{program}"));
-        let mut names: Vec<String> = std::fs::read_dir(&folder)
-            .expect("runs")
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".json.gz"))
-            .collect();
-        names.sort();
-        assert_eq!(names.len(), 20, "{program}: 20 runs");
-        let sub = dir.path().join(program);
-        std::fs::create_dir_all(&sub).expect("dir");
-        let paths: Vec<String> = names
+        let runs = fixture_runs(dir.path(), program);
+        assert_eq!(runs.len(), 20, "{program}: 20 runs");
+        let paths: Vec<String> = runs
             .iter()
-            .map(|n| {
-                let p = gunzip_fixture(&sub, &format!("determinism-h200/{program}/{n}"));
-                p.to_string_lossy().into_owned()
-            })
+            .map(|p| p.to_string_lossy().into_owned())
             .collect();
         groups.push(format!("{program}={}", paths.join(",")));
     }
