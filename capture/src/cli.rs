@@ -50,6 +50,15 @@ pub enum Command {
     /// launch filters and any `--ncu-arg` appear in the ncu command the artifact records
     /// (`provenance.ncu_commands`). Measured costs and accuracy: docs/sampling.md.
     Profile(ProfileArgs),
+    /// Run your program once, unreplayed, and record every kernel, copy and NVTX range.
+    ///
+    /// Where does the time go: the program runs as it would (no replay, no serialization)
+    /// with CUPTI's activity trace injected (CUDA_INJECTION64_PATH), at the cost of the plain
+    /// run. The artifact holds each launch's GPU start and end, grid, block, stream and
+    /// launching thread, each copy and memory set, and the NVTX ranges; `capture table`
+    /// prints Nsight Systems' kernel summary, the copies and the GPU's busy and idle time
+    /// (docs/trace.md). No hardware counters: use `capture profile` for those.
+    Trace(TraceArgs),
     /// Print the exact ncu command lines for the profile half of capture run.
     NcuCommand(NcuCommandArgs),
     /// Print the asked-for vs measured bytes table of an artifact.
@@ -311,6 +320,40 @@ pub struct ProfileArgs {
     /// profiled launch (H200, ncu 2025.3.1).
     #[arg(long, value_enum, default_value_t = DepthArg::Standard)]
     pub depth: DepthArg,
+    /// The program and its arguments.
+    #[arg(last = true, required = true)]
+    pub program: Vec<String>,
+}
+
+/// `capture trace`.
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// Where to write the artifact.
+    #[arg(short, long, default_value = "trace.json")]
+    pub output: PathBuf,
+    /// NVTX ranges around every nn.Module's forward and backward and every optimizer step
+    /// of a PyTorch program, as `capture profile --torch-modules` sets them.
+    #[arg(long)]
+    pub torch_modules: bool,
+    /// With --torch-modules, also a push/pop range per aten op.
+    #[arg(long, requires = "torch_modules")]
+    pub torch_ops: bool,
+    /// The CUPTI library to load (default: found under CUDA_HOME, CUDA_PATH,
+    /// /usr/local/cuda*, or by the loader's search).
+    #[arg(long, value_name = "PATH")]
+    pub cupti: Option<PathBuf>,
+    /// The injection library (default: `libroofline_inject.so` beside the capture
+    /// executable, as `cargo build --release -p capture -p roofline-inject` leaves it).
+    #[arg(long, value_name = "PATH")]
+    pub inject: Option<PathBuf>,
+    /// How often CUPTI hands over its buffers, in ms: what a killed program can lose at
+    /// most.
+    #[arg(long, value_name = "MS", default_value_t = 250)]
+    pub flush_ms: u32,
+    /// Keep each process's raw records (`PID.rltrace`) in this folder instead of a
+    /// temporary one (for bug reports and the reader's tests).
+    #[arg(long, value_name = "DIR")]
+    pub records: Option<PathBuf>,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,

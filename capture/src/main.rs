@@ -42,6 +42,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Devices(args) => commands::devices::devices(&args),
         Command::Run(args) => commands::run::run(&args),
         Command::Profile(args) => commands::profile::profile(&args),
+        Command::Trace(args) => commands::trace::trace(&args),
         Command::NcuCommand(args) => commands::ncu_command::ncu_command(&args),
         Command::Merge(args) => commands::merge::merge(&args),
         Command::Import(args) => commands::import::import(&args),

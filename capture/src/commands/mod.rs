@@ -16,6 +16,7 @@ pub mod run;
 pub mod schema;
 pub mod source;
 pub mod table;
+pub mod trace;
 
 use shared::model::artifact::CacheControl;
 

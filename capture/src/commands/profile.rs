@@ -4,7 +4,7 @@
 //! [`ProfileConfig`] before ncu starts; [`conductor`] runs it, step by step.
 
 mod conductor;
-mod torch;
+pub(crate) mod torch;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

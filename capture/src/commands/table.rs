@@ -7,6 +7,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 use shared::analysis::ranges::{range_table, RangeNode};
 use shared::analysis::table::{annotate, bytes_table, SortOrder};
+use shared::analysis::trace::TraceReport;
+use shared::model::trace::Trace;
+use shared::text::table::Format;
 use shared::Artifact;
 
 use crate::cli::{TableArgs, TableBy, TableFormat, TableSort};
@@ -64,6 +67,22 @@ pub fn render_ranges(
     }
 }
 
+/// A trace's kernel summary, copies and timeline in `format` (JSON: the figures as they are).
+pub fn render_trace(trace: &Trace, format: TableFormat, by_range: bool) -> String {
+    let report = TraceReport::of(trace);
+    let format = match format {
+        TableFormat::Table => Format::Text,
+        TableFormat::Csv => Format::Csv,
+        TableFormat::Markdown => Format::Markdown,
+        TableFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+            text.push('\n');
+            return text;
+        }
+    };
+    report.render(format, by_range)
+}
+
 /// `capture table`.
 pub fn table(args: &TableArgs) -> Result<ExitCode> {
     let depth = args
@@ -71,6 +90,12 @@ pub fn table(args: &TableArgs) -> Result<ExitCode> {
         .checked_depth(args.depth)
         .map_err(anyhow::Error::msg)?;
     let artifact = files::read_artifact(&args.artifact)?;
+    if let Some(trace) = artifact.trace.as_deref() {
+        // A trace has no counters: its table is the kernel summary, the copies and the
+        // timeline (Nsight Systems' view), by range with `--by range`.
+        out::print(&render_trace(trace, args.format, args.by == TableBy::Range))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let text = match args.by {
         TableBy::Kernel => render_sorted(&artifact, args.format, args.sort),
         TableBy::Range => render_ranges(&artifact, args.format, args.sort, depth),

@@ -30,3 +30,4 @@ pub mod sample;
 pub mod stats;
 pub mod suite;
 pub mod tensor;
+pub mod trace;

@@ -29,5 +29,6 @@ pub mod ncu_verdict;
 pub mod ranges;
 pub mod sampling;
 pub mod table;
+pub mod trace;
 pub mod work;
 pub mod work_vector;

@@ -9,4 +9,5 @@ pub mod artifact;
 pub mod counters;
 pub mod range;
 pub mod roofline;
+pub mod trace;
 pub mod work_kind;

@@ -10,3 +10,4 @@ pub mod kind;
 pub mod ncu;
 pub mod ncu_rep;
 pub mod source;
+pub mod trace;

@@ -368,6 +368,7 @@ impl Loading {
             names: Vec::new(),
             exports: Vec::new(),
             sources: Vec::new(),
+            trace: None,
             pages: Vec::new(),
             cuda_files: Vec::new(),
         }

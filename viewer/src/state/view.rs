@@ -156,6 +156,7 @@ impl Default for ViewState {
     fn default() -> Self {
         ViewState {
             sources: Vec::new(),
+            trace: None,
             view: View::Overview,
             selected: None,
             compare: None,

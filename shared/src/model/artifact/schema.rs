@@ -51,7 +51,11 @@ use crate::model::work_kind::Work;
 ///    text and CUDA line where the writer had them; `capture import REPORT --source PAGE`,
 ///    `capture profile --source`); optional, written only where a launch has source
 ///    counters.
-pub const SCHEMA_VERSION: u32 = 6;
+/// 7: a whole program's trace from one plain run (`trace`, issue 46): every kernel, copy
+///    and memory set with its GPU start and end, the launching thread, and the NVTX ranges
+///    around them ([`crate::model::trace`]); optional, written by `capture trace` and by
+///    imports of Nsight Systems' exports.
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -82,6 +86,10 @@ pub struct Artifact {
     /// order; empty when no launch had source counters (schema 6).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<LaunchSource>,
+    /// The program's GPU activity as one plain run saw it: every kernel, copy and range
+    /// with its times (`capture trace`, Nsight Systems imports; schema 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Box<crate::model::trace::Trace>>,
 }
 
 /// What a sampled profile measured: counters of `measured` launches of `launches`, the
@@ -119,6 +127,9 @@ pub enum Origin {
     Import,
     /// `capture profile`: the user's program run under ncu by capture.
     Profile,
+    /// `capture trace`: the user's program run once, unreplayed, under CUPTI's activity
+    /// trace (or an Nsight Systems export of such a run, imported).
+    Trace,
 }
 
 /// Cache state of an ncu collection.
@@ -1206,6 +1217,7 @@ impl Artifact {
             warnings: Vec::new(),
             sampled: None,
             sources: Vec::new(),
+            trace: None,
         }
     }
 

@@ -296,8 +296,9 @@ impl Serialize for ArtifactOut<'_> {
             warnings,
             sampled,
             sources,
+            trace,
         } = self.artifact;
-        let mut st = s.serialize_struct("Artifact", 8)?;
+        let mut st = s.serialize_struct("Artifact", 9)?;
         st.serialize_field("schema", schema)?;
         st.serialize_field("provenance", provenance)?;
         st.serialize_field("device", device)?;
@@ -319,6 +320,10 @@ impl Serialize for ArtifactOut<'_> {
             st.skip_field("sources")?;
         } else {
             st.serialize_field("sources", &SourcesOut(sources))?;
+        }
+        match trace {
+            Some(_) => st.serialize_field("trace", trace)?,
+            None => st.skip_field("trace")?,
         }
         st.end()
     }

@@ -1,0 +1,137 @@
+//! `capture trace`: the program run once under CUPTI's activity trace, every process's
+//! records read into one artifact (`Artifact::trace`), and a summary line printed. The
+//! program's own exit status becomes capture's ([`Code::ProgramFailed`] when it failed), the
+//! artifact written either way with what was recorded.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use shared::model::artifact::{Artifact, Origin};
+use shared::read::trace::{build, TraceFile};
+
+use crate::cli::TraceArgs;
+use crate::exit::{Code, Fault};
+use crate::gpu::trace::{find_cupti, find_injection, run_traced};
+
+/// A kernel name made readable: the Itanium C++ demangling, `None` for names that are not
+/// mangled (C kernels, Triton's) or do not demangle.
+pub fn demangle(name: &str) -> Option<String> {
+    if !name.starts_with("_Z") {
+        return None;
+    }
+    let symbol = cpp_demangle::Symbol::new(name).ok()?;
+    symbol
+        .demangle_with_options(&cpp_demangle::DemangleOptions::default())
+        .ok()
+}
+
+/// Runs `capture trace`.
+pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
+    let inject = find_injection(args.inject.as_deref())?;
+    let cupti = find_cupti(args.cupti.as_deref())?;
+    let work = tempfile::Builder::new()
+        .prefix("capture-trace-")
+        .tempdir()
+        .context("cannot create a folder for the trace")?;
+    let mut env = Vec::new();
+    if args.torch_modules {
+        env = super::profile::torch::environment(work.path(), "trace", args.torch_ops)?;
+    }
+    let records = args
+        .records
+        .clone()
+        .unwrap_or_else(|| work.path().join("records"));
+    std::fs::create_dir_all(&records)
+        .with_context(|| format!("{}: cannot create folder", records.display()))?;
+    let ended = run_traced(
+        &args.program,
+        &inject,
+        &cupti,
+        &records,
+        args.flush_ms,
+        &env,
+    )?;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&records)
+        .with_context(|| format!("{}: cannot list", records.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rltrace"))
+        .collect();
+    // Processes by pid: the first process CUDA started in comes first in most programs.
+    paths.sort_by_key(|p| {
+        p.file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or(u64::MAX)
+    });
+    let mut contents = Vec::with_capacity(paths.len());
+    for p in &paths {
+        contents.push((crate::files::shown(p), crate::files::read_bytes(p)?));
+    }
+    let files: Vec<TraceFile<'_>> = contents
+        .iter()
+        .map(|(name, bytes)| TraceFile { name, bytes })
+        .collect();
+    let (trace, warnings) = build(&files, &demangle).map_err(|e| anyhow::anyhow!(e))?;
+    let mut artifact = Artifact::new(crate::provenance::base(Origin::Trace, &[]));
+    artifact.warnings.extend(warnings);
+    let program = args.program.join(" ");
+    let failed = !ended.status.success();
+    if failed {
+        artifact.warnings.push(format!(
+            "the program ({}) {}; the trace holds what was recorded until then",
+            crate::shell::command_line(
+                std::ffi::OsStr::new(&args.program[0]),
+                &args.program[1..]
+                    .iter()
+                    .map(std::ffi::OsString::from)
+                    .collect::<Vec<_>>()
+            ),
+            describe(&ended.status)
+        ));
+    }
+    if paths.is_empty() {
+        artifact.warnings.push(
+            "no process of the program initialized CUDA with the trace loaded: nothing was \
+             recorded"
+                .into(),
+        );
+    }
+    let kernels = trace.kernels.len();
+    let copies = trace.copies.len();
+    let ranges = trace.ranges.len();
+    let processes = trace.processes.len();
+    let names = shared::analysis::trace::kernel_summary(&trace).len();
+    artifact.trace = Some(Box::new(trace));
+    for w in &artifact.warnings {
+        crate::out::warn(w);
+    }
+    crate::files::write_artifact(&args.output, &artifact)?;
+    crate::out::println(&format!(
+        "trace: {kernels} kernel launches ({names} kernels), {copies} copies and sets, \
+         {ranges} NVTX ranges from {processes} process(es) in {:.2} s of {program} -> {}",
+        ended.wall.as_secs_f64(),
+        crate::files::shown(&args.output)
+    ))?;
+    if failed {
+        return Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the traced program {}; the artifact holds what was recorded",
+                describe(&ended.status)
+            ),
+        )
+        .into());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// "exited with status 3" or "was killed by signal 9".
+fn describe(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(s)) => format!("was killed by signal {s}"),
+        _ => "ended abnormally".into(),
+    }
+}
