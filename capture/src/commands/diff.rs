@@ -17,8 +17,10 @@ use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
 use shared::analysis::diff::{diff_loaded, Comparability, Gate, GateOptions, Mismatch, RunDiff};
 use shared::analysis::merge;
+use shared::analysis::trace_diff::trace_diff;
 use shared::model::artifact::LoadWarning;
 use shared::read::kind::FileKind;
+use shared::text::table::Format;
 use shared::Artifact;
 
 use super::import;
@@ -162,6 +164,47 @@ fn check_fair(
     Ok(())
 }
 
+/// Two traces (`capture trace`) compared kernel name by kernel name and copy kind by copy
+/// kind, the work gate failing on a kernel or copy that appeared or grew; `None` when
+/// neither run is a trace. One trace against a profile cannot be judged (exit 13).
+fn diff_traces(
+    args: &DiffArgs,
+    (before, after): (&Artifact, &Artifact),
+    (b, a): &(String, String),
+) -> Result<Option<ExitCode>> {
+    let (bt, at) = match (before.trace.as_deref(), after.trace.as_deref()) {
+        (None, None) => return Ok(None),
+        (Some(bt), Some(at)) => (bt, at),
+        _ => {
+            return Err(Fault::new(
+                Code::GateCannotJudge,
+                format!(
+                    "{b} and {a}: one is a trace (capture trace) and the other is not; a trace \
+                     is compared with a trace"
+                ),
+            )
+            .into())
+        }
+    };
+    let d = trace_diff(bt, at, args.gate_work);
+    let format = match args.format {
+        DiffFormat::Markdown => Format::Markdown,
+        _ => Format::Text,
+    };
+    if args.format == DiffFormat::Json {
+        let mut text = serde_json::to_string_pretty(&d).unwrap_or_default();
+        text.push('\n');
+        crate::out::print(&text)?;
+    } else {
+        crate::out::print(&format!("{b} -> {a}\n{}", d.render(format)))?;
+    }
+    if !d.failures.is_empty() {
+        crate::out::eprint_line(&format!("work gate failed: {}", d.failures.join("; ")));
+        return Ok(Some(ExitCode::from(Code::GateFailed as u8)));
+    }
+    Ok(Some(ExitCode::SUCCESS))
+}
+
 /// `capture diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     let depth = args
@@ -179,6 +222,9 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     let (before, before_warnings) = read_run(&args.before)?;
     let (after, after_warnings) = read_run(&args.after)?;
     let names = (file_name(&args.before), file_name(&args.after));
+    if let Some(code) = diff_traces(args, (&before, &after), &names)? {
+        return Ok(code);
+    }
     if args.by == TableBy::Range {
         let d = range_diff(&before, &after, depth).named(names.0, names.1);
         check_fair(

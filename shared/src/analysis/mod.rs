@@ -30,5 +30,6 @@ pub mod ranges;
 pub mod sampling;
 pub mod table;
 pub mod trace;
+pub mod trace_diff;
 pub mod work;
 pub mod work_vector;

@@ -866,7 +866,11 @@ mod tests {
         assert_eq!(t.gaps[0].length_ns, 500);
         assert_eq!(t.gaps[0].at_ns, 600);
         assert_eq!(t.gaps[0].range.as_deref(), Some("program"));
-        let program = report.ranges.iter().find(|r| r.path == "program").expect("as built");
+        let program = report
+            .ranges
+            .iter()
+            .find(|r| r.path == "program")
+            .expect("as built");
         assert_eq!((program.kernels, program.kernel_time_ns), (4, 650));
         assert_eq!(program.timeline.span_ns, 3_000);
         let copies = copy_summary(&trace);
