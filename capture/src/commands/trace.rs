@@ -44,6 +44,16 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| work.path().join("records"));
     std::fs::create_dir_all(&records)
         .with_context(|| format!("{}: cannot create folder", records.display()))?;
+    if list_records(&records)?.next().is_some() {
+        return Err(Fault::new(
+            Code::Usage,
+            format!(
+                "--records {}: the folder holds records of an earlier run; name an empty one",
+                records.display()
+            ),
+        )
+        .into());
+    }
     let ended = run_traced(
         &args.program,
         &inject,
@@ -52,11 +62,19 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         args.flush_ms,
         &env,
     )?;
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&records)
-        .with_context(|| format!("{}: cannot list", records.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rltrace"))
-        .collect();
+    let mut paths: Vec<PathBuf> = list_records(&records)?.collect();
+    if paths.is_empty() {
+        let how = describe(&ended.status);
+        return Err(Fault::new(
+            Code::NoKernels,
+            format!(
+                "nothing recorded: no process of {} initialized CUDA with the trace loaded (it {how}); \
+                 nothing written",
+                args.program.join(" ")
+            ),
+        )
+        .into());
+    }
     // Processes by pid: the first process CUDA started in comes first in most programs.
     paths.sort_by_key(|p| {
         p.file_stem()
@@ -90,13 +108,6 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
             describe(&ended.status)
         ));
     }
-    if paths.is_empty() {
-        artifact.warnings.push(
-            "no process of the program initialized CUDA with the trace loaded: nothing was \
-             recorded"
-                .into(),
-        );
-    }
     let kernels = trace.kernels.len();
     let copies = trace.copies.len();
     let ranges = trace.ranges.len();
@@ -124,6 +135,14 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         .into());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The records (`PID.rltrace`) in a folder.
+fn list_records(dir: &std::path::Path) -> Result<impl Iterator<Item = PathBuf>> {
+    Ok(std::fs::read_dir(dir)
+        .with_context(|| format!("{}: cannot list", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rltrace")))
 }
 
 /// "exited with status 3" or "was killed by signal 9".

@@ -23,6 +23,7 @@ mod ranks;
 mod reports;
 mod source;
 mod table;
+mod trace;
 mod util;
 mod work_gate;
 mod work_h200;
