@@ -62,35 +62,7 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         args.flush_ms,
         &env,
     )?;
-    let mut paths: Vec<PathBuf> = list_records(&records)?.collect();
-    if paths.is_empty() {
-        let how = describe(&ended.status);
-        return Err(Fault::new(
-            Code::NoKernels,
-            format!(
-                "nothing recorded: no process of {} initialized CUDA with the trace loaded (it {how}); \
-                 nothing written",
-                args.program.join(" ")
-            ),
-        )
-        .into());
-    }
-    // Processes by pid: the first process CUDA started in comes first in most programs.
-    paths.sort_by_key(|p| {
-        p.file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.parse::<u64>().ok())
-            .unwrap_or(u64::MAX)
-    });
-    let mut contents = Vec::with_capacity(paths.len());
-    for p in &paths {
-        contents.push((crate::files::shown(p), crate::files::read_bytes(p)?));
-    }
-    let files: Vec<TraceFile<'_>> = contents
-        .iter()
-        .map(|(name, bytes)| TraceFile { name, bytes })
-        .collect();
-    let (trace, warnings) = build(&files, &demangle).map_err(|e| anyhow::anyhow!(e))?;
+    let (trace, warnings) = read_records(&records, args, &ended.status)?;
     let mut artifact = Artifact::new(crate::provenance::base(Origin::Trace, &[]));
     artifact.warnings.extend(warnings);
     let program = args.program.join(" ");
@@ -135,6 +107,44 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         .into());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every process's records in `dir` read into one trace, processes by pid; nothing recorded
+/// is [`Code::NoKernels`].
+fn read_records(
+    dir: &std::path::Path,
+    args: &TraceArgs,
+    status: &std::process::ExitStatus,
+) -> Result<(shared::model::trace::Trace, Vec<String>)> {
+    let mut paths: Vec<PathBuf> = list_records(dir)?.collect();
+    if paths.is_empty() {
+        return Err(Fault::new(
+            Code::NoKernels,
+            format!(
+                "nothing recorded: no process of {} initialized CUDA with the trace loaded (it \
+                 {}); nothing written",
+                args.program.join(" "),
+                describe(status)
+            ),
+        )
+        .into());
+    }
+    // Processes by pid: the first process CUDA started in comes first in most programs.
+    paths.sort_by_key(|p| {
+        p.file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or(u64::MAX)
+    });
+    let mut contents = Vec::with_capacity(paths.len());
+    for p in &paths {
+        contents.push((crate::files::shown(p), crate::files::read_bytes(p)?));
+    }
+    let files: Vec<TraceFile<'_>> = contents
+        .iter()
+        .map(|(name, bytes)| TraceFile { name, bytes })
+        .collect();
+    build(&files, &demangle).map_err(|e| anyhow::anyhow!(e))
 }
 
 /// The records (`PID.rltrace`) in a folder.
