@@ -181,6 +181,9 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     let names = (file_name(&args.before), file_name(&args.after));
     if args.by == TableBy::Range {
         let d = range_diff(&before, &after, depth).named(names.0, names.1);
+        for w in &d.warnings {
+            crate::out::warn(w);
+        }
         check_fair(
             (&d.before, &d.after),
             &d.comparability,
