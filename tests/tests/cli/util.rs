@@ -151,3 +151,80 @@ pub fn csv_line(fields: &[String]) -> String {
         .collect();
     quoted.join(",")
 }
+
+/// A run of `capture` with its wall time and its own peak memory.
+pub struct Measured {
+    /// The exit code (`None`: killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// Wall time, s.
+    pub wall_s: f64,
+    /// Peak resident memory, bytes (`wait4`'s `ru_maxrss`).
+    pub peak_bytes: u64,
+}
+
+/// Runs `capture ARGS` (standard input from `stdin` when given) and measures it.
+pub fn measured(args: &[&str], stdin: Option<&Path>) -> Measured {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let mut command = Command::new(capture_bin());
+    command
+        .args(args)
+        .stdout(std::fs::File::create(&out).expect("out"))
+        .stderr(std::fs::File::create(&err).expect("err"));
+    if let Some(input) = stdin {
+        command.stdin(std::fs::File::open(input).expect("stdin"));
+    }
+    let started = std::time::Instant::now();
+    let child = command.spawn().expect("capture starts");
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value of the plain C struct wait4 fills.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet waited for; both pointers are to live locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4");
+    let wall_s = started.elapsed().as_secs_f64();
+    let status = std::process::ExitStatus::from_raw(status);
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    Measured {
+        code: status.code(),
+        stdout: read(&out),
+        stderr: read(&err),
+        wall_s,
+        peak_bytes: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+    }
+}
+
+/// The bound issue 48 sets on any hostile input: within `2 s` (times `slack`, for a debug
+/// build on a loaded machine) and at most ten times the input in memory, or 200 MB,
+/// whichever is larger.
+pub fn assert_bounded(what: &str, m: &Measured, input_bytes: u64) {
+    let memory = (10 * input_bytes).max(200_000_000);
+    assert!(
+        m.peak_bytes <= memory,
+        "{what}: {} MB, over {} MB",
+        m.peak_bytes >> 20,
+        memory >> 20
+    );
+    let seconds = 2.0 * time_slack();
+    assert!(
+        m.wall_s <= seconds,
+        "{what}: {:.2} s, over {seconds} s",
+        m.wall_s
+    );
+}
+
+/// How much longer than the release bound a debug test build may take: 1 with
+/// `ROOFLINE_STRICT_TIME=1`, else 5 (an unoptimized build on two shared cores).
+pub fn time_slack() -> f64 {
+    match std::env::var("ROOFLINE_STRICT_TIME").as_deref() {
+        Ok("1") => 1.0,
+        _ => 5.0,
+    }
+}
