@@ -532,18 +532,37 @@ impl Block {
 
 impl Block {
     /// Reads a row of the block: a CUDA line's (the line its next rows are under) or an
-    /// instruction's.
-    fn read_row(&mut self, record: &csv::StringRecord) {
+    /// instruction's. Anything else is refused, with what it was: a row of another number
+    /// of cells than the header's, or one whose `Address` is not an address (`0x...`; a
+    /// page of one-field lines made each `a` an instruction at 0xa, issue 48).
+    fn read_row(&mut self, record: &csv::StringRecord) -> Result<(), String> {
         let Some(columns) = self.columns.as_ref() else {
-            return;
+            return Ok(());
         };
+        if record.len() != columns.len() {
+            return Err(format!(
+                "a row of {} cell(s) under a header of {}: not an instruction of the page",
+                record.len(),
+                columns.len()
+            ));
+        }
         let mut ins = Instruction::default();
         let mut address = None;
         let mut under = None::<Under>;
         for (cell, column) in record.iter().zip(columns) {
             match column {
                 Column::Address => {
-                    address = u64::from_str_radix(cell.trim().trim_start_matches("0x"), 16).ok();
+                    let text = cell.trim();
+                    address = text
+                        .strip_prefix("0x")
+                        .and_then(|hex| u64::from_str_radix(hex, 16).ok());
+                    // `-` on a CUDA line's row; `...` where ncu elides instructions.
+                    if address.is_none() && !matches!(text, "-" | "..." | "") {
+                        return Err(format!(
+                            "an Address cell {:?} that is not an address (0x...)",
+                            text.chars().take(40).collect::<String>()
+                        ));
+                    }
                 }
                 Column::Sass => ins.sass = Some(cell.trim().to_owned()),
                 Column::Line => {
@@ -575,17 +594,20 @@ impl Block {
         if let Some(u) = under {
             // A CUDA line's row (its figures are its instructions' sums).
             self.under = u;
-            return;
+            return Ok(());
         }
-        if let Some(a) = address {
-            ins.address = a;
-            if self.under.line.is_some() {
-                ins.file.clone_from(&self.under.file);
-                ins.line = self.under.line;
-                ins.cuda.clone_from(&self.under.text);
-            }
-            self.launch.instructions.push(ins);
+        let Some(a) = address else {
+            // An elision (`...`) or a row of no instruction: nothing to keep.
+            return Ok(());
+        };
+        ins.address = a;
+        if self.under.line.is_some() {
+            ins.file.clone_from(&self.under.file);
+            ins.line = self.under.line;
+            ins.cuda.clone_from(&self.under.text);
         }
+        self.launch.instructions.push(ins);
+        Ok(())
     }
 }
 
@@ -651,6 +673,70 @@ fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Ope
     out.push(launch);
 }
 
+/// The longest record of a source page read: 1 MiB (a line, or the lines one quoted cell
+/// spans). ncu's longest are a CUDA line's text and a few hundred numbers; the CSV reader
+/// holds a record whole, so an endless quoted cell held gigabytes (issue 48).
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
+/// `input`, failing once a record passes [`MAX_RECORD_BYTES`]: it follows quotes to know
+/// where records end (a line end outside quotes; `""` inside a quoted cell toggles twice).
+struct RecordCap<R> {
+    input: R,
+    in_quotes: bool,
+    record_bytes: usize,
+    /// The line being read (1-based) and the line the record started on.
+    line: u64,
+    record_line: u64,
+    /// The line of the record that passed the cap, once one did.
+    too_long: Option<u64>,
+}
+
+impl<R> RecordCap<R> {
+    fn new(input: R) -> Self {
+        RecordCap {
+            input,
+            in_quotes: false,
+            record_bytes: 0,
+            line: 1,
+            record_line: 1,
+            too_long: None,
+        }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for RecordCap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.too_long.is_some() {
+            return Err(std::io::Error::other("a record over the cap"));
+        }
+        let n = self.input.read(buf)?;
+        for &b in buf.get(..n).unwrap_or_default() {
+            match b {
+                b'"' => self.in_quotes = !self.in_quotes,
+                b'\n' | b'\r' if !self.in_quotes => {
+                    if b == b'\n' {
+                        self.line += 1;
+                    }
+                    self.record_bytes = 0;
+                    self.record_line = self.line;
+                    continue;
+                }
+                b'\n' => self.line += 1,
+                _ => {}
+            }
+            self.record_bytes += 1;
+            if self.record_bytes > MAX_RECORD_BYTES {
+                self.too_long = Some(self.record_line);
+                return Err(std::io::Error::other(format!(
+                    "line {}: a record over {MAX_RECORD_BYTES} bytes",
+                    self.record_line
+                )));
+            }
+        }
+        Ok(n)
+    }
+}
+
 /// Reads an `ncu --csv --page source` export printed with `--print-source sass` (a
 /// `"Kernel Name"` line, a header and a row per instruction, per launch) or `cuda,sass`
 /// (per launch and file a `"File Path"` and a `"Function Name"` line, a header starting
@@ -661,13 +747,26 @@ fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Ope
 /// # Errors
 ///
 /// [`NcuError::NotAnExport`] naming the line when the text does not start with a
-/// `Kernel Name` or `File Path` line or a block has no `Address` column, [`NcuError::Csv`]
-/// when a line is not CSV, [`NcuError::Empty`] for no launch at all.
+/// `Kernel Name` or `File Path` line or a block has no `Address` column,
+/// [`NcuError::NotASourceRow`] naming the line of a row that is not an instruction's nor a
+/// CUDA line's (or longer than [`MAX_RECORD_BYTES`]), [`NcuError::Csv`] when a line is not
+/// CSV, [`NcuError::Empty`] for no launch at all.
 pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
+    read_source_csv_from(text)
+}
+
+/// [`read_source_csv`] streaming from `input`: a record (a line, or the lines a quoted
+/// cell spans) longer than [`MAX_RECORD_BYTES`] is refused where it starts, unheld.
+///
+/// # Errors
+///
+/// As [`read_source_csv`]; an input that fails to read is [`NcuError::Csv`] with the
+/// reader's message.
+pub fn read_source_csv_from(input: impl std::io::Read) -> Result<Vec<LaunchSource>, NcuError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(text);
+        .from_reader(RecordCap::new(input));
     let mut out: Vec<LaunchSource> = Vec::new();
     let mut open = Open::default();
     let mut current: Option<Block> = None;
@@ -679,10 +778,25 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
             .ok()
             .and_then(|r| r.position())
             .map_or(i as u64 + 1, |p| p.line());
-        let record = record.map_err(|e| NcuError::Csv {
-            line: e.position().map_or(line, |p| p.line()),
-            message: e.to_string(),
-        })?;
+        let record = match record {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(match reader.get_ref().too_long {
+                    Some(at) => NcuError::NotASourceRow {
+                        line: at,
+                        found: format!(
+                            "a line (or a quoted cell) longer than {} KiB, which no source \
+                             page has; not read",
+                            MAX_RECORD_BYTES >> 10
+                        ),
+                    },
+                    None => NcuError::Csv {
+                        line: e.position().map_or(line, |p| p.line()),
+                        message: e.to_string(),
+                    },
+                })
+            }
+        };
         let first = record.get(0).unwrap_or_default();
         let second = record.get(1).unwrap_or_default();
         match first {
@@ -727,7 +841,9 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
             block.columns = Some(cols);
             continue;
         }
-        block.read_row(&record);
+        block
+            .read_row(&record)
+            .map_err(|found| NcuError::NotASourceRow { line, found })?;
     }
     finish_block(current.take(), &mut out, &mut open);
     if let Some(last) = out.last_mut() {
@@ -980,6 +1096,46 @@ mod tests {
             json.starts_with("{\"address\":\"0x10\",\"sass\":"),
             "{json}"
         );
+    }
+
+    #[test]
+    fn rows_that_are_no_instruction_and_endless_cells_are_refused_by_line() {
+        let header = "\"Kernel Name\",\"k\"\n\"Address\",\"Source\",\"# Samples\"\n";
+        let cases: &[(String, u64, &str)] = &[
+            (
+                format!("{header}\"a\"\n"),
+                3,
+                "a row of 1 cell(s) under a header of 3",
+            ),
+            (
+                format!("{header}\"a\",\"NOP\",\"1\"\n"),
+                3,
+                "\"a\" that is not an address",
+            ),
+            (
+                format!(
+                    "{header}\"0x10\",\"NOP\",\"1\"\n\"0x20\",\"{}",
+                    "x".repeat(3 << 20)
+                ),
+                4,
+                "longer than 1024 KiB",
+            ),
+            (
+                format!("{header}{}", "y".repeat(3 << 20)),
+                3,
+                "longer than 1024 KiB",
+            ),
+        ];
+        for (page, line, words) in cases {
+            match read_source_csv_from(page.as_bytes()) {
+                Err(e @ NcuError::NotASourceRow { .. }) => {
+                    let text = e.to_string();
+                    assert!(text.starts_with(&format!("line {line}: ")), "{text}");
+                    assert!(text.contains(words), "{text}");
+                }
+                other => panic!("{words}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -38,7 +38,8 @@ pub fn deep_stack_run(depth: usize, first_name: &str) -> String {
 }
 
 /// A run of `kernels` copies of the first kernel, each named `NAME_i` after a name of
-/// `name_bytes` bytes, whose first rule's id is `rule_bytes` long.
+/// `name_bytes` bytes, whose first rule's id is `rule_bytes` long (and its estimated
+/// speedup the largest, so that `explain` quotes it).
 pub fn long_strings_run(kernels: usize, name_bytes: usize, rule_bytes: usize) -> String {
     let mut run = one_kernel_run();
     let first = run["kernels"][0].clone();
@@ -53,6 +54,7 @@ pub fn long_strings_run(kernels: usize, name_bytes: usize, rule_bytes: usize) ->
             launch["function"] = json!(name);
             launch["demangled"] = json!(name);
             launch["rules"][0]["name"] = json!("R".repeat(rule_bytes));
+            launch["rules"][0]["speedup_pct"] = json!(99.0);
             k
         })
         .collect();
@@ -157,5 +159,110 @@ fn range_names_of_any_length_are_read_in_every_form() {
                 assert_bounded(&what, &m, bytes);
             }
         }
+    }
+}
+
+/// A source page's first lines: a launch of kernel `k` and its header.
+const PAGE_HEAD: &str = "\"Kernel Name\",\"k\"\n\"Address\",\"Source\"\n";
+
+/// `bytes` of `fill`, written after `head` through gzip into `path`; the file's size.
+fn gzipped(path: &Path, head: &str, fill: u8, bytes: usize) -> u64 {
+    use std::io::Write;
+    let file = std::fs::File::create(path).expect("create");
+    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+    gz.write_all(head.as_bytes()).expect("write");
+    let chunk = vec![fill; 1 << 20];
+    for _ in 0..bytes >> 20 {
+        gz.write_all(&chunk).expect("write");
+    }
+    gz.finish().expect("gzip");
+    std::fs::metadata(path).expect("size").len()
+}
+
+#[test]
+fn source_pages_are_streamed_and_rows_that_are_no_instruction_are_refused_by_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A page header and one endless quoted cell, gzipped: 256 MiB inflated.
+    let endless = dir.path().join("endless.csv.gz");
+    let gz_bytes = gzipped(
+        &endless,
+        &format!("{PAGE_HEAD}\"0x10\",\""),
+        b'x',
+        256 << 20,
+    );
+    // Twenty megabytes of one-field lines after the header.
+    let lines = format!("{PAGE_HEAD}{}", "\"a\"\n".repeat(5 << 20));
+    let (one_field, one_field_bytes) = written(dir.path(), "lines.csv", lines.as_bytes());
+    let cases = [
+        (&endless, gz_bytes, "line 3: not a row of a source-page export: a line (or a quoted cell) longer than 1024 KiB"),
+        (&one_field, one_field_bytes, "line 3: not a row of a source-page export: a row of 1 cell(s) under a header of 2"),
+    ];
+    for (page, bytes, words) in cases {
+        for args in [
+            vec!["source", s(page), "--kernel", "k"],
+            vec!["import", s(page), "-o", "/dev/null"],
+        ] {
+            let m = measured(&args, None);
+            let what = args.join(" ");
+            assert_ne!(m.code, Some(0), "{what}");
+            assert!(m.stderr.contains(words), "{what}: {}", m.stderr);
+            assert_bounded(&what, &m, bytes);
+        }
+    }
+}
+
+#[test]
+fn text_that_could_start_json_is_refused_from_its_first_bytes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (braces, bytes) = written(dir.path(), "braces", "{\n".repeat(50 << 20).as_bytes());
+    let (deep, deep_bytes) = written(
+        dir.path(),
+        "deep",
+        format!("{{\"kernels\":{}", "[".repeat(10 << 20)).as_bytes(),
+    );
+    for (input, bytes, words) in [
+        (
+            &braces,
+            bytes,
+            "byte 2: not an artifact (a JSON text starting with `{`): key must be a string",
+        ),
+        (&deep, deep_bytes, "recursion limit exceeded"),
+    ] {
+        for args in [vec!["table", "/dev/stdin"], vec!["explain", "/dev/stdin"]] {
+            let m = measured(&args, Some(input));
+            let what = format!("{} < {}", args.join(" "), input.display());
+            assert_eq!(m.code, Some(1), "{what}: {}", m.stderr);
+            assert!(m.stderr.contains(words), "{what}: {}", m.stderr);
+            assert_bounded(&what, &m, bytes);
+            assert!(
+                m.peak_bytes < 64 << 20,
+                "{what}: read no further than its head"
+            );
+        }
+    }
+}
+
+#[test]
+fn explain_holds_two_kilobytes_a_kernel_against_megabyte_strings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (run, bytes) = written(
+        dir.path(),
+        "long.json",
+        long_strings_run(4, 1 << 20, 1 << 20).as_bytes(),
+    );
+    let m = measured(&["explain", s(&run), "--format", "json"], None);
+    assert_eq!(m.code, Some(0), "{}", m.stderr);
+    assert_bounded("explain", &m, bytes);
+    let e: Value = serde_json::from_str(&m.stdout).expect("JSON");
+    let kernels = e["kernels"].as_array().expect("kernels");
+    assert_eq!(kernels.len(), 4);
+    for k in kernels {
+        let size = k.to_string().len();
+        assert!(size <= 2048, "{size}");
+        assert_eq!(k["name_cut"], true);
+        let name = k["name"].as_str().unwrap_or_default();
+        assert!(name.ends_with('…') && name.chars().count() <= 241, "{name}");
+        let id = k["rules"][0]["id"].as_str().unwrap_or_default();
+        assert!(id.starts_with('R') && id.ends_with('…'), "{id}");
     }
 }
