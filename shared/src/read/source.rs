@@ -673,10 +673,11 @@ fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Ope
     out.push(launch);
 }
 
-/// The longest record of a source page read: 1 MiB (a line, or the lines one quoted cell
-/// spans). ncu's longest are a CUDA line's text and a few hundred numbers; the CSV reader
-/// holds a record whole, so an endless quoted cell held gigabytes (issue 48).
-pub const MAX_RECORD_BYTES: usize = 1 << 20;
+/// The longest record of a source page read: 4 MiB (a line, or the lines one quoted cell
+/// spans). ncu's longest are a kernel's name (C++ templates run to kilobytes; a test reads
+/// one of a megabyte) and a CUDA line's text; the CSV reader holds a record whole, so an
+/// endless quoted cell held gigabytes (issue 48).
+pub const MAX_RECORD_BYTES: usize = 4 << 20;
 
 /// `input`, failing once a record passes [`MAX_RECORD_BYTES`]: it follows quotes to know
 /// where records end (a line end outside quotes; `""` inside a quoted cell toggles twice).
@@ -1115,15 +1116,15 @@ mod tests {
             (
                 format!(
                     "{header}\"0x10\",\"NOP\",\"1\"\n\"0x20\",\"{}",
-                    "x".repeat(3 << 20)
+                    "x".repeat(5 << 20)
                 ),
                 4,
-                "longer than 1024 KiB",
+                "longer than 4096 KiB",
             ),
             (
-                format!("{header}{}", "y".repeat(3 << 20)),
+                format!("{header}{}", "y".repeat(5 << 20)),
                 3,
-                "longer than 1024 KiB",
+                "longer than 4096 KiB",
             ),
         ];
         for (page, line, words) in cases {

@@ -194,7 +194,7 @@ fn source_pages_are_streamed_and_rows_that_are_no_instruction_are_refused_by_lin
     let lines = format!("{PAGE_HEAD}{}", "\"a\"\n".repeat(5 << 20));
     let (one_field, one_field_bytes) = written(dir.path(), "lines.csv", lines.as_bytes());
     let cases = [
-        (&endless, gz_bytes, "line 3: not a row of a source-page export: a line (or a quoted cell) longer than 1024 KiB"),
+        (&endless, gz_bytes, "line 3: not a row of a source-page export: a line (or a quoted cell) longer than 4096 KiB"),
         (&one_field, one_field_bytes, "line 3: not a row of a source-page export: a row of 1 cell(s) under a header of 2"),
     ];
     for (page, bytes, words) in cases {
