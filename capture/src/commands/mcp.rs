@@ -7,8 +7,8 @@
 //! program named at start, the one tool that runs one). Every path is a file under `--root`
 //! ([`root::Root`]); standard output carries the protocol alone ([`wire`]: every malformed
 //! line answered, every message one line), so warnings go to standard error. Tools run off
-//! the protocol's thread, a few at a time ([`Slots`]), so that a long call never keeps the
-//! server from answering; their text is paged ([`page`]). docs/mcp.md.
+//! the protocol's thread, a few at a time ([`take_slot`]), so that a long call never keeps the
+//! server from answering; their text is paged ([`page()`]). docs/mcp.md.
 
 mod page;
 mod root;
@@ -170,7 +170,7 @@ const PATH_ARG: Arg = (
     true,
 );
 
-/// The paging arguments every tool takes ([`page`]).
+/// The paging arguments every tool takes ([`page()`]).
 const PAGE_ARGS: [Arg; 2] = [
     (
         "max_bytes",

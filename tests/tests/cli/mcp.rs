@@ -315,7 +315,32 @@ fn every_attack_is_answered_and_the_server_stays_up() {
     std::fs::hard_link("/bin/sh", root.join("sh")).ok();
     let (mut mcp, _) = Session::start(&root, &["--allow-profile", "app.sh"], &bin);
 
-    // Malformed lines, each answered with a JSON-RPC error of id null.
+    malformed_lines_are_answered(&mut mcp);
+    paths_outside_the_root_are_not_described(&mut mcp, outer.path());
+    // profile_plan runs only the program named at start.
+    for program in ["sh", "/bin/sh", "app.sh "] {
+        let (text, error) = mcp.call("profile_plan", json!({ "program": program }));
+        assert!(
+            error && text.contains("not one this server was started with"),
+            "{text}"
+        );
+    }
+    let (text, error) = mcp.call(
+        "profile_plan",
+        json!({"program": "app.sh", "args": ["-c", "id"]}),
+    );
+    assert!(error && text.contains("no argument \"args\""), "{text}");
+
+    output_is_bounded_and_paged(&mut mcp);
+    a_long_call_leaves_the_server_answering(&mut mcp);
+    // Still up.
+    let list = mcp.request("tools/list", json!({}));
+    assert!(list["result"]["tools"].is_array(), "{list}");
+    mcp.finish();
+}
+
+/// Malformed lines, each answered with a JSON-RPC error of id null.
+fn malformed_lines_are_answered(mcp: &mut Session) {
     let ping = br#"{"jsonrpc":"2.0","id":99,"method":"ping"}"#;
     let deep = "[".repeat(100_000);
     let batch = format!("[{}]", String::from_utf8_lossy(ping));
@@ -352,11 +377,13 @@ fn every_attack_is_answered_and_the_server_stays_up() {
         (Some(7), Some(-32600)),
         "{v}"
     );
+}
 
-    // Paths outside the root: the same words whether the file exists or not, and no path
-    // but the one given.
-    let secret = outer.path().join("secret.json");
-    let nothing = outer.path().join("nothing.json");
+/// Paths outside the root (under `outer`): the same words whether the file exists or not,
+/// and no path but the one given.
+fn paths_outside_the_root_are_not_described(mcp: &mut Session, outer: &Path) {
+    let secret = outer.join("secret.json");
+    let nothing = outer.join("nothing.json");
     let mut words = Vec::new();
     for path in [
         s(&secret),
@@ -370,29 +397,18 @@ fn every_attack_is_answered_and_the_server_stays_up() {
         assert!(error, "{path}: {text}");
         assert!(!text.contains("resolves"), "{path}: {text}");
         let rest = text.replacen(path, "PATH", 1);
-        assert!(!rest.contains(s(outer.path())), "{path}: {text}");
+        assert!(!rest.contains(s(outer)), "{path}: {text}");
         words.push(rest);
     }
     assert_eq!(words[0], words[1], "an absolute path out");
     assert_eq!(words[0], words[2]);
     assert_eq!(words[3], words[4], "a link out, existing or not");
     assert_eq!(words[3], words[5], "a missing file");
+}
 
-    // profile_plan runs only the program named at start.
-    for program in ["sh", "/bin/sh", "app.sh "] {
-        let (text, error) = mcp.call("profile_plan", json!({ "program": program }));
-        assert!(
-            error && text.contains("not one this server was started with"),
-            "{text}"
-        );
-    }
-    let (text, error) = mcp.call(
-        "profile_plan",
-        json!({"program": "app.sh", "args": ["-c", "id"]}),
-    );
-    assert!(error && text.contains("no argument \"args\""), "{text}");
-
-    // The 2 KB per kernel holds against megabyte strings, and output is paged.
+/// The 2 KB per kernel holds against megabyte strings, output is paged, and a regular
+/// expression too large to compile is refused.
+fn output_is_bounded_and_paged(mcp: &mut Session) {
     let (text, error) = mcp.call("explain", json!({"path": "long.json", "max_bytes": 6000}));
     assert!(!error, "{text}");
     let r = mcp.request(
@@ -431,8 +447,11 @@ fn every_attack_is_answered_and_the_server_stays_up() {
         json!({"path": "long.json", "kernel": r"(\w{1000}){1000}"}),
     );
     assert!(error && text.contains("not a regular expression"), "{text}");
+}
 
-    // A long call leaves the server answering, and a second one is refused as busy.
+/// A long call (`profile_plan` through a fake ncu of 3 s) leaves the server answering, and
+/// a second one is refused as busy.
+fn a_long_call_leaves_the_server_answering(mcp: &mut Session) {
     let started = std::time::Instant::now();
     mcp.send(
         &json!({"jsonrpc": "2.0", "id": 1000, "method": "tools/call",
@@ -454,9 +473,4 @@ fn every_attack_is_answered_and_the_server_stays_up() {
         }
     };
     assert_eq!(done["result"]["isError"], json!(true), "{done}");
-
-    // Still up.
-    let list = mcp.request("tools/list", json!({}));
-    assert!(list["result"]["tools"].is_array(), "{list}");
-    mcp.finish();
 }

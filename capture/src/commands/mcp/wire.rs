@@ -328,8 +328,11 @@ impl Transport<RoleServer> for Wire {
 mod tests {
     use super::*;
 
+    /// What a line came to: an answer's error code and id, or what else.
+    type Outcome = Result<(i64, Value), &'static str>;
+
     /// The error code of an answer, or what else the line came to.
-    fn code(line: &[u8]) -> Result<(i64, Value), &'static str> {
+    fn code(line: &[u8]) -> Outcome {
         match judge(line) {
             Judged::Answer(v) => Ok((v["error"]["code"].as_i64().unwrap_or(0), v["id"].clone())),
             Judged::Deliver(_) => Err("delivered"),
@@ -340,7 +343,7 @@ mod tests {
     #[test]
     fn every_malformed_line_is_answered_and_messages_pass() {
         let deep = "[".repeat(100_000);
-        let cases: &[(&[u8], Result<(i64, Value), &str>)] = &[
+        let cases: &[(&[u8], Outcome)] = &[
             (
                 b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
                 Err("delivered"),
