@@ -73,9 +73,7 @@ fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
                 shared::read::kind::looks_like(&opened.head)
             );
         }
-        for l in files::read_source_page(path, opened)? {
-            kept.offer(l);
-        }
+        files::stream_source_page(path, opened, &mut |l| kept.offer(l))?;
     }
     Ok(())
 }

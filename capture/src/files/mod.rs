@@ -405,6 +405,18 @@ pub fn read_all(path: &Path, opened: Opened) -> Result<Vec<u8>> {
 /// [`shared::read::source::MAX_RECORD_BYTES`] (issue 48: a 1 MB `.gz` of one endless
 /// quoted cell took 5.3 GB when read whole first).
 pub fn read_source_page(path: &Path, opened: Opened) -> Result<Vec<LaunchSource>> {
+    let mut launches = Vec::new();
+    stream_source_page(path, opened, &mut |l| launches.push(l))?;
+    Ok(launches)
+}
+
+/// [`read_source_page`], each launch handed to `each` once it is whole, so that a caller
+/// keeping one launch holds one.
+pub fn stream_source_page(
+    path: &Path,
+    opened: Opened,
+    each: &mut dyn FnMut(LaunchSource),
+) -> Result<()> {
     let name = shown(path);
     if let FileKind::Binary { at } = opened.kind {
         let b = opened.head.get(at).copied().unwrap_or(0);
@@ -413,7 +425,7 @@ pub fn read_source_page(path: &Path, opened: Opened) -> Result<Vec<LaunchSource>
             "{name}: byte {at}{after}: binary data (0x{b:02x}), not a source-page export"
         );
     }
-    shared::read::source::read_source_csv_from(opened.reader())
+    shared::read::source::read_source_csv_from(opened.reader(), each)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 

@@ -600,6 +600,9 @@ impl Block {
             // An elision (`...`) or a row of no instruction: nothing to keep.
             return Ok(());
         };
+        if self.launch.instructions.len() >= MAX_INSTRUCTIONS {
+            return Err(too_many());
+        }
         ins.address = a;
         if self.under.line.is_some() {
             ins.file.clone_from(&self.under.file);
@@ -635,19 +638,23 @@ impl Open {
 /// Ends a block: a repeat of the launch before it (ncu prints most twice) is dropped; the
 /// next file of the launch before it (same kernel, other addresses) joins it; anything else
 /// is a new launch.
-fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Open) {
+fn finish_block(
+    done: Option<Block>,
+    out: &mut Launches<'_>,
+    open: &mut Open,
+) -> Result<(), String> {
     let Some(Block { mut launch, .. }) = done else {
-        return;
+        return Ok(());
     };
     crate::order::sort_by_key(&mut launch.instructions, |i| i.address);
-    if let Some(prev) = out.last_mut() {
+    if let Some(prev) = out.last.as_mut() {
         if prev.kernel == launch.kernel {
             // Only a launch of as many instructions can be a repeat: the one sort it may
             // need is then of a launch no longer than this block.
             if prev.instructions.len() == launch.instructions.len() {
                 open.sort(prev);
                 if prev.instructions == launch.instructions {
-                    return;
+                    return Ok(());
                 }
             }
             let disjoint = launch
@@ -658,19 +665,53 @@ fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Ope
                 && !launch.instructions.is_empty()
                 && launch.instructions.iter().any(|i| i.file.is_some())
             {
+                if prev.instructions.len() + launch.instructions.len() > MAX_INSTRUCTIONS {
+                    return Err(too_many());
+                }
                 open.addresses
                     .extend(launch.instructions.iter().map(|i| i.address));
                 prev.instructions.append(&mut launch.instructions);
                 open.unsorted = true;
-                return;
+                return Ok(());
             }
         }
         open.sort(prev);
     }
-    launch.launch = out.len() as u64;
+    launch.launch = out.count;
     open.addresses = launch.instructions.iter().map(|i| i.address).collect();
     open.unsorted = false;
     out.push(launch);
+    Ok(())
+}
+
+/// The most instructions one launch of a source page may have: 262,144, 4 MiB of SASS at
+/// 16 bytes an instruction (the largest kernels of the fixtures have a few thousand, big
+/// GEMMs tens of thousands). Each instruction read costs some 300 bytes, so a page of
+/// minimal rows (14 bytes each) held 57 times its size (issue 48); the cap holds a launch
+/// to some 80 MB.
+pub const MAX_INSTRUCTIONS: usize = 1 << 18;
+
+/// The error of a launch past [`MAX_INSTRUCTIONS`].
+fn too_many() -> String {
+    format!("more than {MAX_INSTRUCTIONS} instructions in one launch, more than any kernel has")
+}
+
+/// The launches read so far: the last, still open to a repeat or a further file block,
+/// and those before it handed on one at a time.
+struct Launches<'a> {
+    last: Option<LaunchSource>,
+    count: u64,
+    emit: &'a mut dyn FnMut(LaunchSource),
+}
+
+impl Launches<'_> {
+    /// Hands on the last launch and keeps `launch` open.
+    fn push(&mut self, launch: LaunchSource) {
+        if let Some(done) = self.last.replace(launch) {
+            (self.emit)(done);
+        }
+        self.count += 1;
+    }
 }
 
 /// The longest record of a source page read: 4 MiB (a line, or the lines one quoted cell
@@ -753,22 +794,33 @@ impl<R: std::io::Read> std::io::Read for RecordCap<R> {
 /// CUDA line's (or longer than [`MAX_RECORD_BYTES`]), [`NcuError::Csv`] when a line is not
 /// CSV, [`NcuError::Empty`] for no launch at all.
 pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
-    read_source_csv_from(text)
+    let mut launches = Vec::new();
+    read_source_csv_from(text, &mut |l| launches.push(l))?;
+    Ok(launches)
 }
 
-/// [`read_source_csv`] streaming from `input`: a record (a line, or the lines a quoted
-/// cell spans) longer than [`MAX_RECORD_BYTES`] is refused where it starts, unheld.
+/// [`read_source_csv`] streaming from `input`, each launch handed to `each` once it is
+/// whole (so a caller keeping one holds one): a record (a line, or the lines a quoted cell
+/// spans) longer than [`MAX_RECORD_BYTES`] is refused where it starts, unheld, and a
+/// launch of more than [`MAX_INSTRUCTIONS`] at the row that passes it.
 ///
 /// # Errors
 ///
 /// As [`read_source_csv`]; an input that fails to read is [`NcuError::Csv`] with the
-/// reader's message.
-pub fn read_source_csv_from(input: impl std::io::Read) -> Result<Vec<LaunchSource>, NcuError> {
+/// reader's message. Launches handed on before an error stay handed on.
+pub fn read_source_csv_from(
+    input: impl std::io::Read,
+    each: &mut dyn FnMut(LaunchSource),
+) -> Result<(), NcuError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(RecordCap::new(input));
-    let mut out: Vec<LaunchSource> = Vec::new();
+    let mut out = Launches {
+        last: None,
+        count: 0,
+        emit: each,
+    };
     let mut open = Open::default();
     let mut current: Option<Block> = None;
     for (i, record) in reader.records().enumerate() {
@@ -802,13 +854,15 @@ pub fn read_source_csv_from(input: impl std::io::Read) -> Result<Vec<LaunchSourc
         let second = record.get(1).unwrap_or_default();
         match first {
             "Kernel Name" => {
-                finish_block(current.take(), &mut out, &mut open);
+                finish_block(current.take(), &mut out, &mut open)
+                    .map_err(|found| NcuError::NotASourceRow { line, found })?;
                 current = Some(Block::new(second, None));
                 continue;
             }
             "File Path" => {
                 // A `cuda,sass` page: a block per launch and file, named on the next line.
-                finish_block(current.take(), &mut out, &mut open);
+                finish_block(current.take(), &mut out, &mut open)
+                    .map_err(|found| NcuError::NotASourceRow { line, found })?;
                 current = Some(Block::new("", Some(Arc::from(second))));
                 continue;
             }
@@ -846,14 +900,15 @@ pub fn read_source_csv_from(input: impl std::io::Read) -> Result<Vec<LaunchSourc
             .read_row(&record)
             .map_err(|found| NcuError::NotASourceRow { line, found })?;
     }
-    finish_block(current.take(), &mut out, &mut open);
-    if let Some(last) = out.last_mut() {
-        open.sort(last);
-    }
-    if out.is_empty() {
+    let lines = reader.get_ref().line;
+    finish_block(current.take(), &mut out, &mut open)
+        .map_err(|found| NcuError::NotASourceRow { line: lines, found })?;
+    let Some(mut last) = out.last.take() else {
         return Err(NcuError::Empty);
-    }
-    Ok(out)
+    };
+    open.sort(&mut last);
+    (out.emit)(last);
+    Ok(())
 }
 
 /// A count as text: whole numbers in full, others to three significant digits.
@@ -1128,7 +1183,7 @@ mod tests {
             ),
         ];
         for (page, line, words) in cases {
-            match read_source_csv_from(page.as_bytes()) {
+            match read_source_csv(page.as_bytes()) {
                 Err(e @ NcuError::NotASourceRow { .. }) => {
                     let text = e.to_string();
                     assert!(text.starts_with(&format!("line {line}: ")), "{text}");
@@ -1137,6 +1192,24 @@ mod tests {
                 other => panic!("{words}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn launches_are_handed_on_whole_and_one_of_too_many_instructions_is_refused() {
+        let mut seen = Vec::new();
+        read_source_csv_from(PAGE.as_bytes(), &mut |l| seen.push(l.instructions.len()))
+            .expect("reads");
+        assert_eq!(seen, [2, 1], "the repeat folded, each launch whole");
+        let mut page = String::from("\"Kernel Name\",\"k\"\n\"Address\",\"Source\"\n");
+        for i in 0..=MAX_INSTRUCTIONS {
+            page.push_str(&format!("\"0x{i:x}\",\"N\"\n"));
+        }
+        let err = read_source_csv(page.as_bytes()).expect_err("too many");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("line {}: ", MAX_INSTRUCTIONS + 3)),
+            "{err}"
+        );
     }
 
     #[test]

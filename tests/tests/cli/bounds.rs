@@ -193,9 +193,17 @@ fn source_pages_are_streamed_and_rows_that_are_no_instruction_are_refused_by_lin
     // Twenty megabytes of one-field lines after the header.
     let lines = format!("{PAGE_HEAD}{}", "\"a\"\n".repeat(5 << 20));
     let (one_field, one_field_bytes) = written(dir.path(), "lines.csv", lines.as_bytes());
+    // One launch of minimal instruction rows, one more than a launch may have.
+    let mut rows = String::from(PAGE_HEAD);
+    for i in 0..=(1usize << 18) {
+        rows.push_str(&format!("\"0x{:x}\",\"N\"\n", i * 16));
+    }
+    let (minimal, minimal_bytes) = written(dir.path(), "rows.csv", rows.as_bytes());
+    drop(rows);
     let cases = [
         (&endless, gz_bytes, "line 3: not a row of a source-page export: a line (or a quoted cell) longer than 4096 KiB"),
         (&one_field, one_field_bytes, "line 3: not a row of a source-page export: a row of 1 cell(s) under a header of 2"),
+        (&minimal, minimal_bytes, "line 262147: not a row of a source-page export: more than 262144 instructions in one launch"),
     ];
     for (page, bytes, words) in cases {
         for args in [

@@ -231,7 +231,17 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
     // no ncu is on PATH, so it reports capture's own error and exit status.
     let (mut mcp, _) = Session::start(&root, &["--allow-profile", "app.sh"], &no_ncu);
     let list = mcp.request("tools/list", json!({}));
-    assert!(list.to_string().contains("\"profile_plan\""), "{list}");
+    let tools = list["result"]["tools"].as_array().expect("tools");
+    let plan = tools
+        .iter()
+        .find(|t| t["name"] == "profile_plan")
+        .unwrap_or_else(|| panic!("{list}"));
+    // The agent picks among the programs named at start, and passes no arguments.
+    assert_eq!(
+        plan["inputSchema"]["properties"]["program"]["enum"],
+        json!(["app.sh"])
+    );
+    assert!(plan["inputSchema"]["properties"].get("args").is_none());
     std::fs::set_permissions(
         root.join("app.sh"),
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
