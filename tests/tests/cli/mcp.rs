@@ -342,6 +342,7 @@ fn every_attack_is_answered_and_the_server_stays_up() {
     assert!(error && text.contains("no argument \"args\""), "{text}");
 
     output_is_bounded_and_paged(&mut mcp);
+    odd_arguments_are_errors(&mut mcp, &root);
     a_long_call_leaves_the_server_answering(&mut mcp);
     // Still up.
     let list = mcp.request("tools/list", json!({}));
@@ -483,4 +484,57 @@ fn a_long_call_leaves_the_server_answering(mcp: &mut Session) {
         }
     };
     assert_eq!(done["result"]["isError"], json!(true), "{done}");
+}
+
+/// Cases of our own: arguments of the wrong kind or out of range, a NUL in a path, a FIFO,
+/// a method no server has; each an error, the server up.
+fn odd_arguments_are_errors(mcp: &mut Session, root: &Path) {
+    let fifo = root.join("fifo.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut cases = vec![
+        (
+            json!({"path": "long.json", "top": -1}),
+            "a whole number expected",
+        ),
+        (
+            json!({"path": "long.json", "offset": 1u64 << 40}),
+            "past the end",
+        ),
+        (json!({"path": "long.json", "max_bytes": 0}), "max_bytes 0"),
+        (
+            json!({"path": "long.json", "max_bytes": 1u64 << 30}),
+            "from 1 to",
+        ),
+        (
+            json!({"path": "long\u{0}.json"}),
+            "no such file under the root",
+        ),
+        (
+            json!({"path": "long.json", "format": "x".repeat(100_000)}),
+            "`json` or `text`",
+        ),
+    ];
+    if made {
+        cases.push((json!({"path": "fifo.json"}), "not a file"));
+    }
+    for (arguments, words) in cases {
+        let (text, error) = mcp.call("explain", arguments.clone());
+        assert!(error && text.contains(words), "{arguments}: {text}");
+        assert!(
+            text.len() < 4096,
+            "errors quote at most a little: {}",
+            text.len()
+        );
+    }
+    // Arguments that are not an object, and a method no server has: errors with their ids.
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 31, "method": "tools/call",
+        "params": {"name": "explain", "arguments": 5}}));
+    let v = mcp.next();
+    assert_eq!(v["id"], 31, "{v}");
+    assert!(v["error"]["code"].is_i64(), "{v}");
+    let v = mcp.request("tools/nonsense", json!({}));
+    assert!(v["error"]["code"].is_i64(), "{v}");
 }

@@ -231,11 +231,13 @@ pub fn assert_bounded(what: &str, m: &Measured, input_bytes: u64) {
     );
 }
 
-/// How much longer than the release bound a debug test build may take: 1 with
-/// `ROOFLINE_STRICT_TIME=1`, else 5 (an unoptimized build on two shared cores).
+/// How much longer than the 2 s a test may take: 1 with `ROOFLINE_STRICT_TIME=1`,
+/// else 3, for a debug build beside the rest of the suite on two shared cores (every case
+/// passed strict on the developer VM, 2026-12-07, the slowest `explain` of megabyte
+/// strings).
 pub fn time_slack() -> f64 {
     match std::env::var("ROOFLINE_STRICT_TIME").as_deref() {
         Ok("1") => 1.0,
-        _ => 5.0,
+        _ => 3.0,
     }
 }
