@@ -227,33 +227,7 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
     assert!(error && text.contains("no argument \"invented\""), "{text}");
     mcp.finish();
 
-    // With --allow-profile the tool is offered and runs capture profile --plan-only; here
-    // no ncu is on PATH, so it reports capture's own error and exit status.
-    let (mut mcp, _) = Session::start(&root, &["--allow-profile", "app.sh"], &no_ncu);
-    let list = mcp.request("tools/list", json!({}));
-    let tools = list["result"]["tools"].as_array().expect("tools");
-    let plan = tools
-        .iter()
-        .find(|t| t["name"] == "profile_plan")
-        .unwrap_or_else(|| panic!("{list}"));
-    // The agent picks among the programs named at start, and passes no arguments.
-    assert_eq!(
-        plan["inputSchema"]["properties"]["program"]["enum"],
-        json!(["app.sh"])
-    );
-    assert!(plan["inputSchema"]["properties"].get("args").is_none());
-    std::fs::set_permissions(
-        root.join("app.sh"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .expect("chmod");
-    let (text, error) = mcp.call("profile_plan", json!({"program": "app.sh"}));
-    assert!(error, "{text}");
-    assert!(
-        text.contains("capture profile --plan-only exited with 5"),
-        "{text}"
-    );
-    mcp.finish();
+    profile_plan_runs_the_program_named_at_start(&root, &no_ncu);
 }
 
 /// A file of the workspace.
@@ -537,4 +511,35 @@ fn odd_arguments_are_errors(mcp: &mut Session, root: &Path) {
     assert!(v["error"]["code"].is_i64(), "{v}");
     let v = mcp.request("tools/nonsense", json!({}));
     assert!(v["error"]["code"].is_i64(), "{v}");
+}
+
+/// With `--allow-profile app.sh` the tool is offered, for that program only, and runs
+/// capture profile --plan-only; with no ncu on PATH it reports capture's own error and
+/// exit status.
+fn profile_plan_runs_the_program_named_at_start(root: &Path, no_ncu: &Path) {
+    let (mut mcp, _) = Session::start(root, &["--allow-profile", "app.sh"], no_ncu);
+    let list = mcp.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("tools");
+    let plan = tools
+        .iter()
+        .find(|t| t["name"] == "profile_plan")
+        .unwrap_or_else(|| panic!("{list}"));
+    // The agent picks among the programs named at start, and passes no arguments.
+    assert_eq!(
+        plan["inputSchema"]["properties"]["program"]["enum"],
+        json!(["app.sh"])
+    );
+    assert!(plan["inputSchema"]["properties"].get("args").is_none());
+    std::fs::set_permissions(
+        root.join("app.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let (text, error) = mcp.call("profile_plan", json!({"program": "app.sh"}));
+    assert!(error, "{text}");
+    assert!(
+        text.contains("capture profile --plan-only exited with 5"),
+        "{text}"
+    );
+    mcp.finish();
 }
