@@ -454,9 +454,10 @@ pub struct McpArgs {
     #[arg(long)]
     pub root: PathBuf,
     /// Offer the `profile_plan` tool for PROGRAM (a file; relative paths from --root;
-    /// repeat for more). It runs `capture profile --plan-only -- PROGRAM` in the root, with
-    /// no arguments (put them in a wrapper script), one call at a time, and nothing else:
-    /// the agent picks among these programs and can name no other.
+    /// repeat for more). It runs `capture profile --plan-only -- PROGRAM` in the root (ncu
+    /// on PATH runs PROGRAM once, timing its launches; no counters), with no arguments (put
+    /// them in a wrapper script), one call at a time, and nothing else: the agent picks
+    /// among these programs and can name no other.
     #[arg(long, value_name = "PROGRAM")]
     pub allow_profile: Vec<PathBuf>,
 }
