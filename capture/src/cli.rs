@@ -84,7 +84,8 @@ pub enum Command {
     /// Serve the read-only commands to an agent as a Model Context Protocol server on stdio.
     ///
     /// Tools: list kernels, explain, compare two runs, source hot spots, a profiling plan.
-    /// Reads only files under `--root`; runs no program (docs/mcp.md).
+    /// Reads only files under `--root`; runs no program, unless `--allow-profile PROGRAM`
+    /// names one for `profile_plan` (docs/mcp.md).
     Mcp(McpArgs),
     /// Print a JSON Schema: of the artifact format (default), or of `capture explain`'s JSON.
     Schema(SchemaArgs),
@@ -495,9 +496,13 @@ pub struct McpArgs {
     /// The only directory whose files the tools read (symbolic links out of it refused).
     #[arg(long)]
     pub root: PathBuf,
-    /// Offer the `profile_plan` tool (it prints the ncu command line; it never runs it).
-    #[arg(long)]
-    pub allow_profile: bool,
+    /// Offer the `profile_plan` tool for PROGRAM (a file; relative paths from --root;
+    /// repeat for more). It runs `capture profile --plan-only -- PROGRAM` in the root (ncu
+    /// on PATH runs PROGRAM once, timing its launches; no counters), with no arguments (put
+    /// them in a wrapper script), one call at a time, and nothing else: the agent picks
+    /// among these programs and can name no other.
+    #[arg(long, value_name = "PROGRAM")]
+    pub allow_profile: Vec<PathBuf>,
 }
 
 /// `capture schema`.

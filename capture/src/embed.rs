@@ -109,6 +109,5 @@ pub fn kept_sources(
 
 /// A source-page export's launches.
 fn read_page(path: &Path) -> Result<Vec<LaunchSource>> {
-    source::read_source_csv(&files::read_bytes(path)?)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", files::shown(path)))
+    files::read_source_page(path, files::open(path)?)
 }

@@ -82,6 +82,16 @@ pub enum NcuError {
         /// The start of what was found there.
         found: String,
     },
+    /// A source-page export (`ncu --page source --csv`) with a line that is not one of its
+    /// rows: a record longer than any page has, a row of another number of cells than its
+    /// header, an `Address` that is not an address.
+    #[error("line {line}: not a row of a source-page export: {found}")]
+    NotASourceRow {
+        /// 1-based line of the row.
+        line: u64,
+        /// What it was.
+        found: String,
+    },
     /// The CSV itself is malformed beyond recovery.
     #[error("line {line}: malformed CSV: {message}")]
     Csv {

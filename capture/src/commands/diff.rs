@@ -227,6 +227,9 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     }
     if args.by == TableBy::Range {
         let d = range_diff(&before, &after, depth).named(names.0, names.1);
+        for w in &d.warnings {
+            crate::out::warn(w);
+        }
         check_fair(
             (&d.before, &d.after),
             &d.comparability,

@@ -6,19 +6,14 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use shared::analysis::explain::{explain as explain_all, Choice};
+use shared::analysis::explain::{explain as explain_all, Choice, Explanation};
 use shared::analysis::table::{bytes_table, TableRow};
 
 use crate::cli::{ExplainArgs, ExplainFormat};
 
 /// The explanation of `input`'s kernels whose full name matches `kernel` (all without
-/// one), at most `top` of them, most time first, in `format`.
-pub fn render(
-    input: &Path,
-    kernel: Option<&str>,
-    top: Option<usize>,
-    format: ExplainFormat,
-) -> Result<String> {
+/// one), at most `top` of them, most time first.
+pub fn explained(input: &Path, kernel: Option<&str>, top: Option<usize>) -> Result<Explanation> {
     let pattern = kernel.map(super::kernel_pattern).transpose()?;
     let (artifact, _) = super::diff::read_run(input)?;
     let table = bytes_table(&artifact);
@@ -34,6 +29,17 @@ pub fn render(
     if let (Some(k), true) = (kernel, explained.kernels.is_empty()) {
         bail!("{}: no kernel matches --kernel {k:?}", input.display());
     }
+    Ok(explained)
+}
+
+/// [`explained`] in `format`.
+pub fn render(
+    input: &Path,
+    kernel: Option<&str>,
+    top: Option<usize>,
+    format: ExplainFormat,
+) -> Result<String> {
+    let explained = explained(input, kernel, top)?;
     Ok(match format {
         ExplainFormat::Text => explained.to_text(),
         ExplainFormat::Json => explained.to_json(),

@@ -3,14 +3,21 @@
 //! current-thread tokio runtime). Each tool calls the command's own code and returns what
 //! the command would print: `list_kernels` (`capture table`, most time first), `explain`,
 //! `compare` (`capture diff`, also `--by range`), `source` (`capture source`) and, only when started with
-//! `--allow-profile`, `profile_plan` (`capture profile --plan-only`, the one tool that
-//! runs a program). Every path is a file under `--root` ([`root::Root`]); standard output
-//! carries the protocol alone, so warnings go to standard error. docs/mcp.md.
+//! `--allow-profile PROGRAM`, `profile_plan` (`capture profile --plan-only -- PROGRAM` of a
+//! program named at start, the one tool that runs one). Every path is a file under `--root`
+//! ([`root::Root`]); standard output carries the protocol alone ([`wire`]: every malformed
+//! line answered, every message one line), so warnings go to standard error. Tools run off
+//! the protocol's thread, a few at a time ([`take_slot`]), so that a long call never keeps the
+//! server from answering; their text is paged ([`page()`]). docs/mcp.md.
 
+mod page;
 mod root;
+mod wire;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
 use rmcp::model::{
@@ -24,16 +31,25 @@ use serde_json::{json, Value};
 use shared::analysis::diff::ranges::range_diff;
 use shared::analysis::diff::{diff_loaded, Comparability, GateOptions};
 
-use crate::cli::{
-    DiffFormat, ExplainFormat, McpArgs, SourceArgs, SourceFormat, TableBy, TableFormat, TableSort,
-};
+use crate::cli::{DiffFormat, McpArgs, SourceArgs, SourceFormat, TableBy, TableFormat, TableSort};
+use page::{page, Paging};
 use root::Root;
 
 /// `capture mcp`: serves until the client closes standard input.
 pub fn mcp(args: &McpArgs) -> Result<ExitCode> {
+    let root = Root::new(&args.root)?;
+    let programs = args
+        .allow_profile
+        .iter()
+        .map(|p| Program::new(p, &root))
+        .collect::<Result<Vec<_>>>()?;
     let server = Server {
-        root: Root::new(&args.root)?,
-        allow_profile: args.allow_profile,
+        inner: Arc::new(Inner {
+            root,
+            programs,
+            reading: AtomicUsize::new(0),
+            profiling: AtomicUsize::new(0),
+        }),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -41,7 +57,7 @@ pub fn mcp(args: &McpArgs) -> Result<ExitCode> {
         .context("starting the MCP server's runtime")?;
     runtime.block_on(async move {
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(wire::Wire::stdio())
             .await
             .map_err(|e| anyhow!("MCP initialization failed: {e}"))?;
         running
@@ -53,10 +69,72 @@ pub fn mcp(args: &McpArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The server: the root its tools read under, and whether `profile_plan` is offered.
+/// A program `profile_plan` may run: as named on the command line, and its file.
+struct Program {
+    name: String,
+    path: PathBuf,
+}
+
+impl Program {
+    /// `--allow-profile PATH`, relative to the root when not absolute; it must be a file.
+    fn new(path: &Path, root: &Root) -> Result<Program> {
+        let joined = root.dir().join(path);
+        let real = joined
+            .canonicalize()
+            .with_context(|| format!("--allow-profile {}", path.display()))?;
+        if !real.is_file() {
+            bail!("--allow-profile {}: not a file", path.display());
+        }
+        Ok(Program {
+            name: path.display().to_string(),
+            path: real,
+        })
+    }
+}
+
+/// The largest input file a tool reads: 256 MiB on disk (the largest real report measured,
+/// a BERT forward, is 79 MB). Larger files are refused before they are opened; a `.gz` is
+/// held to the readers' own cap after gunzip.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// Reading tools (all but `profile_plan`) that may run at once: 2. Each holds its inputs
+/// in memory; a third call while two run is refused as busy, so memory stays that of two.
+const READ_SLOTS: usize = 2;
+
+/// The server: its state behind one `Arc`, shared with the threads tools run on.
+#[derive(Clone)]
 struct Server {
+    inner: Arc<Inner>,
+}
+
+/// The root its tools read under, the programs `profile_plan` may run, and the calls
+/// running.
+struct Inner {
     root: Root,
-    allow_profile: bool,
+    programs: Vec<Program>,
+    /// Reading tools running.
+    reading: AtomicUsize,
+    /// `profile_plan` calls running (0 or 1).
+    profiling: AtomicUsize,
+}
+
+/// A slot of a running tool, given back when dropped.
+struct Slot<'a>(&'a AtomicUsize);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Takes a slot of `counter` if fewer than `limit` are taken.
+fn take_slot(counter: &AtomicUsize, limit: usize) -> Option<Slot<'_>> {
+    counter
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+            (n < limit).then_some(n + 1)
+        })
+        .ok()
+        .map(|_| Slot(counter))
 }
 
 /// The tools, by what they run.
@@ -70,25 +148,45 @@ enum Kind {
     Compare,
     /// `capture source`.
     Source,
-    /// `capture profile --plan-only`: runs a program.
+    /// `capture profile --plan-only` of a program named at start: runs it.
     ProfilePlan,
 }
 
-/// One tool: what it runs, its name, what it does, and its arguments (name, JSON type,
-/// meaning, required).
+/// One tool argument: name, JSON type, meaning, required.
+type Arg = (&'static str, &'static str, &'static str, bool);
+
+/// One tool: what it runs, its name, what it does, and its arguments.
 struct ToolDef {
     kind: Kind,
     name: &'static str,
     description: &'static str,
-    args: &'static [(&'static str, &'static str, &'static str, bool)],
+    args: &'static [Arg],
 }
 
-const PATH_ARG: (&str, &str, &str, bool) = (
+const PATH_ARG: Arg = (
     "path",
     "string",
     "an artifact, ncu CSV export or .ncu-rep report, relative to the server's root",
     true,
 );
+
+/// The paging arguments every tool takes ([`page()`]).
+const PAGE_ARGS: [Arg; 2] = [
+    (
+        "max_bytes",
+        "integer",
+        "the most text returned, bytes as JSON-escaped (default 1 MiB, at most 6 MiB); \
+         longer output ends with a note giving the offset of the rest",
+        false,
+    ),
+    (
+        "offset",
+        "integer",
+        "where the returned text starts, a byte offset into the whole output (default 0: \
+         the offset a cut page's note gives)",
+        false,
+    ),
+];
 
 /// The tools, `profile_plan` last.
 const TOOLS: &[ToolDef] = &[
@@ -97,7 +195,7 @@ const TOOLS: &[ToolDef] = &[
         name: "list_kernels",
         description: "The kernels of a run, most time first: launches, time, share, bytes, \
                       FLOP/s, verdict and unit (capture table, Markdown).",
-        args: &[PATH_ARG],
+        args: &[PATH_ARG, PAGE_ARGS[0], PAGE_ARGS[1]],
     },
     ToolDef {
         kind: Kind::Explain,
@@ -120,6 +218,8 @@ const TOOLS: &[ToolDef] = &[
                 false,
             ),
             ("format", "string", "`json` (default) or `text`", false),
+            PAGE_ARGS[0],
+            PAGE_ARGS[1],
         ],
     },
     ToolDef {
@@ -166,6 +266,8 @@ const TOOLS: &[ToolDef] = &[
                 "with by `range`: paths cut to their first N ranges",
                 false,
             ),
+            PAGE_ARGS[0],
+            PAGE_ARGS[1],
         ],
     },
     ToolDef {
@@ -187,35 +289,41 @@ const TOOLS: &[ToolDef] = &[
                 true,
             ),
             ("top", "integer", "hot spots listed (default 20)", false),
+            PAGE_ARGS[0],
+            PAGE_ARGS[1],
         ],
     },
     ToolDef {
         kind: Kind::ProfilePlan,
         name: "profile_plan",
-        description: "Runs the program once under ncu's timing pass and prints the sampling \
-                      plan capture profile would collect, with its predicted cost (capture \
-                      profile --plan-only). Runs a program: offered only with --allow-profile.",
+        description: "Runs one of the programs the server was started with (capture mcp \
+                      --allow-profile PROGRAM) once under ncu's timing pass, without \
+                      arguments, in the root, and prints the sampling plan capture profile \
+                      would collect, with its predicted cost (capture profile --plan-only -- \
+                      PROGRAM). No other program can be named. One call at a time.",
         args: &[
             (
                 "program",
                 "string",
-                "the program, a file under the root",
+                "one of the programs the server was started with, as named there",
                 true,
             ),
-            ("args", "array", "its arguments (strings)", false),
+            PAGE_ARGS[0],
+            PAGE_ARGS[1],
         ],
     },
 ];
 
 impl ToolDef {
-    /// The tool as `tools/list` gives it: an object schema of its arguments.
-    fn tool(&self) -> Tool {
+    /// The tool as `tools/list` gives it: an object schema of its arguments (for
+    /// `profile_plan`, `program` one of `programs`).
+    fn tool(&self, programs: &[Program]) -> Tool {
         let mut properties = serde_json::Map::new();
         let mut required = Vec::new();
         for (name, kind, meaning, needed) in self.args {
             let mut p = json!({"type": kind, "description": meaning});
-            if *kind == "array" {
-                p["items"] = json!({"type": "string"});
+            if self.kind == Kind::ProfilePlan && *name == "program" {
+                p["enum"] = programs.iter().map(|p| p.name.clone()).collect();
             }
             properties.insert((*name).to_string(), p);
             if *needed {
@@ -251,7 +359,7 @@ fn text_arg<'a>(args: &'a JsonObject, name: &str) -> Result<Option<&'a str>> {
     match args.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => bail!("argument {name}: a string expected, not {other}"),
+        Some(other) => bail!("argument {name}: a string expected, not {}", brief(other)),
     }
 }
 
@@ -268,78 +376,145 @@ fn count_arg(args: &JsonObject, name: &str) -> Result<Option<usize>> {
             .as_u64()
             .and_then(|n| usize::try_from(n).ok())
             .map(Some)
-            .ok_or_else(|| anyhow!("argument {name}: a whole number expected, not {v}")),
+            .ok_or_else(|| anyhow!("argument {name}: a whole number expected, not {}", brief(v))),
     }
+}
+
+/// A value quoted in an error: its first 80 characters of JSON.
+fn brief(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}... ({} bytes)", &text[..at], text.len()),
+        None => text,
+    }
+}
+
+/// What a tool gives back before paging: its text, and for `explain` the JSON as
+/// structured content.
+struct Output {
+    text: String,
+    structured: Option<Value>,
 }
 
 impl Server {
     fn tools(&self) -> Vec<Tool> {
         TOOLS
             .iter()
-            .filter(|t| self.allow_profile || t.kind != Kind::ProfilePlan)
-            .map(ToolDef::tool)
+            .filter(|t| !self.inner.programs.is_empty() || t.kind != Kind::ProfilePlan)
+            .map(|t| t.tool(&self.inner.programs))
             .collect()
     }
 
-    /// Tool `name`'s result for `args`: its text (and for `explain`, the JSON as structured
-    /// content), or the error the command would print.
+    /// Tool `name`'s result for `args`, paged, or the error the command would print; a
+    /// call refused as busy when the slots of its kind are taken.
     fn call(&self, name: &str, args: &JsonObject) -> Result<CallToolResult> {
         let Some(tool) = TOOLS.iter().find(|t| t.name == name) else {
-            bail!("no tool {name:?}");
+            bail!("no tool {:?}", name.chars().take(80).collect::<String>());
         };
         if let Some(unknown) = args
             .keys()
             .find(|k| !tool.args.iter().any(|a| a.0 == k.as_str()))
         {
-            bail!("{name}: no argument {unknown}");
+            bail!(
+                "{name}: no argument {:?}",
+                unknown.chars().take(80).collect::<String>()
+            );
         }
-        let text = match tool.kind {
-            Kind::Explain => {
-                let (text, value) = self.explain(args)?;
-                let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
-                r.structured_content = Some(value);
-                return Ok(r);
-            }
-            Kind::ListKernels => {
-                let (artifact, _) = super::diff::read_run(&self.root.file(needed(args, "path")?)?)?;
-                super::table::render_sorted(&artifact, TableFormat::Markdown, TableSort::Time)
-            }
-            Kind::Compare => self.compare(args)?,
-            Kind::Source => super::source::render(&SourceArgs {
-                input: self.root.file(needed(args, "path")?)?,
-                kernel: needed(args, "kernel")?.to_string(),
-                format: SourceFormat::Text,
-                sass: None,
-                cuda_dir: None,
-                all_launches: false,
-                top: count_arg(args, "top")?.unwrap_or(20),
-            })?,
-            Kind::ProfilePlan if self.allow_profile => self.profile_plan(args)?,
-            Kind::ProfilePlan => {
+        let paging = Paging {
+            offset: count_arg(args, "offset")?.unwrap_or(0),
+            max_bytes: count_arg(args, "max_bytes")?,
+        };
+        let inner = &self.inner;
+        let _slot = match tool.kind {
+            Kind::ProfilePlan if inner.programs.is_empty() => {
                 bail!("{name} runs a program: this server was started without --allow-profile")
             }
+            Kind::ProfilePlan => take_slot(&inner.profiling, 1).ok_or_else(|| {
+                anyhow!(
+                    "busy: a profile_plan call is running (its program under ncu); call again \
+                     when it has answered"
+                )
+            })?,
+            _ => take_slot(&inner.reading, READ_SLOTS).ok_or_else(|| {
+                anyhow!(
+                    "busy: {READ_SLOTS} tool calls are running; call again when one has \
+                     answered"
+                )
+            })?,
         };
-        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+        let out = match tool.kind {
+            Kind::Explain => self.explain(args)?,
+            Kind::ListKernels => {
+                let (artifact, _) = super::diff::read_run(&self.input(needed(args, "path")?)?)?;
+                let text =
+                    super::table::render_sorted(&artifact, TableFormat::Markdown, TableSort::Time);
+                Output {
+                    text,
+                    structured: None,
+                }
+            }
+            Kind::Compare => Output {
+                text: self.compare(args)?,
+                structured: None,
+            },
+            Kind::Source => Output {
+                text: super::source::render(&SourceArgs {
+                    input: self.input(needed(args, "path")?)?,
+                    kernel: needed(args, "kernel")?.to_string(),
+                    format: SourceFormat::Text,
+                    sass: None,
+                    cuda_dir: None,
+                    all_launches: false,
+                    top: count_arg(args, "top")?.unwrap_or(20),
+                })?,
+                structured: None,
+            },
+            Kind::ProfilePlan => Output {
+                text: self.profile_plan(args)?,
+                structured: None,
+            },
+        };
+        let paged = page(&out.text, paging)?;
+        let mut blocks = vec![ContentBlock::text(paged.text)];
+        blocks.extend(paged.note.map(ContentBlock::text));
+        let mut r = CallToolResult::success(blocks);
+        if paged.whole {
+            r.structured_content = out.structured;
+        }
+        Ok(r)
+    }
+
+    /// The file a client names, under the root and at most [`MAX_INPUT_BYTES`].
+    fn input(&self, name: &str) -> Result<PathBuf> {
+        let path = self.inner.root.file(name)?;
+        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+        if bytes > MAX_INPUT_BYTES {
+            bail!(
+                "{name}: {bytes} bytes, over the {} MiB a tool reads",
+                MAX_INPUT_BYTES >> 20
+            );
+        }
+        Ok(path)
     }
 
     /// `explain`: the text asked for, and the JSON (the tool's structured content, which
     /// its output schema, `capture schema explain`, describes).
-    fn explain(&self, args: &JsonObject) -> Result<(String, Value)> {
+    fn explain(&self, args: &JsonObject) -> Result<Output> {
         let text = match text_arg(args, "format")? {
             None | Some("json") => false,
             Some("text") => true,
-            Some(f) => bail!("format {f:?}: `json` or `text`"),
+            Some(f) => bail!("format {:?}: `json` or `text`", brief(&json!(f))),
         };
-        let path = self.root.file(needed(args, "path")?)?;
+        let path = self.input(needed(args, "path")?)?;
         let (kernel, top) = (text_arg(args, "kernel")?, count_arg(args, "top")?);
-        let json = super::explain::render(&path, kernel, top, ExplainFormat::Json)?;
-        let value: Value = serde_json::from_str(&json).context("explain's own JSON")?;
-        Ok(match text {
-            true => (
-                super::explain::render(&path, kernel, top, ExplainFormat::Text)?,
-                value,
-            ),
-            false => (json, value),
+        let explained = super::explain::explained(&path, kernel, top)?;
+        let value = serde_json::to_value(&explained).context("explain's own JSON")?;
+        Ok(Output {
+            text: match text {
+                true => explained.to_text(),
+                false => explained.to_json(),
+            },
+            structured: Some(value),
         })
     }
 
@@ -349,7 +524,7 @@ impl Server {
         let by = match text_arg(args, "by")? {
             None | Some("kernel") => TableBy::Kernel,
             Some("range") => TableBy::Range,
-            Some(b) => bail!("by {b:?}: `kernel` or `range`"),
+            Some(b) => bail!("by {}: `kernel` or `range`", brief(&json!(b))),
         };
         let depth = by
             .checked_depth(count_arg(args, "depth")?)
@@ -358,14 +533,15 @@ impl Server {
             None | Some("text") => DiffFormat::Table,
             Some("markdown") => DiffFormat::Markdown,
             Some("json") => DiffFormat::Json,
-            Some(f) => bail!("format {f:?}: `text`, `markdown` or `json`"),
+            Some(f) => bail!("format {}: `text`, `markdown` or `json`", brief(&json!(f))),
         };
-        let before_path = self.root.file(needed(args, "before")?)?;
-        let after_path = self.root.file(needed(args, "after")?)?;
+        let root = &self.inner.root;
+        let before_path = self.input(needed(args, "before")?)?;
+        let after_path = self.input(needed(args, "after")?)?;
         let (before, before_warnings) = super::diff::read_run(&before_path)?;
         let (after, after_warnings) = super::diff::read_run(&after_path)?;
         let shown = |p: &Path| {
-            p.strip_prefix(self.root.dir())
+            p.strip_prefix(root.dir())
                 .unwrap_or(p)
                 .display()
                 .to_string()
@@ -397,36 +573,32 @@ impl Server {
         Ok(super::diff::in_format(&d, format))
     }
 
-    /// `profile_plan`: `capture profile --plan-only -- PROGRAM ARGS` in the root, its
-    /// output and, when it fails, its exit status.
+    /// `profile_plan`: `capture profile --plan-only -- PROGRAM` in the root, for a program
+    /// named at start; its output (the first [`profile::MAX_OUTPUT_BYTES`] of each stream)
+    /// and, when it fails, its exit status.
     fn profile_plan(&self, args: &JsonObject) -> Result<String> {
-        let program = self.root.file(needed(args, "program")?)?;
-        let rest: Vec<&str> = match args.get("args") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .ok_or_else(|| anyhow!("args: strings expected, not {v}"))
-                })
-                .collect::<Result<_>>()?,
-            Some(other) => bail!("args: an array of strings expected, not {other}"),
+        let asked = needed(args, "program")?;
+        let programs = &self.inner.programs;
+        let Some(program) = programs.iter().find(|p| p.name == asked) else {
+            let names: Vec<&str> = programs.iter().map(|p| p.name.as_str()).collect();
+            bail!(
+                "program {}: not one this server was started with (--allow-profile): {}",
+                brief(&json!(asked)),
+                names.join(", ")
+            );
         };
         let exe = std::env::current_exe().context("locating capture itself")?;
-        let out = std::process::Command::new(exe)
+        let mut command = std::process::Command::new(exe);
+        command
             .args(["profile", "--plan-only", "--"])
-            .arg(&program)
-            .args(&rest)
-            .current_dir(self.root.dir())
-            .stdin(std::process::Stdio::null())
-            .output()
-            .context("starting capture profile")?;
-        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-        text.push_str(&String::from_utf8_lossy(&out.stderr));
-        if !out.status.success() {
+            .arg(&program.path)
+            .current_dir(self.inner.root.dir());
+        let (status, mut text, err) = profile::run_capped(command)?;
+        text.push_str(&err);
+        if !status.success() {
             bail!(
                 "capture profile --plan-only exited with {}: {}",
-                out.status
+                status
                     .code()
                     .map_or_else(|| "a signal".into(), |c| c.to_string()),
                 text.trim_end()
@@ -436,16 +608,60 @@ impl Server {
     }
 }
 
+mod profile {
+    //! A child process's output, read with a cap.
+
+    use std::io::Read;
+    use std::process::{Command, ExitStatus, Stdio};
+
+    use anyhow::{Context, Result};
+
+    /// The most of each of the child's streams kept: 1 MiB; the rest is read and dropped,
+    /// with a note of how much.
+    pub const MAX_OUTPUT_BYTES: u64 = 1 << 20;
+
+    /// Reads `from` to its end, keeping the first [`MAX_OUTPUT_BYTES`].
+    fn capped(from: Option<impl Read>) -> String {
+        let Some(mut from) = from else {
+            return String::new();
+        };
+        let mut kept = Vec::new();
+        let _ = (&mut from).take(MAX_OUTPUT_BYTES).read_to_end(&mut kept);
+        let dropped = std::io::copy(&mut from, &mut std::io::sink()).unwrap_or(0);
+        let mut text = String::from_utf8_lossy(&kept).into_owned();
+        if dropped > 0 {
+            text.push_str(&format!("\n[{dropped} more bytes of output not kept]\n"));
+        }
+        text
+    }
+
+    /// Runs `command` with no input: its status, and its output and errors, capped.
+    pub fn run_capped(mut command: Command) -> Result<(ExitStatus, String, String)> {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("starting capture profile")?;
+        let (out, err) = (child.stdout.take(), child.stderr.take());
+        let errors = std::thread::spawn(move || capped(err));
+        let text = capped(out);
+        let errors = errors.join().unwrap_or_default();
+        let status = child.wait().context("waiting for capture profile")?;
+        Ok((status, text, errors))
+    }
+}
+
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("capture", env!("CARGO_PKG_VERSION")))
-            .with_instructions(format!(
-                "Roofline and Nsight Compute reports. Paths are files under {}. Start with \
-                 list_kernels or explain; every explain evidence value is a raw counter of \
-                 the input.",
-                self.root.dir().display()
-            ))
+            .with_instructions(
+                "Roofline and Nsight Compute reports. Paths are files under the server's \
+                 root, relative to it. Start with list_kernels or explain; every explain \
+                 evidence value is a raw counter of the input. Long output is paged: a cut \
+                 page ends with a note giving the offset of the rest.",
+            )
     }
 
     fn list_tools(
@@ -463,16 +679,24 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_
     {
-        let args = request.arguments.clone().unwrap_or_default();
-        let outcome = self.call(&request.name, &args);
-        let result = match outcome {
-            Ok(r) => r,
-            Err(e) => {
-                let message = format!("error: {e:#}");
-                crate::out::eprint_line(&format!("mcp {}: {message}", request.name));
-                CallToolResult::error(vec![ContentBlock::text(message)])
-            }
-        };
-        std::future::ready(Ok(result.into()))
+        let server = self.clone();
+        async move {
+            let name = request.name.to_string();
+            let args = request.arguments.unwrap_or_default();
+            // Off the protocol's thread: a long call leaves the server answering.
+            let shown = name.chars().take(80).collect::<String>();
+            let outcome = tokio::task::spawn_blocking(move || server.call(&name, &args))
+                .await
+                .unwrap_or_else(|e| Err(anyhow!("the tool's thread failed: {e}")));
+            let result = match outcome {
+                Ok(r) => r,
+                Err(e) => {
+                    let message = format!("error: {e:#}");
+                    crate::out::eprint_line(&format!("mcp {shown}: {message}"));
+                    CallToolResult::error(vec![ContentBlock::text(message)])
+                }
+            };
+            Ok(result.into())
+        }
     }
 }

@@ -46,8 +46,9 @@ impl Kept<'_> {
 }
 
 /// Offers `kept` the launches with source counters of the input at `path`: a report
-/// (`.gz` too) is streamed one message at a time ([`ncu_rep::read_sources_from`]), an
-/// artifact's kept source pages and a source-page export read whole.
+/// (`.gz` too) is streamed one message at a time ([`ncu_rep::read_sources_from`]), a
+/// source-page export a record at a time ([`files::read_source_page`]), an artifact's kept
+/// source pages read whole.
 fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
     let name = files::shown(path);
     let opened = files::open(path)?;
@@ -72,10 +73,7 @@ fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
                 shared::read::kind::looks_like(&opened.head)
             );
         }
-        let bytes = files::read_all(path, opened)?;
-        for l in source::read_source_csv(&bytes).map_err(|e| anyhow::anyhow!("{name}: {e}"))? {
-            kept.offer(l);
-        }
+        files::stream_source_page(path, opened, &mut |l| kept.offer(l))?;
     }
     Ok(())
 }
@@ -108,8 +106,7 @@ fn add_cuda_text(dir: &std::path::Path, launches: &mut [LaunchSource]) -> Result
 /// address range ([`source::join_page`]), with a warning for each launch left without text
 /// and each block of the page, of a kernel `pattern` matches, that no launch took.
 fn add_sass(sass: &std::path::Path, pattern: &Regex, launches: &mut [LaunchSource]) -> Result<()> {
-    let page = source::read_source_csv(&files::read_bytes(sass)?)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", sass.display()))?;
+    let page = files::read_source_page(sass, files::open(sass)?)?;
     let join = source::join_page(launches, &page);
     let name = shared::text::escape::controls(&sass.display().to_string()).into_owned();
     let range = |l: &LaunchSource| {

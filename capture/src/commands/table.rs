@@ -52,6 +52,9 @@ pub fn render_ranges(
     depth: Option<usize>,
 ) -> String {
     let mut table = range_table(artifact, depth);
+    if let Some(w) = table.cut.warning() {
+        out::warn(&w);
+    }
     match sort {
         TableSort::Launch => {}
         TableSort::Time => table

@@ -16,6 +16,7 @@ use shared::model::artifact::LoadWarning;
 use shared::read::exports;
 use shared::read::kind::{kind_of, looks_like, FileKind};
 use shared::read::ncu::Export;
+use shared::read::source::LaunchSource;
 use shared::Artifact;
 
 use crate::exit::{Code, Fault};
@@ -157,6 +158,13 @@ fn read_artifact_text(path: &Path) -> Result<String> {
         }
         FileKind::Empty | FileKind::Artifact => {}
     }
+    if let Some((at, why)) = broken_json(&bytes) {
+        anyhow::bail!(
+            "{name}: byte {at}: not an artifact (a JSON text starting with `{{`): {why}; it \
+             starts {}",
+            looks_like(&bytes)
+        );
+    }
     bytes.reserve_exact(size.saturating_sub(bytes.len()));
     head.read_to_end(&mut bytes)
         .with_context(|| format!("{name}: cannot read"))?;
@@ -173,6 +181,33 @@ fn read_artifact_text(path: &Path) -> Result<String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// Where the JSON text whose first bytes are `head` (64 KiB, the rest unread) is already
+/// broken, and why: a syntax error (or nesting past the JSON reader's limit) that lies
+/// before the last bytes of the head, where a cut could make a sound text look broken.
+/// Text that could start JSON was read whole before the JSON reader refused it: `yes '{'`
+/// took 4.2 GB (issue 48); now it is refused at its third byte.
+fn broken_json(head: &[u8]) -> Option<(usize, String)> {
+    let text = head.strip_prefix(shared::read::kind::BOM).unwrap_or(head);
+    let e = serde_json::from_slice::<serde::de::IgnoredAny>(text).err()?;
+    if !e.is_syntax() {
+        return None;
+    }
+    // serde_json counts lines from 1 and columns in bytes from 1.
+    let line_start = match e.line() {
+        0 | 1 => 0,
+        n => text
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(n - 2)
+            .map_or(text.len(), |(at, _)| at + 1),
+    };
+    let at = line_start + e.column().saturating_sub(1) + (head.len() - text.len());
+    let why = e.to_string();
+    let why = why.split(" at line ").next().unwrap_or(&why).to_owned();
+    (at + 16 < head.len()).then_some((at, why))
 }
 
 /// A path for a one-line message: control characters (a newline in a file name) escaped.
@@ -363,6 +398,35 @@ pub fn read_all(path: &Path, opened: Opened) -> Result<Vec<u8>> {
         );
     }
     Ok(bytes)
+}
+
+/// The launches of a source-page export, streamed from `opened` (the file at `path`):
+/// never held whole, each record of it at most
+/// [`shared::read::source::MAX_RECORD_BYTES`] (issue 48: a 1 MB `.gz` of one endless
+/// quoted cell took 5.3 GB when read whole first).
+pub fn read_source_page(path: &Path, opened: Opened) -> Result<Vec<LaunchSource>> {
+    let mut launches = Vec::new();
+    stream_source_page(path, opened, &mut |l| launches.push(l))?;
+    Ok(launches)
+}
+
+/// [`read_source_page`], each launch handed to `each` once it is whole, so that a caller
+/// keeping one launch holds one.
+pub fn stream_source_page(
+    path: &Path,
+    opened: Opened,
+    each: &mut dyn FnMut(LaunchSource),
+) -> Result<()> {
+    let name = shown(path);
+    if let FileKind::Binary { at } = opened.kind {
+        let b = opened.head.get(at).copied().unwrap_or(0);
+        let after = if opened.gzip { " (after gunzip)" } else { "" };
+        anyhow::bail!(
+            "{name}: byte {at}{after}: binary data (0x{b:02x}), not a source-page export"
+        );
+    }
+    shared::read::source::read_source_csv_from(opened.reader(), each)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
 /// Reads and validates an artifact JSON file; errors name the file.

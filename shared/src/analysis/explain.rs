@@ -618,10 +618,18 @@ fn cut(s: &str, chars: usize) -> (String, bool) {
 
 /// Shortens the free text of `k` until its JSON fits [`MAX_KERNEL_JSON_BYTES`]: the name,
 /// the reason, the groups, the flags' details, the rules' titles, then all of them
-/// further; evidence (at most 14 short entries) is kept whole.
+/// further; evidence (at most 14 short entries) is kept whole. Strings of the input that
+/// no real export has at such lengths (a rule id or a unit of a megabyte: 3.0 MB per
+/// kernel, issue 48) are then cut too, every string to [`CUT_CHARS`] (each cut ending in
+/// `…`), and last whole entries are dropped, evidence first, so the bound holds for any
+/// input.
 fn fit(k: &mut KernelExplanation) {
     let size = |k: &KernelExplanation| serde_json::to_string(k).map_or(0, |s| s.len());
-    let steps: [&dyn Fn(&mut KernelExplanation); 7] = [
+    // A string longer than the cap cannot stay whole: cut it to the cap at once, so that
+    // the steps below measure kilobytes, not megabytes (every later cut keeps a prefix, so
+    // the result is the same).
+    cut_all(k, MAX_KERNEL_JSON_BYTES);
+    let steps: [&dyn Fn(&mut KernelExplanation); 9] = [
         &|k| k.advice = k.advice.as_deref().map(|a| cut(a, 160).0),
         &|k| {
             let (n, was) = cut(&k.name, 80);
@@ -647,12 +655,70 @@ fn fit(k: &mut KernelExplanation) {
             k.reason = k.reason.as_deref().map(|r| cut(r, 40).0);
             k.groups.clear();
         },
+        &|k| cut_all(k, CUT_CHARS),
+        &|k| {
+            k.flags.truncate(4);
+            k.rules.truncate(1);
+            cut_all(k, CUT_CHARS / 4);
+        },
     ];
     for step in steps {
         if size(k) <= MAX_KERNEL_JSON_BYTES {
             return;
         }
         step(k);
+    }
+    while size(k) > MAX_KERNEL_JSON_BYTES {
+        if k.evidence.pop().is_none() && k.flags.pop().is_none() && k.rules.pop().is_none() {
+            break;
+        }
+    }
+}
+
+/// How long any string of an explanation may be once cutting reaches the input's own
+/// strings: 48 characters.
+const CUT_CHARS: usize = 48;
+
+/// Cuts every string of `k` to `chars` characters (`…` marking each cut).
+fn cut_all(k: &mut KernelExplanation, chars: usize) {
+    let c = |s: &mut String| *s = cut(s, chars).0;
+    let o = |s: &mut Option<String>| {
+        if let Some(s) = s.as_mut() {
+            *s = cut(s, chars).0;
+        }
+    };
+    c(&mut k.short_name);
+    let (n, was) = cut(&k.name, chars);
+    k.name_cut |= was;
+    k.name = n;
+    o(&mut k.verdict);
+    o(&mut k.bound_by);
+    o(&mut k.reason);
+    o(&mut k.work);
+    o(&mut k.advice);
+    if let Some(r) = k.roof.as_mut() {
+        c(&mut r.kind);
+        c(&mut r.side);
+    }
+    for r in &mut k.rules {
+        c(&mut r.id);
+        c(&mut r.title);
+    }
+    for f in &mut k.flags {
+        c(&mut f.detail);
+    }
+    if let Some(n) = k.ncu.as_mut() {
+        c(&mut n.verdict);
+        c(&mut n.title);
+    }
+    for g in &mut k.groups {
+        c(&mut g.shape);
+        o(&mut g.verdict);
+        o(&mut g.bound_by);
+    }
+    for e in &mut k.evidence {
+        c(&mut e.metric);
+        c(&mut e.unit);
     }
 }
 
@@ -867,6 +933,74 @@ mod tests {
         assert!(size <= MAX_KERNEL_JSON_BYTES, "{size}");
         assert!(k.name_cut && k.name.ends_with('…'));
         assert_eq!(k.evidence.len(), 1);
+    }
+
+    #[test]
+    fn fit_holds_the_cap_against_every_string_of_the_input() {
+        // Megabyte strings of control characters (six bytes each in JSON) in every field,
+        // and more entries than any kernel has.
+        let long = "\u{1}".repeat(1 << 20);
+        let mut k = KernelExplanation {
+            short_name: long.clone(),
+            name: long.clone(),
+            name_cut: false,
+            launches: 1,
+            time_ms: None,
+            time_source: None,
+            time_share: None,
+            verdict: Some(long.clone()),
+            verdict_mixed: false,
+            bound_by: Some(long.clone()),
+            pct_of_peak: None,
+            reason: Some(long.clone()),
+            roof: Some(Roof {
+                kind: long.clone(),
+                side: long.clone(),
+                pct_of_roof: None,
+                measured: false,
+            }),
+            work: Some(long.clone()),
+            rules: vec![
+                Rule {
+                    id: long.clone(),
+                    title: long.clone(),
+                    speedup_pct: None,
+                };
+                3
+            ],
+            sampled: None,
+            flags: vec![
+                Flag {
+                    id: FlagId::CountersContradict,
+                    detail: long.clone(),
+                };
+                50
+            ],
+            advice: Some(long.clone()),
+            ncu: Some(NcuOpinion {
+                verdict: long.clone(),
+                title: long.clone(),
+                agrees: false,
+            }),
+            groups: Vec::new(),
+            groups_total: 0,
+            evidence_launch: Some(7),
+            evidence: vec![
+                Evidence {
+                    metric: long.clone(),
+                    value: 1.0,
+                    unit: long,
+                    backs: Statement::Time,
+                };
+                14
+            ],
+        };
+        fit(&mut k);
+        let size = serde_json::to_string(&k)
+            .map(|s| s.len())
+            .unwrap_or(usize::MAX);
+        assert!(size <= MAX_KERNEL_JSON_BYTES, "{size}");
+        assert!(k.short_name.ends_with('…') && k.name_cut);
     }
 
     #[test]

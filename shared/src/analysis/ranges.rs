@@ -17,13 +17,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis::{groups, metrics, work};
 use crate::model::artifact::{Artifact, LaunchCounters, NvtxRange, NvtxRanges};
 use crate::model::roofline;
 use crate::text::escape::{csv_cell, markdown_cell};
 use crate::text::format::{fmt_si, ms, opt, sig3};
+use crate::text::table::padded;
 
 /// The name of the node of launches in no NVTX range.
 pub const NO_RANGE: &str = "(no range)";
@@ -68,6 +69,13 @@ pub struct RangeNode {
     pub verdicts: BTreeMap<String, f64>,
 }
 
+/// The deepest NVTX path kept: 1,000 ranges. A launch's stack deeper than this is cut
+/// there (its launch counted in the range at that depth), with a warning naming how many
+/// launches were cut: real programs nest a few dozen ranges, and every form of the table
+/// writes a node's whole path, so a 20,000-deep stack would be written 20,000 times deep
+/// (issue 48).
+pub const MAX_DEPTH: usize = 1000;
+
 /// The range table of an artifact.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RangeTable {
@@ -79,6 +87,38 @@ pub struct RangeTable {
     pub time_ms: f64,
     /// The nodes, parents before their children, siblings in order of first launch.
     pub nodes: Vec<RangeNode>,
+    /// Launches whose NVTX stack was deeper than [`MAX_DEPTH`] ranges and was cut there;
+    /// absent when none.
+    #[serde(skip_serializing_if = "DepthCut::is_none")]
+    pub cut: DepthCut,
+}
+
+/// The launches whose stacks [`MAX_DEPTH`] cut.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DepthCut {
+    /// How many launches.
+    pub launches: usize,
+    /// The deepest of their stacks, ranges.
+    pub deepest: usize,
+}
+
+impl DepthCut {
+    /// Whether no launch was cut.
+    pub fn is_none(&self) -> bool {
+        self.launches == 0
+    }
+
+    /// The warning, when launches were cut.
+    pub fn warning(&self) -> Option<String> {
+        (!self.is_none()).then(|| {
+            format!(
+                "{} launch(es) ran under NVTX stacks deeper than {MAX_DEPTH} ranges (the \
+                 deepest {}): their paths are cut at {MAX_DEPTH} ranges, the launches counted \
+                 in the range at that depth",
+                self.launches, self.deepest
+            )
+        })
+    }
 }
 
 /// How a range is named in a path: `name`, or `domain:name` outside the default domain.
@@ -89,98 +129,179 @@ pub fn range_label(range: &NvtxRange) -> String {
     }
 }
 
-/// A launch's path: start/end ranges, then the push/pop stack, cut to `depth` ranges.
+/// A launch's ranges: start/end ranges, then the push/pop stack, at most `depth` of them
+/// and never more than [`MAX_DEPTH`].
+fn ranges_of(nvtx: Option<&NvtxRanges>, depth: Option<usize>) -> impl Iterator<Item = &NvtxRange> {
+    nvtx.into_iter()
+        .flat_map(|n| n.start_end.iter().chain(&n.push_pop))
+        .take(depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH))
+}
+
+/// A launch's path: start/end ranges, then the push/pop stack, cut to `depth` ranges (and
+/// to [`MAX_DEPTH`]).
 pub fn path_of(nvtx: Option<&NvtxRanges>, depth: Option<usize>) -> Vec<String> {
-    let Some(nvtx) = nvtx else {
-        return Vec::new();
-    };
-    nvtx.start_end
-        .iter()
-        .chain(&nvtx.push_pop)
-        .take(depth.unwrap_or(usize::MAX))
-        .map(range_label)
-        .collect()
+    ranges_of(nvtx, depth).map(range_label).collect()
 }
 
-/// Every launch of `artifact` (its kernels' reference launches, in artifact order) with the
-/// path of the node it counts for, paths cut to `depth` ranges, and its kernel's index: the
-/// one place a launch is given its node.
-pub fn placed(
-    artifact: &Artifact,
-    depth: Option<usize>,
-) -> impl Iterator<Item = (Vec<String>, usize, &LaunchCounters)> {
-    artifact
-        .kernels
-        .iter()
-        .enumerate()
-        .flat_map(move |(k, kernel)| {
-            metrics::reference_launches(kernel)
-                .iter()
-                .map(move |launch| (path_of(launch.site.nvtx.as_deref(), depth), k, launch))
-        })
+/// One node of the range tree while launches are placed: its parent, its range (none for
+/// the root, the empty path), its children in order of first launch, its launches.
+struct TreeNode<'a> {
+    parent: usize,
+    label: Option<String>,
+    children: Vec<usize>,
+    gathered: Option<Gathered<'a>>,
 }
 
-/// The launches of one node while they are gathered: by kernel, in artifact order.
+/// The launches of one node: by kernel (index), in artifact order, and the threads that
+/// launched them.
 #[derive(Default)]
-struct Gathered<'a> {
-    by_kernel: Vec<(usize, Vec<&'a LaunchCounters>)>,
+pub(crate) struct Gathered<'a> {
+    /// Runs of launches of one kernel, in artifact order.
+    pub(crate) by_kernel: Vec<(usize, Vec<&'a LaunchCounters>)>,
     threads: Vec<u64>,
-    first_launch: usize,
+}
+
+/// A node of the tree that has launches, with its path.
+pub(crate) struct Placed<'a> {
+    /// The path's labels, outermost first.
+    pub(crate) path: Vec<String>,
+    /// Its launches.
+    pub(crate) gathered: Gathered<'a>,
+}
+
+/// Every launch of an artifact placed in the range tree.
+pub(crate) struct Placement<'a> {
+    /// The nodes that have launches, parents before their children, siblings in order of
+    /// first launch.
+    pub(crate) nodes: Vec<Placed<'a>>,
+    /// Launches placed.
+    pub(crate) launches: usize,
+    /// The launches [`MAX_DEPTH`] cut.
+    pub(crate) cut: DepthCut,
+}
+
+/// Every launch of `artifact` (its kernels' reference launches, in artifact order) placed
+/// in the tree of its ranges, paths cut to `depth` ranges: the one place a launch is given
+/// its node. The tree interns ranges, a node per (parent, range), and a launch's NVTX
+/// context (shared by the launches that ran in it) is walked once, so time and memory
+/// follow the input: a path string per depth of every stack made this quadratic (a
+/// 10,000-deep stack of one launch: 2.74 GB; issue 48).
+pub(crate) fn placement(artifact: &Artifact, depth: Option<usize>) -> Placement<'_> {
+    let mut tree = vec![TreeNode {
+        parent: 0,
+        label: None,
+        children: Vec::new(),
+        gathered: None,
+    }];
+    // By label, as paths are compared: `a:b` in the default domain is `b` in domain `a`.
+    let mut child_of: HashMap<(usize, String), usize> = HashMap::new();
+    let mut node_of_context: HashMap<*const NvtxRanges, usize> = HashMap::new();
+    let mut cut = DepthCut::default();
+    let mut launches = 0usize;
+    for (k, kernel) in artifact.kernels.iter().enumerate() {
+        for launch in metrics::reference_launches(kernel) {
+            let nvtx = launch.site.nvtx.as_ref();
+            let node = match nvtx {
+                None => 0,
+                Some(context) => *node_of_context
+                    .entry(std::sync::Arc::as_ptr(context))
+                    .or_insert_with(|| {
+                        let mut at = 0;
+                        for r in ranges_of(Some(context), depth) {
+                            let key = (at, range_label(r));
+                            at = match child_of.get(&key) {
+                                Some(&child) => child,
+                                None => {
+                                    let child = tree.len();
+                                    tree.push(TreeNode {
+                                        parent: at,
+                                        label: Some(key.1.clone()),
+                                        children: Vec::new(),
+                                        gathered: None,
+                                    });
+                                    if let Some(parent) = tree.get_mut(at) {
+                                        parent.children.push(child);
+                                    }
+                                    child_of.insert(key, child);
+                                    child
+                                }
+                            };
+                        }
+                        at
+                    }),
+            };
+            if let Some(n) = nvtx {
+                let full = n.start_end.len() + n.push_pop.len();
+                if full > MAX_DEPTH && depth.is_none_or(|d| d > MAX_DEPTH) {
+                    cut.launches += 1;
+                    cut.deepest = cut.deepest.max(full);
+                }
+            }
+            if let Some(t) = tree.get_mut(node) {
+                let g = t.gathered.get_or_insert_with(Gathered::default);
+                match g.by_kernel.last_mut() {
+                    Some((last, ls)) if *last == k => ls.push(launch),
+                    _ => g.by_kernel.push((k, vec![launch])),
+                }
+                if let Some(thread) = nvtx.and_then(|n| n.thread) {
+                    if !g.threads.contains(&thread) {
+                        g.threads.push(thread);
+                    }
+                }
+            }
+            launches += 1;
+        }
+    }
+    // Pre-order, children in order of first launch; a stack, not recursion, however deep.
+    let mut nodes = Vec::new();
+    let mut stack = vec![0usize];
+    while let Some(at) = stack.pop() {
+        let Some(t) = tree.get_mut(at) else {
+            continue;
+        };
+        stack.extend(t.children.iter().rev());
+        let Some(gathered) = t.gathered.take() else {
+            continue;
+        };
+        let mut path = Vec::new();
+        let mut up = at;
+        while let Some(t) = tree.get(up) {
+            let Some(label) = &t.label else {
+                break;
+            };
+            path.push(label.clone());
+            up = t.parent;
+        }
+        path.reverse();
+        nodes.push(Placed { path, gathered });
+    }
+    Placement {
+        nodes,
+        launches,
+        cut,
+    }
 }
 
 /// The range table of `artifact`, paths cut to `depth` ranges when given (at depth 0 every
 /// launch is in the one node of the empty path, named [`NO_RANGE`]: callers ask for 1 or
 /// more).
 pub fn range_table(artifact: &Artifact, depth: Option<usize>) -> RangeTable {
-    let mut nodes: HashMap<Vec<String>, Gathered<'_>> = HashMap::new();
-    // Each path prefix's first launch (in artifact order), to order the tree.
-    let mut first_of_prefix: HashMap<Vec<String>, usize> = HashMap::new();
-    let mut seen = 0usize;
-    for (path, k, launch) in placed(artifact, depth) {
-        for cut in 0..=path.len() {
-            let prefix = path.get(..cut).unwrap_or_default().to_vec();
-            first_of_prefix.entry(prefix).or_insert(seen);
-        }
-        let node = nodes.entry(path).or_insert_with(|| Gathered {
-            first_launch: seen,
-            ..Gathered::default()
-        });
-        match node.by_kernel.last_mut() {
-            Some((last, ls)) if *last == k => ls.push(launch),
-            _ => node.by_kernel.push((k, vec![launch])),
-        }
-        if let Some(t) = launch.site.nvtx.as_ref().and_then(|n| n.thread) {
-            if !node.threads.contains(&t) {
-                node.threads.push(t);
-            }
-        }
-        seen += 1;
-    }
-    let mut keyed: Vec<(Vec<usize>, RangeNode)> = nodes
-        .into_iter()
-        .map(|(path, gathered)| {
-            let key = (1..=path.len())
-                .map(|cut| {
-                    path.get(..cut)
-                        .and_then(|p| first_of_prefix.get(p))
-                        .copied()
-                        .unwrap_or(gathered.first_launch)
-                })
-                .collect();
-            (key, node(path, gathered))
-        })
-        .collect();
-    crate::order::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
-    let mut nodes: Vec<RangeNode> = keyed.into_iter().map(|(_, n)| n).collect();
+    table_of(&placement(artifact, depth), depth)
+}
+
+/// The range table of the launches `placement` placed.
+pub(crate) fn table_of(placement: &Placement<'_>, depth: Option<usize>) -> RangeTable {
+    let mut nodes: Vec<RangeNode> = placement.nodes.iter().map(node).collect();
     let time_ms: f64 = nodes.iter().map(|n| n.time_ms).sum();
     for n in &mut nodes {
         n.time_share = (time_ms > 0.0).then(|| n.time_ms / time_ms);
     }
     RangeTable {
         depth,
-        launches: seen,
+        launches: placement.launches,
         time_ms,
         nodes,
+        cut: placement.cut,
     }
 }
 
@@ -213,7 +334,9 @@ pub fn within(artifact: &Artifact, prefix: &[String]) -> Artifact {
 }
 
 /// A node's figures from its launches.
-fn node(path: Vec<String>, gathered: Gathered<'_>) -> RangeNode {
+fn node(placed: &Placed<'_>) -> RangeNode {
+    let path = placed.path.clone();
+    let gathered = &placed.gathered;
     let launches: Vec<LaunchCounters> = gathered
         .by_kernel
         .iter()
@@ -241,7 +364,7 @@ fn node(path: Vec<String>, gathered: Gathered<'_>) -> RangeNode {
         .filter(|(_, ns)| *ns > 0.0)
         .map(|(k, ns)| (k, ns / time_ns))
         .collect();
-    let mut threads = gathered.threads;
+    let mut threads = gathered.threads.clone();
     crate::order::sort(&mut threads);
     let name = if path.is_empty() {
         NO_RANGE.to_owned()
@@ -468,11 +591,8 @@ impl RangeTable {
             let mut line = String::new();
             for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
                 let cell = crate::text::escape::controls(cell);
-                if i == 0 || i == 10 {
-                    let _ = write!(line, "{cell:<w$}  ");
-                } else {
-                    let _ = write!(line, "{cell:>w$}  ");
-                }
+                line.push_str(&padded(&cell, w, i != 0 && i != 10));
+                line.push_str("  ");
             }
             out.push_str(line.trim_end());
             out.push('\n');

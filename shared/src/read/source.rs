@@ -532,18 +532,37 @@ impl Block {
 
 impl Block {
     /// Reads a row of the block: a CUDA line's (the line its next rows are under) or an
-    /// instruction's.
-    fn read_row(&mut self, record: &csv::StringRecord) {
+    /// instruction's. Anything else is refused, with what it was: a row of another number
+    /// of cells than the header's, or one whose `Address` is not an address (`0x...`; a
+    /// page of one-field lines made each `a` an instruction at 0xa, issue 48).
+    fn read_row(&mut self, record: &csv::StringRecord) -> Result<(), String> {
         let Some(columns) = self.columns.as_ref() else {
-            return;
+            return Ok(());
         };
+        if record.len() != columns.len() {
+            return Err(format!(
+                "a row of {} cell(s) under a header of {}: not an instruction of the page",
+                record.len(),
+                columns.len()
+            ));
+        }
         let mut ins = Instruction::default();
         let mut address = None;
         let mut under = None::<Under>;
         for (cell, column) in record.iter().zip(columns) {
             match column {
                 Column::Address => {
-                    address = u64::from_str_radix(cell.trim().trim_start_matches("0x"), 16).ok();
+                    let text = cell.trim();
+                    address = text
+                        .strip_prefix("0x")
+                        .and_then(|hex| u64::from_str_radix(hex, 16).ok());
+                    // `-` on a CUDA line's row; `...` where ncu elides instructions.
+                    if address.is_none() && !matches!(text, "-" | "..." | "") {
+                        return Err(format!(
+                            "an Address cell {:?} that is not an address (0x...)",
+                            text.chars().take(40).collect::<String>()
+                        ));
+                    }
                 }
                 Column::Sass => ins.sass = Some(cell.trim().to_owned()),
                 Column::Line => {
@@ -575,17 +594,23 @@ impl Block {
         if let Some(u) = under {
             // A CUDA line's row (its figures are its instructions' sums).
             self.under = u;
-            return;
+            return Ok(());
         }
-        if let Some(a) = address {
-            ins.address = a;
-            if self.under.line.is_some() {
-                ins.file.clone_from(&self.under.file);
-                ins.line = self.under.line;
-                ins.cuda.clone_from(&self.under.text);
-            }
-            self.launch.instructions.push(ins);
+        let Some(a) = address else {
+            // An elision (`...`) or a row of no instruction: nothing to keep.
+            return Ok(());
+        };
+        if self.launch.instructions.len() >= MAX_INSTRUCTIONS {
+            return Err(too_many());
         }
+        ins.address = a;
+        if self.under.line.is_some() {
+            ins.file.clone_from(&self.under.file);
+            ins.line = self.under.line;
+            ins.cuda.clone_from(&self.under.text);
+        }
+        self.launch.instructions.push(ins);
+        Ok(())
     }
 }
 
@@ -613,19 +638,23 @@ impl Open {
 /// Ends a block: a repeat of the launch before it (ncu prints most twice) is dropped; the
 /// next file of the launch before it (same kernel, other addresses) joins it; anything else
 /// is a new launch.
-fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Open) {
+fn finish_block(
+    done: Option<Block>,
+    out: &mut Launches<'_>,
+    open: &mut Open,
+) -> Result<(), String> {
     let Some(Block { mut launch, .. }) = done else {
-        return;
+        return Ok(());
     };
     crate::order::sort_by_key(&mut launch.instructions, |i| i.address);
-    if let Some(prev) = out.last_mut() {
+    if let Some(prev) = out.last.as_mut() {
         if prev.kernel == launch.kernel {
             // Only a launch of as many instructions can be a repeat: the one sort it may
             // need is then of a launch no longer than this block.
             if prev.instructions.len() == launch.instructions.len() {
                 open.sort(prev);
                 if prev.instructions == launch.instructions {
-                    return;
+                    return Ok(());
                 }
             }
             let disjoint = launch
@@ -636,19 +665,118 @@ fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Ope
                 && !launch.instructions.is_empty()
                 && launch.instructions.iter().any(|i| i.file.is_some())
             {
+                if prev.instructions.len() + launch.instructions.len() > MAX_INSTRUCTIONS {
+                    return Err(too_many());
+                }
                 open.addresses
                     .extend(launch.instructions.iter().map(|i| i.address));
                 prev.instructions.append(&mut launch.instructions);
                 open.unsorted = true;
-                return;
+                return Ok(());
             }
         }
         open.sort(prev);
     }
-    launch.launch = out.len() as u64;
+    launch.launch = out.count;
     open.addresses = launch.instructions.iter().map(|i| i.address).collect();
     open.unsorted = false;
     out.push(launch);
+    Ok(())
+}
+
+/// The most instructions one launch of a source page may have: 262,144, 4 MiB of SASS at
+/// 16 bytes an instruction (the largest kernels of the fixtures have a few thousand, big
+/// GEMMs tens of thousands). Each instruction read costs some 300 bytes, so a page of
+/// minimal rows (14 bytes each) held 57 times its size (issue 48); the cap holds a launch
+/// to some 80 MB.
+pub const MAX_INSTRUCTIONS: usize = 1 << 18;
+
+/// The error of a launch past [`MAX_INSTRUCTIONS`].
+fn too_many() -> String {
+    format!("more than {MAX_INSTRUCTIONS} instructions in one launch, more than any kernel has")
+}
+
+/// The launches read so far: the last, still open to a repeat or a further file block,
+/// and those before it handed on one at a time.
+struct Launches<'a> {
+    last: Option<LaunchSource>,
+    count: u64,
+    emit: &'a mut dyn FnMut(LaunchSource),
+}
+
+impl Launches<'_> {
+    /// Hands on the last launch and keeps `launch` open.
+    fn push(&mut self, launch: LaunchSource) {
+        if let Some(done) = self.last.replace(launch) {
+            (self.emit)(done);
+        }
+        self.count += 1;
+    }
+}
+
+/// The longest record of a source page read: 4 MiB (a line, or the lines one quoted cell
+/// spans). ncu's longest are a kernel's name (C++ templates run to kilobytes; a test reads
+/// one of a megabyte) and a CUDA line's text; the CSV reader holds a record whole, so an
+/// endless quoted cell held gigabytes (issue 48).
+pub const MAX_RECORD_BYTES: usize = 4 << 20;
+
+/// `input`, failing once a record passes [`MAX_RECORD_BYTES`]: it follows quotes to know
+/// where records end (a line end outside quotes; `""` inside a quoted cell toggles twice).
+struct RecordCap<R> {
+    input: R,
+    in_quotes: bool,
+    record_bytes: usize,
+    /// The line being read (1-based) and the line the record started on.
+    line: u64,
+    record_line: u64,
+    /// The line of the record that passed the cap, once one did.
+    too_long: Option<u64>,
+}
+
+impl<R> RecordCap<R> {
+    fn new(input: R) -> Self {
+        RecordCap {
+            input,
+            in_quotes: false,
+            record_bytes: 0,
+            line: 1,
+            record_line: 1,
+            too_long: None,
+        }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for RecordCap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.too_long.is_some() {
+            return Err(std::io::Error::other("a record over the cap"));
+        }
+        let n = self.input.read(buf)?;
+        for &b in buf.get(..n).unwrap_or_default() {
+            match b {
+                b'"' => self.in_quotes = !self.in_quotes,
+                b'\n' | b'\r' if !self.in_quotes => {
+                    if b == b'\n' {
+                        self.line += 1;
+                    }
+                    self.record_bytes = 0;
+                    self.record_line = self.line;
+                    continue;
+                }
+                b'\n' => self.line += 1,
+                _ => {}
+            }
+            self.record_bytes += 1;
+            if self.record_bytes > MAX_RECORD_BYTES {
+                self.too_long = Some(self.record_line);
+                return Err(std::io::Error::other(format!(
+                    "line {}: a record over {MAX_RECORD_BYTES} bytes",
+                    self.record_line
+                )));
+            }
+        }
+        Ok(n)
+    }
 }
 
 /// Reads an `ncu --csv --page source` export printed with `--print-source sass` (a
@@ -661,14 +789,38 @@ fn finish_block(done: Option<Block>, out: &mut Vec<LaunchSource>, open: &mut Ope
 /// # Errors
 ///
 /// [`NcuError::NotAnExport`] naming the line when the text does not start with a
-/// `Kernel Name` or `File Path` line or a block has no `Address` column, [`NcuError::Csv`]
-/// when a line is not CSV, [`NcuError::Empty`] for no launch at all.
+/// `Kernel Name` or `File Path` line or a block has no `Address` column,
+/// [`NcuError::NotASourceRow`] naming the line of a row that is not an instruction's nor a
+/// CUDA line's (or longer than [`MAX_RECORD_BYTES`]), [`NcuError::Csv`] when a line is not
+/// CSV, [`NcuError::Empty`] for no launch at all.
 pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
+    let mut launches = Vec::new();
+    read_source_csv_from(text, &mut |l| launches.push(l))?;
+    Ok(launches)
+}
+
+/// [`read_source_csv`] streaming from `input`, each launch handed to `each` once it is
+/// whole (so a caller keeping one holds one): a record (a line, or the lines a quoted cell
+/// spans) longer than [`MAX_RECORD_BYTES`] is refused where it starts, unheld, and a
+/// launch of more than [`MAX_INSTRUCTIONS`] at the row that passes it.
+///
+/// # Errors
+///
+/// As [`read_source_csv`]; an input that fails to read is [`NcuError::Csv`] with the
+/// reader's message. Launches handed on before an error stay handed on.
+pub fn read_source_csv_from(
+    input: impl std::io::Read,
+    each: &mut dyn FnMut(LaunchSource),
+) -> Result<(), NcuError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(text);
-    let mut out: Vec<LaunchSource> = Vec::new();
+        .from_reader(RecordCap::new(input));
+    let mut out = Launches {
+        last: None,
+        count: 0,
+        emit: each,
+    };
     let mut open = Open::default();
     let mut current: Option<Block> = None;
     for (i, record) in reader.records().enumerate() {
@@ -679,21 +831,38 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
             .ok()
             .and_then(|r| r.position())
             .map_or(i as u64 + 1, |p| p.line());
-        let record = record.map_err(|e| NcuError::Csv {
-            line: e.position().map_or(line, |p| p.line()),
-            message: e.to_string(),
-        })?;
+        let record = match record {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(match reader.get_ref().too_long {
+                    Some(at) => NcuError::NotASourceRow {
+                        line: at,
+                        found: format!(
+                            "a line (or a quoted cell) longer than {} KiB, which no source \
+                             page has; not read",
+                            MAX_RECORD_BYTES >> 10
+                        ),
+                    },
+                    None => NcuError::Csv {
+                        line: e.position().map_or(line, |p| p.line()),
+                        message: e.to_string(),
+                    },
+                })
+            }
+        };
         let first = record.get(0).unwrap_or_default();
         let second = record.get(1).unwrap_or_default();
         match first {
             "Kernel Name" => {
-                finish_block(current.take(), &mut out, &mut open);
+                finish_block(current.take(), &mut out, &mut open)
+                    .map_err(|found| NcuError::NotASourceRow { line, found })?;
                 current = Some(Block::new(second, None));
                 continue;
             }
             "File Path" => {
                 // A `cuda,sass` page: a block per launch and file, named on the next line.
-                finish_block(current.take(), &mut out, &mut open);
+                finish_block(current.take(), &mut out, &mut open)
+                    .map_err(|found| NcuError::NotASourceRow { line, found })?;
                 current = Some(Block::new("", Some(Arc::from(second))));
                 continue;
             }
@@ -727,16 +896,19 @@ pub fn read_source_csv(text: &[u8]) -> Result<Vec<LaunchSource>, NcuError> {
             block.columns = Some(cols);
             continue;
         }
-        block.read_row(&record);
+        block
+            .read_row(&record)
+            .map_err(|found| NcuError::NotASourceRow { line, found })?;
     }
-    finish_block(current.take(), &mut out, &mut open);
-    if let Some(last) = out.last_mut() {
-        open.sort(last);
-    }
-    if out.is_empty() {
+    let lines = reader.get_ref().line;
+    finish_block(current.take(), &mut out, &mut open)
+        .map_err(|found| NcuError::NotASourceRow { line: lines, found })?;
+    let Some(mut last) = out.last.take() else {
         return Err(NcuError::Empty);
-    }
-    Ok(out)
+    };
+    open.sort(&mut last);
+    (out.emit)(last);
+    Ok(())
 }
 
 /// A count as text: whole numbers in full, others to three significant digits.
@@ -979,6 +1151,64 @@ mod tests {
         assert!(
             json.starts_with("{\"address\":\"0x10\",\"sass\":"),
             "{json}"
+        );
+    }
+
+    #[test]
+    fn rows_that_are_no_instruction_and_endless_cells_are_refused_by_line() {
+        let header = "\"Kernel Name\",\"k\"\n\"Address\",\"Source\",\"# Samples\"\n";
+        let cases: &[(String, u64, &str)] = &[
+            (
+                format!("{header}\"a\"\n"),
+                3,
+                "a row of 1 cell(s) under a header of 3",
+            ),
+            (
+                format!("{header}\"a\",\"NOP\",\"1\"\n"),
+                3,
+                "\"a\" that is not an address",
+            ),
+            (
+                format!(
+                    "{header}\"0x10\",\"NOP\",\"1\"\n\"0x20\",\"{}",
+                    "x".repeat(5 << 20)
+                ),
+                4,
+                "longer than 4096 KiB",
+            ),
+            (
+                format!("{header}{}", "y".repeat(5 << 20)),
+                3,
+                "longer than 4096 KiB",
+            ),
+        ];
+        for (page, line, words) in cases {
+            match read_source_csv(page.as_bytes()) {
+                Err(e @ NcuError::NotASourceRow { .. }) => {
+                    let text = e.to_string();
+                    assert!(text.starts_with(&format!("line {line}: ")), "{text}");
+                    assert!(text.contains(words), "{text}");
+                }
+                other => panic!("{words}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn launches_are_handed_on_whole_and_one_of_too_many_instructions_is_refused() {
+        let mut seen = Vec::new();
+        read_source_csv_from(PAGE.as_bytes(), &mut |l| seen.push(l.instructions.len()))
+            .expect("reads");
+        assert_eq!(seen, [2, 1], "the repeat folded, each launch whole");
+        let mut page = String::from("\"Kernel Name\",\"k\"\n\"Address\",\"Source\"\n");
+        for i in 0..=MAX_INSTRUCTIONS {
+            page.push_str(&format!("\"0x{i:x}\",\"N\"\n"));
+        }
+        let err = read_source_csv(page.as_bytes()).expect_err("too many");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("line {}: ", MAX_INSTRUCTIONS + 3)),
+            "{err}"
         );
     }
 

@@ -13,6 +13,22 @@ use std::borrow::Cow;
 
 use super::escape;
 
+/// `s` padded with spaces to `width` characters, on the left when `right` (a number
+/// column), else on the right. Not `format!("{s:<w$}")`: a width over 65,535 panics there
+/// (a range name of 65,536 characters did; issue 48).
+pub fn padded(s: &str, width: usize, right: bool) -> String {
+    let fill = width.saturating_sub(s.chars().count());
+    let mut out = String::with_capacity(s.len() + fill);
+    if right {
+        out.extend(std::iter::repeat_n(' ', fill));
+        out.push_str(s);
+    } else {
+        out.push_str(s);
+        out.extend(std::iter::repeat_n(' ', fill));
+    }
+    out
+}
+
 /// What a column holds: it decides the alignment and the CSV escaping of its cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -228,10 +244,7 @@ impl Markup for Text {
         let line = cells
             .iter()
             .zip(columns.iter().zip(&self.widths))
-            .map(|(s, (c, &w))| match c.kind {
-                Kind::Text => format!("{s:<w$}"),
-                Kind::Value => format!("{s:>w$}"),
-            })
+            .map(|(s, (c, &w))| padded(s, w, c.kind == Kind::Value))
             .collect::<Vec<_>>()
             .join("  ");
         match self.style {

@@ -8,6 +8,7 @@
 )]
 
 mod bad_input;
+mod bounds;
 mod corpus;
 mod diff;
 mod diff_range;

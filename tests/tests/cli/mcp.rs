@@ -61,8 +61,37 @@ impl Session {
     }
 
     fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").expect("write to the server");
+        self.send_raw(message.to_string().as_bytes());
+    }
+
+    /// Writes `line` and a line end, whatever its bytes.
+    fn send_raw(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).expect("write to the server");
+        self.stdin.write_all(b"\n").expect("write to the server");
         self.stdin.flush().expect("flush");
+    }
+
+    /// The next line the server writes, as JSON.
+    fn next(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the server answers within 2 minutes");
+        serde_json::from_str(&line).expect("every stdout line is JSON")
+    }
+
+    /// Sends `line` and returns the error it is answered with (`id` null).
+    fn refused(&mut self, line: &[u8]) -> (i64, String) {
+        self.send_raw(line);
+        let v = self.next();
+        assert_eq!(v["id"], Value::Null, "{v}");
+        (
+            v["error"]["code"].as_i64().unwrap_or_default(),
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
     }
 
     /// Sends request `method` and returns its response (every line the server writes is
@@ -184,7 +213,9 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
         let (text, error) = mcp.call("explain", json!({ "path": path }));
         assert!(error, "{path}: {text}");
         assert!(
-            text.contains("`..` is refused") || text.contains("outside the root"),
+            text.contains("`..` is refused")
+                || text.contains("outside the root")
+                || text.contains("no such file under the root"),
             "{path}: {text}"
         );
     }
@@ -193,26 +224,10 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
     let (text, error) = mcp.call("profile_plan", json!({"program": "app.sh"}));
     assert!(error && text.contains("without --allow-profile"), "{text}");
     let (text, error) = mcp.call("explain", json!({"path": "h200.json", "invented": 1}));
-    assert!(error && text.contains("no argument invented"), "{text}");
+    assert!(error && text.contains("no argument \"invented\""), "{text}");
     mcp.finish();
 
-    // With --allow-profile the tool is offered and runs capture profile --plan-only; here
-    // no ncu is on PATH, so it reports capture's own error and exit status.
-    let (mut mcp, _) = Session::start(&root, &["--allow-profile"], &no_ncu);
-    let list = mcp.request("tools/list", json!({}));
-    assert!(list.to_string().contains("\"profile_plan\""), "{list}");
-    std::fs::set_permissions(
-        root.join("app.sh"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .expect("chmod");
-    let (text, error) = mcp.call("profile_plan", json!({"program": "app.sh"}));
-    assert!(error, "{text}");
-    assert!(
-        text.contains("capture profile --plan-only exited with 5"),
-        "{text}"
-    );
-    mcp.finish();
+    profile_plan_runs_the_program_named_at_start(&root, &no_ncu);
 }
 
 /// A file of the workspace.
@@ -250,6 +265,280 @@ fn the_compare_tool_goes_range_by_range() {
     let (text, error) = mcp.call("compare", json!({"before": jax, "after": jax, "depth": 2}));
     assert!(
         error && text.contains("depth applies to by range only"),
+        "{text}"
+    );
+    mcp.finish();
+}
+
+/// Writes an executable `#!/bin/sh` script `name` into `dir`.
+fn script(dir: &Path, name: &str, body: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write");
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+}
+
+#[test]
+fn every_attack_is_answered_and_the_server_stays_up() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let root = outer.path().join("root");
+    std::fs::create_dir(&root).expect("mkdir");
+    // Ten kernels of 256 KiB names and megabyte rule ids.
+    let long = crate::bounds::long_strings_run(10, 1 << 18, 1 << 20);
+    std::fs::write(root.join("long.json"), &long).expect("write");
+    std::fs::write(outer.path().join("secret.json"), "{}").expect("write");
+    std::os::unix::fs::symlink(outer.path().join("secret.json"), root.join("out.json"))
+        .expect("symlink");
+    std::os::unix::fs::symlink(outer.path().join("nothing"), root.join("dead.json"))
+        .expect("symlink");
+    // A fake ncu that takes 3 s, so that profile_plan is a long call; a shell in the root.
+    let bin = outer.path().join("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    script(&bin, "ncu", "/bin/sleep 3\nexit 1");
+    script(&root, "app.sh", "exit 0");
+    std::fs::hard_link("/bin/sh", root.join("sh")).ok();
+    let (mut mcp, _) = Session::start(&root, &["--allow-profile", "app.sh"], &bin);
+
+    malformed_lines_are_answered(&mut mcp);
+    paths_outside_the_root_are_not_described(&mut mcp, outer.path());
+    // profile_plan runs only the program named at start.
+    for program in ["sh", "/bin/sh", "app.sh "] {
+        let (text, error) = mcp.call("profile_plan", json!({ "program": program }));
+        assert!(
+            error && text.contains("not one this server was started with"),
+            "{text}"
+        );
+    }
+    let (text, error) = mcp.call(
+        "profile_plan",
+        json!({"program": "app.sh", "args": ["-c", "id"]}),
+    );
+    assert!(error && text.contains("no argument \"args\""), "{text}");
+
+    output_is_bounded_and_paged(&mut mcp);
+    odd_arguments_are_errors(&mut mcp, &root);
+    a_long_call_leaves_the_server_answering(&mut mcp);
+    // Still up.
+    let list = mcp.request("tools/list", json!({}));
+    assert!(list["result"]["tools"].is_array(), "{list}");
+    mcp.finish();
+}
+
+/// Malformed lines, each answered with a JSON-RPC error of id null.
+fn malformed_lines_are_answered(mcp: &mut Session) {
+    let ping = br#"{"jsonrpc":"2.0","id":99,"method":"ping"}"#;
+    let deep = "[".repeat(100_000);
+    let batch = format!("[{}]", String::from_utf8_lossy(ping));
+    let cases: &[(&[u8], i64, &str)] = &[
+        (b"{this is not json", -32700, "Parse error"),
+        (batch.as_bytes(), -32600, "batch"),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\xfe\"}}",
+            -32700,
+            "not UTF-8",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"\udc80"}}"#,
+            -32700,
+            "surrogate",
+        ),
+        (deep.as_bytes(), -32600, "nested deeper than 64"),
+        (b"42", -32600, "an object"),
+    ];
+    for (line, code, words) in cases {
+        let (got, message) = mcp.refused(line);
+        assert_eq!(got, *code, "{message}");
+        assert!(message.contains(words), "{message}");
+    }
+    let huge = vec![b' '; 2 << 20];
+    let (code, message) = mcp.refused(&huge);
+    assert_eq!(code, -32600, "{message}");
+    assert!(message.contains("over 1048576 bytes"), "{message}");
+    // A request that is JSON but not a message: answered with its id.
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 7, "method": 12}));
+    let v = mcp.next();
+    assert_eq!(
+        (v["id"].as_i64(), v["error"]["code"].as_i64()),
+        (Some(7), Some(-32600)),
+        "{v}"
+    );
+}
+
+/// Paths outside the root (under `outer`): the same words whether the file exists or not,
+/// and no path but the one given.
+fn paths_outside_the_root_are_not_described(mcp: &mut Session, outer: &Path) {
+    let secret = outer.join("secret.json");
+    let nothing = outer.join("nothing.json");
+    let mut words = Vec::new();
+    for path in [
+        s(&secret),
+        s(&nothing),
+        "/etc/passwd",
+        "out.json",
+        "dead.json",
+        "missing.json",
+    ] {
+        let (text, error) = mcp.call("list_kernels", json!({ "path": path }));
+        assert!(error, "{path}: {text}");
+        assert!(!text.contains("resolves"), "{path}: {text}");
+        let rest = text.replacen(path, "PATH", 1);
+        assert!(!rest.contains(s(outer)), "{path}: {text}");
+        words.push(rest);
+    }
+    assert_eq!(words[0], words[1], "an absolute path out");
+    assert_eq!(words[0], words[2]);
+    assert_eq!(words[3], words[4], "a link out, existing or not");
+    assert_eq!(words[3], words[5], "a missing file");
+}
+
+/// The 2 KB per kernel holds against megabyte strings, output is paged, and a regular
+/// expression too large to compile is refused.
+fn output_is_bounded_and_paged(mcp: &mut Session) {
+    let (text, error) = mcp.call("explain", json!({"path": "long.json", "max_bytes": 6000}));
+    assert!(!error, "{text}");
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": "long.json"}}),
+    );
+    let whole = r["result"]["content"][0]["text"].as_str().expect("text");
+    let e: Value = serde_json::from_str(whole).expect("explain's JSON");
+    for k in e["kernels"].as_array().expect("kernels") {
+        let bytes = k.to_string().len();
+        assert!(bytes <= 2048, "{bytes}");
+    }
+    assert!(whole.starts_with(&text), "the first page begins the whole");
+    // The diff of those runs is 5 MB of JSON: a page of at most 1 MiB by default, and a
+    // note giving the offset of the next.
+    let args = json!({"before": "long.json", "after": "long.json", "format": "json"});
+    let r = mcp.request("tools/call", json!({"name": "compare", "arguments": args}));
+    let first = r["result"]["content"][0]["text"].as_str().expect("text");
+    let note = r["result"]["content"][1]["text"].as_str().expect("a note");
+    assert!(serde_json::to_string(first).expect("JSON").len() <= (1 << 20) + 2);
+    let next: usize = note
+        .split("offset ")
+        .nth(1)
+        .and_then(|n| n.trim_end_matches(']').parse().ok())
+        .unwrap_or_else(|| panic!("{note}"));
+    assert_eq!(next, first.len(), "{note}");
+    let mut args = args;
+    args["offset"] = json!(next);
+    let (second, error) = mcp.call("compare", args);
+    assert!(!error && !second.is_empty());
+    let whole: String = format!("{first}{second}");
+    assert!(whole.starts_with("{"), "pages join");
+    // A regular expression too large to compile is refused, not built.
+    let (text, error) = mcp.call(
+        "explain",
+        json!({"path": "long.json", "kernel": r"(\w{1000}){1000}"}),
+    );
+    assert!(error && text.contains("not a regular expression"), "{text}");
+}
+
+/// A long call (`profile_plan` through a fake ncu of 3 s) leaves the server answering, and
+/// a second one is refused as busy.
+fn a_long_call_leaves_the_server_answering(mcp: &mut Session) {
+    let started = std::time::Instant::now();
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": 1000, "method": "tools/call",
+        "params": {"name": "profile_plan", "arguments": {"program": "app.sh"}}}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let (text, error) = mcp.call("profile_plan", json!({"program": "app.sh"}));
+    assert!(error && text.contains("busy"), "{text}");
+    let pong = mcp.request("ping", json!({}));
+    assert!(pong["result"].is_object(), "{pong}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "answered while it ran"
+    );
+    let done = loop {
+        let v = mcp.next();
+        if v["id"] == json!(1000) {
+            break v;
+        }
+    };
+    assert_eq!(done["result"]["isError"], json!(true), "{done}");
+}
+
+/// Cases of our own: arguments of the wrong kind or out of range, a NUL in a path, a FIFO,
+/// a method no server has; each an error, the server up.
+fn odd_arguments_are_errors(mcp: &mut Session, root: &Path) {
+    let fifo = root.join("fifo.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut cases = vec![
+        (
+            json!({"path": "long.json", "top": -1}),
+            "a whole number expected",
+        ),
+        (
+            json!({"path": "long.json", "offset": 1u64 << 40}),
+            "past the end",
+        ),
+        (json!({"path": "long.json", "max_bytes": 0}), "max_bytes 0"),
+        (
+            json!({"path": "long.json", "max_bytes": 1u64 << 30}),
+            "from 1 to",
+        ),
+        (
+            json!({"path": "long\u{0}.json"}),
+            "no such file under the root",
+        ),
+        (
+            json!({"path": "long.json", "format": "x".repeat(100_000)}),
+            "`json` or `text`",
+        ),
+    ];
+    if made {
+        cases.push((json!({"path": "fifo.json"}), "not a file"));
+    }
+    for (arguments, words) in cases {
+        let (text, error) = mcp.call("explain", arguments.clone());
+        assert!(error && text.contains(words), "{arguments}: {text}");
+        assert!(
+            text.len() < 4096,
+            "errors quote at most a little: {}",
+            text.len()
+        );
+    }
+    // Arguments that are not an object, and a method no server has: errors with their ids.
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 31, "method": "tools/call",
+        "params": {"name": "explain", "arguments": 5}}));
+    let v = mcp.next();
+    assert_eq!(v["id"], 31, "{v}");
+    assert!(v["error"]["code"].is_i64(), "{v}");
+    let v = mcp.request("tools/nonsense", json!({}));
+    assert!(v["error"]["code"].is_i64(), "{v}");
+}
+
+/// With `--allow-profile app.sh` the tool is offered, for that program only, and runs
+/// capture profile --plan-only; with no ncu on PATH it reports capture's own error and
+/// exit status.
+fn profile_plan_runs_the_program_named_at_start(root: &Path, no_ncu: &Path) {
+    let (mut mcp, _) = Session::start(root, &["--allow-profile", "app.sh"], no_ncu);
+    let list = mcp.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("tools");
+    let plan = tools
+        .iter()
+        .find(|t| t["name"] == "profile_plan")
+        .unwrap_or_else(|| panic!("{list}"));
+    // The agent picks among the programs named at start, and passes no arguments.
+    assert_eq!(
+        plan["inputSchema"]["properties"]["program"]["enum"],
+        json!(["app.sh"])
+    );
+    assert!(plan["inputSchema"]["properties"].get("args").is_none());
+    std::fs::set_permissions(
+        root.join("app.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let (text, error) = mcp.call("profile_plan", json!({"program": "app.sh"}));
+    assert!(error, "{text}");
+    assert!(
+        text.contains("capture profile --plan-only exited with 5"),
         "{text}"
     );
     mcp.finish();

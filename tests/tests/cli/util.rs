@@ -151,3 +151,93 @@ pub fn csv_line(fields: &[String]) -> String {
         .collect();
     quoted.join(",")
 }
+
+/// A run of `capture` with its wall time and its own peak memory.
+pub struct Measured {
+    /// The exit code (`None`: killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// Wall time, s.
+    pub wall_s: f64,
+    /// Peak resident memory, bytes: the largest `VmHWM` of `/proc/PID/status` read every
+    /// 2 ms while it ran. Not `wait4`'s `ru_maxrss`: the child is started by `vfork`
+    /// (`posix_spawn`) and so is charged the whole test process's memory at its `exec`.
+    pub peak_bytes: u64,
+}
+
+/// The `VmHWM` of process `pid`, bytes, while it runs.
+fn high_water(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Runs `capture ARGS` (standard input from `stdin` when given) and measures it.
+pub fn measured(args: &[&str], stdin: Option<&Path>) -> Measured {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let mut command = Command::new(capture_bin());
+    command
+        .args(args)
+        .stdout(std::fs::File::create(&out).expect("out"))
+        .stderr(std::fs::File::create(&err).expect("err"));
+    if let Some(input) = stdin {
+        command.stdin(std::fs::File::open(input).expect("stdin"));
+    }
+    let started = std::time::Instant::now();
+    let mut child = command.spawn().expect("capture starts");
+    let mut peak_bytes = 0;
+    let status = loop {
+        if let Some(b) = high_water(child.id()) {
+            peak_bytes = peak_bytes.max(b);
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let wall_s = started.elapsed().as_secs_f64();
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    Measured {
+        code: status.code(),
+        stdout: read(&out),
+        stderr: read(&err),
+        wall_s,
+        peak_bytes,
+    }
+}
+
+/// The bound issue 48 sets on any hostile input: within `2 s` (times `slack`, for a debug
+/// build on a loaded machine) and at most ten times the input in memory, or 200 MB,
+/// whichever is larger.
+pub fn assert_bounded(what: &str, m: &Measured, input_bytes: u64) {
+    let memory = (10 * input_bytes).max(200_000_000);
+    assert!(
+        m.peak_bytes <= memory,
+        "{what}: {} MB, over {} MB",
+        m.peak_bytes >> 20,
+        memory >> 20
+    );
+    let seconds = 2.0 * time_slack();
+    assert!(
+        m.wall_s <= seconds,
+        "{what}: {:.2} s, over {seconds} s",
+        m.wall_s
+    );
+}
+
+/// How much longer than the issue's 2 s a test may take: 1 with `ROOFLINE_STRICT_TIME=1`,
+/// else 3, for a debug build beside the rest of the suite on two shared cores (every case
+/// passed strict on the developer VM, 2026-12-07, the slowest `explain` of megabyte
+/// strings).
+pub fn time_slack() -> f64 {
+    match std::env::var("ROOFLINE_STRICT_TIME").as_deref() {
+        Ok("1") => 1.0,
+        _ => 3.0,
+    }
+}

@@ -31,38 +31,53 @@ impl Root {
 
     /// The file a client names as `name`: a path relative to the root (or absolute, inside
     /// it), without `..`, that exists and, symbolic links followed, is still inside the root.
+    ///
+    /// The errors say nothing of the world outside the root: an absolute path outside it is
+    /// refused by its text, before the file system is asked, and a path that does not
+    /// exist and one that leads out of the root (by a symbolic link) get the same words, so
+    /// that no answer tells whether a file outside exists or where a link points.
     pub fn file(&self, name: &str) -> Result<PathBuf> {
         if name.is_empty() {
             bail!("an empty path");
         }
+        let shown = shown(name);
         let path = Path::new(name);
         if path.components().any(|c| c == Component::ParentDir) {
-            bail!(
-                "{name}: `..` is refused; name a file under the root {}",
-                self.dir.display()
-            );
+            bail!("{shown}: `..` is refused; name a file under the root");
         }
         let joined = if path.is_absolute() {
+            if !path.starts_with(&self.dir) {
+                bail!("{shown}: outside the root; name a file under it, relative to it");
+            }
             path.to_path_buf()
         } else {
             self.dir.join(path)
         };
-        let real = joined.canonicalize().with_context(|| {
-            format!("{name}: no such file under the root {}", self.dir.display())
-        })?;
+        let not_here = || {
+            anyhow::anyhow!(
+                "{shown}: no such file under the root (a symbolic link out of the root is                  refused as if it were missing)"
+            )
+        };
+        let real = joined.canonicalize().map_err(|_| not_here())?;
         if !real.starts_with(&self.dir) {
-            bail!(
-                "{name}: outside the root {} (it resolves to {}; a symbolic link out of the \
-                 root is refused too)",
-                self.dir.display(),
-                real.display()
-            );
+            return Err(not_here());
         }
         if !real.is_file() {
-            bail!("{name}: not a file");
+            bail!("{shown}: not a file");
         }
         Ok(real)
     }
+}
+
+/// A name a client gave, for an error: its first 200 characters, control characters
+/// escaped.
+fn shown(name: &str) -> String {
+    let head: String = name.chars().take(200).collect();
+    let mut s = shared::text::escape::controls(&head).into_owned();
+    if head.len() < name.len() {
+        s.push_str(&format!("... ({} bytes)", name.len()));
+    }
+    s
 }
 
 #[cfg(test)]
@@ -82,19 +97,34 @@ mod tests {
         assert!(root.file(abs.to_str().expect("utf-8")).is_ok());
         let up = root.file("../secret.json").expect_err("`..`").to_string();
         assert!(up.contains("`..` is refused"), "{up}");
-        let far = outer.path().join("secret.json");
-        let err = root
-            .file(far.to_str().expect("utf-8"))
-            .expect_err("absolute");
-        assert!(err.to_string().contains("outside the root"), "{err}");
+        // Outside the root, existing or not, the same words, and no path but the one given.
+        for far in [
+            outer.path().join("secret.json"),
+            outer.path().join("nothing"),
+        ] {
+            let err = root
+                .file(far.to_str().expect("utf-8"))
+                .expect_err("absolute")
+                .to_string();
+            assert!(err.ends_with(": outside the root; name a file under it, relative to it"));
+        }
         assert!(root.file("sub").is_err(), "a directory");
-        assert!(root.file("missing.json").is_err());
+        let missing = root.file("missing.json").expect_err("missing").to_string();
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(outer.path().join("secret.json"), root_dir.join("link"))
                 .expect("symlink");
-            let err = root.file("link").expect_err("a link out");
-            assert!(err.to_string().contains("outside the root"), "{err}");
+            std::os::unix::fs::symlink(outer.path().join("nothing"), root_dir.join("dead"))
+                .expect("symlink");
+            let out = root.file("link").expect_err("a link out").to_string();
+            let dead = root.file("dead").expect_err("a dead link").to_string();
+            let words = |e: &str| e.split_once(": ").map(|(_, w)| w.to_owned());
+            assert_eq!(words(&out), words(&missing));
+            assert_eq!(words(&dead), words(&missing));
+            assert!(
+                !out.contains(outer.path().to_str().expect("utf-8")),
+                "{out}"
+            );
         }
     }
 }

@@ -22,7 +22,7 @@ use super::render::{
 };
 use super::{check, Comparability, TotalDiff, DIFF_JSON_VERSION};
 use crate::analysis::metrics;
-use crate::analysis::ranges::{placed, range_table, RangeNode};
+use crate::analysis::ranges::{placement, table_of, DepthCut, RangeNode};
 use crate::model::artifact::Artifact;
 use crate::model::roofline::percent_of;
 use crate::text::format::{fmt_si, ms, opt};
@@ -120,6 +120,11 @@ pub struct RangeDiff {
     /// The runs' summed time (every launch, each in one node); the band the nodes' bands
     /// in ms, added, over the before time. Not gated.
     pub total: TotalDiff,
+    /// What the reader should know of the paths: launches of either run whose NVTX stack
+    /// was deeper than [`crate::analysis::ranges::MAX_DEPTH`] ranges and was cut there
+    /// (`before: N launch(es) ran under ...`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A run's nodes in tree order, each with its side and its band in ms, and its time.
@@ -127,23 +132,26 @@ struct RunNodes {
     nodes: Vec<(Vec<String>, String, NodeSide, f64)>,
     time_ms: f64,
     noise_ms: f64,
+    cut: DepthCut,
 }
 
 impl RunNodes {
     fn of(artifact: &Artifact, depth: Option<usize>) -> RunNodes {
-        let table = range_table(artifact, depth);
-        // Per node, per kernel (by index), the ncu durations of its launches there, ns.
-        let mut durations: HashMap<Vec<String>, BTreeMap<usize, Vec<f64>>> = HashMap::new();
-        for (path, k, launch) in placed(artifact, depth) {
-            let per_kernel = durations.entry(path).or_default().entry(k).or_default();
-            per_kernel.extend(metrics::duration_ns(launch));
-        }
+        let placement = placement(artifact, depth);
+        let table = table_of(&placement, depth);
         let mut noise_ms = 0.0;
+        // The table's nodes are the placement's, in its order.
         let nodes = table
             .nodes
             .into_iter()
-            .map(|node| {
-                let kernels = durations.remove(&node.path).unwrap_or_default();
+            .zip(&placement.nodes)
+            .map(|(node, placed)| {
+                // Per kernel (by index), the ncu durations of its launches here, ns.
+                let mut kernels: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+                for (k, launches) in &placed.gathered.by_kernel {
+                    let durations = kernels.entry(*k).or_default();
+                    durations.extend(launches.iter().filter_map(|l| metrics::duration_ns(l)));
+                }
                 let (side, band_ms) = side(&node, artifact, &kernels);
                 noise_ms += band_ms;
                 (node.path, node.name, side, band_ms)
@@ -153,6 +161,7 @@ impl RunNodes {
             nodes,
             time_ms: table.time_ms,
             noise_ms,
+            cut: table.cut,
         }
     }
 }
@@ -233,6 +242,10 @@ pub fn range_diff(before: &Artifact, after: &Artifact, depth: Option<usize>) -> 
         comparability: check(before, after),
         nodes,
         total: TotalDiff::of(b.time_ms, a.time_ms, b.noise_ms + a.noise_ms),
+        warnings: [("before", b.cut), ("after", a.cut)]
+            .into_iter()
+            .filter_map(|(side, cut)| cut.warning().map(|w| format!("{side}: {w}")))
+            .collect(),
     }
 }
 
@@ -341,6 +354,7 @@ impl RangeDiff {
             "before {}, after {}; by NVTX range, {paths}",
             self.before, self.after
         )];
+        out.extend(self.warnings.iter().map(|w| format!("warning: {w}")));
         out.extend(comparability_lines(&self.comparability));
         out
     }
