@@ -355,8 +355,11 @@ pub struct TraceArgs {
     /// temporary one (for bug reports and the reader's tests).
     #[arg(long, value_name = "DIR")]
     pub records: Option<PathBuf>,
+    /// Run nothing: read the records a run kept with `--records DIR` into the artifact.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["records", "torch_modules"])]
+    pub from_records: Option<PathBuf>,
     /// The program and its arguments.
-    #[arg(last = true, required = true)]
+    #[arg(last = true, required_unless_present = "from_records")]
     pub program: Vec<String>,
 }
 

@@ -28,6 +28,12 @@ pub fn demangle(name: &str) -> Option<String> {
 
 /// Runs `capture trace`.
 pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
+    if let Some(dir) = &args.from_records {
+        let (trace, warnings) = read_records(dir, args, None)?;
+        let mut artifact = Artifact::new(crate::provenance::base(Origin::Trace, &[]));
+        artifact.warnings.extend(warnings);
+        return write(args, artifact, trace, None);
+    }
     let inject = find_injection(args.inject.as_deref())?;
     let cupti = find_cupti(args.cupti.as_deref())?;
     let work = tempfile::Builder::new()
@@ -62,12 +68,10 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         args.flush_ms,
         &env,
     )?;
-    let (trace, warnings) = read_records(&records, args, &ended.status)?;
+    let (trace, warnings) = read_records(&records, args, Some(&ended.status))?;
     let mut artifact = Artifact::new(crate::provenance::base(Origin::Trace, &[]));
     artifact.warnings.extend(warnings);
-    let program = args.program.join(" ");
-    let failed = !ended.status.success();
-    if failed {
+    if !ended.status.success() {
         artifact.warnings.push(format!(
             "the program ({}) {}; the trace holds what was recorded until then",
             crate::shell::command_line(
@@ -80,11 +84,24 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
             describe(&ended.status)
         ));
     }
+    write(args, artifact, trace, Some(&ended))
+}
+
+/// Writes the artifact with its trace and prints the summary line; a failed program is
+/// [`Code::ProgramFailed`] once the artifact is written.
+fn write(
+    args: &TraceArgs,
+    mut artifact: Artifact,
+    trace: shared::model::trace::Trace,
+    ended: Option<&crate::gpu::trace::Ended>,
+) -> Result<ExitCode> {
+    let failed = ended.is_some_and(|e| !e.status.success());
     let kernels = trace.kernels.len();
     let copies = trace.copies.len();
     let ranges = trace.ranges.len();
     let processes = trace.processes.len();
     let names = shared::analysis::trace::kernel_summary(&trace).len();
+    let program = args.program.join(" ");
     artifact.trace = Some(Box::new(trace));
     for w in &artifact.warnings {
         crate::out::warn(w);
@@ -93,7 +110,7 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
     crate::out::println(&format!(
         "trace: {kernels} kernel launches ({names} kernels), {copies} copies and sets, \
          {ranges} NVTX ranges from {processes} process(es) in {:.2} s of {program} -> {}",
-        ended.wall.as_secs_f64(),
+        ended.map_or(0.0, |e| e.wall.as_secs_f64()),
         crate::files::shown(&args.output)
     ))?;
     if failed {
@@ -101,7 +118,7 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
             Code::ProgramFailed,
             format!(
                 "the traced program {}; the artifact holds what was recorded",
-                describe(&ended.status)
+                ended.map_or_else(String::new, |e| describe(&e.status))
             ),
         )
         .into());
@@ -114,7 +131,7 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
 fn read_records(
     dir: &std::path::Path,
     args: &TraceArgs,
-    status: &std::process::ExitStatus,
+    status: Option<&std::process::ExitStatus>,
 ) -> Result<(shared::model::trace::Trace, Vec<String>)> {
     let mut paths: Vec<PathBuf> = list_records(dir)?.collect();
     if paths.is_empty() {
@@ -124,7 +141,7 @@ fn read_records(
                 "nothing recorded: no process of {} initialized CUDA with the trace loaded (it \
                  {}); nothing written",
                 args.program.join(" "),
-                describe(status)
+                status.map_or_else(|| "was not run".into(), describe)
             ),
         )
         .into());
@@ -138,7 +155,7 @@ fn read_records(
     });
     let mut contents = Vec::with_capacity(paths.len());
     for p in &paths {
-        contents.push((crate::files::shown(p), crate::files::read_bytes(p)?));
+        contents.push((crate::files::shown(p), crate::files::read_records(p)?));
     }
     let files: Vec<TraceFile<'_>> = contents
         .iter()

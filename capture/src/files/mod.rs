@@ -361,6 +361,12 @@ impl<R: std::io::Read> std::io::Read for Capped<R> {
     }
 }
 
+/// Reads a file of `capture trace`'s records (`PID.rltrace`, binary) as it is; errors name
+/// the file.
+pub fn read_records(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("{}: cannot read", shown(path)))
+}
+
 /// Reads a whole input file (a report or a source-page export for `capture source`),
 /// un-gzipping it when it is a gzip stream ([`open`]); errors name the file. Bounded as
 /// artifacts are: binary data that is not a report (`/dev/zero`) is refused from its first
