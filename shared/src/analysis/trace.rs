@@ -26,14 +26,16 @@ pub struct KernelLine {
     pub instances: u64,
     /// Mean duration.
     pub avg_ns: f64,
-    /// Median duration (the mean of the two middle ones for an even count).
-    pub med_ns: f64,
+    /// Median duration (the mean of the two middle ones for an even count); absent where
+    /// an imported summary had none.
+    pub med_ns: Option<f64>,
     /// Shortest.
     pub min_ns: f64,
     /// Longest.
     pub max_ns: f64,
-    /// Sample standard deviation (n - 1; 0 for one launch), as nsys gives it.
-    pub stddev_ns: f64,
+    /// Sample standard deviation (n - 1; 0 for one launch), as nsys gives it; absent where
+    /// an imported summary had none.
+    pub stddev_ns: Option<f64>,
     /// Kernel name (demangled where it could be).
     pub name: String,
 }
@@ -74,10 +76,10 @@ pub fn kernel_summary(trace: &Trace) -> Vec<KernelLine> {
                 total_ns: total,
                 instances: n as u64,
                 avg_ns: avg,
-                med_ns: med,
+                med_ns: Some(med),
                 min_ns: d[0],
                 max_ns: d[n - 1],
-                stddev_ns: stddev,
+                stddev_ns: Some(stddev),
                 name: name.to_owned(),
             }
         })
@@ -130,16 +132,38 @@ pub struct CopyLine {
     pub kind: CopyKind,
     /// Operations.
     pub count: u64,
-    /// Bytes moved.
-    pub bytes: u64,
+    /// Bytes moved; absent where an imported summary did not give them.
+    pub bytes: Option<u64>,
     /// Summed duration, ns.
     pub total_ns: u64,
     /// Bytes over summed duration, GB/s (a rate derived from the two columns before it).
     pub gbyte_per_s: Option<f64>,
 }
 
-/// The copies and memory sets by kind, most time first.
+/// The copies and memory sets by kind, most time first (for a trace without a timeline,
+/// its imported copy summaries).
 pub fn copy_summary(trace: &Trace) -> Vec<CopyLine> {
+    if trace.copies.is_empty() && !trace.copy_summaries.is_empty() {
+        let mut lines: Vec<CopyLine> = trace
+            .copy_summaries
+            .iter()
+            .map(|s| {
+                let total_ns = s.total_ns.round() as u64;
+                CopyLine {
+                    kind: s.kind,
+                    count: s.count,
+                    bytes: s.bytes,
+                    total_ns,
+                    gbyte_per_s: s
+                        .bytes
+                        .filter(|_| total_ns > 0)
+                        .map(|b| b as f64 / total_ns as f64),
+                }
+            })
+            .collect();
+        lines.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.kind.cmp(&b.kind)));
+        return lines;
+    }
     let mut by_kind: BTreeMap<CopyKind, (u64, u64, u64)> = BTreeMap::new();
     for c in &trace.copies {
         let e = by_kind.entry(c.kind).or_default();
@@ -152,7 +176,7 @@ pub fn copy_summary(trace: &Trace) -> Vec<CopyLine> {
         .map(|(kind, (count, bytes, total_ns))| CopyLine {
             kind,
             count,
-            bytes,
+            bytes: Some(bytes),
             total_ns,
             gbyte_per_s: (total_ns > 0).then(|| bytes as f64 / total_ns as f64),
         })
@@ -577,10 +601,10 @@ impl TraceReport {
                 format!("{:.0}", l.total_ns),
                 l.instances.to_string(),
                 format!("{:.1}", l.avg_ns),
-                format!("{:.1}", l.med_ns),
+                l.med_ns.map_or("-".into(), |m| format!("{m:.1}")),
                 format!("{:.0}", l.min_ns),
                 format!("{:.0}", l.max_ns),
-                format!("{:.1}", l.stddev_ns),
+                l.stddev_ns.map_or("-".into(), |d| format!("{d:.1}")),
                 l.name.clone(),
             ]);
         }
@@ -600,7 +624,7 @@ impl TraceReport {
             t.push([
                 l.kind.label().to_owned(),
                 l.count.to_string(),
-                format!("{:.3}", l.bytes as f64 / 1e6),
+                l.bytes.map_or("-".into(), |b| format!("{:.3}", b as f64 / 1e6)),
                 l.total_ns.to_string(),
                 l.gbyte_per_s.map_or("-".into(), |g| format!("{g:.1}")),
             ]);
@@ -821,9 +845,9 @@ mod tests {
         assert!((lines[0].time_pct - 61.538).abs() < 1e-3);
         assert!((lines[2].time_pct - 7.692).abs() < 1e-3);
         // Two launches of 100 and 300 ns: mean 200, median 200, sample deviation 141.4.
-        assert_eq!((lines[0].avg_ns, lines[0].med_ns), (200.0, 200.0));
-        assert!((lines[0].stddev_ns - 141.421).abs() < 1e-3);
-        assert_eq!(lines[1].stddev_ns, 0.0);
+        assert_eq!((lines[0].avg_ns, lines[0].med_ns), (200.0, Some(200.0)));
+        assert!((lines[0].stddev_ns.unwrap_or(0.0) - 141.421).abs() < 1e-3);
+        assert_eq!(lines[1].stddev_ns, Some(0.0));
     }
 
     #[test]
