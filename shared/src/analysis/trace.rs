@@ -485,6 +485,9 @@ pub struct TraceReport {
     pub ranges: Vec<RangeLine>,
     /// Launches not under any range, and all launches.
     pub launches_outside_ranges: (u64, u64),
+    /// True where the trace holds summaries and no timeline (an imported `nsys stats` CSV):
+    /// no timeline is shown.
+    pub summaries_only: bool,
 }
 
 impl TraceReport {
@@ -514,6 +517,9 @@ impl TraceReport {
             devices: timelines,
             ranges: range_summary(trace, &activity),
             launches_outside_ranges: (outside, trace.kernels.len() as u64),
+            summaries_only: trace.kernels.is_empty()
+                && trace.copies.is_empty()
+                && !(trace.summaries.is_empty() && trace.copy_summaries.is_empty()),
         }
     }
 
@@ -543,7 +549,14 @@ impl TraceReport {
             );
             out.push_str(&self.copy_table().render(format));
             heading(&mut out, "GPU timeline, whole run");
-            out.push_str(&self.device_table().render(format));
+            if self.summaries_only {
+                out.push_str(
+                    "none: the trace holds summaries only (an nsys stats CSV); its SQLite \
+                     export has the timeline\n",
+                );
+            } else {
+                out.push_str(&self.device_table().render(format));
+            }
             for (device, t) in &self.devices {
                 for g in &t.gaps {
                     out.push_str(&format!(
