@@ -18,6 +18,7 @@ mod hostile;
 mod import;
 mod interrupt;
 mod mcp;
+mod nsys_import;
 mod merge;
 mod ranks;
 mod reports;
