@@ -79,7 +79,10 @@ impl Export {
             .iter()
             .map(|&(c, required)| self.column(table, c, required))
             .collect::<Result<_>>()?;
-        Ok(format!("SELECT {} FROM \"{table}\" {rest}", cols.join(", ")))
+        Ok(format!(
+            "SELECT {} FROM \"{table}\" {rest}",
+            cols.join(", ")
+        ))
     }
 
     /// Every row of `sql`, each turned by `row`.
@@ -92,7 +95,8 @@ impl Export {
         let what = || format!("{}: cannot read {table}", self.name);
         let mut stmt = self.db.prepare(sql).with_context(what)?;
         let rows = stmt.query_map([], row).with_context(what)?;
-        rows.collect::<rusqlite::Result<Vec<T>>>().with_context(what)
+        rows.collect::<rusqlite::Result<Vec<T>>>()
+            .with_context(what)
     }
 }
 
@@ -120,7 +124,11 @@ pub fn read_export(path: &Path) -> Result<ExportRows> {
     if ex.has(RUNTIME) {
         let sql = ex.select(
             RUNTIME,
-            &[("correlationId", true), ("globalTid", true), ("start", true)],
+            &[
+                ("correlationId", true),
+                ("globalTid", true),
+                ("start", true),
+            ],
             "WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL",
         )?;
         rows.calls = ex.rows(RUNTIME, &sql, |r| {

@@ -143,46 +143,50 @@ pub struct CopyLine {
 /// The copies and memory sets by kind, most time first (for a trace without a timeline,
 /// its imported copy summaries).
 pub fn copy_summary(trace: &Trace) -> Vec<CopyLine> {
-    if trace.copies.is_empty() && !trace.copy_summaries.is_empty() {
-        let mut lines: Vec<CopyLine> = trace
-            .copy_summaries
-            .iter()
-            .map(|s| {
-                let total_ns = s.total_ns.round() as u64;
-                CopyLine {
-                    kind: s.kind,
-                    count: s.count,
-                    bytes: s.bytes,
-                    total_ns,
-                    gbyte_per_s: s
-                        .bytes
-                        .filter(|_| total_ns > 0)
-                        .map(|b| b as f64 / total_ns as f64),
-                }
+    let mut lines = if trace.copies.is_empty() && !trace.copy_summaries.is_empty() {
+        from_copy_summaries(trace)
+    } else {
+        let mut by_kind: BTreeMap<CopyKind, (u64, u64, u64)> = BTreeMap::new();
+        for c in &trace.copies {
+            let e = by_kind.entry(c.kind).or_default();
+            e.0 += 1;
+            e.1 += c.bytes;
+            e.2 += c.end_ns - c.start_ns;
+        }
+        by_kind
+            .into_iter()
+            .map(|(kind, (count, bytes, total_ns))| CopyLine {
+                kind,
+                count,
+                bytes: Some(bytes),
+                total_ns,
+                gbyte_per_s: (total_ns > 0).then(|| bytes as f64 / total_ns as f64),
             })
-            .collect();
-        lines.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.kind.cmp(&b.kind)));
-        return lines;
-    }
-    let mut by_kind: BTreeMap<CopyKind, (u64, u64, u64)> = BTreeMap::new();
-    for c in &trace.copies {
-        let e = by_kind.entry(c.kind).or_default();
-        e.0 += 1;
-        e.1 += c.bytes;
-        e.2 += c.end_ns - c.start_ns;
-    }
-    let mut lines: Vec<CopyLine> = by_kind
-        .into_iter()
-        .map(|(kind, (count, bytes, total_ns))| CopyLine {
-            kind,
-            count,
-            bytes: Some(bytes),
-            total_ns,
-            gbyte_per_s: (total_ns > 0).then(|| bytes as f64 / total_ns as f64),
-        })
-        .collect();
+            .collect()
+    };
     lines.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.kind.cmp(&b.kind)));
     lines
+}
+
+/// The lines of imported copy summaries: GB/s only where the report gave bytes.
+fn from_copy_summaries(trace: &Trace) -> Vec<CopyLine> {
+    trace
+        .copy_summaries
+        .iter()
+        .map(|s| {
+            let total_ns = s.total_ns.round() as u64;
+            CopyLine {
+                kind: s.kind,
+                count: s.count,
+                bytes: s.bytes,
+                total_ns,
+                gbyte_per_s: s
+                    .bytes
+                    .filter(|_| total_ns > 0)
+                    .map(|b| b as f64 / total_ns as f64),
+            }
+        })
+        .collect()
 }
 
 /// Disjoint busy segments of a set of intervals, sorted, with prefix sums for windows.
@@ -637,7 +641,8 @@ impl TraceReport {
             t.push([
                 l.kind.label().to_owned(),
                 l.count.to_string(),
-                l.bytes.map_or("-".into(), |b| format!("{:.3}", b as f64 / 1e6)),
+                l.bytes
+                    .map_or("-".into(), |b| format!("{:.3}", b as f64 / 1e6)),
                 l.total_ns.to_string(),
                 l.gbyte_per_s.map_or("-".into(), |g| format!("{g:.1}")),
             ]);
@@ -903,7 +908,11 @@ mod tests {
         assert_eq!(t.gaps[0].length_ns, 500);
         assert_eq!(t.gaps[0].at_ns, 600);
         assert_eq!(t.gaps[0].range.as_deref(), Some("program"));
-        let program = report.ranges.iter().find(|r| r.path == "program").expect("as built");
+        let program = report
+            .ranges
+            .iter()
+            .find(|r| r.path == "program")
+            .expect("as built");
         assert_eq!((program.kernels, program.kernel_time_ns), (4, 650));
         assert_eq!(program.timeline.span_ns, 3_000);
         let copies = copy_summary(&trace);

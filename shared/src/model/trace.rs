@@ -156,7 +156,10 @@ impl CopyKind {
     /// and the older short forms (`[CUDA memcpy HtoD]`); anything else is
     /// [`CopyKind::Other`].
     pub fn from_operation(operation: &str) -> CopyKind {
-        let op = operation.trim().trim_start_matches('[').trim_end_matches(']');
+        let op = operation
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
         let Some(what) = op.strip_prefix("CUDA ") else {
             return CopyKind::Other;
         };

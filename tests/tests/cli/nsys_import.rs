@@ -42,18 +42,19 @@ fn an_nsys_sqlite_export_imports_with_its_ranges_nested_as_capture_trace_nests_t
     assert_eq!(range_names, ["epoch", "step", "forward", "tail", "worker"]);
     assert_eq!(ranges[0]["scope"], "process");
     assert_eq!(ranges[0]["parent"], Value::Null);
-    assert_eq!((&ranges[1]["scope"], &ranges[1]["parent"]), (&"thread".into(), &0.into()));
+    assert_eq!(
+        (&ranges[1]["scope"], &ranges[1]["parent"]),
+        (&"thread".into(), &0.into())
+    );
     // `forward` is a registered string (textId) in the domain `myapp`, inside `step`.
     assert_eq!(ranges[2]["parent"], 1);
     assert_eq!(string(t, &ranges[2]["domain"]), "myapp");
     assert_eq!(ranges[2]["thread"], 4242);
     // `tail` was never popped: open to the end, and said so.
     assert_eq!(ranges[3]["end_ns"], Value::Null);
-    assert!(a["warnings"]
-        .as_array()
-        .expect("warnings")
-        .iter()
-        .any(|w| w.as_str().is_some_and(|w| w.contains("1 NVTX range(s) never closed"))));
+    assert!(a["warnings"].as_array().expect("warnings").iter().any(|w| w
+        .as_str()
+        .is_some_and(|w| w.contains("1 NVTX range(s) never closed"))));
     // Process 5000's range comes after process 4242's, its index moved past them.
     assert_eq!(ranges[4]["parent"], Value::Null);
     let kernels = t["kernels"].as_array().expect("kernels");
@@ -73,7 +74,12 @@ fn an_nsys_sqlite_export_imports_with_its_ranges_nested_as_capture_trace_nests_t
         ("fused(float *, int)", 4242, Some(4242), Some(2)),
         ("scale(float *, float, int)", 4242, Some(4242), Some(1)),
         // From the second thread, which opened no range: the process-wide `epoch`.
-        ("add(float *, const float *, int)", 4242, Some(4243), Some(0)),
+        (
+            "add(float *, const float *, int)",
+            4242,
+            Some(4243),
+            Some(0),
+        ),
         ("scale(float *, float, int)", 5000, Some(5000), Some(4)),
     ];
     let want: Vec<(String, u64, Option<u64>, Option<u64>)> = want
@@ -198,7 +204,10 @@ fn mixing_the_tools_or_repeating_a_summary_is_a_usage_error() {
     let cases: [(Vec<&std::path::Path>, &str); 3] = [
         (vec![&kern, &ncu], "import one tool's exports at a time"),
         (vec![&kern, &kern], "are both a kernel summary"),
-        (vec![&sqlite, &kern], "one nsys SQLite export makes a trace, alone"),
+        (
+            vec![&sqlite, &kern],
+            "one nsys SQLite export makes a trace, alone",
+        ),
     ];
     for (inputs, want) in cases {
         let mut args = vec!["import"];
@@ -213,7 +222,10 @@ fn mixing_the_tools_or_repeating_a_summary_is_a_usage_error() {
 
 #[test]
 fn an_nsys_export_given_where_an_artifact_is_wanted_says_to_import_it() {
-    for f in ["nsys/synthetic_export.sqlite", "nsys/vllm_moe_h100_cuda_gpu_kern_sum.csv"] {
+    for f in [
+        "nsys/synthetic_export.sqlite",
+        "nsys/vllm_moe_h100_cuda_gpu_kern_sum.csv",
+    ] {
         let o = capture(&["table", s(&fixture(f))]);
         assert!(!o.status.success());
         let e = stderr(&o);

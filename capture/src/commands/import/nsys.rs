@@ -96,7 +96,8 @@ fn read(inputs: &Inputs) -> Result<(Trace, Vec<String>)> {
                         e.utf8_error().valid_up_to()
                     )
                 })?;
-                let (summary, w) = stats::read_stats(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+                let (summary, w) =
+                    stats::read_stats(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
                 warnings.extend(prefixed(&name, w));
                 let (slot, what) = match summary {
                     stats::Stats::Kernels(k) => {
@@ -125,7 +126,10 @@ fn read(inputs: &Inputs) -> Result<(Trace, Vec<String>)> {
 }
 
 fn prefixed(name: &str, warnings: Vec<String>) -> Vec<String> {
-    warnings.into_iter().map(|w| format!("{name}: {w}")).collect()
+    warnings
+        .into_iter()
+        .map(|w| format!("{name}: {w}"))
+        .collect()
 }
 
 /// `capture import` of Nsight Systems' exports.

@@ -251,7 +251,10 @@ impl Builder<'_> {
             let pid = k.global_pid.map_or(0, pid_of);
             let start_ns = self.clamp.u64(k.start_ns);
             let call = self.call(pid, k.correlation);
-            let name = match self.name(k.demangled_name).or_else(|| self.name(k.short_name)) {
+            let name = match self
+                .name(k.demangled_name)
+                .or_else(|| self.name(k.short_name))
+            {
                 Some(n) => n,
                 None => {
                     self.missing_names += 1;
@@ -315,8 +318,7 @@ impl Builder<'_> {
             if n.event_type != NVTX_DOMAIN_CREATE {
                 continue;
             }
-            if let (Some(d), Some(name)) = (n.domain_id, self.text(n.text.as_deref(), n.text_id))
-            {
+            if let (Some(d), Some(name)) = (n.domain_id, self.text(n.text.as_deref(), n.text_id)) {
                 domains.insert((n.global_tid.map_or(0, pid_of), d), name);
             }
         }
@@ -358,7 +360,7 @@ impl Builder<'_> {
             ..Trace::default()
         };
         let mut processes: Vec<(u32, Process)> = self.processes.into_iter().collect();
-        processes.sort_by_key(|(pid, p)| (p.first_ns, *pid));
+        crate::order::sort_by_key(&mut processes, |(pid, p)| (p.first_ns, *pid));
         for (pid, p) in processes {
             let Process {
                 mut parts,
@@ -368,11 +370,11 @@ impl Builder<'_> {
             // Launch order: the order of the calls (correlation ids count up in call order).
             let mut copies: Vec<(TraceCopy, Option<u64>)> =
                 parts.copies.drain(..).zip(copy_calls).collect();
-            copies.sort_by_key(|(c, _)| (c.correlation, c.start_ns));
+            crate::order::sort_by_key(&mut copies, |(c, _)| (c.correlation, c.start_ns));
             let (copies, copy_calls): (Vec<TraceCopy>, Vec<Option<u64>>) =
                 copies.into_iter().unzip();
             parts.copies = copies;
-            parts.kernels.sort_by_key(|k| (k.correlation, k.start_ns));
+            crate::order::sort_by_key(&mut parts.kernels, |k| (k.correlation, k.start_ns));
             nest(&mut parts, &copy_calls);
             trace.processes.push(TraceProcess {
                 pid,

@@ -50,7 +50,10 @@ enum Col {
 fn column(cell: &str) -> Option<(Col, f64)> {
     let cell = cell.trim().to_ascii_lowercase();
     let (word, unit) = match cell.split_once('(') {
-        Some((w, u)) => (w.trim().to_owned(), Some(u.trim_end_matches(')').trim().to_owned())),
+        Some((w, u)) => (
+            w.trim().to_owned(),
+            Some(u.trim_end_matches(')').trim().to_owned()),
+        ),
         None => (cell.clone(), None),
     };
     let col = match word.as_str() {
@@ -367,7 +370,11 @@ mod tests {
             assert!((k[0].min_ns - 1000.0).abs() < 1e-6, "{text}");
             assert!((k[0].max_ns - 2000.0).abs() < 1e-6, "{text}");
             assert_eq!(k[0].med_ns.map(f64::round), med, "{text}");
-            assert_eq!(k[0].stddev_ns.map(|d| (d * 10.0).round() / 10.0), stddev, "{text}");
+            assert_eq!(
+                k[0].stddev_ns.map(|d| (d * 10.0).round() / 10.0),
+                stddev,
+                "{text}"
+            );
             assert!(starts_like_stats(text.as_bytes()), "{text}");
         }
     }
@@ -389,8 +396,13 @@ mod tests {
             panic!("copies expected")
         };
         assert_eq!(
-            c.iter().map(|c| (c.kind, c.count, c.total_ns)).collect::<Vec<_>>(),
-            [(CopyKind::HtoD, 10, 600_000.0), (CopyKind::DtoH, 5, 400_000.0)]
+            c.iter()
+                .map(|c| (c.kind, c.count, c.total_ns))
+                .collect::<Vec<_>>(),
+            [
+                (CopyKind::HtoD, 10, 600_000.0),
+                (CopyKind::DtoH, 5, 400_000.0)
+            ]
         );
     }
 
@@ -416,10 +428,15 @@ mod tests {
             ),
         ];
         for (text, want) in cases {
-            let e = read_stats(text).err().map(|e| e.to_string()).unwrap_or_default();
+            let e = read_stats(text)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             assert!(e.starts_with(want), "{e} / {want}");
         }
         assert!(!starts_like_stats(b"\"ID\",\"Kernel Name\"\n"));
-        assert!(!starts_like_stats(b"Time (%),Total Time (ns),Num Calls,Avg (ns),Name\n"));
+        assert!(!starts_like_stats(
+            b"Time (%),Total Time (ns),Num Calls,Avg (ns),Name\n"
+        ));
     }
 }

@@ -320,12 +320,12 @@ impl FileState {
             }
         }
         // Launch order: the order of the calls (correlation ids count up in call order).
-        parts.kernels.sort_by_key(|k| (k.correlation, k.start_ns));
+        crate::order::sort_by_key(&mut parts.kernels, |k| (k.correlation, k.start_ns));
         for c in &mut parts.copies {
             c.pid = pid;
             c.thread = self.calls.get(&c.correlation).map(|c| c.tid);
         }
-        parts.copies.sort_by_key(|c| (c.correlation, c.start_ns));
+        crate::order::sort_by_key(&mut parts.copies, |c| (c.correlation, c.start_ns));
         let copy_calls: Vec<Option<u64>> = parts
             .copies
             .iter()

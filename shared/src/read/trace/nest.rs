@@ -78,9 +78,9 @@ enum Edge {
 /// One process's records: `copy_calls[i]` is when the call of `parts.copies[i]` began on
 /// the CPU, where known; a kernel's is its `launch_ns`.
 pub(crate) fn nest(parts: &mut Parts, copy_calls: &[Option<u64>]) {
-    parts
-        .ranges
-        .sort_by_key(|r| (r.start_ns, std::cmp::Reverse(r.end_ns.unwrap_or(u64::MAX))));
+    crate::order::sort_by_key(&mut parts.ranges, |r| {
+        (r.start_ns, std::cmp::Reverse(r.end_ns.unwrap_or(u64::MAX)))
+    });
     let mut edges: Vec<(u64, Edge)> = Vec::new();
     for (i, r) in parts.ranges.iter().enumerate() {
         edges.push((r.start_ns, Edge::Open(i)));
@@ -98,7 +98,7 @@ pub(crate) fn nest(parts: &mut Parts, copy_calls: &[Option<u64>]) {
             edges.push((*t, Edge::Copy(i)));
         }
     }
-    edges.sort_unstable();
+    crate::order::sort(&mut edges);
     let mut thread_open: HashMap<u32, Vec<usize>> = HashMap::new();
     let mut process_open: Vec<usize> = Vec::new();
     let innermost =

@@ -635,13 +635,19 @@ mod tests {
         assert!(Reader::new(b"hello").is_err());
         let mut bytes = MAGIC.to_vec();
         bytes.push(b'Z');
-        let e = Reader::new(&bytes).expect("as built").next_record().expect_err("an error");
+        let e = Reader::new(&bytes)
+            .expect("as built")
+            .next_record()
+            .expect_err("an error");
         assert_eq!(e.offset, 8);
         assert!(e.reason.contains("unknown record tag 0x5a"), "{e}");
         let mut long = MAGIC.to_vec();
         long.push(b'W');
         long.extend_from_slice(&u32::MAX.to_le_bytes());
-        let e = Reader::new(&long).expect("as built").next_record().expect_err("an error");
+        let e = Reader::new(&long)
+            .expect("as built")
+            .next_record()
+            .expect_err("an error");
         assert!(e.reason.contains("longer than"), "{e}");
     }
 }
