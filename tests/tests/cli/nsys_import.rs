@@ -21,11 +21,17 @@ fn string(trace: &Value, index: &Value) -> String {
     trace["strings"][i].as_str().expect("string").to_owned()
 }
 
-#[test]
-fn an_nsys_sqlite_export_imports_with_its_ranges_nested_as_capture_trace_nests_them() {
+/// The synthetic SQLite export imported: its folder, the artifact's path and its JSON.
+fn imported_sqlite() -> (tempfile::TempDir, std::path::PathBuf, Value) {
     let dir = tempfile::tempdir().expect("tempdir");
     let art = import(dir.path(), &[fixture("nsys/synthetic_export.sqlite")]);
     let a = json(&art);
+    (dir, art, a)
+}
+
+#[test]
+fn an_nsys_sqlite_export_imports_with_its_ranges_nested_as_capture_trace_nests_them() {
+    let (_dir, _art, a) = imported_sqlite();
     assert_eq!(a["provenance"]["origin"], "trace");
     let t = &a["trace"];
     assert_eq!(t["source"], "nsys_sqlite");
@@ -92,6 +98,12 @@ fn an_nsys_sqlite_export_imports_with_its_ranges_nested_as_capture_trace_nests_t
     assert_eq!(kernels[3]["grid"], serde_json::json!([128, 2, 1]));
     assert_eq!(kernels[3]["dynamic_shared_bytes"], 2048);
     assert_eq!(kernels[4]["device"], 1);
+}
+
+#[test]
+fn an_nsys_sqlite_exports_copies_and_kernel_summary_read_as_nsys_gives_them() {
+    let (_dir, art, a) = imported_sqlite();
+    let t = &a["trace"];
     let copies: Vec<(String, u64, Option<u64>)> = t["copies"]
         .as_array()
         .expect("copies")

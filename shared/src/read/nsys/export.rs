@@ -410,3 +410,101 @@ impl Builder<'_> {
         (trace, warnings)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A serialized id as nsys writes one: a hardware id above the process and thread.
+    fn global(pid: i64, tid: i64) -> i64 {
+        (1 << 56) + (pid << 24) + tid
+    }
+
+    fn kernel(pid: i64, correlation: i64, start_ns: i64, name: i64) -> KernelRow {
+        KernelRow {
+            start_ns,
+            end_ns: start_ns + 100,
+            correlation: Some(correlation),
+            global_pid: Some(global(pid, 0)),
+            demangled_name: Some(name),
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            ..KernelRow::default()
+        }
+    }
+
+    #[test]
+    fn serialized_ids_give_the_process_and_thread_under_the_hardware_id() {
+        let cases: [(i64, u32, u32); 3] = [
+            (global(4242, 4243), 4242, 4243),
+            (global(0xFF_FFFF, 0xFF_FFFF), 0xFF_FFFF, 0xFF_FFFF),
+            ((4242 << 24) + 7, 4242, 7),
+        ];
+        for (id, pid, tid) in cases {
+            assert_eq!((pid_of(id), tid_of(id)), (pid, tid), "{id:#x}");
+        }
+    }
+
+    /// Correlation ids count from 1 in every process: a launch joins the call of its own
+    /// process, and each process's ranges hold only its launches.
+    #[test]
+    fn launches_join_the_calls_and_ranges_of_their_own_process() {
+        let rows = ExportRows {
+            strings: HashMap::from([(1, "a".to_owned()), (2, "b".to_owned())]),
+            kernels: vec![kernel(10, 1, 500, 1), kernel(20, 1, 600, 2)],
+            calls: vec![
+                CallRow {
+                    correlation: 1,
+                    global_tid: global(10, 11),
+                    start_ns: 100,
+                },
+                CallRow {
+                    correlation: 1,
+                    global_tid: global(20, 21),
+                    start_ns: 300,
+                },
+            ],
+            nvtx: vec![
+                NvtxRow {
+                    start_ns: 50,
+                    end_ns: Some(400),
+                    event_type: NVTX_PUSH_POP,
+                    text: Some("p10".into()),
+                    global_tid: Some(global(10, 11)),
+                    ..NvtxRow::default()
+                },
+                NvtxRow {
+                    start_ns: 250,
+                    end_ns: None,
+                    event_type: NVTX_START_END,
+                    text: Some("p20".into()),
+                    global_tid: Some(global(20, 21)),
+                    ..NvtxRow::default()
+                },
+            ],
+            ..ExportRows::default()
+        };
+        let (trace, warnings) = build(&rows);
+        assert_eq!(trace.source, Some(TraceSource::NsysSqlite));
+        let pids: Vec<u32> = trace.processes.iter().map(|p| p.pid).collect();
+        assert_eq!(pids, [10, 20]);
+        let seen: Vec<(&str, u32, Option<u32>, Option<u64>, Option<u32>)> = trace
+            .kernels
+            .iter()
+            .map(|k| (trace.kernel_name(k), k.pid, k.thread, k.launch_ns, k.range))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("a", 10, Some(11), Some(100), Some(0)),
+                ("b", 20, Some(21), Some(300), Some(1)),
+            ]
+        );
+        assert_eq!(trace.ranges[1].scope, RangeScope::Process);
+        assert_eq!(trace.ranges[1].end_ns, None);
+        assert_eq!(
+            warnings,
+            ["1 NVTX range(s) never closed; kept open to the end"]
+        );
+    }
+}
