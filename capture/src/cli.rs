@@ -41,6 +41,11 @@ pub enum Command {
     /// two-column export; a report (`.ncu-rep`, told by its first bytes, not its name) is
     /// read alone or with CSV pages of its run, with no GPU and no Nsight Compute. Prints a
     /// one-line summary.
+    ///
+    /// Nsight Systems' exports become a trace, as `capture trace` records one: its SQLite
+    /// export (`nsys export --type sqlite`: every kernel, copy and NVTX range), or the CSV of
+    /// `nsys stats --format csv --report cuda_gpu_kern_sum` and `cuda_gpu_mem_time_sum`
+    /// (summaries only), told by their first bytes (docs/nsys-import.md).
     Import(ImportArgs),
     /// Run your own program under ncu with every metric the views need; write an artifact.
     ///
@@ -234,7 +239,9 @@ pub struct ImportArgs {
     /// ncu exports of one run: CSV pages (raw, details, or both), a `.ncu-rep` report, or a
     /// report with CSV pages of its run. A report with source counters (`--set full`)
     /// gives the artifact each kernel's per-instruction figures (its longest launch); a
-    /// source-page export among them is taken as `--source`.
+    /// source-page export among them is taken as `--source`. Or Nsight Systems' exports
+    /// of one run: one SQLite export, or the kernel summary CSV, the memory-time summary CSV,
+    /// or both.
     #[arg(required = true)]
     pub exports: Vec<PathBuf>,
     /// Where to write the artifact.

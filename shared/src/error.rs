@@ -245,3 +245,44 @@ pub enum ReportError {
     #[error("read error: {0}")]
     Io(String),
 }
+
+/// Why an Nsight Systems export could not be read at all (see [`crate::read::nsys`]).
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum NsysError {
+    /// No line looks like the header of a kernel or memory-time summary.
+    #[error(
+        "not an nsys stats CSV: no header of `nsys stats --report cuda_gpu_kern_sum` or \
+         `cuda_gpu_mem_time_sum` (\"Time (%)\",\"Total Time (ns)\",...,\"Name\" or \
+         \"Operation\") in the first {lines} line(s)"
+    )]
+    NoHeader {
+        /// How many lines were looked at.
+        lines: usize,
+    },
+    /// The header lacks a column the summary needs.
+    #[error("line {line}: the header has no {column:?} column")]
+    MissingColumn {
+        /// 1-based line of the header.
+        line: u64,
+        /// The column, as the current nsys names it.
+        column: &'static str,
+    },
+    /// A cell that should hold a number does not.
+    #[error("line {line}: {column:?} is {found:?}, not a number")]
+    BadNumber {
+        /// 1-based line of the row.
+        line: u64,
+        /// The column's header.
+        column: String,
+        /// The cell.
+        found: String,
+    },
+    /// A row that the CSV parser cannot split, or with fewer cells than the header.
+    #[error("line {line}: {message}")]
+    BadRow {
+        /// 1-based line of the row.
+        line: u64,
+        /// What is wrong with it.
+        message: String,
+    },
+}

@@ -3,6 +3,9 @@
 //!
 //! Both read exports through the shared reader and build the artifact with the shared
 //! merge code, so the viewer, which does the same in the browser, gets the same result.
+//! Nsight Systems' exports take their own path ([`nsys`]) into a trace.
+
+mod nsys;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,6 +59,9 @@ fn read_exports_with_sources(
 
 /// `capture import`.
 pub fn import(args: &ImportArgs) -> Result<ExitCode> {
+    if let Some(nsys) = nsys::Inputs::of(&args.exports)? {
+        return nsys::import(args, &nsys);
+    }
     let mut stages = Stages::from_env();
     let all: Vec<PathBuf> = args.exports.iter().chain(&args.source).cloned().collect();
     files::refuse_output_among_inputs(&args.output, &all)?;

@@ -5,7 +5,7 @@
 //!
 //! Inside: [`parallel`] reads an export and writes an artifact on several threads, with the
 //! single-threaded result byte for byte; [`stage_times`] times an import's stages when
-//! asked.
+//! asked; [`nsys`] reads Nsight Systems' SQLite export.
 
 use std::fs;
 use std::io::Write;
@@ -20,6 +20,7 @@ use shared::read::source::LaunchSource;
 use shared::Artifact;
 
 use crate::exit::{Code, Fault};
+pub mod nsys;
 pub mod parallel;
 pub mod stage_times;
 
@@ -156,6 +157,10 @@ fn read_artifact_text(path: &Path) -> Result<String> {
                 }
             }
         }
+        FileKind::Sqlite | FileKind::NsysStats => anyhow::bail!(
+            "{name}: {}, not an artifact: import it first (`capture import {name} -o A.json`)",
+            kind_of(&bytes).describe()
+        ),
         FileKind::Empty | FileKind::Artifact => {}
     }
     if let Some((at, why)) = broken_json(&bytes) {

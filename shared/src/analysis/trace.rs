@@ -26,14 +26,16 @@ pub struct KernelLine {
     pub instances: u64,
     /// Mean duration.
     pub avg_ns: f64,
-    /// Median duration (the mean of the two middle ones for an even count).
-    pub med_ns: f64,
+    /// Median duration (the mean of the two middle ones for an even count); absent where
+    /// an imported summary had none.
+    pub med_ns: Option<f64>,
     /// Shortest.
     pub min_ns: f64,
     /// Longest.
     pub max_ns: f64,
-    /// Sample standard deviation (n - 1; 0 for one launch), as nsys gives it.
-    pub stddev_ns: f64,
+    /// Sample standard deviation (n - 1; 0 for one launch), as nsys gives it; absent where
+    /// an imported summary had none.
+    pub stddev_ns: Option<f64>,
     /// Kernel name (demangled where it could be).
     pub name: String,
 }
@@ -74,10 +76,10 @@ pub fn kernel_summary(trace: &Trace) -> Vec<KernelLine> {
                 total_ns: total,
                 instances: n as u64,
                 avg_ns: avg,
-                med_ns: med,
+                med_ns: Some(med),
                 min_ns: d[0],
                 max_ns: d[n - 1],
-                stddev_ns: stddev,
+                stddev_ns: Some(stddev),
                 name: name.to_owned(),
             }
         })
@@ -130,35 +132,61 @@ pub struct CopyLine {
     pub kind: CopyKind,
     /// Operations.
     pub count: u64,
-    /// Bytes moved.
-    pub bytes: u64,
+    /// Bytes moved; absent where an imported summary did not give them.
+    pub bytes: Option<u64>,
     /// Summed duration, ns.
     pub total_ns: u64,
     /// Bytes over summed duration, GB/s (a rate derived from the two columns before it).
     pub gbyte_per_s: Option<f64>,
 }
 
-/// The copies and memory sets by kind, most time first.
+/// The copies and memory sets by kind, most time first (for a trace without a timeline,
+/// its imported copy summaries).
 pub fn copy_summary(trace: &Trace) -> Vec<CopyLine> {
-    let mut by_kind: BTreeMap<CopyKind, (u64, u64, u64)> = BTreeMap::new();
-    for c in &trace.copies {
-        let e = by_kind.entry(c.kind).or_default();
-        e.0 += 1;
-        e.1 += c.bytes;
-        e.2 += c.end_ns - c.start_ns;
-    }
-    let mut lines: Vec<CopyLine> = by_kind
-        .into_iter()
-        .map(|(kind, (count, bytes, total_ns))| CopyLine {
-            kind,
-            count,
-            bytes,
-            total_ns,
-            gbyte_per_s: (total_ns > 0).then(|| bytes as f64 / total_ns as f64),
-        })
-        .collect();
+    let mut lines = if trace.copies.is_empty() && !trace.copy_summaries.is_empty() {
+        from_copy_summaries(trace)
+    } else {
+        let mut by_kind: BTreeMap<CopyKind, (u64, u64, u64)> = BTreeMap::new();
+        for c in &trace.copies {
+            let e = by_kind.entry(c.kind).or_default();
+            e.0 += 1;
+            e.1 += c.bytes;
+            e.2 += c.end_ns - c.start_ns;
+        }
+        by_kind
+            .into_iter()
+            .map(|(kind, (count, bytes, total_ns))| CopyLine {
+                kind,
+                count,
+                bytes: Some(bytes),
+                total_ns,
+                gbyte_per_s: (total_ns > 0).then(|| bytes as f64 / total_ns as f64),
+            })
+            .collect()
+    };
     lines.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.kind.cmp(&b.kind)));
     lines
+}
+
+/// The lines of imported copy summaries: GB/s only where the report gave bytes.
+fn from_copy_summaries(trace: &Trace) -> Vec<CopyLine> {
+    trace
+        .copy_summaries
+        .iter()
+        .map(|s| {
+            let total_ns = s.total_ns.round() as u64;
+            CopyLine {
+                kind: s.kind,
+                count: s.count,
+                bytes: s.bytes,
+                total_ns,
+                gbyte_per_s: s
+                    .bytes
+                    .filter(|_| total_ns > 0)
+                    .map(|b| b as f64 / total_ns as f64),
+            }
+        })
+        .collect()
 }
 
 /// Disjoint busy segments of a set of intervals, sorted, with prefix sums for windows.
@@ -461,6 +489,9 @@ pub struct TraceReport {
     pub ranges: Vec<RangeLine>,
     /// Launches not under any range, and all launches.
     pub launches_outside_ranges: (u64, u64),
+    /// True where the trace holds summaries and no timeline (an imported `nsys stats` CSV):
+    /// no timeline is shown.
+    pub summaries_only: bool,
 }
 
 impl TraceReport {
@@ -490,6 +521,9 @@ impl TraceReport {
             devices: timelines,
             ranges: range_summary(trace, &activity),
             launches_outside_ranges: (outside, trace.kernels.len() as u64),
+            summaries_only: trace.kernels.is_empty()
+                && trace.copies.is_empty()
+                && !(trace.summaries.is_empty() && trace.copy_summaries.is_empty()),
         }
     }
 
@@ -519,7 +553,14 @@ impl TraceReport {
             );
             out.push_str(&self.copy_table().render(format));
             heading(&mut out, "GPU timeline, whole run");
-            out.push_str(&self.device_table().render(format));
+            if self.summaries_only {
+                out.push_str(
+                    "none: the trace holds summaries only (an nsys stats CSV); its SQLite \
+                     export has the timeline\n",
+                );
+            } else {
+                out.push_str(&self.device_table().render(format));
+            }
             for (device, t) in &self.devices {
                 for g in &t.gaps {
                     out.push_str(&format!(
@@ -577,10 +618,10 @@ impl TraceReport {
                 format!("{:.0}", l.total_ns),
                 l.instances.to_string(),
                 format!("{:.1}", l.avg_ns),
-                format!("{:.1}", l.med_ns),
+                l.med_ns.map_or("-".into(), |m| format!("{m:.1}")),
                 format!("{:.0}", l.min_ns),
                 format!("{:.0}", l.max_ns),
-                format!("{:.1}", l.stddev_ns),
+                l.stddev_ns.map_or("-".into(), |d| format!("{d:.1}")),
                 l.name.clone(),
             ]);
         }
@@ -600,7 +641,8 @@ impl TraceReport {
             t.push([
                 l.kind.label().to_owned(),
                 l.count.to_string(),
-                format!("{:.3}", l.bytes as f64 / 1e6),
+                l.bytes
+                    .map_or("-".into(), |b| format!("{:.3}", b as f64 / 1e6)),
                 l.total_ns.to_string(),
                 l.gbyte_per_s.map_or("-".into(), |g| format!("{g:.1}")),
             ]);
@@ -821,9 +863,9 @@ mod tests {
         assert!((lines[0].time_pct - 61.538).abs() < 1e-3);
         assert!((lines[2].time_pct - 7.692).abs() < 1e-3);
         // Two launches of 100 and 300 ns: mean 200, median 200, sample deviation 141.4.
-        assert_eq!((lines[0].avg_ns, lines[0].med_ns), (200.0, 200.0));
-        assert!((lines[0].stddev_ns - 141.421).abs() < 1e-3);
-        assert_eq!(lines[1].stddev_ns, 0.0);
+        assert_eq!((lines[0].avg_ns, lines[0].med_ns), (200.0, Some(200.0)));
+        assert!((lines[0].stddev_ns.unwrap_or(0.0) - 141.421).abs() < 1e-3);
+        assert_eq!(lines[1].stddev_ns, Some(0.0));
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct Trace {
     /// figures as the report gave them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub summaries: Vec<KernelSummary>,
+    /// Per-kind copy and memory-set summaries where the source had no timeline (an `nsys
+    /// stats --report cuda_gpu_mem_time_sum` CSV): the figures as the report gave them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copy_summaries: Vec<CopySummary>,
 }
 
 /// One process of the trace.
@@ -148,6 +152,30 @@ impl CopyKind {
         }
     }
 
+    /// The kind an nsys memory report's `Operation` names: the labels of [`CopyKind::label`]
+    /// and the older short forms (`[CUDA memcpy HtoD]`); anything else is
+    /// [`CopyKind::Other`].
+    pub fn from_operation(operation: &str) -> CopyKind {
+        let op = operation
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        let Some(what) = op.strip_prefix("CUDA ") else {
+            return CopyKind::Other;
+        };
+        if what == "memset" {
+            return CopyKind::Memset;
+        }
+        match what.strip_prefix("memcpy ") {
+            Some("Host-to-Device" | "HtoD") => CopyKind::HtoD,
+            Some("Device-to-Host" | "DtoH") => CopyKind::DtoH,
+            Some("Device-to-Device" | "DtoD") => CopyKind::DtoD,
+            Some("Host-to-Host" | "HtoH") => CopyKind::HtoH,
+            Some("Peer-to-Peer" | "PtoP") => CopyKind::PtoP,
+            _ => CopyKind::Other,
+        }
+    }
+
     /// The name nsys's memory reports give the operation.
     pub fn label(self) -> &'static str {
         match self {
@@ -236,14 +264,43 @@ pub struct KernelSummary {
     pub total_ns: f64,
     /// Mean, ns.
     pub avg_ns: f64,
-    /// Median, ns.
-    pub med_ns: f64,
+    /// Median, ns; absent where the report had no median (nsys before 2022's `Med` column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub med_ns: Option<f64>,
     /// Shortest, ns.
     pub min_ns: f64,
     /// Longest, ns.
     pub max_ns: f64,
-    /// Standard deviation, ns.
-    pub stddev_ns: f64,
+    /// Standard deviation, ns; absent where the report had none (the oldest `gpukernsum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stddev_ns: Option<f64>,
+}
+
+/// One kind of copy's summary line as a report without a timeline gave it (nsys's
+/// `cuda_gpu_mem_time_sum`), in ns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CopySummary {
+    /// What moved (from the report's `Operation`, e.g. `[CUDA memcpy Host-to-Device]`).
+    pub kind: CopyKind,
+    /// Operations.
+    pub count: u64,
+    /// Bytes moved, where the report gave them (the time report does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Total time, ns.
+    pub total_ns: f64,
+    /// Mean, ns.
+    pub avg_ns: f64,
+    /// Median, ns, where the report gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub med_ns: Option<f64>,
+    /// Shortest, ns.
+    pub min_ns: f64,
+    /// Longest, ns.
+    pub max_ns: f64,
+    /// Standard deviation, ns, where the report gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stddev_ns: Option<f64>,
 }
 
 impl Trace {

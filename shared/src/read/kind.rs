@@ -5,12 +5,17 @@
 //! before a text's first character is looked at.
 
 use super::ncu_rep;
+use super::nsys::stats::starts_like_stats;
 
 /// The UTF-8 byte order mark some editors write at the start of a text file.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The two bytes a gzip stream starts with (RFC 1952).
 const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
+
+/// The 16 bytes an SQLite database starts with (Nsight Systems' `nsys export --type
+/// sqlite` writes one).
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
 /// The first cells of a source-page export (`ncu --page source --csv`): a kernel's name
 /// (`--print-source sass`) or a file's path (`cuda,sass`), quoted or not.
@@ -49,6 +54,11 @@ pub enum FileKind {
         /// that is a control byte.
         at: usize,
     },
+    /// An SQLite database (Nsight Systems' export, read by `capture import`).
+    Sqlite,
+    /// The CSV of an `nsys stats` kernel or memory-time summary: its header
+    /// ([`starts_like_stats`]) in its first lines.
+    NsysStats,
     /// Anything else, text as far as these bytes tell: a CSV export of the raw or details
     /// page, or the GUI's two-column export, for the CSV reader to judge.
     CsvExport,
@@ -71,6 +81,8 @@ impl FileKind {
             FileKind::Gzip => "gzip data".into(),
             FileKind::SourcePage => "ncu's source-page CSV export".into(),
             FileKind::Binary { at } => format!("binary data (byte {at} is no text)"),
+            FileKind::Sqlite => "an SQLite database".into(),
+            FileKind::NsysStats => "an nsys stats summary CSV".into(),
             FileKind::CsvExport => "CSV text".into(),
             FileKind::Unrecognized { at } => {
                 format!("text that is no CSV, JSON or report (no line end by byte {at})")
@@ -87,6 +99,9 @@ pub fn kind_of(first: &[u8]) -> FileKind {
     }
     if first.starts_with(GZIP_MAGIC) {
         return FileKind::Gzip;
+    }
+    if first.starts_with(SQLITE_MAGIC) {
+        return FileKind::Sqlite;
     }
     let text = first.strip_prefix(BOM).unwrap_or(first);
     let skipped = first.len() - text.len();
@@ -108,6 +123,9 @@ pub fn kind_of(first: &[u8]) -> FileKind {
     }
     if let Some(nul) = first.iter().position(|&b| b == 0) {
         return FileKind::Binary { at: nul };
+    }
+    if starts_like_stats(rest) {
+        return FileKind::NsysStats;
     }
     let line = rest.get(..LINE_BYTES).filter(|_| !rest.starts_with(b"\""));
     match line {
@@ -137,7 +155,7 @@ mod tests {
 
     #[test]
     fn each_kind_is_told_by_its_first_bytes_with_or_without_a_byte_order_mark() {
-        let cases: [(&[u8], FileKind); 19] = [
+        let cases: [(&[u8], FileKind); 22] = [
             (b"", FileKind::Empty),
             (b" \r\n\t", FileKind::Empty),
             (b"\xEF\xBB\xBF", FileKind::Empty),
@@ -158,6 +176,15 @@ mod tests {
             (b"\xEF\xBB\xBF\x7f", FileKind::Binary { at: 3 }),
             ("é,1\n".as_bytes(), FileKind::CsvExport),
             (b"\"ID\",\0", FileKind::Binary { at: 5 }),
+            (b"SQLite format 3\0\x10\0", FileKind::Sqlite),
+            (
+                b"Time (%),Total Time (ns),Instances,Avg (ns),Min (ns),Max (ns),Name\n",
+                FileKind::NsysStats,
+            ),
+            (
+                b"Processing [r.sqlite] with [x.py]...\n\n\"Time(%)\",\"Total Time (ns)\",\"Operations\",\"Average\",\"Minimum\",\"Maximum\",\"Operation\"\n",
+                FileKind::NsysStats,
+            ),
         ];
         for (bytes, want) in cases {
             assert_eq!(kind_of(bytes), want, "{:?}", String::from_utf8_lossy(bytes));

@@ -9,5 +9,6 @@ pub mod exports;
 pub mod kind;
 pub mod ncu;
 pub mod ncu_rep;
+pub mod nsys;
 pub mod source;
 pub mod trace;

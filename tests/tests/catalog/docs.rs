@@ -71,8 +71,9 @@ const NCU_FLAGS: [&str; 22] = [
 
 /// Programs other than capture and ncu whose command lines the docs show; their flags are
 /// theirs.
-const OTHER_PROGRAMS: [&str; 13] = [
+const OTHER_PROGRAMS: [&str; 14] = [
     "cargo",
+    "nsys",
     "rustup",
     "python",
     "python3",

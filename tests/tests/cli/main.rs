@@ -20,6 +20,7 @@ mod import;
 mod interrupt;
 mod mcp;
 mod merge;
+mod nsys_import;
 mod ranks;
 mod reports;
 mod source;

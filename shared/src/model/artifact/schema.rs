@@ -54,7 +54,9 @@ use crate::model::work_kind::Work;
 /// 7: a whole program's trace from one plain run (`trace`, issue 46): every kernel, copy
 ///    and memory set with its GPU start and end, the launching thread, and the NVTX ranges
 ///    around them ([`crate::model::trace`]); optional, written by `capture trace` and by
-///    imports of Nsight Systems' exports.
+///    imports of Nsight Systems' exports. Where an import has summaries and no timeline
+///    (`nsys stats` CSVs), the trace holds them: `summaries` by kernel (`med_ns` and
+///    `stddev_ns` optional, absent from older nsys) and `copy_summaries` by copy kind.
 pub const SCHEMA_VERSION: u32 = 7;
 
 /// One capture, import or merge: device, ceilings and per-kernel measurements.

@@ -6,14 +6,15 @@
 //! edges into ranges, and each launch to the innermost range open on its thread (push/pop) or
 //! in its process (start/end) when it was called.
 
+mod nest;
 pub mod wire;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use crate::model::trace::{
     CopyKind, RangeScope, Trace, TraceCopy, TraceKernel, TraceProcess, TraceRange, TraceSource,
 };
+pub(crate) use nest::{nest, Parts, Strings};
 use wire::{Reader, Record};
 
 /// CUPTI's marker flags.
@@ -30,26 +31,6 @@ pub struct TraceFile<'a> {
     pub bytes: &'a [u8],
 }
 
-/// Strings interned once across every file.
-#[derive(Default)]
-struct Strings {
-    list: Vec<Arc<str>>,
-    index: HashMap<Arc<str>, u32>,
-}
-
-impl Strings {
-    fn intern(&mut self, text: &str) -> u32 {
-        if let Some(&i) = self.index.get(text) {
-            return i;
-        }
-        let i = self.list.len() as u32;
-        let text: Arc<str> = Arc::from(text);
-        self.list.push(text.clone());
-        self.index.insert(text, i);
-        i
-    }
-}
-
 /// The call that made a GPU record.
 #[derive(Clone, Copy)]
 struct Call {
@@ -64,14 +45,6 @@ struct OpenMarker {
     start_ns: u64,
     tid: Option<u32>,
     scope: RangeScope,
-}
-
-/// What one file adds.
-#[derive(Default)]
-struct FileParts {
-    kernels: Vec<TraceKernel>,
-    copies: Vec<TraceCopy>,
-    ranges: Vec<TraceRange>,
 }
 
 /// Reads every process's file into one trace. `demangle` turns a mangled kernel name into a
@@ -94,20 +67,7 @@ pub fn build(
         let (process, parts) =
             read_file(file, &mut strings, &mut demangled, demangle, &mut warnings)?;
         trace.processes.push(process);
-        let base = trace.ranges.len() as u32;
-        let mut parts = parts;
-        for r in &mut parts.ranges {
-            r.parent = r.parent.map(|p| p + base);
-        }
-        for k in &mut parts.kernels {
-            k.range = k.range.map(|p| p + base);
-        }
-        for c in &mut parts.copies {
-            c.range = c.range.map(|p| p + base);
-        }
-        trace.kernels.extend(parts.kernels);
-        trace.copies.extend(parts.copies);
-        trace.ranges.extend(parts.ranges);
+        parts.append_to(&mut trace);
     }
     trace.strings = strings.list;
     Ok((trace, warnings))
@@ -120,7 +80,7 @@ struct FileState {
     process: TraceProcess,
     /// Launch and copy calls by correlation id.
     calls: HashMap<u32, Call>,
-    parts: FileParts,
+    parts: Parts,
     /// Ranges started and not yet ended, by marker id.
     open: HashMap<u32, OpenMarker>,
     /// The file's kernel name ids to the trace's (name, mangled name).
@@ -157,7 +117,7 @@ fn read_file(
     demangled: &mut HashMap<String, (u32, Option<u32>)>,
     demangle: &dyn Fn(&str) -> Option<String>,
     warnings: &mut Vec<String>,
-) -> Result<(TraceProcess, FileParts), String> {
+) -> Result<(TraceProcess, Parts), String> {
     let mut reader = Reader::new(file.bytes).map_err(|e| format!("{}: {e}", file.name))?;
     let mut names = Names {
         strings,
@@ -174,7 +134,7 @@ fn read_file(
             cupti_version: None,
         },
         calls: HashMap::new(),
-        parts: FileParts::default(),
+        parts: Parts::default(),
         open: HashMap::new(),
         kernel_names: HashMap::new(),
     };
@@ -326,7 +286,7 @@ impl FileState {
         name: &str,
         _strings: &mut Strings,
         warnings: &mut Vec<String>,
-    ) -> (TraceProcess, FileParts) {
+    ) -> (TraceProcess, Parts) {
         let pid = self.process.pid;
         let unclosed = self.open.len();
         if unclosed > 0 {
@@ -360,12 +320,12 @@ impl FileState {
             }
         }
         // Launch order: the order of the calls (correlation ids count up in call order).
-        parts.kernels.sort_by_key(|k| (k.correlation, k.start_ns));
+        crate::order::sort_by_key(&mut parts.kernels, |k| (k.correlation, k.start_ns));
         for c in &mut parts.copies {
             c.pid = pid;
             c.thread = self.calls.get(&c.correlation).map(|c| c.tid);
         }
-        parts.copies.sort_by_key(|c| (c.correlation, c.start_ns));
+        crate::order::sort_by_key(&mut parts.copies, |c| (c.correlation, c.start_ns));
         let copy_calls: Vec<Option<u64>> = parts
             .copies
             .iter()
@@ -386,92 +346,5 @@ fn range_of(o: OpenMarker, end_ns: Option<u64>, pid: u32) -> TraceRange {
         thread: o.tid,
         scope: o.scope,
         parent: None,
-    }
-}
-
-/// What happens at one instant of the sweep, in the order ties are taken.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Edge {
-    /// A range opens (before anything at the same instant).
-    Open(usize),
-    /// A kernel's launching call.
-    Kernel(usize),
-    /// A copy's call.
-    Copy(usize),
-    /// A range closes (after anything at the same instant).
-    Close(usize),
-}
-
-/// Orders ranges by start, then gives each range its parent and each launch its innermost
-/// range: on its thread the innermost open push/pop range, in its process the latest-opened
-/// start/end range still open, whichever opened later.
-fn nest(parts: &mut FileParts, copy_calls: &[Option<u64>]) {
-    parts
-        .ranges
-        .sort_by_key(|r| (r.start_ns, std::cmp::Reverse(r.end_ns.unwrap_or(u64::MAX))));
-    let mut edges: Vec<(u64, Edge)> = Vec::new();
-    for (i, r) in parts.ranges.iter().enumerate() {
-        edges.push((r.start_ns, Edge::Open(i)));
-        if let Some(end) = r.end_ns {
-            edges.push((end, Edge::Close(i)));
-        }
-    }
-    for (i, k) in parts.kernels.iter().enumerate() {
-        if let Some(t) = k.launch_ns {
-            edges.push((t, Edge::Kernel(i)));
-        }
-    }
-    for (i, t) in copy_calls.iter().enumerate() {
-        if let Some(t) = t {
-            edges.push((*t, Edge::Copy(i)));
-        }
-    }
-    edges.sort_unstable();
-    let mut thread_open: HashMap<u32, Vec<usize>> = HashMap::new();
-    let mut process_open: Vec<usize> = Vec::new();
-    let innermost =
-        |thread_open: &HashMap<u32, Vec<usize>>, process_open: &[usize], tid: Option<u32>| {
-            let on_thread = tid
-                .and_then(|t| thread_open.get(&t))
-                .and_then(|s| s.last().copied());
-            let in_process = process_open.last().copied();
-            match (on_thread, in_process) {
-                (Some(a), Some(b)) => Some(a.max(b)),
-                (a, b) => a.or(b),
-            }
-        };
-    for (_, edge) in edges {
-        match edge {
-            Edge::Open(i) => {
-                let r = &parts.ranges[i];
-                let parent = innermost(&thread_open, &process_open, r.thread);
-                let (scope, thread) = (r.scope, r.thread);
-                parts.ranges[i].parent = parent.map(|p| p as u32);
-                match (scope, thread) {
-                    (RangeScope::Thread, Some(t)) => thread_open.entry(t).or_default().push(i),
-                    _ => process_open.push(i),
-                }
-            }
-            Edge::Close(i) => {
-                let r = &parts.ranges[i];
-                let list = match (r.scope, r.thread) {
-                    (RangeScope::Thread, Some(t)) => thread_open.entry(t).or_default(),
-                    _ => &mut process_open,
-                };
-                if let Some(at) = list.iter().rposition(|&x| x == i) {
-                    list.remove(at);
-                }
-            }
-            Edge::Kernel(i) => {
-                let tid = parts.kernels[i].thread;
-                parts.kernels[i].range =
-                    innermost(&thread_open, &process_open, tid).map(|p| p as u32);
-            }
-            Edge::Copy(i) => {
-                let tid = parts.copies[i].thread;
-                parts.copies[i].range =
-                    innermost(&thread_open, &process_open, tid).map(|p| p as u32);
-            }
-        }
     }
 }
