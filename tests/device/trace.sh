@@ -51,7 +51,7 @@ part_cost() {
 
 part_truth() {
   cd $P
-  [ "$(left)" -gt 150 ] && STEPS=2 wall gpt2_ncu_timing timeout 150 ncu --metrics gpu__time_duration.sum --csv --page raw --print-units base -f -o $W/gpt2_timing python3 gpt2_fwd.py > $W/gpt2_ncu.log 2>&1
+  [ "${NCU:-1}" = 1 ] && [ "$(left)" -gt 150 ] && STEPS=2 wall gpt2_ncu_timing timeout 150 ncu --metrics gpu__time_duration.sum --csv --page raw --print-units base -f -o $W/gpt2_timing python3 gpt2_fwd.py > $W/gpt2_ncu.log 2>&1
   [ -f $W/gpt2_timing.ncu-rep ] && ncu --import $W/gpt2_timing.ncu-rep --csv --page raw --print-units base | gzip -9 > $W/gpt2_timing_raw.csv.gz
   STEPS=2 wall gpt2_trace_steps2 $C trace -o $W/gpt2_steps2.json -- python3 gpt2_fwd.py > $W/gpt2_steps2.log 2>&1
   [ "$(left)" -gt 60 ] && TORCH_PROF=1 wall bert_torch_prof python3 bert_train_step.py > $W/bert_torch_prof.log 2>&1

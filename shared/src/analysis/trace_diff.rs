@@ -99,9 +99,9 @@ pub fn trace_diff(before: &Trace, after: &Trace, gate_pct: Option<f64>) -> Trace
                 bytes_after: 0,
             });
             if side == 0 {
-                (e.count_before, e.bytes_before) = (l.count, l.bytes);
+                (e.count_before, e.bytes_before) = (l.count, l.bytes.unwrap_or(0));
             } else {
-                (e.count_after, e.bytes_after) = (l.count, l.bytes);
+                (e.count_after, e.bytes_after) = (l.count, l.bytes.unwrap_or(0));
             }
         }
     }

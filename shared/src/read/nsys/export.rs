@@ -375,7 +375,7 @@ impl Builder<'_> {
                 copies.into_iter().unzip();
             parts.copies = copies;
             crate::order::sort_by_key(&mut parts.kernels, |k| (k.correlation, k.start_ns));
-            nest(&mut parts, &copy_calls);
+            nest(&mut parts, &copy_calls, true);
             trace.processes.push(TraceProcess {
                 pid,
                 ppid: None,

@@ -331,7 +331,7 @@ impl FileState {
             .iter()
             .map(|c| self.calls.get(&c.correlation).map(|c| c.start_ns))
             .collect();
-        nest(parts, &copy_calls);
+        nest(parts, &copy_calls, false);
         (self.process, self.parts)
     }
 }

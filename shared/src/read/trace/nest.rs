@@ -77,7 +77,14 @@ enum Edge {
 ///
 /// One process's records: `copy_calls[i]` is when the call of `parts.copies[i]` began on
 /// the CPU, where known; a kernel's is its `launch_ns`.
-pub(crate) fn nest(parts: &mut Parts, copy_calls: &[Option<u64>]) {
+///
+/// `scopes_known` is false where the source cannot tell push/pop from start/end ranges
+/// (CUPTI's marker records give both as the opening thread's, with the same flags: seen on
+/// an H100, CUDA 13.0): there a launch from a thread with no range of its own open takes the
+/// innermost range open on any thread of its process (the latest opened), as ncu's
+/// `--nvtx-push-pop-scope process` does, so that PyTorch's backward pass, launched from the
+/// autograd thread, stays inside the step its main thread opened.
+pub(crate) fn nest(parts: &mut Parts, copy_calls: &[Option<u64>], scopes_known: bool) {
     crate::order::sort_by_key(&mut parts.ranges, |r| {
         (r.start_ns, std::cmp::Reverse(r.end_ns.unwrap_or(u64::MAX)))
     });
@@ -101,22 +108,28 @@ pub(crate) fn nest(parts: &mut Parts, copy_calls: &[Option<u64>]) {
     crate::order::sort(&mut edges);
     let mut thread_open: HashMap<u32, Vec<usize>> = HashMap::new();
     let mut process_open: Vec<usize> = Vec::new();
-    let innermost =
-        |thread_open: &HashMap<u32, Vec<usize>>, process_open: &[usize], tid: Option<u32>| {
-            let on_thread = tid
-                .and_then(|t| thread_open.get(&t))
-                .and_then(|s| s.last().copied());
-            let in_process = process_open.last().copied();
-            match (on_thread, in_process) {
-                (Some(a), Some(b)) => Some(a.max(b)),
-                (a, b) => a.or(b),
-            }
-        };
+    // Every open range, for a launch whose thread has none where scopes are not known.
+    let mut all_open: Vec<usize> = Vec::new();
+    let innermost = |thread_open: &HashMap<u32, Vec<usize>>,
+                     process_open: &[usize],
+                     all_open: &[usize],
+                     tid: Option<u32>| {
+        let on_thread = tid
+            .and_then(|t| thread_open.get(&t))
+            .and_then(|s| s.last().copied());
+        let in_process = process_open.last().copied();
+        match (on_thread, in_process) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (None, None) if !scopes_known => all_open.iter().max().copied(),
+            (a, b) => a.or(b),
+        }
+    };
     for (_, edge) in edges {
         match edge {
             Edge::Open(i) => {
                 let r = &parts.ranges[i];
-                let parent = innermost(&thread_open, &process_open, r.thread);
+                let parent = innermost(&thread_open, &process_open, &all_open, r.thread);
+                all_open.push(i);
                 let (scope, thread) = (r.scope, r.thread);
                 parts.ranges[i].parent = parent.map(|p| p as u32);
                 match (scope, thread) {
@@ -133,16 +146,19 @@ pub(crate) fn nest(parts: &mut Parts, copy_calls: &[Option<u64>]) {
                 if let Some(at) = list.iter().rposition(|&x| x == i) {
                     list.remove(at);
                 }
+                if let Some(at) = all_open.iter().rposition(|&x| x == i) {
+                    all_open.remove(at);
+                }
             }
             Edge::Kernel(i) => {
                 let tid = parts.kernels[i].thread;
                 parts.kernels[i].range =
-                    innermost(&thread_open, &process_open, tid).map(|p| p as u32);
+                    innermost(&thread_open, &process_open, &all_open, tid).map(|p| p as u32);
             }
             Edge::Copy(i) => {
                 let tid = parts.copies[i].thread;
                 parts.copies[i].range =
-                    innermost(&thread_open, &process_open, tid).map(|p| p as u32);
+                    innermost(&thread_open, &process_open, &all_open, tid).map(|p| p as u32);
             }
         }
     }
