@@ -270,6 +270,7 @@ impl<R: BufRead> BufRead for Counted<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::zstd_rle_frame;
 
     #[test]
     fn frames_and_skippable_frames_are_told_by_their_magic() {
@@ -290,5 +291,45 @@ mod tests {
     #[test]
     fn an_empty_source_is_no_stream() {
         assert_eq!(decode_all(b"", 10), Err(ZstdError::NoFrame));
+    }
+
+    #[test]
+    fn four_gib_of_zeros_in_128_kib_are_judged_from_their_first_64_kib() {
+        use crate::read::kind::refused_inside;
+        let bomb = zstd_rle_frame(4 << 30, 0);
+        assert!(bomb.len() < 200 << 10, "{}", bomb.len());
+        let mut decoder = Decoder::new(&bomb[..], 4 << 30);
+        let mut head = Vec::new();
+        (&mut decoder)
+            .take(64 << 10)
+            .read_to_end(&mut head)
+            .expect("decodes");
+        assert_eq!(head.len(), 64 << 10);
+        // What capture and the viewer both do with those bytes.
+        assert_eq!(
+            refused_inside(&head, "un-zstd").as_deref(),
+            Some(
+                "byte 0 (after un-zstd): binary data (0x00), neither an Nsight Compute report \
+                 nor a CSV export or artifact"
+            )
+        );
+        // Text without line ends, and a stream compressed twice, are refused from their
+        // start too.
+        let lines = decode_all(&zstd_rle_frame(1 << 20, b'a'), 4 << 30).expect("decodes");
+        let why = refused_inside(&lines, "un-zstd").expect("refused");
+        assert!(why.starts_with("byte 65536 (after un-zstd): neither"), "{why}");
+        assert_eq!(
+            refused_inside(&bomb, "un-zstd").as_deref(),
+            Some("byte 0 (after un-zstd): zstd data again, compressed twice; un-compress it first")
+        );
+    }
+
+    #[test]
+    fn past_its_cap_the_read_that_passes_it_fails() {
+        let e = decode_all(&zstd_rle_frame(1 << 20, b'a'), 1000).expect_err("capped");
+        assert!(matches!(e, ZstdError::TooLarge { max_bytes: 1000, .. }), "{e}");
+        // At the cap exactly, the stream reads.
+        let all = decode_all(&zstd_rle_frame(1000, b'a'), 1000).expect("at the cap");
+        assert_eq!(all, vec![b'a'; 1000]);
     }
 }

@@ -21,6 +21,7 @@ mod mcp;
 mod merge;
 mod ranks;
 mod reports;
+mod repz;
 mod source;
 mod table;
 mod util;
