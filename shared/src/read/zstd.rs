@@ -106,7 +106,8 @@ impl<R: BufRead> Decoder<R> {
                 self.end_frame()?;
                 continue;
             }
-            if let Err(e) = frame.decode_blocks(&mut self.source, BlockDecodingStrategy::UptoBlocks(1))
+            if let Err(e) =
+                frame.decode_blocks(&mut self.source, BlockDecodingStrategy::UptoBlocks(1))
             {
                 return Err(self.broken(&e));
             }
@@ -129,7 +130,7 @@ impl<R: BufRead> Decoder<R> {
                 return Ok(false);
             }
             let offset = self.source.read;
-            let mut frame = self.spare.take().unwrap_or_else(FrameDecoder::new);
+            let mut frame = self.spare.take().unwrap_or_default();
             frame.set_max_window_size(MAX_WINDOW_BYTES);
             match frame.reset(&mut self.source) {
                 Ok(()) => {
@@ -137,9 +138,10 @@ impl<R: BufRead> Decoder<R> {
                     self.frame = Some(frame);
                     return Ok(true);
                 }
-                Err(FrameDecoderError::ReadFrameHeaderError(
-                    ReadFrameHeaderError::SkipFrame { length, .. },
-                )) => {
+                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                    length,
+                    ..
+                })) => {
                     self.spare = Some(frame);
                     let skipped = std::io::copy(
                         &mut (&mut self.source).take(u64::from(length)),
@@ -189,7 +191,11 @@ impl<R: BufRead> Decoder<R> {
     /// The error for a frame that does not decode: cut short where the source has ended,
     /// else corrupt.
     fn broken(&mut self, e: &FrameDecoderError) -> ZstdError {
-        let at_end = self.source.fill_buf().map(<[u8]>::is_empty).unwrap_or(false);
+        let at_end = self
+            .source
+            .fill_buf()
+            .map(<[u8]>::is_empty)
+            .unwrap_or(false);
         if at_end {
             ZstdError::Truncated {
                 offset: self.source.read,
@@ -317,7 +323,10 @@ mod tests {
         // start too.
         let lines = decode_all(&zstd_rle_frame(1 << 20, b'a'), 4 << 30).expect("decodes");
         let why = refused_inside(&lines, "un-zstd").expect("refused");
-        assert!(why.starts_with("byte 65536 (after un-zstd): neither"), "{why}");
+        assert!(
+            why.starts_with("byte 65536 (after un-zstd): neither"),
+            "{why}"
+        );
         assert_eq!(
             refused_inside(&bomb, "un-zstd").as_deref(),
             Some("byte 0 (after un-zstd): zstd data again, compressed twice; un-compress it first")
@@ -327,7 +336,16 @@ mod tests {
     #[test]
     fn past_its_cap_the_read_that_passes_it_fails() {
         let e = decode_all(&zstd_rle_frame(1 << 20, b'a'), 1000).expect_err("capped");
-        assert!(matches!(e, ZstdError::TooLarge { max_bytes: 1000, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                ZstdError::TooLarge {
+                    max_bytes: 1000,
+                    ..
+                }
+            ),
+            "{e}"
+        );
         // At the cap exactly, the stream reads.
         let all = decode_all(&zstd_rle_frame(1000, b'a'), 1000).expect("at the cap");
         assert_eq!(all, vec![b'a'; 1000]);

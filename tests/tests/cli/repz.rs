@@ -56,7 +56,14 @@ fn source_explain_and_diff_read_a_ncu_repz_as_its_ncu_rep() {
     let rep = gunzip_fixture(dir.path(), "ncu-h200/probe_full.ncu-rep.gz");
     let repz = repz("probe_full");
     for args in [
-        &["source", "--kernel", ".", "--all-launches", "--format", "json"][..],
+        &[
+            "source",
+            "--kernel",
+            ".",
+            "--all-launches",
+            "--format",
+            "json",
+        ][..],
         &["explain", "--format", "json"],
     ] {
         let (cmd, rest) = args.split_first().expect("a command");
@@ -99,7 +106,10 @@ fn broken_ncu_repz_are_refused_in_one_line_within_a_second() {
     );
     let out = dir.path().join("out.json");
     for (input, say) in [
-        (&cut, "of the zstd stream: it ends inside frame 1 (the file is cut short)"),
+        (
+            &cut,
+            "of the zstd stream: it ends inside frame 1 (the file is cut short)",
+        ),
         (&checksum, "of the zstd stream: frame 1's checksum is"),
         (
             &bomb,

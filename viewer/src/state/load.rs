@@ -20,9 +20,9 @@ use std::io::Read;
 use shared::error::ExportError;
 use shared::model::artifact::{Artifact, Origin, Provenance};
 use shared::read::kind::{kind_of, refused_inside, FileKind, BOM};
-use shared::read::zstd;
 use shared::read::ncu::{self, Export};
 use shared::read::source::{self, LaunchSource};
+use shared::read::zstd;
 
 /// One file handed to the viewer: its name (for messages) and its bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -275,7 +275,8 @@ pub fn unzstd(name: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
     }
     if let Err(e) = decoder.read_to_end(&mut inside) {
         if inside.len() as u64 >= MAX_FILE_BYTES {
-            let mut e = refuse_large_file(name, MAX_FILE_BYTES + 1).unwrap_or_else(|| failed(e.to_string()));
+            let mut e = refuse_large_file(name, MAX_FILE_BYTES + 1)
+                .unwrap_or_else(|| failed(e.to_string()));
             e.message = format!("un-compressed, {}", e.message);
             return Err(e);
         }
@@ -798,19 +799,27 @@ mod tests {
             let (runs, errors) = load_batch(vec![repz]);
             assert!(errors.is_empty(), "{name}: {errors:?}");
             assert_eq!(runs.len(), 1, "{name}");
-            assert!(runs[0].artifact.kernels == want[0].artifact.kernels, "{name}");
+            assert!(
+                runs[0].artifact.kernels == want[0].artifact.kernels,
+                "{name}"
+            );
             assert_eq!(runs[0].name, format!("{name}.ncu-repz"));
         }
     }
 
     #[test]
     fn a_broken_ncu_repz_is_refused_with_its_file_and_byte() {
-        let good = crate::state::test_support::input("tests/fixtures/ncu-repz/two_process.ncu-repz");
+        let good =
+            crate::state::test_support::input("tests/fixtures/ncu-repz/two_process.ncu-repz");
         let mut checksum = good.bytes.clone();
         if let Some(last) = checksum.last_mut() {
             *last ^= 0x55;
         }
-        let cut = good.bytes.get(..good.bytes.len() / 2).unwrap_or_default().to_vec();
+        let cut = good
+            .bytes
+            .get(..good.bytes.len() / 2)
+            .unwrap_or_default()
+            .to_vec();
         let zeros = shared::testing::zstd_rle_frame(4 << 30, 0);
         for (bytes, say) in [
             (checksum, "frame 1's checksum is"),
