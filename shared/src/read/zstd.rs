@@ -334,6 +334,20 @@ mod tests {
     }
 
     #[test]
+    fn a_window_over_128_mib_is_refused_before_it_is_allocated() {
+        // Window descriptor 18 << 3: 2^(10 + 18) bytes, 256 MiB; then one empty raw block.
+        let frame = [&MAGIC[..], &[0x00, 18 << 3, 0x01, 0x00, 0x00]].concat();
+        let e = decode_all(&frame, 4 << 30).expect_err("refused");
+        assert!(
+            matches!(e, ZstdError::Corrupt { frame: 1, ref reason, .. } if reason.contains("268435456")),
+            "{e}"
+        );
+        // 128 MiB is taken.
+        let frame = [&MAGIC[..], &[0x00, 17 << 3, 0x01, 0x00, 0x00]].concat();
+        assert_eq!(decode_all(&frame, 4 << 30), Ok(Vec::new()));
+    }
+
+    #[test]
     fn past_its_cap_the_read_that_passes_it_fails() {
         let e = decode_all(&zstd_rle_frame(1 << 20, b'a'), 1000).expect_err("capped");
         assert!(
