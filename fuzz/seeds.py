@@ -374,6 +374,12 @@ def main():
     write("source", "report_and_page", length + slim + "".join(cuda_page[:60]).encode())
     write("source", "report_only", length + slim)
 
+    # zstd: the .ncu-repz fixtures that fit the target's 1 MiB cap (one frame, five frames,
+    # a skippable frame in front).
+    for name in ("two_process", "two_process_frames", "two_process_skippable"):
+        repz = ROOT / "tests" / "fixtures" / "ncu-repz" / f"{name}.ncu-repz"
+        write("zstd", name, repz.read_bytes())
+
     for target in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
         sizes = sorted(f.stat().st_size for f in target.iterdir())
         print(f"{target.name}: {len(sizes)} seeds, {min(sizes)}..{max(sizes)} bytes")

@@ -38,9 +38,10 @@ pub enum Command {
     /// Turn ncu exports of any program (CSV pages or a .ncu-rep report) into an artifact.
     ///
     /// A CSV export may be the raw page, the details page, both of one run, or the GUI's
-    /// two-column export; a report (`.ncu-rep`, told by its first bytes, not its name) is
-    /// read alone or with CSV pages of its run, with no GPU and no Nsight Compute. Prints a
-    /// one-line summary.
+    /// two-column export; a report (`.ncu-rep`, or `.ncu-repz` compressed with zstd, told by
+    /// its first bytes, not its name) is read alone or with CSV pages of its run, with no GPU
+    /// and no Nsight Compute. Any input may be gzip or zstd compressed. Prints a one-line
+    /// summary.
     ///
     /// Nsight Systems' exports become a trace, as `capture trace` records one: its SQLite
     /// export (`nsys export --type sqlite`: every kernel, copy and NVTX range), or the CSV of
@@ -236,8 +237,8 @@ pub struct MergeArgs {
 /// `capture import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// ncu exports of one run: CSV pages (raw, details, or both), a `.ncu-rep` report, or a
-    /// report with CSV pages of its run. A report with source counters (`--set full`)
+    /// ncu exports of one run: CSV pages (raw, details, or both), a `.ncu-rep` or
+    /// `.ncu-repz` report, or a report with CSV pages of its run. A report with source counters (`--set full`)
     /// gives the artifact each kernel's per-instruction figures (its longest launch); a
     /// source-page export among them is taken as `--source`. Or Nsight Systems' exports
     /// of one run: one SQLite export, or the kernel summary CSV, the memory-time summary CSV,
@@ -478,7 +479,7 @@ impl TableBy {
 /// `capture explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// An artifact, ncu CSV export or `.ncu-rep` report.
+    /// An artifact, ncu CSV export or `.ncu-rep` (`.ncu-repz`) report.
     pub input: PathBuf,
     /// Regular expression a kernel's full name must match.
     #[arg(long)]
@@ -544,8 +545,9 @@ pub enum SourceFormat {
 /// `capture source`.
 #[derive(Debug, Args)]
 pub struct SourceArgs {
-    /// A `.ncu-rep` report with source counters (`--set full`), an `ncu --import R --csv
-    /// --page source --print-source sass` export (`.gz` is read too), or an artifact of
+    /// A `.ncu-rep` (`.ncu-repz`) report with source counters (`--set full`), an `ncu
+    /// --import R --csv --page source --print-source sass` export (`.gz`, `.zst` are read
+    /// too), or an artifact of
     /// such a report (`capture import R --source PAGE`), which keeps each kernel's longest
     /// launch with its SASS text.
     pub input: std::path::PathBuf,

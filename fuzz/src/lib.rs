@@ -957,3 +957,58 @@ pub fn source(data: &[u8]) {
     let refs: Vec<&LaunchSource> = launches.iter().collect();
     assert!(launches.is_empty() || source::longest(&refs).is_some());
 }
+
+/// The most a zstd input may decode to in the `zstd` target: enough for the seeds (the
+/// two-process report, 278,567 bytes), small enough that a run never holds much.
+const ZSTD_MAX_BYTES: u64 = 1 << 20;
+
+/// The zstd target: any bytes into [`shared::read::zstd::Decoder`] (a `.ncu-repz`), capped
+/// at [`ZSTD_MAX_BYTES`]. Read whole from a slice and streamed through a buffer of 1 to 7
+/// bytes, the two must agree; an error that names a byte of the stream names one inside the
+/// input (its message starting `byte N of the zstd stream: `); what comes out is at most
+/// the cap, and, where it is a report, [`ncu_rep`]'s checks hold for it.
+pub fn zstd(data: &[u8]) {
+    use shared::error::ZstdError;
+    use std::io::Read;
+    let whole = shared::read::zstd::decode_all(data, ZSTD_MAX_BYTES);
+    let capacity = 1 + data.len() % 7;
+    let mut streamed = Vec::new();
+    let mut decoder = shared::read::zstd::Decoder::new(
+        std::io::BufReader::with_capacity(capacity, Trickle { data, calls: 0 }),
+        ZSTD_MAX_BYTES,
+    );
+    let read = decoder.read_to_end(&mut streamed);
+    match (&whole, &read) {
+        (Ok(out), Ok(_)) => assert_eq!(out, &streamed, "the slice and streaming reads disagree"),
+        (Err(e), Err(r)) => assert_eq!(e.to_string(), r.to_string(), "refused differently"),
+        _ => panic!("the slice and streaming reads disagree: {whole:?} / {read:?}"),
+    }
+    match whole {
+        Ok(out) => {
+            assert!(out.len() as u64 <= ZSTD_MAX_BYTES, "more out than the cap");
+            if ncu_rep::is_report(&out) {
+                ncu_rep(&out);
+            }
+        }
+        Err(e) => {
+            let message = e.to_string();
+            let offset = match e {
+                ZstdError::Truncated { offset, .. }
+                | ZstdError::Corrupt { offset, .. }
+                | ZstdError::Checksum { offset, .. }
+                | ZstdError::TooLarge { offset, .. } => Some(offset),
+                ZstdError::NoFrame | ZstdError::Io(_) => None,
+            };
+            if let Some(offset) = offset {
+                assert!(
+                    offset <= data.len() as u64,
+                    "{message}: past the input's end"
+                );
+                assert!(
+                    message.starts_with(&format!("byte {offset} of the zstd stream: ")),
+                    "{message}"
+                );
+            }
+        }
+    }
+}

@@ -286,3 +286,61 @@ pub enum NsysError {
         message: String,
     },
 }
+
+/// Why a zstd stream (a `.ncu-repz` report, any file compressed with `zstd`) could not be
+/// un-compressed ([`crate::read::zstd`]). Every variant but [`ZstdError::Io`] and
+/// [`ZstdError::NoFrame`] names the byte of the compressed stream where the problem was.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ZstdError {
+    /// The stream ends inside a frame: the file is cut.
+    #[error("byte {offset} of the zstd stream: it ends inside {what} (the file is cut short)")]
+    Truncated {
+        /// Byte offset where the stream ended.
+        offset: u64,
+        /// What was being read (`frame 2`, `a skippable frame ...`).
+        what: String,
+    },
+    /// A frame that does not decode (a bad header or block, a window over
+    /// [`crate::read::zstd::MAX_WINDOW_BYTES`]).
+    #[error("byte {offset} of the zstd stream: frame {frame} does not decode: {reason}")]
+    Corrupt {
+        /// Byte offset reached when the problem was found.
+        offset: u64,
+        /// 1-based number of the frame (skippable frames not counted).
+        frame: u32,
+        /// What the decoder said.
+        reason: String,
+    },
+    /// A frame whose stored checksum is not that of what it decodes to.
+    #[error(
+        "byte {offset} of the zstd stream: frame {frame}'s checksum is {stored:#010x}, but what \
+         it decodes to has {computed:#010x}: the file is corrupt"
+    )]
+    Checksum {
+        /// Byte offset of the stored checksum.
+        offset: u64,
+        /// 1-based number of the frame.
+        frame: u32,
+        /// The checksum the frame stores.
+        stored: u32,
+        /// The checksum of what it decoded to.
+        computed: u32,
+    },
+    /// More bytes come out than the reader takes.
+    #[error(
+        "byte {offset} of the zstd stream: it holds more than {max_bytes} bytes, more than is \
+         read of any input; not read further"
+    )]
+    TooLarge {
+        /// Byte offset reached when the limit was passed.
+        offset: u64,
+        /// The limit, in bytes.
+        max_bytes: u64,
+    },
+    /// The stream holds no bytes at all.
+    #[error("an empty zstd stream: no frame")]
+    NoFrame,
+    /// Reading the compressed bytes failed.
+    #[error("read error: {0}")]
+    Io(String),
+}

@@ -21,3 +21,24 @@ pub fn h200() -> DeviceInfo {
         peaks: TheoreticalPeaks::default(),
     }
 }
+
+/// A zstd frame of `total` bytes of `byte`, written by hand (RFC 8878): a 128 KiB window, no
+/// content size and no checksum, then RLE blocks of 128 KiB, 4 bytes each, so that 4 GiB of
+/// zeros take 128 KiB: the small file that decodes to gigabytes, which readers must refuse
+/// without holding it.
+pub fn zstd_rle_frame(total: u64, byte: u8) -> Vec<u8> {
+    const BLOCK: u64 = 128 << 10;
+    let mut out = crate::read::zstd::MAGIC.to_vec();
+    // Frame header descriptor: nothing set; window descriptor: 2^(10 + 7) bytes.
+    out.extend([0x00, 7 << 3]);
+    let mut left = total;
+    while left > 0 {
+        let size = left.min(BLOCK);
+        left -= size;
+        // Block header, 3 bytes little-endian: the last-block flag, type 1 (RLE), the size.
+        let header = u32::from(left == 0) | (1 << 1) | ((size as u32) << 3);
+        out.extend(header.to_le_bytes().get(..3).unwrap_or_default());
+        out.push(byte);
+    }
+    out
+}

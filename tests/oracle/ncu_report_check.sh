@@ -3,8 +3,11 @@
 # PyPI into a virtual environment (kept in target/oracle-venv), then, on every fixture
 # report, compares what `capture` reads (the rules of `capture import`'s artifact, and the
 # per-instruction figures of `capture source --format json` once a report has source
-# counters, with each instruction's CUDA file and line) with what `ncu_report` reads. Run by tests/run.sh; needs python3 with venv and
-# pip's registry. Usage: bash tests/oracle/ncu_report_check.sh [CAPTURE_BINARY]
+# counters, with each instruction's CUDA file and line) with what `ncu_report` reads; then
+# each .ncu-repz of tests/fixtures/ncu-repz/ (zstd: one frame, several, a skippable frame in
+# front) the same way, and against its .ncu-rep (ncu_repz_check.py: the same actions, metrics
+# and rules in ncu_report, the same artifact from capture). Run by tests/run.sh; needs python3
+# with venv and pip's registry. Usage: bash tests/oracle/ncu_report_check.sh [CAPTURE_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -38,5 +41,21 @@ for gz in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz \
   [ -f "$cuda_page" ] || cuda_page=
   "$venv/bin/python" tests/oracle/ncu_report_check.py "$work/$name" "$work/$name.json" \
     "$capture" $page $cuda_page || status=1
+done
+# The .ncu-repz fixtures: each against ncu_report as every report is, and against its .ncu-rep.
+for repz in tests/fixtures/ncu-repz/*.ncu-repz; do
+  name=$(basename "$repz")
+  case $name in
+    probe_full*) rep=$work/probe_full.ncu-rep ;;
+    *) rep=$work/two_process.ncu-rep
+       gunzip -c tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz > "$rep"
+       "$capture" import "$rep" -o "$rep.json" > /dev/null 2>&1 ;;
+  esac
+  cp "$repz" "$work/$name"
+  "$capture" import "$work/$name" -o "$work/$name.json" > /dev/null 2>&1
+  "$venv/bin/python" tests/oracle/ncu_report_check.py "$work/$name" "$work/$name.json" \
+    "$capture" || status=1
+  "$venv/bin/python" tests/oracle/ncu_repz_check.py "$work/$name" "$rep" "$work/$name.json" \
+    "$rep.json" || status=1
 done
 exit $status

@@ -384,13 +384,19 @@ impl Ctx {
 }
 
 /// The file `name`'s gzip `bytes` un-gzipped by the browser ([`browser::gunzip`]), refused as
-/// a file too large for the tab is when what they hold is.
+/// a file too large for the tab is when what they hold is, and as `capture` refuses what a
+/// compressed file holds ([`shared::read::kind::refused_inside`]: binary data that is no
+/// report, text without lines, a stream compressed again).
 async fn unpacked(name: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
     let error = |message| LoadError {
         file: name.to_owned(),
         message,
     };
     let inside = browser::gunzip(bytes).await.map_err(error)?;
+    let head = inside.get(..64 << 10).unwrap_or(&inside);
+    if let Some(why) = shared::read::kind::refused_inside(head, "gunzip") {
+        return Err(error(why));
+    }
     if let Some(mut e) = crate::state::load::refuse_large_file(name, inside.len() as u64) {
         e.message = format!("un-gzipped, {}", e.message);
         return Err(e);

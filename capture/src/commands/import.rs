@@ -81,7 +81,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     let report = inputs
         .exports
         .iter()
-        .find(|p| files::kind(p).is_ok_and(|k| k == FileKind::Report))
+        .find(|p| files::kind_inside(p).is_ok_and(|k| k == FileKind::Report))
         .map_or_else(|| "REPORT.ncu-rep".to_owned(), |p| files::shown(p));
     let (kept, source_warnings) =
         embed::kept_sources(&artifact.kernels, &sources, &inputs.pages, &report)?;

@@ -166,7 +166,7 @@ struct ToolDef {
 const PATH_ARG: Arg = (
     "path",
     "string",
-    "an artifact, ncu CSV export or .ncu-rep report, relative to the server's root",
+    "an artifact, ncu CSV export or .ncu-rep (.ncu-repz) report, relative to the server's root",
     true,
 );
 
@@ -279,7 +279,7 @@ const TOOLS: &[ToolDef] = &[
             (
                 "path",
                 "string",
-                "a .ncu-rep report with source counters or a source-page export",
+                "a .ncu-rep (.ncu-repz) report with source counters or a source-page export",
                 true,
             ),
             (

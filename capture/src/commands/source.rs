@@ -46,7 +46,7 @@ impl Kept<'_> {
 }
 
 /// Offers `kept` the launches with source counters of the input at `path`: a report
-/// (`.gz` too) is streamed one message at a time ([`ncu_rep::read_sources_from`]), a
+/// (`.gz`, `.ncu-repz` too) is streamed one message at a time ([`ncu_rep::read_sources_from`]), a
 /// source-page export a record at a time ([`files::read_source_page`]), an artifact's kept
 /// source pages read whole.
 fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
@@ -62,10 +62,10 @@ fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
             kept.offer(l);
         }
     } else {
-        if let FileKind::CsvExport | FileKind::Gzip = opened.kind {
+        if let FileKind::CsvExport = opened.kind {
             // Refused from its first bytes: read whole, a gigabyte of text lines was held
             // before the source-page reader refused its first line.
-            let after = if opened.gzip { " (after gunzip)" } else { "" };
+            let after = opened.packing.after();
             bail!(
                 "{name}: byte 0{after}: neither a report nor a source-page export (whose \
                  first line is \"Kernel Name\",... or \"File Path\",...: ncu --page \

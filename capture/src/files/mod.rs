@@ -1,6 +1,7 @@
 //! The one place capture touches the file system for its inputs and outputs: reading
-//! exports (CSV text or `.ncu-rep` reports) and artifacts with the file named in every
-//! error, and atomic writes (every artifact and CSV page capture writes goes through
+//! exports (CSV text or `.ncu-rep` reports, un-compressed as they are read where they are gzip
+//! or zstd streams, a `.ncu-repz` report among them: [`open`]) and artifacts with the file
+//! named in every error, and atomic writes (every artifact and CSV page capture writes goes through
 //! [`write_atomic`]; only ncu's own log and report are written by ncu as it runs).
 //!
 //! Inside: [`parallel`] reads an export and writes an artifact on several threads, with the
@@ -29,12 +30,27 @@ use crate::interrupt;
 
 /// Reads an ncu export, streaming, through [`shared::read::exports`]: a binary report
 /// (`.ncu-rep`, told by its magic) into the launches its raw CSV page would give, else a
-/// CSV text export, read on two threads ([`parallel::read_export`]). Errors name the file,
-/// and the line or byte offset.
+/// CSV text export, read on two threads ([`parallel::read_export`]); either un-compressed as
+/// it is read where the file is a gzip or zstd stream (a `.ncu-repz` report, [`open`]).
+/// Errors name the file, and the line or byte offset.
 pub fn read_export(path: &Path) -> Result<Export> {
-    let file = fs::File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
+    let opened = open_export(path)?;
+    read_opened_export(path, opened)
+}
+
+/// [`open`] for the export readers, which refuse text of no kind themselves
+/// ([`exports::read_from_with`], with the message every export reader gives).
+fn open_export(path: &Path) -> Result<Opened> {
+    let name = shown(path);
+    let file = fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let size = file_size(&file);
+    open_unjudged(&name, file, size)
+}
+
+/// [`read_export`] of an input [`open`]ed.
+fn read_opened_export(path: &Path, opened: Opened) -> Result<Export> {
     // Small: the CSV reader buffers its input itself, and reads larger blocks past this.
-    let reader = std::io::BufReader::with_capacity(64 << 10, file);
+    let reader = std::io::BufReader::with_capacity(64 << 10, opened.reader());
     exports::read_from_with(reader, parallel::read_export)
         .map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))
 }
@@ -45,11 +61,11 @@ pub fn read_export(path: &Path) -> Result<Export> {
 pub fn read_export_with_sources(
     path: &Path,
 ) -> Result<(Export, Vec<shared::read::source::LaunchSource>)> {
-    if kind(path)? != FileKind::Report {
-        return Ok((read_export(path)?, Vec::new()));
+    let opened = open_export(path)?;
+    if opened.kind != FileKind::Report {
+        return Ok((read_opened_export(path, opened)?, Vec::new()));
     }
-    let file = fs::File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
-    let reader = std::io::BufReader::with_capacity(64 << 10, file);
+    let reader = std::io::BufReader::with_capacity(64 << 10, opened.reader());
     shared::read::ncu_rep::read_export_with_source_from(reader)
         .map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))
 }
@@ -66,23 +82,21 @@ pub fn kind(path: &Path) -> Result<FileKind> {
     Ok(kind_of(&first))
 }
 
-/// What the file at `path` holds: [`kind`], and of a gzip stream the kind of what it
-/// un-gzips to (from its first bytes); a stream that does not un-gzip stays
-/// [`FileKind::Gzip`].
+/// What the file at `path` holds: [`kind`], and of a gzip or zstd stream the kind of what
+/// it un-compresses to (from its first bytes); a stream that does not un-compress stays
+/// [`FileKind::Gzip`] or [`FileKind::Zstd`].
 pub fn kind_inside(path: &Path) -> Result<FileKind> {
     use std::io::Read;
-    let outer = kind(path)?;
-    if outer != FileKind::Gzip {
-        return Ok(outer);
+    let name = shown(path);
+    let file = fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let (packing, reader) = unpacked(&name, file)?;
+    if packing == Packing::Plain {
+        return kind(path);
     }
-    let file = fs::File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
     let mut first = Vec::new();
-    let read = flate2::read::GzDecoder::new(file)
-        .take(4 << 10)
-        .read_to_end(&mut first);
-    Ok(match read {
+    Ok(match reader.take(4 << 10).read_to_end(&mut first) {
         Ok(_) => kind_of(&first),
-        Err(_) => FileKind::Gzip,
+        Err(_) => packing.kind(),
     })
 }
 
@@ -125,6 +139,11 @@ fn read_artifact_text(path: &Path) -> Result<String> {
         FileKind::Gzip => anyhow::bail!(
             "{name}: gzip data, not an artifact (a JSON text starting with `{{`): gunzip it \
              first"
+        ),
+        FileKind::Zstd => anyhow::bail!(
+            "{name}: zstd data (a .ncu-repz report, or a file compressed with zstd), not an \
+             artifact (a JSON text starting with `{{`): import a report first (`capture import \
+             {name} -o A.json`), un-compress anything else"
         ),
         FileKind::Binary { at } => {
             let b = bytes.get(at).copied().unwrap_or(0);
@@ -256,20 +275,70 @@ pub fn refuse_output_among_inputs<'a>(
     Ok(())
 }
 
+/// How an input's bytes are stored: as they are, or compressed (told by [`kind_of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packing {
+    /// As they are.
+    Plain,
+    /// A gzip stream (`.gz`).
+    Gzip,
+    /// A zstd stream (a `.ncu-repz` report, `.zst`).
+    Zstd,
+}
+
+impl Packing {
+    /// How the file starting with `first` is stored.
+    fn of(first: &[u8]) -> Packing {
+        match kind_of(first) {
+            FileKind::Gzip => Packing::Gzip,
+            FileKind::Zstd => Packing::Zstd,
+            _ => Packing::Plain,
+        }
+    }
+
+    /// The kind of a file stored so, where it is compressed.
+    fn kind(self) -> FileKind {
+        match self {
+            Packing::Gzip => FileKind::Gzip,
+            Packing::Zstd => FileKind::Zstd,
+            Packing::Plain => FileKind::Empty,
+        }
+    }
+
+    /// What un-compressing it is called in a message (`gunzip`, `un-zstd`).
+    pub fn verb(self) -> &'static str {
+        match self {
+            Packing::Plain => "read",
+            Packing::Gzip => "gunzip",
+            Packing::Zstd => "un-zstd",
+        }
+    }
+
+    /// Where a message names a byte offset of what a compressed file holds: ` (after
+    /// gunzip)`, ` (after un-zstd)`; nothing for a plain file.
+    pub fn after(self) -> String {
+        match self {
+            Packing::Plain => String::new(),
+            _ => format!(" (after {})", self.verb()),
+        }
+    }
+}
+
 /// An input opened for reading front to back ([`open`]): what it is, and its bytes,
-/// un-gzipped as they are read where the file is a gzip stream.
+/// un-compressed as they are read where the file is a gzip or zstd stream.
 pub struct Opened {
-    /// What the (un-gzipped) bytes are, from the first of them ([`kind_of`]).
+    /// What the (un-compressed) bytes are, from the first of them ([`kind_of`]).
     pub kind: FileKind,
     /// The first bytes (up to 64 KiB), which told the kind.
     pub head: Vec<u8>,
-    /// The bytes after `head`, un-gzipped where `gzip`; more than [`MAX_ARTIFACT_BYTES`]
-    /// of them (after gunzip) are an error of the read that passes the cap.
-    rest: Box<dyn std::io::Read>,
-    /// Whether the file is a gzip stream.
-    pub gzip: bool,
+    /// The bytes after `head`, un-compressed where `packing` says; more than
+    /// [`MAX_ARTIFACT_BYTES`] of them (after un-compressing) are an error of the read that
+    /// passes the cap.
+    rest: Box<dyn std::io::Read + Send>,
+    /// How the file is stored.
+    pub packing: Packing,
     /// The file's size where it is a regular file of at most [`MAX_ARTIFACT_BYTES`] (0
-    /// otherwise, and for a gzip stream), to size a buffer for it.
+    /// otherwise, and for a compressed stream), to size a buffer for it.
     pub size: usize,
 }
 
@@ -278,11 +347,14 @@ pub struct Opened {
 const HEAD_BYTES: u64 = 64 << 10;
 
 /// Opens the input at `path` (a report, an export, a source page or an artifact) to be read
-/// front to back, un-gzipping it as it is read when it is a gzip stream (told by
-/// [`kind_of`], as every kind is), so that a reader that streams (a report for `capture
-/// source`) never holds the file. Its first bytes are read to tell its kind; errors name
-/// the file. A gzip stream that inflates past [`MAX_ARTIFACT_BYTES`] fails the read that
-/// passes the cap: a small `.gz` of a few gigabytes of one byte is refused, not held.
+/// front to back, un-compressing it as it is read when it is a gzip or zstd stream (told by
+/// [`kind_of`], as every kind is; a `.ncu-repz` report is a zstd stream), so that a reader
+/// that streams (a report for `capture import` or `capture source`) never holds the file.
+/// Every command reads its exports, reports and source pages through here. Its first bytes
+/// are read to tell its kind; errors name the file. What a compressed stream holds is
+/// judged from its first 64 KiB ([`shared::read::kind::refused_inside`]: a small `.zst` of
+/// gigabytes of zeros is refused from them), and a stream that un-compresses past
+/// [`MAX_ARTIFACT_BYTES`] fails the read that passes the cap.
 pub fn open(path: &Path) -> Result<Opened> {
     let name = shown(path);
     let file = fs::File::open(path).with_context(|| format!("{name}: cannot read"))?;
@@ -290,56 +362,82 @@ pub fn open(path: &Path) -> Result<Opened> {
     open_reader(&name, file, size)
 }
 
-/// [`open`] on the bytes of `file`, named `name` in errors, of `size` bytes where known.
-/// Text that [`kind_of`] tells is no export, report, artifact or gzip
-/// ([`FileKind::Unrecognized`]) is refused from its first 64 KiB, unread past them.
-fn open_reader(name: &str, file: impl std::io::Read + 'static, size: usize) -> Result<Opened> {
-    use std::io::{BufRead, Read};
+/// The bytes of `file` (named `name` in errors) as its readers take them: un-compressed as
+/// they are read where it is a gzip or zstd stream, at most [`MAX_ARTIFACT_BYTES`] of them
+/// (the read that passes the cap fails); and how it is stored.
+fn unpacked(
+    name: &str,
+    file: impl std::io::Read + Send + 'static,
+) -> Result<(Packing, Box<dyn std::io::Read + Send>)> {
+    use std::io::BufRead;
     let mut file = std::io::BufReader::new(file);
     let start = file
         .fill_buf()
         .with_context(|| format!("{name}: cannot read"))?;
-    let gzip = kind_of(start) == FileKind::Gzip;
-    let mut reader: Box<dyn Read> = if gzip {
-        Box::new(Capped {
+    let packing = Packing::of(start);
+    let reader: Box<dyn std::io::Read + Send> = match packing {
+        Packing::Plain => Box::new(file),
+        Packing::Gzip => Box::new(Capped {
             inner: flate2::read::GzDecoder::new(file),
             read: 0,
-        })
-    } else {
-        Box::new(file)
+        }),
+        Packing::Zstd => Box::new(shared::read::zstd::Decoder::new(file, MAX_ARTIFACT_BYTES)),
     };
+    Ok((packing, reader))
+}
+
+/// [`open`] on the bytes of `file`, named `name` in errors, of `size` bytes where known.
+/// Text that [`kind_of`] tells is no export, report, artifact or compressed stream
+/// ([`FileKind::Unrecognized`]) is refused from its first 64 KiB, unread past them; so is
+/// what a compressed stream holds where [`shared::read::kind::refused_inside`] says.
+fn open_reader(
+    name: &str,
+    file: impl std::io::Read + Send + 'static,
+    size: usize,
+) -> Result<Opened> {
+    let opened = open_unjudged(name, file, size)?;
+    if let FileKind::Unrecognized { at } = opened.kind {
+        anyhow::bail!(
+            "{name}: byte {at}: neither a report, a CSV export nor an artifact (no line ends \
+             in the first 64 KiB of text, and it does not start like a CSV header or JSON); \
+             it starts {}",
+            looks_like(&opened.head)
+        );
+    }
+    Ok(opened)
+}
+
+/// [`open_reader`], but text of no kind in a plain file is left to the caller's reader.
+fn open_unjudged(
+    name: &str,
+    file: impl std::io::Read + Send + 'static,
+    size: usize,
+) -> Result<Opened> {
+    use std::io::Read;
+    let (packing, mut reader) = unpacked(name, file)?;
     let mut head = Vec::new();
     (&mut reader)
         .take(HEAD_BYTES)
         .read_to_end(&mut head)
-        .with_context(|| {
-            format!(
-                "{name}: {}",
-                if gzip { "cannot gunzip" } else { "cannot read" }
-            )
-        })?;
+        .with_context(|| format!("{name}: cannot {}", packing.verb()))?;
     let kind = kind_of(&head);
-    if let FileKind::Unrecognized { at } = kind {
-        anyhow::bail!(
-            "{name}: byte {at}{}: neither a report, a CSV export nor an artifact (no line ends \
-             in the first 64 KiB of text, and it does not start like a CSV header or JSON); \
-             it starts {}",
-            if gzip { " (after gunzip)" } else { "" },
-            looks_like(&head)
-        );
+    if packing != Packing::Plain {
+        if let Some(why) = shared::read::kind::refused_inside(&head, packing.verb()) {
+            anyhow::bail!("{name}: {why}");
+        }
     }
     Ok(Opened {
         kind,
         head,
         rest: reader,
-        gzip,
-        size: if gzip { 0 } else { size },
+        packing,
+        size: if packing == Packing::Plain { size } else { 0 },
     })
 }
 
 impl Opened {
     /// The input's bytes from the first (`head`, then the rest).
-    pub fn reader(self) -> impl std::io::Read {
+    pub fn reader(self) -> impl std::io::Read + Send {
         use std::io::Read;
         std::io::Cursor::new(self.head).chain(self.rest)
     }
@@ -373,9 +471,9 @@ pub fn read_records(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// Reads a whole input file (a report or a source-page export for `capture source`),
-/// un-gzipping it when it is a gzip stream ([`open`]); errors name the file. Bounded as
+/// un-compressing it when it is a gzip or zstd stream ([`open`]); errors name the file. Bounded as
 /// artifacts are: binary data that is not a report (`/dev/zero`) is refused from its first
-/// 64 KiB, and more than [`MAX_ARTIFACT_BYTES`] (read, or after gunzip) is refused rather
+/// 64 KiB, and more than [`MAX_ARTIFACT_BYTES`] (read, or un-compressed) is refused rather
 /// than held.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     read_all(path, open(path)?)
@@ -385,11 +483,10 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 pub fn read_all(path: &Path, opened: Opened) -> Result<Vec<u8>> {
     use std::io::Read;
     let name = shown(path);
-    let (what, after) = if opened.gzip {
-        ("cannot gunzip", " (after gunzip)")
-    } else {
-        ("cannot read", "")
-    };
+    let (what, after) = (
+        format!("cannot {}", opened.packing.verb()),
+        opened.packing.after(),
+    );
     if let FileKind::Binary { at } = opened.kind {
         let b = opened.head.get(at).copied().unwrap_or(0);
         anyhow::bail!(
@@ -431,7 +528,7 @@ pub fn stream_source_page(
     let name = shown(path);
     if let FileKind::Binary { at } = opened.kind {
         let b = opened.head.get(at).copied().unwrap_or(0);
-        let after = if opened.gzip { " (after gunzip)" } else { "" };
+        let after = opened.packing.after();
         anyhow::bail!(
             "{name}: byte {at}{after}: binary data (0x{b:02x}), not a source-page export"
         );

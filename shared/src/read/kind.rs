@@ -1,11 +1,11 @@
 //! What a file is, told from its first bytes, never from its name: the one answer `capture`
-//! and the viewer both use (an artifact, a report, a gzip stream, a source-page export, a
-//! CSV export, binary data or nothing), so that a file one of them opens is never taken for
+//! and the viewer both use (an artifact, a report, a gzip or zstd stream, a source-page
+//! export, a CSV export, binary data or nothing), so that a file one of them opens is never taken for
 //! something else by the other. A UTF-8 byte order mark and leading white space are skipped
 //! before a text's first character is looked at.
 
-use super::ncu_rep;
 use super::nsys::stats::starts_like_stats;
+use super::{ncu_rep, zstd};
 
 /// The UTF-8 byte order mark some editors write at the start of a text file.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -45,6 +45,9 @@ pub enum FileKind {
     Report,
     /// A gzip stream: un-gzip it, then ask again of what comes out.
     Gzip,
+    /// A zstd stream (a `.ncu-repz` report is one; [`zstd::is_zstd`]): un-compress it
+    /// ([`zstd::Decoder`]), then ask again of what comes out.
+    Zstd,
     /// ncu's source-page CSV export (`--page source`): its first cell names a kernel or a
     /// file.
     SourcePage,
@@ -79,6 +82,7 @@ impl FileKind {
             FileKind::Artifact => "JSON text (an artifact)".into(),
             FileKind::Report => "an Nsight Compute report (.ncu-rep)".into(),
             FileKind::Gzip => "gzip data".into(),
+            FileKind::Zstd => "zstd data".into(),
             FileKind::SourcePage => "ncu's source-page CSV export".into(),
             FileKind::Binary { at } => format!("binary data (byte {at} is no text)"),
             FileKind::Sqlite => "an SQLite database".into(),
@@ -102,6 +106,9 @@ pub fn kind_of(first: &[u8]) -> FileKind {
     }
     if first.starts_with(SQLITE_MAGIC) {
         return FileKind::Sqlite;
+    }
+    if zstd::is_zstd(first) {
+        return FileKind::Zstd;
     }
     let text = first.strip_prefix(BOM).unwrap_or(first);
     let skipped = first.len() - text.len();
@@ -136,6 +143,42 @@ pub fn kind_of(first: &[u8]) -> FileKind {
     }
 }
 
+/// Why the stream a compressed file holds (gzip or zstd, `packing` naming which: `gunzip`,
+/// `un-zstd`) is refused from its first bytes `head`, before the rest is un-compressed: binary
+/// data that is no report (a small file that decodes to gigabytes of zeros), text without
+/// line ends, or a stream compressed again. `None` for what the readers take (a report, a
+/// CSV export, a source page, an artifact, an empty file). The one rule `capture` and the
+/// viewer apply to what a compressed input holds.
+pub fn refused_inside(head: &[u8], packing: &str) -> Option<String> {
+    match kind_of(head) {
+        FileKind::Binary { at } => Some(format!(
+            "byte {at} (after {packing}): binary data (0x{:02x}), neither an Nsight Compute \
+             report nor a CSV export or artifact",
+            head.get(at).copied().unwrap_or(0)
+        )),
+        FileKind::Unrecognized { at } => Some(format!(
+            "byte {at} (after {packing}): neither a report, a CSV export nor an artifact (no \
+             line ends in the first 64 KiB of text, and it does not start like a CSV header or \
+             JSON); it starts {}",
+            looks_like(head)
+        )),
+        kind @ (FileKind::Gzip | FileKind::Zstd) => Some(format!(
+            "byte 0 (after {packing}): {} again, compressed twice; un-compress it first",
+            kind.describe()
+        )),
+        FileKind::Sqlite => Some(format!(
+            "byte 0 (after {packing}): an SQLite database (an nsys export), which is read from \
+             a file of its own; un-compress it first"
+        )),
+        FileKind::Empty
+        | FileKind::Artifact
+        | FileKind::Report
+        | FileKind::SourcePage
+        | FileKind::NsysStats
+        | FileKind::CsvExport => None,
+    }
+}
+
 /// A few of `bytes` as a message quotes them: at most 40 characters, quoted, control
 /// characters escaped, to say what a file that is not what was asked for looks like.
 pub fn looks_like(bytes: &[u8]) -> String {
@@ -155,7 +198,7 @@ mod tests {
 
     #[test]
     fn each_kind_is_told_by_its_first_bytes_with_or_without_a_byte_order_mark() {
-        let cases: [(&[u8], FileKind); 22] = [
+        let cases: [(&[u8], FileKind); 23] = [
             (b"", FileKind::Empty),
             (b" \r\n\t", FileKind::Empty),
             (b"\xEF\xBB\xBF", FileKind::Empty),
@@ -166,6 +209,9 @@ mod tests {
             (b"\xEF\xBB\xBF\r\n{", FileKind::Artifact),
             (b"NVR\0\x07\0\0\0", FileKind::Report),
             (b"\x1f\x8b\x08\0", FileKind::Gzip),
+            (b"\x28\xb5\x2f\xfd\x24", FileKind::Zstd),
+            // A skippable frame in front of the first.
+            (b"\x50\x2a\x4d\x18\x04\0\0\0", FileKind::Zstd),
             (b"\"Kernel Name\",\"k\"\n", FileKind::SourcePage),
             (b"\xEF\xBB\xBFFile Path,a.cu\n", FileKind::SourcePage),
             (b"\"ID\",\"Process ID\"\n", FileKind::CsvExport),

@@ -352,7 +352,8 @@ pub fn how_to_add_sass(report: &str) -> String {
         report
             .strip_suffix(".gz")
             .unwrap_or(report)
-            .strip_suffix(".ncu-rep")
+            .strip_suffix(".ncu-repz")
+            .or_else(|| report.strip_suffix(".ncu-rep"))
             .unwrap_or(report)
     );
     format!(

@@ -131,6 +131,30 @@ fn report_checks_pass_on_a_real_report_and_its_cuts() {
 }
 
 #[test]
+fn zstd_checks_pass_on_the_ncu_repz_fixtures_and_their_cuts() {
+    // The checks of the zstd target must hold for each `.ncu-repz` fixture that fits its
+    // cap (one frame, five frames, a skippable frame in front), cut anywhere, and changed
+    // in a byte.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/ncu-repz");
+    for name in [
+        "two_process.ncu-repz",
+        "two_process_frames.ncu-repz",
+        "two_process_skippable.ncu-repz",
+    ] {
+        let repz = std::fs::read(dir.join(name)).expect("fixture");
+        checks::zstd(&repz);
+        for cut in (0..repz.len()).step_by(997) {
+            checks::zstd(&repz[..cut]);
+        }
+        for at in (0..repz.len()).step_by(1999) {
+            let mut changed = repz.clone();
+            changed[at] ^= 0x20;
+            checks::zstd(&changed);
+        }
+    }
+}
+
+#[test]
 fn source_page_checks_pass_on_the_real_page_and_hostile_names() {
     // The BERT `--set full` source page (43 launches), whole and cut inside its rows.
     let gz = std::fs::read(regressions_dir().join("../ncu-h200-bert/bert_full_source.csv.gz"))

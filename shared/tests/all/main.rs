@@ -30,3 +30,4 @@ mod sampling;
 mod training_step;
 mod verdict_corpus;
 mod work_vector;
+mod zstd;

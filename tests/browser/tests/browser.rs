@@ -1853,3 +1853,81 @@ async fn gzip_files_and_linked_export_pairs_open_as_picked() -> Result<(), BoxEr
     b.close().await?;
     result
 }
+
+/// `.ncu-repz` reports (issue 47): one picked and one linked by `?src=` open as the report
+/// they hold (the table capture gives of the `.ncu-rep`), and one whose checksum does not
+/// match is an error naming the file and the byte, the runs left as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs site/dist (bash site/build.sh), chromium and chromedriver; tests/run.sh runs it"]
+async fn ncu_repz_reports_open_picked_and_linked() -> Result<(), BoxError> {
+    let dist = dist_dir();
+    if !dist.join("index.html").exists() {
+        return Err("site/dist is missing: run bash site/build.sh first".into());
+    }
+    let fixtures = workspace_root().join("tests/fixtures/ncu-repz");
+    let one = fixtures.join("two_process.ncu-repz");
+    let frames = fixtures.join("two_process_frames.ncu-repz");
+    let report = gunzipped("ncu-h200-reports/two_process.ncu-rep.gz")?;
+    let table = capture_report_table(&report)?;
+    let kernels = table["kernels"].as_array().cloned().unwrap_or_default();
+    let mut broken = std::fs::read(&one)?;
+    if let Some(last) = broken.last_mut() {
+        *last ^= 0x55;
+    }
+    let broken_path = out_dir().join("checksum.ncu-repz");
+    std::fs::write(&broken_path, broken)?;
+    let server = StaticServer::start(dist)?;
+    server.add("/test/two_process_frames.ncu-repz", frames.clone());
+    let b = Browser::start().await?;
+    let result = async {
+        // Linked: five zstd frames, un-compressed in the page.
+        b.client
+            .goto(&format!(
+                "{}?src=test/two_process_frames.ncu-repz&view=overview",
+                server.base
+            ))
+            .await?;
+        b.wait_js(
+            "const li = document.querySelector('#run-list li.current'); \
+             return li && li.textContent.includes('two_process_frames.ncu-repz');",
+            WAIT,
+        )
+        .await?;
+        assert_bytes_table(&b, &kernels).await?;
+        // Picked: one frame.
+        b.open_roofline(&server.base).await?;
+        b.pick_file(&one.to_string_lossy()).await?;
+        b.wait_js(
+            "const li = document.querySelector('#run-list li.current'); \
+             return li && li.textContent.includes('two_process.ncu-repz');",
+            WAIT,
+        )
+        .await?;
+        assert_bytes_table(&b, &kernels).await?;
+        // Broken: refused, naming the file and the byte; the run stays.
+        b.pick_file(&broken_path.to_string_lossy()).await?;
+        let text = b
+            .wait_js(
+                "return Array.from(document.querySelectorAll('#errors .error')).map(e => e.textContent).find(t => t.includes('checksum.ncu-repz')) || ''",
+                WAIT,
+            )
+            .await?;
+        let text = text.as_str().unwrap_or_default();
+        assert!(
+            text.starts_with("checksum.ncu-repz: ") && text.contains("of the zstd stream: frame 1's checksum"),
+            "{text}"
+        );
+        let runs = b
+            .client
+            .execute("return document.querySelectorAll('#run-list li').length", Vec::new())
+            .await?;
+        assert_eq!(runs.as_u64(), Some(1), "a refused report changed the runs");
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = b.screenshot("repz-failure").await;
+    }
+    b.close().await?;
+    result
+}

@@ -23,6 +23,7 @@ mod merge;
 mod nsys_import;
 mod ranks;
 mod reports;
+mod repz;
 mod source;
 mod table;
 mod trace;

@@ -541,5 +541,39 @@ fn profile_plan_runs_the_program_named_at_start(root: &Path, no_ncu: &Path) {
         text.contains("capture profile --plan-only exited with 5"),
         "{text}"
     );
+#[test]
+fn every_tool_reads_a_ncu_repz_as_its_ncu_rep() {
+    let root = tempfile::tempdir().expect("tempdir");
+    gunzip_fixture(root.path(), "ncu-h200/probe_full.ncu-rep.gz");
+    std::fs::copy(
+        fixture("ncu-repz/probe_full.ncu-repz"),
+        root.path().join("probe_full.ncu-repz"),
+    )
+    .expect("copy");
+    let no_ncu = root.path().join("bin");
+    std::fs::create_dir(&no_ncu).expect("mkdir");
+    let (mut mcp, _) = Session::start(root.path(), &[], &no_ncu);
+    for (tool, args) in [
+        ("list_kernels", json!({})),
+        ("explain", json!({"format": "json"})),
+        ("source", json!({"kernel": ".", "top": 3})),
+    ] {
+        let mut call = |path: &str| {
+            let mut args = args.clone();
+            args["path"] = json!(path);
+            let (text, error) = mcp.call(tool, args);
+            assert!(!error, "{tool} {path}: {text}");
+            text.replace(path, "REPORT")
+        };
+        let from_rep = call("probe_full.ncu-rep");
+        assert_eq!(call("probe_full.ncu-repz"), from_rep, "{tool}");
+    }
+    let (text, error) = mcp.call(
+        "compare",
+        json!({"before": "probe_full.ncu-rep", "after": "probe_full.ncu-repz", "format": "json"}),
+    );
+    assert!(!error, "{text}");
+    let d: Value = serde_json::from_str(&text).expect("diff's JSON");
+    assert_eq!(d["total"]["change_pct"], 0.0, "{d}");
     mcp.finish();
 }

@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use crate::browser;
 use crate::ctx::Ctx;
 
-/// Picker for artifacts, CSV exports and `.ncu-rep` reports (several at once), and the
+/// Picker for artifacts, CSV exports and `.ncu-rep` (`.ncu-repz`) reports (several at once), and the
 /// bundled samples menu.
 #[component]
 pub fn Loader() -> impl IntoView {
@@ -51,7 +51,7 @@ pub fn Loader() -> impl IntoView {
                 id="file-input"
                 type="file"
                 multiple=true
-                accept=".json,.csv,.txt,.ncu-rep,.cu,.cuh,application/json,text/csv"
+                accept=".json,.csv,.txt,.ncu-rep,.ncu-repz,.gz,.zst,.cu,.cuh,application/json,text/csv"
                 on:change=on_change
             />
             <Show when=move || samples.with(|s| !s.is_empty())>
@@ -67,7 +67,7 @@ pub fn Loader() -> impl IntoView {
                     />
                 </select>
             </Show>
-            <span class="hint">"or drop artifacts, ncu CSV exports and .ncu-rep reports anywhere"</span>
+            <span class="hint">"or drop artifacts, ncu CSV exports and .ncu-rep or .ncu-repz reports anywhere"</span>
         </div>
     }
 }

@@ -1,7 +1,8 @@
 //! Turning the bytes of dropped, picked or fetched files into runs.
 //!
 //! An artifact JSON file is one run. Nsight Compute exports picked together, CSV pages or
-//! binary reports (`.ncu-rep`, told by their magic), are pages of one run (a raw page and a
+//! binary reports (`.ncu-rep`, told by their magic; a `.ncu-repz` report, a zstd stream, is
+//! un-compressed first, [`unzstd`]), are pages of one run (a raw page and a
 //! details page, say) and are read and joined exactly as `capture import` does, through
 //! [`shared::read::exports`] and [`shared::analysis::merge::import_launches`]. Every failure names the file
 //! it came from; the caller keeps whatever was loaded before.
@@ -18,9 +19,10 @@ use std::io::Read;
 
 use shared::error::ExportError;
 use shared::model::artifact::{Artifact, Origin, Provenance};
-use shared::read::kind::{kind_of, FileKind, BOM};
+use shared::read::kind::{kind_of, refused_inside, FileKind, BOM};
 use shared::read::ncu::{self, Export};
 use shared::read::source::{self, LaunchSource};
+use shared::read::zstd;
 
 /// One file handed to the viewer: its name (for messages) and its bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -242,13 +244,49 @@ pub fn is_source_page(bytes: &[u8]) -> bool {
 }
 
 /// Whether a file that starts with `first` can be read as its pieces arrive
-/// ([`Loading::stream`]): a CSV export, neither an artifact, a report nor a source page.
+/// ([`Loading::stream`]): a CSV export, neither an artifact, a report, a source page nor a
+/// compressed stream.
 pub fn streams(first: &[u8]) -> bool {
     !matches!(
         kind_of(first),
-        FileKind::Artifact | FileKind::Report | FileKind::SourcePage
+        FileKind::Artifact
+            | FileKind::Report
+            | FileKind::SourcePage
+            | FileKind::Gzip
+            | FileKind::Zstd
     )
 }
+
+/// What the zstd stream `bytes` of the file `name` holds (a `.ncu-repz` report),
+/// un-compressed by the decoder `capture` uses ([`zstd::Decoder`]): judged from its first
+/// 64 KiB as `capture` judges it ([`refused_inside`]: a small file of gigabytes of zeros is
+/// refused from them), and refused past [`MAX_FILE_BYTES`] as a large file is.
+pub fn unzstd(name: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
+    let failed = |message| LoadError {
+        file: name.to_owned(),
+        message,
+    };
+    let mut decoder = zstd::Decoder::new(bytes, MAX_FILE_BYTES);
+    let mut inside = Vec::new();
+    let read = (&mut decoder).take(HEAD_BYTES).read_to_end(&mut inside);
+    read.map_err(|e| failed(format!("zstd data that does not un-compress: {e}")))?;
+    if let Some(why) = refused_inside(&inside, "un-zstd") {
+        return Err(failed(why));
+    }
+    if let Err(e) = decoder.read_to_end(&mut inside) {
+        if inside.len() as u64 >= MAX_FILE_BYTES {
+            let mut e = refuse_large_file(name, MAX_FILE_BYTES + 1)
+                .unwrap_or_else(|| failed(e.to_string()));
+            e.message = format!("un-compressed, {}", e.message);
+            return Err(e);
+        }
+        return Err(failed(format!("zstd data that does not un-compress: {e}")));
+    }
+    Ok(inside)
+}
+
+/// How many of a compressed file's first bytes [`unzstd`] judges it by, as `capture` does.
+const HEAD_BYTES: u64 = 64 << 10;
 
 /// A file's bytes as they arrive, piece by piece: the CSV reader reads them as they come
 /// (`Read`), and the pieces read are dropped, so the tab holds a few pieces of a streamed
@@ -541,6 +579,15 @@ impl Loading {
                 message: "gzip data that was not un-gzipped: gunzip it and pick the file inside"
                     .into(),
             });
+        } else if kind_of(&file.bytes) == FileKind::Zstd {
+            // A `.ncu-repz` report: un-compressed here, then taken as what it holds.
+            match unzstd(&file.name, &file.bytes) {
+                Ok(bytes) => self.start_file(InputFile {
+                    name: file.name,
+                    bytes,
+                }),
+                Err(e) => self.errors.push(e),
+            }
         } else if kind_of(&file.bytes) == FileKind::Report {
             self.current = Some(Current::Report(file.name, file.bytes));
         } else if is_source_page(&file.bytes) {
@@ -737,6 +784,59 @@ mod tests {
         let message = &errors[0].message;
         assert!(message.starts_with("gzip data"), "{message}");
         assert!(!message.contains("NVR"), "{message}");
+    }
+
+    #[test]
+    fn a_ncu_repz_loads_as_its_ncu_rep_in_one_frame_or_several() {
+        use crate::state::test_support::{gunzip, input};
+        let rep = InputFile {
+            name: "two_process.ncu-rep".into(),
+            bytes: gunzip("tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz"),
+        };
+        let (want, errors) = load_batch(vec![rep]);
+        assert!(errors.is_empty(), "{errors:?}");
+        for name in ["two_process", "two_process_frames", "two_process_skippable"] {
+            let repz = input(&format!("tests/fixtures/ncu-repz/{name}.ncu-repz"));
+            let (runs, errors) = load_batch(vec![repz]);
+            assert!(errors.is_empty(), "{name}: {errors:?}");
+            assert_eq!(runs.len(), 1, "{name}");
+            assert!(
+                runs[0].artifact.kernels == want[0].artifact.kernels,
+                "{name}"
+            );
+            assert_eq!(runs[0].name, format!("{name}.ncu-repz"));
+        }
+    }
+
+    #[test]
+    fn a_broken_ncu_repz_is_refused_with_its_file_and_byte() {
+        let good =
+            crate::state::test_support::input("tests/fixtures/ncu-repz/two_process.ncu-repz");
+        let mut checksum = good.bytes.clone();
+        if let Some(last) = checksum.last_mut() {
+            *last ^= 0x55;
+        }
+        let cut = good
+            .bytes
+            .get(..good.bytes.len() / 2)
+            .unwrap_or_default()
+            .to_vec();
+        let zeros = shared::testing::zstd_rle_frame(4 << 30, 0);
+        for (bytes, say) in [
+            (checksum, "frame 1's checksum is"),
+            (cut, "it ends inside frame 1 (the file is cut short)"),
+            (zeros, "byte 0 (after un-zstd): binary data (0x00)"),
+        ] {
+            let file = InputFile {
+                name: "r.ncu-repz".into(),
+                bytes,
+            };
+            let (runs, errors) = load_batch(vec![file]);
+            assert!(runs.is_empty());
+            assert_eq!(errors.len(), 1);
+            assert_eq!(errors[0].file, "r.ncu-repz");
+            assert!(errors[0].message.contains(say), "{}", errors[0].message);
+        }
     }
 
     #[test]

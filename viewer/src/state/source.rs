@@ -275,7 +275,10 @@ impl NoSource {
         if is_report(&report) {
             let file = report.rsplit('/').next().unwrap_or(&report);
             let stem = file.strip_suffix(".gz").unwrap_or(file);
-            let stem = stem.strip_suffix(".ncu-rep").unwrap_or(stem);
+            let stem = stem
+                .strip_suffix(".ncu-repz")
+                .or_else(|| stem.strip_suffix(".ncu-rep"))
+                .unwrap_or(stem);
             return NoSource {
                 why: format!(
                     "{file} has no per-instruction figures for this kernel: it was profiled \
@@ -324,12 +327,12 @@ fn with_source_flag(line: &str) -> Option<String> {
     Some(format!("{tool} profile --source {rest}"))
 }
 
-/// Whether `name` is a report's (`.ncu-rep`, or gzipped).
+/// Whether `name` is a report's (`.ncu-rep`, or gzipped; `.ncu-repz`).
 fn is_report(name: &str) -> bool {
     let name = name.strip_suffix(".gz").unwrap_or(name);
     std::path::Path::new(name)
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("ncu-rep"))
+        .is_some_and(|e| e.eq_ignore_ascii_case("ncu-rep") || e.eq_ignore_ascii_case("ncu-repz"))
 }
 
 impl SourceView {
