@@ -406,7 +406,6 @@ impl Loading {
             names: Vec::new(),
             exports: Vec::new(),
             sources: Vec::new(),
-            trace: None,
             pages: Vec::new(),
             cuda_files: Vec::new(),
         }

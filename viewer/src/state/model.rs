@@ -171,7 +171,6 @@ impl Workspace {
                 let narrowed = Run {
                     artifact,
                     sources: Vec::new(),
-                    trace: None,
                     name: whole.run.name.clone(),
                     srcs: whole.run.srcs.clone(),
                     kind: whole.run.kind,

@@ -156,7 +156,6 @@ impl Default for ViewState {
     fn default() -> Self {
         ViewState {
             sources: Vec::new(),
-            trace: None,
             view: View::Overview,
             selected: None,
             compare: None,
