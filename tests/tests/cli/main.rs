@@ -27,6 +27,7 @@ mod repz;
 mod source;
 mod table;
 mod trace;
+mod trace_h100;
 mod util;
 mod work_gate;
 mod work_h200;
