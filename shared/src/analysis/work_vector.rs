@@ -516,6 +516,84 @@ fn vector_disagreement(stored: &WorkVector, counted: &WorkVector) -> Option<Stri
 mod tests {
     use super::*;
 
+    /// One kernel of one launch with `instructions` counted, its stored block as `capture`
+    /// wrote it.
+    fn kernel(instructions: f64) -> KernelRecord {
+        let mut l = LaunchCounters {
+            function: "k".into(),
+            ..Default::default()
+        };
+        l.metrics.insert(
+            c::INST_EXECUTED.name.into(),
+            crate::model::artifact::Metric {
+                unit: c::INST_EXECUTED.unit.into(),
+                value: crate::model::artifact::MetricValue::Number(instructions),
+            },
+        );
+        let mut k = KernelRecord {
+            cold: Some(crate::model::artifact::CounterSet::of(vec![l])),
+            ..KernelRecord::new("k", "k")
+        };
+        k.work = of_kernel(&k).map(Box::new);
+        k
+    }
+
+    #[test]
+    fn a_stored_vector_is_held_to_its_counters() {
+        let k = kernel(100.0);
+        let checked = checked_vectors(std::slice::from_ref(&k));
+        assert_eq!(checked[0].problem, None);
+        assert_eq!(checked[0].work.as_ref(), k.work.as_deref());
+        // Edited, copied from another run, or left without its counters: named, and the
+        // counters' vector is the one judged.
+        let mut edited = k.clone();
+        if let Some(w) = edited.work.as_deref_mut() {
+            w.total.counts.insert(WorkComponent::Instructions, -1e308);
+        }
+        let copied = KernelRecord {
+            work: kernel(90.0).work,
+            ..k.clone()
+        };
+        let bare = KernelRecord {
+            cold: None,
+            ..k.clone()
+        };
+        let found = checked_vectors(&[edited, copied, bare]);
+        let problems: Vec<&str> = found.iter().filter_map(|c| c.problem.as_deref()).collect();
+        assert_eq!(
+            problems,
+            [
+                "the stored work vector does not match its counters (instructions: -1e308 \
+                 stored, 100 counted)",
+                "the stored work vector does not match its counters (instructions: 90 stored, \
+                 100 counted)",
+                "a stored work vector but no counters to check it against (removed?)",
+            ]
+        );
+        assert_eq!(
+            found[0]
+                .work
+                .as_ref()
+                .map(|w| w.total.counts[&WorkComponent::Instructions]),
+            Some(100.0)
+        );
+        // A vector with no counters behind it and a part no count can be.
+        let mut stored_only = KernelRecord::new("k", "k");
+        let mut w = k.work.as_deref().cloned().expect("work");
+        w.total.counts.insert(WorkComponent::L2Sectors, f64::NAN);
+        stored_only.work = Some(Box::new(w));
+        assert_eq!(
+            impossible(
+                &checked_vectors(&[stored_only])[0]
+                    .work
+                    .as_ref()
+                    .expect("work")
+                    .total
+            ),
+            Some("L2 sectors is NaN, which no count can be".into())
+        );
+    }
+
     #[test]
     fn counts_that_contradict_each_other_are_named() {
         let mut v = WorkVector {

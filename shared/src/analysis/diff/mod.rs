@@ -730,6 +730,23 @@ fn measure(source: TimeSource) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slowdown_inside_a_band_wider_than_the_gate_cannot_pass() {
+        // Issue 48: +92.5 % inside a band of 866 % passed a gate of 5 %.
+        let why = too_noisy(5.0, "total", Some(92.5), 866.0).expect("cannot judge");
+        assert!(why.starts_with("total: +92.5 % is inside its noise band of 866.0 %"));
+        // Beyond the band it fails (not this rule's); at or below the gate it passes,
+        // whatever the band; a band within 10 % (or the gate) is taken as it is.
+        assert_eq!(too_noisy(5.0, "k", Some(900.0), 866.0), None);
+        assert_eq!(too_noisy(5.0, "k", Some(4.9), 866.0), None);
+        assert_eq!(too_noisy(5.0, "k", Some(-50.0), 866.0), None);
+        assert_eq!(too_noisy(5.0, "k", Some(12.0), 9.0), None);
+        assert_eq!(too_noisy(0.0, "k", Some(0.4), 0.53), None);
+        assert_eq!(too_noisy(20.0, "k", Some(30.0), 15.0), None);
+        assert!(too_noisy(20.0, "k", Some(30.0), 21.0).is_some());
+        assert_eq!(too_noisy(5.0, "k", None, 866.0), None);
+    }
     use crate::model::artifact::{KernelRecord, Provenance, Timing};
 
     fn timed(name: &str, samples: &[f64]) -> KernelRecord {

@@ -914,10 +914,41 @@ mod tests {
                 r#"{"work_tolerance": 1, "sigmas": -3, "components": {}}"#,
                 "sigmas -3 is not possible",
             ),
+            // Issue 48: figures no measured tolerance can be, and a part given twice.
+            (
+                r#"{"work_tolerance": 1, "sigmas": 1e308, "components": {}}"#,
+                "sigmas 1e308 is not possible: from 0 to 6",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": 1e6, "runs": 3}}}"#,
+                "l2_sectors.cv_pct 1000000 is not possible",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": 34, "runs": 3}}}"#,
+                "l2_sectors: sigmas x cv_pct 102 is not possible: at most 100 %",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": 1, "runs": 3, "floor": 1e308}}}"#,
+                "l2_sectors.floor 1e308 is not possible",
+            ),
+            (
+                "{\"work_tolerance\": 1, \"components\": {\"l2_sectors\": {\"cv_pct\": 1, \"runs\": 3},\n \"l2_sectors\": {\"cv_pct\": 9, \"runs\": 3}}}",
+                "line 2, column 13: component \"l2_sectors\" is given twice",
+            ),
+            (
+                r#"{"work_tolerance": 1, "sigmas": 3, "sigmas": 6, "components": {}}"#,
+                "duplicate field `sigmas`",
+            ),
         ] {
             let err = WorkTolerance::from_json(text).expect_err(text).to_string();
             assert!(err.contains(want), "{text}: {err}");
         }
+        // At the bounds a file still reads.
+        let edge = WorkTolerance::from_json(
+            r#"{"work_tolerance": 1, "sigmas": 6, "components": {"l2_sectors":
+                {"cv_pct": 16.5, "runs": 2, "floor": 1e7}}}"#,
+        );
+        assert!(edge.is_ok(), "{edge:?}");
         assert_eq!(
             part_keys().len(),
             WorkComponent::ALL.len() + Work::ALL.len()
