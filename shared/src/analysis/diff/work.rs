@@ -22,7 +22,7 @@ use thiserror::Error;
 
 use super::matching::{match_renamed, MatchKind};
 use crate::analysis::work_vector::{
-    builds_of, checked_vectors, contradictions, parts, value, Build, Part,
+    builds_of, checked_vectors, contradictions, parts, value, Build, CheckedWork, Part,
 };
 use crate::model::artifact::{Artifact, KernelWork, WorkComponent, WorkVector};
 use crate::model::roofline::percent_of;
@@ -367,32 +367,10 @@ pub fn work_diff(
         checked_vectors(&after.kernels),
     ];
     let shorts = [short_names(before), short_names(after)];
-    let mut cannot_judge = Vec::new();
-    for (run, name) in ["before", "after"].iter().enumerate() {
-        for (i, c) in checked[run].iter().enumerate() {
-            if let Some(p) = &c.problem {
-                let short = shorts[run].get(i).map_or("", String::as_str);
-                cannot_judge.push(format!("{name}: {short}: {p}"));
-            }
-        }
-    }
+    let mut cannot_judge = unchecked(&checked, &shorts);
     let vectors: [Vec<Option<KernelWork>>; 2] =
         checked.map(|run| run.into_iter().map(|c| c.work).collect());
-    // A part one run lacks is left out only where the runs were collected with other
-    // metrics and the run lacks it in every kernel (a `--set full` export against a
-    // profile's work counters); otherwise the counter went missing (dropped as out of
-    // range, removed, edited) and the gate cannot judge the kernel.
-    let metric_sets_differ = super::comparable::check(before, after)
-        .mismatches
-        .iter()
-        .any(|m| m.what == "metric_set");
-    let in_run: [HashSet<Part>; 2] = [0, 1].map(|run| {
-        vectors[run]
-            .iter()
-            .flatten()
-            .flat_map(|w| parts(&w.total).into_iter().map(|(p, _)| p))
-            .collect()
-    });
+    let presence = Presence::of(before, after, &vectors);
     let side = |run: usize, i: usize| -> WorkSide {
         let artifact = if run == 0 { before } else { after };
         let total = vectors[run]
@@ -447,37 +425,7 @@ pub fn work_diff(
                 k.after.short_name
             ));
         }
-        // (has, lacking, why) -> the parts, so that a kernel's missing parts are one line.
-        let mut missing: Vec<((&str, &str, &str), Vec<String>)> = Vec::new();
-        for key in &k.not_compared {
-            let Some(part) = Part::from_key(key) else {
-                continue;
-            };
-            let (has, lacks) = if value(&vb.total, part).is_some() {
-                ("before", 1)
-            } else {
-                ("after", 0)
-            };
-            let lacking = if lacks == 0 { "before" } else { "after" };
-            let why = if !metric_sets_differ {
-                "collected with the same metrics"
-            } else if in_run[lacks].contains(&part) {
-                "where other kernels have it"
-            } else {
-                continue;
-            };
-            match missing.iter_mut().find(|(w, _)| *w == (has, lacking, why)) {
-                Some((_, labels)) => labels.push(part.label()),
-                None => missing.push(((has, lacking, why), vec![part.label()])),
-            }
-        }
-        for ((has, lacking, why), labels) in missing {
-            cannot_judge.push(format!(
-                "{}: {} in the {has} run but missing in the {lacking} run, {why}",
-                k.after.short_name,
-                labels.join(", ")
-            ));
-        }
+        cannot_judge.extend(presence.missing(&k, vb));
         kernels.push(k);
     }
     let only_before: Vec<WorkSide> = m.only_before.iter().map(|&i| side(0, i)).collect();
@@ -507,6 +455,89 @@ pub fn work_diff(
         kernels,
         only_before,
         only_after,
+    }
+}
+
+/// Why the gate cannot judge kernels whose stored work vector is not what their counters
+/// say ([`checked_vectors`]), one line each, by run and kernel.
+fn unchecked(checked: &[Vec<CheckedWork>; 2], shorts: &[Vec<String>; 2]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (run, name) in ["before", "after"].iter().enumerate() {
+        for (i, c) in checked[run].iter().enumerate() {
+            if let Some(p) = &c.problem {
+                let short = shorts[run].get(i).map_or("", String::as_str);
+                out.push(format!("{name}: {short}: {p}"));
+            }
+        }
+    }
+    out
+}
+
+/// Which parts each run has, to tell a part one run's metric set does not collect from one
+/// that went missing.
+struct Presence {
+    /// The comparability check found the runs' metric sets different.
+    metric_sets_differ: bool,
+    /// The parts some kernel of each run has.
+    in_run: [HashSet<Part>; 2],
+}
+
+/// A group of missing parts: which run has them, which lacks them, and why that is wrong.
+type MissingKey = (&'static str, &'static str, &'static str);
+
+impl Presence {
+    fn of(before: &Artifact, after: &Artifact, vectors: &[Vec<Option<KernelWork>>; 2]) -> Self {
+        Presence {
+            metric_sets_differ: super::comparable::check(before, after)
+                .mismatches
+                .iter()
+                .any(|m| m.what == "metric_set"),
+            in_run: [0, 1].map(|run| {
+                vectors[run]
+                    .iter()
+                    .flatten()
+                    .flat_map(|w| parts(&w.total).into_iter().map(|(p, _)| p))
+                    .collect()
+            }),
+        }
+    }
+
+    /// Why the gate cannot judge kernel `k` (whose before vector is `vb`) for the parts one
+    /// run has and the other lacks, one line per side. A part is left out (not compared)
+    /// only where the runs were collected with other metrics and the run lacks it in every
+    /// kernel (a `--set full` export against a profile's work counters); otherwise the
+    /// counter went missing (dropped as out of range, removed, edited).
+    fn missing(&self, k: &KernelWorkDiff, vb: &KernelWork) -> Vec<String> {
+        let mut groups: Vec<(MissingKey, Vec<String>)> = Vec::new();
+        for part in k.not_compared.iter().filter_map(|key| Part::from_key(key)) {
+            let (has, lacking, lacks) = if value(&vb.total, part).is_some() {
+                ("before", "after", 1)
+            } else {
+                ("after", "before", 0)
+            };
+            let why = if !self.metric_sets_differ {
+                "collected with the same metrics"
+            } else if self.in_run[lacks].contains(&part) {
+                "where other kernels have it"
+            } else {
+                continue;
+            };
+            let key = (has, lacking, why);
+            match groups.iter_mut().find(|(w, _)| *w == key) {
+                Some((_, labels)) => labels.push(part.label()),
+                None => groups.push((key, vec![part.label()])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|((has, lacking, why), labels)| {
+                format!(
+                    "{}: {} in the {has} run but missing in the {lacking} run, {why}",
+                    k.after.short_name,
+                    labels.join(", ")
+                )
+            })
+            .collect()
     }
 }
 

@@ -13,7 +13,7 @@ use crate::model::artifact::schema::MetricKey;
 const UNINDEXED: usize = 8;
 
 /// The columns of a metric table: names and units in export order, with an index by name
-/// for a list longer than [`UNINDEXED`] (the first of duplicated names wins a lookup; every
+/// for a list longer than 8 columns (the first of duplicated names wins a lookup; every
 /// column is kept).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricColumns {
