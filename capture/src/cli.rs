@@ -612,7 +612,8 @@ pub struct DiffArgs {
     pub format: DiffFormat,
     /// Exit 12 when the total, or a counted kernel, is slower by more than PCT percent
     /// beyond its noise band (failures named first in the output); exit 13 when the runs
-    /// cannot be judged (an empty side, samples no run can have; reasons named first).
+    /// cannot be judged (an empty side, samples no run can have, a slowdown beyond PCT
+    /// inside a band wider than PCT and 10 %; reasons named first).
     #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
     pub gate: Option<f64>,
     /// Kernels count toward the gate when above PCT percent of the time in either run.
@@ -625,13 +626,16 @@ pub struct DiffArgs {
     pub force: bool,
     /// Exit 12 when a matched kernel's work (instructions, requests, sectors, bytes,
     /// wavefronts, FLOPs) grows by more than PCT percent and beyond its tolerance, or a
-    /// kernel appears or vanishes; 13 when the runs have no work to compare. A metric set
-    /// or sampling that differs is then a warning, not a refusal: only the parts both runs
-    /// have are compared.
+    /// kernel appears or vanishes; 13 when the runs have no work to compare, a stored work
+    /// vector its counters contradict, or a part one run has and the other lacks. A metric
+    /// set or sampling that differs is then a warning, not a refusal: a part the other
+    /// metric set does not collect (in any kernel of that run) is left out, said on stderr.
     #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
     pub gate_work: Option<f64>,
     /// The work gate's tolerances: a JSON file of each part's measured spread (docs/ci.md);
-    /// without one every part must repeat exactly (not measured).
+    /// without one every part must repeat exactly (not measured). Figures no measurement
+    /// gives (sigmas above 6, a CV above 100 %, a tolerance above 100 %, a floor above 1e7,
+    /// fewer than 2 runs, a part given twice) refuse the file (exit 1).
     #[arg(long, value_name = "FILE", requires = "gate_work")]
     pub work_tolerance: Option<PathBuf>,
     /// Rows: `kernel` (matched kernels), or `range`: one per NVTX range path of either run

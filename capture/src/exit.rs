@@ -41,9 +41,12 @@ pub enum Code {
     /// `capture diff --gate`: the gate could not judge the runs, so it did not pass: a side
     /// with no kernel or no time, a timing sample no run can have (negative, not finite,
     /// longer than a day), a kernel timed one way in one run and another way in the other,
-    /// times the artifact reader did not take as written; for `--gate-work`, a side with no
-    /// work vector or a matched kernel with no part in both runs. The output names each
-    /// reason first; this code wins over 12.
+    /// times the artifact reader did not take as written, a slowdown beyond the gate inside
+    /// a noise band wider than the gate and 10 %; for `--gate-work`, a side with no work
+    /// vector, a matched kernel with no part in both runs, a stored work vector its counters
+    /// contradict, a part one run has and the other lacks (but where the metric sets
+    /// differ and that run lacks it in every kernel), counts that contradict each other. The
+    /// output names each reason first; this code wins over 12.
     GateCannotJudge = 13,
     /// Interrupted by Ctrl-C (SIGINT), SIGTERM or SIGHUP; no output was left half-written
     /// (128 + SIGINT, as shells report it).

@@ -87,8 +87,27 @@ fn gate_code(d: &RunDiff) -> Option<Code> {
     }
 }
 
-/// What failed, on standard error, the work gate's first.
+/// What failed, on standard error, the work gate's first; and the parts the work gate left
+/// out, so that none is left out in silence.
 fn report_gates(d: &RunDiff) {
+    if let Some(w) = &d.work {
+        let mut parts: Vec<&str> = Vec::new();
+        let mut kernels = 0;
+        for k in w.kernels.iter().filter(|k| !k.not_compared.is_empty()) {
+            kernels += 1;
+            for p in &k.not_compared {
+                if !parts.contains(&p.as_str()) {
+                    parts.push(p);
+                }
+            }
+        }
+        if kernels > 0 {
+            crate::out::warn(&format!(
+                "work gate: {} not compared on {kernels} kernel(s): one run's metric set does                  not collect them",
+                parts.join(", ")
+            ));
+        }
+    }
     let work = d.work.as_ref().map(|w| {
         let why = format!("work grew by more than {} % beyond its tolerance", w.pct);
         ("work gate", &w.cannot_judge, why, &w.failures)

@@ -14,6 +14,7 @@ use shared::Artifact;
 
 use crate::cli::{TableArgs, TableBy, TableFormat, TableSort};
 use crate::files;
+use crate::files::stage_times::Stages;
 use crate::out;
 
 /// The table of `artifact` in `format`, rows in launch order, as text ending in a newline.
@@ -23,19 +24,33 @@ pub fn render(artifact: &Artifact, format: TableFormat) -> String {
 
 /// The table of `artifact` in `format` with its rows in `sort` order.
 pub fn render_sorted(artifact: &Artifact, format: TableFormat, sort: TableSort) -> String {
+    render_staged(artifact, format, sort, &mut Stages::off())
+}
+
+/// [`render_sorted`], each step timed by `stages`.
+fn render_staged(
+    artifact: &Artifact,
+    format: TableFormat,
+    sort: TableSort,
+    stages: &mut Stages,
+) -> String {
     let mut table = bytes_table(artifact);
+    stages.mark("rows");
     annotate(&mut table, artifact);
+    stages.mark("annotate");
     table.sort(match sort {
         TableSort::Launch => SortOrder::Launch,
         TableSort::Time => SortOrder::Time,
         TableSort::Name => SortOrder::Name,
     });
-    match format {
+    let text = match format {
         TableFormat::Table => table.to_text(),
         TableFormat::Csv => table.to_csv(),
         TableFormat::Markdown => table.to_markdown(),
         TableFormat::Json => table.to_json(),
-    }
+    };
+    stages.mark("render");
+    text
 }
 
 /// Prints the table of `artifact` to stdout.
@@ -92,6 +107,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode> {
         .by
         .checked_depth(args.depth)
         .map_err(anyhow::Error::msg)?;
+    let mut stages = Stages::from_env();
     let artifact = files::read_artifact(&args.artifact)?;
     if let Some(trace) = artifact.trace.as_deref() {
         // A trace has no counters: its table is the kernel summary, the copies and the
@@ -99,10 +115,13 @@ pub fn table(args: &TableArgs) -> Result<ExitCode> {
         out::print(&render_trace(trace, args.format, args.by == TableBy::Range))?;
         return Ok(ExitCode::SUCCESS);
     }
+    stages.mark("read");
     let text = match args.by {
-        TableBy::Kernel => render_sorted(&artifact, args.format, args.sort),
+        TableBy::Kernel => render_staged(&artifact, args.format, args.sort, &mut stages),
         TableBy::Range => render_ranges(&artifact, args.format, args.sort, depth),
     };
     out::print(&text)?;
+    stages.mark("print");
+    stages.print();
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,9 @@
-//! Stage timers for `capture import`: with `CAPTURE_STAGE_TIMES=1` in the environment, the
-//! wall time of each stage (reading and parsing, building the artifact, writing its JSON,
-//! syncing it to disk) is printed to stderr when the import ends. This is how the import was
-//! profiled (docs/performance.md); without the variable nothing is measured or printed.
+//! Stage timers for `capture import` and `capture table`: with `CAPTURE_STAGE_TIMES=1` in
+//! the environment, the wall time of each stage (for an import: reading and parsing,
+//! building the artifact, writing its JSON, syncing it to disk; for a table: reading the
+//! artifact, the rows, their annotations, rendering, printing) is printed to stderr when the
+//! command ends. This is how both were profiled (docs/performance.md); without the variable
+//! nothing is measured or printed.
 
 use std::time::{Duration, Instant};
 

@@ -299,6 +299,17 @@ fn why_differ(group: &LaunchGroup, ncu: &NcuVerdict, all: usize) -> String {
 
 /// The verdict of a kernel whose launches (cold, else warm) are `launches`.
 pub fn kernel_verdict(launches: &[LaunchCounters]) -> KernelVerdict {
+    kernel_verdict_in(launches, &mut crate::analysis::work::Plans::default(), None)
+}
+
+/// [`kernel_verdict`], the totals worked out through `plans` (kept by a caller that goes
+/// kernel after kernel), and `whole`, the totals of every launch where the caller has them,
+/// taken for a group of every launch (most kernels) rather than worked out again.
+pub fn kernel_verdict_in(
+    launches: &[LaunchCounters],
+    plans: &mut crate::analysis::work::Plans,
+    whole: Option<&metrics::LaunchTotals>,
+) -> KernelVerdict {
     let members = group_launches(launches);
     let kernel_ns: f64 = launches.iter().map(duration).sum();
     let mut groups: Vec<Judged> = members
@@ -313,9 +324,16 @@ pub fn kernel_verdict(launches: &[LaunchCounters]) -> KernelVerdict {
                 copied = idx.iter().map(|&i| launches[i].clone()).collect();
                 &copied
             };
-            let totals = metrics::totals(ls);
-            let (verdict, latency_reason) = group_verdict(ls, &totals);
-            let sol = totals.sol;
+            let own;
+            let totals = match whole.filter(|_| idx.len() == launches.len()) {
+                Some(t) => t,
+                None => {
+                    own = metrics::totals_in(plans, ls);
+                    &own
+                }
+            };
+            let (verdict, latency_reason) = group_verdict(ls, totals);
+            let sol = &totals.sol;
             let time_ns: f64 = ls.iter().map(duration).sum();
             let longest = ls.iter().max_by(|a, b| duration(a).total_cmp(&duration(b)));
             let refs: Vec<&LaunchCounters> = ls.iter().collect();

@@ -556,6 +556,12 @@ fn weighted(
 
 /// Totals over the launches of one kernel.
 pub fn totals(launches: &[LaunchCounters]) -> LaunchTotals {
+    totals_in(&mut work::Plans::default(), launches)
+}
+
+/// [`totals`], the work read through `plans`, kept by a caller that sums kernel after
+/// kernel ([`work::Plans`]).
+pub fn totals_in(plans: &mut work::Plans, launches: &[LaunchCounters]) -> LaunchTotals {
     let sols: Vec<SpeedOfLight> = launches.iter().map(speed_of_light).collect();
     let sol = SpeedOfLight {
         sm_pct: weighted(launches, &sols, |s| s.sm_pct),
@@ -566,7 +572,7 @@ pub fn totals(launches: &[LaunchCounters]) -> LaunchTotals {
         duration_ns: sum_all(launches, duration_ns),
         sm_hz: weighted(launches, &sols, |s| s.sm_hz),
     };
-    let work = work::work_over(launches);
+    let work = work::work_over_in(plans, launches);
     let (dram, dram_derived) = sum_bytes(launches, dram_bytes_with_source);
     let (l1, l1_derived) = sum_bytes(launches, l1_bytes_with_source);
     let (l2, l2_derived) = sum_bytes(launches, l2_bytes_with_source);

@@ -233,9 +233,14 @@ impl TableRow {
 
     /// The row of one kernel record.
     pub fn of(kernel: &KernelRecord, copy_gbs: Option<f64>) -> TableRow {
+        Self::of_in(kernel, copy_gbs, &mut work::Plans::default())
+    }
+
+    /// [`TableRow::of`], the work read through `plans`, kept from kernel to kernel.
+    fn of_in(kernel: &KernelRecord, copy_gbs: Option<f64>, plans: &mut work::Plans) -> TableRow {
         let launches = metrics::reference_launches(kernel);
-        let totals: LaunchTotals = metrics::totals(launches);
-        let kv = crate::analysis::groups::kernel_verdict(launches);
+        let totals: LaunchTotals = metrics::totals_in(plans, launches);
+        let kv = crate::analysis::groups::kernel_verdict_in(launches, plans, Some(&totals));
         let verdict = kv.verdict;
         let latency = latency::latency(launches, None);
         let n = totals.launches.max(1);
@@ -342,9 +347,10 @@ impl TableRow {
 /// the same figures through [`crate::analysis::figures::KernelFigures`] (the verdict's
 /// unit, the chart's level points and notes), does not carry them twice.
 pub fn annotate(table: &mut BytesTable, artifact: &Artifact) {
+    let mut plans = work::Plans::default();
     for (row, kernel) in table.kernels.iter_mut().zip(&artifact.kernels) {
         let launches = metrics::reference_launches(kernel);
-        let totals = metrics::totals(launches);
+        let totals = metrics::totals_in(&mut plans, launches);
         let (intensity, notes) = intensity_and_notes(kernel, launches, &totals);
         row.busiest_pipe = crate::analysis::bound::busiest_pipe(launches);
         row.intensity = intensity;
@@ -431,10 +437,11 @@ pub fn bytes_table(artifact: &Artifact) -> BytesTable {
             .theoretical
             .insert(kind.key().to_string(), c.theoretical);
     }
+    let mut plans = work::Plans::default();
     let mut kernels: Vec<TableRow> = artifact
         .kernels
         .iter()
-        .map(|k| TableRow::of(k, ceilings.copy_gbs))
+        .map(|k| TableRow::of_in(k, ceilings.copy_gbs, &mut plans))
         .collect();
     let names: Vec<&str> = artifact.kernels.iter().map(|k| k.name.as_ref()).collect();
     for (row, short) in kernels.iter_mut().zip(distinct_short_names(&names)) {

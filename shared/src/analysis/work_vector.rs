@@ -399,9 +399,200 @@ pub fn kernel_vectors(kernels: &[KernelRecord]) -> Vec<Option<KernelWork>> {
         .collect()
 }
 
+/// A kernel's work vector as a gate may judge it: worked out from its counters, the
+/// stored `work` block held against it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedWork {
+    /// The vector: the counters', else (no counters) the stored one; `None` with neither.
+    pub work: Option<KernelWork>,
+    /// Why the vector cannot be judged, when it cannot: a stored block that its counters
+    /// contradict, or that no counters back, or a part no count can be (negative, not
+    /// finite).
+    pub problem: Option<String>,
+}
+
+/// Each kernel's vector for a gate ([`CheckedWork`]). The stored block is what `capture`
+/// wrote from the counters, so the two agree on every artifact it writes; a block copied
+/// from another run, edited, or left behind when counters were removed does not, and a
+/// gate reading it alone judged the edit, not the run (issue 48). The counters are the
+/// measurement: they give the vector, and a stored block that differs is named.
+pub fn checked_vectors(kernels: &[KernelRecord]) -> Vec<CheckedWork> {
+    let mut vectors = Vectors::default();
+    kernels
+        .iter()
+        .map(|k| {
+            let counted = vectors.of_kernel(k);
+            let stored = k.work.as_deref();
+            let problem = match (stored, &counted) {
+                (Some(s), Some(c)) => disagreement(s, c)
+                    .map(|d| format!("the stored work vector does not match its counters ({d})")),
+                (Some(_), None) => Some(
+                    "a stored work vector but no counters to check it against (removed?)".into(),
+                ),
+                _ => None,
+            };
+            let work = counted.or_else(|| stored.cloned());
+            let problem = problem.or_else(|| work.as_ref().and_then(|w| impossible(&w.total)));
+            CheckedWork { work, problem }
+        })
+        .collect()
+}
+
+/// The first part of `v` no count can be: negative or not finite, in words.
+fn impossible(v: &WorkVector) -> Option<String> {
+    parts(v)
+        .into_iter()
+        .find(|(_, x)| !(x.is_finite() && *x >= 0.0))
+        .map(|(part, x)| {
+            format!(
+                "{} is {}, which no count can be",
+                part.label(),
+                count_text(x)
+            )
+        })
+}
+
+/// A count as a message shows it: whole digits, or `-1e308` where digits would run long.
+fn count_text(x: f64) -> String {
+    if x.is_finite() && x.abs() < 1e15 {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Where a stored vector and the one worked out from the counters differ, in words: the
+/// first part that differs (beyond the last bits of a sum), one side lacks, or the launch
+/// counts; `None` when they agree.
+fn disagreement(stored: &KernelWork, counted: &KernelWork) -> Option<String> {
+    fn groups(w: &KernelWork) -> Vec<&WorkVector> {
+        w.groups.iter().map(|g| &g.work).collect()
+    }
+    let (gs, gc) = (groups(stored), groups(counted));
+    if gs.len() != gc.len() {
+        return Some(format!(
+            "{} launch group(s) stored, {} counted",
+            gs.len(),
+            gc.len()
+        ));
+    }
+    std::iter::once((&stored.total, &counted.total))
+        .chain(gs.into_iter().zip(gc))
+        .find_map(|(s, c)| vector_disagreement(s, c))
+}
+
+fn vector_disagreement(stored: &WorkVector, counted: &WorkVector) -> Option<String> {
+    if stored.launches != counted.launches || stored.copied_launches != counted.copied_launches {
+        return Some(format!(
+            "{} launch(es) stored, {} counted",
+            stored.launches, counted.launches
+        ));
+    }
+    let (ps, pc) = (parts(stored), parts(counted));
+    for (part, _) in ps.iter().chain(&pc) {
+        let (s, c) = (value(stored, *part), value(counted, *part));
+        let same = match (s, c) {
+            (Some(s), Some(c)) => s == c || (s - c).abs() <= 1e-9 * s.abs().max(c.abs()),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            let shown = |x: Option<f64>| x.map_or("none".to_string(), count_text);
+            return Some(format!(
+                "{}: {} stored, {} counted",
+                part.label(),
+                shown(s),
+                shown(c)
+            ));
+        }
+    }
+    let mut incomplete = (stored.incomplete.clone(), counted.incomplete.clone());
+    crate::order::sort(&mut incomplete.0);
+    crate::order::sort(&mut incomplete.1);
+    (incomplete.0 != incomplete.1).then(|| "the components some launches lack differ".to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One kernel of one launch with `instructions` counted, its stored block as `capture`
+    /// wrote it.
+    fn kernel(instructions: f64) -> KernelRecord {
+        let mut l = LaunchCounters {
+            function: "k".into(),
+            ..Default::default()
+        };
+        l.metrics.insert(
+            c::INST_EXECUTED.name.into(),
+            crate::model::artifact::Metric {
+                unit: c::INST_EXECUTED.unit.into(),
+                value: crate::model::artifact::MetricValue::Number(instructions),
+            },
+        );
+        let mut k = KernelRecord {
+            cold: Some(crate::model::artifact::CounterSet::of(vec![l])),
+            ..KernelRecord::new("k", "k")
+        };
+        k.work = of_kernel(&k).map(Box::new);
+        k
+    }
+
+    #[test]
+    fn a_stored_vector_is_held_to_its_counters() {
+        let k = kernel(100.0);
+        let checked = checked_vectors(std::slice::from_ref(&k));
+        assert_eq!(checked[0].problem, None);
+        assert_eq!(checked[0].work.as_ref(), k.work.as_deref());
+        // Edited, copied from another run, or left without its counters: named, and the
+        // counters' vector is the one judged.
+        let mut edited = k.clone();
+        if let Some(w) = edited.work.as_deref_mut() {
+            w.total.counts.insert(WorkComponent::Instructions, -1e308);
+        }
+        let copied = KernelRecord {
+            work: kernel(90.0).work,
+            ..k.clone()
+        };
+        let bare = KernelRecord {
+            cold: None,
+            ..k.clone()
+        };
+        let found = checked_vectors(&[edited, copied, bare]);
+        let problems: Vec<&str> = found.iter().filter_map(|c| c.problem.as_deref()).collect();
+        assert_eq!(
+            problems,
+            [
+                "the stored work vector does not match its counters (instructions: -1e308 \
+                 stored, 100 counted)",
+                "the stored work vector does not match its counters (instructions: 90 stored, \
+                 100 counted)",
+                "a stored work vector but no counters to check it against (removed?)",
+            ]
+        );
+        assert_eq!(
+            found[0]
+                .work
+                .as_ref()
+                .map(|w| w.total.counts[&WorkComponent::Instructions]),
+            Some(100.0)
+        );
+        // A vector with no counters behind it and a part no count can be.
+        let mut stored_only = KernelRecord::new("k", "k");
+        let mut w = k.work.as_deref().cloned().expect("work");
+        w.total.counts.insert(WorkComponent::L2Sectors, f64::NAN);
+        stored_only.work = Some(Box::new(w));
+        assert_eq!(
+            impossible(
+                &checked_vectors(&[stored_only])[0]
+                    .work
+                    .as_ref()
+                    .expect("work")
+                    .total
+            ),
+            Some("L2 sectors is NaN, which no count can be".into())
+        );
+    }
 
     #[test]
     fn counts_that_contradict_each_other_are_named() {

@@ -241,16 +241,24 @@ impl Markup for Text {
     }
 
     fn row(&self, columns: &[Column], cells: &[Cow<'_, str>]) -> String {
-        let line = cells
+        // One string written in place: a string per cell, joined and copied again, was a
+        // fifth of `capture table`'s text form on 200,000 rows.
+        let mut line = String::with_capacity(self.widths.iter().sum::<usize>() + 2 * cells.len());
+        for (i, (s, (c, &w))) in cells
             .iter()
             .zip(columns.iter().zip(&self.widths))
-            .map(|(s, (c, &w))| padded(s, w, c.kind == Kind::Value))
-            .collect::<Vec<_>>()
-            .join("  ");
-        match self.style {
-            TextStyle::Summary => format!("{}\n", line.trim_end()),
-            TextStyle::Listing => format!("{line}\n"),
+            .enumerate()
+        {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            line.push_str(&padded(s, w, c.kind == Kind::Value));
         }
+        if self.style == TextStyle::Summary {
+            line.truncate(line.trim_end().len());
+        }
+        line.push('\n');
+        line
     }
 
     fn divider(&self, columns: &[Column]) -> Option<String> {

@@ -14,6 +14,7 @@ mod diff;
 mod diff_range;
 mod explain;
 mod gate;
+mod gate_closed;
 mod golden;
 mod hostile;
 mod import;

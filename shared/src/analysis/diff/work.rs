@@ -15,14 +15,14 @@
 //! - The gate cannot judge (and so fails) when a side has no work vector at all, or a
 //!   matched kernel shares no part with its partner.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::matching::{match_renamed, MatchKind};
 use crate::analysis::work_vector::{
-    builds_of, contradictions, kernel_vectors, parts, value, Build, Part,
+    builds_of, checked_vectors, contradictions, parts, value, Build, CheckedWork, Part,
 };
 use crate::model::artifact::{Artifact, KernelWork, WorkComponent, WorkVector};
 use crate::model::roofline::percent_of;
@@ -34,6 +34,31 @@ pub const TOLERANCE_VERSION: u32 = 1;
 
 /// Standard deviations a part may move before it counts, when the file does not say.
 pub const DEFAULT_SIGMAS: f64 = 3.0;
+
+/// The most standard deviations a tolerance file may allow: beyond 6, a normal spread is
+/// passed by fewer than one sample in 500 million, so a larger figure is no measured
+/// tolerance but a gate turned off.
+pub const MAX_SIGMAS: f64 = 6.0;
+
+/// The largest coefficient of variation a tolerance file may give, percent. A count that
+/// repeats no better than this (a standard deviation above its mean) is no count to gate
+/// on; the largest measured is 15.1 % (DRAM bytes written, docs/ci.md).
+pub const MAX_CV_PCT: f64 = 100.0;
+
+/// The largest tolerance (`sigmas x cv_pct`) a part may be given, percent: one that lets a
+/// part double is not a measurement of repeat runs (the largest measured: 3 x 15.1 %).
+pub const MAX_TOLERANCE_PCT: f64 = 100.0;
+
+/// The largest floor a part may be given, in its unit. `tests/determinism/cv.py` takes the
+/// floor from kernels too small for a CV (below 10^6 in the part's unit, its
+/// `--min-count`), so ten times that is no such spread; the largest measured is 343,808
+/// (DRAM bytes written).
+pub const MAX_FLOOR: f64 = 1e7;
+
+/// The fewest runs a part's spread may be measured over: a standard deviation needs two
+/// (`tests/determinism/corpus-pairs.tolerance.json` is pairs by design; cv.py compares a
+/// kernel over 3 or more).
+pub const MIN_RUNS: u32 = 2;
 
 /// The work gate's tolerances, per part: read from a small JSON file (docs/ci.md), written
 /// from measured repeat runs (`tests/determinism/`).
@@ -50,8 +75,40 @@ pub struct WorkTolerance {
     #[serde(default = "default_sigmas")]
     pub sigmas: f64,
     /// Each part's measured spread, by its key (`l2_sectors`, `flops.fp32`); a part not
-    /// listed must repeat exactly.
+    /// listed must repeat exactly. A key given twice is refused (JSON readers differ on
+    /// which one counts).
+    #[serde(deserialize_with = "each_once")]
     pub components: BTreeMap<String, ComponentTolerance>,
+}
+
+/// The components map, refusing a key given twice (serde's map would keep the last).
+fn each_once<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, ComponentTolerance>, D::Error> {
+    struct Once;
+    impl<'de> serde::de::Visitor<'de> for Once {
+        type Value = BTreeMap<String, ComponentTolerance>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a map of part keys to tolerances")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!(
+                        "component {key:?} is given twice: a tolerance file names each part once"
+                    )));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Once)
 }
 
 fn default_sigmas() -> f64 {
@@ -101,7 +158,7 @@ pub enum ToleranceError {
         key: String,
     },
     /// A number no measurement can give.
-    #[error("{what} {value} is not possible: {reason}")]
+    #[error("{what} {} is not possible: {reason}", figure_text(*.value))]
     BadValue {
         /// Which figure (`l2_sectors.cv_pct`, `sigmas`).
         what: String,
@@ -110,6 +167,15 @@ pub enum ToleranceError {
         /// What it must be.
         reason: &'static str,
     },
+}
+
+/// A figure of a tolerance file as an error shows it: `1e308` rather than its 309 digits.
+fn figure_text(x: f64) -> String {
+    if x.is_finite() && x.abs() < 1e15 {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
 }
 
 impl WorkTolerance {
@@ -133,37 +199,54 @@ impl WorkTolerance {
                 found: t.work_tolerance,
             });
         }
-        if !(t.sigmas.is_finite() && t.sigmas >= 0.0) {
-            return Err(ToleranceError::BadValue {
-                what: "sigmas".into(),
-                value: t.sigmas,
-                reason: "a finite number, 0 or more",
-            });
+        let bad = |what: String, value: f64, reason: &'static str| {
+            Err(ToleranceError::BadValue {
+                what,
+                value,
+                reason,
+            })
+        };
+        if !(t.sigmas.is_finite() && (0.0..=MAX_SIGMAS).contains(&t.sigmas)) {
+            return bad(
+                "sigmas".into(),
+                t.sigmas,
+                "from 0 to 6 (MAX_SIGMAS): more lets any noise pass",
+            );
         }
         for (key, c) in &t.components {
             if Part::from_key(key).is_none() {
                 return Err(ToleranceError::UnknownComponent { key: key.clone() });
             }
-            if !(c.cv_pct.is_finite() && c.cv_pct >= 0.0) {
-                return Err(ToleranceError::BadValue {
-                    what: format!("{key}.cv_pct"),
-                    value: c.cv_pct,
-                    reason: "a finite percentage, 0 or more",
-                });
+            if !(c.cv_pct.is_finite() && (0.0..=MAX_CV_PCT).contains(&c.cv_pct)) {
+                return bad(
+                    format!("{key}.cv_pct"),
+                    c.cv_pct,
+                    "a percentage from 0 to 100 (MAX_CV_PCT): a count that repeats no better \
+                     is no count to gate on",
+                );
             }
-            if !(c.floor.is_finite() && c.floor >= 0.0) {
-                return Err(ToleranceError::BadValue {
-                    what: format!("{key}.floor"),
-                    value: c.floor,
-                    reason: "a finite amount, 0 or more",
-                });
+            if t.sigmas * c.cv_pct > MAX_TOLERANCE_PCT {
+                return bad(
+                    format!("{key}: sigmas x cv_pct"),
+                    t.sigmas * c.cv_pct,
+                    "at most 100 % (MAX_TOLERANCE_PCT): a tolerance that lets a part double is \
+                     no measurement of repeat runs",
+                );
             }
-            if c.runs < 2 {
-                return Err(ToleranceError::BadValue {
-                    what: format!("{key}.runs"),
-                    value: f64::from(c.runs),
-                    reason: "a spread needs 2 runs or more",
-                });
+            if !(c.floor.is_finite() && (0.0..=MAX_FLOOR).contains(&c.floor)) {
+                return bad(
+                    format!("{key}.floor"),
+                    c.floor,
+                    "an amount from 0 to 1e7 (MAX_FLOOR): floors are the spread of kernels \
+                     below 1e6 in the part's unit",
+                );
+            }
+            if c.runs < MIN_RUNS {
+                return bad(
+                    format!("{key}.runs"),
+                    f64::from(c.runs),
+                    "a spread needs 2 runs or more (MIN_RUNS)",
+                );
             }
         }
         Ok(t)
@@ -279,11 +362,15 @@ pub fn work_diff(
     pct: f64,
     tolerance: Option<&WorkTolerance>,
 ) -> WorkDiff {
-    let vectors = [
-        kernel_vectors(&before.kernels),
-        kernel_vectors(&after.kernels),
+    let checked = [
+        checked_vectors(&before.kernels),
+        checked_vectors(&after.kernels),
     ];
     let shorts = [short_names(before), short_names(after)];
+    let mut cannot_judge = unchecked(&checked, &shorts);
+    let vectors: [Vec<Option<KernelWork>>; 2] =
+        checked.map(|run| run.into_iter().map(|c| c.work).collect());
+    let presence = Presence::of(before, after, &vectors);
     let side = |run: usize, i: usize| -> WorkSide {
         let artifact = if run == 0 { before } else { after };
         let total = vectors[run]
@@ -303,7 +390,6 @@ pub fn work_diff(
         }
     };
     let m = match_renamed(before, after);
-    let mut cannot_judge = Vec::new();
     for (name, run) in ["before", "after"].iter().zip(&vectors) {
         if run.iter().all(Option::is_none) {
             cannot_judge.push(format!(
@@ -339,6 +425,7 @@ pub fn work_diff(
                 k.after.short_name
             ));
         }
+        cannot_judge.extend(presence.missing(&k, vb));
         kernels.push(k);
     }
     let only_before: Vec<WorkSide> = m.only_before.iter().map(|&i| side(0, i)).collect();
@@ -368,6 +455,89 @@ pub fn work_diff(
         kernels,
         only_before,
         only_after,
+    }
+}
+
+/// Why the gate cannot judge kernels whose stored work vector is not what their counters
+/// say ([`checked_vectors`]), one line each, by run and kernel.
+fn unchecked(checked: &[Vec<CheckedWork>; 2], shorts: &[Vec<String>; 2]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (run, name) in ["before", "after"].iter().enumerate() {
+        for (i, c) in checked[run].iter().enumerate() {
+            if let Some(p) = &c.problem {
+                let short = shorts[run].get(i).map_or("", String::as_str);
+                out.push(format!("{name}: {short}: {p}"));
+            }
+        }
+    }
+    out
+}
+
+/// Which parts each run has, to tell a part one run's metric set does not collect from one
+/// that went missing.
+struct Presence {
+    /// The comparability check found the runs' metric sets different.
+    metric_sets_differ: bool,
+    /// The parts some kernel of each run has.
+    in_run: [HashSet<Part>; 2],
+}
+
+/// A group of missing parts: which run has them, which lacks them, and why that is wrong.
+type MissingKey = (&'static str, &'static str, &'static str);
+
+impl Presence {
+    fn of(before: &Artifact, after: &Artifact, vectors: &[Vec<Option<KernelWork>>; 2]) -> Self {
+        Presence {
+            metric_sets_differ: super::comparable::check(before, after)
+                .mismatches
+                .iter()
+                .any(|m| m.what == "metric_set"),
+            in_run: [0, 1].map(|run| {
+                vectors[run]
+                    .iter()
+                    .flatten()
+                    .flat_map(|w| parts(&w.total).into_iter().map(|(p, _)| p))
+                    .collect()
+            }),
+        }
+    }
+
+    /// Why the gate cannot judge kernel `k` (whose before vector is `vb`) for the parts one
+    /// run has and the other lacks, one line per side. A part is left out (not compared)
+    /// only where the runs were collected with other metrics and the run lacks it in every
+    /// kernel (a `--set full` export against a profile's work counters); otherwise the
+    /// counter went missing (dropped as out of range, removed, edited).
+    fn missing(&self, k: &KernelWorkDiff, vb: &KernelWork) -> Vec<String> {
+        let mut groups: Vec<(MissingKey, Vec<String>)> = Vec::new();
+        for part in k.not_compared.iter().filter_map(|key| Part::from_key(key)) {
+            let (has, lacking, lacks) = if value(&vb.total, part).is_some() {
+                ("before", "after", 1)
+            } else {
+                ("after", "before", 0)
+            };
+            let why = if !self.metric_sets_differ {
+                "collected with the same metrics"
+            } else if self.in_run[lacks].contains(&part) {
+                "where other kernels have it"
+            } else {
+                continue;
+            };
+            let key = (has, lacking, why);
+            match groups.iter_mut().find(|(w, _)| *w == key) {
+                Some((_, labels)) => labels.push(part.label()),
+                None => groups.push((key, vec![part.label()])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|((has, lacking, why), labels)| {
+                format!(
+                    "{}: {} in the {has} run but missing in the {lacking} run, {why}",
+                    k.after.short_name,
+                    labels.join(", ")
+                )
+            })
+            .collect()
     }
 }
 
@@ -775,10 +945,41 @@ mod tests {
                 r#"{"work_tolerance": 1, "sigmas": -3, "components": {}}"#,
                 "sigmas -3 is not possible",
             ),
+            // Issue 48: figures no measured tolerance can be, and a part given twice.
+            (
+                r#"{"work_tolerance": 1, "sigmas": 1e308, "components": {}}"#,
+                "sigmas 1e308 is not possible: from 0 to 6",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": 1e6, "runs": 3}}}"#,
+                "l2_sectors.cv_pct 1000000 is not possible",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": 34, "runs": 3}}}"#,
+                "l2_sectors: sigmas x cv_pct 102 is not possible: at most 100 %",
+            ),
+            (
+                r#"{"work_tolerance": 1, "components": {"l2_sectors": {"cv_pct": 1, "runs": 3, "floor": 1e308}}}"#,
+                "l2_sectors.floor 1e308 is not possible",
+            ),
+            (
+                "{\"work_tolerance\": 1, \"components\": {\"l2_sectors\": {\"cv_pct\": 1, \"runs\": 3},\n \"l2_sectors\": {\"cv_pct\": 9, \"runs\": 3}}}",
+                "line 2, column 13: component \"l2_sectors\" is given twice",
+            ),
+            (
+                r#"{"work_tolerance": 1, "sigmas": 3, "sigmas": 6, "components": {}}"#,
+                "duplicate field `sigmas`",
+            ),
         ] {
             let err = WorkTolerance::from_json(text).expect_err(text).to_string();
             assert!(err.contains(want), "{text}: {err}");
         }
+        // At the bounds a file still reads.
+        let edge = WorkTolerance::from_json(
+            r#"{"work_tolerance": 1, "sigmas": 6, "components": {"l2_sectors":
+                {"cv_pct": 16.5, "runs": 2, "floor": 1e7}}}"#,
+        );
+        assert!(edge.is_ok(), "{edge:?}");
         assert_eq!(
             part_keys().len(),
             WorkComponent::ALL.len() + Work::ALL.len()

@@ -216,6 +216,14 @@ impl Metrics {
         self.values.get(i).filter(|v| v.is_finite())
     }
 
+    /// The number of the metric named `name` followed by `suffix`
+    /// ([`MetricColumns::position_suffixed`]: no allocation); `None` when absent or not a
+    /// number.
+    pub fn number_suffixed(&self, name: &str, suffix: &str) -> Option<f64> {
+        let i = self.columns.position_suffixed(name, suffix)?;
+        self.values.get(i).filter(|v| v.is_finite())
+    }
+
     /// The number in column `i`; `None` when out of range or not a number.
     pub fn number_at(&self, i: usize) -> Option<f64> {
         self.values.get(i).filter(|v| v.is_finite())
