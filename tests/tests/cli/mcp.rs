@@ -541,6 +541,9 @@ fn profile_plan_runs_the_program_named_at_start(root: &Path, no_ncu: &Path) {
         text.contains("capture profile --plan-only exited with 5"),
         "{text}"
     );
+    mcp.finish();
+}
+
 #[test]
 fn every_tool_reads_a_ncu_repz_as_its_ncu_rep() {
     let root = tempfile::tempdir().expect("tempdir");
