@@ -25,7 +25,8 @@ pub enum TraceSource {
 }
 
 /// The whole trace.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+#[cfg_attr(feature = "trace", derive(Deserialize))]
 pub struct Trace {
     /// Where the records came from.
     pub source: Option<TraceSource>,
@@ -54,6 +55,23 @@ pub struct Trace {
     /// stats --report cuda_gpu_mem_time_sum` CSV): the figures as the report gave them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copy_summaries: Vec<CopySummary>,
+    /// True where a reader built without the `trace` feature (the viewer) met a trace and
+    /// skipped it: the artifact holds one this reading left out. Never written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub unread: bool,
+}
+
+/// Without the `trace` feature a trace is skipped, not read ([`Trace::unread`]).
+#[cfg(not(feature = "trace"))]
+impl<'de> Deserialize<'de> for Trace {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        Ok(Trace {
+            unread: true,
+            ..Trace::default()
+        })
+    }
 }
 
 /// One process of the trace.

@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn each_kind_is_told_by_its_first_bytes_with_or_without_a_byte_order_mark() {
-        let cases: [(&[u8], FileKind); 23] = [
+        let cases: [(&[u8], FileKind); 24] = [
             (b"", FileKind::Empty),
             (b" \r\n\t", FileKind::Empty),
             (b"\xEF\xBB\xBF", FileKind::Empty),
