@@ -57,7 +57,7 @@ pub fn kernel_summary(trace: &Trace) -> Vec<KernelLine> {
     let mut lines: Vec<KernelLine> = by_name
         .into_iter()
         .map(|(name, mut d)| {
-            d.sort_by(f64::total_cmp);
+            crate::order::sort_floats(&mut d);
             let n = d.len();
             let total: f64 = d.iter().sum();
             let avg = total / n as f64;
@@ -97,7 +97,7 @@ fn share(part: f64, all: f64) -> f64 {
 }
 
 fn sort_lines(lines: &mut [KernelLine]) {
-    lines.sort_by(|a, b| {
+    crate::order::sort_by(lines, |a, b| {
         b.total_ns
             .total_cmp(&a.total_ns)
             .then_with(|| a.name.cmp(&b.name))
@@ -164,7 +164,9 @@ pub fn copy_summary(trace: &Trace) -> Vec<CopyLine> {
             })
             .collect()
     };
-    lines.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.kind.cmp(&b.kind)));
+    crate::order::sort_by(&mut lines, |a, b| {
+        b.total_ns.cmp(&a.total_ns).then(a.kind.cmp(&b.kind))
+    });
     lines
 }
 
@@ -199,7 +201,7 @@ struct Segments {
 
 impl Segments {
     fn of(mut intervals: Vec<(u64, u64)>) -> Segments {
-        intervals.sort_unstable();
+        crate::order::sort(&mut intervals);
         let mut spans: Vec<(u64, u64)> = Vec::new();
         for (s, e) in intervals {
             match spans.last_mut() {
@@ -250,7 +252,7 @@ fn concurrent(intervals: &[(u64, u64)]) -> Vec<(u64, u64)> {
         }
     }
     // Ends before starts at one instant: back-to-back kernels do not overlap.
-    edges.sort_unstable();
+    crate::order::sort(&mut edges);
     let mut out = Vec::new();
     let mut depth = 0;
     let mut since = 0;
@@ -354,7 +356,9 @@ impl Activity {
         if at < hi {
             gaps.push((at, hi));
         }
-        gaps.sort_by(|a, b| (b.1 - b.0).cmp(&(a.1 - a.0)).then(a.0.cmp(&b.0)));
+        crate::order::sort_by(&mut gaps, |a, b| {
+            (b.1 - b.0).cmp(&(a.1 - a.0)).then(a.0.cmp(&b.0))
+        });
         gaps.truncate(5);
         Timeline {
             span_ns: span,
@@ -452,7 +456,7 @@ pub fn range_summary(trace: &Trace, activity: &Activity) -> Vec<RangeLine> {
         s.concurrent_ns += t.concurrent_ns;
         s.copy_ns += t.copy_ns;
         s.gaps.extend(t.gaps);
-        s.gaps.sort_by_key(|g| std::cmp::Reverse(g.length_ns));
+        crate::order::sort_by_key(&mut s.gaps, |g| std::cmp::Reverse(g.length_ns));
         s.gaps.truncate(5);
     }
     // Each kernel counts toward every range on its path, once.
@@ -472,7 +476,9 @@ pub fn range_summary(trace: &Trace, activity: &Activity) -> Vec<RangeLine> {
         }
     }
     let mut out: Vec<RangeLine> = lines.into_values().collect();
-    out.sort_by(|a, b| b.wall_ns.cmp(&a.wall_ns).then_with(|| a.path.cmp(&b.path)));
+    crate::order::sort_by(&mut out, |a, b| {
+        b.wall_ns.cmp(&a.wall_ns).then_with(|| a.path.cmp(&b.path))
+    });
     out
 }
 
@@ -503,7 +509,7 @@ impl TraceReport {
             .map(|k| k.device)
             .chain(trace.copies.iter().map(|c| c.device))
             .collect();
-        devices.sort_unstable();
+        crate::order::sort(&mut devices);
         devices.dedup();
         let timelines = devices
             .iter()

@@ -106,7 +106,9 @@ pub fn trace_diff(before: &Trace, after: &Trace, gate_pct: Option<f64>) -> Trace
         }
     }
     let mut kernels: Vec<KernelChange> = kernels.into_values().collect();
-    kernels.sort_by(|a, b| b.total_ns_after.total_cmp(&a.total_ns_after));
+    crate::order::sort_by(&mut kernels, |a, b| {
+        b.total_ns_after.total_cmp(&a.total_ns_after)
+    });
     let copies: Vec<CopyChange> = copies.into_values().collect();
     let mut failures = Vec::new();
     if let Some(pct) = gate_pct {

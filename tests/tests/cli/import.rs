@@ -218,7 +218,7 @@ fn a_report_imported_with_its_source_page_keeps_each_kernels_sass_in_the_artifac
     // One launch per kernel is kept, each with text.
     let a: Value =
         serde_json::from_str(&std::fs::read_to_string(&art).expect("read")).expect("json");
-    assert_eq!(a["schema"], 6);
+    assert_eq!(a["schema"], 7);
     let sources = a["sources"].as_array().expect("sources");
     let kernels = a["kernels"].as_array().expect("kernels");
     assert_eq!(sources.len(), kernels.len());

@@ -16,9 +16,15 @@ fn json(rel: &str) -> serde_json::Value {
     serde_json::from_str(&text).expect("json")
 }
 
+/// A gzipped fixture un-gzipped into `dir` (capture reads artifacts as JSON text).
+fn plain(dir: &std::path::Path, rel: &str) -> std::path::PathBuf {
+    gunzip_fixture(dir, rel)
+}
+
 /// `capture table --format json` of a fixture.
 fn report(rel: &str) -> serde_json::Value {
-    let o = capture(&["table", "--format", "json", s(&fixture(rel))]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = capture(&["table", "--format", "json", s(&plain(dir.path(), rel))]);
     assert!(o.status.success(), "{}", stderr(&o));
     serde_json::from_str(&stdout(&o)).expect("json")
 }
@@ -47,7 +53,12 @@ fn the_seed_example_reads_as_nsys_kernel_summary() {
     let kernels = r["kernels"].as_array().expect("kernels");
     let got: Vec<(&str, u64)> = kernels
         .iter()
-        .map(|k| (k["name"].as_str().expect("name"), k["instances"].as_u64().expect("n")))
+        .map(|k| {
+            (
+                k["name"].as_str().expect("name"),
+                k["instances"].as_u64().expect("n"),
+            )
+        })
         .collect();
     assert_eq!(got, [("fused", 2), ("add", 1), ("scale", 1)]);
     let truth = per_name(&json("trace-h100/seed.json.gz")["trace"]);
@@ -101,27 +112,18 @@ fn kept_records_read_back_into_the_trace_the_run_wrote() {
 /// work gate fails on it (exit 12) and passes two runs of the same code.
 #[test]
 fn a_planted_copy_fails_the_work_gate_and_the_same_code_passes() {
-    let base = fixture("trace-h100/planted_base.json.gz");
-    let o = capture(&[
-        "diff",
-        "--gate-work",
-        "1",
-        s(&base),
-        s(&fixture("trace-h100/planted_copy.json.gz")),
-    ]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = plain(dir.path(), "trace-h100/planted_base.json.gz");
+    let copy = plain(dir.path(), "trace-h100/planted_copy.json.gz");
+    let base2 = plain(dir.path(), "trace-h100/planted_base2.json.gz");
+    let o = capture(&["diff", "--gate-work", "1", s(&base), s(&copy)]);
     assert_eq!(o.status.code(), Some(12), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("a copy appeared: [CUDA memcpy Device-to-Device] 0 -> 2"),
         "{}",
         stderr(&o)
     );
-    let o = capture(&[
-        "diff",
-        "--gate-work",
-        "1",
-        s(&base),
-        s(&fixture("trace-h100/planted_base2.json.gz")),
-    ]);
+    let o = capture(&["diff", "--gate-work", "1", s(&base), s(&base2)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
