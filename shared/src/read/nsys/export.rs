@@ -488,7 +488,9 @@ mod tests {
         assert_eq!(trace.source, Some(TraceSource::NsysSqlite));
         let pids: Vec<u32> = trace.processes.iter().map(|p| p.pid).collect();
         assert_eq!(pids, [10, 20]);
-        let seen: Vec<(&str, u32, Option<u32>, Option<u64>, Option<u32>)> = trace
+        // (name, pid, thread, launch time, range) of each kernel.
+        type Seen<'a> = (&'a str, u32, Option<u32>, Option<u64>, Option<u32>);
+        let seen: Vec<Seen<'_>> = trace
             .kernels
             .iter()
             .map(|k| (trace.kernel_name(k), k.pid, k.thread, k.launch_ns, k.range))
