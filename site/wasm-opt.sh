@@ -42,7 +42,7 @@ fi
 # --zero-filled-memory: the module defines its memory, which starts zeroed.
 # --low-memory-unused: no address the module computes wraps round to the first KiB (Rust
 # never computes one past 4 GiB), so wasm-opt may fold constant offsets into loads and stores.
-"$wasm_opt" -Oz --zero-filled-memory --low-memory-unused \
+"$wasm_opt" -Oz --converge --zero-filled-memory --low-memory-unused \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$@" "$in" -o "$out"
