@@ -13,7 +13,7 @@
 use std::io::{self, BufRead, BufReader, Chain, Cursor, Read};
 
 use crate::error::NcuError;
-use crate::read::kind::BOM;
+use crate::read::bom::BOM;
 
 use super::{Page, Warning};
 

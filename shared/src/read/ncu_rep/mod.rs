@@ -42,6 +42,7 @@ pub mod rules;
 pub mod source;
 mod strings;
 pub mod units;
+mod walk;
 pub mod wire;
 
 #[cfg(test)]
