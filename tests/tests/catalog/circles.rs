@@ -359,78 +359,24 @@ fn crate_circles(name: &str, src: &str) -> Vec<(Vec<String>, String)> {
 }
 
 /// Circles known and not yet opened, each a crate and its modules exactly as the test
-/// names them: all are a folder's `mod.rs` that imports its children (`pub use`, calls)
-/// while they import names it defines (`super::Name`). The list only shrinks: a circle not
-/// on it fails the test, and so does an entry that no longer matches one (opened, or
-/// grown: write it anew). Open one by moving what the children take from `mod.rs` into a
-/// file of the folder that they and `mod.rs` import.
-const CIRCLES_LEFT: [(&str, &[&str]); 5] = [
-    (
-        "shared",
-        &[
-            "chart",
-            "chart::draw",
-            "chart::draw::memory",
-            "chart::draw::roofline",
-            "chart::draw::stalls",
-        ],
-    ),
-    (
-        "shared",
-        &[
-            "model::artifact",
-            "model::artifact::read",
-            "model::artifact::schema",
-            "model::artifact::storage",
-            "model::artifact::storage::columns",
-            "model::artifact::storage::metrics",
-            "model::artifact::storage::sites",
-            "model::artifact::storage::values",
-            "model::artifact::write",
-        ],
-    ),
-    (
-        "shared",
-        &[
-            "read::ncu",
-            "read::ncu::combine",
-            "read::ncu::details",
-            "read::ncu::gui",
-            "read::ncu::ident",
-            "read::ncu::lines",
-            "read::ncu::raw",
-            "read::ncu::records",
-            "read::ncu::rows",
-        ],
-    ),
-    (
-        "shared",
-        &[
-            "read::ncu_rep",
-            "read::ncu_rep::container",
-            "read::ncu_rep::export",
-            "read::ncu_rep::layout",
-            "read::ncu_rep::source",
-        ],
-    ),
-    (
-        "capture",
-        &[
-            "gpu::suite",
-            "gpu::suite::ceilings",
-            "gpu::suite::fusion",
-            "gpu::suite::matmul",
-            "gpu::suite::polynomial",
-            "gpu::suite::precision",
-            "gpu::suite::reduction",
-            "gpu::suite::sizes",
-            "gpu::suite::stencil",
-            "gpu::suite::tensor",
-            "gpu::suite::transpose",
-            "gpu::suite::vector_add",
-        ],
-    ),
-];
+/// names them. The list only shrinks: a circle not on it fails the test, and so does an
+/// entry that no longer matches one (opened, or grown: write it anew).
+///
+/// The one left: `schema.rs`, the format's one definition, holds launches' metrics as
+/// `storage`'s `Metrics` and `List`, and `storage` stores `schema`'s `MetricKey`,
+/// `MetricValue` and `LaunchSite`. Opening it moves the metric types (or the storage)
+/// out of the file that defines the format, which is the format's call, not this test's.
+const CIRCLES_LEFT: [(&str, &[&str]); 1] = [(
+    "shared",
+    &[
+        "model::artifact::schema",
+        "model::artifact::storage",
+        "model::artifact::storage::columns",
+        "model::artifact::storage::metrics",
+        "model::artifact::storage::sites",
+        "model::artifact::storage::values",
+    ],
+)];
 
 #[test]
 fn no_two_modules_of_a_crate_import_each_other_in_a_circle() {

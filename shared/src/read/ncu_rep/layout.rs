@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use crate::error::ReportError;
 
+use super::report::{Device, Entry, KernelNames, Process, ProfileResult, ResultValue, Session};
 use super::strings::StringTable;
 use super::walk::{walk, walk_message};
 use super::wire::{Field, WireValue};
-use super::{Device, Entry, KernelNames, Process, ProfileResult, ResultValue, Session};
 
 /// The file versions this reader was written against, for error messages.
 pub const KNOWN_VERSIONS: &str = "7, written by Nsight Compute 2025.3.1";
