@@ -344,3 +344,8 @@ pub enum ZstdError {
     #[error("read error: {0}")]
     Io(String),
 }
+
+/// A drawing failed (the backend refused an operation).
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("chart drawing failed: {0}")]
+pub struct ChartError(pub String);

@@ -161,9 +161,7 @@ fn read_artifact_text(path: &Path) -> Result<String> {
             // Text that no JSON value starts with (an export's `==PROF==` line, a source
             // page's `Kernel Name`) is refused here, not read to the end first; what
             // could be JSON (`null`, `[`, a quote) is left to the JSON reader's message.
-            let text = bytes
-                .strip_prefix(shared::read::kind::BOM)
-                .unwrap_or(&bytes);
+            let text = bytes.strip_prefix(shared::read::bom::BOM).unwrap_or(&bytes);
             let first = text.iter().position(|b| !b.is_ascii_whitespace());
             if let Some((at, &b)) = first.and_then(|at| text.get(at).map(|b| (at, b))) {
                 if !matches!(b, b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') {
@@ -213,7 +211,7 @@ fn read_artifact_text(path: &Path) -> Result<String> {
 /// Text that could start JSON was read whole before the JSON reader refused it: `yes '{'`
 /// took 4.2 GB (issue 48); now it is refused at its third byte.
 fn broken_json(head: &[u8]) -> Option<(usize, String)> {
-    let text = head.strip_prefix(shared::read::kind::BOM).unwrap_or(head);
+    let text = head.strip_prefix(shared::read::bom::BOM).unwrap_or(head);
     let e = serde_json::from_slice::<serde::de::IgnoredAny>(text).err()?;
     if !e.is_syntax() {
         return None;

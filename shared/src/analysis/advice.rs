@@ -16,7 +16,7 @@
 //! program held out from the rule's making). The figures are its FP32 rate and the
 //! device's theoretical dense TF32 tensor peak.
 
-use crate::analysis::table::{TableCeilings, TableRow};
+use crate::analysis::table_row::{TableCeilings, TableRow};
 use crate::model::work_kind::Work;
 
 /// The least share of the kernel time a kernel holds to be advised (1 %).

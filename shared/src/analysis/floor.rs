@@ -7,7 +7,7 @@
 //! under the floor is a wrong time (a timer, an edit, a sample from another run), never a
 //! fast kernel. Leaderboards have been fooled by times no hardware could reach.
 
-use crate::analysis::table::{TableCeilings, TableRow};
+use crate::analysis::table_row::{TableCeilings, TableRow};
 
 /// How far under the floor a time may be before it is flagged: the theoretical peaks are
 /// printed to whole GB/s and GFLOP/s and ncu's durations to the nanosecond.

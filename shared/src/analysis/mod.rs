@@ -4,7 +4,7 @@
 //! latency-bound (`latency`), every figure of one kernel (`figures`), ncu's rule findings of
 //! a kernel ranked (`findings`), import and merge into artifacts (`merge`), sampled profiles
 //! planned and scaled (`sampling`), several artifacts read together (`multi`), the bytes
-//! table (`table`), launches by NVTX range (`ranges`), the work vector (`work_vector`), run
+//! table (`table`, its types in `table_row`), launches by NVTX range (`ranges`), the work vector (`work_vector`), run
 //! against run (`diff`), each kernel explained for people and agents (`explain`), and the
 //! advice a verdict does not give (`advice`).
 //!
@@ -29,6 +29,7 @@ pub mod ncu_verdict;
 pub mod ranges;
 pub mod sampling;
 pub mod table;
+pub mod table_row;
 pub mod trace;
 pub mod trace_diff;
 pub mod work;

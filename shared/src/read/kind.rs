@@ -4,11 +4,9 @@
 //! something else by the other. A UTF-8 byte order mark and leading white space are skipped
 //! before a text's first character is looked at.
 
+use super::bom::BOM;
 use super::nsys::stats::starts_like_stats;
 use super::{ncu_rep, zstd};
-
-/// The UTF-8 byte order mark some editors write at the start of a text file.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The two bytes a gzip stream starts with (RFC 1952).
 const GZIP_MAGIC: &[u8] = b"\x1f\x8b";

@@ -4,7 +4,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::lex::{is_ident, lex, Lexed};
+use crate::lex::{is_ident, lex, use_tree, Lexed};
 use crate::{read, root, rust_files, shown};
 
 /// The first word in `text` that looks like an ncu counter name: letters or digits, a
@@ -29,7 +29,7 @@ fn counter_like(text: &str) -> Option<&str> {
 
 /// Byte ranges of the `#[cfg(test)]` items of a lexed file (a test module's braces, or an
 /// item up to its `;`).
-fn test_ranges(code: &str) -> Vec<Range<usize>> {
+pub(crate) fn test_ranges(code: &str) -> Vec<Range<usize>> {
     let b = code.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
@@ -63,7 +63,7 @@ fn test_ranges(code: &str) -> Vec<Range<usize>> {
 }
 
 /// The files of the modules that `path` declares as `#[cfg(test)] mod name;`.
-fn test_module_files(path: &Path, code: &str) -> Vec<PathBuf> {
+pub(crate) fn test_module_files(path: &Path, code: &str) -> Vec<PathBuf> {
     let dir = path.parent().unwrap_or(path);
     let stem = path
         .file_stem()
@@ -134,47 +134,6 @@ fn counter_literals(files: &[PathBuf], skip_tests: bool) -> Vec<String> {
 /// `fs::File`; `{fs, time::{Duration, Instant}}` gives `fs`, `time::Duration`,
 /// `time::Instant`. `code` has no comments or literals; whitespace is ignored.
 fn std_paths(code: &str) -> Vec<String> {
-    fn tree(s: &[u8], i: &mut usize, prefix: &str, out: &mut Vec<String>) {
-        let skip_ws = |i: &mut usize| {
-            while *i < s.len() && s[*i].is_ascii_whitespace() {
-                *i += 1;
-            }
-        };
-        skip_ws(i);
-        if s.get(*i) == Some(&b'{') {
-            *i += 1;
-            loop {
-                skip_ws(i);
-                match s.get(*i) {
-                    Some(b'}') | None => {
-                        *i += 1;
-                        return;
-                    }
-                    Some(b',') => *i += 1,
-                    _ => tree(s, i, prefix, out),
-                }
-            }
-        }
-        let start = *i;
-        while *i < s.len() && is_ident(s[*i]) {
-            *i += 1;
-        }
-        let ident = String::from_utf8_lossy(&s[start..*i]).into_owned();
-        if ident.is_empty() {
-            // `*` or something unexpected: name the prefix itself.
-            *i += 1;
-            out.push(prefix.trim_end_matches("::").to_string());
-            return;
-        }
-        let path = format!("{prefix}{ident}");
-        skip_ws(i);
-        if s[*i..].starts_with(b"::") {
-            *i += 2;
-            tree(s, i, &format!("{path}::"), out);
-        } else {
-            out.push(path);
-        }
-    }
     let s = code.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
@@ -188,7 +147,7 @@ fn std_paths(code: &str) -> Vec<String> {
         }
         if before_ok && s[i..].starts_with(b"::") {
             i += 2;
-            tree(s, &mut i, "", &mut out);
+            use_tree(s, &mut i, "", &mut out);
         }
     }
     out

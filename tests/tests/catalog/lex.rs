@@ -168,6 +168,60 @@ fn raw_open(rest: &[u8]) -> Option<(usize, usize)> {
     (rest.get(prefix + hashes) == Some(&b'"')).then_some((prefix + hashes + 1, hashes))
 }
 
+/// Reads one path of a `use` tree (or any path) at `s[*i..]`, after a `root::` the caller has
+/// read, into `out` with `prefix` before each: `a::B` gives `a::B`; `{a, b::{self, C}}`
+/// gives `a`, `b::self`, `b::C`; `*` or `::<` ends a path at its prefix; `B as C` gives `B`.
+/// Whitespace is ignored; `s` has no comments or literals.
+pub(crate) fn use_tree(s: &[u8], i: &mut usize, prefix: &str, out: &mut Vec<String>) {
+    let skip_ws = |i: &mut usize| {
+        while *i < s.len() && s[*i].is_ascii_whitespace() {
+            *i += 1;
+        }
+    };
+    skip_ws(i);
+    if s.get(*i) == Some(&b'{') {
+        *i += 1;
+        loop {
+            skip_ws(i);
+            match s.get(*i) {
+                Some(b'}') | None => {
+                    *i += 1;
+                    return;
+                }
+                Some(b',') => *i += 1,
+                _ => use_tree(s, i, prefix, out),
+            }
+        }
+    }
+    let start = *i;
+    while *i < s.len() && is_ident(s[*i]) {
+        *i += 1;
+    }
+    let ident = String::from_utf8_lossy(&s[start..*i]).into_owned();
+    if ident.is_empty() {
+        // `*` or something unexpected: name the prefix itself.
+        *i += 1;
+        out.push(prefix.trim_end_matches("::").to_string());
+        return;
+    }
+    let path = format!("{prefix}{ident}");
+    skip_ws(i);
+    if s[*i..].starts_with(b"::") {
+        *i += 2;
+        use_tree(s, i, &format!("{path}::"), out);
+        return;
+    }
+    out.push(path);
+    // `B as C`: the new name is no path.
+    if s[*i..].starts_with(b"as") && s.get(*i + 2).is_some_and(|b| !is_ident(*b)) {
+        *i += 2;
+        skip_ws(i);
+        while *i < s.len() && is_ident(s[*i]) {
+            *i += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@
     reason = "an integration test reports a failure by panicking; clippy.toml's allow-*-in-tests covers only #[test] functions, not their helpers"
 )]
 
+mod circles;
 mod docs;
 mod invariants;
 mod lex;

@@ -19,7 +19,8 @@ use std::io::Read;
 
 use shared::error::ExportError;
 use shared::model::artifact::{Artifact, Origin, Provenance};
-use shared::read::kind::{kind_of, refused_inside, FileKind, BOM};
+use shared::read::bom::BOM;
+use shared::read::kind::{kind_of, refused_inside, FileKind};
 use shared::read::ncu::{self, Export};
 use shared::read::source::{self, LaunchSource};
 use shared::read::zstd;

@@ -2,12 +2,11 @@
 //! and FP32 FMA chains. Their figures become the artifact's measured ceilings; the clock kernel
 //! beside the FMA chains is launched by `gpu::ceilings`, outside the suite.
 
-use shared::model::artifact::{Check, Precision};
+use shared::model::artifact::{Check, LaunchShape, Precision};
 
-use super::{
-    asked, grid1, idx, input, output, Arg, CeilingKind, Family, KernelDef, LaunchShape, Plan, Role,
-    Sizes, BLOCK,
-};
+use super::kernel::{CeilingKind, Family, KernelDef, Role};
+use super::plan::{asked, grid1, idx, input, output, Arg, Plan, BLOCK};
+use super::sizes::Sizes;
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
 

@@ -14,12 +14,9 @@
 //! family plus its CUDA function; adding a family is a module plus one line in [`FAMILIES`].
 //! [`SUITE`] and [`SOURCES`] are built from the families at compile time.
 
-use shared::model::artifact::{Check, LaunchShape};
-
-use crate::gpu::data::Outputs;
-
 pub mod ceilings;
 pub mod fusion;
+pub mod kernel;
 pub mod matmul;
 pub mod plan;
 pub mod polynomial;
@@ -34,21 +31,9 @@ pub mod transpose;
 pub mod vector_add;
 
 pub use ceilings::{CLOCK_CYCLES, FMA_C, FMA_M};
-use plan::{asked, grid1, grid2, idx, input, output};
-pub use plan::{Arg, BufferSpec, Elem, Fill, Plan, BLOCK};
+pub use kernel::{CeilingKind, Family, KernelDef, Role};
+pub use plan::{Arg, BufferSpec, Elem, Fill, Plan};
 pub use sizes::{DeviceFacts, Sizes};
-use tensor::TENSOR_DIM;
-
-/// One source file under `kernels/` and the suite kernels defined in it.
-#[derive(Clone, Copy, Debug)]
-pub struct Family {
-    /// File name under `kernels/`.
-    pub file: &'static str,
-    /// Its text, embedded at build time.
-    pub source: &'static str,
-    /// Its kernels, in run order.
-    pub kernels: &'static [KernelDef],
-}
 
 /// The kernel families in run order: ceilings first, then the teaching kernels.
 pub const FAMILIES: &[Family] = &[
@@ -110,68 +95,6 @@ pub const SOURCES: &[(&str, &str)] = &SOURCE_LIST;
 /// The whole suite in run order: the families' kernels, ceilings first.
 pub const SUITE: &[KernelDef] = &KERNELS;
 
-/// The role a kernel plays in a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// Measures a ceiling; its figure goes into the artifact's measured ceilings.
-    Ceiling(CeilingKind),
-    /// A teaching kernel placed on the roofline.
-    Suite,
-}
-
-/// Which ceiling a ceiling kernel measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CeilingKind {
-    /// DRAM copy (and, beside it, the driver's memcpy of the same buffers).
-    Copy,
-    /// DRAM read-only stream.
-    Read,
-    /// L2-resident copy.
-    L2Copy,
-    /// FP32 FMA (and, around it, the held SM clock).
-    Fma,
-}
-
-impl CeilingKind {
-    /// The name of its measurement in the artifact's `ceilings.measurements`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CeilingKind::Copy => "copy",
-            CeilingKind::Read => "read",
-            CeilingKind::L2Copy => "l2_copy",
-            CeilingKind::Fma => "fma",
-        }
-    }
-}
-
-/// A CPU reference check: compares the downloaded outputs with the reference.
-pub type CheckFn = fn(&Sizes, &Plan, &Outputs) -> Check;
-
-/// One kernel of the suite.
-#[derive(Clone, Copy, Debug)]
-pub struct KernelDef {
-    /// The CUDA function name (extern "C", so ncu reports it as is); also the id `--kernels`
-    /// takes.
-    pub function: &'static str,
-    /// Display name in the artifact and tables.
-    pub name: &'static str,
-    /// Source file under `kernels/`.
-    pub file: &'static str,
-    /// Ceiling or suite kernel.
-    pub role: Role,
-    /// Launch plan for given sizes.
-    pub plan: fn(&Sizes) -> Plan,
-    /// CPU reference check.
-    pub check: CheckFn,
-}
-
-impl KernelDef {
-    /// The source path as recorded in the artifact (`kernels/vector_add.cu`).
-    pub fn source_path(&self) -> String {
-        format!("kernels/{}", self.file)
-    }
-}
-
 /// The kernels named in `--kernels` (function names), in suite order; all when empty.
 /// Unknown names are an error listing the valid ones.
 pub fn select(names: &[String]) -> Result<Vec<&'static KernelDef>, String> {
@@ -204,6 +127,7 @@ pub fn ncu_kernel_regex(kernels: &[&KernelDef]) -> String {
 mod tests {
     use super::*;
     use crate::gpu::data::HostData;
+    use crate::gpu::data::Outputs;
     use testing::{def, sizes, small, H200, T4};
 
     /// The asked-for megabytes at fixed sizes (n = 2^24, 4096^2

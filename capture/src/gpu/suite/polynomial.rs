@@ -2,7 +2,9 @@
 
 use shared::model::artifact::{Check, Precision};
 
-use super::{asked, grid1, idx, input, output, Arg, Family, KernelDef, Plan, Role, Sizes, BLOCK};
+use super::kernel::{Family, KernelDef, Role};
+use super::plan::{asked, grid1, idx, input, output, Arg, Plan, BLOCK};
+use super::sizes::Sizes;
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::{hash_value, Outputs};
 

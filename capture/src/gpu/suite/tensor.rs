@@ -3,9 +3,9 @@
 
 use shared::model::artifact::{Check, Precision};
 
-use super::{
-    asked, grid2, output, Arg, BufferSpec, Elem, Family, Fill, KernelDef, Plan, Role, Sizes,
-};
+use super::kernel::{Family, KernelDef, Role};
+use super::plan::{asked, grid2, output, Arg, BufferSpec, Elem, Fill, Plan};
+use super::sizes::Sizes;
 use crate::gpu::checks::{self, Coverage};
 use crate::gpu::data::Outputs;
 use crate::gpu::tensor as reference;
@@ -27,9 +27,6 @@ pub(super) const FAMILY: Family = Family {
     }],
 };
 
-/// Side of the tensor-core matmul (`kernels/tensor.cu`): 2048^3, 17.2 GFLOP, 8 MiB per
-/// bf16 operand.
-pub const TENSOR_DIM: u32 = 2048;
 /// Block tile of the tensor-core matmul, rows and columns of C.
 pub const TENSOR_TILE: u32 = 64;
 
@@ -100,6 +97,7 @@ const TENSOR_TOLERANCE: reference::Tolerance = reference::Tolerance {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::suite::sizes::TENSOR_DIM;
     use crate::gpu::suite::testing::{pass_then_fail, sizes, small, H200};
 
     #[test]

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::noise::launch_band;
 use super::render::{
-    before_after, comparability_lines, markdown_form, signed_pct, text_form, total_line,
+    before_after, comparability_lines, markdown_form, signed_pct, text_form, total_line, DiffForms,
 };
 use super::{check, Comparability, TotalDiff, DIFF_JSON_VERSION};
 use crate::analysis::metrics;
@@ -403,6 +403,20 @@ impl RangeDiff {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
         s.push('\n');
         s
+    }
+}
+
+/// Its forms are its own (the impl stands here, beside the type, so `render.rs`, which
+/// this file calls, never names a range).
+impl DiffForms for RangeDiff {
+    fn text(&self) -> String {
+        self.to_text()
+    }
+    fn markdown(&self) -> String {
+        self.to_markdown()
+    }
+    fn json(&self) -> String {
+        self.to_json()
     }
 }
 

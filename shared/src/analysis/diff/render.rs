@@ -113,7 +113,7 @@ fn work_side_line(s: &WorkSide) -> String {
 }
 
 /// A comparison in the three forms `capture diff` prints, kernel by kernel ([`RunDiff`]) or
-/// range by range ([`super::ranges::RangeDiff`]).
+/// range by range ([`super::ranges::RangeDiff`], whose impl stands beside it).
 pub trait DiffForms {
     /// Aligned text for a terminal.
     fn text(&self) -> String;
@@ -140,7 +140,7 @@ macro_rules! diff_forms {
     )*};
 }
 
-diff_forms!(RunDiff, super::ranges::RangeDiff);
+diff_forms!(RunDiff);
 
 /// Aligned text: the lines above, a blank line, the table, a blank line, the lines under;
 /// control characters in the lines escaped (names are the program's), as the table escapes

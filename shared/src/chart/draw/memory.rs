@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::chart::memory::{memory_labels, MemoryChart};
-use crate::chart::ChartError;
+use crate::error::ChartError;
 
 /// Draws the memory chart onto `root`, sizes multiplied by `scale`.
 pub fn draw_memory<DB: DrawingBackend>(

@@ -4,6 +4,7 @@
 //! tests check it.
 
 pub mod memory;
+pub mod palette;
 pub mod roofline;
 pub mod stalls;
 pub mod surface;
@@ -11,42 +12,22 @@ pub mod surface;
 use plotters::prelude::*;
 
 pub use memory::draw_memory;
+pub use palette::{palette, palette_css};
 pub use roofline::{draw_highlight, draw_roofline};
 pub use stalls::draw_stalls;
 pub use surface::Surface;
 
 use super::hits::HitPoint;
-use super::{ChartError, MemoryChart, RooflineChart, StallChart};
+use crate::chart::memory::MemoryChart;
+use crate::chart::roofline::RooflineChart;
+use crate::chart::stalls::StallChart;
+use crate::error::ChartError;
 
 impl ChartError {
     /// Wraps a plotters drawing error.
     pub fn from_draw<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> Self {
         ChartError(e.to_string())
     }
-}
-
-/// Series colour `index` of a ten-colour palette that stays distinct for colour-blind
-/// readers (Okabe-Ito, extended).
-pub fn palette(index: usize) -> RGBColor {
-    const COLORS: [RGBColor; super::PALETTE_LEN] = [
-        RGBColor(0, 114, 178),
-        RGBColor(213, 94, 0),
-        RGBColor(0, 158, 115),
-        RGBColor(204, 121, 167),
-        RGBColor(230, 159, 0),
-        RGBColor(86, 180, 233),
-        RGBColor(120, 94, 240),
-        RGBColor(100, 100, 100),
-        RGBColor(170, 40, 40),
-        RGBColor(40, 110, 40),
-    ];
-    COLORS[index % COLORS.len()]
-}
-
-/// Colour `index` of [`palette`] as CSS (`rgb(0, 114, 178)`), for the page's keys.
-pub fn palette_css(index: usize) -> String {
-    let RGBColor(r, g, b) = palette(index);
-    format!("rgb({r}, {g}, {b})")
 }
 
 /// Draws the roofline to an SVG document of `width` x `height` pixels; also returns where

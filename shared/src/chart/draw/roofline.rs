@@ -13,13 +13,13 @@ use plotters::coord::Shift;
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 
-use super::palette;
+use super::palette::palette;
 use crate::chart::hits::{HitGrid, HitPoint};
 use crate::chart::place::{crosses, Box2, LabelBox, LabelOf, Placer};
 use crate::chart::roofline::{
     chart_label, valid, ChartPoint, KernelSeries, Level, Roof, RooflineChart,
 };
-use crate::chart::ChartError;
+use crate::error::ChartError;
 use crate::text::format::fmt_tick;
 
 /// What [`draw_roofline`] drew: where each point landed and every label's box.

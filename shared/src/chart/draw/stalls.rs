@@ -4,9 +4,9 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::palette;
+use super::palette::palette;
 use crate::chart::stalls::{layout, stall_rows, StallChart, MIN_SHARE};
-use crate::chart::ChartError;
+use crate::error::ChartError;
 use crate::text::names::elide_middle;
 
 /// Draws the stall chart onto `root`, sizes multiplied by `scale`.

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use super::{Export, Page, Warning};
+use super::export::{Export, Page, Warning};
 use crate::model::artifact::{LaunchCounters, MetricValue, NvtxRanges};
 
 /// Joins the launches of several exports of the same run, keeping first-seen order (see

@@ -13,9 +13,9 @@
 use std::io::{self, BufRead, BufReader, Chain, Cursor, Read};
 
 use crate::error::NcuError;
-use crate::read::kind::BOM;
+use crate::read::bom::BOM;
 
-use super::{Page, Warning};
+use super::export::{Page, Warning};
 
 /// How many leading bytes are checked for binary data.
 const SNIFF_BYTES: usize = 1024;

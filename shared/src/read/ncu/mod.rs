@@ -9,20 +9,21 @@
 //!
 //! Reading is two stages, which a caller may run on two threads: [`Rows`] (in `records`)
 //! reads the input and splits it into records, and [`read_rows`] turns records into
-//! launches; [`read_export`] runs both in turn. Inside: `lines` recognizes the input and
+//! launches; [`read_export`] runs both in turn. Inside: `export` holds what a read gives
+//! ([`Page`], [`Warning`], [`Export`]), `lines` recognizes the input and
 //! filters its lines, `records` splits them, `rows` runs the row loop, `raw`, `details` and
 //! `gui` read one page shape each, `ident` parses the launch identity
 //! columns, [`value`] and [`units`] turn cells into base-unit numbers, and [`sections`]
 //! lists the section names the details reader knows.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 use crate::error::NcuError;
 use crate::model::artifact::{Bases, LaunchCounters};
 
 mod combine;
 mod details;
+mod export;
 mod gui;
 mod ident;
 mod lines;
@@ -38,63 +39,12 @@ pub mod value;
 mod tests;
 
 pub use combine::{combine, combine_named};
+pub use export::{Export, Page, Warning};
 pub use ident::{parse_dim3, ID_COLUMNS, NVTX_COLUMNS};
 pub use lines::Header;
 pub use records::{Record, Row, RowStream, Rows};
 pub use sections::{is_known_section, KNOWN_SECTION_IDS, KNOWN_SECTION_NAMES};
 pub use units::{normalize_unit, UnitScale};
-
-/// Which page of an export was read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Page {
-    /// `--page raw`: one row per launch, one column per metric, a units row.
-    Raw,
-    /// `--page details`: one row per section metric, plus rule rows.
-    Details,
-    /// The GUI's two-column export of one result's raw page.
-    GuiRaw,
-}
-
-/// Something the reader skipped or doubted, with the 1-based line it concerns.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Warning {
-    /// 1-based line in the input, when the warning concerns one line.
-    pub line: Option<u64>,
-    /// What was skipped or doubted, and why.
-    pub message: String,
-}
-
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "line {line}: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl Warning {
-    /// The warning as one line that names `file` first (`FILE: line N: what`), the way
-    /// `capture import` prints it and the viewer lists it.
-    pub fn in_file(&self, file: &str) -> Warning {
-        Warning {
-            line: None,
-            message: format!("{file}: {self}"),
-        }
-    }
-}
-
-/// One export read into launches.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Export {
-    /// Which page the input was.
-    pub page: Page,
-    /// Launches in export order. Raw and GUI pages fill `metrics`; details pages fill
-    /// `sections` and `rules`.
-    pub launches: Vec<LaunchCounters>,
-    /// What was skipped, with line numbers.
-    pub warnings: Vec<Warning>,
-}
 
 /// What a streamed read ([`read_export_with`]) found besides the launches it handed on.
 #[derive(Clone, Debug, PartialEq)]
@@ -225,7 +175,7 @@ impl Launches {
         } else {
             // A raw row is a whole launch: most of its values are those of the last launch
             // of the same kernel and shape.
-            let kind = launch_kind(&launch);
+            let kind = raw::launch_kind(&launch);
             launch.metrics.share_values(kind, &mut self.bases);
         }
         self.launches.push(launch);
@@ -239,15 +189,6 @@ impl Launches {
             warnings: summary.warnings,
         }
     }
-}
-
-/// What makes launches alike, as a hash: the kernel and its launch shape. Launches of one
-/// kind repeat most of their values (a device's attributes, the shape, every counter the
-/// same from launch to launch), which the reader uses to store and read them once.
-pub(crate) fn launch_kind(launch: &LaunchCounters) -> u64 {
-    let mut kind = std::hash::DefaultHasher::new();
-    (&launch.function, launch.site.grid, launch.site.block).hash(&mut kind);
-    kind.finish()
 }
 
 /// Reads one export like [`read_export`], but hands each launch to `on_launch` as soon as it

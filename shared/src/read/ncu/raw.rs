@@ -8,13 +8,13 @@
 //! which matters with the 2,200 columns of a full-set export.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::error::NcuError;
 use crate::model::artifact::{LaunchCounters, MetricColumns, MetricKey, MetricValue, RowBuilder};
 
 use super::ident::{IdColumns, ID_COLUMNS, NVTX_COLUMNS};
-use super::launch_kind;
 use super::lines::Header;
 use super::records::Record;
 use super::rows::{PageReader, RowInfo, Warnings};
@@ -279,4 +279,13 @@ impl PageReader for Page {
     }
 
     fn end(&mut self, _emit: &mut dyn FnMut(LaunchCounters)) {}
+}
+
+/// What makes launches alike, as a hash: the kernel and its launch shape. Launches of one
+/// kind repeat most of their values (a device's attributes, the shape, every counter the
+/// same from launch to launch), which the reader uses to store and read them once.
+pub(crate) fn launch_kind(launch: &LaunchCounters) -> u64 {
+    let mut kind = std::hash::DefaultHasher::new();
+    (&launch.function, launch.site.grid, launch.site.block).hash(&mut kind);
+    kind.finish()
 }

@@ -21,8 +21,8 @@ use csv_core::{ReadRecordResult, ReaderBuilder};
 
 use crate::error::NcuError;
 
+use super::export::Warning;
 use super::lines::{Header, LineFilter};
-use super::Warning;
 
 /// How many bytes of a record's buffer at least follow each field's end.
 pub const TAIL_BYTES: usize = 8;

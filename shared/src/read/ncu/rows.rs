@@ -12,10 +12,10 @@ use std::collections::HashMap;
 use crate::error::NcuError;
 use crate::model::artifact::LaunchCounters;
 
+use super::export::Warning;
 use super::records::{Record, RowStream};
 use super::units::UnitScale;
 use super::value::{parse_number, Cell};
-use super::Warning;
 use crate::model::range::{OutOfRange, MAX_MAGNITUDE};
 
 /// Where a row is and how it ended.

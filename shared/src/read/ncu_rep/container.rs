@@ -24,8 +24,8 @@ use crate::read::ncu::Warning;
 
 use super::input::{Input, Take};
 use super::layout::{self, KNOWN_VERSION};
+use super::report::{Process, ProfileResult, Session, MAGIC};
 use super::strings::StringTables;
-use super::{Process, ProfileResult, Session, MAGIC};
 
 /// What a decode found besides the results it handed on.
 #[derive(Debug, Default)]

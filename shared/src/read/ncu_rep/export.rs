@@ -22,9 +22,9 @@ use crate::read::ncu::units::UnitScale;
 use crate::read::ncu::value::{classify, to_value, Cell};
 use crate::read::ncu::Warning;
 
+use super::report::{Entry, ProfileResult, ResultValue};
 use super::strings::StringTable;
 use super::units::UnitTable;
-use super::{ProfileResult, ResultValue};
 
 /// Name prefixes of the metric lists the CLI's raw page leaves out.
 const NOT_ON_RAW_PAGE: [&str; 2] = ["breakdown:", "group:"];
@@ -166,7 +166,7 @@ impl Converter {
     pub fn launch(&mut self, result: &ProfileResult) -> LaunchCounters {
         let info = self.info(&result.strings);
         let positions = self.order(&info, result);
-        let entries: Vec<&super::Entry> = positions
+        let entries: Vec<&Entry> = positions
             .iter()
             .filter_map(|&p| result.metrics.get(p as usize))
             .collect();

@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use crate::error::ReportError;
 
+use super::report::{Device, Entry, KernelNames, Process, ProfileResult, ResultValue, Session};
 use super::strings::StringTable;
-use super::wire::{Field, Fields, WireValue};
-use super::{Device, Entry, KernelNames, Process, ProfileResult, ResultValue, Session};
+use super::walk::{walk, walk_message};
+use super::wire::{Field, WireValue};
 
 /// The file versions this reader was written against, for error messages.
 pub const KNOWN_VERSIONS: &str = "7, written by Nsight Compute 2025.3.1";
@@ -103,23 +104,6 @@ mod value {
     pub const UINT64: u32 = 5;
 }
 
-/// Walks a message, turning wire errors into [`ReportError::Malformed`].
-fn walk<'a>(
-    data: &'a [u8],
-    offset: u64,
-    what: &'static str,
-    version: u64,
-) -> impl Iterator<Item = Result<Field<'a>, ReportError>> + 'a {
-    Fields::new(data, offset).map(move |f| {
-        f.map_err(|e| ReportError::Malformed {
-            offset: e.offset,
-            what,
-            problem: e.what.to_owned(),
-            version,
-        })
-    })
-}
-
 /// A [`ReportError::Layout`] at `offset`.
 pub fn layout_error(offset: u64, problem: impl Into<String>, version: u64) -> ReportError {
     ReportError::Layout {
@@ -194,20 +178,6 @@ pub fn block_header(
         )
     })?;
     Ok(header)
-}
-
-/// The fields of a nested message field (none if it is not length-prefixed).
-pub(super) fn walk_message<'a>(
-    field: &Field<'a>,
-    what: &'static str,
-    version: u64,
-) -> impl Iterator<Item = Result<Field<'a>, ReportError>> + 'a {
-    walk(
-        field.bytes().unwrap_or_default(),
-        field.value_offset,
-        what,
-        version,
-    )
 }
 
 fn read_process(field: &Field<'_>, version: u64) -> Result<Process, ReportError> {

@@ -19,7 +19,7 @@
 use crate::error::ReportError;
 use crate::model::artifact::{NvtxRange, NvtxRanges};
 
-use super::layout::walk_message;
+use super::walk::walk_message;
 use super::wire::Field;
 
 /// NVTX state fields.

@@ -17,7 +17,8 @@
 use crate::error::ReportError;
 use crate::model::artifact::{FocusMetric, RuleResult};
 
-use super::wire::{Field, Fields, WireValue};
+use super::walk::walk_message;
+use super::wire::{Field, WireValue};
 
 /// Rule result fields.
 mod rule {
@@ -78,21 +79,6 @@ fn speedup_kind(kind: u64) -> String {
     .to_owned()
 }
 
-fn walk<'a>(
-    field: &Field<'a>,
-    what: &'static str,
-    version: u64,
-) -> impl Iterator<Item = Result<Field<'a>, ReportError>> + 'a {
-    Fields::new(field.bytes().unwrap_or_default(), field.value_offset).map(move |f| {
-        f.map_err(|e| ReportError::Malformed {
-            offset: e.offset,
-            what,
-            problem: e.what.to_owned(),
-            version,
-        })
-    })
-}
-
 fn double(field: &Field<'_>) -> Option<f64> {
     match field.value {
         WireValue::Fixed64(bits) => Some(f64::from_bits(bits)).filter(|v| v.is_finite()),
@@ -114,13 +100,13 @@ pub fn read_rule(
     let mut identifier = String::new();
     let mut section = String::new();
     let first = out.len();
-    for f in walk(field, "rule result", version) {
+    for f in walk_message(field, "rule result", version) {
         let f = f?;
         match f.number {
             rule::IDENTIFIER => identifier = f.text().unwrap_or_default(),
             rule::SECTION => section = f.text().unwrap_or_default(),
             rule::BODY => {
-                for i in walk(&f, "rule body", version) {
+                for i in walk_message(&f, "rule body", version) {
                     let i = i?;
                     if i.number == ITEM {
                         if let Some(r) = read_item(&i, version)? {
@@ -146,7 +132,7 @@ fn read_item(field: &Field<'_>, version: u64) -> Result<Option<RuleResult>, Repo
     let mut focus_metrics = Vec::new();
     let mut speedup_pct = None;
     let mut speedup_type = None;
-    for f in walk(field, "rule finding", version) {
+    for f in walk_message(field, "rule finding", version) {
         let f = f?;
         match f.number {
             item::MESSAGE => {
@@ -160,7 +146,7 @@ fn read_item(field: &Field<'_>, version: u64) -> Result<Option<RuleResult>, Repo
                     speedup_pct: None,
                     focus_metrics: Vec::new(),
                 };
-                for m in walk(&f, "rule message", version) {
+                for m in walk_message(&f, "rule message", version) {
                     let m = m?;
                     match m.number {
                         message::TEXT => {
@@ -179,7 +165,7 @@ fn read_item(field: &Field<'_>, version: u64) -> Result<Option<RuleResult>, Repo
                     value: None,
                     advice: String::new(),
                 };
-                for m in walk(&f, "focus metric", version) {
+                for m in walk_message(&f, "focus metric", version) {
                     let m = m?;
                     match m.number {
                         focus::NAME => metric.name = m.text().unwrap_or_default(),
@@ -191,7 +177,7 @@ fn read_item(field: &Field<'_>, version: u64) -> Result<Option<RuleResult>, Repo
                 focus_metrics.push(metric);
             }
             item::SPEEDUP => {
-                for m in walk(&f, "estimated speedup", version) {
+                for m in walk_message(&f, "estimated speedup", version) {
                     let m = m?;
                     match m.number {
                         speedup::KIND => speedup_type = m.varint().map(speedup_kind),

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use crate::model::counters::{self, Counter};
 use crate::read::source::{Instruction, LaunchSource, Slot};
 
-use super::ProfileResult;
+use super::report::{ProfileResult, ResultValue};
 
 /// The catalog entry of a per-instruction metric named `name`, if it is one this reader
 /// keeps.
@@ -65,8 +65,8 @@ impl ProfileResult {
         let duration = self
             .metric(counters::GPU_TIME_DURATION.name)
             .and_then(|v| match v {
-                super::ResultValue::Double(d) => Some(*d),
-                super::ResultValue::Uint(u) => Some(*u as f64),
+                ResultValue::Double(d) => Some(*d),
+                ResultValue::Uint(u) => Some(*u as f64),
                 _ => None,
             });
         Some(LaunchSource {

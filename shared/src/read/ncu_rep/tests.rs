@@ -3,6 +3,8 @@
 //! blocks and processes, and every kind of bad input, which must be a typed error naming
 //! its byte offset or, for a cut report, its complete results with a warning.
 
+use std::sync::Arc;
+
 use super::*;
 use crate::model::artifact::MetricValue;
 

@@ -8,8 +8,8 @@ use plotters_canvas::CanvasBackend;
 use shared::chart::{self, Box2, Drawn, HitGrid, HitPoint, LabelBox, LabelOf, Surface};
 use web_sys::HtmlCanvasElement;
 
+use super::draw::{fit, use_canvas_draw};
 use super::exports::RooflineExports;
-use super::{fit, use_canvas_draw};
 use crate::browser;
 use crate::ctx::Ctx;
 use crate::state::roofline::RooflineModel;

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::model::artifact::LaunchSite;
+use crate::model::artifact::schema::LaunchSite;
 
 /// The sites a reader has made so far: a launch whose site equals an earlier one's gets
 /// that one's copy. The last site is checked first (launches come in runs of one site) and
