@@ -124,12 +124,6 @@ fn looks_like_json(bytes: &[u8]) -> bool {
     kind_of(bytes) == FileKind::Artifact
 }
 
-/// What the Overview says of an artifact that holds a trace (`capture trace`, an nsys
-/// import): the viewer reads the rest and leaves the trace out.
-pub const TRACE_NOT_SHOWN: &str = "This artifact holds a trace of a whole run (capture trace, \
-     or an Nsight Systems import): the viewer does not show traces yet. `capture table` prints \
-     its kernel summary, copies and GPU timeline.";
-
 /// Parses one artifact JSON file.
 pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
     let error = |message: String| LoadError {
@@ -144,12 +138,6 @@ pub fn load_artifact(file: &InputFile) -> Result<Run, LoadError> {
         ))
     })?;
     Artifact::from_json(text)
-        .map(|mut artifact| {
-            if artifact.trace.as_ref().is_some_and(|t| t.unread) {
-                artifact.warnings.insert(0, TRACE_NOT_SHOWN.to_owned());
-            }
-            artifact
-        })
         .map(|mut artifact| Run {
             name: file.name.clone(),
             srcs: Vec::new(),
