@@ -540,6 +540,31 @@ impl Block {
         let Some(columns) = self.columns.as_ref() else {
             return Ok(());
         };
+        // ncu writes a CUDA line's text with its quotes undoubled (`extern "C"`), so a line
+        // holding a quote and a comma splits into other cells than the header's (more of
+        // them, or as many but shifted): such a row, whose line number reads, is the CUDA
+        // line its next instructions are under, its text left out (where it ends cannot be
+        // told).
+        let cell_of = |wanted: fn(&Column) -> bool| {
+            columns
+                .iter()
+                .position(wanted)
+                .and_then(|i| record.get(i))
+                .map(str::trim)
+        };
+        let line = cell_of(|c| matches!(c, Column::Line)).and_then(|c| c.parse::<u32>().ok());
+        let address_reads = cell_of(|c| matches!(c, Column::Address))
+            .is_none_or(|a| a.starts_with("0x") || matches!(a, "-" | "..." | ""));
+        if let Some(line) = line {
+            if record.len() != columns.len() || !address_reads {
+                self.under = Under {
+                    file: self.under.file.clone(),
+                    line: Some(line),
+                    text: None,
+                };
+                return Ok(());
+            }
+        }
         if record.len() != columns.len() {
             return Err(format!(
                 "a row of {} cell(s) under a header of {}: not an instruction of the page",
