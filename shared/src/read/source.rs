@@ -540,41 +540,16 @@ impl Block {
         let Some(columns) = self.columns.as_ref() else {
             return Ok(());
         };
-        // ncu writes a CUDA line's text with its quotes undoubled (`extern "C"`), so a line
-        // holding a quote and a comma splits into other cells than the header's (more of
-        // them, or as many but shifted): such a row, whose line number reads, is the CUDA
-        // line its next instructions are under, its text left out (where it ends cannot be
-        // told).
-        let cell_of = |wanted: fn(&Column) -> bool| {
-            columns
-                .iter()
-                .position(wanted)
-                .and_then(|i| record.get(i))
-                .map(str::trim)
-        };
-        let line = cell_of(|c| matches!(c, Column::Line)).and_then(|c| c.parse::<u32>().ok());
-        let address_reads = cell_of(|c| matches!(c, Column::Address))
-            .is_none_or(|a| a.starts_with("0x") || matches!(a, "-" | "..." | ""));
-        if let Some(line) = line {
-            if record.len() != columns.len() || !address_reads {
-                self.under = Under {
-                    file: self.under.file.clone(),
-                    line: Some(line),
-                    text: None,
-                };
-                return Ok(());
-            }
-        }
-        if record.len() != columns.len() {
-            return Err(format!(
-                "a row of {} cell(s) under a header of {}: not an instruction of the page",
-                record.len(),
-                columns.len()
-            ));
-        }
         let mut ins = Instruction::default();
         let mut address = None;
         let mut under = None::<Under>;
+        let mut bad = (record.len() != columns.len()).then(|| {
+            format!(
+                "a row of {} cell(s) under a header of {}: not an instruction of the page",
+                record.len(),
+                columns.len()
+            )
+        });
         for (cell, column) in record.iter().zip(columns) {
             match column {
                 Column::Address => {
@@ -584,10 +559,12 @@ impl Block {
                         .and_then(|hex| u64::from_str_radix(hex, 16).ok());
                     // `-` on a CUDA line's row; `...` where ncu elides instructions.
                     if address.is_none() && !matches!(text, "-" | "..." | "") {
-                        return Err(format!(
-                            "an Address cell {:?} that is not an address (0x...)",
-                            text.chars().take(40).collect::<String>()
-                        ));
+                        bad.get_or_insert_with(|| {
+                            format!(
+                                "an Address cell {:?} that is not an address (0x...)",
+                                text.chars().take(40).collect::<String>()
+                            )
+                        });
                     }
                 }
                 Column::Sass => ins.sass = Some(cell.trim().to_owned()),
@@ -617,10 +594,19 @@ impl Block {
                 Column::Other => {}
             }
         }
-        if let Some(u) = under {
-            // A CUDA line's row (its figures are its instructions' sums).
+        if let Some(mut u) = under {
+            // A CUDA line's row (its figures are its instructions' sums). ncu writes the
+            // line's text with its quotes undoubled (`extern "C"`), so a line holding a quote
+            // and a comma splits into other cells than the header's: its line number still
+            // reads, its text is left out (where it ends cannot be told).
+            if bad.is_some() {
+                u.text = None;
+            }
             self.under = u;
             return Ok(());
+        }
+        if let Some(why) = bad {
+            return Err(why);
         }
         let Some(a) = address else {
             // An elision (`...`) or a row of no instruction: nothing to keep.

@@ -28,28 +28,19 @@ pub enum Stats {
 /// Whether `text` (a file's first bytes) holds, within its first lines, a line shaped like
 /// the header of a summary this module reads: its first cell `Time (%)`, a `Total Time`
 /// column, its last cell `Name` (with `Instances`: not the API summary's `Num Calls`) or
-/// `Operation` (with `Count`). What [`crate::read::kind::kind_of`] asks,
+/// `Operation` (with `Count`), as nsys spells them. What [`crate::read::kind::kind_of`] asks,
 /// in bytes alone (the viewer classifies files through it, and the full header parse cost
 /// its wasm 1.2 KB gzip); the reader checks the header cell by cell.
 pub fn starts_like_stats(text: &[u8]) -> bool {
+    let has = |line: &[u8], word: &[u8]| line.windows(word.len()).any(|w| w == word);
     text.split(|&b| b == b'\n').take(HEADER_LINES).any(|line| {
-        let trimmed = |l: &[u8]| {
-            let l = l.trim_ascii();
-            let l = l.strip_prefix(b"\"").unwrap_or(l);
-            l.strip_suffix(b"\"").unwrap_or(l).to_vec()
-        };
-        let line = trimmed(line);
-        let first = line.split(|&b| b == b',').next().unwrap_or_default();
-        let first: Vec<u8> = trimmed(first).into_iter().filter(|b| *b != b' ').collect();
-        let last = trimmed(line.rsplit(|&b| b == b',').next().unwrap_or_default());
-        let has = |word: &[u8]| {
-            line.windows(word.len())
-                .any(|w| w.eq_ignore_ascii_case(word))
-        };
-        first.eq_ignore_ascii_case(b"time(%)")
-            && has(b"total time")
-            && ((last == b"Name" && has(b"instances"))
-                || (last == b"Operation" && (has(b"count") || has(b"operations"))))
+        let line = line.trim_ascii();
+        let line = line.strip_prefix(b"\"").unwrap_or(line);
+        (line.starts_with(b"Time (%)") || line.starts_with(b"Time(%)"))
+            && has(line, b"Total Time")
+            && ((line.ends_with(b"Name") || line.ends_with(b"Name\"")) && has(line, b"Instances")
+                || (line.ends_with(b"Operation") || line.ends_with(b"Operation\""))
+                    && (has(line, b"Count") || has(line, b"Operations")))
     })
 }
 
