@@ -214,3 +214,13 @@ fn held_out_programs_add_up() {
         assert!(busy > 0 && busy <= span, "{name}: {busy} of {span}");
     }
 }
+
+/// Every key of `capture table --format json` on a trace is named in docs/trace.md.
+#[test]
+fn the_trace_tables_json_is_documented() {
+    let doc = std::fs::read_to_string(root().join("docs/trace.md")).expect("docs/trace.md");
+    for rel in ["trace-h100/seed.json.gz", "trace-h100/bert_train_step_trace1.json.gz"] {
+        let missing = undocumented_keys(&report(rel), &doc, &[]);
+        assert!(missing.is_empty(), "{rel}: not in docs/trace.md: {missing:?}");
+    }
+}
