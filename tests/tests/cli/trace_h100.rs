@@ -219,8 +219,14 @@ fn held_out_programs_add_up() {
 #[test]
 fn the_trace_tables_json_is_documented() {
     let doc = std::fs::read_to_string(root().join("docs/trace.md")).expect("docs/trace.md");
-    for rel in ["trace-h100/seed.json.gz", "trace-h100/bert_train_step_trace1.json.gz"] {
+    for rel in [
+        "trace-h100/seed.json.gz",
+        "trace-h100/bert_train_step_trace1.json.gz",
+    ] {
         let missing = undocumented_keys(&report(rel), &doc, &[]);
-        assert!(missing.is_empty(), "{rel}: not in docs/trace.md: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "{rel}: not in docs/trace.md: {missing:?}"
+        );
     }
 }
