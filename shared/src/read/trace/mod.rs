@@ -158,7 +158,7 @@ fn read_file(
             }
         }
     }
-    Ok(state.finish(file.name, names.strings, warnings))
+    Ok(state.finish(file.name, warnings))
 }
 
 impl FileState {
@@ -281,12 +281,7 @@ impl FileState {
 
     /// Closes what is open, joins each launch to its call and its range, orders launches by
     /// call, and says what is missing.
-    fn finish(
-        mut self,
-        name: &str,
-        _strings: &mut Strings,
-        warnings: &mut Vec<String>,
-    ) -> (TraceProcess, Parts) {
+    fn finish(mut self, name: &str, warnings: &mut Vec<String>) -> (TraceProcess, Parts) {
         let pid = self.process.pid;
         let unclosed = self.open.len();
         if unclosed > 0 {
