@@ -217,6 +217,13 @@ fn diff_traces(
     } else {
         crate::out::print(&format!("{b} -> {a}\n{}", d.render(format)))?;
     }
+    if !d.cannot_judge.is_empty() {
+        crate::out::eprint_line(&format!(
+            "work gate failed: it cannot judge these traces: {}",
+            d.cannot_judge.join("; ")
+        ));
+        return Ok(Some(ExitCode::from(Code::GateCannotJudge as u8)));
+    }
     if !d.failures.is_empty() {
         crate::out::eprint_line(&format!("work gate failed: {}", d.failures.join("; ")));
         return Ok(Some(ExitCode::from(Code::GateFailed as u8)));

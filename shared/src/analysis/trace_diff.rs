@@ -54,6 +54,29 @@ pub struct TraceDiff {
     pub gate_pct: Option<f64>,
     /// Each failure of the gate, in words.
     pub failures: Vec<String>,
+    /// Why the gate cannot judge these traces (a process that did not end normally, records
+    /// CUPTI dropped): work missing from a record is no proof it was not done.
+    pub cannot_judge: Vec<String>,
+}
+
+/// What a trace is missing: its processes that did not end normally or lost records.
+fn incomplete(side: &str, trace: &Trace) -> Vec<String> {
+    trace
+        .processes
+        .iter()
+        .filter(|p| !p.complete || p.dropped_records > 0)
+        .map(|p| {
+            format!(
+                "{side}: process {} {}",
+                p.pid,
+                if p.complete {
+                    format!("lost {} records CUPTI dropped", p.dropped_records)
+                } else {
+                    "did not end normally (its last records may be missing)".to_owned()
+                }
+            )
+        })
+        .collect()
 }
 
 /// Whether `after` exceeds `before` by more than `pct` percent (anything appearing from
@@ -111,6 +134,11 @@ pub fn trace_diff(before: &Trace, after: &Trace, gate_pct: Option<f64>) -> Trace
     });
     let copies: Vec<CopyChange> = copies.into_values().collect();
     let mut failures = Vec::new();
+    let mut cannot_judge = Vec::new();
+    if gate_pct.is_some() {
+        cannot_judge.extend(incomplete("before", before));
+        cannot_judge.extend(incomplete("after", after));
+    }
     if let Some(pct) = gate_pct {
         for c in &copies {
             if c.count_before == 0 && c.count_after > 0 {
@@ -152,6 +180,7 @@ pub fn trace_diff(before: &Trace, after: &Trace, gate_pct: Option<f64>) -> Trace
         copies,
         gate_pct,
         failures,
+        cannot_judge,
     }
 }
 
@@ -197,7 +226,12 @@ impl TraceDiff {
         out.push_str(&t.render(format));
         if let Some(pct) = self.gate_pct {
             out.push('\n');
-            if self.failures.is_empty() {
+            if !self.cannot_judge.is_empty() {
+                out.push_str(&format!(
+                    "work gate ({pct} %): cannot judge: {}\n",
+                    self.cannot_judge.join("; ")
+                ));
+            } else if self.failures.is_empty() {
                 out.push_str(&format!(
                     "work gate ({pct} %): passed: the same kernels and copies, none grew\n"
                 ));
@@ -243,5 +277,33 @@ mod tests {
         assert!(d.failures[0].contains("a copy appeared: [CUDA memcpy Device-to-Device] 0 -> 1"));
         assert!(trace_diff(&before, &before, Some(1.0)).failures.is_empty());
         assert!(trace_diff(&before, &after, None).failures.is_empty());
+    }
+
+    #[test]
+    fn a_trace_that_lost_records_cannot_be_judged() {
+        let mut before = Trace::default();
+        before.processes.push(crate::model::trace::TraceProcess {
+            pid: 7,
+            ppid: None,
+            complete: true,
+            dropped_records: 0,
+            cupti_version: None,
+        });
+        let mut after = before.clone();
+        after.processes[0].complete = false;
+        let d = trace_diff(&before, &after, Some(1.0));
+        assert_eq!(d.cannot_judge.len(), 1, "{:?}", d.cannot_judge);
+        assert!(d.cannot_judge[0].contains("after: process 7 did not end normally"));
+        after.processes[0].complete = true;
+        after.processes[0].dropped_records = 3;
+        let d = trace_diff(&before, &after, Some(1.0));
+        assert!(
+            d.cannot_judge[0].contains("lost 3 records"),
+            "{:?}",
+            d.cannot_judge
+        );
+        assert!(trace_diff(&before, &before, Some(1.0))
+            .cannot_judge
+            .is_empty());
     }
 }

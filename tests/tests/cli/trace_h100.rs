@@ -230,3 +230,30 @@ fn the_trace_tables_json_is_documented() {
         );
     }
 }
+
+/// The work gate fails closed on traces: an after-run whose process did not end normally, or
+/// lost records, cannot be judged (exit 13, naming it); a hand-edited negative count is no
+/// trace (exit 1, naming the line).
+#[test]
+fn the_trace_gate_cannot_judge_a_trace_that_lost_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = plain(dir.path(), "trace-h100/planted_base.json.gz");
+    let mut edited = json("trace-h100/planted_base.json.gz");
+    edited["trace"]["processes"][0]["complete"] = serde_json::json!(false);
+    let killed = dir.path().join("killed.json");
+    std::fs::write(&killed, edited.to_string()).expect("write");
+    let o = capture(&["diff", "--gate-work", "1", s(&base), s(&killed)]);
+    assert_eq!(o.status.code(), Some(13), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("after: process") && stderr(&o).contains("did not end normally"),
+        "{}",
+        stderr(&o)
+    );
+    let mut edited = json("trace-h100/planted_base.json.gz");
+    edited["trace"]["copies"][0]["bytes"] = serde_json::json!(-1);
+    let negative = dir.path().join("negative.json");
+    std::fs::write(&negative, edited.to_string()).expect("write");
+    let o = capture(&["diff", "--gate-work", "1", s(&base), s(&negative)]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("line"), "{}", stderr(&o));
+}
