@@ -329,9 +329,26 @@ pub struct ProfileArgs {
     /// profiled launch (H200, ncu 2025.3.1).
     #[arg(long, value_enum, default_value_t = DepthArg::Standard)]
     pub depth: DepthArg,
+    /// Where a sampled profile's timing pass takes every launch's duration from (ignored with
+    /// --all-launches).
+    #[arg(long, value_enum, default_value_t = TimingPassArg::Auto)]
+    pub timing_pass: TimingPassArg,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,
+}
+
+/// `capture profile --timing-pass`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TimingPassArg {
+    /// The trace where it can stand in for ncu's pass (capture's injection library and
+    /// CUPTI found, no --kernel-name or --ncu-arg), else ncu's, saying why.
+    Auto,
+    /// One plain run under capture's CUPTI trace (as `capture trace`): every launch's
+    /// duration with no replay; an error where the injection library or CUPTI is missing.
+    Trace,
+    /// One ncu pass of the duration over every launch, each replayed alone.
+    Ncu,
 }
 
 /// `capture trace`.

@@ -14,10 +14,10 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::{caches_of, usage};
-use crate::cli::ProfileArgs;
-use crate::gpu::host;
+use crate::cli::{ProfileArgs, TimingPassArg};
 use crate::gpu::ncu::args::{self as ncu_args, Selection};
 use crate::gpu::ncu::run::Ncu;
+use crate::gpu::{host, sample};
 use crate::ranks::{self, Env, OutputPlan, Placeholder, ProcessEnv};
 pub use conductor::ProfileConfig;
 use conductor::ProfileRun;
@@ -100,7 +100,47 @@ pub fn resolve_profile_in(
         depth,
         notes,
         torch_ops: args.torch_modules.then_some(args.torch_ops),
+        timing: timing_source(args)?,
     })
+}
+
+/// Where a sampled profile's timing pass comes from (`--timing-pass`): with `auto`, the
+/// trace where it can select what ncu's pass would (no `--kernel-name`, whose regex ncu
+/// matches against its own demangled names, and no `--ncu-arg`, which may change what ncu
+/// sees), and where the injection library and CUPTI are found; else ncu's, with the reason
+/// printed.
+fn timing_source(args: &ProfileArgs) -> Result<sample::TimingSource> {
+    use crate::gpu::trace::{find_cupti, find_injection};
+    let found = || -> Result<sample::TimingSource> {
+        Ok(sample::TimingSource::Trace {
+            inject: find_injection(None)?,
+            cupti: find_cupti(None)?,
+        })
+    };
+    match args.timing_pass {
+        TimingPassArg::Ncu => Ok(sample::TimingSource::Ncu),
+        _ if args.all_launches => Ok(sample::TimingSource::Ncu),
+        TimingPassArg::Trace => found(),
+        TimingPassArg::Auto => {
+            let why = if args.kernel_name.is_some() {
+                Some("--kernel-name is matched by ncu against its own names".to_owned())
+            } else if !args.ncu_arg.is_empty() {
+                Some("--ncu-arg may change which launches ncu sees".to_owned())
+            } else {
+                found().err().map(|e| e.to_string())
+            };
+            match why {
+                None => found(),
+                Some(why) => {
+                    crate::gpu::progress::log(
+                        None,
+                        &format!("timing pass: ncu's duration pass, not the trace: {why}"),
+                    );
+                    Ok(sample::TimingSource::Ncu)
+                }
+            }
+        }
+    }
 }
 
 /// `--ncu-arg`'s arguments, and the SourceCounters section with `--source`.
@@ -179,8 +219,8 @@ mod tests {
     use crate::cli::CacheArg;
     use crate::exit::Code;
     use crate::files;
+    use crate::gpu::fake;
     use crate::gpu::ncu::args::Pass;
-    use crate::gpu::{fake, sample};
     use shared::model::artifact::Origin;
     use std::collections::HashMap;
     use std::path::Path;
@@ -207,8 +247,22 @@ mod tests {
             all_launches: true,
             plan_only: false,
             depth: DepthArg::Standard,
+            timing_pass: TimingPassArg::Ncu,
             program: program.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn the_timing_pass_is_ncus_where_the_trace_could_not_select_alike() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut args = profile_args(&dir.path().join("p.json"), &["true"]);
+        args.all_launches = false;
+        args.timing_pass = TimingPassArg::Auto;
+        args.kernel_name = Some("gemm".into());
+        assert_eq!(timing_source(&args).ok(), Some(sample::TimingSource::Ncu));
+        args.kernel_name = None;
+        args.ncu_arg = vec!["--target-processes=all".into()];
+        assert_eq!(timing_source(&args).ok(), Some(sample::TimingSource::Ncu));
     }
 
     #[test]

@@ -3,33 +3,21 @@
 //! program's own exit status becomes capture's ([`Code::ProgramFailed`] when it failed), the
 //! artifact written either way with what was recorded.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use shared::model::artifact::{Artifact, Origin};
-use shared::read::trace::{build, TraceFile};
 
 use crate::cli::TraceArgs;
 use crate::exit::{Code, Fault};
-use crate::gpu::trace::{find_cupti, find_injection, run_traced};
-
-/// A kernel name made readable: the Itanium C++ demangling, `None` for names that are not
-/// mangled (C kernels, Triton's) or do not demangle.
-pub fn demangle(name: &str) -> Option<String> {
-    if !name.starts_with("_Z") {
-        return None;
-    }
-    let symbol = cpp_demangle::Symbol::new(name).ok()?;
-    symbol
-        .demangle_with_options(&cpp_demangle::DemangleOptions::default())
-        .ok()
-}
+use crate::gpu::trace::{
+    describe, find_cupti, find_injection, list_records, read_records, run_traced,
+};
 
 /// Runs `capture trace`.
 pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
     if let Some(dir) = &args.from_records {
-        let (trace, warnings) = read_records(dir, args, None)?;
+        let (trace, warnings) = read_records(dir, &args.program.join(" "), None)?;
         let mut artifact = Artifact::new(crate::provenance::base(Origin::Trace, &[]));
         artifact.warnings.extend(warnings);
         return write(args, artifact, trace, None);
@@ -68,7 +56,7 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         args.flush_ms,
         &env,
     )?;
-    let (trace, warnings) = read_records(&records, args, Some(&ended.status))?;
+    let (trace, warnings) = read_records(&records, &args.program.join(" "), Some(&ended.status))?;
     let mut artifact = Artifact::new(crate::provenance::base(Origin::Trace, &[]));
     artifact.warnings.extend(warnings);
     if !ended.status.success() {
@@ -124,60 +112,4 @@ fn write(
         .into());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Every process's records in `dir` read into one trace, processes by pid; nothing recorded
-/// is [`Code::NoKernels`].
-fn read_records(
-    dir: &std::path::Path,
-    args: &TraceArgs,
-    status: Option<&std::process::ExitStatus>,
-) -> Result<(shared::model::trace::Trace, Vec<String>)> {
-    let mut paths: Vec<PathBuf> = list_records(dir)?.collect();
-    if paths.is_empty() {
-        return Err(Fault::new(
-            Code::NoKernels,
-            format!(
-                "nothing recorded: no process of {} initialized CUDA with the trace loaded (it \
-                 {}); nothing written",
-                args.program.join(" "),
-                status.map_or_else(|| "was not run".into(), describe)
-            ),
-        )
-        .into());
-    }
-    // Processes by pid: the first process CUDA started in comes first in most programs.
-    paths.sort_by_key(|p| {
-        p.file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.parse::<u64>().ok())
-            .unwrap_or(u64::MAX)
-    });
-    let mut contents = Vec::with_capacity(paths.len());
-    for p in &paths {
-        contents.push((crate::files::shown(p), crate::files::read_records(p)?));
-    }
-    let files: Vec<TraceFile<'_>> = contents
-        .iter()
-        .map(|(name, bytes)| TraceFile { name, bytes })
-        .collect();
-    build(&files, &demangle).map_err(|e| anyhow::anyhow!(e))
-}
-
-/// The records (`PID.rltrace`) in a folder.
-fn list_records(dir: &std::path::Path) -> Result<impl Iterator<Item = PathBuf>> {
-    Ok(std::fs::read_dir(dir)
-        .with_context(|| format!("{}: cannot list", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rltrace")))
-}
-
-/// "exited with status 3" or "was killed by signal 9".
-fn describe(status: &std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(c), _) => format!("exited with status {c}"),
-        (None, Some(s)) => format!("was killed by signal {s}"),
-        _ => "ended abnormally".into(),
-    }
 }

@@ -359,13 +359,18 @@ pub fn profile_artifact(
     profiler: &dyn Profiler,
     p: ProfileCollection<'_>,
 ) -> Result<(Artifact, Option<ProgramFailed>)> {
-    let plan = p.sample.as_ref().map(|s| &s.plan);
+    let mut p = p;
     let mut collected = Vec::new();
     let mut failed = None;
     for (i, &cache) in p.caches.iter().enumerate() {
-        let c = collect_under(profiler, cache, p.target, p.work_dir, p.stem)?;
-        let mut c = match plan {
-            Some(plan) => expand(plan, c)?,
+        let mut c = collect_under(profiler, cache, p.target, p.work_dir, p.stem)?;
+        let mut c = match p.sample.as_mut() {
+            Some(sample) => {
+                // A plan from a trace takes ncu's names from the rows before matching them.
+                let mut renamed = super::sample::adopt_names(&mut sample.plan, &c.launches);
+                c.record.warnings.append(&mut renamed);
+                expand(&sample.plan, c)?
+            }
             None => c,
         };
         if let Some(status) = c.program_status {

@@ -17,13 +17,21 @@
 //! is still matched to a launch of its kernel and shape, with a warning, and a group left
 //! with no profiled launch borrows from the nearest profiled launch of its kernel.
 //!
+//! **The timing pass from a trace.** Where it can ([`TimingSource`]), the timing pass is one
+//! plain run of the program under capture's CUPTI trace (`capture trace`'s injection), not
+//! ncu's duration pass, which replays every launch alone: the trace gives each launch's
+//! duration, shape and ranges, numbered as ncu's `--kernel-id` counts
+//! (`shared::analysis::sampling::from_trace`); the plan takes ncu's names from the profiling
+//! pass's rows ([`adopt_names`]).
+//!
 //! GPU-free: the profiler may be real ncu or a fake (tests below replay the recorded
 //! training step).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
+use shared::analysis::sampling::from_trace;
 use shared::analysis::sampling::plan::{self, Plan, PlanOptions};
 use shared::analysis::sampling::timing::{self, TimedLaunch};
 use shared::analysis::sampling::{
@@ -34,6 +42,7 @@ use shared::text::names::distinct_short_names;
 
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::gpu::trace::{read_records, run_traced};
 
 use super::collect::{page_names, PassRecord, Sample, Target};
 use super::ncu::args::{Collection, Pass};
@@ -47,27 +56,161 @@ pub struct Timed {
     pub wall_s: f64,
     /// Its command line, page and warnings, for the artifact.
     pub record: PassRecord,
+    /// Whether it was a trace (one plain run) rather than ncu's duration pass.
+    pub traced: bool,
 }
 
-/// The sample step of a sampled `capture profile`: the [`timing_pass`] of `target`, named
-/// `program` in messages, then the plan of which launches to profile, printed with its
+/// Where a sampled profile's timing pass takes every launch's duration from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimingSource {
+    /// One plain run under capture's CUPTI trace: this injection library and this CUPTI.
+    Trace {
+        /// `libroofline_inject.so`.
+        inject: PathBuf,
+        /// `libcupti.so`.
+        cupti: PathBuf,
+    },
+    /// ncu's duration pass, every launch replayed alone.
+    Ncu,
+}
+
+/// The sample step of a sampled `capture profile`: the timing pass of `target` from
+/// `source` (a trace that cannot stand in for ncu's pass falls back to it, saying why),
+/// named `program` in messages, then the plan of which launches to profile, printed with its
 /// predicted cost at `depth` ([`plan_text`]).
 pub fn time_and_plan(
     profiler: &dyn Profiler,
+    source: &TimingSource,
     target: &Target<'_>,
     work_dir: &Path,
     stem: &str,
     program: &str,
     depth: Depth,
 ) -> Result<Sample> {
-    let timed = timing_pass(profiler, target, work_dir, stem, program)?;
+    let timed = match source {
+        TimingSource::Trace { inject, cupti } => {
+            match trace_timing_pass(inject, cupti, target, work_dir, stem, program)? {
+                Ok(t) => t,
+                Err(why) => {
+                    crate::gpu::progress::log(
+                        None,
+                        &format!("the trace cannot time this program's launches: {why}; timing them with ncu"),
+                    );
+                    let mut t = timing_pass(profiler, target, work_dir, stem, program)?;
+                    t.record.warnings.insert(
+                        0,
+                        format!("timing pass: ncu's, as the trace could not stand in ({why})"),
+                    );
+                    t
+                }
+            }
+        }
+        TimingSource::Ncu => timing_pass(profiler, target, work_dir, stem, program)?,
+    };
     let plan = plan::plan(timed.launches, &PlanOptions::default());
-    crate::out::println(&plan_text(&plan, depth, timed.wall_s))?;
+    crate::out::println(&plan_text(&plan, depth, timed.wall_s, timed.traced))?;
     Ok(Sample {
         plan,
         timing: timed.record,
     })
 }
+
+/// The plan's launches renamed as ncu printed them in the profiling pass (`rows`), where the
+/// timing pass was a trace ([`from_trace::adopt_profiled_names`]; a plan from ncu's pass is
+/// left as it is). Returns what a reader should know.
+pub fn adopt_names(
+    plan: &mut Plan,
+    rows: &[shared::model::artifact::LaunchCounters],
+) -> Vec<String> {
+    from_trace::adopt_profiled_names(plan, rows)
+}
+
+/// The timing pass as one plain run under the trace, its records in `{stem}-trace` in
+/// `work_dir`. `Ok(Err(why))` where the trace cannot stand in for ncu's pass (a process
+/// that lost records or did not end, kernels of several processes, a range filter it cannot
+/// evaluate); a program that fails is [`Code::ProgramFailed`], as in ncu's pass.
+fn trace_timing_pass(
+    inject: &Path,
+    cupti: &Path,
+    target: &Target<'_>,
+    work_dir: &Path,
+    stem: &str,
+    program: &str,
+) -> Result<Result<Timed, String>> {
+    let dir = work_dir.join(format!("{stem}-trace"));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", dir.display()))?;
+    let args: Vec<String> = target
+        .program
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let started = Instant::now();
+    let ended = run_traced(&args, inject, cupti, &dir, TRACE_FLUSH_MS, &target.env)?;
+    let wall_s = started.elapsed().as_secs_f64();
+    if !ended.status.success() {
+        return Err(Fault::new(
+            Code::ProgramFailed,
+            format!(
+                "the program {program} {} during the timing pass (traced), so the launches to \
+                 sample are not known; nothing written (--all-launches keeps the launches \
+                 profiled before a failure)",
+                crate::gpu::trace::describe(&ended.status)
+            ),
+        )
+        .into());
+    }
+    let (trace, warnings) = read_records(&dir, program, Some(&ended.status))?;
+    if let Some(p) = trace
+        .processes
+        .iter()
+        .find(|p| !p.complete || p.dropped_records > 0)
+    {
+        return Ok(Err(format!(
+            "process {} {}",
+            p.pid,
+            if p.complete {
+                format!("lost {} records", p.dropped_records)
+            } else {
+                "did not finish its records".to_owned()
+            }
+        )));
+    }
+    let launches = match from_trace::timed_launches(
+        &trace,
+        &target.selection.nvtx_include,
+        &target.selection.nvtx_exclude,
+    ) {
+        Ok(l) => l,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let env: Vec<String> = target
+        .env
+        .iter()
+        .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
+        .collect();
+    let command = format!(
+        "CUDA_INJECTION64_PATH={} NVTX_INJECTION64_PATH={} {}{}",
+        inject.display(),
+        cupti.display(),
+        env.iter().map(|e| format!("{e} ")).collect::<String>(),
+        crate::shell::command_line(&target.program[0], &target.program[1..])
+    );
+    Ok(Ok(Timed {
+        launches,
+        wall_s,
+        traced: true,
+        record: PassRecord {
+            commands: vec![command],
+            inputs: vec![format!("{stem}-trace")],
+            warnings,
+        },
+    }))
+}
+
+/// How often the trace timing pass's injection writes its buffers, ms (`capture trace`'s
+/// default `--flush-ms`).
+const TRACE_FLUSH_MS: u32 = 250;
 
 /// Runs the timing pass (one ncu pass of `gpu__time_duration.sum` over every launch the
 /// filters keep), named `{stem}-ncu-timing` in `work_dir`. A program that fails during it
@@ -115,6 +258,7 @@ pub fn timing_pass(
     Ok(Timed {
         launches,
         wall_s,
+        traced: false,
         record: PassRecord {
             commands: out.commands,
             inputs: page_names([&out.raw]),
@@ -123,19 +267,51 @@ pub fn timing_pass(
     })
 }
 
+/// The predicted cost of the profiling pass at `depth`, against every launch's.
+fn cost_line(plan: &Plan, depth: Depth, timing_wall_s: f64, traced: bool) -> String {
+    let mut out = String::new();
+    let passes = depth.passes();
+    let predicted = plan.predicted_seconds(passes.assumed, SECONDS_PER_PASS);
+    let every = f64::from(passes.assumed) * plan.launches.len() as f64 * SECONDS_PER_PASS;
+    let (program, how) = if traced {
+        (timing_wall_s, "the timing pass's wall".to_owned())
+    } else {
+        (
+            (timing_wall_s - plan.launches.len() as f64 * TIMING_SECONDS_PER_LAUNCH).max(0.0),
+            format!("the timing pass's wall less {TIMING_SECONDS_PER_LAUNCH:.3} s per launch"),
+        )
+    };
+    out.push_str(&format!(
+        "predicted profiling pass at --depth {}: {} passes ({}) x {} launches x {:.3} s per \
+         pass = {predicted:.1} s of replay, plus one more run of the program (about {program:.1} \
+         s: {how}); every launch (--all-launches): {every:.1} s of replay\n",
+        depth.name(),
+        passes.assumed,
+        passes.source,
+        plan.selected.len(),
+        SECONDS_PER_PASS,
+    ));
+    out
+}
+
 /// The plan as `capture profile` prints it before profiling: the groups, the launches
-/// measured and the predicted cost at `depth`, against profiling every launch.
-pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
+/// measured and the predicted cost at `depth`, against profiling every launch. `traced`:
+/// the timing pass was one plain run under the trace, not ncu's duration pass.
+pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64, traced: bool) -> String {
     let mut out = String::new();
     let kernels: std::collections::BTreeSet<&str> =
         plan.launches.iter().map(|l| l.function.as_str()).collect();
+    let how = if traced {
+        "one plain run under the trace, no replay".to_owned()
+    } else {
+        format!("{TIMING_PASSES} ncu pass each")
+    };
     out.push_str(&format!(
-        "timing pass: {} launches of {} kernels, {:.3} ms of kernel time, {} pass each, in \
+        "timing pass: {} launches of {} kernels, {:.3} ms of kernel time, {how}, in \
          {timing_wall_s:.1} s\n",
         plan.launches.len(),
         kernels.len(),
         plan.total_ns / 1e6,
-        TIMING_PASSES
     ));
     let o = &plan.options;
     out.push_str(&format!(
@@ -161,22 +337,7 @@ pub fn plan_text(plan: &Plan, depth: Depth, timing_wall_s: f64) -> String {
         100.0 * plan.time_covered(),
         plan.kernel_id()
     ));
-    let passes = depth.passes();
-    let predicted = plan.predicted_seconds(passes.assumed, SECONDS_PER_PASS);
-    let every = f64::from(passes.assumed) * plan.launches.len() as f64 * SECONDS_PER_PASS;
-    let program = (timing_wall_s - plan.launches.len() as f64 * TIMING_SECONDS_PER_LAUNCH).max(0.0);
-    out.push_str(&format!(
-        "predicted profiling pass at --depth {}: {} passes ({}) x {} launches x {:.3} s per \
-         pass = {predicted:.1} s of replay, plus one more run of the program (about {program:.1} \
-         s: the timing pass's wall less {:.3} s per launch); every launch (--all-launches): \
-         {every:.1} s of replay\n",
-        depth.name(),
-        passes.assumed,
-        passes.source,
-        plan.selected.len(),
-        SECONDS_PER_PASS,
-        TIMING_SECONDS_PER_LAUNCH
-    ));
+    out.push_str(&cost_line(plan, depth, timing_wall_s, traced));
     out.push_str("depths: ");
     out.push_str(
         &Depth::ALL
@@ -398,7 +559,7 @@ pub mod tests {
             timing_pass(&p, &target, work.path(), "t", "prog").unwrap_or_else(|e| panic!("{e:#}"));
         let plan = plan::plan(timed.launches, &PlanOptions::default());
         assert_eq!(plan.launches.len(), 172);
-        let text = plan_text(&plan, Depth::Standard, timed.wall_s);
+        let text = plan_text(&plan, Depth::Standard, timed.wall_s, false);
         assert!(
             text.contains("measured: 74 of 172 launches, their groups"),
             "{text}"

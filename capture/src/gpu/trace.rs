@@ -10,6 +10,7 @@ use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use shared::read::trace::{build, TraceFile};
 
 use crate::exit::{Code, Fault};
 
@@ -175,4 +176,72 @@ pub fn run_traced(
         status,
         wall: started.elapsed(),
     })
+}
+
+/// A kernel name made readable: the Itanium C++ demangling, `None` for names that are not
+/// mangled (C kernels, Triton's) or do not demangle.
+pub fn demangle(name: &str) -> Option<String> {
+    if !name.starts_with("_Z") {
+        return None;
+    }
+    let symbol = cpp_demangle::Symbol::new(name).ok()?;
+    symbol
+        .demangle_with_options(&cpp_demangle::DemangleOptions::default())
+        .ok()
+}
+
+/// Every process's records in `dir` read into one trace, processes by pid; nothing recorded
+/// (by any process of `program`, named so in the message) is [`Code::NoKernels`].
+pub fn read_records(
+    dir: &Path,
+    program: &str,
+    status: Option<&ExitStatus>,
+) -> Result<(shared::model::trace::Trace, Vec<String>)> {
+    let mut paths: Vec<PathBuf> = list_records(dir)?.collect();
+    if paths.is_empty() {
+        return Err(Fault::new(
+            Code::NoKernels,
+            format!(
+                "nothing recorded: no process of {} initialized CUDA with the trace loaded (it \
+                 {}); nothing written",
+                program,
+                status.map_or_else(|| "was not run".into(), describe)
+            ),
+        )
+        .into());
+    }
+    // Processes by pid: the first process CUDA started in comes first in most programs.
+    paths.sort_by_key(|p| {
+        p.file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or(u64::MAX)
+    });
+    let mut contents = Vec::with_capacity(paths.len());
+    for p in &paths {
+        contents.push((crate::files::shown(p), crate::files::read_records(p)?));
+    }
+    let files: Vec<TraceFile<'_>> = contents
+        .iter()
+        .map(|(name, bytes)| TraceFile { name, bytes })
+        .collect();
+    build(&files, &demangle).map_err(|e| anyhow::anyhow!(e))
+}
+
+/// The records (`PID.rltrace`) in a folder.
+pub fn list_records(dir: &Path) -> Result<impl Iterator<Item = PathBuf>> {
+    Ok(std::fs::read_dir(dir)
+        .with_context(|| format!("{}: cannot list", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rltrace")))
+}
+
+/// "exited with status 3" or "was killed by signal 9".
+pub fn describe(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(s)) => format!("was killed by signal {s}"),
+        _ => "ended abnormally".into(),
+    }
 }

@@ -257,3 +257,93 @@ fn the_trace_gate_cannot_judge_a_trace_that_lost_records() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("line"), "{}", stderr(&o));
 }
+
+/// The trace as a sampled profile's timing pass (issue 46 item 3): the launches ncu's
+/// duration pass saw for the same program (GPT-2 forward, 2 steps), launch for launch in
+/// order, shape and invocation number (the trace's per mangled name, ncu's per printed
+/// name); so a plan made from the trace picks the launches ncu's `--kernel-id` selects. The
+/// plan's names then become ncu's once the profiled rows are seen.
+#[test]
+fn a_plan_from_the_trace_selects_the_launches_ncu_numbers_alike() {
+    use shared::analysis::sampling::{from_trace, plan, timing};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(plain(dir.path(), "trace-h100/gpt2_steps2.json.gz"))
+        .expect("artifact");
+    let artifact = shared::model::artifact::Artifact::from_json(&text).expect("artifact");
+    let trace = artifact.trace.as_deref().expect("a trace");
+    let ours = from_trace::timed_launches(trace, &[], &[]).expect("timed");
+    let mut csv = Vec::new();
+    let file = std::fs::File::open(fixture("trace-h100/gpt2_ncu_timing_raw.csv.gz")).expect("csv");
+    flate2::read::GzDecoder::new(file)
+        .read_to_end(&mut csv)
+        .expect("gzip");
+    let export = shared::read::exports::read(&csv).expect("ncu page");
+    let ncu = timing::timed_launches(&export.launches).expect("ncu timing pass");
+    assert_eq!(ours.len(), 1089);
+    assert_eq!(ncu.len(), ours.len());
+    for (a, b) in ours.iter().zip(&ncu) {
+        assert_eq!(
+            (a.id, a.grid, a.block, a.invocation),
+            (b.id, b.grid, b.block, b.invocation),
+            "{} against ncu's {}",
+            a.function,
+            b.function
+        );
+    }
+    // The plan made from the trace's durations selects, by ncu's numbering, the launches it
+    // planned: every launch whose invocation number its `--kernel-id` names.
+    let from_trace_plan = plan::plan(ours, &plan::PlanOptions::default());
+    let by_ncu: Vec<usize> = (0..ncu.len())
+        .filter(|&i| from_trace_plan.invocations.contains(&ncu[i].invocation))
+        .collect();
+    assert_eq!(by_ncu, from_trace_plan.selected);
+    // ncu's names adopted from its rows (here the duration pass's rows of the selected
+    // launches stand in for a profiling pass's).
+    let mut p = from_trace_plan;
+    let rows: Vec<_> = p
+        .selected
+        .iter()
+        .map(|&i| export.launches[i].clone())
+        .collect();
+    let warnings = from_trace::adopt_profiled_names(&mut p, &rows);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let renamed = p
+        .launches
+        .iter()
+        .zip(&ncu)
+        .filter(|(a, b)| a.function == b.function)
+        .count();
+    assert_eq!(renamed, 1089, "every launch carries ncu's name");
+}
+
+/// The BERT step's `step` range as a sampled profile filters it (`--nvtx-include step`):
+/// the 423 launches ncu's filter kept (2026-12-04), numbered within the range.
+#[test]
+fn the_trace_timing_pass_keeps_the_launches_of_a_range_filter() {
+    use shared::analysis::sampling::from_trace;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(plain(
+        dir.path(),
+        "trace-h100/bert_train_step_trace1.json.gz",
+    ))
+    .expect("artifact");
+    let artifact = shared::model::artifact::Artifact::from_json(&text).expect("artifact");
+    let trace = artifact.trace.as_deref().expect("a trace");
+    let all = from_trace::timed_launches(trace, &[], &[]).expect("all");
+    let step = from_trace::timed_launches(trace, &["step".into()], &[]).expect("step");
+    assert_eq!(step.len(), 423);
+    assert!(all.len() > step.len());
+    let outside = from_trace::timed_launches(trace, &[], &["step".into()]).expect("outside");
+    assert_eq!(outside.len() + step.len(), all.len());
+    // Numbered within the range: the first launch of each kernel in it is invocation 1.
+    let mut seen = std::collections::HashSet::new();
+    for t in &step {
+        if seen.insert(t.function.clone()) {
+            assert_eq!(t.invocation, 1, "{}", t.function);
+        }
+    }
+    assert!(step.iter().all(|t| t
+        .nvtx
+        .as_ref()
+        .is_some_and(|n| n.start_end.iter().any(|r| r.name == "step"))));
+}

@@ -58,6 +58,8 @@ pub struct ProfileConfig {
     pub(super) notes: Vec<String>,
     /// PyTorch module ranges (`--torch-modules`), and op ranges too when `Some(true)`.
     pub(super) torch_ops: Option<bool>,
+    /// Where a sampled profile's timing pass comes from (`--timing-pass`).
+    pub(super) timing: sample::TimingSource,
 }
 
 /// One `capture profile` under way: its configuration, where ncu's reports
@@ -112,6 +114,7 @@ impl<'a> ProfileRun<'a> {
         } else {
             let sample = sample::time_and_plan(
                 profiler,
+                &cfg.timing,
                 &run.target,
                 run.work.path(),
                 &run.stem,

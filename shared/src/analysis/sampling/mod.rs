@@ -15,6 +15,7 @@
 //! passes.
 
 pub mod check;
+pub mod from_trace;
 pub mod plan;
 pub mod scale;
 pub mod timing;
