@@ -376,6 +376,21 @@ pub struct TraceArgs {
     /// most.
     #[arg(long, value_name = "MS", default_value_t = 250)]
     pub flush_ms: u32,
+    /// Also sample hardware counters over time in the same run (CUPTI PM sampling: no
+    /// replay, no serialization): DRAM, L2 and L1 bytes, tensor and FMA work, those the GPU
+    /// samples together in one pass; `capture table` attributes them to the kernels
+    /// (docs/one-pass.md). Where PM sampling is refused, the trace says why and is written
+    /// without counters.
+    #[arg(long)]
+    pub counters: bool,
+    /// The PM sampling interval, ns of GPU time (with --counters).
+    #[arg(
+        long,
+        value_name = "NS",
+        default_value_t = 20_000,
+        requires = "counters"
+    )]
+    pub counter_interval_ns: u64,
     /// Keep each process's raw records (`PID.rltrace`) in this folder instead of a
     /// temporary one (for bug reports and the reader's tests).
     #[arg(long, value_name = "DIR")]

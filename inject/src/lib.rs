@@ -27,12 +27,14 @@
 
 mod cbids;
 mod cupti;
+mod pm;
 
-use std::collections::HashMap;
-use std::ffi::{c_char, c_int, CStr};
+use std::collections::{HashMap, HashSet};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fs::File;
 use std::io::Write;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use shared::read::trace::wire::{
     self, ApiRec, CopyRec, KernelRec, MarkerRec, ProcessRec, Record, SetRec,
@@ -47,6 +49,47 @@ const BUFFER_BYTES: usize = 8 << 20;
 struct State {
     cupti: Cupti,
     out: Mutex<Out>,
+    /// PM sampling, when asked for (`ROOFLINE_PM_METRICS`).
+    counters: Option<Counters>,
+}
+
+/// PM sampling's state: the functions, the request, a sampler per device that has a
+/// context, and the decode thread's stop flag.
+struct Counters {
+    pm: Arc<pm::Pm>,
+    request: pm::Request,
+    samplers: Arc<Mutex<Vec<pm::Sampler>>>,
+    devices: Mutex<HashSet<u32>>,
+    stop: Arc<AtomicBool>,
+    decoding: AtomicBool,
+}
+
+/// The trace file as PM sampling's sink.
+struct FileSink;
+
+impl pm::Sink for FileSink {
+    fn record(&self, record: Record) {
+        if let Some(state) = state() {
+            if let Ok(mut out) = state.out.lock() {
+                out.push(&record);
+                out.write_out();
+            }
+        }
+    }
+
+    fn string(&self, text: &str) -> u32 {
+        let Some(state) = state() else { return 0 };
+        let Ok(mut out) = state.out.lock() else {
+            return 0;
+        };
+        if let Some(&id) = out.by_text.get(text.as_bytes()) {
+            return id;
+        }
+        let id = out.new_string(text.as_bytes());
+        out.by_text.insert(text.as_bytes().to_vec(), id);
+        out.write_out();
+        id
+    }
 }
 
 /// The open trace file and the strings already written to it.
@@ -167,12 +210,35 @@ fn start() -> Result<(), String> {
         start_ns: cupti.timestamp(),
     }));
     out.write_out();
+    let mut refused = Vec::new();
+    let counters = match pm::Request::from_env() {
+        None => None,
+        Some(request) => match pm::Pm::load(library.as_deref()) {
+            Ok(pm) => Some(Counters {
+                pm: Arc::new(pm),
+                request,
+                samplers: Arc::new(Mutex::new(Vec::new())),
+                devices: Mutex::new(HashSet::new()),
+                stop: Arc::new(AtomicBool::new(false)),
+                decoding: AtomicBool::new(false),
+            }),
+            Err(e) => {
+                refused.push(format!("no PM sampling: {e}"));
+                None
+            }
+        },
+    };
     let state = State {
         cupti,
         out: Mutex::new(out),
+        counters,
     };
     let state = STATE.get_or_init(|| state);
-    let mut refused = Vec::new();
+    if let Some(c) = &state.counters {
+        if let Err(e) = c.pm.subscribe_contexts(on_context) {
+            refused.push(format!("no PM sampling: {e}"));
+        }
+    }
     state
         .cupti
         .register_buffers(buffer_requested, buffer_completed)?;
@@ -203,10 +269,74 @@ fn start() -> Result<(), String> {
     Ok(())
 }
 
-/// At `exit`: every buffer CUPTI holds is completed (and written), then the end record.
+/// A CUDA context was created: PM sampling starts on its device (once per device), and the
+/// decode thread with the first.
+///
+/// # Safety
+/// Called by CUPTI with a resource callback's data (`CUpti_ResourceData`, whose first field
+/// is the context).
+unsafe extern "C" fn on_context(_: *mut c_void, domain: u32, cbid: u32, data: *const c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        if domain != pm::DOMAIN_RESOURCE || cbid != pm::CONTEXT_CREATED || data.is_null() {
+            return;
+        }
+        let Some(c) = state().and_then(|s| s.counters.as_ref()) else {
+            return;
+        };
+        // SAFETY: CUPTI's resource data begins with the context.
+        let context = unsafe { *data.cast::<*mut c_void>() };
+        let sink = FileSink;
+        let device = match c.pm.device_of(context) {
+            Ok(d) => d,
+            Err(e) => {
+                pm::Sink::record(&sink, Record::Warning(format!("no PM sampling: {e}")));
+                return;
+            }
+        };
+        if !c.devices.lock().is_ok_and(|mut d| d.insert(device)) {
+            return;
+        }
+        match pm::start(&c.pm, device, &c.request, &sink) {
+            Ok((sampler, warnings)) => {
+                for w in warnings {
+                    pm::Sink::record(&sink, Record::Warning(w));
+                }
+                if let Ok(mut all) = c.samplers.lock() {
+                    all.push(sampler);
+                }
+                if !c.decoding.swap(true, Ordering::SeqCst) {
+                    let (samplers, stop) = (Arc::clone(&c.samplers), Arc::clone(&c.stop));
+                    let every = c.request.decode_every;
+                    let sink: Arc<dyn pm::Sink> = Arc::new(FileSink);
+                    std::thread::spawn(move || pm::decode_loop(samplers, sink, every, stop));
+                }
+            }
+            Err(e) => pm::Sink::record(
+                &sink,
+                Record::Warning(format!("no PM sampling on device {device}: {e}")),
+            ),
+        }
+    });
+}
+
+/// At `exit`: PM sampling stopped and its last samples written, every buffer CUPTI holds
+/// completed (and written), then the end record.
 extern "C" fn at_exit() {
     let _ = std::panic::catch_unwind(|| {
         let Some(state) = state() else { return };
+        if let Some(c) = &state.counters {
+            c.stop.store(true, Ordering::SeqCst);
+            if let Ok(mut all) = c.samplers.lock() {
+                for s in all.iter_mut() {
+                    if let Err(e) = s.finish(&FileSink) {
+                        pm::Sink::record(
+                            &FileSink,
+                            Record::Warning(format!("PM sampling at exit: {e}")),
+                        );
+                    }
+                }
+            }
+        }
         state.cupti.flush_all();
         if let Ok(mut out) = state.out.lock() {
             let now = state.cupti.timestamp();

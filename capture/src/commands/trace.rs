@@ -32,6 +32,9 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
     if args.torch_modules {
         env = super::profile::torch::environment(work.path(), "trace", args.torch_ops)?;
     }
+    if args.counters {
+        env.extend(counter_environment(args.counter_interval_ns));
+    }
     let records = args
         .records
         .clone()
@@ -73,6 +76,22 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         ));
     }
     write(args, artifact, trace, Some(&ended))
+}
+
+/// The environment that asks the injection for PM sampling: the counters of
+/// [`shared::model::counters::PM_SAMPLED`], most wanted first, at `interval_ns`.
+pub fn counter_environment(interval_ns: u64) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let names: Vec<&str> = shared::model::counters::PM_SAMPLED
+        .iter()
+        .map(|c| c.name)
+        .collect();
+    vec![
+        ("ROOFLINE_PM_METRICS".into(), names.join(",").into()),
+        (
+            "ROOFLINE_PM_INTERVAL_NS".into(),
+            interval_ns.max(1).to_string().into(),
+        ),
+    ]
 }
 
 /// Writes the artifact with its trace and prints the summary line; a failed program is

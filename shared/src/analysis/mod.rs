@@ -26,6 +26,7 @@ pub mod merge;
 pub mod metrics;
 pub mod multi;
 pub mod ncu_verdict;
+pub mod one_pass;
 pub mod ranges;
 pub mod sampling;
 pub mod table;

@@ -498,6 +498,10 @@ pub struct TraceReport {
     /// True where the trace holds summaries and no timeline (an imported `nsys stats` CSV):
     /// no timeline is shown.
     pub summaries_only: bool,
+    /// Hardware counters sampled over time in the same run, by kernel (`capture trace
+    /// --counters`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub one_pass: Option<crate::analysis::one_pass::OnePassReport>,
 }
 
 impl TraceReport {
@@ -530,6 +534,7 @@ impl TraceReport {
             summaries_only: trace.kernels.is_empty()
                 && trace.copies.is_empty()
                 && !(trace.summaries.is_empty() && trace.copy_summaries.is_empty()),
+            one_pass: crate::analysis::one_pass::OnePassReport::of(trace),
         }
     }
 
@@ -595,6 +600,18 @@ impl TraceReport {
                     .range_table(if by_range { usize::MAX } else { 20 })
                     .render(format),
             );
+        }
+        if let (Some(p), false) = (&self.one_pass, by_range) {
+            heading(
+                &mut out,
+                &format!(
+                    "Hardware counters sampled over time in this run (PM sampling every {}, one \
+                     pass, not replayed; each interval split among the kernels in it by time)",
+                    ns_text(p.interval_ns as f64)
+                ),
+            );
+            out.push_str(&p.table().render(format));
+            out.push_str(&p.footnote());
         }
         let (outside, all) = self.launches_outside_ranges;
         if !self.ranges.is_empty() && outside > 0 {

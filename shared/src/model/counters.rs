@@ -351,8 +351,39 @@ counters! {
     }
 }
 
+counters! {
+    /// Counters only PM sampling asks for (`capture trace --counters`), beside those of
+    /// [`PM_SAMPLED`] the other lists hold.
+    PM_ONLY {
+    PM_FMA_PIPE_INST = "sm__inst_executed_pipe_fma.sum", "inst", "warp instructions issued to the FMA pipe (FP32 and packed FP16 arithmetic, IMAD)";
+    PM_SM_CYCLES_ACTIVE = "sm__cycles_active.sum", "cycle", "cycles with at least one warp in flight, summed over SMs";
+    PM_TENSOR_CYCLES = "sm__pipe_tensor_cycles_active.sum", "cycle", "tensor pipe active cycles, summed over SMs";
+    }
+}
+
+/// What `capture trace --counters` asks PM sampling for, most wanted first: the
+/// injection keeps, in this order, those the chip samples together in one pass (the bytes of a
+/// roofline's memory levels, then its tensor and FP32 work, then activity).
+pub const PM_SAMPLED: &[Counter] = &[
+    DRAM_BYTES_READ,
+    DRAM_BYTES_WRITE,
+    L2_BYTES,
+    T_BF16,
+    T_FP16,
+    T_TF32,
+    T_FP8,
+    T_FP16_DST_FP32,
+    L1_BYTES,
+    PM_FMA_PIPE_INST,
+    FFMA,
+    INST_EXECUTED,
+    PM_SM_CYCLES_ACTIVE,
+    PM_TENSOR_CYCLES,
+];
+
 /// Every list of the catalog.
 pub const LISTS: &[&[Counter]] = &[
+    PM_ONLY,
     PROFILE,
     DEVICE,
     ROOFLINE_SET,

@@ -55,6 +55,10 @@ pub struct Trace {
     /// stats --report cuda_gpu_mem_time_sum` CSV): the figures as the report gave them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copy_summaries: Vec<CopySummary>,
+    /// Hardware counters sampled over time in the same run (`capture trace --counters`: CUPTI's
+    /// PM sampling), one series per process and device.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterSeries>,
     /// True where a reader built without the `trace` feature (the viewer) met a trace and
     /// skipped it: the artifact holds one this reading left out. Never written.
     #[serde(skip)]
@@ -72,6 +76,37 @@ impl<'de> Deserialize<'de> for Trace {
             ..Trace::default()
         })
     }
+}
+
+/// PM sampling of one device by one process: the metrics, the interval asked for, and each
+/// interval in which the GPU did something (intervals whose every value is 0 are left out:
+/// an idle GPU).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CounterSeries {
+    /// The process that sampled.
+    pub pid: u32,
+    /// CUDA device ordinal.
+    pub device: u32,
+    /// The sampling interval asked for, ns of GPU time.
+    pub interval_ns: u64,
+    /// Indices into [`Trace::strings`] of the metrics, in the order of each sample's values.
+    pub metrics: Vec<u32>,
+    /// Samples in time order.
+    pub samples: Vec<CounterSample>,
+    /// Intervals left out as idle (every value 0).
+    #[serde(default)]
+    pub idle_samples: u64,
+}
+
+/// One PM sampling interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CounterSample {
+    /// Start, ns, on the clock of the trace's records.
+    pub start_ns: u64,
+    /// End, ns.
+    pub end_ns: u64,
+    /// The metrics' values over the interval, in [`CounterSeries::metrics`] order.
+    pub values: Vec<f64>,
 }
 
 /// One process of the trace.

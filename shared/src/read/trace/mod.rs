@@ -12,7 +12,8 @@ pub mod wire;
 use std::collections::HashMap;
 
 use crate::model::trace::{
-    CopyKind, RangeScope, Trace, TraceCopy, TraceKernel, TraceProcess, TraceRange, TraceSource,
+    CopyKind, CounterSample, CounterSeries, RangeScope, Trace, TraceCopy, TraceKernel,
+    TraceProcess, TraceRange, TraceSource,
 };
 pub(crate) use nest::{nest, Parts, Strings};
 use wire::{Reader, Record};
@@ -166,6 +167,7 @@ impl FileState {
     fn take(&mut self, record: Record, names: &mut Names<'_>) -> Option<String> {
         let pid = self.process.pid;
         match record {
+            Record::PmMetrics(_) | Record::PmSample(_) => return self.take_pm(record, names),
             Record::Process(p) => {
                 self.process.pid = p.pid;
                 self.process.ppid = Some(p.ppid);
@@ -277,6 +279,58 @@ impl FileState {
                 self.parts.ranges.push(r);
             }
         }
+    }
+
+    /// Takes a PM sampling record: a series begins, or a sample joins the latest series of
+    /// its device (an idle one, every value 0, is only counted).
+    fn take_pm(&mut self, record: Record, names: &mut Names<'_>) -> Option<String> {
+        let pid = self.process.pid;
+        match record {
+            Record::PmMetrics(m) => {
+                let metrics = m
+                    .names
+                    .iter()
+                    .map(|n| match self.local.get(n) {
+                        Some(&i) => i,
+                        None => names.strings.intern(""),
+                    })
+                    .collect();
+                self.parts.counters.push(CounterSeries {
+                    pid,
+                    device: m.device,
+                    interval_ns: m.interval_ns,
+                    metrics,
+                    samples: Vec::new(),
+                    idle_samples: 0,
+                });
+            }
+            Record::PmSample(m) => {
+                let series = self
+                    .parts
+                    .counters
+                    .iter_mut()
+                    .rev()
+                    .find(|c| c.device == m.device && c.metrics.len() == m.values.len());
+                match series {
+                    Some(c) if m.values.iter().all(|&v| v == 0.0) => c.idle_samples += 1,
+                    Some(c) => c.samples.push(CounterSample {
+                        start_ns: m.start_ns,
+                        end_ns: m.end_ns.max(m.start_ns),
+                        values: m.values,
+                    }),
+                    None => {
+                        return Some(format!(
+                            "a PM sample of device {} with {} values and no metrics record \
+                             before it: left out",
+                            m.device,
+                            m.values.len()
+                        ))
+                    }
+                }
+            }
+            _ => {}
+        }
+        None
     }
 
     /// Closes what is open, joins each launch to its call and its range, orders launches by

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::trace::{RangeScope, Trace, TraceCopy, TraceKernel, TraceRange};
+use crate::model::trace::{CounterSeries, RangeScope, Trace, TraceCopy, TraceKernel, TraceRange};
 
 /// Strings interned once across every process.
 #[derive(Default)]
@@ -36,6 +36,7 @@ pub(crate) struct Parts {
     pub(crate) kernels: Vec<TraceKernel>,
     pub(crate) copies: Vec<TraceCopy>,
     pub(crate) ranges: Vec<TraceRange>,
+    pub(crate) counters: Vec<CounterSeries>,
 }
 
 impl Parts {
@@ -55,6 +56,7 @@ impl Parts {
         trace.kernels.extend(self.kernels);
         trace.copies.extend(self.copies);
         trace.ranges.extend(self.ranges);
+        trace.counters.extend(self.counters);
     }
 }
 

@@ -145,7 +145,7 @@ pub struct MarkerRec {
 }
 
 /// One record of a trace file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Record {
     /// The writing process (first record).
     Process(ProcessRec),
@@ -172,6 +172,37 @@ pub enum Record {
     Warning(String),
     /// The program exited through `exit` and every buffer was flushed; CUPTI's clock then.
     End(u64),
+    /// PM sampling began on a device with these metrics, in the order of every
+    /// [`Record::PmSample`]'s values after it.
+    PmMetrics(PmMetricsRec),
+    /// One PM sampling interval's metric values.
+    PmSample(PmSampleRec),
+}
+
+/// PM sampling's set-up on one device (`capture trace --counters`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PmMetricsRec {
+    /// CUDA device ordinal.
+    pub device: u32,
+    /// The sampling interval asked for, ns of GPU time.
+    pub interval_ns: u64,
+    /// The metrics' string ids, in value order.
+    pub names: Vec<u32>,
+}
+
+/// One PM sampling interval (`CUpti_PmSampling_CounterData_GetSampleInfo` and
+/// `cuptiProfilerHostEvaluateToGpuValues`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PmSampleRec {
+    /// CUDA device ordinal.
+    pub device: u32,
+    /// The interval's start, as CUPTI gives it (GPU timestamp, ns).
+    pub start_ns: u64,
+    /// Its end.
+    pub end_ns: u64,
+    /// The metrics' values over the interval, in the order of the device's
+    /// [`Record::PmMetrics`].
+    pub values: Vec<f64>,
 }
 
 const TAG_PROCESS: u8 = b'P';
@@ -184,6 +215,11 @@ const TAG_MARKER: u8 = b'R';
 const TAG_DROPPED: u8 = b'D';
 const TAG_WARNING: u8 = b'W';
 const TAG_END: u8 = b'E';
+const TAG_PM_METRICS: u8 = b'N';
+const TAG_PM_SAMPLE: u8 = b'Q';
+
+/// The most metrics a PM sampling record may name (the reader's bound on a record's size).
+pub const MAX_PM_METRICS: usize = 256;
 
 /// The longest string a record may hold; longer ones are cut by the writer.
 pub const MAX_STRING: usize = 1 << 20;
@@ -282,6 +318,25 @@ impl Record {
             Record::End(t) => {
                 out.push(TAG_END);
                 put64(out, *t);
+            }
+            Record::PmMetrics(m) => {
+                out.push(TAG_PM_METRICS);
+                put32(out, m.device);
+                put64(out, m.interval_ns);
+                put32(out, m.names.len() as u32);
+                for &n in &m.names {
+                    put32(out, n);
+                }
+            }
+            Record::PmSample(m) => {
+                out.push(TAG_PM_SAMPLE);
+                put32(out, m.device);
+                put64(out, m.start_ns);
+                put64(out, m.end_ns);
+                put32(out, m.values.len() as u32);
+                for &v in &m.values {
+                    put64(out, v.to_bits());
+                }
             }
         }
     }
@@ -425,6 +480,8 @@ fn tag_name(tag: u8) -> String {
         TAG_DROPPED => "dropped count".into(),
         TAG_WARNING => "warning".into(),
         TAG_END => "end".into(),
+        TAG_PM_METRICS => "PM sampling metrics".into(),
+        TAG_PM_SAMPLE => "PM sample".into(),
         other => format!("unknown tag 0x{other:02x}"),
     }
 }
@@ -507,11 +564,56 @@ fn decode(tag: u8, f: &mut Fields<'_>) -> Option<Result<Record, String>> {
             Err(e) => return Some(Err(e)),
         },
         TAG_END => Record::End(f.u64()?),
+        TAG_PM_METRICS | TAG_PM_SAMPLE => return decode_pm(tag, f),
         other => {
             return Some(Err(format!(
                 "unknown record tag 0x{other:02x}: not a record this capture writes"
             )))
         }
+    };
+    Some(Ok(record))
+}
+
+/// A PM sampling record's fields after its tag, as [`decode`] returns them.
+fn decode_pm(tag: u8, f: &mut Fields<'_>) -> Option<Result<Record, String>> {
+    let record = match tag {
+        TAG_PM_METRICS => {
+            let device = f.u32()?;
+            let interval_ns = f.u64()?;
+            let n = f.u32()? as usize;
+            if n > MAX_PM_METRICS {
+                return Some(Err(format!(
+                    "{n} PM sampling metrics, more than the {MAX_PM_METRICS} a writer writes"
+                )));
+            }
+            let names = (0..n).map(|_| f.u32()).collect::<Option<Vec<u32>>>()?;
+            Record::PmMetrics(PmMetricsRec {
+                device,
+                interval_ns,
+                names,
+            })
+        }
+        TAG_PM_SAMPLE => {
+            let device = f.u32()?;
+            let start_ns = f.u64()?;
+            let end_ns = f.u64()?;
+            let n = f.u32()? as usize;
+            if n > MAX_PM_METRICS {
+                return Some(Err(format!(
+                    "a PM sample of {n} values, more than the {MAX_PM_METRICS} a writer writes"
+                )));
+            }
+            let values = (0..n)
+                .map(|_| f.u64().map(f64::from_bits))
+                .collect::<Option<Vec<f64>>>()?;
+            Record::PmSample(PmSampleRec {
+                device,
+                start_ns,
+                end_ns,
+                values,
+            })
+        }
+        _ => return Some(Err(format!("tag 0x{tag:02x} is not a PM sampling record"))),
     };
     Some(Ok(record))
 }
@@ -589,6 +691,17 @@ mod tests {
             }),
             Record::Dropped(3),
             Record::Warning("no memset records".into()),
+            Record::PmMetrics(PmMetricsRec {
+                device: 0,
+                interval_ns: 20_000,
+                names: vec![1, 2],
+            }),
+            Record::PmSample(PmSampleRec {
+                device: 0,
+                start_ns: 100,
+                end_ns: 120,
+                values: vec![4096.0, 0.5],
+            }),
             Record::End(50),
         ]
     }
