@@ -866,7 +866,7 @@ impl RooflineModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::test_support::{fixture, gzipped_fixture, sample};
+    use crate::state::test_support::{fixture, packed_fixture, sample};
     use crate::state::view::precision_slug;
     use shared::model::artifact::{AskedWork, Check, Timing};
 
