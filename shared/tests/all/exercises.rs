@@ -15,7 +15,10 @@ use shared::Artifact;
 /// The bundled samples the questions name (shared does no I/O, even in its tests), kept
 /// gzipped in the tree and published un-gzipped by `site/build.sh`.
 const SAMPLES: [(&str, &[u8]); 2] = [
-    ("h200.json", include_bytes!("../../../site/samples/h200.json.gz")),
+    (
+        "h200.json",
+        include_bytes!("../../../site/samples/h200.json.gz"),
+    ),
     (
         "h200-gpt2-bf16.json",
         include_bytes!("../../../site/samples/h200-gpt2-bf16.json.gz"),

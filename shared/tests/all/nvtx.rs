@@ -9,7 +9,7 @@ use shared::analysis::ranges::{range_table, RangeTable, NO_RANGE};
 use shared::model::artifact::{NvtxRanges, Provenance};
 use shared::Artifact;
 
-use crate::support::{unpack, import};
+use crate::support::{import, unpack};
 
 const TRAIN_STEP: &[u8] =
     include_bytes!("../../../tests/fixtures/corpus-h200/train_step_full_raw.csv.gz");

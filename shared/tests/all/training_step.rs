@@ -17,8 +17,7 @@ use shared::model::artifact::{Artifact, LaunchCounters};
 
 use crate::support::unpack;
 
-const SAMPLED: &[u8] =
-    include_bytes!("../../../site/samples/h200-bert-train-step.json.gz");
+const SAMPLED: &[u8] = include_bytes!("../../../site/samples/h200-bert-train-step.json.gz");
 const ALL: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-train-whole/whole_all-ncu-cold-raw.csv.gz");
 const TRUTH: &str = include_str!("../../../tests/fixtures/ncu-h200-train-whole/truth.json");

@@ -10,7 +10,7 @@ use shared::analysis::work_vector::{self, of_kernel};
 use shared::model::artifact::WorkComponent;
 use shared::model::work_kind::Work;
 
-use crate::support::{unpack, import};
+use crate::support::{import, unpack};
 
 /// Every `--set full` raw page in `tests/fixtures`, by name.
 fn full_set_exports() -> Vec<(&'static str, String)> {
