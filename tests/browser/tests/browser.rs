@@ -109,7 +109,7 @@ async fn site_works_in_headless_chromium() -> Result<(), BoxError> {
     let sample = sample_path();
     if !sample.exists() {
         return Err(format!(
-            "{} is missing: the real H200 capture belongs in site/samples/h200.json",
+            "{} is missing: run bash site/build.sh (it un-gzips the real H200 capture, site/samples/h200.json.gz)",
             sample.display()
         )
         .into());
