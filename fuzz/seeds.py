@@ -9,6 +9,7 @@ ignored by git; this script is how it is made again.
 
 import csv
 import gzip
+import subprocess
 import io
 import json
 import pathlib
@@ -23,7 +24,7 @@ SAMPLES = ROOT / "site" / "samples"
 BERT_SOURCE = ROOT / "tests" / "fixtures" / "ncu-h200-bert" / "bert_full_source.csv.gz"
 TWO_PROCESS = ROOT / "tests" / "fixtures" / "ncu-h200-reports" / "two_process.ncu-rep.gz"
 DIFF = ROOT / "tests" / "fixtures" / "diff"
-SUITE_SRC = ROOT / "tests" / "fixtures" / "ncu-h200-suite-source" / "suite_src.ncu-rep.gz"
+SUITE_SRC = ROOT / "tests" / "fixtures" / "ncu-h200-suite-source" / "suite_src.ncu-repz"
 SUITE_SRC_PAGE = ROOT / "tests" / "fixtures" / "ncu-h200-suite-source" / "suite_src_cuda_sass.csv.gz"
 
 # Identity columns of ncu CLI exports, then the metrics the model reads: every counter of
@@ -35,6 +36,18 @@ COUNTERS_RS = ROOT / "shared" / "src" / "model" / "counters.rs"
 MODEL_METRICS = set(re.findall(r'^\s*[A-Z][A-Z0-9_]* = "([^"]+)",', COUNTERS_RS.read_text(), re.M))
 assert len(MODEL_METRICS) > 40, f"no counters parsed from {COUNTERS_RS}"
 SEPARATOR = b"\xff"
+
+
+def read_text(path):
+    """A fixture's text, un-gzipped when it is kept gzipped (`.gz`)."""
+    if path.suffix == ".gz":
+        return gzip.decompress(path.read_bytes()).decode()
+    return path.read_text()
+
+
+def unzstd(path):
+    """A zstd-compressed report (`.ncu-repz`), un-compressed by the `zstd` command."""
+    return subprocess.run(["zstd", "-dcq", str(path)], check=True, capture_output=True).stdout
 
 
 def split_preamble(text):
@@ -51,7 +64,7 @@ def write_csv(rows, delimiter=","):
 
 def cut_raw(path, launches=None, keep_preamble=True):
     """A raw page with the identity columns and the model's metrics only."""
-    preamble, body = split_preamble(path.read_text())
+    preamble, body = split_preamble(read_text(path))
     rows = list(csv.reader(io.StringIO(body)))
     header = rows[0]
     keep = [i for i, name in enumerate(header)
@@ -98,7 +111,7 @@ def slim_set(counter_set):
 
 
 def slim_artifact(path, kernels=3, counters=True):
-    return slim_artifact_text(path.read_text(), kernels, counters)
+    return slim_artifact_text(read_text(path), kernels, counters)
 
 
 def slim_artifact_text(text, kernels=3, counters=True):
@@ -284,8 +297,8 @@ def main():
         "details_semicolon": write_csv(list(csv.reader(io.StringIO(head_lines(details, 12)))), ";"),
         "raw_stdout": cut_raw(raw_stdout),
         "raw_full": cut_raw(raw_full),
-        "raw_sample": cut_raw(SAMPLES / "h200-ncu-cold-raw.csv", launches=3),
-        "raw_gpt2": cut_raw(SAMPLES / "h200-gpt2-bf16-ncu-cold-raw.csv", launches=3),
+        "raw_sample": cut_raw(SAMPLES / "h200-ncu-cold-raw.csv.gz", launches=3),
+        "raw_gpt2": cut_raw(SAMPLES / "h200-gpt2-bf16-ncu-cold-raw.csv.gz", launches=3),
         "details_gpt2": head_lines(ROOT / "tests" / "fixtures" / "ncu-h200-torch" / "gpt2_bf16_profile_details.csv.gz", 10),
     }
     for name, text in exports.items():
@@ -310,15 +323,15 @@ def main():
 
     # artifact_json: real artifacts, slimmed.
     write("artifact_json", "golden_import", slim_artifact(GOLDEN, kernels=2))
-    write("artifact_json", "run", slim_artifact(SAMPLES / "h200.json", kernels=2))
-    write("artifact_json", "profile_gpt2", slim_artifact(SAMPLES / "h200-gpt2-bf16.json", kernels=2))
+    write("artifact_json", "run", slim_artifact(SAMPLES / "h200.json.gz", kernels=2))
+    write("artifact_json", "profile_gpt2", slim_artifact(SAMPLES / "h200-gpt2-bf16.json.gz", kernels=2))
     write("artifact_json", "minimal", '{"schema": 1, "kernels": [{"name": "k", "function": "k"}]}')
 
     # merge_table: operation byte, artifact, then exports, separated by 0xFF.
-    timings = slim_artifact(SAMPLES / "h200.json", kernels=3, counters=False)
-    cold_raw = cut_raw(SAMPLES / "h200-ncu-cold-raw.csv", launches=3).encode()
-    warm_raw = cut_raw(SAMPLES / "h200-ncu-warm-raw.csv", launches=3).encode()
-    cold_details = head_lines(SAMPLES / "h200-ncu-cold-details.csv", 40).encode()
+    timings = slim_artifact(SAMPLES / "h200.json.gz", kernels=3, counters=False)
+    cold_raw = cut_raw(SAMPLES / "h200-ncu-cold-raw.csv.gz", launches=3).encode()
+    warm_raw = cut_raw(SAMPLES / "h200-ncu-warm-raw.csv.gz", launches=3).encode()
+    cold_details = head_lines(SAMPLES / "h200-ncu-cold-details.csv.gz", 40).encode()
     merges = {
         "import_raw": b"\x00" + SEPARATOR + cut_raw(raw_stdout).encode(),
         "import_raw_and_details": b"\x00" + SEPARATOR + cold_raw + SEPARATOR + cold_details,
@@ -366,7 +379,7 @@ def main():
     # source: `u32 length, report, page`: the suite report's first module and launch, slimmed
     # to its names and the per-instruction metrics (and duration) the source page reads,
     # with the head of its `cuda,sass` page and without a page.
-    suite = gzip.decompress(SUITE_SRC.read_bytes())
+    suite = unzstd(SUITE_SRC)
     keep = MODEL_METRICS | {"gpu__time_duration.sum"}
     slim = slim_source_report(suite, keep)
     cuda_page = gzip.decompress(SUITE_SRC_PAGE.read_bytes()).decode().splitlines(keepends=True)

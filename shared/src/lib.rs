@@ -15,6 +15,8 @@
 //! to it, never opens files, spawns processes, reads clocks or touches CUDA, so it builds for
 //! `wasm32-unknown-unknown` and the CLI and the viewer compute every number the same way.
 
+#![forbid(unsafe_code)]
+
 pub mod analysis;
 pub mod chart;
 pub mod error;

@@ -42,3 +42,15 @@ pub fn zstd_rle_frame(total: u64, byte: u8) -> Vec<u8> {
     }
     out
 }
+
+/// A gzipped file of the tree (a sample or fixture kept compressed), un-gzipped into text:
+/// for this crate's own tests (flate2 is a dev-dependency).
+#[cfg(test)]
+pub fn gunzip_text(gz: &[u8]) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_string(&mut text)
+        .expect("a gzipped UTF-8 fixture");
+    text
+}

@@ -3,7 +3,7 @@
 `capture import` of the same report's raw CSV page, which imports to the same launches.
 
 By default it times the `--set full` report of the six GEMMs
-(tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz, un-gzipped into a temporary folder
+(tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz, un-gzipped into a temporary folder
 first, 20.8 MB) against gemms_full_raw.csv. More pairs can be named on the command line,
 each a report and its raw page, e.g. a `capture profile --keep-exports` report of a model.
 
@@ -68,7 +68,7 @@ def main():
         sys.exit("name pairs: REPORT CSV ...")
     with tempfile.TemporaryDirectory() as tmp:
         gemms = os.path.join(tmp, "gemms_full.ncu-rep")
-        with open(os.path.join(GEMMS, "gemms_full.ncu-rep.gz"), "rb") as f, open(gemms, "wb") as g:
+        with open(os.path.join(GEMMS, "gemms_full.ncu-repz"), "rb") as f, open(gemms, "wb") as g:
             g.write(gzip.decompress(f.read()))
         todo = [(gemms, os.path.join(GEMMS, "gemms_full_raw.csv"))]
         todo += list(zip(pairs[0::2], pairs[1::2]))

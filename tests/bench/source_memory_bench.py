@@ -27,9 +27,9 @@ CAPTURE = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "ta
                        "release/capture")
 FIXTURES = os.path.join(ROOT, "tests/fixtures")
 REPORTS = [
-    "ncu-h200-suite-source/suite_src.ncu-rep.gz",
-    "ncu-h200-gemms/gemms_full.ncu-rep.gz",
-    "ncu-h200-bert/bert_full.ncu-rep.gz",
+    "ncu-h200-suite-source/suite_src.ncu-repz",
+    "ncu-h200-gemms/gemms_full.ncu-repz",
+    "ncu-h200-bert/bert_full.ncu-repz",
 ]
 
 

@@ -21,11 +21,11 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for gz in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz \
+for gz in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz \
           tests/fixtures/ncu-h200/probe_full.ncu-rep.gz \
-          tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz \
-          tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz \
-          tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz; do
+          tests/fixtures/ncu-h200-bert/bert_full.ncu-repz \
+          tests/fixtures/ncu-h200-suite-source/suite_full.ncu-repz \
+          tests/fixtures/ncu-h200-suite-source/suite_src.ncu-repz; do
   name=$(basename "$gz" .gz)
   gunzip -c "$gz" > "$work/$name"
   "$capture" import "$work/$name" -o "$work/$name.json" > /dev/null 2>&1

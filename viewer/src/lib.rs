@@ -6,6 +6,8 @@
 //! `browser`, the thin layer over web APIs) is compiled only for `wasm32-unknown-unknown`;
 //! `main.rs` only mounts `app::App`.
 
+#![forbid(unsafe_code)]
+
 pub mod state;
 
 #[cfg(target_arch = "wasm32")]

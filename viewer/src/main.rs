@@ -1,6 +1,8 @@
 //! Entry point of the viewer's WebAssembly: mounts the app on the page body. Nothing else
 //! happens here; see `app.rs`.
 
+#![forbid(unsafe_code)]
+
 fn main() {
     #[cfg(target_arch = "wasm32")]
     {

@@ -228,9 +228,9 @@ mod tests {
     #[test]
     fn without_the_fill_counter_a_tma_gemm_gets_no_l1_point() {
         // GPT-2's 4096^3 GEMM from capture profile (no L1TEX fill counter in that list).
-        let launches = export(include_str!(
-            "../../../site/samples/h200-gpt2-bf16-ncu-cold-raw.csv"
-        ));
+        let launches = export(&crate::testing::gunzip_text(include_bytes!(
+            "../../../site/samples/h200-gpt2-bf16-ncu-cold-raw.csv.gz"
+        )));
         let gemm: Vec<LaunchCounters> = launches
             .into_iter()
             .filter(|l| l.function.starts_with("nvjet_sm90_tst_256x128"))

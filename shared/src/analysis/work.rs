@@ -804,11 +804,15 @@ mod tests {
         // neither (up to 9 moves per thread in its layer norm).
         for (csv, at_least) in [
             (
-                include_str!("../../../site/samples/h200-ncu-cold-raw.csv"),
+                &crate::testing::gunzip_text(include_bytes!(
+                    "../../../site/samples/h200-ncu-cold-raw.csv.gz"
+                )),
                 134_217_728.0,
             ),
             (
-                include_str!("../../../site/samples/h200-gpt2-bf16-ncu-cold-raw.csv"),
+                &crate::testing::gunzip_text(include_bytes!(
+                    "../../../site/samples/h200-gpt2-bf16-ncu-cold-raw.csv.gz"
+                )),
                 1_572_864.0,
             ),
         ] {

@@ -12,12 +12,16 @@ use shared::exercise::predict::{grade, Direction, Prediction};
 use shared::exercise::quiz;
 use shared::Artifact;
 
-/// The bundled samples the questions name (shared does no I/O, even in its tests).
-const SAMPLES: [(&str, &str); 2] = [
-    ("h200.json", include_str!("../../../site/samples/h200.json")),
+/// The bundled samples the questions name (shared does no I/O, even in its tests), kept
+/// gzipped in the tree and published un-gzipped by `site/build.sh`.
+const SAMPLES: [(&str, &[u8]); 2] = [
+    (
+        "h200.json",
+        include_bytes!("../../../site/samples/h200.json.gz"),
+    ),
     (
         "h200-gpt2-bf16.json",
-        include_str!("../../../site/samples/h200-gpt2-bf16.json"),
+        include_bytes!("../../../site/samples/h200-gpt2-bf16.json.gz"),
     ),
 ];
 
@@ -25,9 +29,9 @@ fn sample(name: &str) -> (Artifact, Vec<KernelFigures>) {
     let text = SAMPLES
         .iter()
         .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
+        .map(|(_, gz)| String::from_utf8(crate::support::unpack(gz)).expect("UTF-8"))
         .unwrap_or_else(|| panic!("no bundled sample {name}"));
-    let artifact = Artifact::from_json(text).expect("the sample parses");
+    let artifact = Artifact::from_json(&text).expect("the sample parses");
     let table = shared::analysis::table::bytes_table(&artifact);
     let figures = KernelFigures::all(&artifact, &table);
     (artifact, figures)

@@ -118,7 +118,7 @@ fn report_checks_pass_on_a_real_report_and_its_cuts() {
             .join("../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz"),
     )
     .expect("fixture");
-    let report = crate::support::gunzip(&gz);
+    let report = crate::support::unpack(&gz);
     checks::ncu_rep(&report);
     // Where its frames start (file header, block headers, messages; `ncu_rep::outline`).
     let frames = [10, 145, 5522, 32523, 87935, 96412, 102975, 157080];
@@ -159,7 +159,7 @@ fn source_page_checks_pass_on_the_real_page_and_hostile_names() {
     // The BERT `--set full` source page (43 launches), whole and cut inside its rows.
     let gz = std::fs::read(regressions_dir().join("../ncu-h200-bert/bert_full_source.csv.gz"))
         .expect("the BERT source page");
-    let page = crate::support::gunzip(&gz);
+    let page = crate::support::unpack(&gz);
     checks::source_page(&page);
     for cut in [1, 100, 5_000, 77_777] {
         checks::source_page(&page[..cut.min(page.len())]);
@@ -184,7 +184,7 @@ fn diff_checks_pass_on_the_committed_runs_and_an_empty_side() {
     // gets them (`before 0xFF after`), and against an artifact with no kernels.
     let run = |name: &str| {
         let gz = std::fs::read(regressions_dir().join("../diff").join(name)).expect("fixture");
-        crate::support::gunzip(&gz)
+        crate::support::unpack(&gz)
     };
     let runs = [
         run("run1.json.gz"),
@@ -211,9 +211,9 @@ fn source_checks_pass_on_the_suite_report_with_its_pages() {
                 .join(name),
         )
         .expect("fixture");
-        crate::support::gunzip(&gz)
+        crate::support::unpack(&gz)
     };
-    let report = fixture("suite_src.ncu-rep.gz");
+    let report = fixture("suite_src.ncu-repz");
     let length = u32::try_from(report.len()).expect("small").to_le_bytes();
     for page in [
         fixture("suite_src_cuda_sass.csv.gz"),

@@ -172,11 +172,15 @@ fn a_gui_line_of_three_fields_is_a_warning() {
     );
 }
 
-const SAMPLE: &str = include_str!("../../../site/samples/h200.json");
+/// The suite's sample (`site/samples/h200.json`, kept gzipped in the tree).
+fn sample() -> String {
+    let gz = include_bytes!("../../../site/samples/h200.json.gz");
+    String::from_utf8(crate::support::unpack(gz)).expect("UTF-8")
+}
 
 #[test]
 fn a_launch_value_array_shorter_than_its_columns_is_refused() {
-    let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+    let mut doc: serde_json::Value = serde_json::from_str(&sample()).expect("json");
     let set = doc["kernels"]
         .as_array_mut()
         .and_then(|ks| ks.iter_mut().find(|k| k["cold"]["launches"].is_array()))
@@ -196,7 +200,7 @@ fn a_launch_value_array_shorter_than_its_columns_is_refused() {
 
 #[test]
 fn negative_peaks_and_ceilings_are_warnings_and_missing() {
-    let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+    let mut doc: serde_json::Value = serde_json::from_str(&sample()).expect("json");
     doc["device"]["peaks"]["dram_gbyte_per_s"] = serde_json::json!(-5.0);
     doc["ceilings"]["copy_gbyte_per_s"] = serde_json::json!(-1.0);
     let (artifact, warnings) =
@@ -267,7 +271,7 @@ fn event_samples_no_run_has_and_summaries_not_their_samples_drop_the_timing() {
         }),
     ];
     for (want, edit) in cases {
-        let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+        let mut doc: serde_json::Value = serde_json::from_str(&sample()).expect("json");
         edit(&mut doc["kernels"][4]["timing"]);
         let (artifact, warnings) =
             shared::Artifact::from_json_checked(&doc.to_string()).expect("loads");
@@ -289,7 +293,7 @@ fn event_samples_no_run_has_and_summaries_not_their_samples_drop_the_timing() {
         );
     }
     // The committed runs' timings are all their samples'.
-    let (_, warnings) = shared::Artifact::from_json_checked(SAMPLE).expect("loads");
+    let (_, warnings) = shared::Artifact::from_json_checked(&sample()).expect("loads");
     assert!(warnings.is_empty(), "{warnings:?}");
 }
 
@@ -298,7 +302,7 @@ fn event_samples_no_run_has_and_summaries_not_their_samples_drop_the_timing() {
 #[test]
 fn a_sampled_block_removed_or_miscounted_is_a_warning() {
     use shared::model::artifact::LoadField;
-    let mut doc: serde_json::Value = serde_json::from_str(SAMPLE).expect("json");
+    let mut doc: serde_json::Value = serde_json::from_str(&sample()).expect("json");
     // A second launch of kernel 4, copied from its first as a sampled profile would.
     let launches = doc["kernels"][4]["cold"]["launches"]
         .as_array_mut()
@@ -353,8 +357,10 @@ fn a_sampled_block_removed_or_miscounted_is_a_warning() {
 /// short `metrics` array is. The artifact is the real GPT-2 export imported.
 #[test]
 fn a_constant_values_array_cut_short_is_refused() {
-    let csv = include_str!("../../../site/samples/h200-gpt2-bf16-ncu-cold-raw.csv");
-    let export = read_export(csv.as_bytes()).expect("reads");
+    let csv = crate::support::unpack(include_bytes!(
+        "../../../site/samples/h200-gpt2-bf16-ncu-cold-raw.csv.gz"
+    ));
+    let export = read_export(&csv[..]).expect("reads");
     let artifact = shared::analysis::merge::import_launches(
         export.launches,
         export.warnings,

@@ -10,20 +10,20 @@ use shared::read::ncu::units::normalize_unit;
 use shared::read::ncu::{self, ID_COLUMNS};
 use shared::read::ncu_rep;
 
-use crate::support::gunzip;
+use crate::support::unpack;
 
 const PROBE_REPORT: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200/probe_full.ncu-rep.gz");
 const PROBE_RAW: &str = include_str!("../../../tests/fixtures/ncu-h200/probe_full_raw.csv");
 const GEMMS_REPORT: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz");
 const GEMMS_RAW: &str = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
 const TWO_PROCESS_REPORT: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
 const TWO_PROCESS_RAW: &str =
     include_str!("../../../tests/fixtures/ncu-h200-reports/two_process_raw.csv");
 const BASIC_REPORT: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-reports/gemms_basic.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-reports/gemms_basic.ncu-repz");
 const BASIC_RAW: &str =
     include_str!("../../../tests/fixtures/ncu-h200-reports/gemms_basic_raw.csv");
 
@@ -45,7 +45,7 @@ fn tolerance(text: &str, unit: &str) -> f64 {
 /// to: same launches, identity columns, metric names, units and values, at least
 /// `min_metrics` of them per launch.
 fn assert_report_matches_csv(report_gz: &[u8], csv: &str, min_metrics: usize) {
-    let report = gunzip(report_gz);
+    let report = unpack(report_gz);
     let from_csv = ncu::read_export(csv.as_bytes()).expect("CSV reads");
     let from_report = ncu_rep::read_export(&report).expect("report reads");
     let streamed = ncu_rep::read_export_from(&report[..]).expect("report streams");
@@ -164,7 +164,7 @@ fn the_gemms_report_imports_as_its_raw_export_in_base_units() {
 #[test]
 fn the_two_process_report_imports_as_its_raw_export() {
     assert_report_matches_csv(TWO_PROCESS_REPORT, TWO_PROCESS_RAW, 500);
-    let report = ncu_rep::read_report(&gunzip(TWO_PROCESS_REPORT)).expect("reads");
+    let report = ncu_rep::read_report(&unpack(TWO_PROCESS_REPORT)).expect("reads");
     assert_eq!(report.session.processes.len(), 2);
     let ids: Vec<(u64, Option<u64>)> = report
         .results
@@ -189,7 +189,7 @@ fn the_basic_set_report_imports_as_its_raw_export() {
 
 #[test]
 fn the_gemms_report_names_and_session() {
-    let report = ncu_rep::read_report(&gunzip(GEMMS_REPORT)).expect("reads");
+    let report = ncu_rep::read_report(&unpack(GEMMS_REPORT)).expect("reads");
     assert_eq!(report.version, ncu_rep::KNOWN_VERSION);
     assert_eq!(report.results.len(), 6);
     let cutlass = &report.results[5];
@@ -233,7 +233,7 @@ fn the_gemms_report_names_and_session() {
 
 #[test]
 fn a_cut_report_loads_its_complete_results_with_a_warning() {
-    let report = gunzip(GEMMS_REPORT);
+    let report = unpack(GEMMS_REPORT);
     let whole = ncu_rep::read_export(&report).expect("reads");
     // 60% in, the file ends inside the kernel binary before the fourth result.
     let cut = &report[..report.len() * 6 / 10];
@@ -258,7 +258,7 @@ fn a_cut_report_loads_its_complete_results_with_a_warning() {
 
 #[test]
 fn damaged_reports_never_panic() {
-    let report = gunzip(PROBE_REPORT);
+    let report = unpack(PROBE_REPORT);
     // A fixed pseudo-random walk over the file: flip a byte, decode, put it back.
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut damaged = report.clone();
@@ -287,7 +287,7 @@ fn damaged_reports_never_panic() {
 #[ignore = "a benchmark; run in release"]
 #[allow(clippy::disallowed_methods, clippy::disallowed_types)] // a benchmark: it times itself
 fn decode_speed_of_a_65_mb_report() {
-    let report = gunzip(GEMMS_REPORT);
+    let report = unpack(GEMMS_REPORT);
     // Result blocks after the first carry no string table of their own, so they can be
     // repeated: a report of many launches, as a small model's profile is.
     let mut at = 8 + u32::from_le_bytes(report[4..8].try_into().expect("4 bytes")) as usize;
@@ -337,12 +337,12 @@ fn decode_speed_of_a_65_mb_report() {
 #[test]
 #[ignore = "prints the probe report's field tree"]
 fn outline_of_the_probe_report() {
-    println!("{}", ncu_rep::outline(&gunzip(PROBE_REPORT), 3, 12));
+    println!("{}", ncu_rep::outline(&unpack(PROBE_REPORT), 3, 12));
 }
 
 #[test]
 fn the_outline_lists_every_frame() {
-    let text = ncu_rep::outline(&gunzip(PROBE_REPORT), 2, 4);
+    let text = ncu_rep::outline(&unpack(PROBE_REPORT), 2, 4);
     assert_eq!(text.matches("== block header").count(), 10, "{text}");
     assert_eq!(text.matches("== payload message").count(), 2, "{text}");
     assert!(text.contains("text \"launch__grid_size\""), "{text}");

@@ -9,14 +9,14 @@ use shared::model::artifact::RuleResult;
 use shared::read::ncu;
 use shared::read::ncu_rep;
 
-use crate::support::gunzip;
+use crate::support::unpack;
 
 const GEMMS_REPORT: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz");
 const GEMMS_DETAILS: &str =
     include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_details.csv");
 const BERT_REPORT: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-repz");
 const BERT_DETAILS: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz");
 const PROBE_REPORT: &[u8] =
@@ -37,7 +37,7 @@ fn key(r: &RuleResult) -> (String, String, String, String, Option<String>) {
 /// Asserts that every launch of the report has the details page's findings; returns how
 /// many were compared.
 fn assert_rules_match(report_gz: &[u8], details: &str) -> usize {
-    let report = ncu_rep::read_export(&gunzip(report_gz)).expect("report reads");
+    let report = ncu_rep::read_export(&unpack(report_gz)).expect("report reads");
     let csv = ncu::read_export(details.as_bytes()).expect("details read");
     assert_eq!(report.launches.len(), csv.launches.len());
     let mut compared = 0;
@@ -72,7 +72,7 @@ fn the_gemms_reports_findings_are_its_details_pages() {
 
 #[test]
 fn the_bert_reports_findings_are_its_details_pages() {
-    let details = String::from_utf8(gunzip(BERT_DETAILS)).expect("UTF-8");
+    let details = String::from_utf8(unpack(BERT_DETAILS)).expect("UTF-8");
     let n = assert_rules_match(BERT_REPORT, &details);
     assert_eq!(n, 592, "the rule rows of the BERT forward's details page");
 }
@@ -85,7 +85,7 @@ fn the_probe_reports_findings_are_its_details_pages() {
 
 #[test]
 fn findings_carry_titles_and_focus_metrics() {
-    let report = ncu_rep::read_export(&gunzip(GEMMS_REPORT)).expect("report reads");
+    let report = ncu_rep::read_export(&unpack(GEMMS_REPORT)).expect("report reads");
     let first = &report.launches[0].rules[0];
     assert_eq!(first.name, "SOLBottleneck");
     assert_eq!(first.title.as_deref(), Some("Small Grid"));

@@ -6,15 +6,15 @@
 use shared::analysis::metrics::speed_of_light;
 use shared::read::{ncu, ncu_rep};
 
-use crate::support::gunzip;
+use crate::support::unpack;
 
 const BERT_REPORT: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-repz");
 const BERT_RAW: &str = include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv");
 
 #[test]
 fn a_report_has_the_dram_percent_and_sm_clock_its_raw_page_prints() {
-    let report = ncu_rep::read_export(&gunzip(BERT_REPORT)).expect("report reads");
+    let report = ncu_rep::read_export(&unpack(BERT_REPORT)).expect("report reads");
     let csv = ncu::read_export(BERT_RAW.as_bytes()).expect("raw page reads");
     assert_eq!(report.launches.len(), csv.launches.len());
     for (r, c) in report.launches.iter().zip(&csv.launches) {

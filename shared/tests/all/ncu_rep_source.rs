@@ -6,17 +6,17 @@
 use shared::read::ncu_rep;
 use shared::read::source::{read_source_csv, LaunchSource};
 
-use crate::support::gunzip;
+use crate::support::unpack;
 
 const BERT_REPORT: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-repz");
 const BERT_SOURCE: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz");
 
 #[test]
 fn the_bert_reports_instructions_are_its_source_page() {
-    let report = ncu_rep::read_report(&gunzip(BERT_REPORT)).expect("report reads");
-    let page = read_source_csv(&gunzip(BERT_SOURCE)).expect("source page reads");
+    let report = ncu_rep::read_report(&unpack(BERT_REPORT)).expect("report reads");
+    let page = read_source_csv(&unpack(BERT_SOURCE)).expect("source page reads");
     let ours: Vec<LaunchSource> = report
         .results
         .iter()
@@ -87,7 +87,7 @@ fn the_bert_reports_instructions_are_its_source_page() {
 
 #[test]
 fn the_gemm_hot_spot_is_a_tensor_core_instruction() {
-    let page = read_source_csv(&gunzip(BERT_SOURCE)).expect("source page reads");
+    let page = read_source_csv(&unpack(BERT_SOURCE)).expect("source page reads");
     let gemm = page
         .iter()
         .find(|l| l.kernel.starts_with("nvjet"))
@@ -103,7 +103,7 @@ fn the_gemm_hot_spot_is_a_tensor_core_instruction() {
 }
 
 const SUITE_REPORT: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_full.ncu-repz");
 const SUITE_CUDA_SASS: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
 const SUITE_SASS: &[u8] =
@@ -111,13 +111,13 @@ const SUITE_SASS: &[u8] =
 
 #[test]
 fn the_report_line_table_is_the_cuda_sass_pages_lines() {
-    let report = ncu_rep::read_report(&gunzip(SUITE_REPORT)).expect("report reads");
+    let report = ncu_rep::read_report(&unpack(SUITE_REPORT)).expect("report reads");
     assert!(report
         .warnings
         .iter()
         .all(|w| !w.message.contains("line table")));
-    let page = read_source_csv(&gunzip(SUITE_CUDA_SASS)).expect("cuda,sass page reads");
-    let sass = read_source_csv(&gunzip(SUITE_SASS)).expect("sass page reads");
+    let page = read_source_csv(&unpack(SUITE_CUDA_SASS)).expect("cuda,sass page reads");
+    let sass = read_source_csv(&unpack(SUITE_SASS)).expect("sass page reads");
     assert_eq!((report.results.len(), page.len(), sass.len()), (6, 6, 6));
     let mut compared = 0;
     for (r, p) in report.results.iter().zip(&page) {
@@ -141,7 +141,7 @@ fn the_report_line_table_is_the_cuda_sass_pages_lines() {
 
 #[test]
 fn the_stride32_loads_read_32_sectors_per_request_on_their_line() {
-    let report = ncu_rep::read_report(&gunzip(SUITE_REPORT)).expect("report reads");
+    let report = ncu_rep::read_report(&unpack(SUITE_REPORT)).expect("report reads");
     let of = |name: &str| {
         report
             .results
@@ -173,11 +173,11 @@ fn the_stride32_loads_read_32_sectors_per_request_on_their_line() {
 }
 
 const SUITE_SRC_REPORT: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz");
+    include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-repz");
 
 #[test]
 fn a_report_with_its_sources_imported_gives_each_line_its_text() {
-    let report = ncu_rep::read_report(&gunzip(SUITE_SRC_REPORT)).expect("report reads");
+    let report = ncu_rep::read_report(&unpack(SUITE_SRC_REPORT)).expect("report reads");
     let strided = report
         .results
         .iter()
@@ -199,7 +199,7 @@ fn a_report_with_its_sources_imported_gives_each_line_its_text() {
 
 #[test]
 fn streamed_source_pages_are_the_whole_reports_and_share_each_lines_text() {
-    let bytes = gunzip(SUITE_SRC_REPORT);
+    let bytes = unpack(SUITE_SRC_REPORT);
     let report = ncu_rep::read_report(&bytes).expect("report reads");
     let whole: Vec<LaunchSource> = report.results.iter().filter_map(|r| r.source()).collect();
     let mut streamed = Vec::new();

@@ -78,7 +78,7 @@ struct Agreement {
 
 /// A gzipped text fixture, un-gzipped.
 fn gunzip(bytes: &[u8]) -> String {
-    String::from_utf8(crate::support::gunzip(bytes)).expect("UTF-8 text")
+    String::from_utf8(crate::support::unpack(bytes)).expect("UTF-8 text")
 }
 
 fn agreement(raw: &str, details: &str) -> Agreement {
@@ -190,10 +190,10 @@ fn bert_training_step_from_capture_profile_agrees_with_solbottleneck() {
     // the same export's details page.
     let a = agreement(
         &gunzip(include_bytes!(
-            "../../../tests/fixtures/ncu-h200-bert/train_profile_raw.csv.gz"
+            "../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-raw.csv.gz"
         )),
         &gunzip(include_bytes!(
-            "../../../tests/fixtures/ncu-h200-bert/train_profile_details.csv.gz"
+            "../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-details.csv.gz"
         )),
     );
     println!(

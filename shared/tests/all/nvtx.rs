@@ -9,7 +9,7 @@ use shared::analysis::ranges::{range_table, RangeTable, NO_RANGE};
 use shared::model::artifact::{NvtxRanges, Provenance};
 use shared::Artifact;
 
-use crate::support::{gunzip, import};
+use crate::support::{import, unpack};
 
 const TRAIN_STEP: &[u8] =
     include_bytes!("../../../tests/fixtures/corpus-h200/train_step_full_raw.csv.gz");
@@ -22,7 +22,7 @@ const TRAIN_DETAILS: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-details.csv.gz");
 
 fn imported(gz: &[u8]) -> Artifact {
-    import(&String::from_utf8(gunzip(gz)).expect("UTF-8"))
+    import(&String::from_utf8(unpack(gz)).expect("UTF-8"))
 }
 
 /// Every launch's NVTX context, in kernel then launch order.
@@ -197,7 +197,7 @@ fn the_training_steps_push_pop_range_names_its_thread() {
     let steps: [(&[u8], usize, u64); 3] = [
         (TRAIN_RAW, 172, 6020),
         (
-            include_bytes!("../../../tests/fixtures/ncu-h200-bert/train_profile_raw.csv.gz"),
+            include_bytes!("../../../tests/fixtures/ncu-h200-train/train_all-ncu-cold-raw.csv.gz"),
             172,
             6020,
         ),
@@ -250,7 +250,7 @@ fn nested_ranges_by_depth() {
 #[test]
 fn launches_in_no_range_are_their_own_node() {
     // The training step under `measure` and the probe exported without `--nvtx`.
-    let step = shared::read::ncu::read_export(&gunzip(TRAIN_STEP)[..]).expect("reads");
+    let step = shared::read::ncu::read_export(&unpack(TRAIN_STEP)[..]).expect("reads");
     let probe = shared::read::ncu::read_export(PROBE.as_bytes()).expect("reads");
     let (launches, warnings) = shared::read::ncu::combine(vec![step, probe]);
     let a = shared::analysis::merge::import_launches(launches, warnings, Provenance::default());
@@ -269,8 +269,8 @@ fn launches_in_no_range_are_their_own_node() {
 fn a_reports_push_pop_stacks_are_its_csv_pages() {
     // BERT's forward pass under the push/pop range `forward`, thread 3736: the report and
     // its own raw page.
-    let report = gunzip(include_bytes!(
-        "../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz"
+    let report = unpack(include_bytes!(
+        "../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-repz"
     ));
     let csv = include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv");
     let from_report = shared::read::ncu_rep::read_export(&report).expect("report reads");
@@ -291,7 +291,7 @@ fn a_reports_push_pop_stacks_are_its_csv_pages() {
 #[test]
 fn a_raw_page_joined_with_its_details_page_keeps_the_ranges() {
     let raw = include_str!("../../../tests/fixtures/ncu-h200-bert/bert_full_raw.csv");
-    let details = crate::support::gunzip(include_bytes!(
+    let details = crate::support::unpack(include_bytes!(
         "../../../tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz"
     ));
     let raw = shared::read::ncu::read_export(raw.as_bytes()).expect("reads");

@@ -5,7 +5,7 @@
 
 use shared::read::ncu_rep;
 
-use crate::support::gunzip;
+use crate::support::unpack;
 
 const TWO_PROCESS_REPORT: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
@@ -69,7 +69,7 @@ fn blocks(b: &[u8]) -> Vec<(usize, usize, u64, u64)> {
 
 #[test]
 fn a_report_cut_at_a_block_boundary_warns_unless_it_reads_as_complete() {
-    let bytes = gunzip(TWO_PROCESS_REPORT);
+    let bytes = unpack(TWO_PROCESS_REPORT);
     let blocks = blocks(&bytes);
     assert_eq!(blocks.len(), 16);
     let mut silent = Vec::new();
@@ -100,7 +100,7 @@ fn a_report_cut_at_a_block_boundary_warns_unless_it_reads_as_complete() {
 
 #[test]
 fn a_block_declaring_an_absurd_count_warns_naming_it() {
-    let mut bytes = gunzip(TWO_PROCESS_REPORT);
+    let mut bytes = unpack(TWO_PROCESS_REPORT);
     let blocks = blocks(&bytes);
     // The last result block: its count of sources (0) set to 2^64-1, so its result reads
     // as a source and is stepped over.
@@ -143,19 +143,19 @@ const REPORTS: [(&str, &[u8]); 6] = [
     ("two_process", TWO_PROCESS_REPORT),
     (
         "gemms_basic",
-        include_bytes!("../../../tests/fixtures/ncu-h200-reports/gemms_basic.ncu-rep.gz"),
+        include_bytes!("../../../tests/fixtures/ncu-h200-reports/gemms_basic.ncu-repz"),
     ),
     (
         "gemms_full",
-        include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz"),
+        include_bytes!("../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz"),
     ),
     (
         "bert_full",
-        include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz"),
+        include_bytes!("../../../tests/fixtures/ncu-h200-bert/bert_full.ncu-repz"),
     ),
     (
         "suite_src",
-        include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-rep.gz"),
+        include_bytes!("../../../tests/fixtures/ncu-h200-suite-source/suite_src.ncu-repz"),
     ),
     (
         "probe_full",
@@ -174,7 +174,7 @@ const REPORTS: [(&str, &[u8]); 6] = [
 fn every_block_aligned_cut_of_every_report_warns_unless_it_is_a_complete_report() {
     let (mut total, mut refused, mut warned, mut silent) = (0, 0, 0, 0);
     for (name, gz) in REPORTS {
-        let bytes = gunzip(gz);
+        let bytes = unpack(gz);
         let blocks = blocks(&bytes);
         let mut results = 0;
         for (i, &(_, end, sources, n)) in blocks.iter().enumerate() {

@@ -20,7 +20,7 @@ const TIMING_S: f64 = 21.392;
 const ALL_LAUNCHES_S: f64 = 127.003;
 
 fn launches(gz: &[u8]) -> Vec<LaunchCounters> {
-    shared::read::exports::read(&crate::support::gunzip(gz))
+    shared::read::exports::read(&crate::support::unpack(gz))
         .expect("fixture reads")
         .launches
 }

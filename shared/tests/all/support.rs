@@ -1,14 +1,18 @@
-//! What several topics' tests need, once: un-gzipping a fixture, and importing an export
+//! What several topics' tests need, once: un-compressing a fixture, and importing an export
 //! the way `capture import` does.
 
 use std::io::Read;
 
 use shared::model::artifact::Provenance;
 
-/// A gzipped fixture, un-gzipped.
-pub fn gunzip(gz: &[u8]) -> Vec<u8> {
+/// A compressed fixture, un-compressed: gzip, or zstd (the large reports, `.ncu-repz`,
+/// which zstd packs three to four times smaller), told apart by the first bytes.
+pub fn unpack(packed: &[u8]) -> Vec<u8> {
+    if shared::read::zstd::is_zstd(packed) {
+        return shared::read::zstd::decode_all(packed, u64::MAX).expect("fixture un-zstds");
+    }
     let mut out = Vec::new();
-    flate2::read::GzDecoder::new(gz)
+    flate2::read::GzDecoder::new(packed)
         .read_to_end(&mut out)
         .expect("fixture gunzips");
     out

@@ -1,7 +1,8 @@
 //! The whole BERT training step on the H200 (tests/fixtures/ncu-h200-train-whole, issue 36):
 //! 4 layers of BERT-base, bf16 autocast, batch 8 x 128, AdamW, marked by a process-wide
 //! start/end range `step` and profiled with `capture profile --torch-modules`, sampled
-//! (`whole_sampled.json.gz`), beside a profile of every launch of the same step
+//! (`whole_sampled.json.gz`, kept once, as the site's sample
+//! `site/samples/h200-bert-train-step.json.gz`), beside a profile of every launch of the same step
 //! (`whole_all-ncu-cold-raw.csv.gz`) and PyTorch's own profiler's split of the same step by
 //! phase (`truth.json`). Checked: the backward pass is in (405 launches, as torch.profiler
 //! counts); nearly all the time is in a module's range; every `nn.Linear`'s range holds its
@@ -14,16 +15,15 @@ use shared::analysis::ranges;
 use shared::analysis::sampling::{plan, scale, timing};
 use shared::model::artifact::{Artifact, LaunchCounters};
 
-use crate::support::gunzip;
+use crate::support::unpack;
 
-const SAMPLED: &[u8] =
-    include_bytes!("../../../tests/fixtures/ncu-h200-train-whole/whole_sampled.json.gz");
+const SAMPLED: &[u8] = include_bytes!("../../../site/samples/h200-bert-train-step.json.gz");
 const ALL: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-train-whole/whole_all-ncu-cold-raw.csv.gz");
 const TRUTH: &str = include_str!("../../../tests/fixtures/ncu-h200-train-whole/truth.json");
 
 fn sampled() -> Artifact {
-    let text = gunzip(SAMPLED);
+    let text = unpack(SAMPLED);
     Artifact::from_json(std::str::from_utf8(&text).expect("utf-8")).expect("artifact")
 }
 
@@ -153,7 +153,7 @@ fn the_step_is_in_module_ranges_and_splits_as_torch_profiler_does() {
 #[test]
 fn the_sampled_step_matches_every_launch_profiled() {
     let s = sampled();
-    let all_text = gunzip(ALL);
+    let all_text = unpack(ALL);
     let all = {
         let export = shared::read::ncu::read_export(all_text.as_slice()).expect("export reads");
         let (launches, warnings) = shared::read::ncu::combine(vec![export]);
@@ -194,7 +194,7 @@ fn the_sampled_step_matches_every_launch_profiled() {
 #[test]
 fn a_process_wide_push_pop_range_holds_the_whole_step() {
     let kernels = |gz: &[u8]| {
-        let export = shared::read::ncu::read_export(gunzip(gz).as_slice()).expect("export reads");
+        let export = shared::read::ncu::read_export(unpack(gz).as_slice()).expect("export reads");
         let mut count: BTreeMap<String, usize> = BTreeMap::new();
         let mut ns = 0.0;
         for l in &export.launches {

@@ -19,7 +19,7 @@ use shared::analysis::metrics;
 use shared::analysis::{bound, ncu_verdict};
 use shared::model::artifact::{Artifact, LaunchCounters};
 
-use crate::support::gunzip;
+use crate::support::unpack;
 
 macro_rules! dir {
     () => {
@@ -67,14 +67,14 @@ fn export(program: &str) -> Artifact {
     let (raw, details, _) = files(program);
     let exports = [raw, details]
         .iter()
-        .map(|gz| shared::read::ncu::read_export(gunzip(gz).as_slice()).expect("export reads"))
+        .map(|gz| shared::read::ncu::read_export(unpack(gz).as_slice()).expect("export reads"))
         .collect();
     let (launches, warnings) = shared::read::ncu::combine(exports);
     shared::analysis::merge::import_launches(launches, warnings, Default::default())
 }
 
 fn profile(program: &str) -> Option<Artifact> {
-    let text = gunzip(files(program).2?);
+    let text = unpack(files(program).2?);
     Some(Artifact::from_json(std::str::from_utf8(&text).expect("utf-8")).expect("artifact"))
 }
 

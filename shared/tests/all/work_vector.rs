@@ -10,7 +10,7 @@ use shared::analysis::work_vector::{self, of_kernel};
 use shared::model::artifact::WorkComponent;
 use shared::model::work_kind::Work;
 
-use crate::support::{gunzip, import};
+use crate::support::{import, unpack};
 
 /// Every `--set full` raw page in `tests/fixtures`, by name.
 fn full_set_exports() -> Vec<(&'static str, String)> {
@@ -22,7 +22,7 @@ fn full_set_exports() -> Vec<(&'static str, String)> {
     }
     macro_rules! gz {
         ($p:literal) => {
-            String::from_utf8(gunzip(include_bytes!(concat!(
+            String::from_utf8(unpack(include_bytes!(concat!(
                 "../../../tests/fixtures/",
                 $p
             ))))
@@ -132,7 +132,7 @@ fn depth_work_asks_for_every_counter_of_the_vector_and_no_section_counter_twice(
 
 #[test]
 fn each_kernels_vector_is_summed_per_launch_group_and_written() {
-    let text = String::from_utf8(gunzip(include_bytes!(
+    let text = String::from_utf8(unpack(include_bytes!(
         "../../../tests/fixtures/corpus-h200/bert_base_fwd_full_raw.csv.gz"
     )))
     .expect("utf-8");
@@ -212,8 +212,8 @@ fn a_report_gives_the_vector_its_raw_export_gives() {
     // The gemms report and its own `--page raw` export (tests/fixtures/ncu-h200-gemms): the
     // CSV prints integers in base units exactly, so the counted components agree exactly;
     // FLOPs worked from a printed rate agree to its printed digits.
-    let report = gunzip(include_bytes!(
-        "../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz"
+    let report = unpack(include_bytes!(
+        "../../../tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz"
     ));
     let from_report = shared::read::ncu_rep::read_export(&report).expect("report reads");
     let csv = include_str!("../../../tests/fixtures/ncu-h200-gemms/gemms_full_raw.csv");
@@ -247,7 +247,7 @@ fn a_sampled_profile_counts_each_copy_as_its_measured_launch() {
     // The training step's sampled profile (tests/fixtures/corpus-h200): launches that were
     // not measured carry the counters of a measured launch of their group scaled by time;
     // the vector counts the measured launch's own, unscaled.
-    let text = String::from_utf8(gunzip(include_bytes!(
+    let text = String::from_utf8(unpack(include_bytes!(
         "../../../tests/fixtures/corpus-h200/train_step_profile.json.gz"
     )))
     .expect("utf-8");

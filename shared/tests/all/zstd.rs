@@ -9,7 +9,7 @@ use shared::read::kind::{kind_of, FileKind};
 use shared::read::ncu_rep;
 use shared::read::zstd::{decode_all, Decoder};
 
-use crate::support::gunzip;
+use crate::support::unpack;
 
 const TWO_PROCESS: &[u8] =
     include_bytes!("../../../tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz");
@@ -31,7 +31,7 @@ fn decoded(bytes: &[u8]) -> Result<Vec<u8>, ZstdError> {
 
 #[test]
 fn one_frame_several_frames_and_a_skippable_frame_decode_to_the_report() {
-    let report = gunzip(TWO_PROCESS);
+    let report = unpack(TWO_PROCESS);
     for (name, repz) in [
         ("one frame", ONE_FRAME),
         ("5 frames", FRAMES),
@@ -40,12 +40,12 @@ fn one_frame_several_frames_and_a_skippable_frame_decode_to_the_report() {
         assert_eq!(kind_of(repz), FileKind::Zstd, "{name}");
         assert!(decoded(repz).expect(name) == report, "{name}");
     }
-    assert!(decoded(PROBE_REPZ).expect("probe") == gunzip(PROBE));
+    assert!(decoded(PROBE_REPZ).expect("probe") == unpack(PROBE));
 }
 
 #[test]
 fn a_report_streamed_through_the_decoder_reads_as_the_report() {
-    for (report, repz) in [(gunzip(TWO_PROCESS), FRAMES), (gunzip(PROBE), PROBE_REPZ)] {
+    for (report, repz) in [(unpack(TWO_PROCESS), FRAMES), (unpack(PROBE), PROBE_REPZ)] {
         let want = ncu_rep::read_export(&report).expect("report reads");
         // A small buffer, so the report reader's reads cross frames and blocks.
         let stream = std::io::BufReader::with_capacity(1000, repz);

@@ -41,7 +41,7 @@ async fn main() -> Result<(), BoxError> {
     let server = StaticServer::start(dist_dir())?;
     server.add(
         "/test/gemms_basic.ncu-rep",
-        gunzipped("ncu-h200-reports/gemms_basic.ncu-rep.gz")?,
+        gunzipped("ncu-h200-reports/gemms_basic.ncu-repz")?,
     );
     server.add(
         "/test/bert_raw.csv",

@@ -36,19 +36,31 @@ pub fn capture_bin() -> PathBuf {
         .unwrap_or_else(|| workspace_root().join("target/debug/capture"))
 }
 
-/// The gzipped fixture `rel` (under tests/fixtures), un-gzipped into [`out_dir`].
+/// The compressed fixture `rel` (under tests/fixtures) un-compressed into [`out_dir`]: a
+/// `NAME.gz` un-gzipped as `NAME`, a `NAME.ncu-repz` (zstd, how the tree keeps its large
+/// reports) as `NAME.ncu-rep`.
 pub fn gunzipped(rel: &str) -> Result<PathBuf, BoxError> {
-    let name = Path::new(rel).file_stem().ok_or("no file name")?.to_owned();
-    gunzipped_as(rel, &name.to_string_lossy())
+    let path = Path::new(rel);
+    let stem = path.file_stem().ok_or("no file name")?.to_string_lossy();
+    let name = if path.extension().is_some_and(|e| e == "ncu-repz") {
+        format!("{stem}.ncu-rep")
+    } else {
+        stem.into_owned()
+    };
+    gunzipped_as(rel, &name)
 }
 
 /// [`gunzipped`] into `tests/out/NAME`: a copy of a test's own, where tests that run at once
 /// unpack the same fixture.
 pub fn gunzipped_as(rel: &str, name: &str) -> Result<PathBuf, BoxError> {
     use std::io::Read;
-    let gz = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
+    let packed = std::fs::read(workspace_root().join("tests/fixtures").join(rel))?;
     let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut bytes)?;
+    if shared::read::zstd::is_zstd(&packed) {
+        bytes = shared::read::zstd::decode_all(&packed, u64::MAX)?;
+    } else {
+        flate2::read::GzDecoder::new(&packed[..]).read_to_end(&mut bytes)?;
+    }
     let path = out_dir().join(name);
     std::fs::write(&path, bytes)?;
     Ok(path)

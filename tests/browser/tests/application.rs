@@ -281,8 +281,8 @@ async fn applications_label_their_top_kernels_list_every_point_and_load_fast(
     if !dist.join(GPT2).exists() {
         return Err(format!("{GPT2} is missing from site/dist: run bash site/build.sh").into());
     }
-    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-rep.gz")?;
-    let gemms = gunzipped("ncu-h200-gemms/gemms_full.ncu-rep.gz")?;
+    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-repz")?;
+    let gemms = gunzipped("ncu-h200-gemms/gemms_full.ncu-repz")?;
     let server = StaticServer::start(dist)?;
     server.add("/test/bert_full.ncu-rep", bert.clone());
     server.add("/test/gemms_full.ncu-rep", gemms.clone());
@@ -488,8 +488,8 @@ async fn names_fold_advice_links_and_keys_as_issue_38_asks() -> Result<(), BoxEr
         return Err(format!("{GPT2} is missing from site/dist: run bash site/build.sh").into());
     }
     let t5 = gunzipped("corpus-h200/t5_encoder_profile.json.gz")?;
-    let basic = gunzipped("ncu-h200-reports/gemms_basic.ncu-rep.gz")?;
-    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-rep.gz")?;
+    let basic = gunzipped("ncu-h200-reports/gemms_basic.ncu-repz")?;
+    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-repz")?;
     let server = StaticServer::start(dist)?;
     server.add("/test/t5.json", t5);
     server.add("/test/gemms_basic.ncu-rep", basic);

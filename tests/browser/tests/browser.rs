@@ -109,7 +109,7 @@ async fn site_works_in_headless_chromium() -> Result<(), BoxError> {
     let sample = sample_path();
     if !sample.exists() {
         return Err(format!(
-            "{} is missing: the real H200 capture belongs in site/samples/h200.json",
+            "{} is missing: run bash site/build.sh (it un-gzips the real H200 capture, site/samples/h200.json.gz)",
             sample.display()
         )
         .into());
@@ -1138,7 +1138,7 @@ async fn reports_open_by_src_and_by_file_input_and_draw_their_roofline() -> Resu
     let two_process = capture_report_table(&sample)?;
     // A `--set full` report of six GEMMs (21 MB), opened by the file input: they have
     // FLOPs, so points.
-    let gemms = gunzipped("ncu-h200-gemms/gemms_full.ncu-rep.gz")?;
+    let gemms = gunzipped("ncu-h200-gemms/gemms_full.ncu-repz")?;
     let gemms_table = capture_report_table(&gemms)?;
     let kernels_of = |t: &Value| t["kernels"].as_array().cloned().unwrap_or_default();
     // A broken copy, refused in the page naming the file and the byte.

@@ -93,11 +93,11 @@ async fn reports_show_their_rules_and_source_with_cuda_lines_fast() -> Result<()
     if !dist.join("index.html").exists() {
         return Err("site/dist is missing: run bash site/build.sh first".into());
     }
-    let suite = gunzipped("ncu-h200-suite-source/suite_full.ncu-rep.gz")?;
-    let suite_src = gunzipped("ncu-h200-suite-source/suite_src.ncu-rep.gz")?;
+    let suite = gunzipped("ncu-h200-suite-source/suite_full.ncu-repz")?;
+    let suite_src = gunzipped("ncu-h200-suite-source/suite_src.ncu-repz")?;
     let cuda_sass = gunzipped("ncu-h200-suite-source/suite_source_cuda_sass.csv.gz")?;
     let cuda_file = workspace_root().join("kernels/vector_add.cu");
-    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-rep.gz")?;
+    let bert = gunzipped("ncu-h200-bert/bert_full.ncu-repz")?;
     let bert_page = gunzipped("ncu-h200-bert/bert_full_source.csv.gz")?;
     let suite_kernels = capture_kernels(&suite)?;
     let strided = suite_kernels
@@ -349,7 +349,7 @@ async fn an_artifact_of_a_report_shows_its_sass_and_a_hot_spot_click_moves_the_p
     }
     // Copies of their own: the other test of this file gunzips the same fixtures at once.
     let bert = gunzipped_as(
-        "ncu-h200-bert/bert_full.ncu-rep.gz",
+        "ncu-h200-bert/bert_full.ncu-repz",
         "bert_full.artifact.ncu-rep",
     )?;
     let bert_page = gunzipped_as(

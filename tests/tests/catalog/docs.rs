@@ -125,7 +125,24 @@ impl Tree {
         }
         let mut tree = Tree::default();
         walk(&root(), "", &mut tree);
+        tree.add_published_samples(&read(&root().join("site/build.sh")));
         tree
+    }
+
+    /// The samples `site/build.sh` publishes un-gzipped (its `plain=(...)` list) from the
+    /// `site/samples/NAME.gz` the tree keeps: in the tree as `site/samples/NAME` too, the
+    /// path their links (`?src=samples/NAME`) name.
+    fn add_published_samples(&mut self, build: &str) {
+        let list = build
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("plain=("))
+            .and_then(|l| l.strip_suffix(')'))
+            .expect("site/build.sh lists the samples it publishes un-gzipped: plain=(...)");
+        for name in list.split_whitespace() {
+            if self.paths.contains(&format!("site/samples/{name}.gz")) {
+                self.add(&format!("site/samples/{name}"));
+            }
+        }
     }
 
     /// Adds a path (a file, or a folder ending in `/`) with its folders.

@@ -227,6 +227,30 @@ fn shared_does_no_io() {
     );
 }
 
+/// The crate roots that forbid `unsafe` (issue 52): `shared` and the viewer have none, and a
+/// crate-level `forbid` keeps it so (no inner `allow` can lift it). `capture` (CUDA and
+/// cuBLASLt through cudarc, the allocator's `mallopt`) and `inject` (CUPTI) need it.
+#[test]
+fn shared_and_the_viewer_forbid_unsafe_code() {
+    let missing: Vec<&str> = [
+        "shared/src/lib.rs",
+        "viewer/src/lib.rs",
+        "viewer/src/main.rs",
+    ]
+    .into_iter()
+    .filter(|path| {
+        !lex(&read(&root().join(path)))
+            .code
+            .lines()
+            .any(|l| l.trim() == "#![forbid(unsafe_code)]")
+    })
+    .collect();
+    assert!(
+        missing.is_empty(),
+        "crate roots without #![forbid(unsafe_code)]: {missing:?}"
+    );
+}
+
 /// Files left to convert to `shared::order` (none: the last, `ranges.rs`, went over after the
 /// round-10 merge; name a file here only while it is being converted).
 const SORTS_LEFT: [&str; 0] = [];

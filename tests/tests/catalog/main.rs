@@ -27,6 +27,7 @@ mod circles;
 mod docs;
 mod invariants;
 mod lex;
+mod tree;
 
 use std::path::{Path, PathBuf};
 

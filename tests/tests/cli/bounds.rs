@@ -13,7 +13,7 @@ use crate::util::*;
 
 /// The committed H200 run's first kernel alone (its one launch), as JSON.
 fn one_kernel_run() -> Value {
-    let text = std::fs::read_to_string(root().join("site/samples/h200.json")).expect("sample");
+    let text = std::fs::read_to_string(sample_file("h200.json")).expect("sample");
     let mut run: Value = serde_json::from_str(&text).expect("JSON");
     let first = run["kernels"][0].clone();
     run["kernels"] = json!([first]);

@@ -14,10 +14,6 @@ use crate::util::*;
 /// The most compact JSON one kernel may take (`shared::analysis::explain::MAX_KERNEL_JSON_BYTES`).
 const MAX_KERNEL_BYTES: usize = 2048;
 
-fn sample(name: &str) -> PathBuf {
-    root().join("site/samples").join(name)
-}
-
 /// `capture explain INPUT --format json ARGS`, parsed; the run must succeed.
 fn explain_json(input: &Path, args: &[&str]) -> Value {
     let mut all = vec!["explain", s(input), "--format", "json"];
@@ -35,7 +31,7 @@ fn schema() -> Value {
 
 /// The gemms `.ncu-rep` report (third-party cuBLAS and CUTLASS GEMMs), un-gzipped into `dir`.
 fn gemms_report(dir: &Path) -> PathBuf {
-    gunzip_fixture(dir, "ncu-h200-gemms/gemms_full.ncu-rep.gz")
+    unzstd_fixture(dir, "ncu-h200-gemms/gemms_full.ncu-repz")
 }
 
 fn kernels(e: &Value) -> &Vec<Value> {
@@ -46,8 +42,8 @@ fn kernels(e: &Value) -> &Vec<Value> {
 fn golden_explanations_of_the_samples_and_a_report() {
     let dir = tempfile::tempdir().expect("tempdir");
     let inputs = [
-        (sample("h200.json"), "h200.json"),
-        (sample("h200-gpt2-bf16.json"), "h200-gpt2-bf16.json"),
+        (sample_file("h200.json"), "h200.json"),
+        (sample_file("h200-gpt2-bf16.json"), "h200-gpt2-bf16.json"),
         (gemms_report(dir.path()), "gemms_full.json"),
     ];
     let schema = schema();
@@ -86,7 +82,7 @@ fn golden_explanations_of_the_samples_and_a_report() {
 #[test]
 fn every_field_is_documented() {
     let doc = std::fs::read_to_string(root().join("docs/explain.md")).expect("docs/explain.md");
-    let e = explain_json(&sample("h200-gpt2-bf16.json"), &[]);
+    let e = explain_json(&sample_file("h200-gpt2-bf16.json"), &[]);
     let missing = undocumented_keys(&e, &doc, &[]);
     assert!(missing.is_empty(), "docs/explain.md lacks {missing:?}");
 }
@@ -278,7 +274,7 @@ fn check_artifact(input: &Path, schema: &Value) -> usize {
 fn every_evidence_value_of_an_artifact_is_in_the_artifact() {
     let schema = schema();
     for name in ["h200.json", "h200-gpt2-bf16.json"] {
-        check_artifact(&sample(name), &schema);
+        check_artifact(&sample_file(name), &schema);
     }
 }
 
@@ -336,15 +332,15 @@ fn every_evidence_value_of_a_report_and_an_export_is_in_its_raw_page() {
             fixture("ncu-h200-gemms/gemms_full_raw.csv"),
         ),
         (
-            gunzip_fixture(dir.path(), "ncu-h200-bert/bert_full.ncu-rep.gz"),
+            unzstd_fixture(dir.path(), "ncu-h200-bert/bert_full.ncu-repz"),
             fixture("ncu-h200-bert/bert_full_raw.csv"),
         ),
         (
-            sample("h200-gpt2-bf16-ncu-cold-raw.csv"),
-            sample("h200-gpt2-bf16-ncu-cold-raw.csv"),
+            sample_file("h200-gpt2-bf16-ncu-cold-raw.csv"),
+            sample_file("h200-gpt2-bf16-ncu-cold-raw.csv"),
         ),
     ];
-    let details = sample("h200-ncu-cold-details.csv");
+    let details = sample_file("h200-ncu-cold-details.csv");
     let cases = cases
         .into_iter()
         .map(|(input, page)| (input, csv_metrics(&page)))
@@ -375,7 +371,7 @@ fn every_evidence_value_of_a_report_and_an_export_is_in_its_raw_page() {
 
 #[test]
 fn kernel_and_top_choose_and_text_is_a_paragraph_each() {
-    let input = sample("h200.json");
+    let input = sample_file("h200.json");
     let e = explain_json(&input, &["--kernel", "^fusion: ", "--top", "2"]);
     assert_eq!(e["kernels_in_input"], 20);
     let names: Vec<&str> = kernels(&e)
@@ -509,7 +505,7 @@ fn a_plain_rule_on_explain_alone_names_the_bound_of_20_known_kernels() {
         ("L2 copy ceiling", "memory"),
         ("precision pair: FP64", "compute"),
     ];
-    let e = explain_json(&sample("h200.json"), &[]);
+    let e = explain_json(&sample_file("h200.json"), &[]);
     let by_short = |e: &Value, short: &str| -> Value {
         kernels(e)
             .iter()
@@ -537,7 +533,7 @@ fn a_plain_rule_on_explain_alone_names_the_bound_of_20_known_kernels() {
     }
     // GPT-2's 4096^3 bf16 GEMM and three elementwise kernels (PyTorch's), the answer from
     // the SOLBottleneck messages the artifact carries for every launch (all alike).
-    let path = sample("h200-gpt2-bf16.json");
+    let path = sample_file("h200-gpt2-bf16.json");
     let artifact: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
     let gpt2 = explain_json(&path, &[]);
@@ -666,7 +662,7 @@ fn has_type(v: &Value, t: &str) -> bool {
 #[test]
 fn the_validator_refuses_what_the_schema_forbids() {
     let schema = schema();
-    let good = explain_json(&sample("h200.json"), &["--top", "1"]);
+    let good = explain_json(&sample_file("h200.json"), &["--top", "1"]);
     assert!(validate(&schema, &schema, &good, "$").is_empty());
     let mut extra = good.clone();
     extra["kernels"][0]["invented"] = Value::from(1);

@@ -10,14 +10,14 @@ use crate::util::*;
 
 /// A real `capture run` artifact of the H200 (the site's sample).
 fn golden() -> PathBuf {
-    root().join("site/samples/h200.json")
+    sample_file("h200.json")
 }
 
 /// Every command that prints to standard output and needs no GPU, with its arguments; the
 /// import and merge ones write their artifact into `dir`.
 fn printing_commands(dir: &Path) -> Vec<Vec<String>> {
     let g = s(&golden()).to_string();
-    let raw = s(&root().join("site/samples/h200-ncu-cold-raw.csv")).to_string();
+    let raw = s(&sample_file("h200-ncu-cold-raw.csv")).to_string();
     let out = s(&dir.join("out.json")).to_string();
     let mut cmds: Vec<Vec<String>> = ["table", "csv", "markdown", "json"]
         .iter()
@@ -135,7 +135,7 @@ fn endless_or_binary_inputs_are_refused_at_once() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let raw = root().join("site/samples/h200-ncu-cold-raw.csv");
+    let raw = sample_file("h200-ncu-cold-raw.csv");
     for args in [
         vec!["table", "/dev/zero"],
         vec![
@@ -201,7 +201,7 @@ fn endless_or_binary_inputs_are_refused_at_once() {
         );
     }
     // A report given to `table`: what it is and what to do.
-    let report = root().join("site/samples/h200-two-process.ncu-rep");
+    let report = sample_file("h200-two-process.ncu-rep");
     let (code, _, err) = run_capture(&["table", s(&report)]);
     assert_eq!(code, Some(1), "{err}");
     assert!(
@@ -263,7 +263,7 @@ fn text_of_no_kind_is_refused_from_its_first_64_kib() {
 fn an_output_that_is_an_input_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let export = dir.path().join("x.csv");
-    std::fs::copy(root().join("site/samples/h200-ncu-cold-raw.csv"), &export).expect("copy");
+    std::fs::copy(sample_file("h200-ncu-cold-raw.csv"), &export).expect("copy");
     let before = std::fs::read(&export).expect("read");
     // The same file by another spelling of its path.
     let other = dir.path().join(".").join("x.csv");

@@ -194,7 +194,7 @@ fn source_json(args: &[&str]) -> String {
 #[test]
 fn a_report_imported_with_its_source_page_keeps_each_kernels_sass_in_the_artifact() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let report = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    let report = unzstd_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-repz");
     let page = fixture("ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
     let art = dir.path().join("suite.json");
     let o = capture(&["import", s(&report), "--source", s(&page), "-o", s(&art)]);
@@ -239,7 +239,7 @@ fn a_report_imported_with_its_source_page_keeps_each_kernels_sass_in_the_artifac
 #[test]
 fn a_report_imported_without_its_source_page_says_how_to_add_the_sass() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let report = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    let report = unzstd_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-repz");
     let art = dir.path().join("suite.json");
     let o = capture(&["import", s(&report), "-o", s(&art)]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -137,10 +137,10 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
     let outer = tempfile::tempdir().expect("tempdir");
     let root = outer.path().join("root");
     std::fs::create_dir(&root).expect("mkdir");
-    std::fs::copy(root_file("site/samples/h200.json"), root.join("h200.json")).expect("copy");
+    std::fs::copy(sample_file("h200.json"), root.join("h200.json")).expect("copy");
     gunzip_fixture(&root, "diff/run1.json.gz");
     gunzip_fixture(&root, "diff/run2.json.gz");
-    gunzip_fixture(&root, "ncu-h200-gemms/gemms_full.ncu-rep.gz");
+    unzstd_fixture(&root, "ncu-h200-gemms/gemms_full.ncu-repz");
     std::fs::write(outer.path().join("secret.json"), "{}").expect("write");
     std::os::unix::fs::symlink(outer.path().join("secret.json"), root.join("link.json"))
         .expect("symlink");
@@ -228,11 +228,6 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
     mcp.finish();
 
     profile_plan_runs_the_program_named_at_start(&root, &no_ncu);
-}
-
-/// A file of the workspace.
-fn root_file(rel: &str) -> std::path::PathBuf {
-    root().join(rel)
 }
 
 #[test]

@@ -126,7 +126,7 @@ fn the_two_process_report_imports_as_its_raw_page() {
 #[test]
 fn the_gemms_report_imports_as_its_raw_page() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let report = gunzip_fixture(dir.path(), "ncu-h200-gemms/gemms_full.ncu-rep.gz");
+    let report = unzstd_fixture(dir.path(), "ncu-h200-gemms/gemms_full.ncu-repz");
     let (from_report, rules) = rules_apart(table_of(dir.path(), &[report]));
     let (from_csv, csv_rules) = rules_apart(table_of(
         dir.path(),

@@ -8,7 +8,7 @@ use crate::util::*;
 
 #[test]
 fn the_bert_gemms_instructions_from_the_report_with_their_sass() {
-    let report = fixture("ncu-h200-bert/bert_full.ncu-rep.gz");
+    let report = fixture("ncu-h200-bert/bert_full.ncu-repz");
     let page = fixture("ncu-h200-bert/bert_full_source.csv.gz");
     let o = capture(&[
         "source",
@@ -75,7 +75,7 @@ fn source_refusals_name_the_file_in_one_line() {
 #[test]
 fn every_field_of_the_json_is_in_its_contract() {
     let doc = std::fs::read_to_string(root().join("docs/source.md")).expect("docs");
-    let report = fixture("ncu-h200-suite-source/suite_src.ncu-rep.gz");
+    let report = fixture("ncu-h200-suite-source/suite_src.ncu-repz");
     let page = fixture("ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
     for extra in [&[][..], &["--all-launches"][..]] {
         let mut args = vec!["source", s(&report), "--kernel", ".", "--sass", s(&page)];
@@ -123,7 +123,7 @@ fn sass_joined(page: &str) -> (Vec<(String, usize)>, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("page.csv");
     std::fs::write(&path, page).expect("write");
-    let report = fixture("ncu-h200-suite-source/suite_src.ncu-rep.gz");
+    let report = fixture("ncu-h200-suite-source/suite_src.ncu-repz");
     let o = capture(&[
         "source",
         s(&report),

@@ -263,10 +263,7 @@ fn latency_bound_kernels_say_why_in_every_format() {
 #[test]
 fn every_field_of_the_json_is_in_its_contract() {
     let doc = std::fs::read_to_string(root().join("docs/table-json.md")).expect("docs");
-    for art in [
-        root().join("site/samples/h200.json"),
-        root().join("site/samples/h200-gpt2-bf16.json"),
-    ] {
+    for art in [sample_file("h200.json"), sample_file("h200-gpt2-bf16.json")] {
         let t = table_json(&art, "time");
         assert!(t["kernels"].as_array().is_some_and(|k| !k.is_empty()));
         let missing = undocumented_keys(&t, &doc, &["stalls"]);

@@ -18,6 +18,36 @@ pub fn fixture(rel: &str) -> PathBuf {
     root().join("tests/fixtures").join(rel)
 }
 
+/// A bundled sample, `site/samples/NAME`, as a file capture reads. The tree keeps the large
+/// ones gzipped (`NAME.gz`; `site/build.sh` publishes them un-gzipped): those are un-gzipped
+/// once into the target's scratch folder, under their own name.
+pub fn sample_file(name: &str) -> PathBuf {
+    let plain = root().join("site/samples").join(name);
+    if plain.exists() {
+        return plain;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("samples");
+    let path = dir.join(name);
+    if !path.exists() {
+        let gz = std::fs::read(root().join("site/samples").join(format!("{name}.gz")))
+            .unwrap_or_else(|e| panic!("site/samples/{name}(.gz): {e}"));
+        let mut bytes = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut bytes)
+            .expect("sample gunzips");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        // Written beside and renamed, so a test running alongside never reads half of it.
+        let part = dir.join(format!(
+            ".{name}.{}.{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::write(&part, bytes).expect("write");
+        std::fs::rename(&part, &path).expect("rename");
+    }
+    path
+}
+
 /// Path to the `capture` binary, built once per test run.
 pub fn capture_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
@@ -117,6 +147,17 @@ pub fn gunzip_fixture(dir: &Path, rel: &str) -> PathBuf {
         .expect("fixture gunzips");
     let name = Path::new(rel).file_stem().expect("a .gz name").to_owned();
     let path = dir.join(name);
+    std::fs::write(&path, report).expect("write");
+    path
+}
+
+/// The report inside the zstd-compressed fixture `rel` (`NAME.ncu-repz`, how the tree keeps
+/// its large reports), written un-compressed into `dir` as `NAME.ncu-rep`.
+pub fn unzstd_fixture(dir: &Path, rel: &str) -> PathBuf {
+    let bytes = std::fs::read(fixture(rel)).expect("fixture");
+    let report = shared::read::zstd::decode_all(&bytes, u64::MAX).expect("fixture un-zstds");
+    let stem = Path::new(rel).file_stem().expect("a .ncu-repz name");
+    let path = dir.join(stem).with_extension("ncu-rep");
     std::fs::write(&path, report).expect("write");
     path
 }

@@ -16,7 +16,7 @@ use shared::chart::{draw_highlight, draw_roofline, HitGrid, RooflineChart};
 use super::load::{load_batch, InputFile};
 use super::model::Workspace;
 use super::roofline::{compare_roofline, run_roofline};
-use super::test_support::{fixture, gunzip, sample};
+use super::test_support::{fixture, sample, unpack};
 use super::view::{KernelRef, Plotted};
 use shared::model::work_kind::Work;
 
@@ -65,7 +65,7 @@ fn diff_runs() -> Workspace {
         .iter()
         .map(|name| InputFile {
             name: (*name).to_owned(),
-            bytes: gunzip(&format!("tests/fixtures/diff/{name}.gz")),
+            bytes: unpack(&format!("tests/fixtures/diff/{name}.gz")),
         })
         .collect();
     let (runs, errors) = load_batch(files);

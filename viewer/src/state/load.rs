@@ -788,10 +788,10 @@ mod tests {
 
     #[test]
     fn a_ncu_repz_loads_as_its_ncu_rep_in_one_frame_or_several() {
-        use crate::state::test_support::{gunzip, input};
+        use crate::state::test_support::{input, unpack};
         let rep = InputFile {
             name: "two_process.ncu-rep".into(),
-            bytes: gunzip("tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz"),
+            bytes: unpack("tests/fixtures/ncu-h200-reports/two_process.ncu-rep.gz"),
         };
         let (want, errors) = load_batch(vec![rep]);
         assert!(errors.is_empty(), "{errors:?}");
@@ -858,8 +858,7 @@ mod tests {
     fn a_batch_loaded_in_steps_of_any_size_is_the_batch_loaded_at_once() {
         let sample = |rel: &str| InputFile {
             name: rel.into(),
-            bytes: std::fs::read(format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR")))
-                .unwrap_or_default(),
+            bytes: crate::state::test_support::input(rel).bytes,
         };
         let batch = vec![
             sample("site/samples/h200.json"),
@@ -954,8 +953,7 @@ mod tests {
     fn an_export_streamed_in_pieces_loads_as_it_does_whole() {
         let sample = |rel: &str| InputFile {
             name: rel.into(),
-            bytes: std::fs::read(format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR")))
-                .unwrap_or_default(),
+            bytes: crate::state::test_support::input(rel).bytes,
         };
         let gpt2 = sample("site/samples/h200-gpt2-bf16-ncu-cold-raw.csv");
         let details = fixture("probe_sections_details_base_units_with_stdout.csv");
@@ -1121,9 +1119,7 @@ mod tests {
 
     /// The two-process report bundled with the site, and its raw CSV page.
     fn two_process() -> (InputFile, InputFile) {
-        let read = |rel: &str| {
-            std::fs::read(format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"))).unwrap_or_default()
-        };
+        let read = |rel: &str| crate::state::test_support::input(rel).bytes;
         (
             InputFile {
                 name: "h200-two-process.ncu-rep".into(),

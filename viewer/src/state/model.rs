@@ -647,7 +647,7 @@ mod tests {
             .filter(|k| k.name.contains("elementwise"))
             .all(|k| !k.flows.tma_unseen));
         let bert =
-            crate::state::test_support::gzipped_fixture("corpus-h200/bert_base_fwd_full_raw.csv");
+            crate::state::test_support::packed_fixture("corpus-h200/bert_base_fwd_full_raw.csv");
         let run = &bert.runs[0];
         let top = run.by_time.first().and_then(|&i| run.kernels.get(i));
         let Some(top) = top else { panic!("no kernel") };
@@ -663,7 +663,7 @@ mod tests {
     #[test]
     fn metrics_with_values_come_first() {
         let ws =
-            crate::state::test_support::gzipped_fixture("corpus-h200/bert_base_fwd_full_raw.csv");
+            crate::state::test_support::packed_fixture("corpus-h200/bert_base_fwd_full_raw.csv");
         let run = &ws.runs[0];
         let (rows, total) = search_metrics(run, 0, "", usize::MAX);
         let present = |r: &MetricRow| r.cold.as_ref().is_some_and(|v| v.present > 0);

@@ -49,8 +49,8 @@ mod tests {
     /// The bundled H200 sample as rank `rank` of a two-rank job, its kernel times scaled by
     /// `slow` (a slower GPU), as one JSON file.
     fn rank_file(rank: u32, slow: f64) -> InputFile {
-        let path = format!("{}/../site/samples/h200.json", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let bytes = crate::state::test_support::input("site/samples/h200.json").bytes;
+        let text = String::from_utf8(bytes).unwrap_or_else(|e| panic!("{e}"));
         let mut a = shared::Artifact::from_json(&text).unwrap_or_else(|e| panic!("{e}"));
         a.provenance.command_line = Some("capture profile -o p-{rank}.json -- python3 t.py".into());
         a.provenance.distributed = Some(Distributed {
@@ -106,8 +106,8 @@ mod tests {
 
     #[test]
     fn runs_of_two_devices_of_one_host_stand_side_by_side() {
-        let path = format!("{}/../site/samples/h200.json", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let bytes = crate::state::test_support::input("site/samples/h200.json").bytes;
+        let text = String::from_utf8(bytes).unwrap_or_else(|e| panic!("{e}"));
         let mut files = Vec::new();
         for (index, copy_scale) in [(0u32, 1.0), (1, 0.9)] {
             let mut a = shared::Artifact::from_json(&text).unwrap_or_else(|e| panic!("{e}"));

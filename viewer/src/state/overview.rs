@@ -280,11 +280,11 @@ mod tests {
     #[test]
     fn the_overview_lists_the_banner_s_warnings() {
         use crate::state::load::{load_batch, InputFile};
-        use crate::state::test_support::gunzip;
+        use crate::state::test_support::unpack;
         let files = ["raw", "details"].map(|page| {
             let name = format!("bert_base_fwd_full_{page}.csv");
             InputFile {
-                bytes: gunzip(&format!("tests/fixtures/corpus-h200/{name}.gz")),
+                bytes: unpack(&format!("tests/fixtures/corpus-h200/{name}.gz")),
                 name,
             }
         });

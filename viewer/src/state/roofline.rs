@@ -866,7 +866,7 @@ impl RooflineModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::test_support::{fixture, gzipped_fixture, sample};
+    use crate::state::test_support::{fixture, packed_fixture, sample};
     use crate::state::view::precision_slug;
     use shared::model::artifact::{AskedWork, Check, Timing};
 
@@ -1137,7 +1137,7 @@ mod tests {
     #[test]
     fn a_basic_set_report_says_why_its_roofline_is_empty() {
         // `--set basic` collects no instruction counters: no kernel has FLOPs, so no point.
-        let ws = gzipped_fixture("ncu-h200-reports/gemms_basic.ncu-rep");
+        let ws = packed_fixture("ncu-h200-reports/gemms_basic.ncu-rep");
         let model = run_roofline(&ws, 0, Plotted::Own);
         assert!(model.chart.series.is_empty(), "{:?}", model.chart.series);
         let first = model.notes.first().cloned().unwrap_or_default();
@@ -1162,7 +1162,7 @@ mod tests {
     fn an_fp32_matmul_is_advised_in_the_list() {
         // T5's encoder in FP32 (a corpus program): its FP32 GEMMs (cutlass SIMT SGEMM at 32.4
         // TFLOP/s) are told to use TF32, the advice the table holds, in the list under the chart.
-        let ws = gzipped_fixture("corpus-h200/t5_encoder_profile.json");
+        let ws = packed_fixture("corpus-h200/t5_encoder_profile.json");
         let model = run_roofline(&ws, 0, Plotted::Own);
         let listed = point_list(&ws, 0, &model, 10_000);
         let advised: Vec<&ListedKernel> = listed.iter().filter(|k| k.advice.is_some()).collect();

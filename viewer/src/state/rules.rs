@@ -116,11 +116,11 @@ pub fn rules_panel(name: &str, record: &KernelRecord) -> RulesPanel {
 mod tests {
     use super::*;
     use crate::state::load::{load_batch, InputFile};
-    use crate::state::test_support::gunzip;
+    use crate::state::test_support::unpack;
 
     #[test]
     fn a_reports_findings_are_ranked_with_their_cited_metrics() {
-        let bytes = gunzip("tests/fixtures/ncu-h200-gemms/gemms_full.ncu-rep.gz");
+        let bytes = unpack("tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz");
         let (runs, errors) = load_batch(vec![InputFile {
             name: "gemms_full.ncu-rep".into(),
             bytes,
@@ -157,7 +157,7 @@ mod tests {
     fn a_details_export_gives_findings_without_cited_metrics() {
         let (runs, errors) = load_batch(vec![InputFile {
             name: "bert_full_details.csv".into(),
-            bytes: crate::state::test_support::gunzip(
+            bytes: crate::state::test_support::unpack(
                 "tests/fixtures/ncu-h200-bert/bert_full_details.csv.gz",
             ),
         }]);

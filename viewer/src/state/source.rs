@@ -531,17 +531,17 @@ mod tests {
     use super::*;
     use crate::state::load::{load_batch, InputFile};
     use crate::state::model::Workspace;
-    use crate::state::test_support::gunzip;
+    use crate::state::test_support::unpack;
 
     /// The BERT forward's `--set full` report and its source-page export.
     fn bert_report_and_page() -> (InputFile, InputFile) {
         let report = InputFile {
             name: "bert_full.ncu-rep".into(),
-            bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz"),
+            bytes: unpack("tests/fixtures/ncu-h200-bert/bert_full.ncu-repz"),
         };
         let page = InputFile {
             name: "bert_full_source.csv".into(),
-            bytes: gunzip("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz"),
+            bytes: unpack("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz"),
         };
         (report, page)
     }
@@ -700,11 +700,11 @@ mod tests {
         let batch = vec![
             InputFile {
                 name: "suite_full.ncu-rep".into(),
-                bytes: gunzip("tests/fixtures/ncu-h200-suite-source/suite_full.ncu-rep.gz"),
+                bytes: unpack("tests/fixtures/ncu-h200-suite-source/suite_full.ncu-repz"),
             },
             InputFile {
                 name: "suite_source_cuda_sass.csv".into(),
-                bytes: gunzip("tests/fixtures/ncu-h200-suite-source/suite_source_cuda_sass.csv.gz"),
+                bytes: unpack("tests/fixtures/ncu-h200-suite-source/suite_source_cuda_sass.csv.gz"),
             },
             InputFile {
                 name: "vector_add.cu".into(),

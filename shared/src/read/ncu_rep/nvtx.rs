@@ -1,7 +1,7 @@
 //! A launch's NVTX ranges, as a report stores them (profile result field 21, written when
 //! ncu ran with `--nvtx`).
 //!
-//! Found by dumping the profile results of `tests/fixtures/ncu-h200-bert/bert_full.ncu-rep.gz`
+//! Found by dumping the profile results of `tests/fixtures/ncu-h200-bert/bert_full.ncu-repz`
 //! (BERT's forward pass under a push/pop range `forward`, ncu 2025.3.1) and matching them
 //! with the push/pop column of the same report's raw CSV page (`bert_full_raw.csv`: thread
 //! 3736, `<default domain>:forward`) and with `action.nvtx_state()` of NVIDIA's `ncu_report`
