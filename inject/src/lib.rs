@@ -319,11 +319,16 @@ unsafe extern "C" fn on_context(_: *mut c_void, domain: u32, cbid: u32, data: *c
     });
 }
 
-/// At `exit`: PM sampling stopped and its last samples written, every buffer CUPTI holds
-/// completed (and written), then the end record.
+/// At `exit`: every buffer CUPTI holds completed (and written), then PM sampling stopped and
+/// its last samples written, then the end record.
 extern "C" fn at_exit() {
     let _ = std::panic::catch_unwind(|| {
         let Some(state) = state() else { return };
+        // The activity records first: whatever PM sampling does at exit cannot lose them.
+        state.cupti.flush_all();
+        if let Ok(mut out) = state.out.lock() {
+            out.write_out();
+        }
         if let Some(c) = &state.counters {
             c.stop.store(true, Ordering::SeqCst);
             if let Ok(mut all) = c.samplers.lock() {
@@ -337,7 +342,6 @@ extern "C" fn at_exit() {
                 }
             }
         }
-        state.cupti.flush_all();
         if let Ok(mut out) = state.out.lock() {
             let now = state.cupti.timestamp();
             out.push(&Record::End(now));

@@ -229,6 +229,12 @@ macro_rules! size_to {
     };
 }
 
+/// Whether `ROOFLINE_PM_DEBUG` is set.
+fn debug() -> bool {
+    static DEBUG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DEBUG.get_or_init(|| std::env::var_os("ROOFLINE_PM_DEBUG").is_some())
+}
+
 /// The PM sampling and profiler host functions, loaded from CUPTI.
 pub struct Pm {
     profiler_initialize: Call,
@@ -242,7 +248,6 @@ pub struct Pm {
     passes: Call,
     evaluate: Call,
     enable: Call,
-    disable: Call,
     set_config: Call,
     start: Call,
     stop: Call,
@@ -302,7 +307,6 @@ impl Pm {
                 passes: call("cuptiProfilerHostGetNumOfPasses")?,
                 evaluate: call("cuptiProfilerHostEvaluateToGpuValues")?,
                 enable: call("cuptiPmSamplingEnable")?,
-                disable: call("cuptiPmSamplingDisable")?,
                 set_config: call("cuptiPmSamplingSetConfig")?,
                 start: call("cuptiPmSamplingStart")?,
                 stop: call("cuptiPmSamplingStop")?,
@@ -337,8 +341,12 @@ impl Pm {
         }
     }
 
-    /// Calls `f` with `p`; an error names the call and CUPTI's message.
+    /// Calls `f` with `p`; an error names the call and CUPTI's message. With
+    /// `ROOFLINE_PM_DEBUG` set, each call is named on standard error before it is made.
     fn call<T>(&self, f: Call, what: &str, p: &mut T) -> Result<(), String> {
+        if debug() {
+            eprintln!("roofline-inject: {what}");
+        }
         // SAFETY: `f` takes a pointer to a parameter struct of type T, set up by `params`.
         let r = unsafe { f(std::ptr::addr_of_mut!(*p).cast()) };
         if r == SUCCESS {
@@ -501,6 +509,15 @@ pub struct Sampler {
     names: Vec<CString>,
     image: Vec<u8>,
     stopped: bool,
+    /// Intervals decoded so far, and seconds spent decoding them.
+    decoded: u64,
+    decode_s: f64,
+    /// Decode errors so far (sampling stops after [`MAX_DECODE_ERRORS`]).
+    errors: u32,
+    /// What CUPTI was handed by pointer and may read for as long as sampling lasts: the
+    /// config image (`cuptiPmSamplingSetConfig`), the counter availability image and the chip
+    /// name (`cuptiProfilerHostInitialize`).
+    _kept: (Vec<u8>, Vec<u8>, CString),
 }
 
 // SAFETY: the CUPTI objects are used under the sampler's mutex only.
@@ -638,6 +655,10 @@ pub fn start(
         names: chosen,
         image,
         stopped: false,
+        decoded: 0,
+        decode_s: 0.0,
+        errors: 0,
+        _kept: (config, availability, chip_name),
     };
     sampler.reset()?;
     let mut st: Object = params(size_to!(Object, object, *mut c_void));
@@ -673,6 +694,16 @@ impl Sampler {
     /// the image for the next; repeats while the image filled up. Returns the samples
     /// written.
     pub fn drain(&mut self, sink: &dyn Sink) -> Result<usize, String> {
+        let started = std::time::Instant::now();
+        let out = self.drain_all(sink);
+        self.decode_s += started.elapsed().as_secs_f64();
+        if let Ok(n) = out {
+            self.decoded += n as u64;
+        }
+        out
+    }
+
+    fn drain_all(&mut self, sink: &dyn Sink) -> Result<usize, String> {
         let mut written = 0;
         loop {
             let mut d: Decode = params(size_to!(Decode, overflow, u8));
@@ -737,7 +768,9 @@ impl Sampler {
         }
     }
 
-    /// Stops sampling, writes what is left, disables it.
+    /// Stops sampling and writes what is left, with a line of what decoding cost. PM
+    /// sampling is not disabled here: CUPTI tears it down at exit itself (disabling it first
+    /// made glibc report a double free at exit, on an H100 with CUDA 13.0).
     pub fn finish(&mut self, sink: &dyn Sink) -> Result<(), String> {
         if self.stopped {
             return Ok(());
@@ -747,16 +780,21 @@ impl Sampler {
         st.object = self.object;
         let stopped = self.pm.call(self.pm.stop, "cuptiPmSamplingStop", &mut st);
         let drained = self.drain(sink);
-        let mut dis: Object = params(size_to!(Object, object, *mut c_void));
-        dis.object = self.object;
-        let disabled = self
-            .pm
-            .call(self.pm.disable, "cuptiPmSamplingDisable", &mut dis);
-        stopped.and(drained.map(|_| ())).and(disabled)
+        sink.record(Record::Warning(format!(
+            "PM sampling on device {}: {} intervals decoded in {:.3} s of decoding, {} decode \
+             error(s)",
+            self.device, self.decoded, self.decode_s, self.errors
+        )));
+        stopped.and(drained.map(|_| ()))
     }
 }
 
-/// The decode thread: drains every sampler each `every` until `stop` is set.
+/// Decode errors after which a device's sampling stops.
+const MAX_DECODE_ERRORS: u32 = 3;
+
+/// The decode thread: drains every sampler each `every` until `stop` is set. A decode error
+/// (a hardware buffer that overflowed: CUPTI says out of memory) is a warning; after
+/// [`MAX_DECODE_ERRORS`] the device's sampling stops.
 pub fn decode_loop(
     samplers: Arc<Mutex<Vec<Sampler>>>,
     sink: Arc<dyn Sink>,
@@ -768,11 +806,17 @@ pub fn decode_loop(
         if let Ok(mut all) = samplers.lock() {
             for s in all.iter_mut().filter(|s| !s.stopped) {
                 if let Err(e) = s.drain(&*sink) {
+                    s.errors += 1;
+                    let _ = s.reset();
+                    let last = s.errors >= MAX_DECODE_ERRORS;
                     sink.record(Record::Warning(format!(
-                        "PM sampling on device {}: {e}; sampling stops",
-                        s.device
+                        "PM sampling on device {}: {e}: intervals were lost{}",
+                        s.device,
+                        if last { "; sampling stops" } else { "" }
                     )));
-                    let _ = s.finish(&*sink);
+                    if last {
+                        let _ = s.finish(&*sink);
+                    }
                 }
             }
         }

@@ -318,6 +318,21 @@ impl OnePassReport {
     }
 }
 
+/// The share of the DRAM bytes sampled that fell in intervals with no kernel, %, where DRAM
+/// was sampled.
+fn dram_unattributed_pct(attributed: &Attributed, slots: &[Slots]) -> Option<f64> {
+    let (mut all, mut none) = (0.0, 0.0);
+    let mut any = false;
+    for (o, sl) in attributed.series.iter().zip(slots) {
+        if let Some((r, w)) = sl.dram {
+            any = true;
+            all += o.totals[r] + o.totals[w];
+            none += o.unattributed[r] + o.unattributed[w];
+        }
+    }
+    (any && all > 0.0).then(|| 100.0 * none / all)
+}
+
 /// Where each figure of a line is in a series' values.
 struct Slots {
     dram: Option<(usize, usize)>,
@@ -432,18 +447,7 @@ impl OnePassReport {
                 .total_cmp(&a.time_ns)
                 .then_with(|| a.name.cmp(&b.name))
         });
-        let dram_unattributed_pct = {
-            let (mut all, mut none) = (0.0, 0.0);
-            let mut any = false;
-            for (o, sl) in attributed.series.iter().zip(&slots) {
-                if let Some((r, w)) = sl.dram {
-                    any = true;
-                    all += o.totals[r] + o.totals[w];
-                    none += o.unattributed[r] + o.unattributed[w];
-                }
-            }
-            (any && all > 0.0).then(|| 100.0 * none / all)
-        };
+        let dram_unattributed_pct = dram_unattributed_pct(&attributed, &slots);
         Some(OnePassReport {
             metrics: first
                 .metrics
