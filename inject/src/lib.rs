@@ -62,6 +62,8 @@ struct Counters {
     devices: Mutex<HashSet<u32>>,
     stop: Arc<AtomicBool>,
     decoding: AtomicBool,
+    /// The decode thread, joined at exit before anything else touches CUPTI.
+    decoder: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// The trace file as PM sampling's sink.
@@ -221,6 +223,7 @@ fn start() -> Result<(), String> {
                 devices: Mutex::new(HashSet::new()),
                 stop: Arc::new(AtomicBool::new(false)),
                 decoding: AtomicBool::new(false),
+                decoder: Mutex::new(None),
             }),
             Err(e) => {
                 refused.push(format!("no PM sampling: {e}"));
@@ -308,7 +311,11 @@ unsafe extern "C" fn on_context(_: *mut c_void, domain: u32, cbid: u32, data: *c
                     let (samplers, stop) = (Arc::clone(&c.samplers), Arc::clone(&c.stop));
                     let every = c.request.decode_every;
                     let sink: Arc<dyn pm::Sink> = Arc::new(FileSink);
-                    std::thread::spawn(move || pm::decode_loop(samplers, sink, every, stop));
+                    let handle =
+                        std::thread::spawn(move || pm::decode_loop(samplers, sink, every, stop));
+                    if let Ok(mut d) = c.decoder.lock() {
+                        *d = Some(handle);
+                    }
                 }
             }
             Err(e) => pm::Sink::record(
@@ -324,7 +331,15 @@ unsafe extern "C" fn on_context(_: *mut c_void, domain: u32, cbid: u32, data: *c
 extern "C" fn at_exit() {
     let _ = std::panic::catch_unwind(|| {
         let Some(state) = state() else { return };
-        // The activity records first: whatever PM sampling does at exit cannot lose them.
+        // The decode thread stops first: nothing calls PM sampling while the activity
+        // buffers are flushed.
+        if let Some(c) = &state.counters {
+            c.stop.store(true, Ordering::SeqCst);
+            if let Some(h) = c.decoder.lock().ok().and_then(|mut d| d.take()) {
+                let _ = h.join();
+            }
+        }
+        // The activity records next: whatever PM sampling does at exit cannot lose them.
         state.cupti.flush_all();
         if let Ok(mut out) = state.out.lock() {
             out.write_out();

@@ -238,6 +238,7 @@ fn debug() -> bool {
 /// The PM sampling and profiler host functions, loaded from CUPTI.
 pub struct Pm {
     profiler_initialize: Call,
+    disable: Call,
     chip_name: Call,
     availability: Call,
     host_initialize: Call,
@@ -297,6 +298,7 @@ impl Pm {
             let call = |f: &str| get(f).map(|p| std::mem::transmute::<*mut c_void, Call>(p));
             Ok(Pm {
                 profiler_initialize: call("cuptiProfilerInitialize")?,
+                disable: call("cuptiPmSamplingDisable")?,
                 chip_name: call("cuptiDeviceGetChipName")?,
                 availability: call("cuptiPmSamplingGetCounterAvailability")?,
                 host_initialize: call("cuptiProfilerHostInitialize")?,
@@ -472,7 +474,9 @@ pub struct Request {
 
 impl Request {
     /// `ROOFLINE_PM_METRICS` (required), `ROOFLINE_PM_INTERVAL_NS` (20,000),
-    /// `ROOFLINE_PM_BUFFER_MB` (512), `ROOFLINE_PM_DECODE_MS` (100).
+    /// `ROOFLINE_PM_BUFFER_MB` (512), `ROOFLINE_PM_DECODE_MS` (10), `ROOFLINE_PM_MAX_SAMPLES` (512,
+    /// the intervals one counter data image holds: evaluating an interval costs in proportion
+    /// to the image's size).
     pub fn from_env() -> Option<Request> {
         let metrics: Vec<String> = std::env::var("ROOFLINE_PM_METRICS")
             .ok()?
@@ -494,8 +498,8 @@ impl Request {
             interval_ns: num("ROOFLINE_PM_INTERVAL_NS", 20_000).max(1),
             buffer_bytes: usize::try_from(num("ROOFLINE_PM_BUFFER_MB", 512) << 20)
                 .unwrap_or(512 << 20),
-            decode_every: Duration::from_millis(num("ROOFLINE_PM_DECODE_MS", 100).max(1)),
-            max_samples: u32::try_from(num("ROOFLINE_PM_MAX_SAMPLES", 20_000)).unwrap_or(20_000),
+            decode_every: Duration::from_millis(num("ROOFLINE_PM_DECODE_MS", 10).max(1)),
+            max_samples: u32::try_from(num("ROOFLINE_PM_MAX_SAMPLES", 512)).unwrap_or(512),
         })
     }
 }
@@ -768,9 +772,8 @@ impl Sampler {
         }
     }
 
-    /// Stops sampling and writes what is left, with a line of what decoding cost. PM
-    /// sampling is not disabled here: CUPTI tears it down at exit itself (disabling it first
-    /// made glibc report a double free at exit, on an H100 with CUDA 13.0).
+    /// Stops sampling, writes what is left with a line of what decoding cost, and disables
+    /// it (not with `ROOFLINE_PM_NO_DISABLE`).
     pub fn finish(&mut self, sink: &dyn Sink) -> Result<(), String> {
         if self.stopped {
             return Ok(());
@@ -785,7 +788,15 @@ impl Sampler {
              error(s)",
             self.device, self.decoded, self.decode_s, self.errors
         )));
-        stopped.and(drained.map(|_| ()))
+        if std::env::var_os("ROOFLINE_PM_NO_DISABLE").is_some() {
+            return stopped.and(drained.map(|_| ()));
+        }
+        let mut dis: Object = params(size_to!(Object, object, *mut c_void));
+        dis.object = self.object;
+        let disabled = self
+            .pm
+            .call(self.pm.disable, "cuptiPmSamplingDisable", &mut dis);
+        stopped.and(drained.map(|_| ())).and(disabled)
     }
 }
 
@@ -803,6 +814,9 @@ pub fn decode_loop(
 ) {
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(every);
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         if let Ok(mut all) = samplers.lock() {
             for s in all.iter_mut().filter(|s| !s.stopped) {
                 if let Err(e) = s.drain(&*sink) {
