@@ -21,11 +21,11 @@ P=$R/tests/trace/programs
 part_smoke() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/facts.txt 2>&1
   cd $P
-  wall seed_counters $C trace --counters --records $W/seed_rec -o $W/seed_counters.json -- python3 seed_example.py > $W/seed.log 2>&1
+  wall seed_counters timeout 60 $C trace --counters --records $W/seed_rec -o $W/seed_counters.json -- python3 seed_example.py > $W/seed.log 2>&1
   $C table $W/seed_counters.json >> $W/seed.log 2>&1
   for iv in ${INTERVALS:-20000}; do
     [ "$(left)" -lt 60 ] && break
-    STEPS=2 wall gpt2_counters_$iv $C trace --counters --counter-interval-ns $iv -o $W/gpt2_counters_$iv.json -- python3 gpt2_fwd.py > $W/gpt2_$iv.log 2>&1
+    STEPS=2 wall gpt2_counters_$iv timeout 90 $C trace --counters --counter-interval-ns $iv -o $W/gpt2_counters_$iv.json -- python3 gpt2_fwd.py > $W/gpt2_$iv.log 2>&1
     $C table $W/gpt2_counters_$iv.json >> $W/gpt2_$iv.log 2>&1
   done
   cd $R
@@ -46,8 +46,8 @@ part_calib() {
 
 part_profile() {
   cd $P
-  wall bert_profile_trace $C profile --nvtx-include step --torch-modules --timing-pass trace -o $W/bert_profile_trace.json -- python3 bert_train_step.py > $W/bert_profile_trace.log 2>&1
-  [ "$(left)" -gt 150 ] && wall bert_profile_ncu $C profile --nvtx-include step --torch-modules --timing-pass ncu -o $W/bert_profile_ncu.json -- python3 bert_train_step.py > $W/bert_profile_ncu.log 2>&1
+  wall bert_profile_trace timeout 200 $C profile --nvtx-include step --torch-modules --timing-pass trace -o $W/bert_profile_trace.json -- python3 bert_train_step.py > $W/bert_profile_trace.log 2>&1
+  [ "$(left)" -gt 150 ] && wall bert_profile_ncu timeout 200 $C profile --nvtx-include step --torch-modules --timing-pass ncu -o $W/bert_profile_ncu.json -- python3 bert_train_step.py > $W/bert_profile_ncu.log 2>&1
   cd $R
 }
 
