@@ -518,6 +518,8 @@ pub struct Sampler {
     decode_s: f64,
     /// Decode errors so far (sampling stops after [`MAX_DECODE_ERRORS`]).
     errors: u32,
+    /// Whether a drain stopped with intervals still to decode.
+    behind: bool,
     /// What CUPTI was handed by pointer and may read for as long as sampling lasts: the
     /// config image (`cuptiPmSamplingSetConfig`), the counter availability image and the chip
     /// name (`cuptiProfilerHostInitialize`).
@@ -662,6 +664,7 @@ pub fn start(
         decoded: 0,
         decode_s: 0.0,
         errors: 0,
+        behind: false,
         _kept: (config, availability, chip_name),
     };
     sampler.reset()?;
@@ -695,11 +698,13 @@ impl Sampler {
     }
 
     /// Decodes what the hardware buffer holds, writes every completed interval, and empties
-    /// the image for the next; repeats while the image filled up. Returns the samples
+    /// the image for the next; repeats while the image filled up, at most `max_images` times
+    /// (evaluating an interval costs about 0.4 ms on an H100 host: a decode that cannot keep up
+    /// returns, and the hardware buffer's overflow says what was lost). Returns the samples
     /// written.
-    pub fn drain(&mut self, sink: &dyn Sink) -> Result<usize, String> {
+    pub fn drain(&mut self, sink: &dyn Sink, max_images: usize) -> Result<usize, String> {
         let started = std::time::Instant::now();
-        let out = self.drain_all(sink);
+        let out = self.drain_all(sink, max_images);
         self.decode_s += started.elapsed().as_secs_f64();
         if let Ok(n) = out {
             self.decoded += n as u64;
@@ -707,9 +712,9 @@ impl Sampler {
         out
     }
 
-    fn drain_all(&mut self, sink: &dyn Sink) -> Result<usize, String> {
+    fn drain_all(&mut self, sink: &dyn Sink, max_images: usize) -> Result<usize, String> {
         let mut written = 0;
-        loop {
+        for _ in 0..max_images.max(1) {
             let mut d: Decode = params(size_to!(Decode, overflow, u8));
             d.object = self.object;
             d.image = self.image.as_mut_ptr();
@@ -770,6 +775,8 @@ impl Sampler {
                 return Ok(written);
             }
         }
+        self.behind = true;
+        Ok(written)
     }
 
     /// Stops sampling, writes what is left with a line of what decoding cost, and disables
@@ -782,10 +789,15 @@ impl Sampler {
         let mut st: Object = params(size_to!(Object, object, *mut c_void));
         st.object = self.object;
         let stopped = self.pm.call(self.pm.stop, "cuptiPmSamplingStop", &mut st);
-        let drained = self.drain(sink);
+        let drained = self.drain(sink, FINAL_IMAGES);
+        let behind = if self.behind {
+            "; decoding fell behind the sampling (a longer --counter-interval-ns keeps up)"
+        } else {
+            ""
+        };
         sink.record(Record::Warning(format!(
             "PM sampling on device {}: {} intervals decoded in {:.3} s of decoding, {} decode \
-             error(s)",
+             error(s){behind}",
             self.device, self.decoded, self.decode_s, self.errors
         )));
         if std::env::var_os("ROOFLINE_PM_NO_DISABLE").is_some() {
@@ -799,6 +811,11 @@ impl Sampler {
         stopped.and(drained.map(|_| ())).and(disabled)
     }
 }
+
+/// Counter data images one tick of the decode thread fills at most.
+const TICK_IMAGES: usize = 4;
+/// Counter data images the last drain at exit fills at most.
+const FINAL_IMAGES: usize = 40;
 
 /// Decode errors after which a device's sampling stops.
 const MAX_DECODE_ERRORS: u32 = 3;
@@ -819,7 +836,7 @@ pub fn decode_loop(
         }
         if let Ok(mut all) = samplers.lock() {
             for s in all.iter_mut().filter(|s| !s.stopped) {
-                if let Err(e) = s.drain(&*sink) {
+                if let Err(e) = s.drain(&*sink, TICK_IMAGES) {
                     s.errors += 1;
                     let _ = s.reset();
                     let last = s.errors >= MAX_DECODE_ERRORS;
