@@ -37,7 +37,7 @@ part_calib() {
     [ "$(left)" -lt 150 ] && { echo "skip calib $name: $(left) s left" >> $W/walls.txt; continue; }
     cd $dir
     wall ${name}_plain timeout 120 python3 $name.py > $W/${name}_plain.log 2>&1
-    wall ${name}_counters timeout 120 $C trace --counters -o $W/${name}_counters.json -- python3 $name.py > $W/${name}_counters.log 2>&1
+    wall ${name}_counters timeout 120 $C trace --counters --counter-interval-ns ${IV:-1000000} -o $W/${name}_counters.json -- python3 $name.py > $W/${name}_counters.log 2>&1
     $C table $W/${name}_counters.json >> $W/${name}_counters.log 2>&1
     wall ${name}_profile timeout $(( $(left) - 20 )) $C profile --depth roofline --timing-pass trace -o $W/${name}_profile.json -- python3 $name.py > $W/${name}_profile.log 2>&1
   done
