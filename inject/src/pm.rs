@@ -779,8 +779,8 @@ impl Sampler {
         Ok(written)
     }
 
-    /// Stops sampling, writes what is left with a line of what decoding cost, and disables
-    /// it (not with `ROOFLINE_PM_NO_DISABLE`).
+    /// Stops sampling and writes what is left with a line of what decoding cost (disabling
+    /// it only with `ROOFLINE_PM_DISABLE`).
     pub fn finish(&mut self, sink: &dyn Sink) -> Result<(), String> {
         if self.stopped {
             return Ok(());
@@ -800,7 +800,9 @@ impl Sampler {
              error(s){behind}",
             self.device, self.decoded, self.decode_s, self.errors
         )));
-        if std::env::var_os("ROOFLINE_PM_NO_DISABLE").is_some() {
+        // Disabling at exit hung the process in cuptiPmSamplingDisable (an H100, CUDA 13.0,
+        // a cuBLAS program): CUPTI tears sampling down itself; `ROOFLINE_PM_DISABLE` asks.
+        if std::env::var_os("ROOFLINE_PM_DISABLE").is_none() {
             return stopped.and(drained.map(|_| ()));
         }
         let mut dis: Object = params(size_to!(Object, object, *mut c_void));
