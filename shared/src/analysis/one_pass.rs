@@ -470,6 +470,147 @@ impl OnePassReport {
     }
 }
 
+/// One kernel's figures from a replayed profile of the same program, to calibrate against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replayed {
+    /// Kernel name as the profile gives it.
+    pub name: String,
+    /// DRAM bytes over its launches.
+    pub dram_bytes: Option<f64>,
+    /// L2 bytes over its launches.
+    pub l2_bytes: Option<f64>,
+    /// Launches.
+    pub launches: u64,
+}
+
+/// One kernel's one-pass figure against its replayed one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CalibrationLine {
+    /// Kernel name (the trace's).
+    pub name: String,
+    /// Its time in the trace, ns: the weight.
+    pub time_ns: f64,
+    /// Its launches' mean duration over the sampling interval: below 1, it shares intervals.
+    pub launch_over_interval: f64,
+    /// Relative error of the one-pass DRAM bytes, % (one-pass minus replayed, over replayed).
+    pub dram_error_pct: Option<f64>,
+    /// Relative error of the one-pass L2 bytes, %.
+    pub l2_error_pct: Option<f64>,
+}
+
+/// The error of one-pass figures against replay, per kernel and time-weighted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Calibration {
+    /// Kernels found in both, most time first.
+    pub lines: Vec<CalibrationLine>,
+    /// Kernels of the trace with no unique match in the profile.
+    pub unmatched: Vec<String>,
+    /// Time-weighted median and 90th percentile of |DRAM error|, %.
+    pub dram_abs_error_pct: Option<(f64, f64)>,
+    /// The same of |L2 error|, %.
+    pub l2_abs_error_pct: Option<(f64, f64)>,
+    /// Summed one-pass DRAM bytes over summed replayed, of the matched kernels, minus 1, %.
+    pub dram_total_error_pct: Option<f64>,
+}
+
+impl Calibration {
+    /// `report`'s kernels matched to `replayed`'s by name (exactly, else by base name where
+    /// that is unique on both sides and the launch counts agree).
+    pub fn of(report: &OnePassReport, replayed: &[Replayed]) -> Calibration {
+        let mut lines = Vec::new();
+        let mut unmatched = Vec::new();
+        let (mut ours, mut theirs) = (0.0, 0.0);
+        for k in &report.kernels {
+            let exact: Vec<&Replayed> = replayed.iter().filter(|r| r.name == k.name).collect();
+            let found = if exact.len() == 1 {
+                Some(exact[0])
+            } else {
+                let b = base_name(&k.name);
+                let same: Vec<&Replayed> = replayed
+                    .iter()
+                    .filter(|r| base_name(&r.name) == b && r.launches == k.launches)
+                    .collect();
+                let ours_same = report
+                    .kernels
+                    .iter()
+                    .filter(|o| base_name(&o.name) == b && o.launches == k.launches)
+                    .count();
+                (same.len() == 1 && ours_same == 1).then(|| same[0])
+            };
+            let Some(r) = found else {
+                unmatched.push(k.name.clone());
+                continue;
+            };
+            let err = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) if b > 0.0 => Some(100.0 * (a - b) / b),
+                _ => None,
+            };
+            if let (Some(a), Some(b)) = (k.dram_bytes, r.dram_bytes) {
+                ours += a;
+                theirs += b;
+            }
+            lines.push(CalibrationLine {
+                name: k.name.clone(),
+                time_ns: k.time_ns,
+                launch_over_interval: if k.launches > 0 && report.interval_ns > 0 {
+                    k.time_ns / k.launches as f64 / report.interval_ns as f64
+                } else {
+                    0.0
+                },
+                dram_error_pct: err(k.dram_bytes, r.dram_bytes),
+                l2_error_pct: err(k.l2_bytes, r.l2_bytes),
+            });
+        }
+        let weighted = |f: fn(&CalibrationLine) -> Option<f64>| {
+            let mut v: Vec<(f64, f64)> = lines
+                .iter()
+                .filter_map(|l| Some((f(l)?.abs(), l.time_ns)))
+                .collect();
+            Some((
+                weighted_quantile(&mut v, 0.5)?,
+                weighted_quantile(&mut v, 0.9)?,
+            ))
+        };
+        Calibration {
+            dram_abs_error_pct: weighted(|l| l.dram_error_pct),
+            l2_abs_error_pct: weighted(|l| l.l2_error_pct),
+            dram_total_error_pct: (theirs > 0.0).then(|| 100.0 * (ours - theirs) / theirs),
+            lines,
+            unmatched,
+        }
+    }
+}
+
+/// The `q` quantile of values weighted by their weights (`(value, weight)`): the smallest
+/// value at which the cumulative weight reaches `q` of the total.
+fn weighted_quantile(v: &mut [(f64, f64)], q: f64) -> Option<f64> {
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = v.iter().map(|x| x.1).sum();
+    if total <= 0.0 {
+        return None;
+    }
+    let mut acc = 0.0;
+    for &(x, w) in v.iter() {
+        acc += w;
+        if acc >= q * total {
+            return Some(x);
+        }
+    }
+    v.last().map(|x| x.0)
+}
+
+/// A kernel's base name: its last identifier before any template or parameter list, the
+/// part every demangler writes alike.
+pub fn base_name(name: &str) -> &str {
+    let name = name.strip_prefix("void ").unwrap_or(name);
+    let cut = [name.find('<'), name.find('(')]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(name.len());
+    name[..cut].rsplit("::").next().unwrap_or("").trim()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

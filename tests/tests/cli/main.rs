@@ -22,6 +22,7 @@ mod interrupt;
 mod mcp;
 mod merge;
 mod nsys_import;
+mod one_pass;
 mod ranks;
 mod reports;
 mod repz;

@@ -20,6 +20,7 @@ use crate::model::trace::{RangeScope, Trace, TraceKernel, TraceSource};
 
 use super::plan::Plan;
 use super::timing::TimedLaunch;
+use crate::analysis::one_pass::base_name;
 
 /// Why a trace cannot stand in for ncu's timing pass.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,18 +214,6 @@ fn nvtx_of(trace: &Trace, path: &[u32]) -> Option<Arc<NvtxRanges>> {
         }
     }
     Some(Arc::new(n))
-}
-
-/// A kernel's base name: its last identifier before any template or parameter list, the
-/// part every demangler writes alike (`vectorized_elementwise_kernel`).
-fn base_name(name: &str) -> &str {
-    let name = name.strip_prefix("void ").unwrap_or(name);
-    let cut = [name.find('<'), name.find('(')]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(name.len());
-    name[..cut].rsplit("::").next().unwrap_or("").trim()
 }
 
 /// Gives the plan's launches the names ncu printed for them in the profiling pass (`rows`,
