@@ -367,7 +367,8 @@ pub fn profile_artifact(
         let mut c = match p.sample.as_mut() {
             Some(sample) => {
                 // A plan from a trace takes ncu's names from the rows before matching them.
-                let mut renamed = super::sample::adopt_names(&mut sample.plan, &c.launches);
+                let mut renamed =
+                    sampling::from_trace::adopt_profiled_names(&mut sample.plan, &c.launches);
                 c.record.warnings.append(&mut renamed);
                 expand(&sample.plan, c)?
             }

@@ -22,7 +22,7 @@
 //! ncu's duration pass, which replays every launch alone: the trace gives each launch's
 //! duration, shape and ranges, numbered as ncu's `--kernel-id` counts
 //! (`shared::analysis::sampling::from_trace`); the plan takes ncu's names from the profiling
-//! pass's rows ([`adopt_names`]).
+//! pass's rows (`from_trace::adopt_profiled_names`, called by [`super::collect`]).
 //!
 //! GPU-free: the profiler may be real ncu or a fake (tests below replay the recorded
 //! training step).
@@ -113,16 +113,6 @@ pub fn time_and_plan(
         plan,
         timing: timed.record,
     })
-}
-
-/// The plan's launches renamed as ncu printed them in the profiling pass (`rows`), where the
-/// timing pass was a trace ([`from_trace::adopt_profiled_names`]; a plan from ncu's pass is
-/// left as it is). Returns what a reader should know.
-pub fn adopt_names(
-    plan: &mut Plan,
-    rows: &[shared::model::artifact::LaunchCounters],
-) -> Vec<String> {
-    from_trace::adopt_profiled_names(plan, rows)
 }
 
 /// The timing pass as one plain run under the trace, its records in `{stem}-trace` in

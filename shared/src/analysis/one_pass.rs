@@ -442,7 +442,7 @@ impl OnePassReport {
                 l
             })
             .collect();
-        kernels.sort_by(|a, b| {
+        crate::order::sort_by(&mut kernels, |a, b| {
             b.time_ns
                 .total_cmp(&a.time_ns)
                 .then_with(|| a.name.cmp(&b.name))
@@ -584,7 +584,7 @@ impl Calibration {
 /// The `q` quantile of values weighted by their weights (`(value, weight)`): the smallest
 /// value at which the cumulative weight reaches `q` of the total.
 fn weighted_quantile(v: &mut [(f64, f64)], q: f64) -> Option<f64> {
-    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    crate::order::sort_by(v, |a, b| a.0.total_cmp(&b.0));
     let total: f64 = v.iter().map(|x| x.1).sum();
     if total <= 0.0 {
         return None;

@@ -134,7 +134,7 @@ pub fn timed_launches(
         .map(|s| RangeSpec::parse(s))
         .collect::<Result<_, _>>()?;
     let mut pids: Vec<u32> = trace.kernels.iter().map(|k| k.pid).collect();
-    pids.sort_unstable();
+    crate::order::sort(&mut pids);
     pids.dedup();
     if pids.len() > 1 {
         return Err(FromTraceError::Processes(pids.len()));
