@@ -354,7 +354,9 @@ pub enum TimingPassArg {
 /// `capture trace`.
 #[derive(Debug, Args)]
 pub struct TraceArgs {
-    /// Where to write the artifact.
+    /// Where to write the artifact. May hold `{rank}`, `{local_rank}` and `{host}` (from
+    /// torchrun's, Open MPI's or Slurm's variables), as `capture profile`'s `-o`; required
+    /// when several ranks are detected, so that they do not write one file.
     #[arg(short, long, default_value = "trace.json")]
     pub output: PathBuf,
     /// NVTX ranges around every nn.Module's forward and backward and every optimizer step

@@ -6,7 +6,9 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use shared::model::artifact::{Artifact, Origin};
+use std::path::PathBuf;
+
+use shared::model::artifact::{Artifact, Origin, Provenance};
 
 use crate::cli::TraceArgs;
 use crate::exit::{Code, Fault};
@@ -20,8 +22,9 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         let (trace, warnings) = read_records(dir, &args.program.join(" "), None)?;
         let mut artifact = Artifact::new(crate::provenance::base(Origin::Trace, &[]));
         artifact.warnings.extend(warnings);
-        return write(args, artifact, trace, None);
+        return write(args, &args.output, artifact, trace, None);
     }
+    let output = output_of(args)?;
     let inject = find_injection(args.inject.as_deref())?;
     let cupti = find_cupti(args.cupti.as_deref())?;
     let work = tempfile::Builder::new()
@@ -60,7 +63,11 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
         &env,
     )?;
     let (trace, warnings) = read_records(&records, &args.program.join(" "), Some(&ended.status))?;
-    let mut artifact = Artifact::new(crate::provenance::base(Origin::Trace, &[]));
+    let mut artifact = Artifact::new(Provenance {
+        host: output.host,
+        distributed: output.distributed,
+        ..crate::provenance::base(Origin::Trace, &[])
+    });
     artifact.warnings.extend(warnings);
     if !ended.status.success() {
         artifact.warnings.push(format!(
@@ -75,7 +82,31 @@ pub fn trace(args: &TraceArgs) -> Result<ExitCode> {
             describe(&ended.status)
         ));
     }
-    write(args, artifact, trace, Some(&ended))
+    write(args, &output.path, artifact, trace, Some(&ended))
+}
+
+/// Where this process's trace goes: `-o` with `{rank}`, `{local_rank}` and `{host}` filled from
+/// torchrun's, Open MPI's or Slurm's variables (as `capture profile` fills them), and this
+/// process's place in the job for provenance.
+struct Output {
+    path: PathBuf,
+    distributed: Option<shared::model::artifact::Distributed>,
+    host: Option<String>,
+}
+
+fn output_of(args: &TraceArgs) -> Result<Output> {
+    use crate::ranks::{self, OutputPlan, Placeholder, ProcessEnv};
+    let distributed = ranks::detect(&ProcessEnv).map_err(super::usage)?;
+    let host = crate::gpu::host::host_name();
+    let allowed = [Placeholder::Rank, Placeholder::LocalRank, Placeholder::Host];
+    let plan =
+        OutputPlan::new(&args.output, &allowed, distributed, host.clone()).map_err(super::usage)?;
+    let path = plan.path(None).map_err(super::usage)?;
+    Ok(Output {
+        path,
+        distributed: plan.distributed().cloned(),
+        host,
+    })
 }
 
 /// The environment that asks the injection for PM sampling: the counters of
@@ -98,6 +129,7 @@ pub fn counter_environment(interval_ns: u64) -> Vec<(std::ffi::OsString, std::ff
 /// [`Code::ProgramFailed`] once the artifact is written.
 fn write(
     args: &TraceArgs,
+    path: &std::path::Path,
     mut artifact: Artifact,
     trace: shared::model::trace::Trace,
     ended: Option<&crate::gpu::trace::Ended>,
@@ -113,12 +145,12 @@ fn write(
     for w in &artifact.warnings {
         crate::out::warn(w);
     }
-    crate::files::write_artifact(&args.output, &artifact)?;
+    crate::files::write_artifact(path, &artifact)?;
     crate::out::println(&format!(
         "trace: {kernels} kernel launches ({names} kernels), {copies} copies and sets, \
          {ranges} NVTX ranges from {processes} process(es) in {:.2} s of {program} -> {}",
         ended.map_or(0.0, |e| e.wall.as_secs_f64()),
-        crate::files::shown(&args.output)
+        crate::files::shown(path)
     ))?;
     if failed {
         return Err(Fault::new(

@@ -79,3 +79,22 @@ fn a_records_folder_of_an_earlier_run_is_refused() {
         stderr(&o)
     );
 }
+
+/// Several ranks of a job may not share one trace file: with torchrun's variables set and an
+/// `-o` without `{rank}`, `capture trace` refuses before it runs anything, and says how.
+#[test]
+fn ranks_of_a_job_need_their_own_trace_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("trace.json");
+    let o = std::process::Command::new(capture_bin())
+        .args(["trace", "-o", s(&out), "--", "true"])
+        .env("RANK", "1")
+        .env("LOCAL_RANK", "1")
+        .env("WORLD_SIZE", "2")
+        .env("LOCAL_WORLD_SIZE", "2")
+        .output()
+        .expect("capture runs");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("{rank}"), "{}", stderr(&o));
+    assert!(!out.exists());
+}
