@@ -869,6 +869,60 @@ mod tests {
         .expect("as built")
     }
 
+    /// The seed's records with PM sampling records after them, as the injection writes them
+    /// under `--counters`: the metrics, one idle interval, and intervals over the kernels.
+    #[test]
+    fn pm_samples_read_into_a_series_and_split_among_the_kernels_in_them() {
+        let mut bytes = seed_bytes(true);
+        let mut push = |r: Record| r.encode(&mut bytes);
+        for (id, text) in [(6, "dram__bytes_read.sum"), (7, "dram__bytes_write.sum")] {
+            push(Record::String {
+                id,
+                text: text.into(),
+            });
+        }
+        push(Record::PmMetrics(wire::PmMetricsRec {
+            device: 0,
+            interval_ns: 200,
+            names: vec![6, 7],
+        }));
+        for (start, read, write) in [
+            (1_800, 0.0, 0.0),
+            (2_000, 800.0, 200.0),
+            (2_200, 400.0, 0.0),
+        ] {
+            push(Record::PmSample(wire::PmSampleRec {
+                device: 0,
+                start_ns: start,
+                end_ns: start + 200,
+                values: vec![read, write],
+            }));
+        }
+        let (trace, warnings) = build(
+            &[TraceFile {
+                name: "42.rltrace",
+                bytes: &bytes,
+            }],
+            &|_| None,
+        )
+        .expect("as built");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let series = &trace.counters[0];
+        assert_eq!((series.samples.len(), series.idle_samples), (2, 1));
+        let report = TraceReport::of(&trace);
+        let p = report.one_pass.expect("counters");
+        // [2000, 2200): fused (2000-2100) and fused (2100-2200 of 2100-2400) half each;
+        // [2200, 2400): the second fused alone. So fused: 1000 + 400 bytes; scale none.
+        let fused = p.kernels.iter().find(|l| l.name == "fused").expect("fused");
+        assert_eq!((fused.launches, fused.sampled), (2, 2));
+        assert_eq!(fused.dram_bytes, Some(1_400.0));
+        let scale = p.kernels.iter().find(|l| l.name == "scale").expect("scale");
+        assert_eq!((scale.sampled, scale.dram_bytes), (0, None));
+        assert_eq!(p.dram_unattributed_pct, Some(0.0));
+        let text = TraceReport::of(&trace).render(Format::Text, false);
+        assert!(text.contains("sampled over time"), "{text}");
+    }
+
     #[test]
     fn the_seed_example_gives_nsys_instances_order_and_shares() {
         let (trace, warnings) = seed_trace(true);
