@@ -222,6 +222,7 @@ fn the_trace_tables_json_is_documented() {
     for rel in [
         "trace-h100/seed.json.gz",
         "trace-h100/bert_train_step_trace1.json.gz",
+        "one-pass-h100/gemm_tf32_fp8_counters.json.gz",
     ] {
         let missing = undocumented_keys(&report(rel), &doc, &[]);
         assert!(
