@@ -41,13 +41,16 @@ pub struct Summary {
     /// What was doubted about the per-instruction data alone (a line table that did not
     /// decode): only with `PER_PC`, and not part of what the raw page would say.
     pub source_warnings: Vec<Warning>,
+    /// The loaded functions' code ([`super::cubin::module_code`]): only with `CODE`.
+    pub code: Vec<super::cubin::CodeSection>,
 }
 
 /// Decodes the report in `input`, handing each profile result to `on_result` in file order;
 /// with `PER_PC`, each with its per-instruction values (`ProfileResult::per_pc`), which an
 /// import does not need (a constant, so the code that reads them is not built into a
-/// reader that never asks: the viewer's wasm).
-pub fn decode<const PER_PC: bool>(
+/// reader that never asks: the viewer's wasm). With `CODE` (and `PER_PC`), also the code
+/// of every loaded function ([`Summary::code`]), for a disassembler the caller runs.
+pub fn decode<const PER_PC: bool, const CODE: bool>(
     input: &mut dyn Input,
     on_result: &mut dyn FnMut(ProfileResult),
 ) -> Result<Summary, ReportError> {
@@ -61,10 +64,11 @@ pub fn decode<const PER_PC: bool>(
         short_blocks: Vec::new(),
         lines: super::lines::LineMap::default(),
         line_problems: Vec::new(),
+        code_problems: Vec::new(),
         pc_problems: Vec::new(),
     };
     d.header(input)?;
-    d.blocks::<PER_PC>(input, on_result)?;
+    d.blocks::<PER_PC, CODE>(input, on_result)?;
     if d.odd_values > 0 {
         d.warn(format!(
             "{} metric values were of a kind not seen in reports of file version {}; read by \
@@ -80,6 +84,16 @@ pub fn decode<const PER_PC: bool>(
             message: format!(
                 "{n} kernel module(s) whose line table did not decode, so their instructions \
                  have no CUDA source lines (the first: {first})"
+            ),
+        });
+    }
+    if let Some(first) = d.code_problems.first().cloned() {
+        let n = d.code_problems.len();
+        d.summary.source_warnings.push(Warning {
+            line: None,
+            message: format!(
+                "{n} kernel module(s) whose code did not decode, so their instructions have \
+                 no SASS text (the first: {first})"
             ),
         });
     }
@@ -123,6 +137,8 @@ struct Decoder {
     lines: super::lines::LineMap,
     /// Why a module's line table did not decode, one per module.
     line_problems: Vec<String>,
+    /// Why a module's code sections did not decode, one per module (with `CODE` only).
+    code_problems: Vec<String>,
     /// Why a launch's per-instruction counter did not decode, one per counter.
     pc_problems: Vec<String>,
 }
@@ -256,7 +272,7 @@ impl Decoder {
         clippy::too_many_lines,
         reason = "one loop over the report's blocks with an arm per block kind; the arms share the reader's offsets and limits"
     )]
-    fn blocks<const PER_PC: bool>(
+    fn blocks<const PER_PC: bool, const CODE: bool>(
         &mut self,
         input: &mut dyn Input,
         on_result: &mut dyn FnMut(ProfileResult),
@@ -340,6 +356,12 @@ impl Decoder {
                     };
                     if let Err(why) = self.lines.add_module(bytes, at + 4) {
                         self.line_problems.push(why);
+                    }
+                    if CODE {
+                        match super::cubin::module_code(bytes, at + 4) {
+                            Ok(code) => self.summary.code.extend(code),
+                            Err(why) => self.code_problems.push(why),
+                        }
                     }
                     index += 1;
                     continue;
