@@ -254,6 +254,12 @@ pub struct ImportArgs {
     /// page and `capture source` show it from the artifact alone. Repeatable.
     #[arg(long, value_name = "PAGE")]
     pub source: Vec<PathBuf>,
+    /// NVIDIA's disassembler, for the SASS text of a report's kernels (a report keeps their
+    /// code, not its text), kept in the artifact. Without it, `nvdisasm` on PATH, in
+    /// `$CUDA_HOME/bin`, in `/usr/local/cuda/bin` or of python3's `nvidia-cuda-nvdisasm`
+    /// package is used. Not used with a source page, which is then the one source of text.
+    #[arg(long, value_name = "PATH")]
+    pub nvdisasm: Option<PathBuf>,
 }
 
 /// `capture profile`.
@@ -568,6 +574,12 @@ pub struct SourceArgs {
     /// the report's line table names (`-lineinfo`), where the report does not hold it.
     #[arg(long)]
     pub cuda_dir: Option<std::path::PathBuf>,
+    /// NVIDIA's disassembler, for a report's SASS text (a report keeps the kernels' code,
+    /// not its text). Without it, `nvdisasm` on PATH, in `$CUDA_HOME/bin`, in
+    /// `/usr/local/cuda/bin` or of python3's `nvidia-cuda-nvdisasm` package is used. Not
+    /// used with `--sass`, whose page is then the one source of text.
+    #[arg(long, value_name = "PATH")]
+    pub nvdisasm: Option<std::path::PathBuf>,
     /// Every matching launch instead of the longest (JSON: a list of `{launch, kernel,
     /// duration_ns, instructions}`).
     #[arg(long)]
