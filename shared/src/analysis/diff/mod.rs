@@ -23,8 +23,11 @@
 //! - The work gate ([`work`]) compares what each kernel did, not its time.
 //! - By NVTX range ([`ranges`]): which part of the program got slower, node by node of the
 //!   range tree, with the same noise rules.
+//! - Run-to-run drift ([`drift`]): `capture diff` widens every band to at least the drift
+//!   measured between runs (baseline repeats or a tolerance file), and says which it used.
 
 pub mod comparable;
+pub mod drift;
 pub mod matching;
 pub mod noise;
 pub mod ranges;
@@ -280,6 +283,10 @@ pub struct RunDiff {
     /// The work gate (`--gate-work`), when asked for.
     #[serde(default)]
     pub work: Option<work::WorkDiff>,
+    /// The run-to-run drift the bands include ([`drift::widen`]); absent where the diff was
+    /// not widened (the viewer's compare page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift: Option<drift::Drift>,
 }
 
 impl RunDiff {
@@ -609,6 +616,7 @@ fn diff_inner(
         total,
         gate,
         work: None,
+        drift: None,
     }
 }
 
