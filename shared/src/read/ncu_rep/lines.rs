@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::elf::{Bytes, Image, Section};
-use super::module::Module;
+use super::module::{file, function, module};
+use super::wire::{Fields, WireValue};
 
 /// A source location: file path and line (from 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,15 +61,56 @@ impl LineMap {
     /// A message naming the byte offset where the module, its ELF image or its line table
     /// does not decode; what was added before the problem stays.
     pub fn add_module(&mut self, bytes: &[u8], base: u64) -> Result<usize, String> {
-        let Module {
-            elf,
-            functions,
-            texts,
-        } = Module::read(bytes, base)?;
-        let mut texts: Vec<(String, FileText)> = texts
-            .into_iter()
-            .map(|(p, t)| (p, FileText::new(t)))
-            .collect();
+        let mut elf = None;
+        let mut functions: Vec<(u64, u64)> = Vec::new();
+        let mut texts: Vec<(String, FileText)> = Vec::new();
+        for f in Fields::new(bytes, base) {
+            let f = f.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
+            match (f.number, f.value) {
+                (module::ELF, WireValue::Bytes(b)) => elf = Some((b, f.value_offset)),
+                (module::FILES, WireValue::Bytes(_)) => {
+                    for item in f.message() {
+                        let item = item.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
+                        if item.number != file::ITEM {
+                            continue;
+                        }
+                        let (mut path, mut text) = (None, None);
+                        for g in item.message() {
+                            let g = g.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
+                            match g.number {
+                                file::PATH => path = g.text(),
+                                file::TEXT => text = g.text(),
+                                _ => {}
+                            }
+                        }
+                        if let (Some(p), Some(t)) = (path, text) {
+                            texts.push((p, FileText::new(t)));
+                        }
+                    }
+                }
+                (module::FUNCTIONS, WireValue::Bytes(_)) => {
+                    for item in f.message() {
+                        let item = item.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
+                        if item.number != function::ITEM {
+                            continue;
+                        }
+                        let (mut address, mut symbol) = (None, None);
+                        for g in item.message() {
+                            let g = g.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
+                            match g.number {
+                                function::ADDRESS => address = g.varint(),
+                                function::SYMBOL => symbol = g.varint(),
+                                _ => {}
+                            }
+                        }
+                        if let (Some(a), Some(s)) = (address, symbol) {
+                            functions.push((s, a));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
         let Some((image, at)) = elf else {
             return Ok(0);
         };

@@ -5,38 +5,38 @@
 //! `action.source_info(pc)` and `sass_by_pc(pc)` (`tests/oracle/`): 4 = the ELF image,
 //! 8 = source files (1, repeated: 1 = path, 2 = text), 9 = functions (1, repeated: 1 =
 //! name, 2 = load address, 3 = the function's symbol in the ELF symbol table).
+//! `lines.rs` walks the fields itself (the viewer reads line tables: one walk, nothing
+//! collected twice); [`Module::read`] is `cubin.rs`'s.
 
 use super::wire::{Fields, WireValue};
 
 /// Source message fields.
-mod module {
+pub(super) mod module {
     pub const ELF: u32 = 4;
     pub const FILES: u32 = 8;
     pub const FUNCTIONS: u32 = 9;
 }
 
 /// A source file of a module (8.1): 1 = path, 2 = text.
-mod file {
+pub(super) mod file {
     pub const ITEM: u32 = 1;
     pub const PATH: u32 = 1;
     pub const TEXT: u32 = 2;
 }
 
 /// A function of a module (9.1): 1 = name, 2 = load address, 3 = symbol index.
-mod function {
+pub(super) mod function {
     pub const ITEM: u32 = 1;
     pub const ADDRESS: u32 = 2;
     pub const SYMBOL: u32 = 3;
 }
 
-/// What a source message (one loaded module) holds that the readers of this folder use.
+/// What a source message (one loaded module) holds that `cubin.rs` uses.
 pub(super) struct Module<'a> {
     /// The ELF image (a cubin) and the absolute offset of its first byte.
     pub elf: Option<(&'a [u8], u64)>,
     /// Each function's symbol index in the ELF symbol table and its load address.
     pub functions: Vec<(u64, u64)>,
-    /// The source files ncu imported (`--import-source yes`): path and text.
-    pub texts: Vec<(String, String)>,
 }
 
 impl<'a> Module<'a> {
@@ -48,31 +48,10 @@ impl<'a> Module<'a> {
     pub fn read(bytes: &'a [u8], base: u64) -> Result<Module<'a>, String> {
         let mut elf = None;
         let mut functions: Vec<(u64, u64)> = Vec::new();
-        let mut texts: Vec<(String, String)> = Vec::new();
         for f in Fields::new(bytes, base) {
             let f = f.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
             match (f.number, f.value) {
                 (module::ELF, WireValue::Bytes(b)) => elf = Some((b, f.value_offset)),
-                (module::FILES, WireValue::Bytes(_)) => {
-                    for item in f.message() {
-                        let item = item.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
-                        if item.number != file::ITEM {
-                            continue;
-                        }
-                        let (mut path, mut text) = (None, None);
-                        for g in item.message() {
-                            let g = g.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
-                            match g.number {
-                                file::PATH => path = g.text(),
-                                file::TEXT => text = g.text(),
-                                _ => {}
-                            }
-                        }
-                        if let (Some(p), Some(t)) = (path, text) {
-                            texts.push((p, t));
-                        }
-                    }
-                }
                 (module::FUNCTIONS, WireValue::Bytes(_)) => {
                     for item in f.message() {
                         let item = item.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
@@ -96,10 +75,6 @@ impl<'a> Module<'a> {
                 _ => {}
             }
         }
-        Ok(Module {
-            elf,
-            functions,
-            texts,
-        })
+        Ok(Module { elf, functions })
     }
 }
