@@ -1,7 +1,9 @@
-//! The parts of an ELF-64 little-endian image (a cubin a report keeps) that the readers of
-//! this folder use: the section headers and their names, read as the System V ABI lays
-//! them out, every read failing with the absolute byte offset in the report. Below
-//! `lines.rs` (line tables) and `cubin.rs` (code sections).
+//! The parts of an ELF-64 little-endian image (a cubin a report keeps) that `cubin.rs` uses:
+//! the header's ABI version and flags and the section headers, read as the
+//! System V ABI lays them out, every read failing with the absolute byte offset in the
+//! report. `lines.rs` reads its line tables with its own copy of the section walk: the
+//! viewer decodes line tables and not code, and keeping its reader as it was keeps the
+//! release wasm within its budget (these fields cost it some 300 bytes).
 
 /// Little-endian reads that fail with the absolute offset.
 pub(super) struct Bytes<'a> {
@@ -47,8 +49,6 @@ impl<'a> Bytes<'a> {
 
 /// An ELF section header's fields the readers use.
 pub(super) struct Section {
-    /// Offset of its name in the section-name table.
-    pub name: u32,
     /// `sh_type`.
     pub kind: u32,
     /// Where its bytes start in the image.
@@ -57,8 +57,6 @@ pub(super) struct Section {
     pub size: usize,
     /// `sh_link`: the section a symbol table takes its names from.
     pub link: u32,
-    /// `sh_info`: the section a relocation section patches.
-    pub info: u32,
 }
 
 /// An ELF image's bytes and section headers.
@@ -69,7 +67,6 @@ pub(super) struct Image<'a> {
     pub abi_version: u8,
     /// `e_flags`.
     pub flags: u32,
-    names: usize,
 }
 
 impl<'a> Image<'a> {
@@ -99,7 +96,6 @@ impl<'a> Image<'a> {
         let shoff = usize::try_from(b.u64(0x28)?).map_err(|e| e.to_string())?;
         let shentsize = usize::from(b.u16(0x3a)?);
         let shnum = usize::from(b.u16(0x3c)?);
-        let names = usize::from(b.u16(0x3e)?);
         if shentsize < 64 {
             return Err(format!(
                 "byte {}: ELF section headers of {shentsize} bytes",
@@ -110,35 +106,18 @@ impl<'a> Image<'a> {
         for i in 0..shnum {
             let at = shoff + i * shentsize;
             sections.push(Section {
-                name: b.u32(at)?,
                 kind: b.u32(at + 4)?,
                 offset: usize::try_from(b.u64(at + 0x18)?).map_err(|e| e.to_string())?,
                 size: usize::try_from(b.u64(at + 0x20)?).map_err(|e| e.to_string())?,
                 link: b.u32(at + 0x28)?,
-                info: b.u32(at + 0x2c)?,
             });
-        }
-        if sections.get(names).is_none() {
-            return Err(format!("byte {}: no section-name table", base + 0x3e));
         }
         Ok(Some(Image {
             bytes: b,
             sections,
             abi_version,
             flags,
-            names,
         }))
-    }
-
-    /// The name of section `s`, if the section-name table holds it.
-    pub fn name_of(&self, s: &Section) -> Option<&'a [u8]> {
-        let names = self.sections.get(self.names)?;
-        let start = names.offset.checked_add(s.name as usize)?;
-        let rest = self
-            .bytes
-            .data
-            .get(start..names.offset.checked_add(names.size)?)?;
-        rest.split(|c| *c == 0).next()
     }
 
     /// The bytes of section `s`.

@@ -16,9 +16,28 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::elf::{Bytes, Image, Section};
-use super::module::{file, function, module};
 use super::wire::{Fields, WireValue};
+
+/// Source message fields.
+mod module {
+    pub const ELF: u32 = 4;
+    pub const FILES: u32 = 8;
+    pub const FUNCTIONS: u32 = 9;
+}
+
+/// A source file of a module (8.1): 1 = path, 2 = text.
+mod file {
+    pub const ITEM: u32 = 1;
+    pub const PATH: u32 = 1;
+    pub const TEXT: u32 = 2;
+}
+
+/// A function of a module (9.1): 1 = name, 2 = load address, 3 = symbol index.
+mod function {
+    pub const ITEM: u32 = 1;
+    pub const ADDRESS: u32 = 2;
+    pub const SYMBOL: u32 = 3;
+}
 
 /// A source location: file path and line (from 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,6 +206,52 @@ impl FileText {
     }
 }
 
+/// Little-endian reads that fail with the absolute offset.
+struct Bytes<'a> {
+    data: &'a [u8],
+    base: u64,
+}
+
+impl<'a> Bytes<'a> {
+    fn slice(&self, at: usize, len: usize) -> Result<&'a [u8], String> {
+        at.checked_add(len)
+            .and_then(|end| self.data.get(at..end))
+            .ok_or_else(|| {
+                format!(
+                    "byte {}: {len} bytes wanted, the ELF image ends at byte {}",
+                    self.base + at as u64,
+                    self.base + self.data.len() as u64
+                )
+            })
+    }
+
+    fn u16(&self, at: usize) -> Result<u16, String> {
+        let b = self.slice(at, 2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    fn u32(&self, at: usize) -> Result<u32, String> {
+        let b = self.slice(at, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&self, at: usize) -> Result<u64, String> {
+        let b = self.slice(at, 8)?;
+        let mut le = [0u8; 8];
+        le.copy_from_slice(b);
+        Ok(u64::from_le_bytes(le))
+    }
+}
+
+/// An ELF section header's fields this reader uses.
+struct Section {
+    name: u32,
+    kind: u32,
+    offset: usize,
+    size: usize,
+    info: u32,
+}
+
 /// ELF section type of relocations with addends.
 const SHT_RELA: u32 = 4;
 
@@ -198,11 +263,49 @@ fn elf_lines(
     base: u64,
     functions: &[(u64, u64)],
 ) -> Result<Vec<(u64, Option<Location>)>, String> {
-    let Some(elf) = Image::parse(image, base)? else {
+    let b = Bytes { data: image, base };
+    // An image shorter than an ELF-64 header has no sections, so no line table.
+    if image.len() < 64 {
         return Ok(Vec::new());
+    }
+    if b.slice(0, 4)? != b"\x7fELF" {
+        return Err(format!("byte {base}: a module's image is not ELF"));
+    }
+    if b.slice(4, 2)? != [2, 1] {
+        return Err(format!(
+            "byte {}: a module's ELF image is not 64-bit little-endian",
+            base + 4
+        ));
+    }
+    let shoff = usize::try_from(b.u64(0x28)?).map_err(|e| e.to_string())?;
+    let shentsize = usize::from(b.u16(0x3a)?);
+    let shnum = usize::from(b.u16(0x3c)?);
+    let shstrndx = usize::from(b.u16(0x3e)?);
+    if shentsize < 64 {
+        return Err(format!(
+            "byte {}: ELF section headers of {shentsize} bytes",
+            base + 0x3a
+        ));
+    }
+    let mut sections = Vec::with_capacity(shnum);
+    for i in 0..shnum {
+        let at = shoff + i * shentsize;
+        sections.push(Section {
+            name: b.u32(at)?,
+            kind: b.u32(at + 4)?,
+            offset: usize::try_from(b.u64(at + 0x18)?).map_err(|e| e.to_string())?,
+            size: usize::try_from(b.u64(at + 0x20)?).map_err(|e| e.to_string())?,
+            info: b.u32(at + 0x2c)?,
+        });
+    }
+    let names = sections
+        .get(shstrndx)
+        .ok_or_else(|| format!("byte {}: no section-name table", base + 0x3e))?;
+    let name_of = |s: &Section| -> Option<&[u8]> {
+        let start = names.offset.checked_add(s.name as usize)?;
+        let rest = image.get(start..names.offset.checked_add(names.size)?)?;
+        rest.split(|c| *c == 0).next()
     };
-    let (b, sections) = (&elf.bytes, &elf.sections);
-    let name_of = |s: &Section| elf.name_of(s);
     let Some(line_index) = sections
         .iter()
         .position(|s| name_of(s) == Some(b".debug_line".as_slice()))

@@ -1,27 +1,18 @@
 //! One loaded module of a report (a source message: the block's messages before its
-//! results), as far as the readers of this folder use it: its ELF image (a cubin), its
-//! functions' symbols and load addresses, and the source files ncu imported. The field
-//! numbers were found by dumping real reports and matching with `ncu_report`'s
+//! results), as far as `cubin.rs` uses it: its ELF image (a cubin) and its functions'
+//! symbols and load addresses. The field numbers (`lines.rs` walks the same ones itself, as
+//! it did before this file: the viewer reads line tables, and its wasm is at its budget)
+//! were found by dumping real reports and matching with `ncu_report`'s
 //! `action.source_info(pc)` and `sass_by_pc(pc)` (`tests/oracle/`): 4 = the ELF image,
-//! 8 = source files (1, repeated: 1 = path, 2 = text), 9 = functions (1, repeated: 1 =
-//! name, 2 = load address, 3 = the function's symbol in the ELF symbol table).
-//! `lines.rs` walks the fields itself (the viewer reads line tables: one walk, nothing
-//! collected twice); [`Module::read`] is `cubin.rs`'s.
+//! 9 = functions (1, repeated: 1 = name, 2 = load address, 3 = the function's symbol in the
+//! ELF symbol table).
 
 use super::wire::{Fields, WireValue};
 
 /// Source message fields.
 pub(super) mod module {
     pub const ELF: u32 = 4;
-    pub const FILES: u32 = 8;
     pub const FUNCTIONS: u32 = 9;
-}
-
-/// A source file of a module (8.1): 1 = path, 2 = text.
-pub(super) mod file {
-    pub const ITEM: u32 = 1;
-    pub const PATH: u32 = 1;
-    pub const TEXT: u32 = 2;
 }
 
 /// A function of a module (9.1): 1 = name, 2 = load address, 3 = symbol index.
