@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use shared::analysis::diff::drift::{self, Drift};
+use shared::analysis::diff::drift::{self, Drift, Drifted};
 use shared::analysis::diff::ranges::range_diff;
 use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
@@ -236,7 +236,7 @@ fn diff_traces(
 /// `--baseline-runs`, read from `--noise-tolerance`'s time spread, or none (within-run
 /// bands, with the determinism runs' median drift as the least change called beyond the
 /// noise).
-fn widen_by_drift(d: RunDiff, args: &DiffArgs) -> Result<RunDiff> {
+fn widen_by_drift(d: RunDiff, args: &DiffArgs) -> Result<Drifted> {
     let measured = if !args.baseline_runs.is_empty() {
         let runs: Vec<Artifact> = args
             .baseline_runs
@@ -309,14 +309,14 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     }
     let d = widen_by_drift(d, args)?;
     check_fair(
-        (&d.before, &d.after),
-        &d.comparability,
-        d.gate.as_ref(),
+        (&d.diff.before, &d.diff.after),
+        &d.diff.comparability,
+        d.diff.gate.as_ref(),
         args.force,
         args.gate_work.is_some(),
     )?;
-    let code = gate_code(&d);
-    report_gates(&d);
+    let code = gate_code(&d.diff);
+    report_gates(&d.diff);
     crate::out::print(&in_format(&d, args.format))?;
     Ok(code.map_or(ExitCode::SUCCESS, |c| ExitCode::from(c as u8)))
 }

@@ -1,7 +1,7 @@
 //! `capture explain`: a short, stable answer per kernel for people and agents, with the
 //! counters behind it. Each explanation is built from the kernel's bytes-table row
 //! ([`crate::analysis::table`]), its verdict per launch group ([`crate::analysis::groups`]),
-//! its roof ([`crate::analysis::figures::roof_under`]) and ncu's ranked rules
+//! its roof ([`crate::analysis::figures::roof_under_at_run_clock`]) and ncu's ranked rules
 //! ([`crate::analysis::findings`]); nothing here works a figure of its own.
 //!
 //! The contract ([`Explanation`], its JSON Schema from [`Explanation::json_schema`],
@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::bound::PIPES;
-use crate::analysis::figures::{roof_under, KernelFigures};
+use crate::analysis::figures::{roof_under_at_run_clock, KernelFigures};
 use crate::analysis::groups::{kernel_verdict, KernelVerdict};
 use crate::analysis::metrics;
 use crate::analysis::table::{BytesTable, TableRow, TimeSource};
@@ -286,7 +286,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
     let kv = kernel_verdict(launches);
     let roof = artifact.kernels.get(index).and_then(|k| {
         let fig = KernelFigures::of(index, k, row.clone());
-        roof_under(artifact, &fig)
+        roof_under_at_run_clock(artifact, &fig)
     });
     let cited = cited_launch(launches, &kv, row.verdict.as_deref());
     let (name, name_cut) = cut(&row.name, NAME_CHARS);

@@ -218,15 +218,16 @@ fn run_clock_hz(fig: &KernelFigures) -> Option<f64> {
 /// The roof kernel `fig` sits under in `artifact`: its main kind's compute ceiling (measured,
 /// else theoretical) at the SM clock it ran at ([`RoofUnder::clock_hz`]), and the DRAM
 /// bandwidth (measured copy, else theoretical), at its DRAM intensity; `None` without FLOPs,
-/// bytes, time or a ceiling.
-pub fn roof_under(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
+/// bytes, time or a ceiling. `capture explain` says it.
+pub fn roof_under_at_run_clock(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
     roof_at::<true>(artifact, fig)
 }
 
-/// [`roof_under`] with the compute roof at its peak's clock, whatever clock the kernel ran
-/// at ([`RoofUnder::clock_hz`] `None`): what [`ranking`] gives, for the viewer's ranking,
-/// whose release wasm is at its budget (the clock costs it about 1 KB) until room is made.
-pub fn roof_under_at_peak_clock(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
+/// [`roof_under_at_run_clock`] with the compute roof at its peak's clock, whatever clock the
+/// kernel ran at ([`RoofUnder::clock_hz`] `None`): what the viewer's views use (the
+/// ranking, the compare page's roofs, the exercises), whose release wasm is at its budget
+/// (the clock costs it about 1 KB) until room is made.
+pub fn roof_under(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
     roof_at::<false>(artifact, fig)
 }
 
@@ -321,7 +322,7 @@ pub struct RankRow {
     pub share: Option<f64>,
     /// The shares of this row and every row above it.
     pub cumulative: Option<f64>,
-    /// The roof it sits under, at its peak's clock ([`roof_under_at_peak_clock`]).
+    /// The roof it sits under, at its peak's clock ([`roof_under`]).
     pub roof: Option<RoofUnder>,
 }
 
@@ -345,7 +346,7 @@ pub fn ranking(artifact: &Artifact, figures: &[KernelFigures]) -> Vec<RankRow> {
                 index: f.index,
                 share: f.row.time_share,
                 cumulative,
-                roof: roof_under_at_peak_clock(artifact, f),
+                roof: roof_under(artifact, f),
             }
         })
         .collect()
@@ -419,7 +420,7 @@ mod tests {
             ranked.clock_hz, None,
             "the ranking's roof is at the peak clock"
         );
-        let roof = &roof_under(&a, top).expect("a roof");
+        let roof = &roof_under_at_run_clock(&a, top).expect("a roof");
         assert_eq!(roof.kind, Work::TensorBf16);
         assert_eq!(
             roof.bound,

@@ -20,6 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::render::DiffForms;
 use super::{matching, noise, RunDiff};
 use crate::analysis::table::bytes_table;
 use crate::model::artifact::Artifact;
@@ -202,10 +203,46 @@ fn cv_pct(values: &[f64]) -> Option<f64> {
     Some(var.sqrt() / mean * 100.0)
 }
 
+/// A diff whose bands include run-to-run drift, with the drift: its JSON is the diff's with
+/// `drift` added, its text and Markdown the diff's with a line saying which drift the bands
+/// hold. Apart from [`RunDiff`], so that the viewer's compare page, which does not widen,
+/// carries none of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Drifted {
+    /// The diff, bands widened.
+    #[serde(flatten)]
+    pub diff: RunDiff,
+    /// The drift they include.
+    pub drift: Drift,
+}
+
+impl DiffForms for Drifted {
+    fn text(&self) -> String {
+        let mut out = self.diff.to_text();
+        out.push_str(&self.drift.words());
+        out.push('\n');
+        out
+    }
+
+    fn markdown(&self) -> String {
+        let mut out = self.diff.to_markdown();
+        out.push('\n');
+        out.push_str(&self.drift.words());
+        out.push('\n');
+        out
+    }
+
+    fn json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
 /// `d` with each kernel's band and the total's the larger of the within-run band and the
-/// drift band of `drift`, "beyond the noise" and the gate judged again against them, and the
-/// drift recorded ([`RunDiff::drift`]).
-pub fn widen(mut d: RunDiff, drift: Drift) -> RunDiff {
+/// drift band of `drift`, "beyond the noise" and the gate judged again against them, with
+/// the drift beside it.
+pub fn widen(mut d: RunDiff, drift: Drift) -> Drifted {
     for k in &mut d.kernels {
         let shape = k.before.shape.clone();
         if let Some(cv) = drift.kernel_cv(&k.before.name, shape.as_deref()) {
@@ -238,8 +275,7 @@ pub fn widen(mut d: RunDiff, drift: Drift) -> RunDiff {
         g.failures = failures;
         g.failed = !g.failures.is_empty() || !g.cannot_judge.is_empty();
     }
-    d.drift = Some(drift);
-    d
+    Drifted { diff: d, drift }
 }
 
 #[cfg(test)]

@@ -283,10 +283,6 @@ pub struct RunDiff {
     /// The work gate (`--gate-work`), when asked for.
     #[serde(default)]
     pub work: Option<work::WorkDiff>,
-    /// The run-to-run drift the bands include ([`drift::widen`]); absent where the diff was
-    /// not widened (the viewer's compare page).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub drift: Option<drift::Drift>,
 }
 
 impl RunDiff {
@@ -616,7 +612,6 @@ fn diff_inner(
         total,
         gate,
         work: None,
-        drift: None,
     }
 }
 

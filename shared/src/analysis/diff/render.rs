@@ -438,7 +438,6 @@ impl RunDiff {
             "noise bands: {}; a change is beyond the noise when larger than both runs' bands added",
             sources.join(", ")
         ));
-        out.extend(self.drift.as_ref().map(super::drift::Drift::words));
         out
     }
 
