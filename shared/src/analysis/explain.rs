@@ -303,7 +303,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
         bound_by: row.bound_by.as_ref().map(|b| b.unit.clone()),
         pct_of_peak: row.bound_by.as_ref().and_then(|b| b.pct_of_peak),
         reason: reason(row, &kv),
-        roof: roof.as_ref().map(|r| Roof {
+        roof: roof.as_ref().map(|(r, clocks)| Roof {
             kind: r.kind.key().to_string(),
             side: match r.bound {
                 Bound::Memory => "memory",
@@ -312,10 +312,10 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
             .to_string(),
             pct_of_roof: r.pct_of_roof,
             measured: r.measured,
-            sm_clock_mhz: r.clock_hz.map(whole_mhz),
+            sm_clock_mhz: clocks.clock_hz.map(whole_mhz),
             // Only beside the clock it was moved to: 2 KB a kernel is tight.
-            peak_sm_clock_mhz: r.clock_hz.and(r.peak_clock_hz).map(whole_mhz),
-            pct_of_peak_clock_roof: r.pct_of_peak_clock,
+            peak_sm_clock_mhz: clocks.clock_hz.and(clocks.peak_clock_hz).map(whole_mhz),
+            pct_of_peak_clock_roof: clocks.pct_of_peak_clock,
         }),
         work: row.precision.clone(),
         rules: rules(row),
@@ -334,7 +334,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
             .into_iter()
             .chain(
                 cited
-                    .map(|l| evidence(l, row, roof.as_ref().map(|r| r.kind)))
+                    .map(|l| evidence(l, row, roof.as_ref().map(|(r, _)| r.kind)))
                     .into_iter()
                     .flatten(),
             )

@@ -178,7 +178,8 @@ impl KernelFigures {
 }
 
 /// The roof a kernel sits under: which side of its kind's ridge its DRAM intensity falls
-/// on, and how close to that roof it runs, at the SM clock it ran at where that is known.
+/// on, and how close to that roof it runs (at the SM clock it ran at, from
+/// [`roof_under_at_run_clock`], with its [`RoofClock`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoofUnder {
     /// The kind of work (the kernel's main kind).
@@ -188,13 +189,19 @@ pub struct RoofUnder {
     /// Whether the roof is measured (`capture run`) rather than theoretical.
     pub measured: bool,
     /// Attainable G(FL)OP/s at the kernel's DRAM intensity under that roof (its compute
-    /// part at [`RoofUnder::clock_hz`] where that is known).
+    /// part at [`RoofClock::clock_hz`] where that is known).
     pub attainable: f64,
     /// Achieved G(FL)OP/s as a percentage of `attainable`.
     pub pct_of_roof: Option<f64>,
+}
+
+/// The clocks of a [`RoofUnder`] from [`roof_under_at_run_clock`]: apart from it, so that
+/// the viewer, whose views use [`roof_under`] at the peak clock, carries none of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RoofClock {
     /// The SM clock the roof is drawn at, Hz: the one ncu recorded for the kernel's launches
     /// (`sm__cycles_elapsed.avg.per_second`, duration-weighted) where its time is ncu's;
-    /// `None` where the roof stays at the clock of its peak ([`RoofUnder::peak_clock_hz`]).
+    /// `None` where the roof stays at the clock of its peak ([`RoofClock::peak_clock_hz`]).
     pub clock_hz: Option<f64>,
     /// The SM clock the compute peak was worked out (the device's boost clock attribute) or
     /// measured at (`capture run`'s held clock), Hz, where known.
@@ -219,19 +226,25 @@ fn run_clock_hz(fig: &KernelFigures) -> Option<f64> {
 /// else theoretical) at the SM clock it ran at ([`RoofUnder::clock_hz`]), and the DRAM
 /// bandwidth (measured copy, else theoretical), at its DRAM intensity; `None` without FLOPs,
 /// bytes, time or a ceiling. `capture explain` says it.
-pub fn roof_under_at_run_clock(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
+pub fn roof_under_at_run_clock(
+    artifact: &Artifact,
+    fig: &KernelFigures,
+) -> Option<(RoofUnder, RoofClock)> {
     roof_at::<true>(artifact, fig)
 }
 
 /// [`roof_under_at_run_clock`] with the compute roof at its peak's clock, whatever clock the
-/// kernel ran at ([`RoofUnder::clock_hz`] `None`): what the viewer's views use (the
+/// kernel ran at: what the viewer's views use (the
 /// ranking, the compare page's roofs, the exercises), whose release wasm is at its budget
 /// (the clock costs it about 1 KB) until room is made.
 pub fn roof_under(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
-    roof_at::<false>(artifact, fig)
+    roof_at::<false>(artifact, fig).map(|(r, _)| r)
 }
 
-fn roof_at<const RUN_CLOCK: bool>(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
+fn roof_at<const RUN_CLOCK: bool>(
+    artifact: &Artifact,
+    fig: &KernelFigures,
+) -> Option<(RoofUnder, RoofClock)> {
     let kind = fig.main_kind(artifact.kernels.get(fig.index));
     let (flops, _) = fig.work_of(kind)?;
     let oi = roofline::intensity(flops, fig.row.dram_bytes?)?;
@@ -267,27 +280,31 @@ fn roof_at<const RUN_CLOCK: bool>(artifact: &Artifact, fig: &KernelFigures) -> O
     let at_peak_clock = roofline::attainable_gflop_per_s(oi, peak, bw);
     // Left of both ridges the roof is the bandwidth, whatever the clock.
     let moved = clock_hz.is_some() && at_peak_clock != attainable;
-    Some(RoofUnder {
-        kind,
-        bound: roofline::bound(oi, at_clock, bw),
-        measured: c.measured.is_some() && measured_bw.is_some(),
-        attainable,
-        pct_of_roof: roofline::percent_of(achieved, attainable),
-        clock_hz: clock_hz.map(|(run, _)| run),
-        peak_clock_hz,
-        pct_of_peak_clock: if moved {
-            roofline::percent_of(achieved, roofline::attainable_gflop_per_s(oi, peak, bw))
-        } else {
-            None
+    Some((
+        RoofUnder {
+            kind,
+            bound: roofline::bound(oi, at_clock, bw),
+            measured: c.measured.is_some() && measured_bw.is_some(),
+            attainable,
+            pct_of_roof: roofline::percent_of(achieved, attainable),
         },
-    })
+        RoofClock {
+            clock_hz: clock_hz.map(|(run, _)| run),
+            peak_clock_hz,
+            pct_of_peak_clock: if moved {
+                roofline::percent_of(achieved, at_peak_clock)
+            } else {
+                None
+            },
+        },
+    ))
 }
 
 /// The clocks of a roof in words, for every text that prints a percentage of a roof:
 /// `" at the 1.62 GHz it ran; 74 % of the 1.98 GHz peak"` where the roof was moved to the
 /// kernel's clock, `" at the 1.98 GHz peak clock"` where it stays at its peak's clock, and
 /// nothing where no clock is known.
-pub fn roof_clock_words(r: &RoofUnder) -> String {
+pub fn roof_clock_words(r: &RoofClock) -> String {
     clock_words(r.clock_hz, r.peak_clock_hz, r.pct_of_peak_clock)
 }
 
@@ -431,16 +448,16 @@ mod tests {
         // ncu ran it at its locked base clock, 1.62 GHz (1,615,580,248 and 1,618,904,579 Hz
         // recorded for its two launches) of the H200's 1.98 GHz boost: its SOL
         // reads SM 90.3 %, and so does its roof at that clock; at the boost peak it read 73.5 %.
-        let clock = roof.clock_hz.expect("the clock ncu recorded");
+        let clock = clocks.clock_hz.expect("the clock ncu recorded");
         assert!((1.61e9..1.62e9).contains(&clock), "{clock}");
-        assert_eq!(roof.peak_clock_hz, Some(1.98e9));
+        assert_eq!(clocks.peak_clock_hz, Some(1.98e9));
         let pct = roof.pct_of_roof.expect("pct");
         assert_eq!(
             format!("{pct:.0}"),
             "90",
             "{pct} % of the roof at its clock"
         );
-        let at_peak = roof.pct_of_peak_clock.expect("pct at the peak clock");
+        let at_peak = clocks.pct_of_peak_clock.expect("pct at the peak clock");
         assert_eq!(
             format!("{at_peak:.0}"),
             "74",
@@ -448,7 +465,7 @@ mod tests {
         );
         assert_eq!(ranked.pct_of_roof, Some(at_peak));
         assert_eq!(
-            roof_clock_words(roof),
+            roof_clock_words(clocks),
             " at the 1.62 GHz it ran; 74 % of the 1.98 GHz peak"
         );
     }

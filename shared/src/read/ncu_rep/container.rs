@@ -41,18 +41,18 @@ pub struct Summary {
     /// What was doubted about the per-instruction data alone (a line table that did not
     /// decode): only with `PER_PC`, and not part of what the raw page would say.
     pub source_warnings: Vec<Warning>,
-    /// The loaded functions' code ([`super::cubin::module_code`]): only with `CODE`.
-    pub code: Vec<super::cubin::CodeSection>,
 }
 
 /// Decodes the report in `input`, handing each profile result to `on_result` in file order;
 /// with `PER_PC`, each with its per-instruction values (`ProfileResult::per_pc`), which an
 /// import does not need (a constant, so the code that reads them is not built into a
 /// reader that never asks: the viewer's wasm). With `CODE` (and `PER_PC`), also the code
-/// of every loaded function ([`Summary::code`]), for a disassembler the caller runs.
+/// of every loaded function into `code` ([`super::cubin::module_code`]), for a disassembler
+/// the caller runs; the viewer passes `None`, and no list of code is ever made there.
 pub fn decode<const PER_PC: bool, const CODE: bool>(
     input: &mut dyn Input,
     on_result: &mut dyn FnMut(ProfileResult),
+    code: Option<&mut Vec<super::cubin::CodeSection>>,
 ) -> Result<Summary, ReportError> {
     let mut d = Decoder {
         summary: Summary::default(),
@@ -65,6 +65,7 @@ pub fn decode<const PER_PC: bool, const CODE: bool>(
         lines: super::lines::LineMap::default(),
         line_problems: Vec::new(),
         code_problems: Vec::new(),
+        code,
         pc_problems: Vec::new(),
     };
     d.header(input)?;
@@ -120,8 +121,10 @@ pub fn decode<const PER_PC: bool, const CODE: bool>(
     Ok(d.summary)
 }
 
-struct Decoder {
+struct Decoder<'c> {
     summary: Summary,
+    /// Where the loaded functions' code goes (with `CODE` only).
+    code: Option<&'c mut Vec<super::cubin::CodeSection>>,
     tables: StringTables,
     odd_values: u64,
     other_messages: u64,
@@ -170,7 +173,7 @@ fn size_of(bytes: &[u8]) -> u64 {
     u64::from(u32::from_le_bytes(le))
 }
 
-impl Decoder {
+impl Decoder<'_> {
     fn warn(&mut self, message: String) {
         self.summary.warnings.push(Warning {
             line: None,
@@ -359,7 +362,11 @@ impl Decoder {
                     }
                     if CODE {
                         match super::cubin::module_code(bytes, at + 4) {
-                            Ok(code) => self.summary.code.extend(code),
+                            Ok(code) => {
+                                if let Some(out) = self.code.as_deref_mut() {
+                                    out.extend(code);
+                                }
+                            }
                             Err(why) => self.code_problems.push(why),
                         }
                     }

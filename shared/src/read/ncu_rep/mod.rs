@@ -149,7 +149,7 @@ pub fn read_export_with_source_from<R: Read>(
 fn export_with_source(
     input: &mut dyn input::Input,
 ) -> Result<(Export, Vec<crate::read::source::LaunchSource>), ReportError> {
-    export_with_source_and::<false>(input).map(|(e, s, _)| (e, s))
+    export_with_source_and::<false>(input, None)
 }
 
 /// [`read_export_with_source_from`], and the code of every function the report loaded
@@ -169,27 +169,29 @@ pub fn read_export_with_source_and_code_from<R: Read>(
     ),
     ReportError,
 > {
-    export_with_source_and::<true>(&mut input::ReadInput::new(input))
+    let mut code = Vec::new();
+    let (export, sources) =
+        export_with_source_and::<true>(&mut input::ReadInput::new(input), Some(&mut code))?;
+    Ok((export, sources, code))
 }
 
-#[allow(clippy::type_complexity)]
+/// The export and source pages of a report, and with `CODE` its code into `code` (the
+/// viewer's path passes `None`: no list of code is made there).
 fn export_with_source_and<const CODE: bool>(
     input: &mut dyn input::Input,
-) -> Result<
-    (
-        Export,
-        Vec<crate::read::source::LaunchSource>,
-        Vec<cubin::CodeSection>,
-    ),
-    ReportError,
-> {
+    code: Option<&mut Vec<cubin::CodeSection>>,
+) -> Result<(Export, Vec<crate::read::source::LaunchSource>), ReportError> {
     let mut converter = export::Converter::default();
     let mut launches = Vec::new();
     let mut sources = Vec::new();
-    let summary = container::decode::<true, CODE>(input, &mut |r| {
-        sources.extend(r.source());
-        launches.push(converter.launch(&r));
-    })?;
+    let summary = container::decode::<true, CODE>(
+        input,
+        &mut |r| {
+            sources.extend(r.source());
+            launches.push(converter.launch(&r));
+        },
+        code,
+    )?;
     let mut warnings = summary.warnings;
     warnings.extend(converter.warnings());
     warnings.extend(summary.source_warnings);
@@ -200,7 +202,6 @@ fn export_with_source_and<const CODE: bool>(
             warnings,
         },
         sources,
-        summary.code,
     ))
 }
 
@@ -218,7 +219,7 @@ pub fn read_sources_from<R: Read>(
     input: R,
     on_launch: &mut dyn FnMut(crate::read::source::LaunchSource),
 ) -> Result<Vec<Warning>, ReportError> {
-    sources_and::<false>(&mut input::ReadInput::new(input), on_launch).map(|(w, _)| w)
+    sources_and::<false>(&mut input::ReadInput::new(input), on_launch, None)
 }
 
 /// [`read_sources_from`], and the code of every function the report loaded
@@ -233,26 +234,37 @@ pub fn read_sources_and_code_from<R: Read>(
     input: R,
     on_launch: &mut dyn FnMut(crate::read::source::LaunchSource),
 ) -> Result<(Vec<Warning>, Vec<cubin::CodeSection>), ReportError> {
-    sources_and::<true>(&mut input::ReadInput::new(input), on_launch)
+    let mut code = Vec::new();
+    let warnings = sources_and::<true>(
+        &mut input::ReadInput::new(input),
+        on_launch,
+        Some(&mut code),
+    )?;
+    Ok((warnings, code))
 }
 
 fn sources_and<const CODE: bool>(
     input: &mut dyn input::Input,
     on_launch: &mut dyn FnMut(crate::read::source::LaunchSource),
-) -> Result<(Vec<Warning>, Vec<cubin::CodeSection>), ReportError> {
-    let summary = container::decode::<true, CODE>(input, &mut |r| {
-        if let Some(source) = r.source() {
-            on_launch(source);
-        }
-    })?;
+    code: Option<&mut Vec<cubin::CodeSection>>,
+) -> Result<Vec<Warning>, ReportError> {
+    let summary = container::decode::<true, CODE>(
+        input,
+        &mut |r| {
+            if let Some(source) = r.source() {
+                on_launch(source);
+            }
+        },
+        code,
+    )?;
     let mut warnings = summary.warnings;
     warnings.extend(summary.source_warnings);
-    Ok((warnings, summary.code))
+    Ok(warnings)
 }
 
 fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
     let mut results = Vec::new();
-    let summary = container::decode::<true, false>(input, &mut |r| results.push(r))?;
+    let summary = container::decode::<true, false>(input, &mut |r| results.push(r), None)?;
     Ok(Report {
         version: summary.version,
         session: summary.session,
@@ -265,8 +277,11 @@ fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
 fn export_of(input: &mut dyn input::Input) -> Result<Export, ReportError> {
     let mut converter = export::Converter::default();
     let mut launches = Vec::new();
-    let summary =
-        container::decode::<false, false>(input, &mut |r| launches.push(converter.launch(&r)))?;
+    let summary = container::decode::<false, false>(
+        input,
+        &mut |r| launches.push(converter.launch(&r)),
+        None,
+    )?;
     let mut warnings = summary.warnings;
     warnings.extend(converter.warnings());
     Ok(Export {
