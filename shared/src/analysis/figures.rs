@@ -223,7 +223,7 @@ fn run_clock_hz(fig: &KernelFigures) -> Option<f64> {
 }
 
 /// The roof kernel `fig` sits under in `artifact`: its main kind's compute ceiling (measured,
-/// else theoretical) at the SM clock it ran at ([`RoofUnder::clock_hz`]), and the DRAM
+/// else theoretical) at the SM clock it ran at ([`RoofClock::clock_hz`]), and the DRAM
 /// bandwidth (measured copy, else theoretical), at its DRAM intensity; `None` without FLOPs,
 /// bytes, time or a ceiling. `capture explain` says it.
 pub fn roof_under_at_run_clock(

@@ -148,7 +148,7 @@ mod tests {
             \x20       /*7f3a5f7a0210*/                   BRA 0x7f3a5f7a0210;\n\
             \x20       /*7fb1317bdb90*/                   FSETP.GTU.FTZ.AND P0, PT, |R9|, +INF , PT ;\n\
             .L_x_1:\n";
-        let read = instructions(text).unwrap();
+        let read = instructions(text).expect("reads");
         let want = [
             (0x7f0d_eb7b_7d00, "LDC R1, c[0x0][0x28]"),
             (0x7f0d_eb7b_7da0, "@UP0  UMOV UR10, 0x1ffffe"),
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn an_address_that_is_not_hex_names_its_line() {
-        let err = instructions("\n  /*7f0g*/ NOP ;\n").unwrap_err();
+        let err = instructions("\n  /*7f0g*/ NOP ;\n").expect_err("refused");
         assert_eq!(
             err.to_string(),
             "line 2 of nvdisasm's output: address \"7f0g\" is not hexadecimal (invalid digit \

@@ -393,6 +393,7 @@ fn fp32_matmuls_are_told_of_the_tensor_cores() {
 }
 
 /// One launch group's Speed of Light and verdicts, with its ncu SOLBottleneck verdict.
+#[derive(Clone)]
 struct Reading {
     name: String,
     grid: Option<[u32; 3]>,
@@ -458,14 +459,10 @@ fn sides(r: &Reading, spread: f64) -> Vec<String> {
     }
 }
 
-/// Issue 50, item 1: how far Compute (SM) and Memory Throughput move between two
-/// collections of one program (each export group against the profile's group of its kernel
-/// and shape nearest in duration, on the corpus programs with both), and, with verdicts that
-/// name both sides within that spread, the consistency of the two collections and the
-/// agreement with ncu, beside the single verdicts' and ncu's own. Printed; the spread is
-/// measured here, on the corpus the verdict was built on, not on held-out pairs.
-#[test]
-fn tie_verdicts_within_the_measured_spread() {
+/// Each export group with the profile's group of its kernel and shape nearest in duration
+/// (corpus programs with both), and every difference of their Compute (SM) and Memory
+/// Throughput, points.
+fn collection_pairs() -> (Vec<f64>, Vec<(String, Reading, Reading)>) {
     let mut deltas: Vec<f64> = Vec::new();
     let mut pairs: Vec<(String, Reading, Reading)> = Vec::new();
     for p in PROGRAMS {
@@ -486,20 +483,21 @@ fn tie_verdicts_within_the_measured_spread() {
                     deltas.push((a - b).abs());
                 }
             }
-            let o = Reading {
-                name: o.name.clone(),
-                grid: o.grid,
-                block: o.block,
-                mean_ns: o.mean_ns,
-                time_ns: o.time_ns,
-                sm: o.sm,
-                mem: o.mem,
-                verdict: o.verdict.clone(),
-                ncu: o.ncu.clone(),
-            };
-            pairs.push((p.to_owned(), r, o));
+            pairs.push((p.to_owned(), r, o.clone()));
         }
     }
+    (deltas, pairs)
+}
+
+/// Issue 50, item 1: how far Compute (SM) and Memory Throughput move between two
+/// collections of one program (each export group against the profile's group of its kernel
+/// and shape nearest in duration, on the corpus programs with both), and, with verdicts that
+/// name both sides within that spread, the consistency of the two collections and the
+/// agreement with ncu, beside the single verdicts' and ncu's own. Printed; the spread is
+/// measured here, on the corpus the verdict was built on, not on held-out pairs.
+#[test]
+fn tie_verdicts_within_the_measured_spread() {
+    let (mut deltas, pairs) = collection_pairs();
     deltas.sort_by(f64::total_cmp);
     let q = |p: f64| deltas[((deltas.len() - 1) as f64 * p).round() as usize];
     let spread = q(0.9);

@@ -287,6 +287,6 @@ mod tests {
         assert_eq!(cv_pct(&[1.0]), None);
         let cv = cv_pct(&[1.0, 1.02, 0.98]).expect("cv");
         assert!((cv - 2.0).abs() < 1e-9, "{cv}");
-        assert!((band_of(0.5) - 1.414_213_562).abs() < 1e-6);
+        assert!((band_of(0.5) - std::f64::consts::SQRT_2).abs() < 1e-12);
     }
 }

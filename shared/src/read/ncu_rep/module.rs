@@ -10,7 +10,7 @@
 use super::wire::{Fields, WireValue};
 
 /// Source message fields.
-pub(super) mod module {
+mod field {
     pub const ELF: u32 = 4;
     pub const FUNCTIONS: u32 = 9;
 }
@@ -42,8 +42,8 @@ impl<'a> Module<'a> {
         for f in Fields::new(bytes, base) {
             let f = f.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
             match (f.number, f.value) {
-                (module::ELF, WireValue::Bytes(b)) => elf = Some((b, f.value_offset)),
-                (module::FUNCTIONS, WireValue::Bytes(_)) => {
+                (field::ELF, WireValue::Bytes(b)) => elf = Some((b, f.value_offset)),
+                (field::FUNCTIONS, WireValue::Bytes(_)) => {
                     for item in f.message() {
                         let item = item.map_err(|e| format!("byte {}: {}", e.offset, e.what))?;
                         if item.number != function::ITEM {
