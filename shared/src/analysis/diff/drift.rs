@@ -21,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::render::DiffForms;
+pub use super::spread::TimeSpread;
 use super::{matching, noise, RunDiff};
 use crate::analysis::table::bytes_table;
 use crate::model::artifact::Artifact;
@@ -32,19 +33,6 @@ pub const DRIFT_SIGMAS: f64 = 2.0;
 /// (`tests/fixtures/determinism-h200/cv.txt`, "time (beside)"): the drift a change must
 /// exceed when no drift was measured for the runs at hand.
 pub const MEDIAN_DRIFT_CV_PCT: f64 = 0.5126;
-
-/// A tolerance file's measured time spread: the CV of a kernel's time over repeat runs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TimeSpread {
-    /// The CV (standard deviation over mean) of a kernel's time over the runs, %: the 90th
-    /// percentile over the kernels measured, so that nine kernels in ten drift less.
-    pub cv_pct: f64,
-    /// The largest CV of any kernel, %.
-    pub max_cv_pct: f64,
-    /// How many kernel configurations were measured.
-    pub kernels: usize,
-}
 
 /// Where a diff's drift came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -32,6 +32,7 @@ pub mod matching;
 pub mod noise;
 pub mod ranges;
 pub mod render;
+pub mod spread;
 pub mod view;
 pub mod work;
 

@@ -82,7 +82,7 @@ pub struct WorkTolerance {
     /// The measured run-to-run spread of kernel time ([`super::drift`]: `capture diff
     /// --noise-tolerance` widens the time bands by it); absent in files written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time: Option<super::drift::TimeSpread>,
+    pub time: Option<super::spread::TimeSpread>,
 }
 
 /// The components map, refusing a key given twice (serde's map would keep the last).
