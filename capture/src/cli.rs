@@ -254,6 +254,12 @@ pub struct ImportArgs {
     /// page and `capture source` show it from the artifact alone. Repeatable.
     #[arg(long, value_name = "PAGE")]
     pub source: Vec<PathBuf>,
+    /// NVIDIA's disassembler, for the SASS text of a report's kernels (a report keeps their
+    /// code, not its text), kept in the artifact. Without it, `nvdisasm` on PATH, in
+    /// `$CUDA_HOME/bin`, in `/usr/local/cuda/bin` or of python3's `nvidia-cuda-nvdisasm`
+    /// package is used. Not used with a source page, which is then the one source of text.
+    #[arg(long, value_name = "PATH")]
+    pub nvdisasm: Option<PathBuf>,
 }
 
 /// `capture profile`.
@@ -602,6 +608,12 @@ pub struct SourceArgs {
     /// the report's line table names (`-lineinfo`), where the report does not hold it.
     #[arg(long)]
     pub cuda_dir: Option<std::path::PathBuf>,
+    /// NVIDIA's disassembler, for a report's SASS text (a report keeps the kernels' code,
+    /// not its text). Without it, `nvdisasm` on PATH, in `$CUDA_HOME/bin`, in
+    /// `/usr/local/cuda/bin` or of python3's `nvidia-cuda-nvdisasm` package is used. Not
+    /// used with `--sass`, whose page is then the one source of text.
+    #[arg(long, value_name = "PATH")]
+    pub nvdisasm: Option<std::path::PathBuf>,
     /// Every matching launch instead of the longest (JSON: a list of `{launch, kernel,
     /// duration_ns, instructions}`).
     #[arg(long)]
@@ -672,6 +684,17 @@ pub struct DiffArgs {
     /// fewer than 2 runs, a part given twice) refuse the file (exit 1).
     #[arg(long, value_name = "FILE", requires = "gate_work")]
     pub work_tolerance: Option<PathBuf>,
+    /// Repeat runs of the before run's code (artifacts, or exports and reports): each
+    /// kernel's time CV over them, and their totals', is the run-to-run drift the bands
+    /// include (a band is at least 2 x sqrt 2 x the CV); named in the output.
+    #[arg(long, value_name = "RUN", num_args = 2.., conflicts_with = "noise_tolerance")]
+    pub baseline_runs: Vec<PathBuf>,
+    /// A tolerance file (docs/ci.md) whose measured time spread (`time.cv_pct`) is the
+    /// run-to-run drift the bands include, for every kernel; named in the output. Without
+    /// this or `--baseline-runs`, the bands are within-run only, said so, and a change under
+    /// the H200's median drift between runs is not called beyond the noise.
+    #[arg(long, value_name = "FILE")]
+    pub noise_tolerance: Option<PathBuf>,
     /// Rows: `kernel` (matched kernels), or `range`: one per NVTX range path of either run
     /// (as `capture table --by range`), matched by path, the largest change in time first,
     /// with launches, FLOPs and DRAM bytes before and after; ranges of one run only shown

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use shared::model::artifact::KernelRecord;
 use shared::read::kind::FileKind;
+use shared::read::ncu_rep::cubin::CodeSection;
 use shared::read::source::{self, LaunchSource};
 
 use crate::files;
@@ -58,19 +59,32 @@ impl Inputs {
     }
 }
 
+/// Where the SASS text of a report's kept launches can come from besides a source page.
+pub enum Disassembly<'a> {
+    /// The reports kept no code.
+    NoCode,
+    /// They did, and no disassembler was found.
+    Missing,
+    /// A disassembler and the reports' code.
+    Found(&'a crate::disasm::Nvdisasm, &'a [CodeSection]),
+}
+
 /// The source pages an artifact of `kernels` keeps of `sources` (its reports' launches with
 /// source counters), with the text of `pages` joined, and a warning naming the kept
 /// launches left without SASS text and what adds it (`report`: the report's name, for the
-/// command).
+/// command). With a disassembler and the reports' code (`disassembly`), the instructions
+/// the pages left without text get nvdisasm's ([`crate::disasm`]); without one, where a
+/// report kept code, the warning says what is missing and the command that adds it.
 ///
 /// # Errors
 ///
-/// A page that cannot be read or is not a source page.
+/// A page that cannot be read or is not a source page; nvdisasm failing.
 pub fn kept_sources(
     kernels: &[KernelRecord],
     sources: &[LaunchSource],
     pages: &[PathBuf],
     report: &str,
+    disassembly: Disassembly<'_>,
 ) -> Result<(Vec<LaunchSource>, Vec<String>)> {
     let mut kept = source::kept_in_artifact(kernels, sources);
     let mut warnings = Vec::new();
@@ -79,6 +93,9 @@ pub fn kept_sources(
         // A page holds every launch and the artifact one per kernel: the blocks of the
         // launches not kept are left, and a kept launch without text is warned of below.
         source::join_page(&mut kept, &page);
+    }
+    if let Disassembly::Found(nvdisasm, code) = disassembly {
+        nvdisasm.give_text(code, &mut kept)?;
     }
     let without: Vec<&LaunchSource> = kept
         .iter()
@@ -101,7 +118,11 @@ pub fn kept_sources(
             without.len(),
             kept.len(),
             names.join(", "),
-            source::how_to_add_sass(report)
+            if let Disassembly::Missing = disassembly {
+                crate::disasm::missing()
+            } else {
+                source::how_to_add_sass(report)
+            }
         ));
     }
     Ok((kept, warnings))

@@ -5,6 +5,7 @@ mod allocator;
 mod cli;
 mod clock;
 mod commands;
+mod disasm;
 mod embed;
 mod exit;
 mod files;

@@ -349,3 +349,16 @@ pub enum ZstdError {
 #[derive(Debug, Clone, PartialEq, Error)]
 #[error("chart drawing failed: {0}")]
 pub struct ChartError(pub String);
+
+/// Why `nvdisasm`'s output could not be read ([`crate::read::nvdisasm`]).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum DisassemblyError {
+    /// An instruction line whose address is not hexadecimal.
+    #[error("line {line} of nvdisasm's output: {reason}")]
+    Line {
+        /// 1-based line number.
+        line: usize,
+        /// What was wrong with it.
+        reason: String,
+    },
+}

@@ -24,7 +24,8 @@ many kernels, how many repeated exactly, the median and the largest CV of kernel
 mean is at least --min-count (in the part's unit), and the largest spread (max - min) of
 the smaller kernels. The tolerance file gets, for each part, `cv_pct` (that largest CV),
 `runs` (the fewest runs any of its comparisons had) and `floor` (that largest
-small-kernel spread).
+small-kernel spread); and `time`: the kernels' time CVs' 90th percentile (`cv_pct`), largest
+(`max_cv_pct`) and count (`kernels`), the drift `capture diff --noise-tolerance` uses.
 """
 import argparse
 import json
@@ -182,6 +183,13 @@ def main():
               f"{statistics.median(time_cvs):11.4f} {max(time_cvs):9.4f}")
     if args.out:
         doc = {"work_tolerance": 1, "sigmas": 3.0, "components": components}
+        if time_cvs:
+            # The time spread `capture diff --noise-tolerance` widens its bands by: the 90th
+            # percentile of the kernels' time CVs (nine kernels in ten drift less).
+            ordered = sorted(time_cvs)
+            p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+            doc["time"] = {"cv_pct": round(p90, 6), "max_cv_pct": round(max(time_cvs), 6),
+                           "kernels": len(time_cvs)}
         if args.measured_on:
             doc["measured_on"] = args.measured_on
         with open(args.out, "w") as f:

@@ -16,11 +16,14 @@ line, from the report's line table) must equal `action.source_info(pc)`, and so 
 one `capture source` reads from CUDA_SASS_PAGE (`--print-source cuda,sass`) where given;
 the line's text, where the report holds the file, must equal that line of
 `action.source_files()`. Each launch's NVTX push/pop ranges (domain and name) must equal
-`action.nvtx_state()`'s.
+`action.nvtx_state()`'s. With the environment variable NVDISASM (NVIDIA's disassembler),
+the SASS text `capture source --nvdisasm NVDISASM` gives the report alone, with no page,
+must equal `action.sass_by_pc` at every address with figures.
 Prints one line per report and every difference; exits 1 on any.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -230,6 +233,39 @@ def check_source(report, theirs, capture, page, problems):
     return compared
 
 
+def check_disassembly(report, theirs, capture, problems):
+    """Compares the SASS text `capture source --nvdisasm` gives every address with figures
+    with ncu_report's (no source page); returns how many were compared, and which kinds of
+    instruction (wgmma, TMA) were among them."""
+    cmd = [capture, "source", report, "--kernel", ".", "--all-launches", "--format", "json",
+           "--nvdisasm", NVDISASM]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        if "no launch has source counters" in run.stderr:
+            return 0, set()
+        raise RuntimeError("%s: %s" % (" ".join(cmd), run.stderr))
+    ours = {l["launch"]: l for l in json.loads(run.stdout)}
+    compared, kinds = 0, set()
+    for i, launch in enumerate(theirs):
+        mine = ours.get(i)
+        if mine is None:
+            continue
+        for row in mine["instructions"]:
+            pc = int(row["address"], 16)
+            want = launch["action"].sass_by_pc(pc).strip()
+            got = row.get("sass") or ""
+            if got != want:
+                problems.append("launch %d %#x sass (nvdisasm): ours %r, ncu_report %r"
+                                % (i, pc, got, want))
+            compared += 1
+            kinds.update(k for k, ops in KINDS.items() if any(o in want for o in ops))
+    return compared, kinds
+
+
+# Instruction kinds named in the summary: Hopper's warpgroup MMA and tensor memory access.
+KINDS = {"wgmma": ("HGMMA", "QGMMA", "IGMMA", "BGMMA"), "TMA": ("UTMALDG", "UTMASTG", "UBLKCP")}
+
+
 def opcode(sass):
     """The predicate and opcode of a SASS line (`@!P2 NANOSLEEP.SYNCS`)."""
     words = sass.split()
@@ -238,6 +274,9 @@ def opcode(sass):
 
 # Instructions whose operands the two disassemblers spell differently.
 spelled = [0]
+# nvdisasm (NVIDIA's disassembler), for the SASS text `capture source` gives a report
+# alone: the NVDISASM environment variable, set by ncu_report_check.sh.
+NVDISASM = os.environ.get("NVDISASM")
 # Instructions whose CUDA line was compared, and how many of them have one.
 lines = [0, 0, 0]
 
@@ -300,17 +339,22 @@ def main():
             problems.append("launch %d NVTX push/pop: ours %r, ncu_report %r" % (i, mine, want))
     figures = check_source(report, theirs, capture, page, problems)
     from_page = check_cuda_sass_page(theirs, capture, cuda_page, problems) if cuda_page else 0
+    disassembled, kinds = (check_disassembly(report, theirs, capture, problems) if NVDISASM
+                           else (0, set()))
     for p in problems[:40]:
         print("  " + p)
     print("%s: %d launches, %d rule findings and %d per-instruction figures%s, %d CUDA lines "
-          "(%d instructions with one, %d with its text)%s, %d NVTX push/pop stacks compared with "
-          "ncu_report: %s"
+          "(%d instructions with one, %d with its text)%s, %d NVTX push/pop stacks%s compared "
+          "with ncu_report: %s"
           % (report.rsplit("/", 1)[-1], len(theirs), findings, figures,
              " (SASS text included; %d with operands spelled differently by ncu_report's "
              "newer disassembler, opcodes equal)" % spelled[0] if page else "",
              lines[0], lines[1], lines[2],
              " and %d lines of the cuda,sass page" % from_page if cuda_page else "",
              nvtx,
+             ", %d instructions' SASS text from nvdisasm%s" % (
+                 disassembled, " (%s among them)" % ", ".join(sorted(kinds)) if kinds else "")
+             if NVDISASM else "",
              "equal" if not problems else "%d differences" % len(problems)))
     sys.exit(1 if problems else 0)
 

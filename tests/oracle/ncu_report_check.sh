@@ -3,7 +3,9 @@
 # PyPI into a virtual environment (kept in target/oracle-venv), then, on every fixture
 # report, compares what `capture` reads (the rules of `capture import`'s artifact, and the
 # per-instruction figures of `capture source --format json` once a report has source
-# counters, with each instruction's CUDA file and line) with what `ncu_report` reads; then
+# counters, with each instruction's CUDA file and line, and the SASS text nvdisasm gives the
+# report alone: PyPI's nvidia-cuda-nvdisasm, installed here too) with what `ncu_report`
+# reads; then
 # each .ncu-repz of tests/fixtures/ncu-repz/ (zstd: one frame, several, a skippable frame in
 # front) the same way, and against its .ncu-rep (ncu_repz_check.py: the same actions, metrics
 # and rules in ncu_report, the same artifact from capture). Run by tests/run.sh; needs python3
@@ -16,8 +18,22 @@ capture=${1:-${CARGO_TARGET_DIR:-$root/target}/debug/capture}
 venv=$root/target/oracle-venv
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import ncu_report' 2>/dev/null; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet 'ncu-report==2026.3.1'
+  "$venv/bin/python" -m pip install --quiet 'ncu-report==2026.3.1'
 fi
+# NVIDIA's disassembler (PyPI's nvidia-cuda-nvdisasm), for the SASS text `capture source`
+# gives a report alone, compared with ncu_report's at every address with figures.
+find_nvdisasm() {
+  "$venv/bin/python" -c 'import nvidia, os
+for d in nvidia.__path__:
+    p = os.path.join(d, "cu13", "bin", "nvdisasm")
+    if os.path.isfile(p): print(p)' 2>/dev/null | head -1
+}
+nvdisasm=$(find_nvdisasm || true)
+if [ -z "$nvdisasm" ]; then
+  "$venv/bin/python" -m pip install --quiet 'nvidia-cuda-nvdisasm==13.5.37'
+  nvdisasm=$(find_nvdisasm)
+fi
+export NVDISASM=$nvdisasm
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
+use shared::analysis::diff::drift::{self, Drift, Drifted};
 use shared::analysis::diff::ranges::range_diff;
 use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
@@ -231,6 +232,34 @@ fn diff_traces(
     Ok(Some(ExitCode::SUCCESS))
 }
 
+/// `d` with its bands widened by the run-to-run drift ([`drift::widen`]): measured over
+/// `--baseline-runs`, read from `--noise-tolerance`'s time spread, or none (within-run
+/// bands, with the determinism runs' median drift as the least change called beyond the
+/// noise).
+fn widen_by_drift(d: RunDiff, args: &DiffArgs) -> Result<Drifted> {
+    let measured = if !args.baseline_runs.is_empty() {
+        let runs: Vec<Artifact> = args
+            .baseline_runs
+            .iter()
+            .map(|p| read_run(p).map(|(a, _)| a))
+            .collect::<Result<_>>()?;
+        let refs: Vec<&Artifact> = runs.iter().collect();
+        Drift::of_runs(&refs)
+    } else if let Some(path) = &args.noise_tolerance {
+        let file = files::shown(path);
+        let Some(spread) = read_tolerance(path)?.time else {
+            bail!(
+                "{file}: no measured time spread (`time`: {{cv_pct, max_cv_pct, kernels}}, \
+                 written by tests/determinism/cv.py)"
+            );
+        };
+        Drift::of_tolerance(&file, spread)
+    } else {
+        Drift::within_run_only()
+    };
+    Ok(drift::widen(d, measured))
+}
+
 /// `capture diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     let depth = args
@@ -278,15 +307,16 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     if let Some(pct) = args.gate_work {
         d = d.with_work(work_diff(&before, &after, pct, tolerance.as_ref()));
     }
+    let d = widen_by_drift(d, args)?;
     check_fair(
-        (&d.before, &d.after),
-        &d.comparability,
-        d.gate.as_ref(),
+        (&d.diff.before, &d.diff.after),
+        &d.diff.comparability,
+        d.diff.gate.as_ref(),
         args.force,
         args.gate_work.is_some(),
     )?;
-    let code = gate_code(&d);
-    report_gates(&d);
+    let code = gate_code(&d.diff);
+    report_gates(&d.diff);
     crate::out::print(&in_format(&d, args.format))?;
     Ok(code.map_or(ExitCode::SUCCESS, |c| ExitCode::from(c as u8)))
 }

@@ -15,6 +15,7 @@ use shared::analysis::merge;
 use shared::model::artifact::{LaunchCounters, Origin};
 use shared::read::kind::FileKind;
 use shared::read::ncu::{self, Warning};
+use shared::read::ncu_rep::cubin::CodeSection;
 use shared::read::source::LaunchSource;
 
 use crate::cli::ImportArgs;
@@ -38,15 +39,15 @@ pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warni
 }
 
 /// Reads and joins several exports of one run as [`read_exports`] does, with the source
-/// pages of the reports' launches that have source counters.
-fn read_exports_with_sources(
-    paths: &[PathBuf],
-) -> Result<(Vec<LaunchCounters>, Vec<Warning>, Vec<LaunchSource>)> {
+/// pages of the reports' launches that have source counters and their kernels' code.
+fn read_exports_with_sources(paths: &[PathBuf]) -> Result<Read> {
     let mut exports = Vec::with_capacity(paths.len());
     let mut sources = Vec::new();
+    let mut code = Vec::new();
     for path in paths {
-        let (mut export, read) = files::read_export_with_sources(path)?;
+        let (mut export, read, read_code) = files::read_export_with_sources(path)?;
         sources.extend(read);
+        code.extend(read_code);
         let name = shared::text::escape::controls(&crate::provenance::file_name(path)).into_owned();
         for w in &mut export.warnings {
             *w = w.in_file(&name);
@@ -54,7 +55,21 @@ fn read_exports_with_sources(
         exports.push((name, export));
     }
     let (launches, warnings) = ncu::combine_named(exports);
-    Ok((launches, warnings, sources))
+    Ok(Read {
+        launches,
+        warnings,
+        sources,
+        code,
+    })
+}
+
+/// What [`read_exports_with_sources`] read.
+struct Read {
+    launches: Vec<LaunchCounters>,
+    warnings: Vec<Warning>,
+    sources: Vec<LaunchSource>,
+    /// The reports' kernels' code, for the SASS text ([`crate::disasm`]).
+    code: Vec<CodeSection>,
 }
 
 /// `capture import`.
@@ -66,7 +81,12 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     let all: Vec<PathBuf> = args.exports.iter().chain(&args.source).cloned().collect();
     files::refuse_output_among_inputs(&args.output, &all)?;
     let inputs = Inputs::split(&args.exports, &args.source)?;
-    let (launches, warnings, sources) = read_exports_with_sources(&inputs.exports)?;
+    let Read {
+        launches,
+        warnings,
+        sources,
+        code,
+    } = read_exports_with_sources(&inputs.exports)?;
     stages.mark("read");
     let n_launches = launches.len();
     let mut n_warnings = warnings.len();
@@ -83,9 +103,26 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
         .iter()
         .find(|p| files::kind_inside(p).is_ok_and(|k| k == FileKind::Report))
         .map_or_else(|| "REPORT.ncu-rep".to_owned(), |p| files::shown(p));
-    let (kept, source_warnings) =
-        embed::kept_sources(&artifact.kernels, &sources, &inputs.pages, &report)?;
+    // A source page given is the one source of text; else the reports' code, disassembled.
+    let nvdisasm = if code.is_empty() || !inputs.pages.is_empty() {
+        None
+    } else {
+        crate::disasm::Nvdisasm::find(args.nvdisasm.as_deref())?
+    };
+    let disassembly = match &nvdisasm {
+        _ if code.is_empty() || !inputs.pages.is_empty() => embed::Disassembly::NoCode,
+        None => embed::Disassembly::Missing,
+        Some(n) => embed::Disassembly::Found(n, &code),
+    };
+    let (kept, source_warnings) = embed::kept_sources(
+        &artifact.kernels,
+        &sources,
+        &inputs.pages,
+        &report,
+        disassembly,
+    )?;
     drop(sources);
+    drop(code);
     artifact.sources = kept;
     n_warnings += source_warnings.len();
     // Printed only: the Source page states a missing SASS text itself, where it matters.

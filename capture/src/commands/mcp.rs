@@ -464,6 +464,7 @@ impl Server {
                     format: SourceFormat::Text,
                     sass: None,
                     cuda_dir: None,
+                    nvdisasm: None,
                     all_launches: false,
                     top: count_arg(args, "top")?.unwrap_or(20),
                 })?,

@@ -1,7 +1,9 @@
 //! `capture source`: a kernel's SASS instructions with their per-instruction figures (ncu's
 //! SourceCounters section) and its hot spots, from a `.ncu-rep` report, an `ncu --page
 //! source --csv --print-source sass` export ([`shared::read::source`] does the reading) or
-//! an artifact that keeps them (`capture import REPORT --source PAGE`).
+//! an artifact that keeps them (`capture import REPORT --source PAGE`). A report's SASS
+//! text comes from its kernels' code, disassembled by `nvdisasm` where it is found
+//! ([`crate::disasm`]), or from a source-page export given with `--sass`.
 
 use std::process::ExitCode;
 
@@ -11,7 +13,10 @@ use shared::read::kind::FileKind;
 use shared::read::ncu_rep;
 use shared::read::source::{self, LaunchSource};
 
+use shared::read::ncu_rep::cubin::CodeSection;
+
 use crate::cli::{SourceArgs, SourceFormat};
+use crate::disasm::Nvdisasm;
 use crate::files;
 
 /// The launches `capture source` keeps of its input's, offered one at a time as they are
@@ -48,13 +53,17 @@ impl Kept<'_> {
 /// Offers `kept` the launches with source counters of the input at `path`: a report
 /// (`.gz`, `.ncu-repz` too) is streamed one message at a time ([`ncu_rep::read_sources_from`]), a
 /// source-page export a record at a time ([`files::read_source_page`]), an artifact's kept
-/// source pages read whole.
-fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
+/// source pages read whole. Returns a report's code sections (none for the others), for
+/// the SASS text ([`crate::disasm`]).
+fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<Vec<CodeSection>> {
     let name = files::shown(path);
     let opened = files::open(path)?;
     if opened.kind == FileKind::Report {
-        ncu_rep::read_sources_from(opened.reader(), &mut |l| kept.offer(l))
-            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let (_, code) = ncu_rep::read_sources_and_code_from(opened.reader(), &mut |l| {
+            kept.offer(l);
+        })
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        return Ok(code);
     } else if opened.kind == FileKind::Artifact {
         // An artifact keeps each kernel's longest launch with source counters.
         drop(opened);
@@ -74,6 +83,29 @@ fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
             );
         }
         files::stream_source_page(path, opened, &mut |l| kept.offer(l))?;
+    }
+    Ok(Vec::new())
+}
+
+/// Gives the instructions of `launches` the text `nvdisasm` gives the report's `code`,
+/// where it is found; where it is not, warns of what is missing and the command that adds
+/// it. Not called with `--sass`: a page given is the one source of text.
+fn add_disassembly(
+    code: &[CodeSection],
+    explicit: Option<&std::path::Path>,
+    launches: &mut [LaunchSource],
+) -> Result<()> {
+    let lacking = launches
+        .iter()
+        .any(|l| l.instructions.iter().any(|i| i.sass.is_none()));
+    if code.is_empty() || !lacking {
+        return Ok(());
+    }
+    match Nvdisasm::find(explicit)? {
+        Some(nvdisasm) => {
+            nvdisasm.give_text(code, launches)?;
+        }
+        None => crate::out::warn(&crate::disasm::missing()),
     }
     Ok(())
 }
@@ -155,7 +187,7 @@ pub fn render(args: &SourceArgs) -> Result<String> {
         offered: 0,
         launches: Vec::new(),
     };
-    read_launches(&args.input, &mut kept)?;
+    let code = read_launches(&args.input, &mut kept)?;
     if kept.offered == 0 {
         bail!(
             "{}: no launch has source counters (profile with --set full or --section \
@@ -174,6 +206,10 @@ pub fn render(args: &SourceArgs) -> Result<String> {
     if let Some(sass) = &args.sass {
         add_sass(sass, &pattern, &mut matching)?;
     }
+    if args.sass.is_none() {
+        add_disassembly(&code, args.nvdisasm.as_deref(), &mut matching)?;
+    }
+    drop(code);
     if let Some(dir) = &args.cuda_dir {
         add_cuda_text(dir, &mut matching)?;
     }

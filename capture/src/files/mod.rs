@@ -56,17 +56,22 @@ fn read_opened_export(path: &Path, opened: Opened) -> Result<Export> {
 }
 
 /// [`read_export`], and for a report also the source page of each launch that has source
-/// counters (read in the same pass, [`shared::read::ncu_rep::read_export_with_source_from`]);
-/// a CSV export has none.
+/// counters and the code of its kernels (read in the same pass,
+/// [`shared::read::ncu_rep::read_export_with_source_and_code_from`]); a CSV export has
+/// neither.
 pub fn read_export_with_sources(
     path: &Path,
-) -> Result<(Export, Vec<shared::read::source::LaunchSource>)> {
+) -> Result<(
+    Export,
+    Vec<shared::read::source::LaunchSource>,
+    Vec<shared::read::ncu_rep::cubin::CodeSection>,
+)> {
     let opened = open_export(path)?;
     if opened.kind != FileKind::Report {
-        return Ok((read_opened_export(path, opened)?, Vec::new()));
+        return Ok((read_opened_export(path, opened)?, Vec::new(), Vec::new()));
     }
     let reader = std::io::BufReader::with_capacity(64 << 10, opened.reader());
-    shared::read::ncu_rep::read_export_with_source_from(reader)
+    shared::read::ncu_rep::read_export_with_source_and_code_from(reader)
         .map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))
 }
 

@@ -1,7 +1,7 @@
 //! `capture explain`: a short, stable answer per kernel for people and agents, with the
 //! counters behind it. Each explanation is built from the kernel's bytes-table row
 //! ([`crate::analysis::table`]), its verdict per launch group ([`crate::analysis::groups`]),
-//! its roof ([`crate::analysis::figures::roof_under`]) and ncu's ranked rules
+//! its roof ([`crate::analysis::figures::roof_under_at_run_clock`]) and ncu's ranked rules
 //! ([`crate::analysis::findings`]); nothing here works a figure of its own.
 //!
 //! The contract ([`Explanation`], its JSON Schema from [`Explanation::json_schema`],
@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::bound::PIPES;
-use crate::analysis::figures::{roof_under, KernelFigures};
+use crate::analysis::figures::{roof_under_at_run_clock, KernelFigures};
 use crate::analysis::groups::{kernel_verdict, KernelVerdict};
 use crate::analysis::metrics;
 use crate::analysis::table::{BytesTable, TableRow, TimeSource};
@@ -117,10 +117,24 @@ pub struct Roof {
     pub kind: String,
     /// Which side of the ridge: `memory` (the sloped roof) or `compute` (the flat one).
     pub side: String,
-    /// Achieved over attainable at its intensity, %.
+    /// Achieved over attainable at its intensity, %, the compute roof at `sm_clock_hz`
+    /// where that is known.
     pub pct_of_roof: Option<f64>,
     /// Whether the ceilings are measured (`capture run`) rather than theoretical.
     pub measured: bool,
+    /// The SM clock the roof is at, MHz, whole (2 KB a kernel is tight): the one ncu
+    /// recorded for the kernel's launches (`sm__cycles_elapsed.avg.per_second`); absent
+    /// where the roof stays at its peak's clock (an event-timed kernel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_mhz: Option<u32>,
+    /// The SM clock of the compute peak (the boost clock attribute, or `capture run`'s held
+    /// clock for a measured roof), MHz, whole, beside `sm_clock_mhz`; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_sm_clock_mhz: Option<u32>,
+    /// Achieved over the roof at `peak_sm_clock_hz`, %, where moving the roof to
+    /// `sm_clock_hz` changed it; absent left of both ridges (the bandwidth roof).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct_of_peak_clock_roof: Option<f64>,
 }
 
 /// One ncu rule finding.
@@ -272,7 +286,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
     let kv = kernel_verdict(launches);
     let roof = artifact.kernels.get(index).and_then(|k| {
         let fig = KernelFigures::of(index, k, row.clone());
-        roof_under(artifact, &fig)
+        roof_under_at_run_clock(artifact, &fig)
     });
     let cited = cited_launch(launches, &kv, row.verdict.as_deref());
     let (name, name_cut) = cut(&row.name, NAME_CHARS);
@@ -289,7 +303,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
         bound_by: row.bound_by.as_ref().map(|b| b.unit.clone()),
         pct_of_peak: row.bound_by.as_ref().and_then(|b| b.pct_of_peak),
         reason: reason(row, &kv),
-        roof: roof.as_ref().map(|r| Roof {
+        roof: roof.as_ref().map(|(r, clocks)| Roof {
             kind: r.kind.key().to_string(),
             side: match r.bound {
                 Bound::Memory => "memory",
@@ -298,6 +312,10 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
             .to_string(),
             pct_of_roof: r.pct_of_roof,
             measured: r.measured,
+            sm_clock_mhz: clocks.clock_hz.map(whole_mhz),
+            // Only beside the clock it was moved to: 2 KB a kernel is tight.
+            peak_sm_clock_mhz: clocks.clock_hz.and(clocks.peak_clock_hz).map(whole_mhz),
+            pct_of_peak_clock_roof: clocks.pct_of_peak_clock,
         }),
         work: row.precision.clone(),
         rules: rules(row),
@@ -316,7 +334,7 @@ pub fn explain_kernel(artifact: &Artifact, index: usize, row: &TableRow) -> Kern
             .into_iter()
             .chain(
                 cited
-                    .map(|l| evidence(l, row, roof.as_ref().map(|r| r.kind)))
+                    .map(|l| evidence(l, row, roof.as_ref().map(|(r, _)| r.kind)))
                     .into_iter()
                     .flatten(),
             )
@@ -617,7 +635,8 @@ fn cut(s: &str, chars: usize) -> (String, bool) {
 }
 
 /// Shortens the free text of `k` until its JSON fits [`MAX_KERNEL_JSON_BYTES`]: the name,
-/// the reason, the groups, the flags' details, the rules' titles, then all of them
+/// the reason, the groups, the flags' details, the rules' titles (to 60 characters, then
+/// 30), then all of them
 /// further; evidence (at most 14 short entries) is kept whole. Strings of the input that
 /// no real export has at such lengths (a rule id or a unit of a megabyte: 3.0 MB per
 /// kernel, issue 48) are then cut too, every string to [`CUT_CHARS`] (each cut ending in
@@ -629,7 +648,7 @@ fn fit(k: &mut KernelExplanation) {
     // the steps below measure kilobytes, not megabytes (every later cut keeps a prefix, so
     // the result is the same).
     cut_all(k, MAX_KERNEL_JSON_BYTES);
-    let steps: [&dyn Fn(&mut KernelExplanation); 9] = [
+    let steps: [&dyn Fn(&mut KernelExplanation); 10] = [
         &|k| k.advice = k.advice.as_deref().map(|a| cut(a, 160).0),
         &|k| {
             let (n, was) = cut(&k.name, 80);
@@ -641,6 +660,11 @@ fn fit(k: &mut KernelExplanation) {
         &|k| {
             for f in &mut k.flags {
                 f.detail = cut(&f.detail, 60).0;
+            }
+        },
+        &|k| {
+            for r in &mut k.rules {
+                r.title = cut(&r.title, 60).0;
             }
         },
         &|k| {
@@ -673,6 +697,12 @@ fn fit(k: &mut KernelExplanation) {
             break;
         }
     }
+}
+
+/// A clock in Hz as whole MHz.
+fn whole_mhz(hz: f64) -> u32 {
+    // A clock is some GHz: far inside u32's range of MHz.
+    (hz / 1e6).round().clamp(0.0, f64::from(u32::MAX)) as u32
 }
 
 /// How long any string of an explanation may be once cutting reaches the input's own
@@ -831,13 +861,18 @@ impl KernelExplanation {
         if let Some(r) = &self.roof {
             if let Some(pct) = r.pct_of_roof {
                 p.push_str(&format!(
-                    " It runs at {pct:.0}% of the {} {} roof at its DRAM intensity ({}).",
+                    " It runs at {pct:.0}% of the {} {} roof{} at its DRAM intensity ({}).",
                     if r.measured {
                         "measured"
                     } else {
                         "theoretical"
                     },
                     r.kind,
+                    crate::analysis::figures::clock_words(
+                        r.sm_clock_mhz.map(|m| f64::from(m) * 1e6),
+                        r.peak_sm_clock_mhz.map(|m| f64::from(m) * 1e6),
+                        r.pct_of_peak_clock_roof
+                    ),
                     if r.side == "memory" {
                         "left of the ridge"
                     } else {
@@ -958,6 +993,9 @@ mod tests {
                 side: long.clone(),
                 pct_of_roof: None,
                 measured: false,
+                sm_clock_mhz: None,
+                peak_sm_clock_mhz: None,
+                pct_of_peak_clock_roof: None,
             }),
             work: Some(long.clone()),
             rules: vec![

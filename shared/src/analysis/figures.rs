@@ -178,7 +178,8 @@ impl KernelFigures {
 }
 
 /// The roof a kernel sits under: which side of its kind's ridge its DRAM intensity falls
-/// on, and how close to that roof it runs.
+/// on, and how close to that roof it runs (at the SM clock it ran at, from
+/// [`roof_under_at_run_clock`], with its [`RoofClock`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoofUnder {
     /// The kind of work (the kernel's main kind).
@@ -187,32 +188,146 @@ pub struct RoofUnder {
     pub bound: Bound,
     /// Whether the roof is measured (`capture run`) rather than theoretical.
     pub measured: bool,
-    /// Attainable G(FL)OP/s at the kernel's DRAM intensity under that roof.
+    /// Attainable G(FL)OP/s at the kernel's DRAM intensity under that roof (its compute
+    /// part at [`RoofClock::clock_hz`] where that is known).
     pub attainable: f64,
     /// Achieved G(FL)OP/s as a percentage of `attainable`.
     pub pct_of_roof: Option<f64>,
 }
 
+/// The clocks of a [`RoofUnder`] from [`roof_under_at_run_clock`]: apart from it, so that
+/// the viewer, whose views use [`roof_under`] at the peak clock, carries none of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RoofClock {
+    /// The SM clock the roof is drawn at, Hz: the one ncu recorded for the kernel's launches
+    /// (`sm__cycles_elapsed.avg.per_second`, duration-weighted) where its time is ncu's;
+    /// `None` where the roof stays at the clock of its peak ([`RoofClock::peak_clock_hz`]).
+    pub clock_hz: Option<f64>,
+    /// The SM clock the compute peak was worked out (the device's boost clock attribute) or
+    /// measured at (`capture run`'s held clock), Hz, where known.
+    pub peak_clock_hz: Option<f64>,
+    /// Achieved as a percentage of the roof at `peak_clock_hz`, where moving the roof to
+    /// `clock_hz` changed it (the figure a roof drawn at the peak clock reads); `None` left
+    /// of both ridges, where the roof is the bandwidth at any clock.
+    pub pct_of_peak_clock: Option<f64>,
+}
+
+/// The SM clock kernel `fig` ran at while its time was taken, Hz: ncu's record
+/// (`sm__cycles_elapsed.avg.per_second`) where the time is ncu's duration; `None` for an
+/// event-timed kernel (its clock was not recorded per launch).
+fn run_clock_hz(fig: &KernelFigures) -> Option<f64> {
+    match fig.row.time_source? {
+        crate::analysis::table_row::TimeSource::NcuDuration => fig.sol().sm_hz,
+        crate::analysis::table_row::TimeSource::EventMedian => None,
+    }
+}
+
 /// The roof kernel `fig` sits under in `artifact`: its main kind's compute ceiling (measured,
-/// else theoretical) and the DRAM bandwidth (measured copy, else theoretical), at its DRAM
-/// intensity; `None` without FLOPs, bytes, time or a ceiling.
+/// else theoretical) at the SM clock it ran at ([`RoofClock::clock_hz`]), and the DRAM
+/// bandwidth (measured copy, else theoretical), at its DRAM intensity; `None` without FLOPs,
+/// bytes, time or a ceiling. `capture explain` says it.
+pub fn roof_under_at_run_clock(
+    artifact: &Artifact,
+    fig: &KernelFigures,
+) -> Option<(RoofUnder, RoofClock)> {
+    roof_at::<true>(artifact, fig)
+}
+
+/// [`roof_under_at_run_clock`] with the compute roof at its peak's clock, whatever clock the
+/// kernel ran at: what the viewer's views use (the
+/// ranking, the compare page's roofs, the exercises), whose release wasm is at its budget
+/// (the clock costs it about 1 KB) until room is made.
 pub fn roof_under(artifact: &Artifact, fig: &KernelFigures) -> Option<RoofUnder> {
+    roof_at::<false>(artifact, fig).map(|(r, _)| r)
+}
+
+fn roof_at<const RUN_CLOCK: bool>(
+    artifact: &Artifact,
+    fig: &KernelFigures,
+) -> Option<(RoofUnder, RoofClock)> {
     let kind = fig.main_kind(artifact.kernels.get(fig.index));
     let (flops, _) = fig.work_of(kind)?;
     let oi = roofline::intensity(flops, fig.row.dram_bytes?)?;
     let c = compute_ceilings(artifact, kind);
     let peak = c.measured.or(c.theoretical)?;
+    let peak_clock_hz = if !RUN_CLOCK {
+        None
+    } else if c.measured.is_some() {
+        artifact
+            .ceilings
+            .as_ref()
+            .and_then(|c| c.held_sm_clock_mhz)
+            .map(|m| m * 1e6)
+    } else {
+        artifact
+            .device
+            .as_ref()
+            .and_then(|d| d.sm_clock_khz)
+            .map(|k| k as f64 * 1e3)
+    };
+    let clock_hz = if RUN_CLOCK {
+        run_clock_hz(fig).zip(peak_clock_hz)
+    } else {
+        None
+    };
+    let at_clock = clock_hz
+        .and_then(|(run, of_peak)| roofline::peak_at_clock(peak, of_peak, run))
+        .unwrap_or(peak);
     let measured_bw = artifact.ceilings.as_ref().and_then(|c| c.copy_gbyte_per_s);
     let bw = measured_bw.or(artifact.device.as_ref()?.peaks.dram_gbyte_per_s)?;
-    let attainable = roofline::attainable_gflop_per_s(oi, peak, bw);
+    let attainable = roofline::attainable_gflop_per_s(oi, at_clock, bw);
     let achieved = roofline::giga_per_s(flops, fig.row.time_ms?)?;
-    Some(RoofUnder {
-        kind,
-        bound: roofline::bound(oi, peak, bw),
-        measured: c.measured.is_some() && measured_bw.is_some(),
-        attainable,
-        pct_of_roof: roofline::percent_of(achieved, attainable),
-    })
+    let at_peak_clock = roofline::attainable_gflop_per_s(oi, peak, bw);
+    // Left of both ridges the roof is the bandwidth, whatever the clock.
+    let moved = clock_hz.is_some() && at_peak_clock != attainable;
+    Some((
+        RoofUnder {
+            kind,
+            bound: roofline::bound(oi, at_clock, bw),
+            measured: c.measured.is_some() && measured_bw.is_some(),
+            attainable,
+            pct_of_roof: roofline::percent_of(achieved, attainable),
+        },
+        RoofClock {
+            clock_hz: clock_hz.map(|(run, _)| run),
+            peak_clock_hz,
+            pct_of_peak_clock: if moved {
+                roofline::percent_of(achieved, at_peak_clock)
+            } else {
+                None
+            },
+        },
+    ))
+}
+
+/// The clocks of a roof in words, for every text that prints a percentage of a roof:
+/// `" at the 1.62 GHz it ran; 74 % of the 1.98 GHz peak"` where the roof was moved to the
+/// kernel's clock, `" at the 1.98 GHz peak clock"` where it stays at its peak's clock, and
+/// nothing where no clock is known.
+pub fn roof_clock_words(r: &RoofClock) -> String {
+    clock_words(r.clock_hz, r.peak_clock_hz, r.pct_of_peak_clock)
+}
+
+/// [`roof_clock_words`] of a roof's clock (`clock_hz`), its peak's clock and the percentage
+/// of the roof at the peak clock, as the explain JSON keeps them.
+pub fn clock_words(
+    clock_hz: Option<f64>,
+    peak_clock_hz: Option<f64>,
+    pct_of_peak_clock: Option<f64>,
+) -> String {
+    let ghz = |hz: f64| format!("{:.2} GHz", hz / 1e9);
+    match (clock_hz, peak_clock_hz, pct_of_peak_clock) {
+        (Some(run), Some(peak), Some(pct)) => {
+            format!(
+                " at the {} it ran; {pct:.0} % of the {} peak",
+                ghz(run),
+                ghz(peak)
+            )
+        }
+        (Some(run), _, _) => format!(" at the {} it ran", ghz(run)),
+        (None, Some(peak), _) => format!(" at the {} peak clock", ghz(peak)),
+        (None, None, _) => String::new(),
+    }
 }
 
 /// One row of "where the time goes".
@@ -224,7 +339,7 @@ pub struct RankRow {
     pub share: Option<f64>,
     /// The shares of this row and every row above it.
     pub cumulative: Option<f64>,
-    /// The roof it sits under.
+    /// The roof it sits under, at its peak's clock ([`roof_under`]).
     pub roof: Option<RoofUnder>,
 }
 
@@ -317,7 +432,9 @@ mod tests {
         assert!(rows.windows(2).all(|w| w[0].share >= w[1].share));
         let top = &figs[rows[0].index];
         assert_eq!(top.name, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
-        let roof = rows[0].roof.as_ref().expect("a roof");
+        // The ranking's roof (the viewer's) is at the peak clock.
+        let ranked = rows[0].roof.as_ref().expect("a roof");
+        let (roof, clocks) = &roof_under_at_run_clock(&a, top).expect("a roof");
         assert_eq!(roof.kind, Work::TensorBf16);
         assert_eq!(
             roof.bound,
@@ -325,10 +442,28 @@ mod tests {
             "the 4096^3 matmul is right of the ridge"
         );
         assert!(!roof.measured, "an import has only theoretical roofs");
+        // ncu ran it at its locked base clock, 1.62 GHz (1,615,580,248 and 1,618,904,579 Hz
+        // recorded for its two launches) of the H200's 1.98 GHz boost: its SOL
+        // reads SM 90.3 %, and so does its roof at that clock; at the boost peak it read 73.5 %.
+        let clock = clocks.clock_hz.expect("the clock ncu recorded");
+        assert!((1.61e9..1.62e9).contains(&clock), "{clock}");
+        assert_eq!(clocks.peak_clock_hz, Some(1.98e9));
         let pct = roof.pct_of_roof.expect("pct");
-        assert!(
-            (60.0..100.0).contains(&pct),
-            "{pct} % of the dense BF16 peak"
+        assert_eq!(
+            format!("{pct:.0}"),
+            "90",
+            "{pct} % of the roof at its clock"
+        );
+        let at_peak = clocks.pct_of_peak_clock.expect("pct at the peak clock");
+        assert_eq!(
+            format!("{at_peak:.0}"),
+            "74",
+            "{at_peak} % of the boost-clock roof"
+        );
+        assert_eq!(ranked.pct_of_roof, Some(at_peak));
+        assert_eq!(
+            roof_clock_words(clocks),
+            " at the 1.62 GHz it ran; 74 % of the 1.98 GHz peak"
         );
     }
 

@@ -418,6 +418,43 @@ pub fn verdict(sol: &SpeedOfLight) -> Option<Verdict> {
     })
 }
 
+/// Every verdict [`verdict`] gives a reading within `spread_pts` percentage points of
+/// Compute (SM) `sm` and Memory `mem` (each moved by up to the spread, the corners and edges
+/// of that square: every threshold of the rule is a line, so its extremes are there), the
+/// verdict at the reading first, then the others in [`VerdictKind`] order. Two or more: the
+/// reading is a tie between them, within the run-to-run spread of the percentages, and
+/// another collection of the same program may read any of them.
+pub fn verdicts_within(sm: f64, mem: f64, spread_pts: f64) -> Vec<VerdictKind> {
+    let kind = |sm: f64, mem: f64| {
+        verdict(&SpeedOfLight {
+            sm_pct: Some(sm),
+            memory_pct: Some(mem),
+            ..Default::default()
+        })
+        .map(|v| v.kind)
+    };
+    let mut out: Vec<VerdictKind> = kind(sm, mem).into_iter().collect();
+    let steps = [-spread_pts, 0.0, spread_pts];
+    let mut others = Vec::new();
+    for ds in steps {
+        for dm in steps {
+            if let Some(k) = kind(sm + ds, mem + dm) {
+                if !out.contains(&k) && !others.contains(&k) {
+                    others.push(k);
+                }
+            }
+        }
+    }
+    let order = [
+        VerdictKind::ComputeBound,
+        VerdictKind::MemoryBound,
+        VerdictKind::Balanced,
+        VerdictKind::LatencyBound,
+    ];
+    out.extend(order.into_iter().filter(|k| others.contains(k)));
+    out
+}
+
 /// Cache hit rates, %.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HitRates {
@@ -597,6 +634,27 @@ pub fn totals_in(plans: &mut work::Plans, launches: &[LaunchCounters]) -> Launch
         work,
         derived_bytes,
         sol,
+    }
+}
+
+#[cfg(test)]
+mod tie_tests {
+    use super::*;
+
+    #[test]
+    fn readings_near_a_threshold_are_ties() {
+        use VerdictKind::*;
+        // T5's softmax: SM 80.37 % against DRAM 80.39 % (ncu named DRAM in one run,
+        // compute in the other); a point lower, both under 80 and within 10 points: balanced.
+        assert_eq!(
+            verdicts_within(80.37, 80.39, 1.0),
+            [MemoryBound, ComputeBound, Balanced]
+        );
+        // Far from every line: one verdict.
+        assert_eq!(verdicts_within(95.0, 20.0, 1.0), [ComputeBound]);
+        assert_eq!(verdicts_within(20.0, 25.0, 1.0), [LatencyBound]);
+        // Across the 10-point line of balance.
+        assert_eq!(verdicts_within(70.0, 60.5, 1.0), [Balanced, ComputeBound]);
     }
 }
 

@@ -3,7 +3,8 @@
 //!
 //! Formulas: FP32 peak = 2 x SMs x FP32 lanes per SM x SM clock;
 //! DRAM bandwidth = 2 x memory clock x bus width / 8; ridge = FP32 peak / bandwidth;
-//! attainable = min(peak, OI x bandwidth). GB/s and GFLOP/s are decimal (10^9).
+//! attainable = min(peak, OI x bandwidth); a compute peak at another SM clock = peak x
+//! clock / the peak's clock. GB/s and GFLOP/s are decimal (10^9).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +26,14 @@ pub fn fp32_lanes_per_sm(major: u32, minor: u32) -> Option<u32> {
 /// FP32 peak in GFLOP/s: 2 FLOPs per FMA x SMs x lanes x clock.
 pub fn fp32_peak_gflop_per_s(sm_count: u32, lanes_per_sm: u32, sm_clock_khz: u64) -> f64 {
     2.0 * f64::from(sm_count) * f64::from(lanes_per_sm) * sm_clock_khz as f64 * 1e3 / 1e9
+}
+
+/// A compute peak `peak` (GFLOP/s or GOP/s, worked out or measured at the SM clock
+/// `peak_clock_hz`) at the SM clock `clock_hz`: every compute peak is a count per SM cycle
+/// times the clock, so it scales with it (1.61 GHz of 1.98: 81 %). DRAM bandwidth does not
+/// (its own clock). `None` for a clock that is not positive.
+pub fn peak_at_clock(peak: f64, peak_clock_hz: f64, clock_hz: f64) -> Option<f64> {
+    (peak_clock_hz > 0.0 && clock_hz > 0.0).then(|| peak * clock_hz / peak_clock_hz)
 }
 
 /// DRAM bandwidth in GB/s: two transfers per memory clock over the whole bus.

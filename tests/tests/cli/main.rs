@@ -12,6 +12,7 @@ mod bounds;
 mod corpus;
 mod diff;
 mod diff_range;
+mod drift;
 mod explain;
 mod gate;
 mod gate_closed;

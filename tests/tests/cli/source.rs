@@ -262,3 +262,148 @@ fn a_counted_repetition_against_a_megabyte_kernel_name_is_quick() {
     // Measured: 0.26 s for the first in a debug build.
     assert!(took.as_secs() < 30, "{took:?}");
 }
+
+/// A stand-in for nvdisasm in `dir` that prints the recorded output of the real one
+/// (tests/fixtures/nvdisasm-suite/) for the base address it is asked for, and fails on any
+/// other arguments than those capture passes.
+#[cfg(unix)]
+fn recorded_nvdisasm(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let recorded = fixture("nvdisasm-suite");
+    let path = dir.join("nvdisasm");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = --binary ] && [ \"$2\" = SM90a ] && \
+             [ \"$3\" = --base-address ] && [ -f \"$5\" ] || exit 2\n\
+             exec cat '{}'/\"$4\".txt\n",
+            recorded.display()
+        ),
+    )
+    .expect("write");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+#[cfg(unix)]
+#[test]
+fn a_report_alone_gives_the_sass_nvdisasm_gives_and_the_artifact_keeps_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let nvdisasm = recorded_nvdisasm(dir.path());
+    let report = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    let page = fixture("ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
+    let art = dir.path().join("suite.json");
+    let o = capture(&[
+        "import",
+        s(&report),
+        "--nvdisasm",
+        s(&nvdisasm),
+        "-o",
+        s(&art),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("no SASS text"), "{}", stderr(&o));
+    let json = |args: &[&str]| -> Value {
+        let mut all = vec![
+            "source",
+            "--kernel",
+            ".",
+            "--all-launches",
+            "--format",
+            "json",
+        ];
+        all.extend(args);
+        let o = capture(&all);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).expect("json")
+    };
+    // Every kernel's instructions: the figures and lines of the report with its source page
+    // (ncu 2025.3.1), and its text but for the loop after a kernel's last EXIT, which that
+    // page writes `BRA 0x...` and ncu_report 2026.3.1 (whose spelling nvdisasm's text is
+    // read into, tests/oracle/) ``BRA `(.L_x_0) 0x...``. From the report alone and from the
+    // artifact alone.
+    let with_page = json(&[s(&report), "--sass", s(&page)]);
+    let from_report = json(&[s(&report), "--nvdisasm", s(&nvdisasm)]);
+    let from_artifact = json(&[s(&art)]);
+    let launches = with_page.as_array().expect("launches");
+    assert_eq!(launches.len(), 6);
+    for ours in [&from_report, &from_artifact] {
+        for l in launches {
+            let mine = ours
+                .as_array()
+                .and_then(|p| p.iter().find(|p| p["launch"] == l["launch"]))
+                .expect("the launch");
+            let (mine, theirs) = (&mine["instructions"], &l["instructions"]);
+            assert_eq!(
+                mine.as_array().map(Vec::len),
+                theirs.as_array().map(Vec::len)
+            );
+            let mut self_branches = 0;
+            for (a, b) in mine
+                .as_array()
+                .into_iter()
+                .flatten()
+                .zip(theirs.as_array().into_iter().flatten())
+            {
+                let (a_text, b_text) = (
+                    a["sass"].as_str().expect("text"),
+                    b["sass"].as_str().expect("text"),
+                );
+                let mut a_rest = a.clone();
+                a_rest["sass"] = b["sass"].clone();
+                assert_eq!(&a_rest, b);
+                if a_text != b_text {
+                    assert_eq!(
+                        a_text,
+                        format!("BRA `(.L_x_0) {}", a["address"].as_str().expect("address"))
+                    );
+                    self_branches += 1;
+                }
+            }
+            assert!(self_branches <= 1, "{self_branches}");
+        }
+    }
+}
+
+#[test]
+fn without_nvdisasm_the_report_says_what_is_missing_and_the_command_that_adds_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    // Nothing on PATH (python3 neither), no CUDA_HOME: only /usr/local/cuda/bin is left,
+    // which a GPU host has.
+    let o = std::process::Command::new(capture_bin())
+        .args(["source", s(&report), "--kernel", "stride32", "--top", "3"])
+        .env("PATH", dir.path())
+        .env_remove("CUDA_HOME")
+        .output()
+        .expect("run capture");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    if std::path::Path::new("/usr/local/cuda/bin/nvdisasm").is_file() {
+        assert!(!err.contains("not found"), "{err}");
+        assert!(
+            !stdout(&o).contains("SASS not in a report"),
+            "{}",
+            stdout(&o)
+        );
+    } else {
+        assert!(err.contains("nvdisasm"), "{err}");
+        assert!(err.contains("`pip install nvidia-cuda-nvdisasm`"), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    // A disassembler named that is not there is an error naming it.
+    let o = capture(&[
+        "source",
+        s(&report),
+        "--kernel",
+        "stride32",
+        "--nvdisasm",
+        "/no/such/nvdisasm",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/no/such/nvdisasm (--nvdisasm)"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -111,7 +111,10 @@ fn planted_changes_fail_the_work_gate_and_same_code_pairs_pass() {
         .filter(|c| time_gate(&base, &at(c), tightest) == 12)
         .collect();
     println!("time gate at {tightest} %: catches {caught:?}; work gate at 1 %: 5 of 6");
-    assert_eq!(tightest, "1");
+    // The bands include the run-to-run drift (`capture diff` without --baseline-runs: the
+    // H200 determinism runs' median, shared::analysis::diff::drift), so the tightest gate the
+    // same-code pairs pass is 0.25 % (1 % with within-run bands alone), and it catches the same.
+    assert_eq!(tightest, "0.25", "caught {caught:?}");
     assert_eq!(caught, ["uncoalesced", "split", "copy_kernel"]);
 }
 

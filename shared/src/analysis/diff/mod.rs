@@ -23,12 +23,16 @@
 //! - The work gate ([`work`]) compares what each kernel did, not its time.
 //! - By NVTX range ([`ranges`]): which part of the program got slower, node by node of the
 //!   range tree, with the same noise rules.
+//! - Run-to-run drift ([`drift`]): `capture diff` widens every band to at least the drift
+//!   measured between runs (baseline repeats or a tolerance file), and says which it used.
 
 pub mod comparable;
+pub mod drift;
 pub mod matching;
 pub mod noise;
 pub mod ranges;
 pub mod render;
+pub mod spread;
 pub mod view;
 pub mod work;
 

@@ -79,6 +79,10 @@ pub struct WorkTolerance {
     /// which one counts).
     #[serde(deserialize_with = "each_once")]
     pub components: BTreeMap<String, ComponentTolerance>,
+    /// The measured run-to-run spread of kernel time ([`super::drift`]: `capture diff
+    /// --noise-tolerance` widens the time bands by it); absent in files written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<super::spread::TimeSpread>,
 }
 
 /// The components map, refusing a key given twice (serde's map would keep the last).
@@ -836,6 +840,7 @@ mod tests {
                 },
             )]
             .into(),
+            time: None,
         };
         assert!(!work_diff(&before, &after, 1.0, Some(&tol(1.1, 0.0))).failed);
         assert!(!work_diff(&before, &after, 1.0, Some(&tol(0.0, 31.0))).failed);

@@ -46,10 +46,13 @@ pub struct Summary {
 /// Decodes the report in `input`, handing each profile result to `on_result` in file order;
 /// with `PER_PC`, each with its per-instruction values (`ProfileResult::per_pc`), which an
 /// import does not need (a constant, so the code that reads them is not built into a
-/// reader that never asks: the viewer's wasm).
-pub fn decode<const PER_PC: bool>(
+/// reader that never asks: the viewer's wasm). With `CODE` (and `PER_PC`), also the code
+/// of every loaded function into `code` ([`super::cubin::module_code`]), for a disassembler
+/// the caller runs; the viewer passes `None`, and no list of code is ever made there.
+pub fn decode<const PER_PC: bool, const CODE: bool>(
     input: &mut dyn Input,
     on_result: &mut dyn FnMut(ProfileResult),
+    code: Option<&mut Vec<super::cubin::CodeSection>>,
 ) -> Result<Summary, ReportError> {
     let mut d = Decoder {
         summary: Summary::default(),
@@ -61,10 +64,12 @@ pub fn decode<const PER_PC: bool>(
         short_blocks: Vec::new(),
         lines: super::lines::LineMap::default(),
         line_problems: Vec::new(),
+        code_problems: Vec::new(),
+        code,
         pc_problems: Vec::new(),
     };
     d.header(input)?;
-    d.blocks::<PER_PC>(input, on_result)?;
+    d.blocks::<PER_PC, CODE>(input, on_result)?;
     if d.odd_values > 0 {
         d.warn(format!(
             "{} metric values were of a kind not seen in reports of file version {}; read by \
@@ -80,6 +85,16 @@ pub fn decode<const PER_PC: bool>(
             message: format!(
                 "{n} kernel module(s) whose line table did not decode, so their instructions \
                  have no CUDA source lines (the first: {first})"
+            ),
+        });
+    }
+    if let Some(first) = d.code_problems.first().cloned() {
+        let n = d.code_problems.len();
+        d.summary.source_warnings.push(Warning {
+            line: None,
+            message: format!(
+                "{n} kernel module(s) whose code did not decode, so their instructions have \
+                 no SASS text (the first: {first})"
             ),
         });
     }
@@ -106,8 +121,10 @@ pub fn decode<const PER_PC: bool>(
     Ok(d.summary)
 }
 
-struct Decoder {
+struct Decoder<'c> {
     summary: Summary,
+    /// Where the loaded functions' code goes (with `CODE` only).
+    code: Option<&'c mut Vec<super::cubin::CodeSection>>,
     tables: StringTables,
     odd_values: u64,
     other_messages: u64,
@@ -123,6 +140,8 @@ struct Decoder {
     lines: super::lines::LineMap,
     /// Why a module's line table did not decode, one per module.
     line_problems: Vec<String>,
+    /// Why a module's code sections did not decode, one per module (with `CODE` only).
+    code_problems: Vec<String>,
     /// Why a launch's per-instruction counter did not decode, one per counter.
     pc_problems: Vec<String>,
 }
@@ -154,7 +173,7 @@ fn size_of(bytes: &[u8]) -> u64 {
     u64::from(u32::from_le_bytes(le))
 }
 
-impl Decoder {
+impl Decoder<'_> {
     fn warn(&mut self, message: String) {
         self.summary.warnings.push(Warning {
             line: None,
@@ -256,7 +275,7 @@ impl Decoder {
         clippy::too_many_lines,
         reason = "one loop over the report's blocks with an arm per block kind; the arms share the reader's offsets and limits"
     )]
-    fn blocks<const PER_PC: bool>(
+    fn blocks<const PER_PC: bool, const CODE: bool>(
         &mut self,
         input: &mut dyn Input,
         on_result: &mut dyn FnMut(ProfileResult),
@@ -340,6 +359,16 @@ impl Decoder {
                     };
                     if let Err(why) = self.lines.add_module(bytes, at + 4) {
                         self.line_problems.push(why);
+                    }
+                    if CODE {
+                        match super::cubin::module_code(bytes, at + 4) {
+                            Ok(code) => {
+                                if let Some(out) = self.code.as_deref_mut() {
+                                    out.extend(code);
+                                }
+                            }
+                            Err(why) => self.code_problems.push(why),
+                        }
                     }
                     index += 1;
                     continue;

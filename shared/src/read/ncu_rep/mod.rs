@@ -24,7 +24,9 @@
 //! [`Report`]; [`read_export`] and [`read_export_from`] give the same [`Export`] the CSV
 //! reader makes of the report's raw page, for [`crate::analysis::merge::import_launches`];
 //! [`read_export_with_source`] gives it with each launch's source page, and
-//! [`read_sources_from`] only the source pages, streamed. No I/O.
+//! [`read_sources_from`] only the source pages, streamed; their `_and_code` forms also give
+//! the code of every loaded function (`cubin.rs`), for a disassembler the caller runs. No
+//! I/O.
 //! A report cut short loads its complete results with a warning; anything else that does
 //! not fit is a [`ReportError`] naming the byte offset.
 
@@ -34,10 +36,13 @@ use crate::error::ReportError;
 use crate::read::ncu::{Export, Page, Warning};
 
 mod container;
+pub mod cubin;
+mod elf;
 mod export;
 mod input;
 mod layout;
 pub mod lines;
+mod module;
 mod nvtx;
 mod report;
 pub mod rules;
@@ -144,13 +149,49 @@ pub fn read_export_with_source_from<R: Read>(
 fn export_with_source(
     input: &mut dyn input::Input,
 ) -> Result<(Export, Vec<crate::read::source::LaunchSource>), ReportError> {
+    export_with_source_and::<false>(input, None)
+}
+
+/// [`read_export_with_source_from`], and the code of every function the report loaded
+/// ([`cubin::module_code`]), for a disassembler to give the instructions their SASS text
+/// (what `capture import` does where it finds `nvdisasm`).
+///
+/// # Errors
+///
+/// As [`read_report_from`].
+pub fn read_export_with_source_and_code_from<R: Read>(
+    input: R,
+) -> Result<
+    (
+        Export,
+        Vec<crate::read::source::LaunchSource>,
+        Vec<cubin::CodeSection>,
+    ),
+    ReportError,
+> {
+    let mut code = Vec::new();
+    let (export, sources) =
+        export_with_source_and::<true>(&mut input::ReadInput::new(input), Some(&mut code))?;
+    Ok((export, sources, code))
+}
+
+/// The export and source pages of a report, and with `CODE` its code into `code` (the
+/// viewer's path passes `None`: no list of code is made there).
+fn export_with_source_and<const CODE: bool>(
+    input: &mut dyn input::Input,
+    code: Option<&mut Vec<cubin::CodeSection>>,
+) -> Result<(Export, Vec<crate::read::source::LaunchSource>), ReportError> {
     let mut converter = export::Converter::default();
     let mut launches = Vec::new();
     let mut sources = Vec::new();
-    let summary = container::decode::<true>(input, &mut |r| {
-        sources.extend(r.source());
-        launches.push(converter.launch(&r));
-    })?;
+    let summary = container::decode::<true, CODE>(
+        input,
+        &mut |r| {
+            sources.extend(r.source());
+            launches.push(converter.launch(&r));
+        },
+        code,
+    )?;
     let mut warnings = summary.warnings;
     warnings.extend(converter.warnings());
     warnings.extend(summary.source_warnings);
@@ -178,11 +219,44 @@ pub fn read_sources_from<R: Read>(
     input: R,
     on_launch: &mut dyn FnMut(crate::read::source::LaunchSource),
 ) -> Result<Vec<Warning>, ReportError> {
-    let summary = container::decode::<true>(&mut input::ReadInput::new(input), &mut |r| {
-        if let Some(source) = r.source() {
-            on_launch(source);
-        }
-    })?;
+    sources_and::<false>(&mut input::ReadInput::new(input), on_launch, None)
+}
+
+/// [`read_sources_from`], and the code of every function the report loaded
+/// ([`cubin::module_code`]: the report's kernel binaries, held), for a disassembler to give
+/// the instructions their SASS text (what `capture source` does where it finds
+/// `nvdisasm`).
+///
+/// # Errors
+///
+/// As [`read_report_from`].
+pub fn read_sources_and_code_from<R: Read>(
+    input: R,
+    on_launch: &mut dyn FnMut(crate::read::source::LaunchSource),
+) -> Result<(Vec<Warning>, Vec<cubin::CodeSection>), ReportError> {
+    let mut code = Vec::new();
+    let warnings = sources_and::<true>(
+        &mut input::ReadInput::new(input),
+        on_launch,
+        Some(&mut code),
+    )?;
+    Ok((warnings, code))
+}
+
+fn sources_and<const CODE: bool>(
+    input: &mut dyn input::Input,
+    on_launch: &mut dyn FnMut(crate::read::source::LaunchSource),
+    code: Option<&mut Vec<cubin::CodeSection>>,
+) -> Result<Vec<Warning>, ReportError> {
+    let summary = container::decode::<true, CODE>(
+        input,
+        &mut |r| {
+            if let Some(source) = r.source() {
+                on_launch(source);
+            }
+        },
+        code,
+    )?;
     let mut warnings = summary.warnings;
     warnings.extend(summary.source_warnings);
     Ok(warnings)
@@ -190,7 +264,7 @@ pub fn read_sources_from<R: Read>(
 
 fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
     let mut results = Vec::new();
-    let summary = container::decode::<true>(input, &mut |r| results.push(r))?;
+    let summary = container::decode::<true, false>(input, &mut |r| results.push(r), None)?;
     Ok(Report {
         version: summary.version,
         session: summary.session,
@@ -203,7 +277,11 @@ fn collect(input: &mut dyn input::Input) -> Result<Report, ReportError> {
 fn export_of(input: &mut dyn input::Input) -> Result<Export, ReportError> {
     let mut converter = export::Converter::default();
     let mut launches = Vec::new();
-    let summary = container::decode::<false>(input, &mut |r| launches.push(converter.launch(&r)))?;
+    let summary = container::decode::<false, false>(
+        input,
+        &mut |r| launches.push(converter.launch(&r)),
+        None,
+    )?;
     let mut warnings = summary.warnings;
     warnings.extend(converter.warnings());
     Ok(Export {
