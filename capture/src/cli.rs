@@ -435,8 +435,12 @@ pub enum TableFormat {
 /// `capture table`.
 #[derive(Debug, Args)]
 pub struct TableArgs {
-    /// The artifact to read.
-    pub artifact: PathBuf,
+    /// The run: an artifact (`.json`, `.json.gz`), or an ncu export `capture import` reads:
+    /// a `.ncu-rep` (`.ncu-repz`) report or CSV pages, several files being the pages of one
+    /// export (raw and details, paired by launch ID); `.gz` is read as what it holds. A lone
+    /// page says what it lacks.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
@@ -479,8 +483,10 @@ impl TableBy {
 /// `capture explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// An artifact, ncu CSV export or `.ncu-rep` (`.ncu-repz`) report.
-    pub input: PathBuf,
+    /// The run, as `capture table` takes it: an artifact, a report, or the CSV pages of one
+    /// export (raw and details, paired by launch ID); `.gz` read too.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
     /// Regular expression a kernel's full name must match.
     #[arg(long)]
     pub kernel: Option<String>,
@@ -549,8 +555,10 @@ pub struct SourceArgs {
     /// --import R --csv --page source --print-source sass` export (`.gz`, `.zst` are read
     /// too), or an artifact of
     /// such a report (`capture import R --source PAGE`), which keeps each kernel's longest
-    /// launch with its SASS text.
-    pub input: std::path::PathBuf,
+    /// launch with its SASS text. Several files are read one after another (the reports
+    /// or pages of one run).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<std::path::PathBuf>,
     /// Regular expression a kernel name must match; of the matching launches the longest
     /// is shown (a source-page export has no durations: the one that executed the most).
     #[arg(long)]
@@ -607,6 +615,13 @@ pub struct DiffArgs {
     pub before: PathBuf,
     /// The run after the change.
     pub after: PathBuf,
+    /// Another file of the before run's export (its details page beside its raw page, or
+    /// the report's pages), paired with BEFORE by launch ID; repeat for more.
+    #[arg(long, value_name = "FILE")]
+    pub before_page: Vec<PathBuf>,
+    /// Another file of the after run's export, as `--before-page`.
+    #[arg(long, value_name = "FILE")]
+    pub after_page: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
     pub format: DiffFormat,

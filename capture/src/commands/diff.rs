@@ -8,7 +8,7 @@
 //! compares NVTX range by range instead (`shared::analysis::diff::ranges`), with the same
 //! comparability check and no gate.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
@@ -16,45 +16,24 @@ use shared::analysis::diff::ranges::range_diff;
 use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
 use shared::analysis::diff::{diff_loaded, Comparability, Gate, GateOptions, Mismatch, RunDiff};
-use shared::analysis::merge;
 use shared::analysis::trace_diff::trace_diff;
-use shared::model::artifact::LoadWarning;
-use shared::read::kind::FileKind;
 use shared::text::table::Format;
 use shared::Artifact;
 
-use super::import;
 use crate::cli::{DiffArgs, DiffFormat, TableBy};
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::files::input::{Input, Run};
 
-/// An artifact, or the artifact `capture import` would make of an export or report; with
-/// what the artifact reader did not take as written (an import's dropped durations show in
-/// its launches, which the gate checks itself).
-pub(crate) fn read_run(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)> {
-    if files::kind(path)? == FileKind::Artifact {
-        return files::read_artifact_checked(path);
-    }
-    let paths = [path.to_path_buf()];
-    let (launches, warnings) = import::read_exports(&paths)?;
-    for w in &warnings {
-        crate::out::warn(&w.to_string());
-    }
-    Ok((
-        merge::import_launches(
-            launches,
-            warnings,
-            crate::provenance::base(shared::model::artifact::Origin::Import, &paths),
-        ),
-        Vec::new(),
-    ))
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
+/// The run of `first` and the pages given with it (`--before-page`, `--after-page`), read
+/// as every read-only command reads its input ([`Input`]), with its name.
+pub(crate) fn read_side(first: &Path, more: &[PathBuf]) -> Result<(Run, String)> {
+    let input = Input::new(
+        std::iter::once(first.to_path_buf())
+            .chain(more.iter().cloned())
+            .collect(),
+    )?;
+    Ok((input.read_warned()?, input.name()))
 }
 
 /// The tolerance file of `--work-tolerance`, read and checked; errors name the file.
@@ -245,9 +224,11 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         .as_deref()
         .map(read_tolerance)
         .transpose()?;
-    let (before, before_warnings) = read_run(&args.before)?;
-    let (after, after_warnings) = read_run(&args.after)?;
-    let names = (file_name(&args.before), file_name(&args.after));
+    let (before_run, before_name) = read_side(&args.before, &args.before_page)?;
+    let (after_run, after_name) = read_side(&args.after, &args.after_page)?;
+    let (before, before_warnings) = (before_run.artifact, before_run.load_warnings);
+    let (after, after_warnings) = (after_run.artifact, after_run.load_warnings);
+    let names = (before_name, after_name);
     if let Some(code) = diff_traces(args, (&before, &after), &names)? {
         return Ok(code);
     }

@@ -1,8 +1,8 @@
 //! `capture explain`: each kernel in a few lines for people and agents, built by
-//! [`shared::analysis::explain`] from the bytes-table row; inputs are read as `capture diff`
-//! reads them (an artifact, or the artifact an import of an export or report makes).
+//! [`shared::analysis::explain`] from the bytes-table row; inputs are read as every read-only
+//! command reads them ([`Input`]: an artifact, or the artifact an import of an export or
+//! report makes).
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
@@ -10,12 +10,22 @@ use shared::analysis::explain::{explain as explain_all, Choice, Explanation};
 use shared::analysis::table::{bytes_table, TableRow};
 
 use crate::cli::{ExplainArgs, ExplainFormat};
+use crate::files::input::Input;
 
 /// The explanation of `input`'s kernels whose full name matches `kernel` (all without
 /// one), at most `top` of them, most time first.
-pub fn explained(input: &Path, kernel: Option<&str>, top: Option<usize>) -> Result<Explanation> {
+pub fn explained(input: &Input, kernel: Option<&str>, top: Option<usize>) -> Result<Explanation> {
+    explained_run(input, input.read_warned()?.artifact, kernel, top)
+}
+
+/// [`explained`] of `input` read as `artifact`.
+pub fn explained_run(
+    input: &Input,
+    artifact: shared::Artifact,
+    kernel: Option<&str>,
+    top: Option<usize>,
+) -> Result<Explanation> {
     let pattern = kernel.map(super::kernel_pattern).transpose()?;
-    let (artifact, _) = super::diff::read_run(input)?;
     let table = bytes_table(&artifact);
     let keep = |r: &TableRow| pattern.as_ref().is_none_or(|p| p.is_match(&r.name));
     let explained = explain_all(
@@ -27,14 +37,14 @@ pub fn explained(input: &Path, kernel: Option<&str>, top: Option<usize>) -> Resu
         },
     );
     if let (Some(k), true) = (kernel, explained.kernels.is_empty()) {
-        bail!("{}: no kernel matches --kernel {k:?}", input.display());
+        bail!("{}: no kernel matches --kernel {k:?}", input.name());
     }
     Ok(explained)
 }
 
 /// [`explained`] in `format`.
 pub fn render(
-    input: &Path,
+    input: &Input,
     kernel: Option<&str>,
     top: Option<usize>,
     format: ExplainFormat,
@@ -48,7 +58,8 @@ pub fn render(
 
 /// `capture explain`.
 pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
-    let text = render(&args.input, args.kernel.as_deref(), args.top, args.format)?;
+    let input = Input::new(args.inputs.clone())?;
+    let text = render(&input, args.kernel.as_deref(), args.top, args.format)?;
     crate::out::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -13,6 +13,7 @@ use shared::read::source::{self, LaunchSource};
 
 use crate::cli::{SourceArgs, SourceFormat};
 use crate::files;
+use crate::files::input::Input;
 
 /// The launches `capture source` keeps of its input's, offered one at a time as they are
 /// read: those `pattern` matches, all of them where all are shown or joined to a `--sass`
@@ -58,7 +59,7 @@ fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<()> {
     } else if opened.kind == FileKind::Artifact {
         // An artifact keeps each kernel's longest launch with source counters.
         drop(opened);
-        for l in files::read_artifact(path)?.sources {
+        for l in files::input::read_any_artifact(path)?.0.sources {
             kept.offer(l);
         }
     } else {
@@ -155,19 +156,22 @@ pub fn render(args: &SourceArgs) -> Result<String> {
         offered: 0,
         launches: Vec::new(),
     };
-    read_launches(&args.input, &mut kept)?;
+    let input = Input::new(args.inputs.clone())?;
+    for path in input.paths() {
+        read_launches(path, &mut kept)?;
+    }
     if kept.offered == 0 {
         bail!(
             "{}: no launch has source counters (profile with --set full or --section \
              SourceCounters, e.g. capture profile --source)",
-            args.input.display()
+            input.name()
         );
     }
     let mut matching = kept.launches;
     if matching.is_empty() {
         bail!(
             "{}: no kernel matches --kernel {:?}",
-            args.input.display(),
+            input.name(),
             args.kernel
         );
     }

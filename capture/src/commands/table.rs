@@ -1,4 +1,5 @@
-//! `capture table`: the asked-for vs measured bytes table of an artifact, formatted by the
+//! `capture table`: the asked-for vs measured bytes table of a run (an artifact or an export,
+//! read as every read-only command reads its input: [`Input`]), formatted by the
 //! shared table code (so the viewer shows the same numbers); with `--by range`, the
 //! launches by NVTX range ([`shared::analysis::ranges`]).
 
@@ -13,7 +14,7 @@ use shared::text::table::Format;
 use shared::Artifact;
 
 use crate::cli::{TableArgs, TableBy, TableFormat, TableSort};
-use crate::files;
+use crate::files::input::Input;
 use crate::files::stage_times::Stages;
 use crate::out;
 
@@ -108,7 +109,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode> {
         .checked_depth(args.depth)
         .map_err(anyhow::Error::msg)?;
     let mut stages = Stages::from_env();
-    let artifact = files::read_artifact(&args.artifact)?;
+    let artifact = Input::new(args.inputs.clone())?.read_warned()?.artifact;
     if let Some(trace) = artifact.trace.as_deref() {
         // A trace has no counters: its table is the kernel summary, the copies and the
         // timeline (Nsight Systems' view), by range with `--by range`.
