@@ -67,7 +67,8 @@ pub enum Command {
     Trace(TraceArgs),
     /// Print the exact ncu command lines for the profile half of capture run.
     NcuCommand(NcuCommandArgs),
-    /// Print the asked-for vs measured bytes table of an artifact.
+    /// Print the asked-for vs measured bytes table of a run: an artifact, a report or the CSV
+    /// pages of one export.
     Table(TableArgs),
     /// Print a kernel's SASS with per-instruction figures and hot spots, from a report or
     /// a source-page export.

@@ -207,24 +207,6 @@ const PAGE_ARGS: [Arg; 2] = [
 /// The tools, `profile_plan` last.
 const TOOLS: &[ToolDef] = &[
     ToolDef {
-        kind: Kind::Import,
-        name: "import",
-        description: "Reads the files of one run (ncu CSV pages paired by launch ID, a report, \
-                      Nsight Systems' exports; .gz read too) into an artifact written under \
-                      the root (capture import), so that later calls read one file. Writes a \
-                      new .json file only; never replaces one.",
-        args: &[
-            PATH_ARG,
-            PATHS_ARG,
-            (
-                "output",
-                "string",
-                "the artifact to write, a new .json file under the root, relative to it",
-                true,
-            ),
-        ],
-    },
-    ToolDef {
         kind: Kind::ListKernels,
         name: "list_kernels",
         description: "The kernels of a run, most time first: launches, time, share, bytes, \
@@ -324,6 +306,24 @@ const TOOLS: &[ToolDef] = &[
             ("top", "integer", "hot spots listed (default 20)", false),
             PAGE_ARGS[0],
             PAGE_ARGS[1],
+        ],
+    },
+    ToolDef {
+        kind: Kind::Import,
+        name: "import",
+        description: "Reads the files of one run (ncu CSV pages paired by launch ID, a report, \
+                      Nsight Systems' exports; .gz read too) into an artifact written under \
+                      the root (capture import), so that later calls read one file. Writes a \
+                      new .json file only; never replaces one.",
+        args: &[
+            PATH_ARG,
+            PATHS_ARG,
+            (
+                "output",
+                "string",
+                "the artifact to write, a new .json file under the root, relative to it",
+                true,
+            ),
         ],
     },
     ToolDef {

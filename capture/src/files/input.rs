@@ -86,17 +86,19 @@ impl Input {
             });
         }
         for (p, k) in self.paths.iter().zip(&kinds) {
-            if let FileKind::SourcePage | FileKind::Sqlite | FileKind::NsysStats = k {
-                bail!(
-                    "{}: {}, not a run this command reads (an artifact, ncu CSV pages or a \
-                     report){}",
-                    super::shown(p),
-                    k.describe(),
-                    match k {
-                        FileKind::SourcePage => "; `capture source` reads a source page",
-                        _ => "; import it first (`capture import FILE -o A.json`)",
-                    }
-                );
+            let name = super::shown(p);
+            match k {
+                FileKind::SourcePage => bail!(
+                    "{name}: {}, not a run (an artifact, ncu CSV pages or a report); `capture \
+                     source` reads it",
+                    k.describe()
+                ),
+                FileKind::Sqlite | FileKind::NsysStats => bail!(
+                    "{name}: {}, not a run (an artifact, ncu CSV pages or a report): import it \
+                     first (`capture import {name} -o A.json`)",
+                    k.describe()
+                ),
+                _ => {}
             }
         }
         let (launches, warnings, pages) = read_exports_paged(&self.paths)?;

@@ -162,7 +162,7 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
         .collect();
     assert_eq!(
         names,
-        ["list_kernels", "explain", "compare", "source"],
+        ["list_kernels", "explain", "compare", "source", "import"],
         "{list}"
     );
 
@@ -578,5 +578,167 @@ fn every_tool_reads_a_ncu_repz_as_its_ncu_rep() {
     assert!(!error, "{text}");
     let d: Value = serde_json::from_str(&text).expect("diff's JSON");
     assert_eq!(d["total"]["change_pct"], 0.0, "{d}");
+    mcp.finish();
+}
+
+/// Writes `path` gzip-compressed beside it as `path.gz`; returns the new path.
+fn gzip(path: &Path) -> std::path::PathBuf {
+    use std::io::Write as _;
+    let bytes = std::fs::read(path).expect("read");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&bytes).expect("gzip");
+    let mut name = path.as_os_str().to_owned();
+    name.push(".gz");
+    let out = std::path::PathBuf::from(name);
+    std::fs::write(&out, gz.finish().expect("gzip")).expect("write");
+    out
+}
+
+/// `capture diff` of `files` against themselves: the first file positional, the others as
+/// `--before-page` and `--after-page`.
+fn diff_args<'a>(files: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["diff", files[0], files[0]];
+    for f in &files[1..] {
+        args.extend(["--before-page", f, "--after-page", f]);
+    }
+    args
+}
+
+#[test]
+fn every_command_and_tool_takes_the_same_inputs_and_names_them_the_same_way() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let dir = root.path();
+    for page in ["probe_full_raw.csv", "probe_full_details.csv"] {
+        std::fs::copy(fixture(&format!("ncu-h200/{page}")), dir.join(page)).expect("copy");
+    }
+    std::fs::copy(
+        fixture("ncu-h200/probe_full.ncu-rep.gz"),
+        dir.join("probe_full.ncu-rep.gz"),
+    )
+    .expect("copy");
+    gunzip_fixture(dir, "ncu-h200/probe_full.ncu-rep.gz");
+    let pages = [
+        dir.join("probe_full_raw.csv"),
+        dir.join("probe_full_details.csv"),
+    ];
+    let artifact = import(dir, &pages);
+    gzip(&artifact);
+    gzip(&pages[0]);
+    // The list: an artifact (plain, .gz), the raw and details pages of one export (plain,
+    // the raw page gzipped), a report (plain, .gz), and a lone page.
+    let cases: [&[&str]; 7] = [
+        &["a.json"],
+        &["a.json.gz"],
+        &["probe_full_raw.csv", "probe_full_details.csv"],
+        &["probe_full_raw.csv.gz", "probe_full_details.csv"],
+        &["probe_full.ncu-rep"],
+        &["probe_full.ncu-rep.gz"],
+        &["probe_full_raw.csv"],
+    ];
+    let no_ncu = dir.join("bin");
+    std::fs::create_dir(&no_ncu).expect("mkdir");
+    let (mut mcp, _) = Session::start(dir, &[], &no_ncu);
+    for files in cases {
+        let name = files.join(" + ");
+        let full: Vec<String> = files.iter().map(|f| s(&dir.join(f)).to_owned()).collect();
+        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+        let paths = json!(files);
+        let lone = files == ["probe_full_raw.csv"];
+
+        // capture table and list_kernels: the same rows.
+        let mut args = vec!["table", "--sort", "time", "--format", "markdown"];
+        args.extend(&full);
+        let o = capture(&args);
+        assert!(o.status.success(), "table {name}: {}", stderr(&o));
+        let note = "probe_full_raw.csv: a raw page alone: ncu's rules";
+        assert_eq!(stderr(&o).contains(note), lone, "{name}: {}", stderr(&o));
+        let r = mcp.request(
+            "tools/call",
+            json!({"name": "list_kernels", "arguments": {"paths": paths}}),
+        );
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(text, stdout(&o), "list_kernels {name}: {r}");
+        // A lone page's note comes with the answer, naming the file as the command does.
+        let notes: Vec<&str> = r["result"]["content"]
+            .as_array()
+            .map(|c| c.iter().filter_map(|b| b["text"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            notes
+                .iter()
+                .any(|n| n.starts_with(&format!("note: {note}"))),
+            lone,
+            "{name}: {r}"
+        );
+
+        // capture explain and explain: the same JSON.
+        let mut args = vec!["explain", "--format", "json", "--top", "1"];
+        args.extend(&full);
+        let o = capture(&args);
+        assert!(o.status.success(), "explain {name}: {}", stderr(&o));
+        let (text, error) = mcp.call("explain", json!({"paths": paths, "top": 1}));
+        assert!(!error, "{name}: {text}");
+        assert_eq!(text, stdout(&o), "explain {name}");
+
+        // capture diff and compare: the same table, headed by the same names.
+        let o = capture(&diff_args(&full));
+        assert!(o.status.success(), "diff {name}: {}", stderr(&o));
+        let head = format!("before {name}, after {name}");
+        assert!(stdout(&o).starts_with(&head), "{name}: {}", stdout(&o));
+        let (text, error) = mcp.call("compare", json!({"before": paths, "after": paths}));
+        assert!(!error, "{name}: {text}");
+        assert_eq!(text, stdout(&o), "compare {name}");
+
+        // capture source and source: the same answer, or the same refusal naming the input
+        // the same way (CSV pages hold no source counters; the report does).
+        let mut args = vec!["source", "--kernel", ".", "--top", "3"];
+        args.extend(&full);
+        let o = capture(&args);
+        let (text, error) = mcp.call("source", json!({"paths": paths, "kernel": ".", "top": 3}));
+        assert_eq!(error, !o.status.success(), "source {name}: {text}");
+        if error {
+            let said = stderr(&o);
+            let said = said.trim_end().trim_start_matches("error: ");
+            let text = text.trim_start_matches("error: ");
+            let strip = |t: &str| t.replace(&format!("{}/", s(dir)), "");
+            assert_eq!(strip(text), strip(said), "source {name}");
+        } else {
+            assert_eq!(text, stdout(&o), "source {name}");
+            assert!(files[0].starts_with("probe_full.ncu-rep"), "{name}");
+        }
+    }
+
+    // import writes a new artifact under the root from the pages, which then reads as they do.
+    let (text, error) = mcp.call(
+        "import",
+        json!({"paths": ["probe_full_raw.csv", "probe_full_details.csv"], "output": "m.json"}),
+    );
+    assert!(
+        !error && text.starts_with("imported 1 launch(es)"),
+        "{text}"
+    );
+    let (from_pages, _) = mcp.call(
+        "list_kernels",
+        json!({"paths": ["probe_full_raw.csv", "probe_full_details.csv"]}),
+    );
+    let (from_import, _) = mcp.call("list_kernels", json!({"path": "m.json"}));
+    assert_eq!(from_import, from_pages);
+    for (output, why) in [
+        ("m.json", "already exists"),
+        ("../m.json", "`..` is refused"),
+        ("m.csv", "ends in .json"),
+    ] {
+        let (text, error) = mcp.call("import", json!({"path": "a.json", "output": output}));
+        assert!(error && text.contains(why), "{output}: {text}");
+    }
+    let (text, error) = mcp.call("explain", json!({"path": "a.json", "paths": ["a.json"]}));
+    assert!(error && text.contains("path or paths, not both"), "{text}");
+    let (text, error) = mcp.call("explain", json!({"paths": []}));
+    assert!(
+        error && text.contains("a path or a list of paths"),
+        "{text}"
+    );
     mcp.finish();
 }
