@@ -15,8 +15,11 @@ use anyhow::{bail, Result};
 use shared::analysis::diff::ranges::range_diff;
 use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
-use shared::analysis::diff::{diff_loaded, Comparability, Gate, GateOptions, Mismatch, RunDiff};
+use shared::analysis::diff::{
+    clocks, diff_loaded, Comparability, Gate, GateOptions, Mismatch, RunDiff,
+};
 use shared::analysis::trace_diff::trace_diff;
+use shared::model::artifact::LoadWarning;
 use shared::text::table::Format;
 use shared::Artifact;
 
@@ -34,6 +37,20 @@ pub(crate) fn read_side(first: &Path, more: &[PathBuf]) -> Result<(Run, String)>
             .collect(),
     )?;
     Ok((input.read_warned()?, input.name()))
+}
+
+/// Kernel against kernel as `capture diff` and MCP's `compare` show it: the time diff
+/// ([`diff_loaded`]), the clock control read from each run's launches where it records none
+/// ([`clocks::with_clocks_read`]), and the launch counts with the change per launch
+/// ([`RunDiff::with_launch_counts`]).
+pub(crate) fn kernel_diff(
+    before: (&Artifact, &[LoadWarning]),
+    after: (&Artifact, &[LoadWarning]),
+    gate: GateOptions,
+) -> RunDiff {
+    let mut d = diff_loaded(before, after, gate);
+    d.comparability = clocks::with_clocks_read(d.comparability, before.0, after.0);
+    d.with_launch_counts(before.0, after.0)
 }
 
 /// The tolerance file of `--work-tolerance`, read and checked; errors name the file.
@@ -233,7 +250,8 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         return Ok(code);
     }
     if args.by == TableBy::Range {
-        let d = range_diff(&before, &after, depth).named(names.0, names.1);
+        let mut d = range_diff(&before, &after, depth).named(names.0, names.1);
+        d.comparability = clocks::with_clocks_read(d.comparability, &before, &after);
         for w in &d.warnings {
             crate::out::warn(w);
         }
@@ -247,7 +265,7 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         crate::out::print(&in_format(&d, args.format))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut d = diff_loaded(
+    let mut d = kernel_diff(
         (&before, &before_warnings),
         (&after, &after_warnings),
         GateOptions {

@@ -31,7 +31,7 @@ use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use shared::analysis::diff::ranges::range_diff;
-use shared::analysis::diff::{diff_loaded, Comparability, GateOptions};
+use shared::analysis::diff::{clocks, Comparability, GateOptions};
 
 use crate::cli::{
     DiffFormat, ImportArgs, McpArgs, SourceArgs, SourceFormat, TableBy, TableFormat, TableSort,
@@ -669,14 +669,15 @@ impl Server {
             Ok(())
         };
         if by == TableBy::Range {
-            let d = range_diff(&before, &after, depth).named(&before_name, &after_name);
+            let mut d = range_diff(&before, &after, depth).named(&before_name, &after_name);
+            d.comparability = clocks::with_clocks_read(d.comparability, &before, &after);
             refuse(&d.comparability)?;
             return Ok(Output {
                 notes,
                 ..Output::text(super::diff::in_format(&d, format))
             });
         }
-        let d = diff_loaded(
+        let d = super::diff::kernel_diff(
             (&before, &before_warnings),
             (&after, &after_warnings),
             GateOptions::default(),

@@ -11,6 +11,7 @@ mod bad_input;
 mod bounds;
 mod corpus;
 mod diff;
+mod diff_launches;
 mod diff_range;
 mod explain;
 mod gate;
