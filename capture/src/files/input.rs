@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use shared::analysis::merge;
 use shared::model::artifact::{LaunchCounters, LoadWarning, Origin};
 use shared::read::kind::FileKind;
@@ -70,7 +70,17 @@ impl Input {
         for p in &self.paths {
             kinds.push(super::kind_inside(p)?);
         }
-        if let Some(at) = kinds.iter().position(|k| *k == FileKind::Artifact) {
+        let json_text = self.paths.len() == 1
+            && matches!(
+                kinds[0],
+                FileKind::CsvExport | FileKind::Unrecognized { .. }
+            )
+            && starts_like_json(&self.paths[0])?;
+        if let Some(at) = kinds
+            .iter()
+            .position(|k| *k == FileKind::Artifact)
+            .or(json_text.then_some(0))
+        {
             if self.paths.len() > 1 {
                 bail!(
                     "{}: an artifact is read alone; several files are the pages (and report) \
@@ -123,6 +133,23 @@ impl Input {
         }
         Ok(run)
     }
+}
+
+/// Whether the file at `path` starts (past a byte order mark and white space) with a JSON
+/// value no CSV export starts with (`null`, `[`, a number, `true`, `false`): text that
+/// meant to be an artifact, which the artifact reader's message explains better than the
+/// export reader's.
+fn starts_like_json(path: &Path) -> Result<bool> {
+    use std::io::Read;
+    let mut first = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4 << 10).read_to_end(&mut first))
+        .with_context(|| format!("{}: cannot read", super::shown(path)))?;
+    let head = first.strip_prefix(shared::read::bom::BOM).unwrap_or(&first);
+    Ok(head
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| matches!(b, b'[' | b'n' | b't' | b'f' | b'-' | b'0'..=b'9')))
 }
 
 /// An artifact, plain or compressed (a `.json.gz`), with what its reader did not take as

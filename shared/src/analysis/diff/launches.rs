@@ -71,6 +71,9 @@ pub struct LaunchChange {
     pub median_after_ms: Option<f64>,
     /// The median launch's change, % of the before one.
     pub median_change_pct: Option<f64>,
+    /// Why a figure above is `null`, when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
 }
 
 impl LaunchChange {
@@ -98,6 +101,9 @@ pub struct MatchedTotal {
     pub unmatched_before_ms: f64,
     /// The after run's time outside it, ms.
     pub unmatched_after_ms: f64,
+    /// Why `change_pct` is `null`, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_null: Option<String>,
 }
 
 /// The launch counts of a comparison.
@@ -145,7 +151,17 @@ pub fn launch_counts(
         }
         let change =
             |x: Option<f64>, y: Option<f64>| x.zip(y).and_then(|(x, y)| percent_of(y - x, x));
+        let why_null = match (b.time_ms, a.time_ms, b.median_ms, a.median_ms) {
+            (None, _, _, _) | (_, _, None, _) => Some("no time in the before run".to_string()),
+            (_, None, _, _) | (_, _, _, None) => Some("no time in the after run".into()),
+            _ if b.launches == 0 || a.launches == 0 => Some("no launches in a run".into()),
+            _ => change(mb, ma)
+                .and(change(b.median_ms, a.median_ms))
+                .is_none()
+                .then(|| "the before launch takes 0 ms".into()),
+        };
         kernels.push(LaunchChange {
+            why_null,
             kernel: kernel.clone(),
             before_launches: b.launches,
             after_launches: a.launches,
@@ -158,6 +174,9 @@ pub fn launch_counts(
         });
     }
     matched.change_pct = percent_of(matched.after_ms - matched.before_ms, matched.before_ms);
+    if matched.change_pct.is_none() {
+        matched.why_null = Some("no matched kernel has a time in both runs".into());
+    }
     LaunchCounts {
         before_launches,
         after_launches,
