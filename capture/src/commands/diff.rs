@@ -275,7 +275,9 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     )
     .named(names.0, names.1);
     if let Some(pct) = args.gate_work {
-        d = d.with_work(work_diff(&before, &after, pct, tolerance.as_ref()));
+        d = d
+            .with_work(work_diff(&before, &after, pct, tolerance.as_ref()))
+            .with_flagged_times_refused();
     }
     check_fair(
         (&d.before, &d.after),

@@ -508,6 +508,13 @@ impl RunDiff {
         }
         out.push(total_line(&self.total));
         out.extend(self.launch_counts.iter().flat_map(LaunchCounts::lines));
+        let flagged = self.flagged_times();
+        if !flagged.is_empty() {
+            out.push(format!(
+                "flagged times (no gate judges a run with one): {}",
+                flagged.join("; ")
+            ));
+        }
         let mut sources: Vec<&str> = self
             .kernels
             .iter()
