@@ -83,6 +83,13 @@ pub enum Command {
     /// cache control, metric set or sampling are refused (exit 1) unless `--force`. JSON:
     /// docs/diff-json.md.
     Diff(DiffArgs),
+    /// Check a speedup certificate (`capture diff --certificate`) against its two runs.
+    ///
+    /// Recomputes the certificate from BEFORE and AFTER and exits 14, naming each, when a
+    /// file's SHA-256 is not the certified one, a figure differs from what the runs give
+    /// (an edited time), a time is below its physical floor or its timers disagree, or the
+    /// work changed where the certificate says it did not. Offline: no GPU.
+    Verify(VerifyArgs),
     /// Explain each kernel in a few lines: verdict, unit, roof, ncu's rules, the evidence.
     ///
     /// For people and agents: at most 2 KB of JSON per kernel, every `evidence` value a raw
@@ -664,6 +671,29 @@ pub struct DiffArgs {
     /// their ancestor at depth N).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+    /// Also write a certificate of the comparison to FILE: the SHA-256 of every input, per
+    /// kernel the times with their noise bands and physical floors, the timers' agreement,
+    /// the work (equal, or what changed) and the comparability check; `capture verify`
+    /// checks it. Kernel by kernel only.
+    #[arg(long, value_name = "FILE")]
+    pub certificate: Option<PathBuf>,
+}
+
+/// `capture verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The certificate (`capture diff BEFORE AFTER --certificate FILE`).
+    pub certificate: PathBuf,
+    /// The run before, as `capture diff` took it.
+    pub before: PathBuf,
+    /// The run after.
+    pub after: PathBuf,
+    /// Another file of the before run's export, as `capture diff --before-page`.
+    #[arg(long, value_name = "FILE")]
+    pub before_page: Vec<PathBuf>,
+    /// Another file of the after run's export.
+    #[arg(long, value_name = "FILE")]
+    pub after_page: Vec<PathBuf>,
 }
 
 /// A percentage flag: a finite number, 0 or more.

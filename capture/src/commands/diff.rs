@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
+use shared::analysis::certificate::Certificate;
 use shared::analysis::diff::ranges::range_diff;
 use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
@@ -51,6 +52,37 @@ pub(crate) fn kernel_diff(
     let mut d = diff_loaded(before, after, gate);
     d.comparability = clocks::with_clocks_read(d.comparability, before.0, after.0);
     d.with_launch_counts(before.0, after.0)
+}
+
+/// Writes the certificate of `d` (`--certificate`) to `path`, never over an input.
+fn write_certificate(
+    path: &Path,
+    args: &DiffArgs,
+    d: &RunDiff,
+    runs: (&Artifact, &Artifact),
+) -> Result<()> {
+    let before: Vec<PathBuf> = std::iter::once(args.before.clone())
+        .chain(args.before_page.iter().cloned())
+        .collect();
+    let after: Vec<PathBuf> = std::iter::once(args.after.clone())
+        .chain(args.after_page.iter().cloned())
+        .collect();
+    files::refuse_output_among_inputs(path, before.iter().chain(&after))?;
+    let cert = Certificate::of(
+        d,
+        runs,
+        [
+            files::input::digests(&before)?,
+            files::input::digests(&after)?,
+        ],
+    );
+    files::write_atomic(path, cert.to_json().as_bytes())?;
+    crate::out::eprint_line(&format!(
+        "certificate written to {} ({}); check it with capture verify",
+        files::shown(path),
+        cert.claim
+    ));
+    Ok(())
 }
 
 /// The tolerance file of `--work-tolerance`, read and checked; errors name the file.
@@ -233,8 +265,13 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         .by
         .checked_depth(args.depth)
         .map_err(anyhow::Error::msg)?;
-    if args.by == TableBy::Range && (args.gate.is_some() || args.gate_work.is_some()) {
-        bail!("--gate and --gate-work compare kernels: they apply to --by kernel only");
+    if args.by == TableBy::Range
+        && (args.gate.is_some() || args.gate_work.is_some() || args.certificate.is_some())
+    {
+        bail!(
+            "--gate, --gate-work and --certificate compare kernels: they apply to --by kernel \
+             only"
+        );
     }
     let tolerance = args
         .work_tolerance
@@ -286,6 +323,9 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         args.force,
         args.gate_work.is_some(),
     )?;
+    if let Some(path) = &args.certificate {
+        write_certificate(path, args, &d, (&before, &after))?;
+    }
     let code = gate_code(&d);
     report_gates(&d);
     crate::out::print(&in_format(&d, args.format))?;

@@ -17,6 +17,7 @@ pub mod schema;
 pub mod source;
 pub mod table;
 pub mod trace;
+pub mod verify;
 
 use shared::model::artifact::CacheControl;
 

@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use shared::analysis::certificate::FileDigest;
 use shared::analysis::merge;
 use shared::model::artifact::{LaunchCounters, LoadWarning, Origin};
 use shared::read::kind::FileKind;
@@ -175,6 +176,26 @@ pub fn read_any_artifact(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)> {
         crate::out::warn(&format!("{}: {w}", display_name(path)));
     }
     Ok((artifact, dropped))
+}
+
+/// The SHA-256 of each of `paths`, as stored, with its name.
+pub fn digests(paths: &[PathBuf]) -> Result<Vec<FileDigest>> {
+    use sha2::{Digest, Sha256};
+    paths
+        .iter()
+        .map(|p| {
+            let mut file = std::fs::File::open(p)
+                .map_err(|e| anyhow::anyhow!("{}: cannot open: {e}", super::shown(p)))?;
+            let mut hash = Sha256::new();
+            std::io::copy(&mut file, &mut hash)
+                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", super::shown(p)))?;
+            let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+            Ok(FileDigest {
+                name: display_name(p),
+                sha256: hex,
+            })
+        })
+        .collect()
 }
 
 /// Reads and joins several exports of one run; warnings are prefixed with their file.

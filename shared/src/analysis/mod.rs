@@ -14,6 +14,7 @@
 pub mod advice;
 pub mod bound;
 pub mod ceilings;
+pub mod certificate;
 pub mod diff;
 pub mod explain;
 pub mod figures;

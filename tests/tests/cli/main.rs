@@ -9,6 +9,7 @@
 
 mod bad_input;
 mod bounds;
+mod certificate;
 mod corpus;
 mod diff;
 mod diff_launches;
