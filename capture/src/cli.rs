@@ -466,6 +466,12 @@ pub struct TableArgs {
     /// their ancestor at depth N).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+    /// Only the launches under this NVTX range path, as `capture explain --range`.
+    #[arg(long, value_name = "PATH")]
+    pub range: Option<String>,
+    /// Only the first N rows (after `--sort`).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
 }
 
 /// What a row of `capture table` or `capture diff` is.
@@ -501,6 +507,11 @@ pub struct ExplainArgs {
     /// Only the N kernels with the most time.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// Only the launches under this NVTX range path: ranges joined by `/`, outermost first
+    /// (`measure/step`), as `capture table --by range` lists them; `(no range)` for the
+    /// launches in none.
+    #[arg(long, value_name = "PATH")]
+    pub range: Option<String>,
     /// Output format: a paragraph per kernel, or the JSON of docs/explain.md.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     pub format: ExplainFormat,

@@ -12,14 +12,9 @@ use shared::analysis::table::{bytes_table, TableRow};
 use crate::cli::{ExplainArgs, ExplainFormat};
 use crate::files::input::Input;
 
-/// The explanation of `input`'s kernels whose full name matches `kernel` (all without
-/// one), at most `top` of them, most time first.
-pub fn explained(input: &Input, kernel: Option<&str>, top: Option<usize>) -> Result<Explanation> {
-    explained_run(input, input.read_warned()?.artifact, kernel, top)
-}
-
-/// [`explained`] of `input` read as `artifact`.
-pub fn explained_run(
+/// The explanation of `input`, read as `artifact`: its kernels whose full name matches
+/// `kernel` (all without one), at most `top` of them, most time first.
+pub fn explained(
     input: &Input,
     artifact: shared::Artifact,
     kernel: Option<&str>,
@@ -42,24 +37,19 @@ pub fn explained_run(
     Ok(explained)
 }
 
-/// [`explained`] in `format`.
-pub fn render(
-    input: &Input,
-    kernel: Option<&str>,
-    top: Option<usize>,
-    format: ExplainFormat,
-) -> Result<String> {
-    let explained = explained(input, kernel, top)?;
-    Ok(match format {
-        ExplainFormat::Text => explained.to_text(),
-        ExplainFormat::Json => explained.to_json(),
-    })
-}
-
 /// `capture explain`.
 pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
     let input = Input::new(args.inputs.clone())?;
-    let text = render(&input, args.kernel.as_deref(), args.top, args.format)?;
+    let artifact = super::in_range(
+        input.read_warned()?.artifact,
+        args.range.as_deref(),
+        &input.name(),
+    )?;
+    let explained = explained(&input, artifact, args.kernel.as_deref(), args.top)?;
+    let text = match args.format {
+        ExplainFormat::Text => explained.to_text(),
+        ExplainFormat::Json => explained.to_json(),
+    };
     crate::out::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -186,6 +186,15 @@ const PATHS_ARG: Arg = (
     false,
 );
 
+/// `range`: an NVTX range path narrowing the run ([`super::in_range`]).
+const RANGE_ARG: Arg = (
+    "range",
+    "string",
+    "only the launches under this NVTX range path: ranges joined by /, outermost first \
+     (measure/step), as list_kernels' by-range rows name them; (no range) for launches in none",
+    false,
+);
+
 /// The paging arguments every tool takes ([`page()`]).
 const PAGE_ARGS: [Arg; 2] = [
     (
@@ -211,7 +220,19 @@ const TOOLS: &[ToolDef] = &[
         name: "list_kernels",
         description: "The kernels of a run, most time first: launches, time, share, bytes, \
                       FLOP/s, verdict and unit (capture table, Markdown).",
-        args: &[PATH_ARG, PATHS_ARG, PAGE_ARGS[0], PAGE_ARGS[1]],
+        args: &[
+            PATH_ARG,
+            PATHS_ARG,
+            (
+                "top",
+                "integer",
+                "only the N kernels with the most time",
+                false,
+            ),
+            RANGE_ARG,
+            PAGE_ARGS[0],
+            PAGE_ARGS[1],
+        ],
     },
     ToolDef {
         kind: Kind::Explain,
@@ -234,7 +255,14 @@ const TOOLS: &[ToolDef] = &[
                 "only the N kernels with the most time",
                 false,
             ),
-            ("format", "string", "`json` (default) or `text`", false),
+            RANGE_ARG,
+            (
+                "format",
+                "string",
+                "`json` (default: compact, also as structured content) or `text` (the text \
+                 alone)",
+                false,
+            ),
             PAGE_ARGS[0],
             PAGE_ARGS[1],
         ],
@@ -257,7 +285,7 @@ const TOOLS: &[ToolDef] = &[
             (
                 "format",
                 "string",
-                "`text` (default), `markdown` or `json`",
+                "`text` (default), `markdown` or `json` (compact)",
                 false,
             ),
             (
@@ -279,6 +307,13 @@ const TOOLS: &[ToolDef] = &[
                 "with by `range`: paths cut to their first N ranges",
                 false,
             ),
+            (
+                "top",
+                "integer",
+                "kernel by kernel: only the N matched kernels with the largest change",
+                false,
+            ),
+            RANGE_ARG,
             PAGE_ARGS[0],
             PAGE_ARGS[1],
         ],
@@ -497,11 +532,15 @@ impl Server {
         let out = match tool.kind {
             Kind::Explain => self.explain(args)?,
             Kind::ListKernels => {
-                let run = self.run_input(args)?.read()?;
-                let text = super::table::render_sorted(
-                    &run.artifact,
+                let input = self.run_input(args)?;
+                let run = input.read()?;
+                let artifact =
+                    super::in_range(run.artifact, text_arg(args, "range")?, &input.name())?;
+                let text = super::table::render_top(
+                    &artifact,
                     TableFormat::Markdown,
                     TableSort::Time,
+                    count_arg(args, "top")?,
                 );
                 Output {
                     notes: run.notes,
@@ -609,13 +648,18 @@ impl Server {
         let input = self.run_input(args)?;
         let (kernel, top) = (text_arg(args, "kernel")?, count_arg(args, "top")?);
         let run = input.read()?;
-        let explained = super::explain::explained_run(&input, run.artifact, kernel, top)?;
+        let artifact = super::in_range(run.artifact, text_arg(args, "range")?, &input.name())?;
+        let explained = super::explain::explained(&input, artifact, kernel, top)?;
+        // Text: the text alone. JSON: compact, with the same value as structured content.
+        if text {
+            return Ok(Output {
+                notes: run.notes,
+                ..Output::text(explained.to_text())
+            });
+        }
         let value = serde_json::to_value(&explained).context("explain's own JSON")?;
         Ok(Output {
-            text: match text {
-                true => explained.to_text(),
-                false => explained.to_json(),
-            },
+            text: serde_json::to_string(&explained).context("explain's own JSON")?,
             structured: Some(value),
             notes: run.notes,
         })
@@ -655,8 +699,10 @@ impl Server {
             .chain(&after_run.notes)
             .cloned()
             .collect();
-        let (before, before_warnings) = (before_run.artifact, before_run.load_warnings);
-        let (after, after_warnings) = (after_run.artifact, after_run.load_warnings);
+        let range = text_arg(args, "range")?;
+        let before = super::in_range(before_run.artifact, range, &before_name)?;
+        let after = super::in_range(after_run.artifact, range, &after_name)?;
+        let (before_warnings, after_warnings) = (before_run.load_warnings, after_run.load_warnings);
         let force = matches!(args.get("force"), Some(Value::Bool(true)));
         let refuse = |comparability: &Comparability| -> Result<()> {
             if !comparability.comparable() && !force {
@@ -668,13 +714,22 @@ impl Server {
             }
             Ok(())
         };
+        if by == TableBy::Range && args.get("top").is_some() {
+            bail!("top applies to by kernel only");
+        }
         if by == TableBy::Range {
             let mut d = range_diff(&before, &after, depth).named(&before_name, &after_name);
             d.comparability = clocks::with_clocks_read(d.comparability, &before, &after);
             refuse(&d.comparability)?;
+            let text = match format {
+                DiffFormat::Json => {
+                    serde_json::to_string(&d).context("the range diff's own JSON")? + "\n"
+                }
+                _ => super::diff::in_format(&d, format),
+            };
             return Ok(Output {
                 notes,
-                ..Output::text(super::diff::in_format(&d, format))
+                ..Output::text(text)
             });
         }
         let d = super::diff::kernel_diff(
@@ -684,9 +739,25 @@ impl Server {
         )
         .named(&before_name, &after_name);
         refuse(&d.comparability)?;
+        let mut notes = notes;
+        let mut d = d;
+        if let Some(n) = count_arg(args, "top")?.filter(|n| *n < d.kernels.len()) {
+            notes.push(format!(
+                "the {n} of {} matched kernels with the largest change shown (top)",
+                d.kernels.len()
+            ));
+            d.kernels.truncate(n);
+            if let Some(l) = d.launch_counts.as_mut() {
+                l.kernels.truncate(n);
+            }
+        }
+        let text = match format {
+            DiffFormat::Json => serde_json::to_string(&d).context("the diff's own JSON")? + "\n",
+            _ => super::diff::in_format(&d, format),
+        };
         Ok(Output {
             notes,
-            ..Output::text(super::diff::in_format(&d, format))
+            ..Output::text(text)
         })
     }
 

@@ -174,7 +174,7 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
     assert_eq!(e["version"], 1);
     assert_eq!(e["kernels"].as_array().map(Vec::len), Some(2));
     // The explain tool declares its output schema (`capture schema explain`) and returns the
-    // JSON as structured content, whichever text form was asked for.
+    // JSON as structured content beside its compact text; `format: text` sends the text alone.
     let explain_tool = &list["result"]["tools"][1];
     assert_eq!(explain_tool["name"], "explain");
     let schema: Value =
@@ -189,8 +189,21 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
         .as_str()
         .unwrap_or_default();
     assert!(text.starts_with("vector add (1 launch"), "{r}");
+    assert!(r["result"]["structuredContent"].is_null(), "{r}");
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": "h200.json", "kernel": "^vector add$"}}),
+    );
     let structured = &r["result"]["structuredContent"];
     assert_eq!(structured["kernels"][0]["short_name"], "vector add", "{r}");
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).ok().as_ref(),
+        Some(structured),
+        "{r}"
+    );
     let (text, error) = mcp.call(
         "compare",
         json!({"before": "run1.json", "after": "run2.json", "format": "json"}),
@@ -680,7 +693,8 @@ fn every_command_and_tool_takes_the_same_inputs_and_names_them_the_same_way() {
         assert!(o.status.success(), "explain {name}: {}", stderr(&o));
         let (text, error) = mcp.call("explain", json!({"paths": paths, "top": 1}));
         assert!(!error, "{name}: {text}");
-        assert_eq!(text, stdout(&o), "explain {name}");
+        let json = |t: &str| serde_json::from_str::<Value>(t).expect("explain JSON");
+        assert_eq!(json(&text), json(&stdout(&o)), "explain {name}");
 
         // capture diff and compare: the same table, headed by the same names.
         let o = capture(&diff_args(&full));
@@ -740,5 +754,139 @@ fn every_command_and_tool_takes_the_same_inputs_and_names_them_the_same_way() {
         error && text.contains("a path or a list of paths"),
         "{text}"
     );
+    mcp.finish();
+}
+
+#[test]
+fn top_range_and_format_narrow_every_answer() {
+    let root = tempfile::tempdir().expect("tempdir");
+    gunzip_fixture(root.path(), "corpus-h200/jax_mlp_full_raw.csv.gz");
+    gunzip_fixture(root.path(), "diff/run1.json.gz");
+    let no_ncu = root.path().join("bin");
+    std::fs::create_dir(&no_ncu).expect("mkdir");
+    let (mut mcp, _) = Session::start(root.path(), &[], &no_ncu);
+    let jax = "jax_mlp_full_raw.csv";
+    // A range whose labels hold `/` themselves: one launch under it.
+    let gemm = "measure/TSL:XlaModule:#hlo_module=jit_mlp,program_id=6632#/TSL:Thunk:#name=jit(mlp)/dot_general,hlo_op=custom-call.1,unique_hlo_op_id=12884901895#";
+    let rows = |text: &str| {
+        text.lines()
+            .filter(|l| {
+                l.starts_with("| ") && !l.starts_with("| kernel") && !l.starts_with("| ---")
+            })
+            .count()
+    };
+    let (all, error) = mcp.call("list_kernels", json!({"path": jax}));
+    assert!(!error, "{all}");
+    assert_eq!(rows(&all), 4, "{all}");
+    let (two, error) = mcp.call("list_kernels", json!({"path": jax, "top": 2}));
+    assert!(!error && rows(&two) == 2, "{two}");
+    let (one, error) = mcp.call("list_kernels", json!({"path": jax, "range": gemm}));
+    assert!(
+        !error && rows(&one) == 1 && one.contains("| nvjet_sm90_tst_128x160"),
+        "{one}"
+    );
+    let (text, error) = mcp.call("list_kernels", json!({"path": jax, "range": "nothing"}));
+    assert!(
+        error && text.contains("no launch lies under the NVTX range"),
+        "{text}"
+    );
+    // explain: compact JSON with the same value as structured content; text alone as text.
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": jax, "range": gemm}}),
+    );
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(!text.contains("\n  "), "compact: {text}");
+    let v: Value = serde_json::from_str(text).expect("JSON");
+    assert_eq!(v, r["result"]["structuredContent"]);
+    assert_eq!(v["kernels_in_input"], 1, "{v}");
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": jax, "top": 1, "format": "text"}}),
+    );
+    assert!(r["result"]["structuredContent"].is_null(), "{r}");
+    // compare: top and range; JSON compact.
+    let (text, error) = mcp.call(
+        "compare",
+        json!({"before": "run1.json", "after": "run1.json", "format": "json", "top": 3}),
+    );
+    assert!(!error && !text.contains("\n  "), "{text}");
+    let d: Value = serde_json::from_str(&text).expect("diff JSON");
+    assert_eq!(d["kernels"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        d["launch_counts"]["kernels"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let (text, error) = mcp.call(
+        "compare",
+        json!({"before": jax, "after": jax, "range": gemm, "format": "json"}),
+    );
+    assert!(!error, "{text}");
+    let d: Value = serde_json::from_str(&text).expect("diff JSON");
+    assert_eq!(d["kernels"].as_array().map(Vec::len), Some(1), "{d}");
+    let (text, error) = mcp.call(
+        "compare",
+        json!({"before": jax, "after": jax, "by": "range", "top": 1}),
+    );
+    assert!(
+        error && text.contains("top applies to by kernel only"),
+        "{text}"
+    );
+    mcp.finish();
+}
+
+/// Issue 51, item 4: "top three to fix" over eight held-out-style programs of the corpus
+/// (each its raw and details pages, gzipped, paired by `paths`), one explain call each:
+/// the bytes of each JSON-RPC answer line, as text and as JSON. Printed (`--nocapture`);
+/// docs/mcp.md quotes them.
+#[test]
+fn top_three_answers_of_eight_programs_are_measured() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let programs = [
+        "t5_encoder",
+        "whisper_encoder",
+        "llama_decode",
+        "mobilenet_v2",
+        "lstm_fp32",
+        "resnet18_train",
+        "bert_base_fwd",
+        "vit_b16",
+    ];
+    for p in programs {
+        for page in ["raw", "details"] {
+            let name = format!("{p}_full_{page}.csv.gz");
+            std::fs::copy(
+                fixture(&format!("corpus-h200/{name}")),
+                root.path().join(&name),
+            )
+            .expect("copy");
+        }
+    }
+    let no_ncu = root.path().join("bin");
+    std::fs::create_dir(&no_ncu).expect("mkdir");
+    let (mut mcp, _) = Session::start(root.path(), &[], &no_ncu);
+    let mut totals = [0usize; 2];
+    for p in programs {
+        for (i, format) in ["text", "json"].iter().enumerate() {
+            let args = json!({
+                "paths": [format!("{p}_full_raw.csv.gz"), format!("{p}_full_details.csv.gz")],
+                "top": 3,
+                "format": format,
+            });
+            let r = mcp.request("tools/call", json!({"name": "explain", "arguments": args}));
+            assert_ne!(r["result"]["isError"], json!(true), "{p}: {r}");
+            let bytes = r.to_string().len();
+            println!("{p} {format}: {bytes} bytes");
+            totals[i] += bytes;
+        }
+    }
+    println!(
+        "eight programs, top 3: text {} bytes, json {} bytes",
+        totals[0], totals[1]
+    );
+    // Text: under 16k tokens at 4 bytes a token.
+    assert!(totals[0] < 64_000, "{totals:?}");
     mcp.finish();
 }
