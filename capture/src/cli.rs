@@ -512,6 +512,12 @@ pub struct ExplainArgs {
     /// launches in none.
     #[arg(long, value_name = "PATH")]
     pub range: Option<String>,
+    /// The next step instead: kernels ranked by recoverable time (time x the larger of
+    /// ncu's estimated speedup for its rules and the gap to its own roof), each with one
+    /// action and the exact ncu command collecting its source counters, built from the
+    /// run's recorded command (docs/explain.md).
+    #[arg(long)]
+    pub next: bool,
     /// Output format: a paragraph per kernel, or the JSON of docs/explain.md.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     pub format: ExplainFormat,

@@ -37,6 +37,35 @@ pub fn explained(
     Ok(explained)
 }
 
+/// The next steps of `artifact` (the run `input`): its kernels whose full name matches
+/// `kernel`, ranked by recoverable time, the first `top` ([`shared::analysis::next`]).
+pub fn next(
+    input: &Input,
+    artifact: &shared::Artifact,
+    kernel: Option<&str>,
+    top: Option<usize>,
+) -> Result<Vec<shared::analysis::next::NextStep>> {
+    let pattern = kernel.map(super::kernel_pattern).transpose()?;
+    let table = bytes_table(artifact);
+    let keep = |r: &TableRow| pattern.as_ref().is_none_or(|p| p.is_match(&r.name));
+    let all = explain_all(
+        artifact,
+        &table,
+        Choice {
+            keep: Some(&keep),
+            top: None,
+        },
+    );
+    if let (Some(k), true) = (kernel, all.kernels.is_empty()) {
+        bail!("{}: no kernel matches --kernel {k:?}", input.name());
+    }
+    let mut steps = shared::analysis::next::next_steps(artifact, &table, &all);
+    if let Some(n) = top {
+        steps.truncate(n);
+    }
+    Ok(steps)
+}
+
 /// `capture explain`.
 pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
     let input = Input::new(args.inputs.clone())?;
@@ -45,6 +74,15 @@ pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
         args.range.as_deref(),
         &input.name(),
     )?;
+    if args.next {
+        let steps = next(&input, &artifact, args.kernel.as_deref(), args.top)?;
+        let text = match args.format {
+            ExplainFormat::Text => shared::analysis::next::to_text(&steps),
+            ExplainFormat::Json => serde_json::to_string_pretty(&steps)? + "\n",
+        };
+        crate::out::print(&text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let explained = explained(&input, artifact, args.kernel.as_deref(), args.top)?;
     let text = match args.format {
         ExplainFormat::Text => explained.to_text(),

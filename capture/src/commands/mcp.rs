@@ -257,6 +257,14 @@ const TOOLS: &[ToolDef] = &[
             ),
             RANGE_ARG,
             (
+                "next",
+                "boolean",
+                "the next step instead: kernels ranked by recoverable time, each with one \
+                 action and the exact ncu command collecting its source counters (capture \
+                 explain --next); no structured content",
+                false,
+            ),
+            (
                 "format",
                 "string",
                 "`json` (default: compact, also as structured content) or `text` (the text \
@@ -649,6 +657,17 @@ impl Server {
         let (kernel, top) = (text_arg(args, "kernel")?, count_arg(args, "top")?);
         let run = input.read()?;
         let artifact = super::in_range(run.artifact, text_arg(args, "range")?, &input.name())?;
+        if matches!(args.get("next"), Some(Value::Bool(true))) {
+            let steps = super::explain::next(&input, &artifact, kernel, top)?;
+            return Ok(Output {
+                notes: run.notes,
+                ..Output::text(if text {
+                    shared::analysis::next::to_text(&steps)
+                } else {
+                    serde_json::to_string(&steps).context("the next steps' JSON")?
+                })
+            });
+        }
         let explained = super::explain::explained(&input, artifact, kernel, top)?;
         // Text: the text alone. JSON: compact, with the same value as structured content.
         if text {

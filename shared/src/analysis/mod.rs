@@ -27,6 +27,7 @@ pub mod merge;
 pub mod metrics;
 pub mod multi;
 pub mod ncu_verdict;
+pub mod next;
 pub mod ranges;
 pub mod sampling;
 pub mod table;

@@ -147,7 +147,7 @@ fn endless_or_binary_inputs_are_refused_at_once() {
         ),
         "{err}"
     );
-    for args in [vec![
+    let args = [
         "merge",
         "--timings",
         "/dev/zero",
@@ -155,14 +155,13 @@ fn endless_or_binary_inputs_are_refused_at_once() {
         s(&raw),
         "-o",
         s(&out),
-    ]] {
-        let (code, _, err) = run_capture(&args);
-        assert_eq!(code, Some(1), "{args:?}: {err}");
-        assert!(
-            err.starts_with("error: /dev/zero: byte 0: binary data (0x00), not an artifact"),
-            "{args:?}: {err}"
-        );
-    }
+    ];
+    let (code, _, err) = run_capture(&args);
+    assert_eq!(code, Some(1), "{args:?}: {err}");
+    assert!(
+        err.starts_with("error: /dev/zero: byte 0: binary data (0x00), not an artifact"),
+        "{args:?}: {err}"
+    );
     // Every other file argument: exports and reports (import, merge, diff) and the inputs
     // of `source`, refused from their first bytes rather than read to the end.
     let page = root().join("tests/fixtures/ncu-h200-bert/bert_full_source.csv.gz");

@@ -607,6 +607,41 @@ fn gzip(path: &Path) -> std::path::PathBuf {
     out
 }
 
+/// `path` and `paths` together, or an empty list, refused; the `import` tool: a new artifact
+/// under the root from the probe's pages, which then reads as they do; an existing file,
+/// `..` and a name not ending in `.json` refused.
+fn import_writes_under_the_root(mcp: &mut Session) {
+    let (text, error) = mcp.call("explain", json!({"path": "a.json", "paths": ["a.json"]}));
+    assert!(error && text.contains("path or paths, not both"), "{text}");
+    let (text, error) = mcp.call("explain", json!({"paths": []}));
+    assert!(
+        error && text.contains("a path or a list of paths"),
+        "{text}"
+    );
+    let (text, error) = mcp.call(
+        "import",
+        json!({"paths": ["probe_full_raw.csv", "probe_full_details.csv"], "output": "m.json"}),
+    );
+    assert!(
+        !error && text.starts_with("imported 1 launch(es)"),
+        "{text}"
+    );
+    let (from_pages, _) = mcp.call(
+        "list_kernels",
+        json!({"paths": ["probe_full_raw.csv", "probe_full_details.csv"]}),
+    );
+    let (from_import, _) = mcp.call("list_kernels", json!({"path": "m.json"}));
+    assert_eq!(from_import, from_pages);
+    for (output, why) in [
+        ("m.json", "already exists"),
+        ("../m.json", "`..` is refused"),
+        ("m.csv", "ends in .json"),
+    ] {
+        let (text, error) = mcp.call("import", json!({"path": "a.json", "output": output}));
+        assert!(error && text.contains(why), "{output}: {text}");
+    }
+}
+
 /// `capture diff` of `files` against themselves: the first file positional, the others as
 /// `--before-page` and `--after-page`.
 fn diff_args<'a>(files: &[&'a str]) -> Vec<&'a str> {
@@ -724,36 +759,7 @@ fn every_command_and_tool_takes_the_same_inputs_and_names_them_the_same_way() {
         }
     }
 
-    // import writes a new artifact under the root from the pages, which then reads as they do.
-    let (text, error) = mcp.call(
-        "import",
-        json!({"paths": ["probe_full_raw.csv", "probe_full_details.csv"], "output": "m.json"}),
-    );
-    assert!(
-        !error && text.starts_with("imported 1 launch(es)"),
-        "{text}"
-    );
-    let (from_pages, _) = mcp.call(
-        "list_kernels",
-        json!({"paths": ["probe_full_raw.csv", "probe_full_details.csv"]}),
-    );
-    let (from_import, _) = mcp.call("list_kernels", json!({"path": "m.json"}));
-    assert_eq!(from_import, from_pages);
-    for (output, why) in [
-        ("m.json", "already exists"),
-        ("../m.json", "`..` is refused"),
-        ("m.csv", "ends in .json"),
-    ] {
-        let (text, error) = mcp.call("import", json!({"path": "a.json", "output": output}));
-        assert!(error && text.contains(why), "{output}: {text}");
-    }
-    let (text, error) = mcp.call("explain", json!({"path": "a.json", "paths": ["a.json"]}));
-    assert!(error && text.contains("path or paths, not both"), "{text}");
-    let (text, error) = mcp.call("explain", json!({"paths": []}));
-    assert!(
-        error && text.contains("a path or a list of paths"),
-        "{text}"
-    );
+    import_writes_under_the_root(&mut mcp);
     mcp.finish();
 }
 
@@ -826,6 +832,23 @@ fn top_range_and_format_narrow_every_answer() {
     assert!(!error, "{text}");
     let d: Value = serde_json::from_str(&text).expect("diff JSON");
     assert_eq!(d["kernels"].as_array().map(Vec::len), Some(1), "{d}");
+    // explain's next step: ranked, with the command; JSON compact, no structured content.
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": "run1.json", "next": true, "top": 2}}),
+    );
+    assert!(r["result"]["structuredContent"].is_null(), "{r}");
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let steps: Value = serde_json::from_str(text).expect("next JSON");
+    assert_eq!(steps.as_array().map(Vec::len), Some(2), "{steps}");
+    assert!(
+        steps[0]["command"]
+            .as_str()
+            .is_some_and(|c| c.contains(" -c 1 ")),
+        "{steps}"
+    );
     let (text, error) = mcp.call(
         "compare",
         json!({"before": jax, "after": jax, "by": "range", "top": 1}),
