@@ -72,10 +72,7 @@ impl Input {
             kinds.push(super::kind_inside(p)?);
         }
         let json_text = self.paths.len() == 1
-            && matches!(
-                kinds[0],
-                FileKind::CsvExport | FileKind::Unrecognized { .. }
-            )
+            && kinds[0] == FileKind::CsvExport
             && starts_like_json(&self.paths[0])?;
         if let Some(at) = kinds
             .iter()
@@ -147,10 +144,16 @@ fn starts_like_json(path: &Path) -> Result<bool> {
         .and_then(|f| f.take(4 << 10).read_to_end(&mut first))
         .with_context(|| format!("{}: cannot read", super::shown(path)))?;
     let head = first.strip_prefix(shared::read::bom::BOM).unwrap_or(&first);
-    Ok(head
+    let starts = head
         .iter()
         .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|b| matches!(b, b'[' | b'n' | b't' | b'f' | b'-' | b'0'..=b'9')))
+        .is_some_and(|b| matches!(b, b'[' | b'n' | b't' | b'f' | b'-' | b'0'..=b'9'));
+    // A JSON value, or one cut by the 4 KiB read: not junk that starts with a digit.
+    let value = serde_json::Deserializer::from_slice(head)
+        .into_iter::<serde::de::IgnoredAny>()
+        .next()
+        .is_some_and(|v| v.is_ok() || v.is_err_and(|e| e.is_eof()));
+    Ok(starts && value)
 }
 
 /// An artifact, plain or compressed (a `.json.gz`), with what its reader did not take as
