@@ -331,12 +331,17 @@ impl RunDiff {
 }
 
 impl KernelSide {
-    /// What makes its time one no gate judges, each as `SIDE: NAME: why`: a time below the
-    /// physical floor of its work (`below_floor`), timers that disagree (`timers_disagree`).
-    pub fn flagged(&self, side: &str) -> Vec<String> {
+    /// What makes its time one no gate judges: a time below the physical floor of its work
+    /// (`below_floor`), timers that disagree (`timers_disagree`).
+    pub fn flags(&self) -> impl Iterator<Item = &String> {
         [&self.below_floor, &self.timers_disagree]
             .into_iter()
             .flatten()
+    }
+
+    /// [`KernelSide::flags`], each as `SIDE: NAME: why`.
+    pub fn flagged(&self, side: &str) -> Vec<String> {
+        self.flags()
             .map(|p| format!("{side}: {}: {p}", self.short_name))
             .collect()
     }
@@ -749,7 +754,9 @@ fn blind_spots(
             if let Some(p) = &k.noise_problem {
                 out.push(format!("{side}: {}: {p}", k.short_name));
             }
-            out.extend(k.flagged(side));
+            for p in k.flags() {
+                out.push(format!("{side}: {}: {p}", k.short_name));
+            }
         }
     }
     for k in kernels {
