@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use shared::analysis::certificate::Certificate;
+use shared::analysis::diff::launches::{self, LaunchCounts};
 use shared::analysis::diff::ranges::range_diff;
 use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
@@ -41,17 +42,31 @@ pub(crate) fn read_side(first: &Path, more: &[PathBuf]) -> Result<(Run, String)>
 }
 
 /// Kernel against kernel as `capture diff` and MCP's `compare` show it: the time diff
-/// ([`diff_loaded`]), the clock control read from each run's launches where it records none
-/// ([`clocks::with_clocks_read`]), and the launch counts with the change per launch
-/// ([`RunDiff::with_launch_counts`]).
+/// ([`diff_loaded`]) with the clock control read from each run's launches where it records
+/// none ([`clocks::with_clocks_read`]), and its launch counts with the change per launch
+/// ([`launches::of_diff`]), shown beside it ([`launches::Launched`]).
 pub(crate) fn kernel_diff(
     before: (&Artifact, &[LoadWarning]),
     after: (&Artifact, &[LoadWarning]),
     gate: GateOptions,
-) -> RunDiff {
+) -> (RunDiff, LaunchCounts) {
     let mut d = diff_loaded(before, after, gate);
     d.comparability = clocks::with_clocks_read(d.comparability, before.0, after.0);
-    d.with_launch_counts(before.0, after.0)
+    let counts = launches::of_diff(&d, before.0, after.0);
+    (d, counts)
+}
+
+/// A kernel diff with its launch counts in `format`.
+pub(crate) fn launched_in_format(d: &RunDiff, counts: &LaunchCounts, format: DiffFormat) -> String {
+    let l = launches::Launched {
+        diff: d,
+        launch_counts: counts,
+    };
+    match format {
+        DiffFormat::Table => l.to_text(),
+        DiffFormat::Markdown => l.to_markdown(),
+        DiffFormat::Json => l.to_json(),
+    }
 }
 
 /// Writes the certificate of `d` (`--certificate`) to `path`, never over an input.
@@ -302,15 +317,15 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         crate::out::print(&in_format(&d, args.format))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut d = kernel_diff(
+    let (d, counts) = kernel_diff(
         (&before, &before_warnings),
         (&after, &after_warnings),
         GateOptions {
             pct: args.gate,
             share_pct: args.gate_share,
         },
-    )
-    .named(names.0, names.1);
+    );
+    let mut d = d.named(names.0, names.1);
     if let Some(pct) = args.gate_work {
         d = d
             .with_work(work_diff(&before, &after, pct, tolerance.as_ref()))
@@ -328,6 +343,6 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     }
     let code = gate_code(&d);
     report_gates(&d);
-    crate::out::print(&in_format(&d, args.format))?;
+    crate::out::print(&launched_in_format(&d, &counts, args.format))?;
     Ok(code.map_or(ExitCode::SUCCESS, |c| ExitCode::from(c as u8)))
 }

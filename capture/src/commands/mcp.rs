@@ -751,28 +751,31 @@ impl Server {
                 ..Output::text(text)
             });
         }
-        let d = super::diff::kernel_diff(
+        let (d, mut counts) = super::diff::kernel_diff(
             (&before, &before_warnings),
             (&after, &after_warnings),
             GateOptions::default(),
-        )
-        .named(&before_name, &after_name);
+        );
+        let mut d = d.named(&before_name, &after_name);
         refuse(&d.comparability)?;
         let mut notes = notes;
-        let mut d = d;
         if let Some(n) = count_arg(args, "top")?.filter(|n| *n < d.kernels.len()) {
             notes.push(format!(
                 "the {n} of {} matched kernels with the largest change shown (top)",
                 d.kernels.len()
             ));
             d.kernels.truncate(n);
-            if let Some(l) = d.launch_counts.as_mut() {
-                l.kernels.truncate(n);
-            }
+            counts.kernels.truncate(n);
         }
         let text = match format {
-            DiffFormat::Json => serde_json::to_string(&d).context("the diff's own JSON")? + "\n",
-            _ => super::diff::in_format(&d, format),
+            DiffFormat::Json => {
+                let l = shared::analysis::diff::launches::Launched {
+                    diff: &d,
+                    launch_counts: &counts,
+                };
+                serde_json::to_string(&l).context("the diff's own JSON")? + "\n"
+            }
+            _ => super::diff::launched_in_format(&d, &counts, format),
         };
         Ok(Output {
             notes,

@@ -44,12 +44,12 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
     let (before_run, before_name) = super::diff::read_side(&args.before, &args.before_page)?;
     let (after_run, after_name) = super::diff::read_side(&args.after, &args.after_page)?;
     let (before, after) = (&before_run.artifact, &after_run.artifact);
-    let d = super::diff::kernel_diff(
+    let (d, _) = super::diff::kernel_diff(
         (before, &before_run.load_warnings),
         (after, &after_run.load_warnings),
         GateOptions::default(),
-    )
-    .named(before_name, after_name);
+    );
+    let d = d.named(before_name, after_name);
     let recomputed = Certificate::of(
         &d,
         (before, after),

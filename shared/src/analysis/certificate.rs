@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::diff::launches::MatchedTotal;
+use crate::analysis::diff::launches::{self, LaunchCounts, MatchedTotal};
 use crate::analysis::diff::work::{work_diff, KernelWorkDiff};
 use crate::analysis::diff::{Comparability, KernelSide, RunDiff};
 use crate::analysis::floor;
@@ -134,13 +134,14 @@ pub struct Certificate {
 }
 
 impl Certificate {
-    /// The certificate of the diff `d` of `before` and `after` (with its launch counts
-    /// attached where the caller attached them), whose files digest to `files`.
+    /// The certificate of the diff `d` of `before` and `after` (its launch counts worked
+    /// out here, [`launches::of_diff`]), whose files digest to `files`.
     pub fn of(
         d: &RunDiff,
         (before, after): (&Artifact, &Artifact),
         files: [Vec<FileDigest>; 2],
     ) -> Certificate {
+        let counts = launches::of_diff(d, before, after);
         let tables = [bytes_table(before), bytes_table(after)];
         let record = |side: usize, s: &KernelSide| {
             let table = &tables[side];
@@ -189,11 +190,11 @@ impl Certificate {
             )
             .collect();
         let work_equal = unmatched.is_empty() && kernels.iter().all(|k| k.work == "equal");
-        let launches = d.launch_counts.as_ref();
+        let launches = Some(&counts);
         let [bf, af] = files;
         Certificate {
             version: CERTIFICATE_VERSION,
-            claim: claim_words(d),
+            claim: claim_words(d, &counts),
             before: RunRecord {
                 name: d.before.clone(),
                 files: bf,
@@ -251,15 +252,13 @@ fn work_words(k: &KernelWorkDiff) -> String {
 }
 
 /// The claim in one line.
-fn claim_words(d: &RunDiff) -> String {
+fn claim_words(d: &RunDiff, counts: &LaunchCounts) -> String {
     let noise = if d.total.beyond_noise {
         "beyond the noise"
     } else {
         "within the noise"
     };
-    let per_launch = d
-        .launch_counts
-        .as_ref()
+    let per_launch = Some(counts)
         .filter(|l| l.differ)
         .and_then(|l| l.matched.change_pct)
         .map(|c| format!("; per matched launch {c:+.2} %"))

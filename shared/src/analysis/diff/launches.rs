@@ -6,16 +6,68 @@
 //! mean launch times the launches both runs have), with the time of the unmatched launches
 //! (a kernel's launches beyond the other run's count, the kernels of one run) shown apart.
 //!
-//! Built from the diff's matched sides ([`super::RunDiff::with_launch_counts`]) and kept apart
-//! from the time diff itself: `capture diff` and `capture mcp`'s `compare` attach it; the
-//! JSON is docs/diff-json.md's `launch_counts`.
+//! Built from the diff's matched sides ([`of_diff`]) and kept apart from the time diff
+//! itself (the viewer's run against run does not carry it): `capture diff` and `capture
+//! mcp`'s `compare` show it beside the diff ([`Launched`]); the JSON is docs/diff-json.md's
+//! `launch_counts`.
 
 use serde::{Deserialize, Serialize};
 
+use super::{KernelSide, RunDiff};
 use crate::analysis::metrics;
 use crate::analysis::multi::median;
-use crate::model::artifact::KernelRecord;
+use crate::model::artifact::{Artifact, KernelRecord};
 use crate::model::roofline::percent_of;
+
+/// The launch counts of the diff `d` of `before` and `after`.
+pub fn of_diff(d: &RunDiff, before: &Artifact, after: &Artifact) -> LaunchCounts {
+    let side = |run: &Artifact, s: &KernelSide| SideTimes {
+        launches: s.launches,
+        time_ms: s.time_ms,
+        median_ms: run.kernels.get(s.index).and_then(median_launch_ms),
+    };
+    let pairs: Vec<(String, SideTimes, SideTimes)> = d
+        .kernels
+        .iter()
+        .map(|k| (k.label(), side(before, &k.before), side(after, &k.after)))
+        .collect();
+    let only = |sides: &[KernelSide]| {
+        sides.iter().fold((0, 0.0), |(n, t), s| {
+            (n + s.launches, t + s.time_ms.unwrap_or(0.0))
+        })
+    };
+    launch_counts(&pairs, [only(&d.only_before), only(&d.only_after)])
+}
+
+/// A diff with its launch counts: the JSON of `capture diff` (the diff's fields and
+/// `launch_counts`) and its human forms ([`RunDiff::text_with`]).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Launched<'a> {
+    /// The diff.
+    #[serde(flatten)]
+    pub diff: &'a RunDiff,
+    /// Its launch counts.
+    pub launch_counts: &'a LaunchCounts,
+}
+
+impl Launched<'_> {
+    /// Aligned text ([`RunDiff::text_with`]).
+    pub fn to_text(&self) -> String {
+        self.diff.text_with(Some(self.launch_counts))
+    }
+
+    /// Markdown ([`RunDiff::markdown_with`]).
+    pub fn to_markdown(&self) -> String {
+        self.diff.markdown_with(Some(self.launch_counts))
+    }
+
+    /// Pretty JSON, the diff's fields then `launch_counts`.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
 
 /// One side of a matched kernel, as the per-launch figures need it.
 #[derive(Clone, Copy, Debug, PartialEq)]

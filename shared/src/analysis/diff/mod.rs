@@ -282,43 +282,12 @@ pub struct RunDiff {
     /// The work gate (`--gate-work`), when asked for.
     #[serde(default)]
     pub work: Option<work::WorkDiff>,
-    /// Launches before and after and the change per launch ([`launches`]), where attached
-    /// ([`RunDiff::with_launch_counts`]: `capture diff`, MCP `compare`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub launch_counts: Option<launches::LaunchCounts>,
 }
 
 impl RunDiff {
     /// The diff with the work gate's outcome beside the time.
     pub fn with_work(mut self, work: work::WorkDiff) -> Self {
         self.work = Some(work);
-        self
-    }
-
-    /// The diff with its launch counts attached ([`launches`]), from the runs it compared.
-    pub fn with_launch_counts(mut self, before: &Artifact, after: &Artifact) -> Self {
-        let side = |run: &Artifact, s: &KernelSide| launches::SideTimes {
-            launches: s.launches,
-            time_ms: s.time_ms,
-            median_ms: run
-                .kernels
-                .get(s.index)
-                .and_then(launches::median_launch_ms),
-        };
-        let pairs: Vec<(String, launches::SideTimes, launches::SideTimes)> = self
-            .kernels
-            .iter()
-            .map(|k| (k.label(), side(before, &k.before), side(after, &k.after)))
-            .collect();
-        let only = |sides: &[KernelSide]| {
-            sides.iter().fold((0, 0.0), |(n, t), s| {
-                (n + s.launches, t + s.time_ms.unwrap_or(0.0))
-            })
-        };
-        self.launch_counts = Some(launches::launch_counts(
-            &pairs,
-            [only(&self.only_before), only(&self.only_after)],
-        ));
         self
     }
 
@@ -693,7 +662,6 @@ fn diff_inner(
         total,
         gate,
         work: None,
-        launch_counts: None,
     }
 }
 

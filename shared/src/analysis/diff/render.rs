@@ -24,7 +24,7 @@ pub const COLUMNS: [Column; 10] = [
 ];
 
 /// The columns of the human forms where launch counts are attached
-/// ([`RunDiff::with_launch_counts`]): [`COLUMNS`] with `launches` after `match` and `per
+/// ([`super::launches::Launched`]): [`COLUMNS`] with `launches` after `match` and `per
 /// launch` after `change`.
 pub const LAUNCH_COLUMNS: [Column; 12] = [
     Column::text("kernel"),
@@ -461,7 +461,7 @@ fn side_line(s: &KernelSide) -> String {
 impl RunDiff {
     /// Lines above the table: the gate's verdict (failures named first), the runs, and the
     /// comparability warnings.
-    fn preamble(&self) -> Vec<String> {
+    fn preamble(&self, launches: Option<&LaunchCounts>) -> Vec<String> {
         let mut out = self
             .work
             .as_ref()
@@ -489,13 +489,13 @@ impl RunDiff {
             }
         }
         out.push(format!("before {}, after {}", self.before, self.after));
-        out.extend(self.launch_counts.as_ref().and_then(LaunchCounts::warning));
+        out.extend(launches.and_then(LaunchCounts::warning));
         out.extend(comparability_lines(&self.comparability));
         out
     }
 
     /// Lines under the table: kernels in one run only, the total, the noise sources.
-    fn epilogue(&self) -> Vec<String> {
+    fn epilogue(&self, launches: Option<&LaunchCounts>) -> Vec<String> {
         let mut out = Vec::new();
         for (title, list) in [
             ("only in before", &self.only_before),
@@ -507,7 +507,7 @@ impl RunDiff {
             }
         }
         out.push(total_line(&self.total));
-        out.extend(self.launch_counts.iter().flat_map(LaunchCounts::lines));
+        out.extend(launches.into_iter().flat_map(LaunchCounts::lines));
         let flagged = self.flagged_times();
         if !flagged.is_empty() {
             out.push(format!(
@@ -545,8 +545,8 @@ impl RunDiff {
     }
 
     /// The table of the human forms, `moves` moved metrics per kernel.
-    fn table(&self, moves: usize) -> Table<'static> {
-        if let Some(l) = &self.launch_counts {
+    fn table(&self, moves: usize, launches: Option<&LaunchCounts>) -> Table<'static> {
+        if let Some(l) = launches {
             let mut t = Table::new(&LAUNCH_COLUMNS);
             for (k, c) in self.kernels.iter().zip(&l.kernels) {
                 t.push(k.launch_cells(moves, c));
@@ -564,7 +564,17 @@ impl RunDiff {
     /// program's: control characters (a terminal escape, a newline) are shown escaped, never
     /// written raw.
     pub fn to_text(&self) -> String {
-        let mut out = text_form(&self.preamble(), &self.table(3), &self.epilogue());
+        self.text_with(None)
+    }
+
+    /// [`RunDiff::to_text`] with launch counts (the `launches` and `per launch` columns, the
+    /// lines they add), where given.
+    pub fn text_with(&self, launches: Option<&LaunchCounts>) -> String {
+        let mut out = text_form(
+            &self.preamble(launches),
+            &self.table(3, launches),
+            &self.epilogue(launches),
+        );
         if let Some(w) = &self.work {
             let (table, notes) = w.table();
             out.push_str("\nwork (--gate-work):\n");
@@ -581,12 +591,17 @@ impl RunDiff {
     /// every moved metric, then the kernels of one run and the total (pipes and control
     /// characters escaped).
     pub fn to_markdown(&self) -> String {
+        self.markdown_with(None)
+    }
+
+    /// [`RunDiff::to_markdown`] with launch counts, where given.
+    pub fn markdown_with(&self, launches: Option<&LaunchCounts>) -> String {
         let esc = |s: &str| escape::markdown_cell(s).into_owned();
         let mut out = markdown_form(
-            &self.preamble(),
+            &self.preamble(launches),
             self.gate.is_some() || self.work.is_some(),
-            &self.table(usize::MAX),
-            &self.epilogue(),
+            &self.table(usize::MAX, launches),
+            &self.epilogue(launches),
         );
         if let Some(w) = &self.work {
             let (table, notes) = w.table();
