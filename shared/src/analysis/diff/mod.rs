@@ -722,7 +722,7 @@ fn blind_spots(
             if let Some(p) = &k.noise_problem {
                 out.push(format!("{side}: {}: {p}", k.short_name));
             }
-            for p in k.flags() {
+            for p in [&k.below_floor, &k.timers_disagree].into_iter().flatten() {
                 out.push(format!("{side}: {}: {p}", k.short_name));
             }
         }
