@@ -67,7 +67,8 @@ pub enum Command {
     Trace(TraceArgs),
     /// Print the exact ncu command lines for the profile half of capture run.
     NcuCommand(NcuCommandArgs),
-    /// Print the asked-for vs measured bytes table of an artifact.
+    /// Print the asked-for vs measured bytes table of a run: an artifact, a report or the CSV
+    /// pages of one export.
     Table(TableArgs),
     /// Print a kernel's SASS with per-instruction figures and hot spots, from a report or
     /// a source-page export.
@@ -82,6 +83,13 @@ pub enum Command {
     /// cache control, metric set or sampling are refused (exit 1) unless `--force`. JSON:
     /// docs/diff-json.md.
     Diff(DiffArgs),
+    /// Check a speedup certificate (`capture diff --certificate`) against its two runs.
+    ///
+    /// Recomputes the certificate from BEFORE and AFTER and exits 14, naming each, when a
+    /// file's SHA-256 is not the certified one, a figure differs from what the runs give
+    /// (an edited time), a time is below its physical floor or its timers disagree, or the
+    /// work changed where the certificate says it did not. Offline: no GPU.
+    Verify(VerifyArgs),
     /// Explain each kernel in a few lines: verdict, unit, roof, ncu's rules, the evidence.
     ///
     /// For people and agents: at most 2 KB of JSON per kernel, every `evidence` value a raw
@@ -475,8 +483,12 @@ pub enum TableFormat {
 /// `capture table`.
 #[derive(Debug, Args)]
 pub struct TableArgs {
-    /// The artifact to read.
-    pub artifact: PathBuf,
+    /// The run: an artifact (`.json`, `.json.gz`), or an ncu export `capture import` reads:
+    /// a `.ncu-rep` (`.ncu-repz`) report or CSV pages, several files being the pages of one
+    /// export (raw and details, paired by launch ID); `.gz` is read as what it holds. A lone
+    /// page says what it lacks.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
@@ -494,6 +506,12 @@ pub struct TableArgs {
     /// their ancestor at depth N).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+    /// Only the launches under this NVTX range path, as `capture explain --range`.
+    #[arg(long, value_name = "PATH")]
+    pub range: Option<String>,
+    /// Only the first N rows (after `--sort`).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
 }
 
 /// What a row of `capture table` or `capture diff` is.
@@ -519,14 +537,27 @@ impl TableBy {
 /// `capture explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// An artifact, ncu CSV export or `.ncu-rep` (`.ncu-repz`) report.
-    pub input: PathBuf,
+    /// The run, as `capture table` takes it: an artifact, a report, or the CSV pages of one
+    /// export (raw and details, paired by launch ID); `.gz` read too.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
     /// Regular expression a kernel's full name must match.
     #[arg(long)]
     pub kernel: Option<String>,
     /// Only the N kernels with the most time.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// Only the launches under this NVTX range path: ranges joined by `/`, outermost first
+    /// (`measure/step`), as `capture table --by range` lists them; `(no range)` for the
+    /// launches in none.
+    #[arg(long, value_name = "PATH")]
+    pub range: Option<String>,
+    /// The next step instead: kernels ranked by recoverable time (time x the larger of
+    /// ncu's estimated speedup for its rules and the gap to its own roof), each with one
+    /// action and the exact ncu command collecting its source counters, built from the
+    /// run's recorded command (docs/explain.md).
+    #[arg(long)]
+    pub next: bool,
     /// Output format: a paragraph per kernel, or the JSON of docs/explain.md.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     pub format: ExplainFormat,
@@ -589,8 +620,10 @@ pub struct SourceArgs {
     /// --import R --csv --page source --print-source sass` export (`.gz`, `.zst` are read
     /// too), or an artifact of
     /// such a report (`capture import R --source PAGE`), which keeps each kernel's longest
-    /// launch with its SASS text.
-    pub input: std::path::PathBuf,
+    /// launch with its SASS text. Several files are read one after another (the reports
+    /// or pages of one run).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<std::path::PathBuf>,
     /// Regular expression a kernel name must match; of the matching launches the longest
     /// is shown (a source-page export has no durations: the one that executed the most).
     #[arg(long)]
@@ -653,6 +686,13 @@ pub struct DiffArgs {
     pub before: PathBuf,
     /// The run after the change.
     pub after: PathBuf,
+    /// Another file of the before run's export (its details page beside its raw page, or
+    /// the report's pages), paired with BEFORE by launch ID; repeat for more.
+    #[arg(long, value_name = "FILE")]
+    pub before_page: Vec<PathBuf>,
+    /// Another file of the after run's export, as `--before-page`.
+    #[arg(long, value_name = "FILE")]
+    pub after_page: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
     pub format: DiffFormat,
@@ -705,6 +745,29 @@ pub struct DiffArgs {
     /// their ancestor at depth N).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+    /// Also write a certificate of the comparison to FILE: the SHA-256 of every input, per
+    /// kernel the times with their noise bands and physical floors, the timers' agreement,
+    /// the work (equal, or what changed) and the comparability check; `capture verify`
+    /// checks it. Kernel by kernel only.
+    #[arg(long, value_name = "FILE")]
+    pub certificate: Option<PathBuf>,
+}
+
+/// `capture verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The certificate (`capture diff BEFORE AFTER --certificate FILE`).
+    pub certificate: PathBuf,
+    /// The run before, as `capture diff` took it.
+    pub before: PathBuf,
+    /// The run after.
+    pub after: PathBuf,
+    /// Another file of the before run's export, as `capture diff --before-page`.
+    #[arg(long, value_name = "FILE")]
+    pub before_page: Vec<PathBuf>,
+    /// Another file of the after run's export.
+    #[arg(long, value_name = "FILE")]
+    pub after_page: Vec<PathBuf>,
 }
 
 /// A percentage flag: a finite number, 0 or more.

@@ -48,6 +48,10 @@ pub enum Code {
     /// differ and that run lacks it in every kernel), counts that contradict each other. The
     /// output names each reason first; this code wins over 12.
     GateCannotJudge = 13,
+    /// `capture verify`: the certificate does not hold for the runs given: a file that is
+    /// not the one certified, a figure the runs do not give, a time below its physical floor
+    /// or timers that disagree, work that changed unannounced. Each is named.
+    VerifyFailed = 14,
     /// Interrupted by Ctrl-C (SIGINT), SIGTERM or SIGHUP; no output was left half-written
     /// (128 + SIGINT, as shells report it).
     Interrupted = 130,

@@ -50,6 +50,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Table(args) => commands::table::table(&args),
         Command::Source(args) => commands::source::source(&args),
         Command::Diff(args) => commands::diff::diff(&args),
+        Command::Verify(args) => commands::verify::verify(&args),
         Command::Explain(args) => commands::explain::explain(&args),
         Command::Mcp(args) => commands::mcp::mcp(&args),
         Command::Schema(args) => commands::schema::schema(&args),

@@ -1,12 +1,15 @@
 //! Provenance: how an artifact was made, built once for every command that writes one
 //! (`import`, `merge`, `diff`'s imports, `run`, `profile`), from `std::env::args_os`, so a
 //! command line that is not UTF-8 (a file name in another encoding) is recorded, lossily
-//! quoted, rather than panicking as `std::env::args` does.
+//! quoted, rather than panicking as `std::env::args` does. Input files are named as every
+//! command names them ([`display_name`]).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use shared::model::artifact::{Origin, Provenance};
+
+use crate::files::name::display_name;
 
 /// The provenance every artifact capture writes starts from: its origin, the tool and its
 /// version, the time, this process's command line and the names of its input files.
@@ -26,7 +29,7 @@ fn base_with(
         tool_version: env!("CARGO_PKG_VERSION").into(),
         created_utc: Some(crate::clock::now_rfc3339()),
         command_line: Some(command_line_of(args)),
-        inputs: inputs.iter().map(|p| file_name(p)).collect(),
+        inputs: inputs.iter().map(|p| display_name(p)).collect(),
         ..Provenance::default()
     }
 }
@@ -38,15 +41,6 @@ fn command_line_of(args: impl IntoIterator<Item = OsString>) -> String {
         Some((first, rest)) => crate::shell::command_line(first, rest),
         None => String::new(),
     }
-}
-
-/// A file's name for provenance and messages: the final component, so artifacts carry no
-/// local paths.
-pub fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }
 
 #[cfg(test)]

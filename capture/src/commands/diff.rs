@@ -8,54 +8,130 @@
 //! compares NVTX range by range instead (`shared::analysis::diff::ranges`), with the same
 //! comparability check and no gate.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
+use shared::analysis::certificate::Certificate;
 use shared::analysis::diff::drift::{self, Drift, Drifted};
+use shared::analysis::diff::launches::{self, LaunchCounts};
 use shared::analysis::diff::ranges::range_diff;
 use shared::analysis::diff::render::DiffForms;
 use shared::analysis::diff::work::{work_diff, WorkTolerance};
-use shared::analysis::diff::{diff_loaded, Comparability, Gate, GateOptions, Mismatch, RunDiff};
-use shared::analysis::merge;
+use shared::analysis::diff::{
+    clocks, diff_loaded, Comparability, Gate, GateOptions, Mismatch, RunDiff,
+};
 use shared::analysis::trace_diff::trace_diff;
 use shared::model::artifact::LoadWarning;
-use shared::read::kind::FileKind;
 use shared::text::table::Format;
 use shared::Artifact;
 
-use super::import;
 use crate::cli::{DiffArgs, DiffFormat, TableBy};
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::files::input::{Input, Run};
 
-/// An artifact, or the artifact `capture import` would make of an export or report; with
-/// what the artifact reader did not take as written (an import's dropped durations show in
-/// its launches, which the gate checks itself).
-pub(crate) fn read_run(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)> {
-    if files::kind(path)? == FileKind::Artifact {
-        return files::read_artifact_checked(path);
-    }
-    let paths = [path.to_path_buf()];
-    let (launches, warnings) = import::read_exports(&paths)?;
-    for w in &warnings {
-        crate::out::warn(&w.to_string());
-    }
-    Ok((
-        merge::import_launches(
-            launches,
-            warnings,
-            crate::provenance::base(shared::model::artifact::Origin::Import, &paths),
-        ),
-        Vec::new(),
-    ))
+/// The run of `first` and the pages given with it (`--before-page`, `--after-page`), read
+/// as every read-only command reads its input ([`Input`]), with its name.
+pub(crate) fn read_side(first: &Path, more: &[PathBuf]) -> Result<(Run, String)> {
+    let input = Input::new(
+        std::iter::once(first.to_path_buf())
+            .chain(more.iter().cloned())
+            .collect(),
+    )?;
+    Ok((input.read_warned()?, input.name()))
 }
 
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
+/// Kernel against kernel as `capture diff` and MCP's `compare` show it: the time diff
+/// ([`diff_loaded`]) with the clock control read from each run's launches where it records
+/// none ([`clocks::with_clocks_read`]), and its launch counts with the change per launch
+/// ([`launches::of_diff`]), shown beside it ([`launches::Launched`]).
+pub(crate) fn kernel_diff(
+    before: (&Artifact, &[LoadWarning]),
+    after: (&Artifact, &[LoadWarning]),
+    gate: GateOptions,
+) -> (RunDiff, LaunchCounts) {
+    let mut d = diff_loaded(before, after, gate);
+    d.comparability = clocks::with_clocks_read(d.comparability, before.0, after.0);
+    let counts = launches::of_diff(&d, before.0, after.0);
+    (d, counts)
+}
+
+/// A kernel diff with its launch counts in `format`.
+pub(crate) fn launched_in_format(d: &RunDiff, counts: &LaunchCounts, format: DiffFormat) -> String {
+    let l = launches::Launched {
+        diff: d,
+        launch_counts: counts,
+    };
+    match format {
+        DiffFormat::Table => l.to_text(),
+        DiffFormat::Markdown => l.to_markdown(),
+        DiffFormat::Json => l.to_json(),
+    }
+}
+
+/// A kernel diff whose bands include the run-to-run drift, with its launch counts, in
+/// `format`: the launch-count forms, then the drift's words (JSON: its `drift` key too).
+fn drifted_launched_in_format(d: &Drifted, counts: &LaunchCounts, format: DiffFormat) -> String {
+    match format {
+        DiffFormat::Table => {
+            let mut out = launched_in_format(&d.diff, counts, format);
+            out.push_str(&d.drift.words());
+            out.push('\n');
+            out
+        }
+        DiffFormat::Markdown => {
+            let mut out = launched_in_format(&d.diff, counts, format);
+            out.push('\n');
+            out.push_str(&d.drift.words());
+            out.push('\n');
+            out
+        }
+        DiffFormat::Json => {
+            let l = launches::Launched {
+                diff: &d.diff,
+                launch_counts: counts,
+            };
+            let mut v = serde_json::to_value(l).unwrap_or_default();
+            if let (Some(map), Ok(drift)) = (v.as_object_mut(), serde_json::to_value(&d.drift)) {
+                map.insert("drift".into(), drift);
+            }
+            let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+    }
+}
+
+/// Writes the certificate of `d` (`--certificate`) to `path`, never over an input.
+fn write_certificate(
+    path: &Path,
+    args: &DiffArgs,
+    d: &RunDiff,
+    runs: (&Artifact, &Artifact),
+) -> Result<()> {
+    let before: Vec<PathBuf> = std::iter::once(args.before.clone())
+        .chain(args.before_page.iter().cloned())
+        .collect();
+    let after: Vec<PathBuf> = std::iter::once(args.after.clone())
+        .chain(args.after_page.iter().cloned())
+        .collect();
+    files::refuse_output_among_inputs(path, before.iter().chain(&after))?;
+    let cert = Certificate::of(
+        d,
+        runs,
+        [
+            files::input::digests(&before)?,
+            files::input::digests(&after)?,
+        ],
+    );
+    files::write_atomic(path, cert.to_json().as_bytes())?;
+    crate::out::eprint_line(&format!(
+        "certificate written to {} ({}); check it with capture verify",
+        files::shown(path),
+        cert.claim
+    ));
+    Ok(())
 }
 
 /// The tolerance file of `--work-tolerance`, read and checked; errors name the file.
@@ -241,7 +317,7 @@ fn widen_by_drift(d: RunDiff, args: &DiffArgs) -> Result<Drifted> {
         let runs: Vec<Artifact> = args
             .baseline_runs
             .iter()
-            .map(|p| read_run(p).map(|(a, _)| a))
+            .map(|p| files::input::Input::new(vec![p.clone()])?.read().map(|r| r.artifact))
             .collect::<Result<_>>()?;
         let refs: Vec<&Artifact> = runs.iter().collect();
         Drift::of_runs(&refs)
@@ -266,22 +342,30 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         .by
         .checked_depth(args.depth)
         .map_err(anyhow::Error::msg)?;
-    if args.by == TableBy::Range && (args.gate.is_some() || args.gate_work.is_some()) {
-        bail!("--gate and --gate-work compare kernels: they apply to --by kernel only");
+    if args.by == TableBy::Range
+        && (args.gate.is_some() || args.gate_work.is_some() || args.certificate.is_some())
+    {
+        bail!(
+            "--gate, --gate-work and --certificate compare kernels: they apply to --by kernel \
+             only"
+        );
     }
     let tolerance = args
         .work_tolerance
         .as_deref()
         .map(read_tolerance)
         .transpose()?;
-    let (before, before_warnings) = read_run(&args.before)?;
-    let (after, after_warnings) = read_run(&args.after)?;
-    let names = (file_name(&args.before), file_name(&args.after));
+    let (before_run, before_name) = read_side(&args.before, &args.before_page)?;
+    let (after_run, after_name) = read_side(&args.after, &args.after_page)?;
+    let (before, before_warnings) = (before_run.artifact, before_run.load_warnings);
+    let (after, after_warnings) = (after_run.artifact, after_run.load_warnings);
+    let names = (before_name, after_name);
     if let Some(code) = diff_traces(args, (&before, &after), &names)? {
         return Ok(code);
     }
     if args.by == TableBy::Range {
-        let d = range_diff(&before, &after, depth).named(names.0, names.1);
+        let mut d = range_diff(&before, &after, depth).named(names.0, names.1);
+        d.comparability = clocks::with_clocks_read(d.comparability, &before, &after);
         for w in &d.warnings {
             crate::out::warn(w);
         }
@@ -295,17 +379,19 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         crate::out::print(&in_format(&d, args.format))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut d = diff_loaded(
+    let (d, counts) = kernel_diff(
         (&before, &before_warnings),
         (&after, &after_warnings),
         GateOptions {
             pct: args.gate,
             share_pct: args.gate_share,
         },
-    )
-    .named(names.0, names.1);
+    );
+    let mut d = d.named(names.0, names.1);
     if let Some(pct) = args.gate_work {
-        d = d.with_work(work_diff(&before, &after, pct, tolerance.as_ref()));
+        d = d
+            .with_work(work_diff(&before, &after, pct, tolerance.as_ref()))
+            .with_flagged_times_refused();
     }
     let d = widen_by_drift(d, args)?;
     check_fair(
@@ -315,8 +401,11 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         args.force,
         args.gate_work.is_some(),
     )?;
+    if let Some(path) = &args.certificate {
+        write_certificate(path, args, &d.diff, (&before, &after))?;
+    }
     let code = gate_code(&d.diff);
     report_gates(&d.diff);
-    crate::out::print(&in_format(&d, args.format))?;
+    crate::out::print(&drifted_launched_in_format(&d, &counts, args.format))?;
     Ok(code.map_or(ExitCode::SUCCESS, |c| ExitCode::from(c as u8)))
 }

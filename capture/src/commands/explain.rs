@@ -1,8 +1,8 @@
 //! `capture explain`: each kernel in a few lines for people and agents, built by
-//! [`shared::analysis::explain`] from the bytes-table row; inputs are read as `capture diff`
-//! reads them (an artifact, or the artifact an import of an export or report makes).
+//! [`shared::analysis::explain`] from the bytes-table row; inputs are read as every read-only
+//! command reads them ([`Input`]: an artifact, or the artifact an import of an export or
+//! report makes).
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
@@ -10,12 +10,17 @@ use shared::analysis::explain::{explain as explain_all, Choice, Explanation};
 use shared::analysis::table::{bytes_table, TableRow};
 
 use crate::cli::{ExplainArgs, ExplainFormat};
+use crate::files::input::Input;
 
-/// The explanation of `input`'s kernels whose full name matches `kernel` (all without
-/// one), at most `top` of them, most time first.
-pub fn explained(input: &Path, kernel: Option<&str>, top: Option<usize>) -> Result<Explanation> {
+/// The explanation of `input`, read as `artifact`: its kernels whose full name matches
+/// `kernel` (all without one), at most `top` of them, most time first.
+pub fn explained(
+    input: &Input,
+    artifact: shared::Artifact,
+    kernel: Option<&str>,
+    top: Option<usize>,
+) -> Result<Explanation> {
     let pattern = kernel.map(super::kernel_pattern).transpose()?;
-    let (artifact, _) = super::diff::read_run(input)?;
     let table = bytes_table(&artifact);
     let keep = |r: &TableRow| pattern.as_ref().is_none_or(|p| p.is_match(&r.name));
     let explained = explain_all(
@@ -27,28 +32,62 @@ pub fn explained(input: &Path, kernel: Option<&str>, top: Option<usize>) -> Resu
         },
     );
     if let (Some(k), true) = (kernel, explained.kernels.is_empty()) {
-        bail!("{}: no kernel matches --kernel {k:?}", input.display());
+        bail!("{}: no kernel matches --kernel {k:?}", input.name());
     }
     Ok(explained)
 }
 
-/// [`explained`] in `format`.
-pub fn render(
-    input: &Path,
+/// The next steps of `artifact` (the run `input`): its kernels whose full name matches
+/// `kernel`, ranked by recoverable time, the first `top` ([`shared::analysis::next`]).
+pub fn next(
+    input: &Input,
+    artifact: &shared::Artifact,
     kernel: Option<&str>,
     top: Option<usize>,
-    format: ExplainFormat,
-) -> Result<String> {
-    let explained = explained(input, kernel, top)?;
-    Ok(match format {
-        ExplainFormat::Text => explained.to_text(),
-        ExplainFormat::Json => explained.to_json(),
-    })
+) -> Result<Vec<shared::analysis::next::NextStep>> {
+    let pattern = kernel.map(super::kernel_pattern).transpose()?;
+    let table = bytes_table(artifact);
+    let keep = |r: &TableRow| pattern.as_ref().is_none_or(|p| p.is_match(&r.name));
+    let all = explain_all(
+        artifact,
+        &table,
+        Choice {
+            keep: Some(&keep),
+            top: None,
+        },
+    );
+    if let (Some(k), true) = (kernel, all.kernels.is_empty()) {
+        bail!("{}: no kernel matches --kernel {k:?}", input.name());
+    }
+    let mut steps = shared::analysis::next::next_steps(artifact, &table, &all);
+    if let Some(n) = top {
+        steps.truncate(n);
+    }
+    Ok(steps)
 }
 
 /// `capture explain`.
 pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
-    let text = render(&args.input, args.kernel.as_deref(), args.top, args.format)?;
+    let input = Input::new(args.inputs.clone())?;
+    let artifact = super::in_range(
+        input.read_warned()?.artifact,
+        args.range.as_deref(),
+        &input.name(),
+    )?;
+    if args.next {
+        let steps = next(&input, &artifact, args.kernel.as_deref(), args.top)?;
+        let text = match args.format {
+            ExplainFormat::Text => shared::analysis::next::to_text(&steps),
+            ExplainFormat::Json => serde_json::to_string_pretty(&steps)? + "\n",
+        };
+        crate::out::print(&text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let explained = explained(&input, artifact, args.kernel.as_deref(), args.top)?;
+    let text = match args.format {
+        ExplainFormat::Text => explained.to_text(),
+        ExplainFormat::Json => explained.to_json(),
+    };
     crate::out::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

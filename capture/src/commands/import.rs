@@ -24,22 +24,9 @@ use crate::files;
 use crate::files::stage_times::Stages;
 use crate::out;
 
-/// Reads and joins several exports of one run; warnings are prefixed with their file.
-pub fn read_exports(paths: &[PathBuf]) -> Result<(Vec<LaunchCounters>, Vec<Warning>)> {
-    let mut exports = Vec::with_capacity(paths.len());
-    for path in paths {
-        let mut export = files::read_export(path)?;
-        let name = shared::text::escape::controls(&crate::provenance::file_name(path)).into_owned();
-        for w in &mut export.warnings {
-            *w = w.in_file(&name);
-        }
-        exports.push((name, export));
-    }
-    Ok(ncu::combine_named(exports))
-}
-
-/// Reads and joins several exports of one run as [`read_exports`] does, with the source
-/// pages of the reports' launches that have source counters and their kernels' code.
+/// Reads and joins several exports of one run as [`files::input::read_exports`] does, with
+/// the source pages of the reports' launches that have source counters and their kernels'
+/// code.
 fn read_exports_with_sources(paths: &[PathBuf]) -> Result<Read> {
     let mut exports = Vec::with_capacity(paths.len());
     let mut sources = Vec::new();
@@ -48,7 +35,7 @@ fn read_exports_with_sources(paths: &[PathBuf]) -> Result<Read> {
         let (mut export, read, read_code) = files::read_export_with_sources(path)?;
         sources.extend(read);
         code.extend(read_code);
-        let name = shared::text::escape::controls(&crate::provenance::file_name(path)).into_owned();
+        let name = files::input::display_name(path);
         for w in &mut export.warnings {
             *w = w.in_file(&name);
         }
@@ -74,6 +61,13 @@ struct Read {
 
 /// `capture import`.
 pub fn import(args: &ImportArgs) -> Result<ExitCode> {
+    out::println(&imported(args)?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `capture import` does, with the line it prints on success returned (`capture mcp`'s
+/// `import` tool returns it); warnings go to standard error.
+pub fn imported(args: &ImportArgs) -> Result<String> {
     if let Some(nsys) = nsys::Inputs::of(&args.exports)? {
         return nsys::import(args, &nsys);
     }
@@ -137,14 +131,14 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     } else {
         format!("{n_warnings} warning(s), see above")
     };
-    out::println(&format!(
+    let line = format!(
         "imported {n_launches} launch(es) of {} kernel(s) from {} file(s) into {}; {skipped}",
         artifact.kernels.len(),
         args.exports.len(),
         files::shown(&args.output)
-    ))?;
+    );
     // The process ends next: its memory goes back to the system at once, where freeing a
     // large import's launches one by one would take a tenth of a second or more.
     std::mem::forget(artifact);
-    Ok(ExitCode::SUCCESS)
+    Ok(line)
 }

@@ -1,11 +1,13 @@
 //! `capture mcp`: the read-only commands served to an agent as Model Context Protocol tools
 //! over stdio, on the official Rust SDK (`rmcp`, server and stdio transport only; a
 //! current-thread tokio runtime). Each tool calls the command's own code and returns what
-//! the command would print: `list_kernels` (`capture table`, most time first), `explain`,
+//! the command would print: `import` (`capture import`, writing a new artifact under the
+//! root), `list_kernels` (`capture table`, most time first), `explain`,
 //! `compare` (`capture diff`, also `--by range`), `source` (`capture source`) and, only when started with
 //! `--allow-profile PROGRAM`, `profile_plan` (`capture profile --plan-only -- PROGRAM` of a
 //! program named at start, the one tool that runs one). Every path is a file under `--root`
-//! ([`root::Root`]); standard output carries the protocol alone ([`wire`]: every malformed
+//! ([`root::Root`]), each run named by `path` or `paths` (the pages of one export) and read
+//! as every read-only command reads it ([`Input`]); standard output carries the protocol alone ([`wire`]: every malformed
 //! line answered, every message one line), so warnings go to standard error. Tools run off
 //! the protocol's thread, a few at a time ([`take_slot`]), so that a long call never keeps the
 //! server from answering; their text is paged ([`page()`]). docs/mcp.md.
@@ -29,9 +31,12 @@ use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use shared::analysis::diff::ranges::range_diff;
-use shared::analysis::diff::{diff_loaded, Comparability, GateOptions};
+use shared::analysis::diff::{clocks, Comparability, GateOptions};
 
-use crate::cli::{DiffFormat, McpArgs, SourceArgs, SourceFormat, TableBy, TableFormat, TableSort};
+use crate::cli::{
+    DiffFormat, ImportArgs, McpArgs, SourceArgs, SourceFormat, TableBy, TableFormat, TableSort,
+};
+use crate::files::input::{Input, Run};
 use page::{page, Paging};
 use root::Root;
 
@@ -150,6 +155,8 @@ enum Kind {
     Source,
     /// `capture profile --plan-only` of a program named at start: runs it.
     ProfilePlan,
+    /// `capture import`: writes an artifact under the root.
+    Import,
 }
 
 /// One tool argument: name, JSON type, meaning, required.
@@ -166,8 +173,26 @@ struct ToolDef {
 const PATH_ARG: Arg = (
     "path",
     "string",
-    "an artifact, ncu CSV export or .ncu-rep (.ncu-repz) report, relative to the server's root",
-    true,
+    "the run: an artifact, a .ncu-rep (.ncu-repz) report or an ncu CSV page (.gz read \
+     too), relative to the server's root; `path` or `paths`",
+    false,
+);
+
+const PATHS_ARG: Arg = (
+    "paths",
+    "array",
+    "the files of one run: the raw and details pages of one export (paired by launch ID), \
+     or one file as `path` takes it; a lone page says what it lacks",
+    false,
+);
+
+/// `range`: an NVTX range path narrowing the run ([`super::in_range`]).
+const RANGE_ARG: Arg = (
+    "range",
+    "string",
+    "only the launches under this NVTX range path: ranges joined by /, outermost first \
+     (measure/step), as list_kernels' by-range rows name them; (no range) for launches in none",
+    false,
 );
 
 /// The paging arguments every tool takes ([`page()`]).
@@ -195,7 +220,19 @@ const TOOLS: &[ToolDef] = &[
         name: "list_kernels",
         description: "The kernels of a run, most time first: launches, time, share, bytes, \
                       FLOP/s, verdict and unit (capture table, Markdown).",
-        args: &[PATH_ARG, PAGE_ARGS[0], PAGE_ARGS[1]],
+        args: &[
+            PATH_ARG,
+            PATHS_ARG,
+            (
+                "top",
+                "integer",
+                "only the N kernels with the most time",
+                false,
+            ),
+            RANGE_ARG,
+            PAGE_ARGS[0],
+            PAGE_ARGS[1],
+        ],
     },
     ToolDef {
         kind: Kind::Explain,
@@ -205,6 +242,7 @@ const TOOLS: &[ToolDef] = &[
                       behind each statement (capture explain; JSON: docs/explain.md).",
         args: &[
             PATH_ARG,
+            PATHS_ARG,
             (
                 "kernel",
                 "string",
@@ -217,7 +255,22 @@ const TOOLS: &[ToolDef] = &[
                 "only the N kernels with the most time",
                 false,
             ),
-            ("format", "string", "`json` (default) or `text`", false),
+            RANGE_ARG,
+            (
+                "next",
+                "boolean",
+                "the next step instead: kernels ranked by recoverable time, each with one \
+                 action and the exact ncu command collecting its source counters (capture \
+                 explain --next); no structured content",
+                false,
+            ),
+            (
+                "format",
+                "string",
+                "`json` (default: compact, also as structured content) or `text` (the text \
+                 alone)",
+                false,
+            ),
             PAGE_ARGS[0],
             PAGE_ARGS[1],
         ],
@@ -231,20 +284,16 @@ const TOOLS: &[ToolDef] = &[
         args: &[
             (
                 "before",
-                "string",
-                "the earlier run, relative to the root",
+                "string|array",
+                "the earlier run, relative to the root: a file as `path` takes it, or the \
+                 files of one run as `paths` takes them",
                 true,
             ),
-            (
-                "after",
-                "string",
-                "the later run, relative to the root",
-                true,
-            ),
+            ("after", "string|array", "the later run, as `before`", true),
             (
                 "format",
                 "string",
-                "`text` (default), `markdown` or `json`",
+                "`text` (default), `markdown` or `json` (compact)",
                 false,
             ),
             (
@@ -266,6 +315,13 @@ const TOOLS: &[ToolDef] = &[
                 "with by `range`: paths cut to their first N ranges",
                 false,
             ),
+            (
+                "top",
+                "integer",
+                "kernel by kernel: only the N matched kernels with the largest change",
+                false,
+            ),
+            RANGE_ARG,
             PAGE_ARGS[0],
             PAGE_ARGS[1],
         ],
@@ -279,9 +335,11 @@ const TOOLS: &[ToolDef] = &[
             (
                 "path",
                 "string",
-                "a .ncu-rep (.ncu-repz) report with source counters or a source-page export",
-                true,
+                "a .ncu-rep (.ncu-repz) report with source counters, a source-page export or \
+                 an artifact that keeps them (.gz read too); `path` or `paths`",
+                false,
             ),
+            PATHS_ARG,
             (
                 "kernel",
                 "string",
@@ -291,6 +349,24 @@ const TOOLS: &[ToolDef] = &[
             ("top", "integer", "hot spots listed (default 20)", false),
             PAGE_ARGS[0],
             PAGE_ARGS[1],
+        ],
+    },
+    ToolDef {
+        kind: Kind::Import,
+        name: "import",
+        description: "Reads the files of one run (ncu CSV pages paired by launch ID, a report, \
+                      Nsight Systems' exports; .gz read too) into an artifact written under \
+                      the root (capture import), so that later calls read one file. Writes a \
+                      new .json file only; never replaces one.",
+        args: &[
+            PATH_ARG,
+            PATHS_ARG,
+            (
+                "output",
+                "string",
+                "the artifact to write, a new .json file under the root, relative to it",
+                true,
+            ),
         ],
     },
     ToolDef {
@@ -321,7 +397,13 @@ impl ToolDef {
         let mut properties = serde_json::Map::new();
         let mut required = Vec::new();
         for (name, kind, meaning, needed) in self.args {
-            let mut p = json!({"type": kind, "description": meaning});
+            let mut p = match *kind {
+                "array" => json!({"type": "array", "items": {"type": "string"},
+                                  "description": meaning}),
+                "string|array" => json!({"type": ["string", "array"],
+                                         "items": {"type": "string"}, "description": meaning}),
+                _ => json!({"type": kind, "description": meaning}),
+            };
             if self.kind == Kind::ProfilePlan && *name == "program" {
                 p["enum"] = programs.iter().map(|p| p.name.clone()).collect();
             }
@@ -348,7 +430,7 @@ impl ToolDef {
             }
         }
         let mut hints = ToolAnnotations::default();
-        hints.read_only_hint = Some(self.kind != Kind::ProfilePlan);
+        hints.read_only_hint = Some(!matches!(self.kind, Kind::ProfilePlan | Kind::Import));
         tool.annotations = Some(hints);
         tool
     }
@@ -394,6 +476,19 @@ fn brief(v: &Value) -> String {
 struct Output {
     text: String,
     structured: Option<Value>,
+    /// What the input lacks (a lone page), each sent as a text block after the output.
+    notes: Vec<String>,
+}
+
+impl Output {
+    /// Text alone.
+    fn text(text: String) -> Output {
+        Output {
+            text,
+            structured: None,
+            notes: Vec::new(),
+        }
+    }
 }
 
 impl Server {
@@ -445,39 +540,43 @@ impl Server {
         let out = match tool.kind {
             Kind::Explain => self.explain(args)?,
             Kind::ListKernels => {
-                let (artifact, _) = super::diff::read_run(&self.input(needed(args, "path")?)?)?;
-                let text =
-                    super::table::render_sorted(&artifact, TableFormat::Markdown, TableSort::Time);
+                let input = self.run_input(args)?;
+                let run = input.read()?;
+                let artifact =
+                    super::in_range(run.artifact, text_arg(args, "range")?, &input.name())?;
+                let text = super::table::render_top(
+                    &artifact,
+                    TableFormat::Markdown,
+                    TableSort::Time,
+                    count_arg(args, "top")?,
+                );
                 Output {
-                    text,
-                    structured: None,
+                    notes: run.notes,
+                    ..Output::text(text)
                 }
             }
-            Kind::Compare => Output {
-                text: self.compare(args)?,
-                structured: None,
-            },
-            Kind::Source => Output {
-                text: super::source::render(&SourceArgs {
-                    input: self.input(needed(args, "path")?)?,
-                    kernel: needed(args, "kernel")?.to_string(),
-                    format: SourceFormat::Text,
-                    sass: None,
-                    cuda_dir: None,
-                    nvdisasm: None,
-                    all_launches: false,
-                    top: count_arg(args, "top")?.unwrap_or(20),
-                })?,
-                structured: None,
-            },
-            Kind::ProfilePlan => Output {
-                text: self.profile_plan(args)?,
-                structured: None,
-            },
+            Kind::Compare => self.compare(args)?,
+            Kind::Source => Output::text(super::source::render(&SourceArgs {
+                inputs: self.run_input(args)?.paths().to_vec(),
+                kernel: needed(args, "kernel")?.to_string(),
+                format: SourceFormat::Text,
+                sass: None,
+                cuda_dir: None,
+                nvdisasm: None,
+                all_launches: false,
+                top: count_arg(args, "top")?.unwrap_or(20),
+            })?),
+            Kind::ProfilePlan => Output::text(self.profile_plan(args)?),
+            Kind::Import => Output::text(self.import(args)?),
         };
         let paged = page(&out.text, paging)?;
         let mut blocks = vec![ContentBlock::text(paged.text)];
         blocks.extend(paged.note.map(ContentBlock::text));
+        blocks.extend(
+            out.notes
+                .into_iter()
+                .map(|n| ContentBlock::text(format!("note: {n}"))),
+        );
         let mut r = CallToolResult::success(blocks);
         if paged.whole {
             r.structured_content = out.structured;
@@ -498,6 +597,56 @@ impl Server {
         Ok(path)
     }
 
+    /// The run a call names: `path` (one file) or `paths` (the files of one run), each
+    /// under the root ([`Server::input`]).
+    fn run_input(&self, args: &JsonObject) -> Result<Input> {
+        match (args.get("path"), args.get("paths")) {
+            (Some(p), None) | (None, Some(p)) => self.named_input(p, "path"),
+            (Some(_), Some(_)) => bail!("path or paths, not both"),
+            (None, None) => bail!("argument path (or paths) is required"),
+        }
+    }
+
+    /// The run a value names: a file (a string) or the files of one run (a list of them).
+    fn named_input(&self, value: &Value, name: &str) -> Result<Input> {
+        let names: Vec<&str> = match value {
+            Value::String(s) => vec![s],
+            Value::Array(items) if !items.is_empty() => items
+                .iter()
+                .map(|v| {
+                    v.as_str().ok_or_else(|| {
+                        anyhow!(
+                            "argument {name}: a list of paths expected, not {}",
+                            brief(v)
+                        )
+                    })
+                })
+                .collect::<Result<_>>()?,
+            other => bail!(
+                "argument {name}: a path or a list of paths expected, not {}",
+                brief(other)
+            ),
+        };
+        let paths = names
+            .into_iter()
+            .map(|n| self.input(n))
+            .collect::<Result<Vec<_>>>()?;
+        Input::new(paths)
+    }
+
+    /// `import`: `capture import` of the run named into a new artifact under the root; the
+    /// line the command prints.
+    fn import(&self, args: &JsonObject) -> Result<String> {
+        let exports = self.run_input(args)?.paths().to_vec();
+        let output = self.inner.root.new_file(needed(args, "output")?)?;
+        super::import::imported(&ImportArgs {
+            exports,
+            output,
+            source: Vec::new(),
+            nvdisasm: None,
+        })
+    }
+
     /// `explain`: the text asked for, and the JSON (the tool's structured content, which
     /// its output schema, `capture schema explain`, describes).
     fn explain(&self, args: &JsonObject) -> Result<Output> {
@@ -506,22 +655,40 @@ impl Server {
             Some("text") => true,
             Some(f) => bail!("format {:?}: `json` or `text`", brief(&json!(f))),
         };
-        let path = self.input(needed(args, "path")?)?;
+        let input = self.run_input(args)?;
         let (kernel, top) = (text_arg(args, "kernel")?, count_arg(args, "top")?);
-        let explained = super::explain::explained(&path, kernel, top)?;
+        let run = input.read()?;
+        let artifact = super::in_range(run.artifact, text_arg(args, "range")?, &input.name())?;
+        if matches!(args.get("next"), Some(Value::Bool(true))) {
+            let steps = super::explain::next(&input, &artifact, kernel, top)?;
+            return Ok(Output {
+                notes: run.notes,
+                ..Output::text(if text {
+                    shared::analysis::next::to_text(&steps)
+                } else {
+                    serde_json::to_string(&steps).context("the next steps' JSON")?
+                })
+            });
+        }
+        let explained = super::explain::explained(&input, artifact, kernel, top)?;
+        // Text: the text alone. JSON: compact, with the same value as structured content.
+        if text {
+            return Ok(Output {
+                notes: run.notes,
+                ..Output::text(explained.to_text())
+            });
+        }
         let value = serde_json::to_value(&explained).context("explain's own JSON")?;
         Ok(Output {
-            text: match text {
-                true => explained.to_text(),
-                false => explained.to_json(),
-            },
+            text: serde_json::to_string(&explained).context("explain's own JSON")?,
             structured: Some(value),
+            notes: run.notes,
         })
     }
 
     /// `compare`: `capture diff` without a gate, kernel by kernel or (`by: range`) range
     /// by range.
-    fn compare(&self, args: &JsonObject) -> Result<String> {
+    fn compare(&self, args: &JsonObject) -> Result<Output> {
         let by = match text_arg(args, "by")? {
             None | Some("kernel") => TableBy::Kernel,
             Some("range") => TableBy::Range,
@@ -536,18 +703,27 @@ impl Server {
             Some("json") => DiffFormat::Json,
             Some(f) => bail!("format {}: `text`, `markdown` or `json`", brief(&json!(f))),
         };
-        let root = &self.inner.root;
-        let before_path = self.input(needed(args, "before")?)?;
-        let after_path = self.input(needed(args, "after")?)?;
-        let (before, before_warnings) = super::diff::read_run(&before_path)?;
-        let (after, after_warnings) = super::diff::read_run(&after_path)?;
-        let shown = |p: &Path| {
-            p.strip_prefix(root.dir())
-                .unwrap_or(p)
-                .display()
-                .to_string()
+        let side = |name: &str| -> Result<(Input, Run)> {
+            let value = args
+                .get(name)
+                .ok_or_else(|| anyhow!("argument {name} is required"))?;
+            let input = self.named_input(value, name)?;
+            let run = input.read()?;
+            Ok((input, run))
         };
-        let (before_name, after_name) = (shown(&before_path), shown(&after_path));
+        let (before_input, before_run) = side("before")?;
+        let (after_input, after_run) = side("after")?;
+        let (before_name, after_name) = (before_input.name(), after_input.name());
+        let notes: Vec<String> = before_run
+            .notes
+            .iter()
+            .chain(&after_run.notes)
+            .cloned()
+            .collect();
+        let range = text_arg(args, "range")?;
+        let before = super::in_range(before_run.artifact, range, &before_name)?;
+        let after = super::in_range(after_run.artifact, range, &after_name)?;
+        let (before_warnings, after_warnings) = (before_run.load_warnings, after_run.load_warnings);
         let force = matches!(args.get("force"), Some(Value::Bool(true)));
         let refuse = |comparability: &Comparability| -> Result<()> {
             if !comparability.comparable() && !force {
@@ -559,19 +735,54 @@ impl Server {
             }
             Ok(())
         };
-        if by == TableBy::Range {
-            let d = range_diff(&before, &after, depth).named(&before_name, &after_name);
-            refuse(&d.comparability)?;
-            return Ok(super::diff::in_format(&d, format));
+        if by == TableBy::Range && args.get("top").is_some() {
+            bail!("top applies to by kernel only");
         }
-        let d = diff_loaded(
+        if by == TableBy::Range {
+            let mut d = range_diff(&before, &after, depth).named(&before_name, &after_name);
+            d.comparability = clocks::with_clocks_read(d.comparability, &before, &after);
+            refuse(&d.comparability)?;
+            let text = match format {
+                DiffFormat::Json => {
+                    serde_json::to_string(&d).context("the range diff's own JSON")? + "\n"
+                }
+                _ => super::diff::in_format(&d, format),
+            };
+            return Ok(Output {
+                notes,
+                ..Output::text(text)
+            });
+        }
+        let (d, mut counts) = super::diff::kernel_diff(
             (&before, &before_warnings),
             (&after, &after_warnings),
             GateOptions::default(),
-        )
-        .named(&before_name, &after_name);
+        );
+        let mut d = d.named(&before_name, &after_name);
         refuse(&d.comparability)?;
-        Ok(super::diff::in_format(&d, format))
+        let mut notes = notes;
+        if let Some(n) = count_arg(args, "top")?.filter(|n| *n < d.kernels.len()) {
+            notes.push(format!(
+                "the {n} of {} matched kernels with the largest change shown (top)",
+                d.kernels.len()
+            ));
+            d.kernels.truncate(n);
+            counts.kernels.truncate(n);
+        }
+        let text = match format {
+            DiffFormat::Json => {
+                let l = shared::analysis::diff::launches::Launched {
+                    diff: &d,
+                    launch_counts: &counts,
+                };
+                serde_json::to_string(&l).context("the diff's own JSON")? + "\n"
+            }
+            _ => super::diff::launched_in_format(&d, &counts, format),
+        };
+        Ok(Output {
+            notes,
+            ..Output::text(text)
+        })
     }
 
     /// `profile_plan`: `capture profile --plan-only -- PROGRAM` in the root, for a program

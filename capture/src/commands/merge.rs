@@ -8,10 +8,10 @@ use anyhow::Result;
 use shared::analysis::merge;
 use shared::model::artifact::{CacheControl, Origin};
 
-use super::import::read_exports;
 use crate::cli::MergeArgs;
 use crate::exit::{Code, Fault};
 use crate::files;
+use crate::files::input::read_exports;
 use crate::out;
 use crate::provenance::base as provenance;
 

@@ -17,11 +17,52 @@ pub mod schema;
 pub mod source;
 pub mod table;
 pub mod trace;
+pub mod verify;
 
 use shared::model::artifact::CacheControl;
 
 use crate::cli::CacheArg;
 use crate::exit::{Code, Fault};
+
+/// `artifact` narrowed to the launches under the NVTX range path `range` (`measure/step`:
+/// ranges joined by `/`, outermost first; `(no range)` for launches in none), as the
+/// viewer's range tree narrows it ([`shared::analysis::ranges::within`]); `None` keeps
+/// every launch. A path no launch lies under is an error naming the run.
+pub(crate) fn in_range(
+    artifact: shared::Artifact,
+    range: Option<&str>,
+    name: &str,
+) -> anyhow::Result<shared::Artifact> {
+    let Some(range) = range.filter(|r| !r.is_empty()) else {
+        return Ok(artifact);
+    };
+    // Labels may hold `/` themselves (`jit(mlp)/dot_general`): the path is the launches'
+    // own whose ranges, joined, spell `range`.
+    let prefix: Option<Vec<String>> = if range == shared::analysis::ranges::NO_RANGE {
+        Some(vec![range.to_string()])
+    } else {
+        artifact
+            .kernels
+            .iter()
+            .flat_map(|k| shared::analysis::metrics::reference_launches(k).iter())
+            .find_map(|l| {
+                let path = shared::analysis::ranges::path_of(l.site.nvtx.as_deref(), None);
+                (1..=path.len())
+                    .map(|n| &path[..n])
+                    .find(|p| p.join("/") == range)
+                    .map(<[String]>::to_vec)
+            })
+    };
+    let narrowed = prefix.map(|p| shared::analysis::ranges::within(&artifact, &p));
+    let Some(narrowed) = narrowed.filter(|a| !a.kernels.is_empty()) else {
+        anyhow::bail!(
+            "{name}: no launch lies under the NVTX range {:?} (a path of ranges joined by /, \
+             outermost first, as `capture table --by range` lists them)",
+            shared::text::escape::one_line(range, 200)
+        );
+    };
+    Ok(narrowed)
+}
 
 /// A usage error (exit code [`Code::Usage`]) saying `msg`.
 pub(crate) fn usage(msg: impl Into<String>) -> anyhow::Error {

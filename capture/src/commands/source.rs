@@ -18,6 +18,7 @@ use shared::read::ncu_rep::cubin::CodeSection;
 use crate::cli::{SourceArgs, SourceFormat};
 use crate::disasm::Nvdisasm;
 use crate::files;
+use crate::files::input::Input;
 
 /// The launches `capture source` keeps of its input's, offered one at a time as they are
 /// read: those `pattern` matches, all of them where all are shown or joined to a `--sass`
@@ -67,7 +68,7 @@ fn read_launches(path: &std::path::Path, kept: &mut Kept<'_>) -> Result<Vec<Code
     } else if opened.kind == FileKind::Artifact {
         // An artifact keeps each kernel's longest launch with source counters.
         drop(opened);
-        for l in files::read_artifact(path)?.sources {
+        for l in files::input::read_any_artifact(path)?.0.sources {
             kept.offer(l);
         }
     } else {
@@ -187,19 +188,23 @@ pub fn render(args: &SourceArgs) -> Result<String> {
         offered: 0,
         launches: Vec::new(),
     };
-    let code = read_launches(&args.input, &mut kept)?;
+    let input = Input::new(args.inputs.clone())?;
+    let mut code = Vec::new();
+    for path in input.paths() {
+        code.extend(read_launches(path, &mut kept)?);
+    }
     if kept.offered == 0 {
         bail!(
             "{}: no launch has source counters (profile with --set full or --section \
              SourceCounters, e.g. capture profile --source)",
-            args.input.display()
+            input.name()
         );
     }
     let mut matching = kept.launches;
     if matching.is_empty() {
         bail!(
             "{}: no kernel matches --kernel {:?}",
-            args.input.display(),
+            input.name(),
             args.kernel
         );
     }

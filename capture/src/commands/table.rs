@@ -1,4 +1,5 @@
-//! `capture table`: the asked-for vs measured bytes table of an artifact, formatted by the
+//! `capture table`: the asked-for vs measured bytes table of a run (an artifact or an export,
+//! read as every read-only command reads its input: [`Input`]), formatted by the
 //! shared table code (so the viewer shows the same numbers); with `--by range`, the
 //! launches by NVTX range ([`shared::analysis::ranges`]).
 
@@ -13,7 +14,7 @@ use shared::text::table::Format;
 use shared::Artifact;
 
 use crate::cli::{TableArgs, TableBy, TableFormat, TableSort};
-use crate::files;
+use crate::files::input::Input;
 use crate::files::stage_times::Stages;
 use crate::out;
 
@@ -24,14 +25,25 @@ pub fn render(artifact: &Artifact, format: TableFormat) -> String {
 
 /// The table of `artifact` in `format` with its rows in `sort` order.
 pub fn render_sorted(artifact: &Artifact, format: TableFormat, sort: TableSort) -> String {
-    render_staged(artifact, format, sort, &mut Stages::off())
+    render_staged(artifact, format, sort, None, &mut Stages::off())
 }
 
-/// [`render_sorted`], each step timed by `stages`.
+/// [`render_sorted`], only the first `top` rows.
+pub fn render_top(
+    artifact: &Artifact,
+    format: TableFormat,
+    sort: TableSort,
+    top: Option<usize>,
+) -> String {
+    render_staged(artifact, format, sort, top, &mut Stages::off())
+}
+
+/// [`render_top`], each step timed by `stages`.
 fn render_staged(
     artifact: &Artifact,
     format: TableFormat,
     sort: TableSort,
+    top: Option<usize>,
     stages: &mut Stages,
 ) -> String {
     let mut table = bytes_table(artifact);
@@ -43,6 +55,9 @@ fn render_staged(
         TableSort::Time => SortOrder::Time,
         TableSort::Name => SortOrder::Name,
     });
+    if let Some(n) = top {
+        table.kernels.truncate(n);
+    }
     let text = match format {
         TableFormat::Table => table.to_text(),
         TableFormat::Csv => table.to_csv(),
@@ -108,7 +123,12 @@ pub fn table(args: &TableArgs) -> Result<ExitCode> {
         .checked_depth(args.depth)
         .map_err(anyhow::Error::msg)?;
     let mut stages = Stages::from_env();
-    let artifact = files::read_artifact(&args.artifact)?;
+    let input = Input::new(args.inputs.clone())?;
+    let artifact = super::in_range(
+        input.read_warned()?.artifact,
+        args.range.as_deref(),
+        &input.name(),
+    )?;
     if let Some(trace) = artifact.trace.as_deref() {
         // A trace has no counters: its table is the kernel summary, the copies and the
         // timeline (Nsight Systems' view), by range with `--by range`.
@@ -117,7 +137,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode> {
     }
     stages.mark("read");
     let text = match args.by {
-        TableBy::Kernel => render_staged(&artifact, args.format, args.sort, &mut stages),
+        TableBy::Kernel => render_staged(&artifact, args.format, args.sort, args.top, &mut stages),
         TableBy::Range => render_ranges(&artifact, args.format, args.sort, depth),
     };
     out::print(&text)?;

@@ -21,6 +21,8 @@ use shared::read::source::LaunchSource;
 use shared::Artifact;
 
 use crate::exit::{Code, Fault};
+pub mod input;
+pub mod name;
 pub mod nsys;
 pub mod parallel;
 pub mod stage_times;
@@ -551,10 +553,7 @@ pub fn read_artifact_checked(path: &Path) -> Result<(Artifact, Vec<LoadWarning>)
     let text = read_artifact_text(path)?;
     let (artifact, dropped) =
         Artifact::from_json_checked(&text).map_err(|e| anyhow::anyhow!("{}: {e}", shown(path)))?;
-    let name = path.file_name().map_or_else(
-        || shown(path),
-        |n| shared::text::escape::controls(&n.to_string_lossy()).into_owned(),
-    );
+    let name = self::name::display_name(path);
     for w in &dropped {
         crate::out::warn(&format!("{name}: {w}"));
     }

@@ -44,7 +44,7 @@ const EXTENSIONS: [&str; 15] = [
 
 /// Nsight Compute's own flags, which the docs quote (how to export a page, what `--ncu-arg`
 /// passes on, what capture sets itself). Named here only.
-const NCU_FLAGS: [&str; 22] = [
+const NCU_FLAGS: [&str; 23] = [
     "--set",
     "--page",
     "--import",
@@ -67,6 +67,7 @@ const NCU_FLAGS: [&str; 22] = [
     "--clock-control",
     "--cache-control",
     "--import-source",
+    "--replay-mode",
 ];
 
 /// Programs other than capture and ncu whose command lines the docs show; their flags are

@@ -50,7 +50,7 @@ fn future_and_foreign_artifacts_are_rejected() {
     let foreign = write(dir.path(), "foreign.json", br#"{"hello": "world"}"#);
     assert_rejected(&["table", s(&foreign)], &foreign, "schema");
     let missing = dir.path().join("missing.json");
-    assert_rejected(&["table", s(&missing)], &missing, "cannot read");
+    assert_rejected(&["table", s(&missing)], &missing, "cannot open");
 }
 
 #[test]

@@ -148,8 +148,11 @@ fn markdown_for_a_pull_request_and_gate_share_leave_small_kernels_out() {
     assert_eq!(o.status.code(), Some(12));
     let md = stdout(&o);
     assert!(md.starts_with("**GATE FAILED"), "{md}");
-    assert!(md.contains("| kernel | match | before ms |"), "{md}");
-    assert!(md.contains("| GATE vector add | name |"), "{md}");
+    assert!(
+        md.contains("| kernel | match | launches | before ms |"),
+        "{md}"
+    );
+    assert!(md.contains("| GATE vector add | name | 1 |"), "{md}");
     // transpose, tiled is 0.7 % of the before run and 1.4 % of the after one: counted at
     // 1 %, not at 2 %.
     let (_, v) = json(&[

@@ -677,3 +677,64 @@ fn the_validator_refuses_what_the_schema_forbids() {
         .remove("evidence");
     assert!(!validate(&schema, &schema, &missing, "$").is_empty());
 }
+
+/// Issue 51, item 3: `--next` ranks kernels by recoverable time, each with an action and an
+/// ncu command. The corpus's T5 profile records its ncu commands: the command is built from
+/// the last collection one (its clock and cache control, NVTX filter and program kept; its
+/// metrics, kernel filter and output replaced). Its export records none: `PROGRAM`.
+#[test]
+fn next_ranks_by_recoverable_time_with_the_runs_own_command() {
+    let profile = fixture("corpus-h200/t5_encoder_profile.json.gz");
+    let o = capture(&["explain", "--next", "--format", "json", s(&profile)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let steps: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let steps = steps.as_array().expect("a list");
+    assert!(steps.len() >= 10, "{}", steps.len());
+    let ms = |s: &serde_json::Value, k: &str| s[k].as_f64().expect(k);
+    for pair in steps.windows(2) {
+        assert!(ms(&pair[0], "recoverable_ms") >= ms(&pair[1], "recoverable_ms"));
+    }
+    for s in steps {
+        let want = ms(s, "time_ms") * ms(s, "recoverable_pct") / 100.0;
+        assert!((ms(s, "recoverable_ms") - want).abs() < 1e-12, "{s}");
+        assert!((0.0..=100.0).contains(&ms(s, "recoverable_pct")), "{s}");
+        let basis = s["basis"].as_str().expect("basis");
+        assert!(
+            basis.starts_with("rule ") || basis.starts_with("roof: "),
+            "{basis}"
+        );
+        let cmd = s["command"].as_str().expect("command");
+        assert!(
+            cmd.starts_with("/usr/local/cuda/bin/ncu --clock-control none --cache-control all"),
+            "{cmd}"
+        );
+        assert!(
+            cmd.contains("--nvtx-include measure")
+                && cmd.contains(" -c 1 --section SourceCounters --import-source yes -f -o ")
+                && cmd.contains("--launch-skip ")
+                && cmd.ends_with(" python3 t5_encoder.py"),
+            "{cmd}"
+        );
+        assert!(
+            !cmd.contains("--metrics") && !cmd.contains("--kernel-id"),
+            "{cmd}"
+        );
+        assert_eq!(s["command_from"], "the run's recorded ncu command");
+    }
+    // The export's raw and details pages: ncu's rules held; no command recorded.
+    let (raw, details) = (
+        fixture("corpus-h200/t5_encoder_full_raw.csv.gz"),
+        fixture("corpus-h200/t5_encoder_full_details.csv.gz"),
+    );
+    let o = capture(&["explain", "--next", "--top", "2", s(&raw), s(&details)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("1. ") && text.contains("\n2. ") && !text.contains("\n3. "),
+        "{text}"
+    );
+    assert!(
+        text.contains(" PROGRAM\n   (no command recorded: put the program"),
+        "{text}"
+    );
+}

@@ -374,3 +374,65 @@ fn timers_that_disagree_are_flagged_and_fail_the_gate() {
         }
     }
 }
+
+/// Issue 51, item 6: the work gate never passes a run whose time is impossible. 'vector add'
+/// of the H200's `capture run` edited here, in a copy, to 0.01 ms (its whole timing scaled,
+/// so the reader's own checks pass it), far under the physical floor of its DRAM bytes:
+/// `--gate-work` cannot judge the runs (exit 13) and says why on stderr and in its output;
+/// the time gate does the same; the diff's text names the flagged time without a gate.
+#[test]
+fn the_work_gate_does_not_pass_a_time_below_the_physical_floor() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let before = unpack(dir.path(), "run1");
+    let mut v = load(&before);
+    let median = v["kernels"]
+        .as_array()
+        .and_then(|ks| ks.iter().find(|k| k["name"] == "vector add"))
+        .and_then(|k| k["timing"]["median_ms"].as_f64())
+        .expect("vector add's median");
+    scale_timing(&mut v, |n| n == "vector add", 0.01 / median);
+    let after = save(dir.path(), "edited.json", &v);
+    assert_eq!(flagged(&after, "below_floor"), ["vector add"]);
+    let o = capture(&["diff", s(&before), s(&after), "--gate-work", "1"]);
+    assert_eq!(o.status.code(), Some(13), "{}", stderr(&o));
+    let (out, err) = (stdout(&o), stderr(&o));
+    let why = "after: vector add: ";
+    assert!(
+        err.contains("work gate failed: it cannot judge these runs: ")
+            && err.contains(why)
+            && err.contains("physical floor"),
+        "{err}"
+    );
+    assert!(
+        out.starts_with("WORK GATE CANNOT JUDGE these runs, so it fails: ") && out.contains(why),
+        "{out}"
+    );
+    assert!(
+        out.contains("flagged times (no gate judges a run with one): after: vector add: "),
+        "{out}"
+    );
+    let o = capture(&[
+        "diff",
+        s(&before),
+        s(&after),
+        "--gate-work",
+        "1",
+        "--format",
+        "json",
+    ]);
+    let j: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(j["work"]["failed"], true);
+    assert!(
+        j["work"]["cannot_judge"]
+            .to_string()
+            .contains("physical floor"),
+        "{}",
+        j["work"]
+    );
+    // The time gate, likewise; the untouched run passes both.
+    let (code, _, err) = diff_json(&before, &after, "5");
+    assert_eq!(code, 13, "{err}");
+    let o = capture(&["diff", s(&before), s(&before), "--gate-work", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("flagged times"), "{}", stdout(&o));
+}

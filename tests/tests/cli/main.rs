@@ -9,8 +9,10 @@
 
 mod bad_input;
 mod bounds;
+mod certificate;
 mod corpus;
 mod diff;
+mod diff_launches;
 mod diff_range;
 mod drift;
 mod explain;

@@ -162,7 +162,7 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
         .collect();
     assert_eq!(
         names,
-        ["list_kernels", "explain", "compare", "source"],
+        ["list_kernels", "explain", "compare", "source", "import"],
         "{list}"
     );
 
@@ -174,7 +174,7 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
     assert_eq!(e["version"], 1);
     assert_eq!(e["kernels"].as_array().map(Vec::len), Some(2));
     // The explain tool declares its output schema (`capture schema explain`) and returns the
-    // JSON as structured content, whichever text form was asked for.
+    // JSON as structured content beside its compact text; `format: text` sends the text alone.
     let explain_tool = &list["result"]["tools"][1];
     assert_eq!(explain_tool["name"], "explain");
     let schema: Value =
@@ -189,8 +189,21 @@ fn an_mcp_client_lists_and_calls_every_tool_and_is_kept_inside_the_root() {
         .as_str()
         .unwrap_or_default();
     assert!(text.starts_with("vector add (1 launch"), "{r}");
+    assert!(r["result"]["structuredContent"].is_null(), "{r}");
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": "h200.json", "kernel": "^vector add$"}}),
+    );
     let structured = &r["result"]["structuredContent"];
     assert_eq!(structured["kernels"][0]["short_name"], "vector add", "{r}");
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).ok().as_ref(),
+        Some(structured),
+        "{r}"
+    );
     let (text, error) = mcp.call(
         "compare",
         json!({"before": "run1.json", "after": "run2.json", "format": "json"}),
@@ -573,5 +586,325 @@ fn every_tool_reads_a_ncu_repz_as_its_ncu_rep() {
     assert!(!error, "{text}");
     let d: Value = serde_json::from_str(&text).expect("diff's JSON");
     assert_eq!(d["total"]["change_pct"], 0.0, "{d}");
+    mcp.finish();
+}
+
+/// Writes `path` gzip-compressed beside it as `path.gz`; returns the new path.
+fn gzip(path: &Path) -> std::path::PathBuf {
+    use std::io::Write as _;
+    let bytes = std::fs::read(path).expect("read");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&bytes).expect("gzip");
+    let mut name = path.as_os_str().to_owned();
+    name.push(".gz");
+    let out = std::path::PathBuf::from(name);
+    std::fs::write(&out, gz.finish().expect("gzip")).expect("write");
+    out
+}
+
+/// `path` and `paths` together, or an empty list, refused; the `import` tool: a new artifact
+/// under the root from the probe's pages, which then reads as they do; an existing file,
+/// `..` and a name not ending in `.json` refused.
+fn import_writes_under_the_root(mcp: &mut Session) {
+    let (text, error) = mcp.call("explain", json!({"path": "a.json", "paths": ["a.json"]}));
+    assert!(error && text.contains("path or paths, not both"), "{text}");
+    let (text, error) = mcp.call("explain", json!({"paths": []}));
+    assert!(
+        error && text.contains("a path or a list of paths"),
+        "{text}"
+    );
+    let (text, error) = mcp.call(
+        "import",
+        json!({"paths": ["probe_full_raw.csv", "probe_full_details.csv"], "output": "m.json"}),
+    );
+    assert!(
+        !error && text.starts_with("imported 1 launch(es)"),
+        "{text}"
+    );
+    let (from_pages, _) = mcp.call(
+        "list_kernels",
+        json!({"paths": ["probe_full_raw.csv", "probe_full_details.csv"]}),
+    );
+    let (from_import, _) = mcp.call("list_kernels", json!({"path": "m.json"}));
+    assert_eq!(from_import, from_pages);
+    for (output, why) in [
+        ("m.json", "already exists"),
+        ("../m.json", "`..` is refused"),
+        ("m.csv", "ends in .json"),
+    ] {
+        let (text, error) = mcp.call("import", json!({"path": "a.json", "output": output}));
+        assert!(error && text.contains(why), "{output}: {text}");
+    }
+}
+
+/// `capture diff` of `files` against themselves: the first file positional, the others as
+/// `--before-page` and `--after-page`.
+fn diff_args<'a>(files: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["diff", files[0], files[0]];
+    for f in &files[1..] {
+        args.extend(["--before-page", f, "--after-page", f]);
+    }
+    args
+}
+
+#[test]
+fn every_command_and_tool_takes_the_same_inputs_and_names_them_the_same_way() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let dir = root.path();
+    for page in ["probe_full_raw.csv", "probe_full_details.csv"] {
+        std::fs::copy(fixture(&format!("ncu-h200/{page}")), dir.join(page)).expect("copy");
+    }
+    std::fs::copy(
+        fixture("ncu-h200/probe_full.ncu-rep.gz"),
+        dir.join("probe_full.ncu-rep.gz"),
+    )
+    .expect("copy");
+    gunzip_fixture(dir, "ncu-h200/probe_full.ncu-rep.gz");
+    let pages = [
+        dir.join("probe_full_raw.csv"),
+        dir.join("probe_full_details.csv"),
+    ];
+    let artifact = import(dir, &pages);
+    gzip(&artifact);
+    gzip(&pages[0]);
+    // The list: an artifact (plain, .gz), the raw and details pages of one export (plain,
+    // the raw page gzipped), a report (plain, .gz), and a lone page.
+    let cases: [&[&str]; 7] = [
+        &["a.json"],
+        &["a.json.gz"],
+        &["probe_full_raw.csv", "probe_full_details.csv"],
+        &["probe_full_raw.csv.gz", "probe_full_details.csv"],
+        &["probe_full.ncu-rep"],
+        &["probe_full.ncu-rep.gz"],
+        &["probe_full_raw.csv"],
+    ];
+    let no_ncu = dir.join("bin");
+    std::fs::create_dir(&no_ncu).expect("mkdir");
+    let (mut mcp, _) = Session::start(dir, &[], &no_ncu);
+    for files in cases {
+        let name = files.join(" + ");
+        let full: Vec<String> = files.iter().map(|f| s(&dir.join(f)).to_owned()).collect();
+        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+        let paths = json!(files);
+        let lone = files == ["probe_full_raw.csv"];
+
+        // capture table and list_kernels: the same rows.
+        let mut args = vec!["table", "--sort", "time", "--format", "markdown"];
+        args.extend(&full);
+        let o = capture(&args);
+        assert!(o.status.success(), "table {name}: {}", stderr(&o));
+        let note = "probe_full_raw.csv: a raw page alone: ncu's rules";
+        assert_eq!(stderr(&o).contains(note), lone, "{name}: {}", stderr(&o));
+        let r = mcp.request(
+            "tools/call",
+            json!({"name": "list_kernels", "arguments": {"paths": paths}}),
+        );
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(text, stdout(&o), "list_kernels {name}: {r}");
+        // A lone page's note comes with the answer, naming the file as the command does.
+        let notes: Vec<&str> = r["result"]["content"]
+            .as_array()
+            .map(|c| c.iter().filter_map(|b| b["text"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            notes
+                .iter()
+                .any(|n| n.starts_with(&format!("note: {note}"))),
+            lone,
+            "{name}: {r}"
+        );
+
+        // capture explain and explain: the same JSON.
+        let mut args = vec!["explain", "--format", "json", "--top", "1"];
+        args.extend(&full);
+        let o = capture(&args);
+        assert!(o.status.success(), "explain {name}: {}", stderr(&o));
+        let (text, error) = mcp.call("explain", json!({"paths": paths, "top": 1}));
+        assert!(!error, "{name}: {text}");
+        let json = |t: &str| serde_json::from_str::<Value>(t).expect("explain JSON");
+        assert_eq!(json(&text), json(&stdout(&o)), "explain {name}");
+
+        // capture diff and compare: the same table, headed by the same names.
+        let o = capture(&diff_args(&full));
+        assert!(o.status.success(), "diff {name}: {}", stderr(&o));
+        let head = format!("before {name}, after {name}");
+        assert!(stdout(&o).starts_with(&head), "{name}: {}", stdout(&o));
+        let (text, error) = mcp.call("compare", json!({"before": paths, "after": paths}));
+        assert!(!error, "{name}: {text}");
+        assert_eq!(text, stdout(&o), "compare {name}");
+
+        // capture source and source: the same answer, or the same refusal naming the input
+        // the same way (CSV pages hold no source counters; the report does).
+        let mut args = vec!["source", "--kernel", ".", "--top", "3"];
+        args.extend(&full);
+        let o = capture(&args);
+        let (text, error) = mcp.call("source", json!({"paths": paths, "kernel": ".", "top": 3}));
+        assert_eq!(error, !o.status.success(), "source {name}: {text}");
+        if error {
+            let said = stderr(&o);
+            let said = said.trim_end().trim_start_matches("error: ");
+            let text = text.trim_start_matches("error: ");
+            let strip = |t: &str| t.replace(&format!("{}/", s(dir)), "");
+            assert_eq!(strip(text), strip(said), "source {name}");
+        } else {
+            assert_eq!(text, stdout(&o), "source {name}");
+            assert!(files[0].starts_with("probe_full.ncu-rep"), "{name}");
+        }
+    }
+
+    import_writes_under_the_root(&mut mcp);
+    mcp.finish();
+}
+
+#[test]
+fn top_range_and_format_narrow_every_answer() {
+    let root = tempfile::tempdir().expect("tempdir");
+    gunzip_fixture(root.path(), "corpus-h200/jax_mlp_full_raw.csv.gz");
+    gunzip_fixture(root.path(), "diff/run1.json.gz");
+    let no_ncu = root.path().join("bin");
+    std::fs::create_dir(&no_ncu).expect("mkdir");
+    let (mut mcp, _) = Session::start(root.path(), &[], &no_ncu);
+    let jax = "jax_mlp_full_raw.csv";
+    // A range whose labels hold `/` themselves: one launch under it.
+    let gemm = "measure/TSL:XlaModule:#hlo_module=jit_mlp,program_id=6632#/TSL:Thunk:#name=jit(mlp)/dot_general,hlo_op=custom-call.1,unique_hlo_op_id=12884901895#";
+    let rows = |text: &str| {
+        text.lines()
+            .filter(|l| {
+                l.starts_with("| ") && !l.starts_with("| kernel") && !l.starts_with("| ---")
+            })
+            .count()
+    };
+    let (all, error) = mcp.call("list_kernels", json!({"path": jax}));
+    assert!(!error, "{all}");
+    assert_eq!(rows(&all), 4, "{all}");
+    let (two, error) = mcp.call("list_kernels", json!({"path": jax, "top": 2}));
+    assert!(!error && rows(&two) == 2, "{two}");
+    let (one, error) = mcp.call("list_kernels", json!({"path": jax, "range": gemm}));
+    assert!(
+        !error && rows(&one) == 1 && one.contains("| nvjet_sm90_tst_128x160"),
+        "{one}"
+    );
+    let (text, error) = mcp.call("list_kernels", json!({"path": jax, "range": "nothing"}));
+    assert!(
+        error && text.contains("no launch lies under the NVTX range"),
+        "{text}"
+    );
+    // explain: compact JSON with the same value as structured content; text alone as text.
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": jax, "range": gemm}}),
+    );
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(!text.contains("\n  "), "compact: {text}");
+    let v: Value = serde_json::from_str(text).expect("JSON");
+    assert_eq!(v, r["result"]["structuredContent"]);
+    assert_eq!(v["kernels_in_input"], 1, "{v}");
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": jax, "top": 1, "format": "text"}}),
+    );
+    assert!(r["result"]["structuredContent"].is_null(), "{r}");
+    // compare: top and range; JSON compact.
+    let (text, error) = mcp.call(
+        "compare",
+        json!({"before": "run1.json", "after": "run1.json", "format": "json", "top": 3}),
+    );
+    assert!(!error && !text.contains("\n  "), "{text}");
+    let d: Value = serde_json::from_str(&text).expect("diff JSON");
+    assert_eq!(d["kernels"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        d["launch_counts"]["kernels"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let (text, error) = mcp.call(
+        "compare",
+        json!({"before": jax, "after": jax, "range": gemm, "format": "json"}),
+    );
+    assert!(!error, "{text}");
+    let d: Value = serde_json::from_str(&text).expect("diff JSON");
+    assert_eq!(d["kernels"].as_array().map(Vec::len), Some(1), "{d}");
+    // explain's next step: ranked, with the command; JSON compact, no structured content.
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "explain", "arguments": {"path": "run1.json", "next": true, "top": 2}}),
+    );
+    assert!(r["result"]["structuredContent"].is_null(), "{r}");
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let steps: Value = serde_json::from_str(text).expect("next JSON");
+    assert_eq!(steps.as_array().map(Vec::len), Some(2), "{steps}");
+    assert!(
+        steps[0]["command"]
+            .as_str()
+            .is_some_and(|c| c.contains(" -c 1 ")),
+        "{steps}"
+    );
+    let (text, error) = mcp.call(
+        "compare",
+        json!({"before": jax, "after": jax, "by": "range", "top": 1}),
+    );
+    assert!(
+        error && text.contains("top applies to by kernel only"),
+        "{text}"
+    );
+    mcp.finish();
+}
+
+/// Issue 51, item 4: "top three to fix" over eight held-out-style programs of the corpus
+/// (each its raw and details pages, gzipped, paired by `paths`), one explain call each:
+/// the bytes of each JSON-RPC answer line, as text and as JSON. Printed (`--nocapture`);
+/// docs/mcp.md quotes them.
+#[test]
+fn top_three_answers_of_eight_programs_are_measured() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let programs = [
+        "t5_encoder",
+        "whisper_encoder",
+        "llama_decode",
+        "mobilenet_v2",
+        "lstm_fp32",
+        "resnet18_train",
+        "bert_base_fwd",
+        "vit_b16",
+    ];
+    for p in programs {
+        for page in ["raw", "details"] {
+            let name = format!("{p}_full_{page}.csv.gz");
+            std::fs::copy(
+                fixture(&format!("corpus-h200/{name}")),
+                root.path().join(&name),
+            )
+            .expect("copy");
+        }
+    }
+    let no_ncu = root.path().join("bin");
+    std::fs::create_dir(&no_ncu).expect("mkdir");
+    let (mut mcp, _) = Session::start(root.path(), &[], &no_ncu);
+    let mut totals = [0usize; 2];
+    for p in programs {
+        for (i, format) in ["text", "json"].iter().enumerate() {
+            let args = json!({
+                "paths": [format!("{p}_full_raw.csv.gz"), format!("{p}_full_details.csv.gz")],
+                "top": 3,
+                "format": format,
+            });
+            let r = mcp.request("tools/call", json!({"name": "explain", "arguments": args}));
+            assert_ne!(r["result"]["isError"], json!(true), "{p}: {r}");
+            let bytes = r.to_string().len();
+            println!("{p} {format}: {bytes} bytes");
+            totals[i] += bytes;
+        }
+    }
+    println!(
+        "eight programs, top 3: text {} bytes, json {} bytes",
+        totals[0], totals[1]
+    );
+    // Text: under 16k tokens at 4 bytes a token.
+    assert!(totals[0] < 64_000, "{totals:?}");
     mcp.finish();
 }

@@ -241,6 +241,6 @@ fn an_nsys_export_given_where_an_artifact_is_wanted_says_to_import_it() {
         let o = capture(&["table", s(&fixture(f))]);
         assert!(!o.status.success());
         let e = stderr(&o);
-        assert!(e.contains("not an artifact: import it first"), "{e}");
+        assert!(e.contains("import it first (`capture import"), "{e}");
     }
 }

@@ -5,7 +5,6 @@
 //! Which, is told from each file's first bytes.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Result;
 use shared::model::artifact::{Artifact, Origin};
@@ -132,8 +131,8 @@ fn prefixed(name: &str, warnings: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// `capture import` of Nsight Systems' exports.
-pub fn import(args: &ImportArgs, inputs: &Inputs) -> Result<ExitCode> {
+/// `capture import` of Nsight Systems' exports; the line it prints returned.
+pub fn import(args: &ImportArgs, inputs: &Inputs) -> Result<String> {
     files::refuse_output_among_inputs(&args.output, &args.exports)?;
     if !args.source.is_empty() {
         return Err(Fault::new(
@@ -173,10 +172,9 @@ pub fn import(args: &ImportArgs, inputs: &Inputs) -> Result<ExitCode> {
     } else {
         format!("{n_warnings} warning(s), see above")
     };
-    out::println(&format!(
+    Ok(format!(
         "imported {what} from {} Nsight Systems file(s) into {}; {skipped}",
         args.exports.len(),
         files::shown(&args.output)
-    ))?;
-    Ok(ExitCode::SUCCESS)
+    ))
 }

@@ -67,6 +67,49 @@ impl Root {
         }
         Ok(real)
     }
+
+    /// Where a client's `import` may write `name`: a new `.json` file under the root (no
+    /// `..`, an absolute path only inside it), in a folder that exists there, symbolic
+    /// links followed; a file already there (or a link) is refused, never replaced.
+    pub fn new_file(&self, name: &str) -> Result<PathBuf> {
+        if name.is_empty() {
+            bail!("an empty path");
+        }
+        let shown = shown(name);
+        let path = Path::new(name);
+        if path.components().any(|c| c == Component::ParentDir) {
+            bail!("{shown}: `..` is refused; name a file under the root");
+        }
+        if path.extension().is_none_or(|e| e != "json") {
+            bail!("{shown}: an artifact's name ends in .json");
+        }
+        let joined = if path.is_absolute() {
+            if !path.starts_with(&self.dir) {
+                bail!("{shown}: outside the root; name a file under it, relative to it");
+            }
+            path.to_path_buf()
+        } else {
+            self.dir.join(path)
+        };
+        let (Some(parent), Some(file)) = (joined.parent(), joined.file_name()) else {
+            bail!("{shown}: not a file name");
+        };
+        let real = parent
+            .canonicalize()
+            .ok()
+            .filter(|p| p.starts_with(&self.dir) && p.is_dir())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{shown}: no such folder under the root (a symbolic link out of the root \
+                     is refused as if it were missing)"
+                )
+            })?;
+        let target = real.join(file);
+        if target.symlink_metadata().is_ok() {
+            bail!("{shown}: already exists; import writes a new file and never replaces one");
+        }
+        Ok(target)
+    }
 }
 
 /// A name a client gave, for an error: its first 200 characters, control characters
@@ -109,6 +152,17 @@ mod tests {
             assert!(err.ends_with(": outside the root; name a file under it, relative to it"));
         }
         assert!(root.file("sub").is_err(), "a directory");
+        // Where import may write: a new .json under the root, nowhere else.
+        assert!(root.new_file("sub/new.json").is_ok());
+        for (bad, why) in [
+            ("sub/a.json", "already exists"),
+            ("../x.json", "`..` is refused"),
+            ("sub/new.csv", "ends in .json"),
+            ("nothing/new.json", "no such folder under the root"),
+        ] {
+            let e = root.new_file(bad).expect_err(bad).to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
         let missing = root.file("missing.json").expect_err("missing").to_string();
         #[cfg(unix)]
         {

@@ -129,7 +129,7 @@ fn sorted_distinct<T: Ord>(mut v: Vec<T>) -> Vec<T> {
 }
 
 /// Splits a shell command line into words (single and double quotes, backslash escapes).
-fn words(line: &str) -> Vec<String> {
+pub fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;

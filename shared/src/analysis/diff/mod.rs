@@ -26,8 +26,10 @@
 //! - Run-to-run drift ([`drift`]): `capture diff` widens every band to at least the drift
 //!   measured between runs (baseline repeats or a tolerance file), and says which it used.
 
+pub mod clocks;
 pub mod comparable;
 pub mod drift;
+pub mod launches;
 pub mod matching;
 pub mod noise;
 pub mod ranges;
@@ -297,6 +299,57 @@ impl RunDiff {
     pub fn named(mut self, before: impl Into<String>, after: impl Into<String>) -> Self {
         self.before = before.into();
         self.after = after.into();
+        self
+    }
+}
+
+impl KernelSide {
+    /// What makes its time one no gate judges: a time below the physical floor of its work
+    /// (`below_floor`), timers that disagree (`timers_disagree`).
+    pub fn flags(&self) -> impl Iterator<Item = &String> {
+        [&self.below_floor, &self.timers_disagree]
+            .into_iter()
+            .flatten()
+    }
+
+    /// [`KernelSide::flags`], each as `SIDE: NAME: why`.
+    pub fn flagged(&self, side: &str) -> Vec<String> {
+        self.flags()
+            .map(|p| format!("{side}: {}: {p}", self.short_name))
+            .collect()
+    }
+}
+
+impl RunDiff {
+    /// Every flagged time of both runs ([`KernelSide::flagged`]), before then after: the
+    /// time gate cannot judge runs that have one, nor can the work gate
+    /// ([`RunDiff::with_flagged_times_refused`]).
+    pub fn flagged_times(&self) -> Vec<String> {
+        let before = self
+            .kernels
+            .iter()
+            .map(|k| &k.before)
+            .chain(&self.only_before);
+        let after = self
+            .kernels
+            .iter()
+            .map(|k| &k.after)
+            .chain(&self.only_after);
+        before
+            .flat_map(|k| k.flagged("before"))
+            .chain(after.flat_map(|k| k.flagged("after")))
+            .collect()
+    }
+
+    /// The diff with its work gate, when one, unable to judge runs with a flagged time (as
+    /// the time gate is): a work gate that passed a run whose time is impossible vouched for
+    /// a measurement nobody can trust (issue 51, item 6).
+    pub fn with_flagged_times_refused(mut self) -> Self {
+        let flagged = self.flagged_times();
+        if let Some(w) = self.work.as_mut().filter(|_| !flagged.is_empty()) {
+            w.cannot_judge.extend(flagged);
+            w.failed = true;
+        }
         self
     }
 }

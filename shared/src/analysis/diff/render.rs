@@ -2,6 +2,7 @@
 //! pull-request comment, and pretty JSON (the contract in docs/diff-json.md). The gate's
 //! failures come first in every human form.
 
+use super::launches::{LaunchChange, LaunchCounts};
 use super::work::{KernelWorkDiff, WorkDiff, WorkSide};
 use super::{Comparability, KernelDiff, KernelSide, MetricMove, RunDiff, TotalDiff};
 use crate::text::escape;
@@ -15,6 +16,24 @@ pub const COLUMNS: [Column; 10] = [
     Column::value("before ms"),
     Column::value("after ms"),
     Column::value("change"),
+    Column::value("noise"),
+    Column::value("beyond"),
+    Column::text("verdict"),
+    Column::text("bound"),
+    Column::text("moved most"),
+];
+
+/// The columns of the human forms where launch counts are attached
+/// ([`super::launches::Launched`]): [`COLUMNS`] with `launches` after `match` and `per
+/// launch` after `change`.
+pub const LAUNCH_COLUMNS: [Column; 12] = [
+    Column::text("kernel"),
+    Column::text("match"),
+    Column::value("launches"),
+    Column::value("before ms"),
+    Column::value("after ms"),
+    Column::value("change"),
+    Column::text("per launch"),
     Column::value("noise"),
     Column::value("beyond"),
     Column::text("verdict"),
@@ -356,6 +375,81 @@ impl KernelDiff {
     }
 }
 
+impl KernelDiff {
+    /// The row's cells with its launch counts `l` ([`LAUNCH_COLUMNS`]): where the counts
+    /// differ, the change of the median and of the mean launch, and `beyond` judged on the
+    /// mean launch's change (the summed time compares different numbers of launches).
+    fn launch_cells(&self, moves: usize, l: &LaunchChange) -> [String; 12] {
+        let [name, matched, before, after, change, noise, beyond, verdict, bound, moved] =
+            self.cells(moves);
+        let (launches, per_launch, beyond) = if l.differ() {
+            let beyond = match l.mean_change_pct {
+                Some(c) if super::noise::beyond_noise(Some(c), self.noise_pct) => {
+                    if c > 0.0 {
+                        "slower"
+                    } else {
+                        "faster"
+                    }
+                }
+                _ => "-",
+            };
+            (
+                format!("{} -> {}", l.before_launches, l.after_launches),
+                format!(
+                    "median {}, mean {}",
+                    signed_pct(l.median_change_pct),
+                    signed_pct(l.mean_change_pct)
+                ),
+                beyond.to_string(),
+            )
+        } else {
+            (l.after_launches.to_string(), "-".into(), beyond)
+        };
+        [
+            name, matched, launches, before, after, change, per_launch, noise, beyond, verdict,
+            bound, moved,
+        ]
+    }
+}
+
+impl LaunchCounts {
+    /// The line above the table where counts differ: what the summed times compare.
+    fn warning(&self) -> Option<String> {
+        self.differ.then(|| {
+            format!(
+                "launch counts differ ({} launches before, {} after): summed times compare \
+                 different numbers of launches; read the change per launch (`per launch`) and \
+                 the total per matched launch (under the table)",
+                self.before_launches, self.after_launches
+            )
+        })
+    }
+
+    /// The lines under the total: the launches, and where counts differ the total per
+    /// matched launch with the unmatched time apart.
+    fn lines(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "launches {} -> {}",
+            self.before_launches, self.after_launches
+        )];
+        if self.differ {
+            let m = &self.matched;
+            out.push(format!(
+                "per matched launch ({} launches of matched kernels in each run): {:.4} ms -> \
+                 {:.4} ms: {}; apart, unmatched: {:.4} ms before, {:.4} ms after (launches \
+                 beyond the other run's count, kernels of one run)",
+                m.launches,
+                m.before_ms,
+                m.after_ms,
+                signed_pct(m.change_pct),
+                m.unmatched_before_ms,
+                m.unmatched_after_ms
+            ));
+        }
+        out
+    }
+}
+
 fn side_line(s: &KernelSide) -> String {
     let share = s
         .time_share
@@ -367,7 +461,7 @@ fn side_line(s: &KernelSide) -> String {
 impl RunDiff {
     /// Lines above the table: the gate's verdict (failures named first), the runs, and the
     /// comparability warnings.
-    fn preamble(&self) -> Vec<String> {
+    fn preamble(&self, launches: Option<&LaunchCounts>) -> Vec<String> {
         let mut out = self
             .work
             .as_ref()
@@ -395,12 +489,13 @@ impl RunDiff {
             }
         }
         out.push(format!("before {}, after {}", self.before, self.after));
+        out.extend(launches.and_then(LaunchCounts::warning));
         out.extend(comparability_lines(&self.comparability));
         out
     }
 
     /// Lines under the table: kernels in one run only, the total, the noise sources.
-    fn epilogue(&self) -> Vec<String> {
+    fn epilogue(&self, launches: Option<&LaunchCounts>) -> Vec<String> {
         let mut out = Vec::new();
         for (title, list) in [
             ("only in before", &self.only_before),
@@ -412,6 +507,14 @@ impl RunDiff {
             }
         }
         out.push(total_line(&self.total));
+        out.extend(launches.into_iter().flat_map(LaunchCounts::lines));
+        let flagged = self.flagged_times();
+        if !flagged.is_empty() {
+            out.push(format!(
+                "flagged times (no gate judges a run with one): {}",
+                flagged.join("; ")
+            ));
+        }
         let mut sources: Vec<&str> = self
             .kernels
             .iter()
@@ -442,7 +545,14 @@ impl RunDiff {
     }
 
     /// The table of the human forms, `moves` moved metrics per kernel.
-    fn table(&self, moves: usize) -> Table<'static> {
+    fn table(&self, moves: usize, launches: Option<&LaunchCounts>) -> Table<'static> {
+        if let Some(l) = launches {
+            let mut t = Table::new(&LAUNCH_COLUMNS);
+            for (k, c) in self.kernels.iter().zip(&l.kernels) {
+                t.push(k.launch_cells(moves, c));
+            }
+            return t;
+        }
         let mut t = Table::new(&COLUMNS);
         for k in &self.kernels {
             t.push(k.cells(moves));
@@ -454,7 +564,17 @@ impl RunDiff {
     /// program's: control characters (a terminal escape, a newline) are shown escaped, never
     /// written raw.
     pub fn to_text(&self) -> String {
-        let mut out = text_form(&self.preamble(), &self.table(3), &self.epilogue());
+        self.text_with(None)
+    }
+
+    /// [`RunDiff::to_text`] with launch counts (the `launches` and `per launch` columns, the
+    /// lines they add), where given.
+    pub fn text_with(&self, launches: Option<&LaunchCounts>) -> String {
+        let mut out = text_form(
+            &self.preamble(launches),
+            &self.table(3, launches),
+            &self.epilogue(launches),
+        );
         if let Some(w) = &self.work {
             let (table, notes) = w.table();
             out.push_str("\nwork (--gate-work):\n");
@@ -471,12 +591,17 @@ impl RunDiff {
     /// every moved metric, then the kernels of one run and the total (pipes and control
     /// characters escaped).
     pub fn to_markdown(&self) -> String {
+        self.markdown_with(None)
+    }
+
+    /// [`RunDiff::to_markdown`] with launch counts, where given.
+    pub fn markdown_with(&self, launches: Option<&LaunchCounts>) -> String {
         let esc = |s: &str| escape::markdown_cell(s).into_owned();
         let mut out = markdown_form(
-            &self.preamble(),
+            &self.preamble(launches),
             self.gate.is_some() || self.work.is_some(),
-            &self.table(usize::MAX),
-            &self.epilogue(),
+            &self.table(usize::MAX, launches),
+            &self.epilogue(launches),
         );
         if let Some(w) = &self.work {
             let (table, notes) = w.table();
