@@ -70,8 +70,8 @@ pub const SIDE_NAME_CHARS: usize = 48;
 pub struct Listed {
     /// Its index in the run.
     pub index: usize,
-    /// Its short name, cut in the middle to [`SIDE_NAME_CHARS`] (`elide_middle`: the
-    /// start and the end that tells a template's kernels apart stay).
+    /// Its label (`KernelFigures::label`: distinct within the run, what tells it from
+    /// kernels of a like name kept), cut in the middle to [`SIDE_NAME_CHARS`].
     pub short: String,
     /// Its whole name (on hover).
     pub name: String,
@@ -102,7 +102,7 @@ pub fn kernel_list(run: &RunView, needle: &str, limit: usize) -> (Vec<Listed>, u
         .take(limit)
         .map(|k| Listed {
             index: k.index,
-            short: shared::text::names::elide_middle(&k.short, SIDE_NAME_CHARS),
+            short: shared::text::names::elide_middle(&k.label, SIDE_NAME_CHARS),
             name: k.name.clone(),
             share: k
                 .row
@@ -156,8 +156,14 @@ mod tests {
             let Some(full) = run.kernels.iter().find(|f| f.index == k.index) else {
                 panic!("no kernel {}", k.index)
             };
+            // A name no other's cut clashes with keeps the end of its distinct short name
+            // (its template argument); one that clashes shows where they differ.
+            if full.label
+                != shared::text::names::elide_name(&full.short, shared::text::names::LABEL_CHARS)
+            {
+                continue;
+            }
             let full = &full.short;
-            // The end of the distinct short name (its template argument) is kept.
             let end: String = full
                 .chars()
                 .skip(full.chars().count().saturating_sub(12))

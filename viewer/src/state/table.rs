@@ -109,7 +109,7 @@ impl Cell {
 /// The most characters of a kernel's name in a table's name cell: what fits its 23rem
 /// (the style sheet's `td.name`, narrower where the table is tight) at the table's font, so
 /// the browser never cuts the end.
-pub const TABLE_NAME_CHARS: usize = 36;
+pub const TABLE_NAME_CHARS: usize = shared::text::names::LABEL_CHARS;
 
 /// A row of a table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -291,7 +291,7 @@ pub fn time_row(
         selected,
         vec![
             Cell::text("num", (rank + 1).to_string()),
-            Cell::name(kr, &k.name, k.short.clone()),
+            Cell::name(kr, &k.name, k.label.clone()),
             Cell::text("verdict", verdict_of(k))
                 .col("verdict")
                 .title(because),
@@ -354,7 +354,7 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
         kr,
         selected,
         vec![
-            Cell::name(kr, &k.name, k.short.clone()),
+            Cell::name(kr, &k.name, k.label.clone()),
             Cell::text("verdict", verdict_of(k))
                 .col("verdict")
                 .title(if k.row.verdict_mixed {
@@ -514,7 +514,8 @@ pub fn bytes_row(
                 .or_else(|| col.text(row).map(str::to_string))
                 .unwrap_or_default();
             if col == Column::Name {
-                let mut c = Cell::name(kr, &row.name, text).col(col.field());
+                let shown = run.kernels.get(kr.kernel).map_or(text, |k| k.label.clone());
+                let mut c = Cell::name(kr, &row.name, shown).col(col.field());
                 c.value = Some(value);
                 c
             } else {
@@ -591,7 +592,7 @@ pub fn occupancy_row(
         kr,
         selected,
         vec![
-            Cell::name(kr, &k.name, k.short.clone()),
+            Cell::name(kr, &k.name, k.label.clone()),
             Cell::num(
                 opt(o.theoretical_pct, pct),
                 o.theoretical_pct,
@@ -717,11 +718,7 @@ pub fn timing_row(kr: KernelRef, k: &KernelFigures, shown: TimingColumns) -> Row
         .and_then(|(ev, nc)| (ev > 0.0).then(|| nc / ev));
     let ev = |v: Option<f64>, col: &'static str| Cell::num(opt(v, ms), v, "event_time", col);
     let cells = vec![
-        Cell::text(
-            "name",
-            shared::text::names::elide_name(&k.short, TABLE_NAME_CHARS),
-        )
-        .title(k.name.clone()),
+        Cell::text("name", k.label.clone()).title(k.name.clone()),
         ev(e.map(|t| t.min_ms), "event_min"),
         ev(e.map(|t| t.median_ms), "event_median"),
         ev(e.map(|t| t.max_ms), "event_max"),
@@ -962,7 +959,10 @@ mod tests {
                 cell.text
             );
             assert_eq!(cell.title, k.name);
-            if k.short.chars().count() > TABLE_NAME_CHARS {
+            // A label repaired because its cut clashed with another's shows where they
+            // differ instead (`distinct_labels`).
+            let lone = shared::text::names::elide_name(&k.short, TABLE_NAME_CHARS);
+            if k.short.chars().count() > TABLE_NAME_CHARS && k.label == lone {
                 long += 1;
                 let tail: String = k.short.chars().rev().take(12).collect();
                 let kept: String = cell.text.chars().rev().take(12).collect();
@@ -1092,5 +1092,76 @@ mod tests {
         assert_eq!(metric_value("3181395348.837209", "hz"), "3.18 GHz");
         assert_eq!(metric_value("abc", "hz"), "abc");
         assert_eq!(metric_value("12.5", "%"), "12.5 %");
+    }
+}
+
+/// No two different kernels share a displayed name, on any file of the repository the page
+/// opens: every fixture under `tests/fixtures/` (each folder loaded as one drop, so a CSV
+/// pair is one run; gzipped files un-gzipped as the page does) and every site sample.
+#[cfg(test)]
+mod label_tests {
+    use super::super::load::{load_batch, InputFile};
+    use super::super::test_support::gunzip;
+
+    /// The files of `dir` (relative to the repository root) as the page would be handed
+    /// them, and its folders.
+    fn folder(dir: &str) -> (Vec<InputFile>, Vec<String>) {
+        let full = format!("{}/../{dir}", env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        let mut dirs = Vec::new();
+        let mut entries: Vec<_> = std::fs::read_dir(&full)
+            .unwrap_or_else(|e| panic!("{full}: {e}"))
+            .filter_map(Result::ok)
+            .collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for e in entries {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let path = format!("{dir}/{name}");
+            if e.path().is_dir() {
+                dirs.push(path);
+            } else if let Some(plain) = name.strip_suffix(".gz") {
+                files.push(InputFile {
+                    name: plain.to_owned(),
+                    bytes: gunzip(&path),
+                });
+            } else if !name.ends_with(".md") && !name.ends_with(".py") {
+                let bytes = std::fs::read(e.path()).unwrap_or_else(|e| panic!("{path}: {e}"));
+                files.push(InputFile { name, bytes });
+            }
+        }
+        (files, dirs)
+    }
+
+    #[test]
+    fn no_two_kernels_share_a_label_on_any_fixture_or_sample() {
+        let mut todo = vec!["tests/fixtures".to_string(), "site/samples".to_string()];
+        let mut runs_seen = 0;
+        while let Some(dir) = todo.pop() {
+            if dir.ends_with("/bad") || dir.contains("fuzz") {
+                continue; // inputs made to fail
+            }
+            let (files, dirs) = folder(&dir);
+            todo.extend(dirs);
+            if files.is_empty() {
+                continue;
+            }
+            let (runs, _errors) = load_batch(files);
+            for run in runs {
+                runs_seen += 1;
+                let view = super::RunView::new(run);
+                let mut seen = std::collections::HashMap::new();
+                for k in &view.kernels {
+                    assert!(
+                        k.label.chars().count() <= super::TABLE_NAME_CHARS,
+                        "{dir}: {}",
+                        k.label
+                    );
+                    if let Some(other) = seen.insert(k.label.clone(), k.name.clone()) {
+                        assert_eq!(other, k.name, "{dir}: two kernels read {}", k.label);
+                    }
+                }
+            }
+        }
+        assert!(runs_seen > 20, "only {runs_seen} runs loaded");
     }
 }
