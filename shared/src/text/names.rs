@@ -166,24 +166,18 @@ const ARG_CHARS: usize = 32;
 /// left out), with the inner template arguments written out only where that is still not
 /// enough. Names that are still equal (the same name twice) get ` #2`, ` #3`, ... in order.
 pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
-    let heads: Vec<String> = names
+    // A CUTLASS kernel's head is its label (its tile): only kernels of one tile share one.
+    let (heads, mut out): (Vec<String>, Vec<String>) = names
         .iter()
         .map(|n| match cutlass_label(n) {
-            // A CUTLASS kernel's label is its tile: only kernels of one tile share a head.
-            Some(label) => label,
+            Some(label) => (label.clone(), truncate(&label, SHORT_NAME_CHARS)),
             None => {
                 let base = shorten_kernel_name(n, usize::MAX);
-                base.split('<').next().unwrap_or_default().to_string()
+                let head = base.split('<').next().unwrap_or_default().to_string();
+                (head, shorten_kernel_name(n, SHORT_NAME_CHARS))
             }
         })
-        .collect();
-    let mut out: Vec<String> = names
-        .iter()
-        .map(|n| match cutlass_label(n) {
-            Some(label) => truncate(&label, SHORT_NAME_CHARS),
-            None => shorten_kernel_name(n, SHORT_NAME_CHARS),
-        })
-        .collect();
+        .unzip();
     // The kernels of each head, in order of first appearance (one pass: a scan per kernel
     // made a table of 200,000 kernels take tens of seconds).
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -357,17 +351,10 @@ fn cute_tile(s: &str) -> Option<String> {
 /// Equal names keep equal labels.
 pub fn distinct_labels(names: &[&str], max_chars: usize) -> Vec<String> {
     let mut out: Vec<String> = names.iter().map(|n| elide_name(n, max_chars)).collect();
-    // The names behind each label.
-    let mut by_label: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, label) in out.iter().enumerate() {
-        by_label.entry(label.as_str()).or_default().push(i);
-    }
-    let mut clashes: Vec<Vec<usize>> = by_label
-        .into_values()
-        .filter(|g| g.iter().any(|&i| names[i] != names[g[0]]))
-        .collect();
-    clashes.sort();
-    for group in clashes {
+    for group in equal_labels(&out) {
+        if group.iter().all(|&i| names[i] == names[group[0]]) {
+            continue;
+        }
         let chars: Vec<Vec<char>> = group.iter().map(|&i| names[i].chars().collect()).collect();
         let common = |a: &[char], b: &[char]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
         let prefix = chars
@@ -387,17 +374,38 @@ pub fn distinct_labels(names: &[&str], max_chars: usize) -> Vec<String> {
         }
     }
     // Whatever is still equal for different names gets a number, in order.
-    let mut first: HashMap<String, (usize, usize)> = HashMap::new();
-    for i in 0..out.len() {
-        let (owner, n) = first.entry(out[i].clone()).or_insert((i, 0));
-        if names[*owner] != names[i] {
-            *n += 1;
-            let mark = format!(" #{}", *n + 1);
-            let room = max_chars.saturating_sub(mark.chars().count());
-            out[i] = format!("{}{mark}", elide_middle(&out[i], room));
+    for group in equal_labels(&out) {
+        let mut n = 1;
+        for &i in group.iter().skip(1) {
+            if names[i] != names[group[0]] {
+                n += 1;
+                let mark = format!(" #{n}");
+                let room = max_chars.saturating_sub(mark.chars().count());
+                out[i] = format!("{}{mark}", elide_middle(&out[i], room));
+            }
         }
     }
     out
+}
+
+/// The positions of `labels` that share a label with another, one group per label (in order
+/// of position within it), by sorting rather than hashing (one sort for the viewer's wasm).
+fn equal_labels(labels: &[String]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    crate::order::sort_by(&mut order, |&a, &b| {
+        labels[a].cmp(&labels[b]).then(a.cmp(&b))
+    });
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut start = 0;
+    for end in 1..=order.len() {
+        if end == order.len() || labels[order[end]] != labels[order[start]] {
+            if end - start > 1 {
+                groups.push(order[start..end].to_vec());
+            }
+            start = end;
+        }
+    }
+    groups
 }
 
 /// `name` in at most `max_chars` characters showing the characters from `from` up to and

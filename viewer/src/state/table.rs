@@ -133,6 +133,69 @@ impl Row {
     }
 }
 
+/// What a cell sorts by: its exact value (`data-value`), else its text, as a number where
+/// it reads as one (`12.5`, `41.2 %`), else as lowercase text; `None` for an empty cell or
+/// `-`, which sorts last either way.
+fn sort_key(c: &Cell) -> Option<Result<f64, String>> {
+    let number = |t: &str| {
+        t.trim()
+            .trim_end_matches('%')
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+    };
+    if let Some(v) = c.value.as_deref().and_then(number) {
+        return Some(Ok(v));
+    }
+    let text = c
+        .value
+        .as_deref()
+        .filter(|v| !v.is_empty())
+        .unwrap_or(&c.text)
+        .trim();
+    if text.is_empty() || text == "-" {
+        return None;
+    }
+    Some(number(text).ok_or_else(|| text.to_lowercase()))
+}
+
+/// The rows of `keys` sorted by their cells in column `col` (`row` makes a key's row), and
+/// whether ascending: `ascending` when given, else a column of numbers largest first and
+/// one of text from A (the direction a first click sorts). Numbers come before text, an
+/// empty cell last either way, and ties keep the order of `keys`.
+pub fn sort_rows(
+    keys: &[usize],
+    col: usize,
+    ascending: Option<bool>,
+    row: impl Fn(usize) -> Option<Row>,
+) -> (Vec<usize>, bool) {
+    let mut keyed: Vec<(usize, Option<Result<f64, String>>)> = keys
+        .iter()
+        .map(|&k| (k, row(k).and_then(|r| r.cells.get(col).and_then(sort_key))))
+        .collect();
+    let numbers = keyed.iter().any(|(_, v)| matches!(v, Some(Ok(_))));
+    let asc = ascending.unwrap_or(!numbers);
+    shared::order::sort_by(&mut keyed, |(_, a), (_, b)| {
+        use std::cmp::Ordering;
+        let ord = match (a, b) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Greater,
+            (Some(_), None) => return Ordering::Less,
+            (Some(Ok(x)), Some(Ok(y))) => x.total_cmp(y),
+            (Some(Ok(_)), Some(Err(_))) => Ordering::Less,
+            (Some(Err(_)), Some(Ok(_))) => Ordering::Greater,
+            (Some(Err(x)), Some(Err(y))) => x.cmp(y),
+        };
+        if asc {
+            ord
+        } else {
+            ord.reverse()
+        }
+    });
+    (keyed.into_iter().map(|(k, _)| k).collect(), asc)
+}
+
 /// A header cell.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Head {
@@ -140,23 +203,15 @@ pub struct Head {
     pub label: &'static str,
     /// The explanation its label opens (none for `""`).
     pub key: &'static str,
-    /// The column's name (`data-col`), for a sortable column.
+    /// The column's name (`data-col`), where it has one.
     pub col: Option<&'static str>,
     /// The hover text.
     pub title: String,
-    /// Whether a click (or Enter) sorts by it.
-    pub sortable: bool,
 }
 
 /// Plain header cells.
 fn heads<const N: usize>(labels: [&'static str; N]) -> Vec<Head> {
-    labels
-        .into_iter()
-        .map(|label| Head {
-            label,
-            ..Head::default()
-        })
-        .collect()
+    labels.into_iter().map(th).collect()
 }
 
 /// A header cell that explains itself.
@@ -168,10 +223,12 @@ fn term(key: &'static str, label: &'static str) -> Head {
     }
 }
 
-/// A plain header cell.
+/// A plain header cell; the kernel's is the `name` column, which sticks when the table
+/// scrolls sideways (the style sheet).
 fn th(label: &'static str) -> Head {
     Head {
         label,
+        col: (label == "kernel").then_some("name"),
         ..Head::default()
     }
 }
@@ -216,6 +273,36 @@ pub fn group_lines(k: &KernelFigures) -> Vec<String> {
         .groups
         .iter()
         .map(shared::analysis::groups::LaunchGroup::line)
+        .collect()
+}
+
+/// The columns of a kernel's launch groups table.
+pub const GROUP_HEADER: [&str; 6] = [
+    "shape",
+    "launches",
+    "time ms",
+    "% of its time",
+    "verdict",
+    "why",
+];
+
+/// The launch groups of a kernel whose groups disagree as rows of [`GROUP_HEADER`]: shape,
+/// launches, summed time, share of the kernel's time, verdict and reason (they were
+/// sentences of some 40 words, one per bullet, issue 53).
+pub fn group_rows(k: &KernelFigures) -> Vec<[String; 6]> {
+    k.row
+        .groups
+        .iter()
+        .map(|g| {
+            [
+                g.shape.clone(),
+                g.launches.to_string(),
+                opt(g.time_ms, ms),
+                opt(g.time_share.map(|s| 100.0 * s), pct),
+                g.verdict.clone().unwrap_or_else(|| "-".into()),
+                g.reason.clone().unwrap_or_else(|| "-".into()),
+            ]
+        })
         .collect()
 }
 
@@ -392,26 +479,26 @@ pub fn sol_row(kr: KernelRef, k: &KernelFigures, selected: Option<KernelRef>) ->
 
 // == Bytes ==
 
-/// The bytes table's columns in the order the page shows them: the verdict, the share of
-/// the time and the figures that decide the verdict (% of the copy ceiling, GB/s, GFLOP/s)
-/// beside the name, then the launches, the time and the bytes; at 1500 px the verdict was
-/// past the panel's right edge after the bytes (issue 38), at 800 px after the launches and
-/// the time. `capture table` keeps [`Column::ALL`]'s order.
+/// The bytes table's columns in the order the page shows them: the verdict and the share
+/// of the time beside the name, then the bytes (asked, L1, L2, DRAM and DRAM/ask: the page
+/// is named for them, and at 1500 px they were past the panel's edge behind the rates,
+/// issue 53), then the rates that decide the verdict (% of the copy ceiling, GB/s,
+/// GFLOP/s), the launches and the time. `capture table` keeps [`Column::ALL`]'s order.
 pub const BYTES_SHOWN: [Column; 18] = [
     Column::Name,
     Column::Verdict,
     Column::TimeShare,
+    Column::Ask,
+    Column::L1,
+    Column::L2,
+    Column::Dram,
+    Column::DramPerAsk,
     Column::PctCopy,
     Column::Gbs,
     Column::Gflops,
     Column::Launches,
     Column::Time,
     Column::Work,
-    Column::Ask,
-    Column::L1,
-    Column::L2,
-    Column::Dram,
-    Column::DramPerAsk,
     Column::Ncu,
     Column::BoundBy,
     Column::Check,
@@ -478,7 +565,6 @@ pub fn bytes_header(cols: &[Column]) -> Vec<Head> {
                 key: "",
                 col: Some(col.field()),
                 title: explain_title(col.explain_key()),
-                sortable: true,
             })
             .collect(),
         cols,
@@ -1047,7 +1133,7 @@ mod tests {
         assert_eq!(BYTES_SHOWN.len(), Column::ALL.len());
         assert!(Column::ALL.iter().all(|c| BYTES_SHOWN.contains(c)));
         assert_eq!(header[1].col, Some("verdict"));
-        assert!(header.iter().all(|h| h.sortable && h.col.is_some()));
+        assert!(header.iter().all(|h| h.col.is_some()));
         let c = Cell::num("1.5".into(), Some(1.25), "", "x");
         assert_eq!(c.value.as_deref(), Some("1.25"));
         assert_eq!(c.col, Some("x"));
@@ -1098,6 +1184,50 @@ mod tests {
 /// No two different kernels share a displayed name, on any file of the repository the page
 /// opens: every fixture under `tests/fixtures/` (each folder loaded as one drop, so a CSV
 /// pair is one run; gzipped files un-gzipped as the page does) and every site sample.
+#[cfg(test)]
+mod sort_tests {
+    use super::{sort_rows, Cell, Row};
+
+    fn row(cells: &[(&str, Option<&str>)]) -> Row {
+        Row {
+            cells: cells
+                .iter()
+                .map(|(t, v)| Cell {
+                    text: (*t).to_string(),
+                    value: v.map(str::to_string),
+                    ..Cell::default()
+                })
+                .collect(),
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn rows_sort_by_exact_values_numbers_first_empty_last() {
+        // Key k: a name and a time whose text rounds (the value sorts, not the text).
+        let rows = [
+            row(&[("b_kernel", None), ("1.0", Some("0.96"))]),
+            row(&[("A_kernel", None), ("1.0", Some("1.04"))]),
+            row(&[("-", None), ("-", Some(""))]),
+            row(&[("c_kernel", None), ("12.5 %", None)]),
+        ];
+        let of = |k: usize| rows.get(k).cloned();
+        let keys = [0, 1, 2, 3];
+        assert_eq!(sort_rows(&keys, 1, None, of), (vec![3, 1, 0, 2], false));
+        assert_eq!(
+            sort_rows(&keys, 1, Some(true), of),
+            (vec![0, 1, 3, 2], true)
+        );
+        assert_eq!(sort_rows(&keys, 0, None, of), (vec![1, 0, 3, 2], true));
+        assert_eq!(
+            sort_rows(&keys, 0, Some(false), of),
+            (vec![3, 0, 1, 2], false)
+        );
+        // A column past the row's cells sorts nothing, keeping the order.
+        assert_eq!(sort_rows(&keys, 9, None, of).0, keys);
+    }
+}
+
 #[cfg(test)]
 mod label_tests {
     use super::super::load::{load_batch, InputFile};
