@@ -291,6 +291,7 @@ fn row_view(pos: usize, row: Row) -> impl IntoView {
     view! {
         <tr
             class=selected.then_some("selected")
+            aria-current=selected.then_some("true")
             data-kernel=kernel.map(|k| k.to_string())
             aria-rowindex=aria_row(pos)
         >

@@ -302,4 +302,3 @@ mod tests {
         assert!(checked >= 30, "only {checked} pairs");
     }
 }
-
