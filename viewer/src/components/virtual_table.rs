@@ -171,60 +171,43 @@ pub fn VirtualTable(
     }
 }
 
+/// What a table is sorted by: the column's place in the header and whether ascending.
+type SortBy = RwSignal<Option<(usize, bool)>>;
+
 /// The rows of a table as sorted by its header, what they are sorted by (column, ascending)
 /// and what a click on header `i` does. Every table sorts: a click (or Enter) on a header
 /// sorts by its column, a second click the other way; until then the rows keep the order
 /// the page gives (a kernel table's: time, most first). The order is worked out from the
 /// rows' own cells (`state::table::sort_rows`).
-#[allow(clippy::type_complexity)]
 fn sortable(
     rows: Memo<Rows>,
     row: StoredValue<RowFn, LocalStorage>,
-) -> (
-    Memo<Rows>,
-    Signal<Option<(usize, bool)>>,
-    impl Fn(usize) + Copy + 'static,
-) {
-    let sort = RwSignal::new(None::<(usize, Option<bool>)>);
-    let sorted = Memo::new(move |_| {
-        let by = sort.get();
-        rows.with(|r| match by {
-            None => (r.clone(), None),
-            Some((col, asc)) => {
-                let (keys, asc) =
-                    untrack(|| row.with_value(|f| sort_rows(&r.keys, col, asc, |k| f(0, k))));
-                (
-                    Rows {
-                        epoch: r.epoch,
-                        keys: Arc::new(keys),
-                    },
-                    Some((col, asc)),
-                )
-            }
-        })
+) -> (Memo<Rows>, SortBy, impl Fn(usize) + Copy + 'static) {
+    let sort = RwSignal::new(None::<(usize, bool)>);
+    let sorted = Memo::new(move |_| match sort.get() {
+        None => rows.get(),
+        Some((col, asc)) => rows.with(|r| Rows {
+            epoch: r.epoch,
+            keys: Arc::new(untrack(|| {
+                row.with_value(|f| sort_rows(&r.keys, col, Some(asc), |k| f(0, k)).0)
+            })),
+        }),
     });
     let on_sort = move |i: usize| {
-        let now = sorted.with_untracked(|s| s.1);
-        sort.set(Some(match now {
-            Some((c, asc)) if c == i => (i, Some(!asc)),
-            _ => (i, None),
-        }));
+        let asc = match sort.get_untracked() {
+            Some((c, asc)) if c == i => !asc,
+            // A first click: numbers largest first, text from A.
+            _ => rows
+                .with_untracked(|r| row.with_value(|f| sort_rows(&r.keys, i, None, |k| f(0, k)).1)),
+        };
+        sort.set(Some((i, asc)));
     };
-    (
-        Memo::new(move |_| sorted.with(|s| s.0.clone())),
-        Signal::derive(move || sorted.with(|s| s.1)),
-        on_sort,
-    )
+    (sorted, sort, on_sort)
 }
 
 /// A header cell: a focusable control that sorts by its column on a click, Enter or Space,
 /// with the order in `aria-sort` and an arrow; a column with an explanation opens it too.
-fn head_cell(
-    i: usize,
-    h: Head,
-    by: Signal<Option<(usize, bool)>>,
-    on_sort: impl Fn(usize) + Copy + 'static,
-) -> AnyView {
+fn head_cell(i: usize, h: Head, by: SortBy, on_sort: impl Fn(usize) + Copy + 'static) -> AnyView {
     let Head {
         label,
         key,
@@ -282,7 +265,7 @@ fn aria_row(pos: usize) -> String {
 }
 
 /// A row: `data-kernel`, `aria-rowindex`, `selected` when it is.
-fn row_view(pos: usize, row: Row) -> impl IntoView {
+pub fn row_view(pos: usize, row: Row) -> impl IntoView {
     let Row {
         kernel,
         selected,

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::{current_ref, kernel_rows};
 use crate::components::term::Term;
-use crate::components::virtual_table::VirtualTable;
+use crate::components::virtual_table::{row_view, VirtualTable};
 use crate::ctx::Ctx;
 use crate::state::model::RunView;
 use crate::state::table::{group_rows, sol_header, sol_row, GROUP_HEADER};
@@ -132,19 +132,8 @@ pub fn MixedKernels(
                                         <tbody>
                                             {rows
                                                 .into_iter()
-                                                .map(|r| {
-                                                    let [shape, n, t, share, verdict, why] = r;
-                                                    view! {
-                                                        <tr>
-                                                            <td>{shape}</td>
-                                                            <td class="num">{n}</td>
-                                                            <td class="num">{t}</td>
-                                                            <td class="num">{share}</td>
-                                                            <td class="verdict">{verdict}</td>
-                                                            <td class="why">{why}</td>
-                                                        </tr>
-                                                    }
-                                                })
+                                                .enumerate()
+                                                .map(|(pos, r)| row_view(pos, r))
                                                 .collect_view()}
                                         </tbody>
                                     </table>

@@ -289,19 +289,20 @@ pub const GROUP_HEADER: [&str; 6] = [
 /// The launch groups of a kernel whose groups disagree as rows of [`GROUP_HEADER`]: shape,
 /// launches, summed time, share of the kernel's time, verdict and reason (they were
 /// sentences of some 40 words, one per bullet, issue 53).
-pub fn group_rows(k: &KernelFigures) -> Vec<[String; 6]> {
+pub fn group_rows(k: &KernelFigures) -> Vec<Row> {
     k.row
         .groups
         .iter()
-        .map(|g| {
-            [
-                g.shape.clone(),
-                g.launches.to_string(),
-                opt(g.time_ms, ms),
-                opt(g.time_share.map(|s| 100.0 * s), pct),
-                g.verdict.clone().unwrap_or_else(|| "-".into()),
-                g.reason.clone().unwrap_or_else(|| "-".into()),
-            ]
+        .map(|g| Row {
+            cells: vec![
+                Cell::text("", g.shape.clone()),
+                Cell::text("num", g.launches.to_string()),
+                Cell::text("num", opt(g.time_ms, ms)),
+                Cell::text("num", opt(g.time_share.map(|s| 100.0 * s), pct)),
+                Cell::text("verdict", g.verdict.clone().unwrap_or_else(|| "-".into())),
+                Cell::text("why", g.reason.clone().unwrap_or_else(|| "-".into())),
+            ],
+            ..Row::default()
         })
         .collect()
 }
