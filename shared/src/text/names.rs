@@ -2,8 +2,6 @@
 //! templates, lambdas and parameter lists. The full name is always kept elsewhere (tooltip,
 //! table cell); these labels are only for places with no room.
 
-use std::collections::HashMap;
-
 /// Shortens a kernel name for a label: drops the return type, the parameter list, the
 /// namespaces and the template arguments (`<…>`), then cuts to `max_chars` characters with
 /// an ellipsis. `void at::native::elementwise_kernel<128, 4, F>(int, F)` becomes
@@ -178,19 +176,9 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
             }
         })
         .unzip();
-    // The kernels of each head, in order of first appearance (one pass: a scan per kernel
-    // made a table of 200,000 kernels take tens of seconds).
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut group_of: HashMap<&str, usize> = HashMap::new();
-    for (j, head) in heads.iter().enumerate() {
-        let g = *group_of.entry(head.as_str()).or_insert_with(|| {
-            groups.push(Vec::new());
-            groups.len() - 1
-        });
-        if let Some(group) = groups.get_mut(g) {
-            group.push(j);
-        }
-    }
+    // The kernels of each head shared by two or more, by sorting (a scan per kernel made a
+    // table of 200,000 kernels take tens of seconds).
+    let groups = equal_labels(&heads);
     for group in groups {
         if group.len() < 2 {
             continue;
@@ -259,12 +247,9 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
         }
     }
     // Whatever is still equal gets a number, in order.
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for name in &mut out {
-        let n = seen.entry(name.clone()).or_insert(0);
-        *n += 1;
-        if *n > 1 {
-            *name = format!("{name} #{n}");
+    for group in equal_labels(&out) {
+        for (n, &i) in group.iter().enumerate().skip(1) {
+            out[i] = format!("{} #{}", out[i], n + 1);
         }
     }
     out

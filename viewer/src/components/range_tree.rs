@@ -89,7 +89,7 @@ pub fn RangeTree() -> impl IntoView {
                     "Close all"
                 </button>
                 <table class="data range-table">
-                    <RangeHead />
+                    {range_head()}
                     <tbody>
                         <tr class=move || whole().then_some("selected") data-range="">
                             <td>"every launch"</td>
@@ -117,8 +117,7 @@ pub fn RangeTree() -> impl IntoView {
 }
 
 /// The range table's header.
-#[component]
-fn RangeHead() -> impl IntoView {
+fn range_head() -> impl IntoView {
     view! {
         <thead>
             <tr>

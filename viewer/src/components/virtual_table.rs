@@ -189,7 +189,7 @@ fn sortable(
         Some((col, asc)) => rows.with(|r| Rows {
             epoch: r.epoch,
             keys: Arc::new(untrack(|| {
-                row.with_value(|f| sort_rows(&r.keys, col, Some(asc), |k| f(0, k)).0)
+                row.with_value(|f| sort_rows(&r.keys, col, Some(asc), &|k| f(0, k)).0)
             })),
         }),
     });
@@ -197,8 +197,9 @@ fn sortable(
         let asc = match sort.get_untracked() {
             Some((c, asc)) if c == i => !asc,
             // A first click: numbers largest first, text from A.
-            _ => rows
-                .with_untracked(|r| row.with_value(|f| sort_rows(&r.keys, i, None, |k| f(0, k)).1)),
+            _ => rows.with_untracked(|r| {
+                row.with_value(|f| sort_rows(&r.keys, i, None, &|k| f(0, k)).1)
+            }),
         };
         sort.set(Some((i, asc)));
     };

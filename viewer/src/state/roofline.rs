@@ -868,11 +868,8 @@ impl RooflineModel {
 /// point, else its first): "1 gemm_kernel at 12.3 FLOP/byte, 4.56 TFLOP/s (DRAM)". The
 /// label was the subtitle alone (issue 53).
 pub fn aria_summary(chart: &RooflineChart) -> String {
-    let mut ranked: Vec<&KernelSeries> = chart.series.iter().filter(|s| s.rank.is_some()).collect();
-    shared::order::sort_by(&mut ranked, |a, b| a.rank.cmp(&b.rank));
-    let top: Vec<String> = ranked
-        .iter()
-        .take(3)
+    let top: Vec<String> = (1..=3)
+        .filter_map(|rank| chart.series.iter().find(|s| s.rank == Some(rank)))
         .filter_map(|s| {
             let p = s
                 .points

@@ -168,7 +168,7 @@ pub fn sort_rows(
     keys: &[usize],
     col: usize,
     ascending: Option<bool>,
-    row: impl Fn(usize) -> Option<Row>,
+    row: &dyn Fn(usize) -> Option<Row>,
 ) -> (Vec<usize>, bool) {
     let mut keyed: Vec<(usize, Option<Result<f64, String>>)> = keys
         .iter()
@@ -1212,7 +1212,7 @@ mod sort_tests {
             row(&[("-", None), ("-", Some(""))]),
             row(&[("c_kernel", None), ("12.5 %", None)]),
         ];
-        let of = |k: usize| rows.get(k).cloned();
+        let of = &|k: usize| rows.get(k).cloned();
         let keys = [0, 1, 2, 3];
         assert_eq!(sort_rows(&keys, 1, None, of), (vec![3, 1, 0, 2], false));
         assert_eq!(
