@@ -74,7 +74,7 @@ pub fn RangeTree() -> impl IntoView {
     view! {
         <Show
             when=has_ranges
-            fallback=NoRanges
+            fallback=no_ranges
         >
             <details class="range-tree" id="range-tree" open>
                 <summary>"Where in the program: NVTX ranges"</summary>
@@ -83,10 +83,6 @@ pub fn RangeTree() -> impl IntoView {
                 </p>
                 <button id="range-largest" on:click=open_largest>
                     "Open the largest path"
-                </button>
-                " "
-                <button id="range-close" on:click=move |_| chosen.set(Some(Vec::new()))>
-                    "Close all"
                 </button>
                 <table class="data range-table">
                     {range_head()}
@@ -134,8 +130,7 @@ fn range_head() -> impl IntoView {
 
 /// The line in place of the tree for a run whose launches carry no NVTX range: why, and how
 /// to record them (a run without ranges lost the section with no word, issue 53).
-#[component]
-fn NoRanges() -> impl IntoView {
+fn no_ranges() -> impl IntoView {
     view! {
         <p class="muted" id="range-none">
             "This run has no NVTX ranges, so there is no range tree: "
