@@ -207,7 +207,7 @@ fn sortable(
 }
 
 /// A header cell: a focusable control that sorts by its column on a click, Enter or Space,
-/// with the order in `aria-sort` and an arrow; a column with an explanation opens it too.
+/// with the order in `aria-sort` (the style sheet draws its arrow); a column with an explanation opens it too.
 fn head_cell(i: usize, h: Head, by: SortBy, on_sort: impl Fn(usize) + Copy + 'static) -> AnyView {
     let Head {
         label,
@@ -221,11 +221,6 @@ fn head_cell(i: usize, h: Head, by: SortBy, on_sort: impl Fn(usize) + Copy + 'st
         Some(true) => "ascending",
         Some(false) => "descending",
         None => "none",
-    };
-    let arrow = move || match order() {
-        Some(true) => " ▲",
-        Some(false) => " ▼",
-        None => "",
     };
     let title = if title.is_empty() && !key.is_empty() {
         crate::state::table::explain_title(key)
@@ -254,7 +249,6 @@ fn head_cell(i: usize, h: Head, by: SortBy, on_sort: impl Fn(usize) + Copy + 'st
             }
         >
             {label}
-            {arrow}
         </th>
     }
     .into_any()
