@@ -1180,27 +1180,34 @@ fn hex<S: serde::Serializer>(address: &u64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format!("{address:#x}"))
 }
 
-/// An address as [`hex`] writes it (`"0x7fb1317a2b00"`), or a plain number.
+/// An address as [`hex`] writes it (`"0x7fb1317a2b00"`), or a plain number. A visitor of
+/// its own rather than an untagged enum, which serde reads through a buffer of the value
+/// (2.5 KB more of the viewer's wasm, issue 53); the same values are accepted.
 fn from_hex<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Address {
-        Text(String),
-        Number(u64),
-    }
-    match Address::deserialize(d)? {
-        Address::Number(n) => Ok(n),
-        Address::Text(t) => {
+    struct Address;
+    impl serde::de::Visitor<'_> for Address {
+        type Value = u64;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an address: a hex string like \"0x7fb1317a2b00\" or a number")
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<u64, E> {
+            Ok(n)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<u64, E> {
             let digits = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));
             digits
                 .and_then(|h| u64::from_str_radix(h, 16).ok())
                 .ok_or_else(|| {
-                    serde::de::Error::custom(format!(
+                    E::custom(format!(
                         "address {t:?} is not a hex number like \"0x7fb1317a2b00\""
                     ))
                 })
         }
     }
+    d.deserialize_any(Address)
 }
 
 impl Artifact {
