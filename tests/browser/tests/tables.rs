@@ -324,7 +324,10 @@ async fn landmarks_and_glossary(b: &Browser, base: &str) -> Result<(), BoxError>
         )
         .await?;
     println!("glossary at 1920 px: {w} px wide");
-    open(b, base, &format!("src={GPT2}"), "roofline").await?;
+    b.client.goto("about:blank").await?;
+    b.client
+        .goto(&format!("{base}?src={GPT2}&view=roofline"))
+        .await?;
     let label = b
         .wait_js(
             "const c = document.querySelector('canvas.chart.roofline'); \
