@@ -168,7 +168,7 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
     let (heads, mut out): (Vec<String>, Vec<String>) = names
         .iter()
         .map(|n| match cutlass_label(n) {
-            Some(label) => (label.clone(), truncate(&label, SHORT_NAME_CHARS)),
+            Some(label) => (label.clone(), elide_name(&label, SHORT_NAME_CHARS)),
             None => {
                 let base = shorten_kernel_name(n, usize::MAX);
                 let head = base.split('<').next().unwrap_or_default().to_string();
