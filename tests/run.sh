@@ -69,7 +69,7 @@ bash site/build.sh
 
 step "browser: end-to-end test of site/dist in headless Chromium"
 cargo build -p capture
-cargo test -p roofline-browser-tests --test browser --test application --test looked -- --ignored
+cargo test -p roofline-browser-tests --test browser --test application --test looked --test tables -- --ignored
 cargo test -p roofline-browser-tests --test source --test ranges -- --ignored --nocapture
 
 step "all tests passed"

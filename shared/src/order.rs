@@ -63,6 +63,20 @@ fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
     }
 }
 
+/// A map of `pairs` (a later pair wins over an earlier one of an equal key), as
+/// `collect::<BTreeMap<_, _>>()` makes it, but built by inserting each pair: `collect` into a
+/// `BTreeMap` sorts the pairs with the standard library's sort, one compiled sort per call
+/// site (five of them, 3 KB each in the viewer's wasm, issue 53).
+pub fn map_of<K: Ord, V>(
+    pairs: impl IntoIterator<Item = (K, V)>,
+) -> std::collections::BTreeMap<K, V> {
+    let mut map = std::collections::BTreeMap::new();
+    for (k, v) in pairs {
+        map.insert(k, v);
+    }
+    map
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +99,15 @@ mod tests {
             theirs.sort_by_key(|p| p.0);
             assert_eq!(ours, theirs, "from {case:?}");
         }
+    }
+
+    #[test]
+    fn maps_as_collect_does() {
+        let pairs = [("b", 1), ("a", 2), ("b", 3), ("c", 4)];
+        let ours = map_of(pairs);
+        let theirs: std::collections::BTreeMap<&str, i32> = pairs.into_iter().collect();
+        assert_eq!(ours, theirs);
+        assert_eq!(ours.get("b"), Some(&3), "the later pair wins");
     }
 
     #[test]

@@ -117,11 +117,11 @@ pub fn App() -> impl IntoView {
                             <KernelList />
                         </Show>
                     </aside>
-                    <section class="content" id="content" tabindex="-1">
+                    <main class="content" id="content" tabindex="-1">
                         <Tabs hidden=hidden />
                         <RangeBanner />
                         <CurrentView />
-                    </section>
+                    </main>
                     <ExplainPanel />
                 </div>
             </Show>

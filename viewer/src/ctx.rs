@@ -131,12 +131,11 @@ impl Ctx {
                     .get(first)
                     .is_some_and(|r| crate::state::model::is_application(&r.run.artifact))
             });
-            let open_time = application && !self.view_pinned.get_untracked();
+            let runs = self.ws.with_untracked(|ws| ws.runs.len());
+            let pinned = self.view_pinned.get_untracked();
             self.view.update(|v| {
                 v.selected = sel;
-                if open_time && v.view == crate::state::view::View::Overview {
-                    v.view = crate::state::view::View::Time;
-                }
+                v.view = crate::state::view::opening_view(v.view, runs, application, pinned);
             });
             self.view_pinned.set(true);
             let ms = browser::now_ms() - started_ms;

@@ -17,6 +17,7 @@ use crate::model::artifact::Artifact;
 use crate::model::artifact::{CacheControl, KernelRecord, LaunchCounters, Timing};
 use crate::model::roofline::{self, Bound};
 use crate::model::work_kind::Work;
+use crate::text::names::{distinct_labels, LABEL_CHARS};
 
 /// Everything the views show about one kernel of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,6 +28,10 @@ pub struct KernelFigures {
     pub name: String,
     /// Short name, distinct within the artifact (the bytes table's `short_name`).
     pub short: String,
+    /// The short name in at most [`LABEL_CHARS`] characters for a table cell or a list,
+    /// distinct within the artifact too ([`distinct_labels`]); the short name alone when the
+    /// figures are worked out for one kernel ([`KernelFigures::of`]).
+    pub label: String,
     /// The bytes-table row, from [`crate::analysis::table`].
     pub row: TableRow,
     /// Totals over the reference launches, from [`metrics::totals`].
@@ -75,13 +80,19 @@ impl KernelFigures {
     /// ([`crate::analysis::table::bytes_table`], in artifact order): the rows, short names and time
     /// shares are the table's own.
     pub fn all(artifact: &Artifact, table: &BytesTable) -> Vec<KernelFigures> {
-        artifact
+        let mut all = artifact
             .kernels
             .iter()
             .zip(&table.kernels)
             .enumerate()
             .map(|(i, (k, row))| KernelFigures::of(i, k, row.clone()))
-            .collect()
+            .collect::<Vec<_>>();
+        let shorts: Vec<&str> = all.iter().map(|k| k.short.as_str()).collect();
+        let labels = distinct_labels(&shorts, LABEL_CHARS);
+        for (k, label) in all.iter_mut().zip(labels) {
+            k.label = label;
+        }
+        all
     }
 
     /// Works out the figures of kernel `index` with its bytes-table row `row`.
@@ -118,6 +129,7 @@ impl KernelFigures {
                 .iter()
                 .map(|l| l.metrics.len() + l.sections.len())
                 .sum(),
+            label: short.clone(),
             short,
             totals,
         }

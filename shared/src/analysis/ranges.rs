@@ -359,11 +359,12 @@ fn node(placed: &Placed<'_>) -> RangeNode {
             *verdict_ns.entry(key).or_default() += ns;
         }
     }
-    let verdicts = verdict_ns
-        .into_iter()
-        .filter(|(_, ns)| *ns > 0.0)
-        .map(|(k, ns)| (k, ns / time_ns))
-        .collect();
+    let verdicts = crate::order::map_of(
+        verdict_ns
+            .into_iter()
+            .filter(|(_, ns)| *ns > 0.0)
+            .map(|(k, ns)| (k, ns / time_ns)),
+    );
     let mut threads = gathered.threads.clone();
     crate::order::sort(&mut threads);
     let name = if path.is_empty() {
@@ -379,11 +380,12 @@ fn node(placed: &Placed<'_>) -> RangeNode {
         launches: launches.len(),
         time_ms: time_ns / 1e6,
         time_share: None,
-        flops_by_kind: totals
-            .work
-            .iter()
-            .map(|(kind, w)| (kind.key().to_owned(), w.ops))
-            .collect(),
+        flops_by_kind: crate::order::map_of(
+            totals
+                .work
+                .iter()
+                .map(|(kind, w)| (kind.key().to_owned(), w.ops)),
+        ),
         flops_total,
         dram_bytes: totals.dram_bytes,
         l2_bytes: totals.l2_bytes,
@@ -510,11 +512,12 @@ fn summed(path: Vec<String>, members: &[&RangeNode], total_ms: f64) -> RangeNode
         l1_bytes: add(|n| n.l1_bytes),
         flop_per_byte: dram_bytes.and_then(|b| roofline::intensity(flops_total, b)),
         gflops: roofline::giga_per_s(flops_total, time_ms),
-        verdicts: verdict_ms
-            .into_iter()
-            .filter(|(_, ms)| *ms > 0.0 && time_ms > 0.0)
-            .map(|(k, ms)| (k, ms / time_ms))
-            .collect(),
+        verdicts: crate::order::map_of(
+            verdict_ms
+                .into_iter()
+                .filter(|(_, ms)| *ms > 0.0 && time_ms > 0.0)
+                .map(|(k, ms)| (k, ms / time_ms)),
+        ),
     }
 }
 

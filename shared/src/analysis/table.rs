@@ -64,10 +64,9 @@ impl TableRow {
         TableRow {
             name: kernel.name.to_string(),
             short_name: kernel.name.to_string(),
-            flops_by_precision: counted
-                .iter()
-                .map(|(k, w)| (k.key().to_string(), w.ops))
-                .collect(),
+            flops_by_precision: crate::order::map_of(
+                counted.iter().map(|(k, w)| (k.key().to_string(), w.ops)),
+            ),
             precision: work::main_kind(&totals.work).map(|k| k.key().to_string()),
             flops_total,
             gflops_total: rate(flops_total),

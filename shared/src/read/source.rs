@@ -186,7 +186,7 @@ impl LaunchSource {
     /// none); returns how many instructions got SASS text.
     pub fn add_page_text(&mut self, other: &LaunchSource) -> usize {
         let by_address: BTreeMap<u64, &Instruction> =
-            other.instructions.iter().map(|i| (i.address, i)).collect();
+            crate::order::map_of(other.instructions.iter().map(|i| (i.address, i)));
         let mut n = 0;
         for i in &mut self.instructions {
             let Some(o) = by_address.get(&i.address) else {

@@ -2,8 +2,6 @@
 //! templates, lambdas and parameter lists. The full name is always kept elsewhere (tooltip,
 //! table cell); these labels are only for places with no room.
 
-use std::collections::HashMap;
-
 /// Shortens a kernel name for a label: drops the return type, the parameter list, the
 /// namespaces and the template arguments (`<…>`), then cuts to `max_chars` characters with
 /// an ellipsis. `void at::native::elementwise_kernel<128, 4, F>(int, F)` becomes
@@ -148,6 +146,10 @@ fn truncate(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// The most characters of a kernel's label in a table cell or a list
+/// ([`distinct_labels`]): what fits the viewer's name column (23rem) at the table's font.
+pub const LABEL_CHARS: usize = 36;
+
 /// The longest short name shown for a kernel whose name is unique in its artifact.
 pub const SHORT_NAME_CHARS: usize = 64;
 
@@ -162,30 +164,21 @@ const ARG_CHARS: usize = 32;
 /// left out), with the inner template arguments written out only where that is still not
 /// enough. Names that are still equal (the same name twice) get ` #2`, ` #3`, ... in order.
 pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
-    let heads: Vec<String> = names
+    // A CUTLASS kernel's head is its label (its tile): only kernels of one tile share one.
+    let (heads, mut out): (Vec<String>, Vec<String>) = names
         .iter()
-        .map(|n| {
-            let base = shorten_kernel_name(n, usize::MAX);
-            base.split('<').next().unwrap_or_default().to_string()
+        .map(|n| match cutlass_label(n) {
+            Some(label) => (label.clone(), elide_name(&label, SHORT_NAME_CHARS)),
+            None => {
+                let base = shorten_kernel_name(n, usize::MAX);
+                let head = base.split('<').next().unwrap_or_default().to_string();
+                (head, shorten_kernel_name(n, SHORT_NAME_CHARS))
+            }
         })
-        .collect();
-    let mut out: Vec<String> = names
-        .iter()
-        .map(|n| shorten_kernel_name(n, SHORT_NAME_CHARS))
-        .collect();
-    // The kernels of each head, in order of first appearance (one pass: a scan per kernel
-    // made a table of 200,000 kernels take tens of seconds).
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut group_of: HashMap<&str, usize> = HashMap::new();
-    for (j, head) in heads.iter().enumerate() {
-        let g = *group_of.entry(head.as_str()).or_insert_with(|| {
-            groups.push(Vec::new());
-            groups.len() - 1
-        });
-        if let Some(group) = groups.get_mut(g) {
-            group.push(j);
-        }
-    }
+        .unzip();
+    // The kernels of each head shared by two or more, by sorting (a scan per kernel made a
+    // table of 200,000 kernels take tens of seconds).
+    let groups = equal_labels(&heads);
     for group in groups {
         if group.len() < 2 {
             continue;
@@ -254,14 +247,191 @@ pub fn distinct_short_names(names: &[&str]) -> Vec<String> {
         }
     }
     // Whatever is still equal gets a number, in order.
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for name in &mut out {
-        let n = seen.entry(name.clone()).or_insert(0);
-        *n += 1;
-        if *n > 1 {
-            *name = format!("{name} #{n}");
+    for group in equal_labels(&out) {
+        for (n, &i) in group.iter().enumerate().skip(1) {
+            out[i] = format!("{} #{}", out[i], n + 1);
         }
     }
+    out
+}
+
+/// A CUTLASS kernel's label: what names its tile and layout, which its wrapper's own name
+/// (`Kernel2<…>`, `device_kernel<…>`) hides. A CUTLASS 2 kernel's one argument names it
+/// whole (`cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>`
+/// gives `cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2`: the SM80
+/// instruction, the 256x128 tile, the `tn` layout); a CuTe kernel gets its kernel type's own
+/// name and its first shape of compile-time integers that is not all ones (the cluster
+/// shape, 1x1x1, comes first): `GemmUniversal<128x16x64>`. `None` for any other name.
+pub fn cutlass_label(name: &str) -> Option<String> {
+    let head = drop_trailing_params(name.trim());
+    let head = head.strip_prefix("void ").unwrap_or(head).trim();
+    let (wrapper, rest) = head.split_once('<')?;
+    if !matches!(
+        wrapper,
+        "cutlass::Kernel" | "cutlass::Kernel2" | "cutlass::device_kernel"
+    ) {
+        return None;
+    }
+    let inner = rest.strip_suffix('>')?.trim();
+    if !inner.is_empty()
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return Some(inner.to_string());
+    }
+    // The kernel type: the innermost of wrappers such as `flash::enable_sm90_or_later<…>`.
+    let mut kernel = inner;
+    loop {
+        let (path, args) = kernel.split_once('<')?;
+        let own = last_name(path);
+        if own.starts_with("enable_") {
+            kernel = args.strip_suffix('>')?.trim();
+            continue;
+        }
+        return Some(match cute_tile(args) {
+            Some(tile) => format!("{own}<{tile}>"),
+            None => format!("{own}<…>"),
+        });
+    }
+}
+
+/// The first `cute::tuple` of compile-time integers (`cute::C<(int)128>`) in `s` that is
+/// not all ones, as `128x16x64`.
+fn cute_tile(s: &str) -> Option<String> {
+    const OPEN: &str = "cute::tuple<";
+    let mut rest = s;
+    while let Some(at) = rest.find(OPEN) {
+        rest = &rest[at + OPEN.len()..];
+        let mut depth = 1usize;
+        let end = rest.char_indices().find_map(|(i, c)| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        let dims: Option<Vec<&str>> = split_top_level(&rest[..end])
+            .into_iter()
+            .map(|a| {
+                let n = a.strip_prefix("cute::C<")?.strip_suffix('>')?;
+                let n = n.strip_prefix("(int)").unwrap_or(n);
+                n.bytes().all(|b| b.is_ascii_digit()).then_some(n)
+            })
+            .collect();
+        if let Some(dims) = dims.filter(|d| d.len() >= 2 && d.iter().any(|n| *n != "1")) {
+            return Some(dims.join("x"));
+        }
+    }
+    None
+}
+
+/// Labels of at most `max_chars` characters (a table cell, a chart label) for names that
+/// are distinct (as [`distinct_short_names`] makes them), distinct too: each is cut as
+/// [`elide_name`] cuts, and where that makes two equal, the names of that set keep what
+/// they have in common only at their two ends and show where they differ (GPT-2's and
+/// BERT's `multi_tensor_apply_kernel<…BinaryOpScalar…>` and `<…PointwiseOpScalar…>` had one
+/// label). Labels that no cut of `max_chars` tells apart get ` #2`, ` #3`, ... in order.
+/// Equal names keep equal labels.
+pub fn distinct_labels(names: &[&str], max_chars: usize) -> Vec<String> {
+    let mut out: Vec<String> = names.iter().map(|n| elide_name(n, max_chars)).collect();
+    for group in equal_labels(&out) {
+        if group.iter().all(|&i| names[i] == names[group[0]]) {
+            continue;
+        }
+        let chars: Vec<Vec<char>> = group.iter().map(|&i| names[i].chars().collect()).collect();
+        let common = |a: &[char], b: &[char]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let prefix = chars
+            .iter()
+            .map(|c| common(&chars[0], c))
+            .min()
+            .unwrap_or(0);
+        for (g, name) in group.iter().zip(&chars) {
+            // Where this name first differs from the others that are not equal to it.
+            let differs = chars
+                .iter()
+                .filter(|c| *c != name)
+                .map(|c| common(name, c))
+                .max()
+                .unwrap_or(prefix);
+            out[*g] = window(name, prefix, differs, max_chars);
+        }
+    }
+    // Whatever is still equal for different names gets a number, in order.
+    for group in equal_labels(&out) {
+        let mut n = 1;
+        for &i in group.iter().skip(1) {
+            if names[i] != names[group[0]] {
+                n += 1;
+                let mark = format!(" #{n}");
+                let room = max_chars.saturating_sub(mark.chars().count());
+                out[i] = format!("{}{mark}", elide_middle(&out[i], room));
+            }
+        }
+    }
+    out
+}
+
+/// The positions of `labels` that share a label with another, one group per label (in order
+/// of position within it), by sorting rather than hashing (one sort for the viewer's wasm).
+fn equal_labels(labels: &[String]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    crate::order::sort_by(&mut order, |&a, &b| {
+        labels[a].cmp(&labels[b]).then(a.cmp(&b))
+    });
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut start = 0;
+    for end in 1..=order.len() {
+        if end == order.len() || labels[order[end]] != labels[order[start]] {
+            if end - start > 1 {
+                groups.push(order[start..end].to_vec());
+            }
+            start = end;
+        }
+    }
+    groups
+}
+
+/// `name` in at most `max_chars` characters showing the characters from `from` up to and
+/// including `to` (where it differs from others), with its start and end where room is left,
+/// `…` for what is left out.
+fn window(name: &[char], from: usize, to: usize, max_chars: usize) -> String {
+    let len = name.len();
+    if len <= max_chars {
+        return name.iter().collect();
+    }
+    let keep = max_chars.saturating_sub(2);
+    // The differing stretch first; then the name's start, then its end, then more around
+    // the stretch.
+    // The stretch widened to whole words (`BinaryOpScalarFunctor`, `bprop`, not `B`).
+    let word = |c: &char| c.is_alphanumeric();
+    let mut from = from.min(len);
+    while from > 0 && name.get(from - 1).is_some_and(word) {
+        from -= 1;
+    }
+    let mut to = (to + 1).min(len);
+    while to < len && name.get(to).is_some_and(word) {
+        to += 1;
+    }
+    let need = to.saturating_sub(from).min(keep);
+    let spare = keep - need;
+    let head = (spare / 3).min(from);
+    let mut mid_end = from + need;
+    let tail = (spare / 3).min(len - mid_end);
+    let left = spare - head - tail;
+    let grow = left.min(len - tail - mid_end);
+    mid_end += grow;
+    let mid_start = from - (left - grow).min(from - head);
+    let mut out: String = name[..head].iter().collect();
+    if mid_start > head {
+        out.push('…');
+    }
+    out.extend(&name[mid_start..mid_end]);
+    if mid_end < len - tail {
+        out.push('…');
+    }
+    out.extend(&name[len - tail..]);
     out
 }
 
@@ -374,7 +544,82 @@ fn last_name(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{distinct_short_names, elide_middle, elide_name, shorten_kernel_name};
+    use super::{
+        cutlass_label, distinct_labels, distinct_short_names, elide_middle, elide_name,
+        shorten_kernel_name,
+    };
+
+    #[test]
+    fn labels_keep_where_names_differ() {
+        // BERT's two optimizer kernels (real names from its step), whose ends and starts
+        // are the same: cut as a lone name, both read `multi_tensor_…>, multiplies<…>…>`.
+        let names = [
+            "multi_tensor_apply_kernel<TensorListMetadata<2>, BinaryOpScalarFunctor<float, 2, 1, 1>, multiplies<float>, float>",
+            "multi_tensor_apply_kernel<TensorListMetadata<2>, PointwiseOpScalarFunctor<float, 2, 1, 1>, multiplies<float>, float>",
+            "short_one",
+            "short_one",
+        ];
+        let lone: Vec<String> = names.iter().map(|n| elide_name(n, 36)).collect();
+        assert_eq!(lone[0], lone[1], "the clash this repairs");
+        let labels = distinct_labels(&names, 36);
+        assert_ne!(labels[0], labels[1]);
+        assert!(labels[0].contains("Bin"), "{}", labels[0]);
+        assert!(labels[1].contains("Poi"), "{}", labels[1]);
+        assert_eq!(labels[2], labels[3], "equal names keep equal labels");
+        for l in &labels {
+            assert!(l.chars().count() <= 36, "{l}");
+        }
+    }
+
+    #[test]
+    fn labels_are_distinct_for_many_near_names() {
+        let names: Vec<String> = (0..40)
+            .map(|i| format!("kernel_with_a_long_common_start_{i:03}_and_a_long_common_end"))
+            .collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        for max in [12, 20, 36] {
+            let labels = distinct_labels(&refs, max);
+            for (i, a) in labels.iter().enumerate() {
+                assert!(labels[..i].iter().all(|b| b != a), "{a} twice in {max}");
+            }
+        }
+    }
+
+    #[test]
+    fn cutlass_kernels_keep_tile_and_layout() {
+        let cases = [
+            (
+                "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>(T1::Params)",
+                Some("cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2"),
+            ),
+            (
+                "void cutlass::device_kernel<flash::FlashAttnFwdCombine<cute::tuple<cute::C<(int)8>, cute::C<(int)128>>, (int)5, (int)256, (int)1, (bool)0, (bool)1, cutlass::bfloat16_t, float, cutlass::arch::Sm90>>(T1::Params)",
+                Some("FlashAttnFwdCombine<8x128>"),
+            ),
+            (
+                "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<long, long, long>>, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized<(int)12, cute::tuple<cute::C<(int)1>, cute::C<(int)1>, cute::C<(int)1>>, cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative>, cute::tuple<cute::C<(int)128>, cute::C<(int)16>, cute::C<(int)64>>, cutlass::bfloat16_t>>(T1::Params)",
+                Some("GemmUniversal<128x16x64>"),
+            ),
+            ("void at::native::k<4>(int)", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(cutlass_label(name).as_deref(), want, "{name}");
+        }
+        let three = [
+            "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>(T1::Params)",
+            "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_32x3_nt_align2>(T1::Params)",
+            "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_nn_align2>(T1::Params)",
+        ];
+        let short = distinct_short_names(&three);
+        assert!(short.iter().all(|s| !s.contains('#')), "{short:?}");
+        let refs: Vec<&str> = short.iter().map(String::as_str).collect();
+        let labels = distinct_labels(&refs, 36);
+        assert!(
+            labels[0].contains("tn") && labels[1].contains("nt"),
+            "{labels:?}"
+        );
+        assert_ne!(labels[0], labels[2]);
+    }
 
     #[test]
     fn table_names_keep_a_plain_name_s_tile_and_a_template_s_end() {

@@ -1,7 +1,8 @@
 //! Screenshots to look at (not a test): every tab at 800, 1500 and 1920 px wide on the GPT-2
 //! sample, the suite sample, two reports (the two-process one and a `--set basic` one), the
 //! BERT-base corpus export (raw and details pages as one run; it has a kernel whose launch
-//! groups disagree, opened on the SOL page) and two runs open at once (the Compare tab).
+//! groups disagree, opened on the SOL page), the BERT training step (its range tree) and two
+//! runs open at once (the Compare tab).
 //! A page taller than the window gets up to two more shots, scrolled down. PNGs in
 //! `target/screens11/` (`gpt2-sol-1500.png`, `gpt2-sol-1500-2.png`, ...).
 //!
@@ -53,8 +54,13 @@ async fn main() -> Result<(), BoxError> {
     );
     server.add("/test/run1.json", gunzipped("diff/run1.json.gz")?);
     server.add("/test/run2.json", gunzipped("diff/run2.json.gz")?);
-    let programs: [(&str, &str, &[&str]); 6] = [
+    let programs: [(&str, &str, &[&str]); 7] = [
         ("gpt2", "src=samples/h200-gpt2-bf16.json", &TABS),
+        (
+            "bertstep",
+            "src=samples/h200-bert-train-step.json.gz",
+            &["time", "sol", "bytes", "roofline"],
+        ),
         ("suite", "src=samples/h200.json", &TABS),
         ("report", "src=samples/h200-two-process.ncu-rep", &TABS),
         ("basic", "src=test/gemms_basic.ncu-rep", &TABS),

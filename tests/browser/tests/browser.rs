@@ -238,7 +238,7 @@ async fn run_checks(b: &Browser, server: &StaticServer, kernels: &[Value]) -> Re
         .wait_js(
             "return [document.querySelectorAll('#sol-groups details').length, \
                (() => { const d = document.querySelector('#sol-groups details'); \
-                 if (!d) return 0; d.open = true; return d.querySelectorAll('li').length; })()];",
+                 if (!d) return 0; d.open = true; return d.querySelectorAll('tbody tr').length; })()];",
             WAIT,
         )
         .await?;

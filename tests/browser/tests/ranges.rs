@@ -51,13 +51,13 @@ async fn roofline_points(b: &Browser) -> Result<u64, BoxError> {
     Ok(v.as_u64().unwrap_or(0))
 }
 
-/// Clicks the range button whose row's `data-range` is `path` (`/`-joined; names may hold
+/// Clicks "show only" in the row whose `data-range` is `path` (`/`-joined; names may hold
 /// `/` too, XLA's `jit(mlp)/dot_general`).
 async fn click_range(b: &Browser, path: &str) -> Result<(), BoxError> {
     let script = format!(
         "const row = [...document.querySelectorAll('#range-tree tr')]\
            .find(r => r.dataset.range === {path:?}); \
-         if (!row) return false; row.querySelector('button').click(); return true;"
+         if (!row) return false; row.querySelector('button.range').click(); return true;"
     );
     b.wait_js(&script, WAIT).await?;
     Ok(())

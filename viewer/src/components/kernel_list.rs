@@ -98,7 +98,8 @@ pub fn KernelList() -> impl IntoView {
                         run,
                         kernel: k.index,
                     };
-                    let class = if selected == Some(r) {
+                    let current = selected == Some(r);
+                    let class = if current {
                         "kernel link selected"
                     } else {
                         "kernel link"
@@ -108,6 +109,7 @@ pub fn KernelList() -> impl IntoView {
                             <button
                                 class=class
                                 data-kernel=k.index.to_string()
+                                aria-current=current.then_some("true")
                                 title=k.name.clone()
                                 on:click=move |_| ctx.select(r)
                             >

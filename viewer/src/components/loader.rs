@@ -55,7 +55,7 @@ pub fn Loader() -> impl IntoView {
                 on:change=on_change
             />
             <Show when=move || samples.with(|s| !s.is_empty())>
-                <select id="samples" on:change=on_sample prop:value="">
+                <select id="samples" aria-label="Open a sample" on:change=on_sample prop:value="">
                     <option value="">"Samples…"</option>
                     <For
                         each=move || samples.get()

@@ -8,16 +8,15 @@
 //! the reason column wraps) and the height of a rendered row is measured, so the spacers
 //! match the rows they replace. The table keeps its place for assistive technology:
 //! `aria-rowcount` on the table, `aria-rowindex` on every row, `aria-sort` on a sorted
-//! header; a sortable header is focusable and sorts on Enter.
+//! header. Every table sorts: a header is focusable and sorts on a click, Enter or Space.
 
 use std::sync::Arc;
 
 use leptos::html::{Div, Tbody};
 use leptos::prelude::*;
 
-use crate::components::term::Term;
 use crate::ctx::Ctx;
-use crate::state::table::{Cell, Head, Row};
+use crate::state::table::{sort_rows, Cell, Head, Row};
 use crate::state::window::row_window;
 
 /// Row height, CSS pixels, until a row has been measured (the style sheet's one-line row).
@@ -50,16 +49,6 @@ pub fn rows_memo(keys: impl Fn() -> Vec<usize> + Send + Sync + 'static) -> Memo<
     )
 }
 
-/// How a table sorts: the sorted column (its place in the header) and whether ascending,
-/// and what a click on a sortable header does.
-#[derive(Clone, Copy)]
-pub struct Sorting {
-    /// The current order.
-    pub by: Signal<Option<(usize, bool)>>,
-    /// Sorts by the column at this place.
-    pub on_sort: Callback<usize>,
-}
-
 /// The row a table renders for `(display position, key)`.
 pub type RowFn = Box<dyn Fn(usize, usize) -> Option<Row>>;
 
@@ -74,14 +63,13 @@ pub fn VirtualTable(
     header: Vec<Head>,
     /// The row of a key; what it reads is tracked (the selection, the data).
     row: RowFn,
-    /// How a sortable table sorts.
-    #[prop(optional)]
-    sorting: Option<Sorting>,
     /// A display position to scroll into view whenever it is set (a hot spot clicked): the
     /// table's box to the row, and the page to the box.
     #[prop(optional)]
     scroll_to: Option<Signal<Option<usize>>>,
 ) -> impl IntoView {
+    let row = StoredValue::new_local(row);
+    let (rows, by, on_sort) = sortable(rows, row);
     let scroller = NodeRef::<Div>::new();
     let body = NodeRef::<Tbody>::new();
     let scroll_px = RwSignal::new(0.0f64);
@@ -135,7 +123,6 @@ pub fn VirtualTable(
     let resize = window_event_listener(leptos::ev::resize, move |_| measure());
     on_cleanup(move || resize.remove());
 
-    let row = StoredValue::new_local(row);
     // The rows in view: (epoch, display position, row).
     let shown = Memo::new(move |_| {
         let w = window.get();
@@ -156,7 +143,7 @@ pub fn VirtualTable(
     let heads = header
         .into_iter()
         .enumerate()
-        .map(|(i, h)| head_cell(i, h, sorting))
+        .map(|(i, h)| head_cell(i, h, by, on_sort))
         .collect_view();
     view! {
         <div class="vscroll" node_ref=scroller on:scroll=move |_| measure()>
@@ -184,58 +171,87 @@ pub fn VirtualTable(
     }
 }
 
-/// A header cell: a term, or plain text; a sortable one is a focusable control with its
-/// order in `aria-sort` and an arrow.
-fn head_cell(i: usize, h: Head, sorting: Option<Sorting>) -> AnyView {
+/// What a table is sorted by: the column's place in the header and whether ascending.
+type SortBy = RwSignal<Option<(usize, bool)>>;
+
+/// The rows of a table as sorted by its header, what they are sorted by (column, ascending)
+/// and what a click on header `i` does. Every table sorts: a click (or Enter) on a header
+/// sorts by its column, a second click the other way; until then the rows keep the order
+/// the page gives (a kernel table's: time, most first). The order is worked out from the
+/// rows' own cells (`state::table::sort_rows`).
+fn sortable(
+    rows: Memo<Rows>,
+    row: StoredValue<RowFn, LocalStorage>,
+) -> (Memo<Rows>, SortBy, impl Fn(usize) + Copy + 'static) {
+    let sort = RwSignal::new(None::<(usize, bool)>);
+    let sorted = Memo::new(move |_| match sort.get() {
+        None => rows.get(),
+        Some((col, asc)) => rows.with(|r| Rows {
+            epoch: r.epoch,
+            keys: Arc::new(untrack(|| {
+                row.with_value(|f| sort_rows(&r.keys, col, Some(asc), &|k| f(0, k)).0)
+            })),
+        }),
+    });
+    let on_sort = move |i: usize| {
+        let asc = match sort.get_untracked() {
+            Some((c, asc)) if c == i => !asc,
+            // A first click: numbers largest first, text from A.
+            _ => rows.with_untracked(|r| {
+                row.with_value(|f| sort_rows(&r.keys, i, None, &|k| f(0, k)).1)
+            }),
+        };
+        sort.set(Some((i, asc)));
+    };
+    (sorted, sort, on_sort)
+}
+
+/// A header cell: a focusable control that sorts by its column on a click, Enter or Space,
+/// with the order in `aria-sort` (the style sheet draws its arrow); a column with an explanation opens it too.
+fn head_cell(i: usize, h: Head, by: SortBy, on_sort: impl Fn(usize) + Copy + 'static) -> AnyView {
     let Head {
         label,
         key,
         col,
         title,
-        sortable,
     } = h;
-    match sorting.filter(|_| sortable) {
-        Some(s) => {
-            let order = move || s.by.get().filter(|(c, _)| *c == i).map(|(_, asc)| asc);
-            let aria = move || match order() {
-                Some(true) => "ascending",
-                Some(false) => "descending",
-                None => "none",
-            };
-            let arrow = move || match order() {
-                Some(true) => " ▲",
-                Some(false) => " ▼",
-                None => "",
-            };
-            view! {
-                <th
-                    class="sortable"
-                    data-col=col
-                    title=title
-                    tabindex="0"
-                    aria-sort=aria
-                    on:click=move |_| s.on_sort.run(i)
-                    on:keydown=move |ev| {
-                        if ev.key() == "Enter" || ev.key() == " " {
-                            ev.prevent_default();
-                            s.on_sort.run(i);
-                        }
-                    }
-                >
-                    {label}
-                    {arrow}
-                </th>
+    let ctx = Ctx::get();
+    let order = move || by.get().filter(|(c, _)| *c == i).map(|(_, asc)| asc);
+    let aria = move || match order() {
+        Some(true) => "ascending",
+        Some(false) => "descending",
+        None => "none",
+    };
+    let title = if title.is_empty() && !key.is_empty() {
+        crate::state::table::explain_title(key)
+    } else {
+        title
+    };
+    let run = move || {
+        on_sort(i);
+        if !key.is_empty() {
+            ctx.explain.set(Some(key));
+        }
+    };
+    view! {
+        <th
+            class="sortable"
+            data-col=col
+            title=(!title.is_empty()).then_some(title)
+            tabindex="0"
+            aria-sort=aria
+            on:click=move |_| run()
+            on:keydown=move |ev| {
+                if ev.key() == "Enter" || ev.key() == " " {
+                    ev.prevent_default();
+                    run();
+                }
             }
-            .into_any()
-        }
-        None if !key.is_empty() => view! {
-            <th data-col=col>
-                <Term key=key text=label />
-            </th>
-        }
-        .into_any(),
-        None => view! { <th data-col=col title=title>{label}</th> }.into_any(),
+        >
+            {label}
+        </th>
     }
+    .into_any()
 }
 
 /// `aria-rowindex` of the row at display position `pos` (the header row is 1).
@@ -244,7 +260,7 @@ fn aria_row(pos: usize) -> String {
 }
 
 /// A row: `data-kernel`, `aria-rowindex`, `selected` when it is.
-fn row_view(pos: usize, row: Row) -> impl IntoView {
+pub fn row_view(pos: usize, row: Row) -> impl IntoView {
     let Row {
         kernel,
         selected,
@@ -253,6 +269,7 @@ fn row_view(pos: usize, row: Row) -> impl IntoView {
     view! {
         <tr
             class=selected.then_some("selected")
+            aria-current=selected.then_some("true")
             data-kernel=kernel.map(|k| k.to_string())
             aria-rowindex=aria_row(pos)
         >

@@ -1,14 +1,16 @@
-//! The asked vs measured bytes table, sortable (click or Enter on a header) and exportable,
+//! The asked vs measured bytes table, by time (most first) until sorted by a header (click
+//! or Enter), and exportable,
 //! with the same rows and cell formatting as `capture table`; only the rows in view are in
 //! the page. Rows are plain data from `state::table`.
 
 use leptos::prelude::*;
 
+use super::kernel_rows;
 use crate::browser;
 use crate::components::term::Term;
-use crate::components::virtual_table::{rows_memo, Rows, Sorting, VirtualTable};
+use crate::components::virtual_table::{Rows, VirtualTable};
 use crate::ctx::Ctx;
-use crate::state::model::{sorted_indices, Column};
+use crate::state::model::Column;
 use crate::state::table::{bytes_ceilings, bytes_columns, bytes_header, bytes_row, bytes_titles};
 use crate::state::view::KernelRef;
 
@@ -16,22 +18,8 @@ use crate::state::view::KernelRef;
 #[component]
 pub fn BytesPage() -> impl IntoView {
     let ctx = Ctx::get();
-    let sort = RwSignal::new(None::<(Column, bool)>);
-    // The rows' order: recomputed on a new run, new data or a new sort, not on scrolling.
-    let rows = rows_memo(move || {
-        let run = ctx.run.get();
-        let order = sort.get();
-        ctx.ws.with(|ws| {
-            let Some(r) = ws.runs.get(run) else {
-                return Vec::new();
-            };
-            let rows = &r.table.kernels;
-            match order {
-                Some((col, asc)) => sorted_indices(rows, col, asc),
-                None => (0..rows.len()).collect(),
-            }
-        })
-    });
+    // Time, most first, until a header sorts it otherwise.
+    let rows = kernel_rows();
     // The columns some kernel of the run fills.
     let cols = Memo::new(move |_| {
         let run = ctx.run.get();
@@ -40,28 +28,6 @@ pub fn BytesPage() -> impl IntoView {
                 .get(run)
                 .map(|r| bytes_columns(&r.table.kernels))
                 .unwrap_or_default()
-        })
-    });
-    // A header sorts by its column (again: the other way) and explains it.
-    let on_sort = Callback::new(move |i: usize| {
-        let Some(col) = cols.with_untracked(|c| c.get(i).copied()) else {
-            return;
-        };
-        sort.update(|s| {
-            *s = match *s {
-                Some((c, asc)) if c == col => Some((col, !asc)),
-                _ => Some((col, col == Column::Name)),
-            };
-        });
-        let key = col.explain_key();
-        if !key.is_empty() {
-            ctx.explain.set(Some(key));
-        }
-    });
-    let by = Signal::derive(move || {
-        sort.get().and_then(|(col, asc)| {
-            cols.with(|c| c.iter().position(|x| *x == col))
-                .map(|i| (i, asc))
         })
     });
     let export = move |_| {
@@ -88,18 +54,18 @@ pub fn BytesPage() -> impl IntoView {
                 {ceilings}
                 " Bytes and time are sums over each kernel's launches. "
                 <Term key="dram_per_ask" text="DRAM/ask" />
-                " to four decimals: 0.003 is a real answer. Click a header (or press Enter on it) to sort."
+                " to four decimals: 0.003 is a real answer. Kernels by time, most first; click a header (or press Enter on it) to sort."
             </p>
             <button id="export-bytes-csv" on:click=export>
                 "Export CSV"
             </button>
-            {move || bytes_table(cols.get(), rows, Sorting { by, on_sort })}
+            {move || bytes_table(cols.get(), rows)}
         </div>
     }
 }
 
 /// The bytes table in columns `cols`, rebuilt when the columns change (another run).
-fn bytes_table(cols: Vec<Column>, rows: Memo<Rows>, sorting: Sorting) -> impl IntoView {
+fn bytes_table(cols: Vec<Column>, rows: Memo<Rows>) -> impl IntoView {
     let ctx = Ctx::get();
     // Worked out once per table: every cell of a column has the same hover text.
     let titles = bytes_titles();
@@ -116,6 +82,6 @@ fn bytes_table(cols: Vec<Column>, rows: Memo<Rows>, sorting: Sorting) -> impl In
         })
     };
     view! {
-        <VirtualTable id="bytes-table" rows=rows header=header row=Box::new(row) sorting=sorting />
+        <VirtualTable id="bytes-table" rows=rows header=header row=Box::new(row) />
     }
 }

@@ -197,7 +197,11 @@ fn PredictForm(run: Arc<RunView>) -> impl IntoView {
                     <td class="formula">{r.formula}</td>
                     <td class="choices">{radios}</td>
                     <td>
-                        <select id=format!("verdict-{k}") on:change=send_value(Action::Verdict(k))>
+                        <select
+                            id=format!("verdict-{k}")
+                            aria-label="your verdict"
+                            on:change=send_value(Action::Verdict(k))
+                        >
                             <option value="">"(skip)"</option>
                             {options}
                         </select>
@@ -647,7 +651,11 @@ fn MysteryCard(run: Arc<RunView>, label: usize, kernel: usize) -> impl IntoView 
             view! {
                 <div class="diagnose">
                     <p>{radios}</p>
-                    <select id=format!("myst-{letter}-change") on:change=send_value(Action::Change(label))>
+                    <select
+                        id=format!("myst-{letter}-change")
+                        aria-label="the one change that would help most"
+                        on:change=send_value(Action::Change(label))
+                    >
                         <option value="">"the one change that would help most…"</option>
                         {options}
                     </select>

@@ -24,7 +24,8 @@ use crate::components::virtual_table::{rows_memo, Rows};
 use crate::ctx::Ctx;
 use crate::state::view::KernelRef;
 
-/// The rows of a table of every kernel of the current run, in artifact order.
+/// The rows of a table of every kernel of the current run, by time, most first (the order
+/// every kernel table opens in; a header sorts it otherwise).
 pub fn kernel_rows() -> leptos::prelude::Memo<Rows> {
     use leptos::prelude::*;
     let ctx = Ctx::get();
@@ -33,7 +34,7 @@ pub fn kernel_rows() -> leptos::prelude::Memo<Rows> {
         ctx.ws.with(|ws| {
             ws.runs
                 .get(run)
-                .map(|r| (0..r.kernels.len()).collect())
+                .map(|r| r.by_time.clone())
                 .unwrap_or_default()
         })
     })

@@ -6,10 +6,10 @@ use leptos::prelude::*;
 
 use super::{current_ref, kernel_rows};
 use crate::components::term::Term;
-use crate::components::virtual_table::VirtualTable;
+use crate::components::virtual_table::{row_view, VirtualTable};
 use crate::ctx::Ctx;
 use crate::state::model::RunView;
-use crate::state::table::{group_lines, sol_header, sol_row};
+use crate::state::table::{group_rows, sol_header, sol_row, GROUP_HEADER};
 
 /// The Speed-of-Light table of the current run.
 #[component]
@@ -82,7 +82,8 @@ fn Advised() -> impl IntoView {
 }
 
 /// The kernels whose launch groups disagree (a `*` after the verdict), most time first,
-/// each opening into its groups: shape, launches, share of its time, verdict and reason.
+/// each opening into a table of its groups: shape, launches, time, share of its time,
+/// verdict and reason.
 /// The selected kernel's groups are open, so a click on its row opens them (issue 34);
 /// the SOL page and "Where the time goes" both list them under their tables.
 #[component]
@@ -97,7 +98,7 @@ pub fn MixedKernels(
                 .iter()
                 .filter_map(|&i| Some((i, r.kernels.get(i)?)))
                 .filter(|(_, k)| k.row.verdict_mixed)
-                .map(|(i, k)| (i, k.short.clone(), k.name.clone(), group_lines(k)))
+                .map(|(i, k)| (i, k.label.clone(), k.name.clone(), group_rows(k)))
                 .collect()
         })
     };
@@ -114,7 +115,7 @@ pub fn MixedKernels(
                 {move || {
                     mixed()
                         .into_iter()
-                        .map(|(i, short, name, lines)| {
+                        .map(|(i, short, name, rows)| {
                             view! {
                                 <details
                                     class="sol-group"
@@ -122,9 +123,20 @@ pub fn MixedKernels(
                                     prop:open=move || selected() == Some(i)
                                 >
                                     <summary title=name>{short}</summary>
-                                    <ul>
-                                        {lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
-                                    </ul>
+                                    <table class="grid groups">
+                                        <thead>
+                                            <tr>
+                                                {GROUP_HEADER.map(|h| view! { <th>{h}</th> })}
+                                            </tr>
+                                        </thead>
+                                        <tbody>
+                                            {rows
+                                                .into_iter()
+                                                .enumerate()
+                                                .map(|(pos, r)| row_view(pos, r))
+                                                .collect_view()}
+                                        </tbody>
+                                    </table>
                                 </details>
                             }
                         })

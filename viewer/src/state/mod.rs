@@ -20,6 +20,8 @@
 //! - [`source`]: a kernel's SASS with per-instruction figures and hot spots.
 //! - [`shell`]: the warning banner and the side bar's kernel list.
 //! - [`window`]: which rows of a long table to render.
+//! - [`profile`]: the range tree read as a profile (siblings by time, open rows, the
+//!   largest path).
 
 #[cfg(test)]
 mod chart_golden;
@@ -33,6 +35,7 @@ pub mod load;
 pub mod model;
 pub mod multi;
 pub mod overview;
+pub mod profile;
 pub mod roofline;
 pub mod rules;
 pub mod shell;

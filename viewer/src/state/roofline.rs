@@ -863,8 +863,69 @@ impl RooflineModel {
     }
 }
 
+/// What the roofline canvas says to assistive technology (its `aria-label`): the title and
+/// subtitle, how many kernels, and the top three by time with where each sits (its DRAM
+/// point, else its first): "1 gemm_kernel at 12.3 FLOP/byte, 4.56 TFLOP/s (DRAM)". The
+/// label was the subtitle alone (issue 53).
+pub fn aria_summary(chart: &RooflineChart) -> String {
+    let top: Vec<String> = (1..=3)
+        .filter_map(|rank| chart.series.iter().find(|s| s.rank == Some(rank)))
+        .filter_map(|s| {
+            let p = s
+                .points
+                .iter()
+                .find(|p| p.level == Level::Dram)
+                .or(s.points.first())?;
+            Some(format!(
+                "{} {} at {} FLOP/byte, {} ({})",
+                s.rank.unwrap_or_default(),
+                s.label,
+                sig3(p.flop_per_byte),
+                fmt_si(p.gflop_per_s * 1e9, "FLOP/s"),
+                p.level.label()
+            ))
+        })
+        .collect();
+    let mut out = format!(
+        "{}: {}. {} kernels",
+        chart.title,
+        chart.subtitle,
+        chart.series.len()
+    );
+    if !top.is_empty() {
+        out.push_str("; most time: ");
+        out.push_str(&top.join("; "));
+    }
+    out.push('.');
+    out
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// The canvas's summary names the three kernels with the most time, in rank order, with
+    /// where each sits, on GPT-2 (the site's sample).
+    #[test]
+    fn aria_summary_names_the_top_points() {
+        let ws = super::super::test_support::sample("h200-gpt2-bf16.json");
+        let m = super::run_roofline(&ws, 0, super::Plotted::Own);
+        let text = super::aria_summary(&m.chart);
+        assert!(text.starts_with(&m.chart.title), "{text}");
+        let run = &ws.runs[0];
+        let mut at = 0;
+        for (n, &k) in run.by_time.iter().take(3).enumerate() {
+            let Some(s) = m.chart.series.iter().find(|s| s.rank == Some(n + 1)) else {
+                continue;
+            };
+            let needle = format!("{} {} at ", n + 1, s.label);
+            let found = text[at..]
+                .find(&needle)
+                .unwrap_or_else(|| panic!("{needle} in {text}"));
+            at += found + needle.len();
+            assert!(!run.kernels[k].label.is_empty());
+        }
+        assert!(text.contains("FLOP/byte"), "{text}");
+    }
     use super::*;
     use crate::state::test_support::{fixture, packed_fixture, sample};
     use crate::state::view::precision_slug;

@@ -432,7 +432,6 @@ impl SourceView {
                 key: "",
                 col: Some(c.slug()),
                 title: c.title(),
-                sortable: false,
             })
             .collect()
     }

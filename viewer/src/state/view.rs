@@ -303,9 +303,48 @@ pub fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The page a load lands on, from the page shown (`current`), the runs open after it, whether
+/// the first run loaded is an application's and whether a link or an earlier load fixed the
+/// page (`pinned`): two runs or more open on Compare (its run-against-run table first; they
+/// opened on Overview, which shows one run, issue 53), an application on "where the time
+/// goes"; otherwise, or when pinned, the page stays.
+pub fn opening_view(current: View, runs: usize, application: bool, pinned: bool) -> View {
+    if pinned || current != View::Overview {
+        current
+    } else if runs >= 2 {
+        View::Compare
+    } else if application {
+        View::Time
+    } else {
+        current
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_runs_open_on_compare_an_application_on_time() {
+        use View::{Bytes, Compare, Overview, Time};
+        let cases = [
+            // (page shown, runs open, application, pinned, lands on)
+            (Overview, 1, false, false, Overview),
+            (Overview, 1, true, false, Time),
+            (Overview, 2, false, false, Compare),
+            (Overview, 2, true, false, Compare),
+            (Overview, 2, true, true, Overview),
+            (Bytes, 2, false, false, Bytes),
+            (Bytes, 1, true, false, Bytes),
+        ];
+        for (current, runs, app, pinned, want) in cases {
+            assert_eq!(
+                opening_view(current, runs, app, pinned),
+                want,
+                "{current:?} {runs} {app} {pinned}"
+            );
+        }
+    }
 
     #[test]
     fn query_round_trip() {

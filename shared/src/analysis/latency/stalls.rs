@@ -301,10 +301,11 @@ impl StallBreakdown {
 
     /// The shares by reason key, as the table JSON's `stalls` object has them.
     pub fn share_map(&self) -> BTreeMap<String, f64> {
-        self.shares
-            .iter()
-            .map(|s| (s.reason.key.to_string(), s.share))
-            .collect()
+        crate::order::map_of(
+            self.shares
+                .iter()
+                .map(|s| (s.reason.key.to_string(), s.share)),
+        )
     }
 }
 

@@ -13,7 +13,7 @@ use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::schema::{
-    Artifact, CounterSet, CounterSetJson, LaunchCounters, LaunchFieldsJson, LaunchSite, Metric,
+    Artifact, CounterSet, CounterSetJson, LaunchCounters, LaunchJson, LaunchSite, Metric,
     MetricKey, MetricValue, NvtxRanges, Timing, ValuesWire, SCHEMA_VERSION,
 };
 use super::storage::{
@@ -483,22 +483,21 @@ impl TryFrom<CounterSetJson> for CounterSet {
                 Some(i) => Some(nvtx_ranges.get(i as usize).cloned().ok_or_else(|| {
                     format!(
                         "launch {}: nvtx {i} is not an index into nvtx_ranges ({} entries)",
-                        l.launch.id,
+                        l.id,
                         nvtx_ranges.len()
                     )
                 })?),
             };
-            let mut launch = l.launch.into_launch(nvtx, &mut sites);
-            let metrics = match (l.metric_columns, &constants) {
+            let (mut launch, metric_columns, values) = l.into_launch(nvtx, &mut sites);
+            let metrics = match (metric_columns, &constants) {
                 (Some(keys), _) if keys.as_slice() == last.keys() => {
-                    l.metrics.into_metrics(Arc::clone(&last))
+                    values.into_metrics(Arc::clone(&last))
                 }
-                (Some(keys), _) => l.metrics.into_metrics(MetricColumns::new(keys)),
+                (Some(keys), _) => values.into_metrics(MetricColumns::new(keys)),
                 (None, Some((varying, row))) => {
-                    l.metrics
-                        .into_metrics_with(Arc::clone(&shared), varying, row)
+                    values.into_metrics_with(Arc::clone(&shared), varying, row)
                 }
-                (None, None) => l.metrics.into_metrics(Arc::clone(&shared)),
+                (None, None) => values.into_metrics(Arc::clone(&shared)),
             };
             launch.metrics = metrics.map_err(|e| format!("launch {}: {e}", launch.id))?;
             last = Arc::clone(launch.metrics.columns());
@@ -511,13 +510,14 @@ impl TryFrom<CounterSetJson> for CounterSet {
     }
 }
 
-impl LaunchFieldsJson {
-    /// The launch these fields describe, its site shared through `sites`, with no values.
+impl LaunchJson {
+    /// The launch these fields describe, its site shared through `sites`, with no values,
+    /// and its own metric columns and values, which the caller joins to its set's.
     fn into_launch(
         self,
         nvtx: Option<Arc<NvtxRanges>>,
         sites: &mut SiteInterner,
-    ) -> LaunchCounters {
+    ) -> (LaunchCounters, Option<Vec<MetricKey>>, ValuesWire) {
         let site = LaunchSite {
             process_id: self.process_id,
             process_name: self.process_name,
@@ -531,7 +531,7 @@ impl LaunchFieldsJson {
             block: self.block,
             nvtx,
         };
-        LaunchCounters {
+        let launch = LaunchCounters {
             id: self.id,
             site: sites.of(site),
             function: self.function,
@@ -539,7 +539,8 @@ impl LaunchFieldsJson {
             sections: self.sections,
             rules: self.rules,
             sampled_from: self.sampled_from.map(Box::new),
-        }
+        };
+        (launch, self.metric_columns, self.metrics)
     }
 }
 

@@ -795,12 +795,58 @@ pub struct CounterSetJson {
     pub launches: Vec<LaunchJson>,
 }
 
+// Its identity, launch shape, details-page rows and rules, in the order they are written,
+// then its values: one struct, not those fields `#[serde(flatten)]`ed into it from another,
+// which serde reads through a buffer of every key (slower to load, and some 12 KB more of
+// the viewer's wasm, issue 53). The JSON and its schema are the same.
 /// The JSON form of a [`LaunchCounters`].
 #[derive(Deserialize, JsonSchema)]
 pub struct LaunchJson {
-    /// Identity, launch shape, details-page rows and rules.
-    #[serde(flatten)]
-    pub launch: LaunchFieldsJson,
+    /// ncu's launch `ID` (unique per process).
+    pub id: u64,
+    /// Process ID.
+    #[serde(default)]
+    pub process_id: Option<u64>,
+    /// Process name.
+    #[serde(default)]
+    pub process_name: Option<Arc<str>>,
+    /// Host name.
+    #[serde(default)]
+    pub host: Option<Arc<str>>,
+    /// Device ordinal.
+    #[serde(default)]
+    pub device: Option<u32>,
+    /// Compute capability as ncu prints it (`9.0`).
+    #[serde(default)]
+    pub cc: Option<Arc<str>>,
+    /// CUDA context ID.
+    #[serde(default)]
+    pub context: Option<u64>,
+    /// CUDA stream ID.
+    #[serde(default)]
+    pub stream: Option<u64>,
+    /// Kernel name as ncu printed it (mangled or demangled, possibly very long).
+    pub function: Arc<str>,
+    /// Demangled name, when the export has one besides `function`.
+    #[serde(default)]
+    pub demangled: Option<Arc<str>>,
+    /// Grid size, blocks.
+    #[serde(default)]
+    pub grid: Option<[u32; 3]>,
+    /// Block size, threads.
+    #[serde(default)]
+    pub block: Option<[u32; 3]>,
+    /// Details-page rows (section metrics), in export order, in base units.
+    #[serde(default)]
+    pub sections: List<SectionMetric>,
+    /// Details-page rule results.
+    #[serde(default)]
+    pub rules: List<RuleResult>,
+    /// In a sampled profile, the ID of the measured launch whose counters this launch
+    /// carries, scaled by their times (absent: measured itself).
+    // Written only when present, so the schema gives it no default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_from: Option<u64>,
     /// This launch's own metric names and units, when they differ from the counter set's
     /// `metric_columns` (launches joined from exports with other columns).
     #[serde(default)]
@@ -831,7 +877,7 @@ impl JsonSchema for CounterSet {
 /// In memory, what launch after launch repeats (the process, device, context, stream,
 /// grid, block and demangled name) is one [`LaunchSite`] shared by every launch that has
 /// it, so that a launch is 88 bytes and its values; in JSON each launch lists every field
-/// ([`LaunchFieldsJson`]).
+/// ([`LaunchJson`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LaunchCounters {
     /// ncu's launch `ID` (unique per process).
@@ -857,7 +903,7 @@ pub struct LaunchCounters {
 /// Where and in what shape a launch ran: the fields of a [`LaunchCounters`] that launch
 /// after launch repeats, held once ([`super::storage::SiteInterner`]) and shared. A
 /// million launches of one process each held their own (256 bytes a launch where 88 do
-/// now). Each field is as in [`LaunchFieldsJson`].
+/// now). Each field is as in [`LaunchJson`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LaunchSite {
     /// Process ID.
@@ -917,56 +963,6 @@ pub struct NvtxRange {
     pub domain: Option<String>,
     /// The range's name (its message).
     pub name: String,
-}
-
-/// The JSON fields of a [`LaunchCounters`] but its values, in the order they are written.
-#[derive(Deserialize, JsonSchema)]
-pub struct LaunchFieldsJson {
-    /// ncu's launch `ID` (unique per process).
-    pub id: u64,
-    /// Process ID.
-    #[serde(default)]
-    pub process_id: Option<u64>,
-    /// Process name.
-    #[serde(default)]
-    pub process_name: Option<Arc<str>>,
-    /// Host name.
-    #[serde(default)]
-    pub host: Option<Arc<str>>,
-    /// Device ordinal.
-    #[serde(default)]
-    pub device: Option<u32>,
-    /// Compute capability as ncu prints it (`9.0`).
-    #[serde(default)]
-    pub cc: Option<Arc<str>>,
-    /// CUDA context ID.
-    #[serde(default)]
-    pub context: Option<u64>,
-    /// CUDA stream ID.
-    #[serde(default)]
-    pub stream: Option<u64>,
-    /// Kernel name as ncu printed it (mangled or demangled, possibly very long).
-    pub function: Arc<str>,
-    /// Demangled name, when the export has one besides `function`.
-    #[serde(default)]
-    pub demangled: Option<Arc<str>>,
-    /// Grid size, blocks.
-    #[serde(default)]
-    pub grid: Option<[u32; 3]>,
-    /// Block size, threads.
-    #[serde(default)]
-    pub block: Option<[u32; 3]>,
-    /// Details-page rows (section metrics), in export order, in base units.
-    #[serde(default)]
-    pub sections: List<SectionMetric>,
-    /// Details-page rule results.
-    #[serde(default)]
-    pub rules: List<RuleResult>,
-    /// In a sampled profile, the ID of the measured launch whose counters this launch
-    /// carries, scaled by their times (absent: measured itself).
-    // Written only when present, so the schema gives it no default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sampled_from: Option<u64>,
 }
 
 impl LaunchCounters {
@@ -1184,27 +1180,34 @@ fn hex<S: serde::Serializer>(address: &u64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format!("{address:#x}"))
 }
 
-/// An address as [`hex`] writes it (`"0x7fb1317a2b00"`), or a plain number.
+/// An address as [`hex`] writes it (`"0x7fb1317a2b00"`), or a plain number. A visitor of
+/// its own rather than an untagged enum, which serde reads through a buffer of the value
+/// (2.5 KB more of the viewer's wasm, issue 53); the same values are accepted.
 fn from_hex<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Address {
-        Text(String),
-        Number(u64),
-    }
-    match Address::deserialize(d)? {
-        Address::Number(n) => Ok(n),
-        Address::Text(t) => {
+    struct Address;
+    impl serde::de::Visitor<'_> for Address {
+        type Value = u64;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an address: a hex string like \"0x7fb1317a2b00\" or a number")
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<u64, E> {
+            Ok(n)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<u64, E> {
             let digits = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));
             digits
                 .and_then(|h| u64::from_str_radix(h, 16).ok())
                 .ok_or_else(|| {
-                    serde::de::Error::custom(format!(
+                    E::custom(format!(
                         "address {t:?} is not a hex number like \"0x7fb1317a2b00\""
                     ))
                 })
         }
     }
+    d.deserialize_any(Address)
 }
 
 impl Artifact {

@@ -566,3 +566,24 @@ fn launches_and_kernel_records_stay_small() {
     assert_eq!(size_of::<KernelRecord>(), 136);
     assert_eq!(size_of::<Metrics>(), 32);
 }
+
+/// An instruction's address reads as hex text or as a plain number; other text, a negative
+/// number or a fraction is refused, naming what it expected.
+#[test]
+fn instruction_addresses_read_as_hex_or_numbers() {
+    use super::schema::Instruction;
+    let read = |address: &str| {
+        serde_json::from_str::<Instruction>(&format!("{{\"address\": {address}}}"))
+            .map(|i| i.address)
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(read("\"0x7fb1317a2b00\""), Ok(0x7fb1_317a_2b00));
+    assert_eq!(read("\"0X10\""), Ok(16));
+    assert_eq!(read("4096"), Ok(4096));
+    let bad = read("\"7fb1\"").expect_err("no 0x");
+    assert!(bad.contains("is not a hex number"), "{bad}");
+    for refused in ["-1", "1.5", "null", "[]"] {
+        let e = read(refused).expect_err(refused);
+        assert!(e.contains("an address"), "{refused}: {e}");
+    }
+}

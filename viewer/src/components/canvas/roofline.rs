@@ -243,7 +243,7 @@ pub fn RooflineCanvas(
                 class="chart roofline"
                 role="img"
                 aria-label=move || {
-                    model.with(|m| format!("{}: {}", m.chart.title, m.chart.subtitle))
+                    model.with(|m| crate::state::roofline::aria_summary(&m.chart))
                 }
                 node_ref=canvas_ref
                 data-drawn=move || drawn.get().to_string()

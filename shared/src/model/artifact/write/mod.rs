@@ -661,7 +661,7 @@ struct LaunchesOut<'a> {
 }
 
 /// A launch's fields but its values, its site's among them, in the order of
-/// [`super::schema::LaunchFieldsJson`].
+/// [`super::schema::LaunchJson`].
 impl Serialize for LaunchCounters {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let site = &*self.site;
