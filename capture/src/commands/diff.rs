@@ -317,7 +317,11 @@ fn widen_by_drift(d: RunDiff, args: &DiffArgs) -> Result<Drifted> {
         let runs: Vec<Artifact> = args
             .baseline_runs
             .iter()
-            .map(|p| files::input::Input::new(vec![p.clone()])?.read().map(|r| r.artifact))
+            .map(|p| {
+                files::input::Input::new(vec![p.clone()])?
+                    .read()
+                    .map(|r| r.artifact)
+            })
             .collect::<Result<_>>()?;
         let refs: Vec<&Artifact> = runs.iter().collect();
         Drift::of_runs(&refs)

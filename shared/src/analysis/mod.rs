@@ -31,9 +31,9 @@ pub mod merge;
 pub mod metrics;
 pub mod multi;
 pub mod ncu_verdict;
-pub mod one_pass;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod next;
+pub mod one_pass;
 pub mod ranges;
 pub mod sampling;
 pub mod table;
