@@ -81,14 +81,14 @@ pub fn largest_path(tree: &[RangeNode]) -> Vec<Vec<String>> {
 mod tests {
     use super::{has_children, largest_path, listed, profile_order};
     use crate::state::load::{load_batch, InputFile};
-    use crate::state::test_support::gunzip;
+    use crate::state::test_support::unpack;
     use shared::analysis::ranges::range_table;
 
     /// On the BERT training step (PyTorch module ranges, the site's sample): siblings come
     /// by time, children after their parent, and the largest path ends at a leaf.
     #[test]
     fn bert_step_reads_like_a_profile() {
-        let bytes = gunzip("site/samples/h200-bert-train-step.json.gz");
+        let bytes = unpack("site/samples/h200-bert-train-step.json.gz");
         let name = "h200-bert-train-step.json".to_owned();
         let (runs, errors) = load_batch(vec![InputFile { name, bytes }]);
         let Some(run) = runs.first().filter(|_| errors.is_empty()) else {

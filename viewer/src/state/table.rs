@@ -1232,7 +1232,7 @@ mod sort_tests {
 #[cfg(test)]
 mod label_tests {
     use super::super::load::{load_batch, InputFile};
-    use super::super::test_support::gunzip;
+    use super::super::test_support::unpack;
 
     /// The files of `dir` (relative to the repository root) as the page would be handed
     /// them, and its folders.
@@ -1253,7 +1253,7 @@ mod label_tests {
             } else if let Some(plain) = name.strip_suffix(".gz") {
                 files.push(InputFile {
                     name: plain.to_owned(),
-                    bytes: gunzip(&path),
+                    bytes: unpack(&path),
                 });
             } else if !name.ends_with(".md") && !name.ends_with(".py") {
                 let bytes = std::fs::read(e.path()).unwrap_or_else(|e| panic!("{path}: {e}"));
