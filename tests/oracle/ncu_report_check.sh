@@ -37,20 +37,23 @@ export NVDISASM=$nvdisasm
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for gz in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz \
+for f in tests/fixtures/ncu-h200-gemms/gemms_full.ncu-repz \
           tests/fixtures/ncu-h200/probe_full.ncu-rep.gz \
           tests/fixtures/ncu-h200-bert/bert_full.ncu-repz \
           tests/fixtures/ncu-h200-suite-source/suite_full.ncu-repz \
           tests/fixtures/ncu-h200-suite-source/suite_src.ncu-repz; do
-  name=$(basename "$gz" .gz)
-  gunzip -c "$gz" > "$work/$name"
+  # A .ncu-repz is read as it is, by capture and by ncu_report alike; a .ncu-rep.gz un-gzipped.
+  case $f in
+    *.ncu-repz) name=$(basename "$f"); cp "$f" "$work/$name"; stem=${f%.ncu-repz} ;;
+    *) name=$(basename "$f" .gz); gunzip -c "$f" > "$work/$name"; stem=${f%.ncu-rep.gz} ;;
+  esac
   "$capture" import "$work/$name" -o "$work/$name.json" > /dev/null 2>&1
-  page=${gz%.ncu-rep.gz}_source.csv.gz
+  page=${stem}_source.csv.gz
   case $name in
-    suite_full.ncu-rep) page=$(dirname "$gz")/suite_source_sass.csv.gz
-                        cuda_page=$(dirname "$gz")/suite_source_cuda_sass.csv.gz ;;
-    suite_src.ncu-rep) page=$(dirname "$gz")/suite_src_sass.csv.gz
-                       cuda_page=$(dirname "$gz")/suite_src_cuda_sass.csv.gz ;;
+    suite_full.ncu-rep*) page=$(dirname "$f")/suite_source_sass.csv.gz
+                         cuda_page=$(dirname "$f")/suite_source_cuda_sass.csv.gz ;;
+    suite_src.ncu-rep*) page=$(dirname "$f")/suite_src_sass.csv.gz
+                        cuda_page=$(dirname "$f")/suite_src_cuda_sass.csv.gz ;;
     *) cuda_page= ;;
   esac
   [ -f "$page" ] || page=

@@ -290,7 +290,7 @@ fn recorded_nvdisasm(dir: &std::path::Path) -> std::path::PathBuf {
 fn a_report_alone_gives_the_sass_nvdisasm_gives_and_the_artifact_keeps_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let nvdisasm = recorded_nvdisasm(dir.path());
-    let report = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    let report = unzstd_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-repz");
     let page = fixture("ncu-h200-suite-source/suite_source_cuda_sass.csv.gz");
     let art = dir.path().join("suite.json");
     let o = capture(&[
@@ -368,7 +368,7 @@ fn a_report_alone_gives_the_sass_nvdisasm_gives_and_the_artifact_keeps_it() {
 #[test]
 fn without_nvdisasm_the_report_says_what_is_missing_and_the_command_that_adds_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let report = gunzip_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-rep.gz");
+    let report = unzstd_fixture(dir.path(), "ncu-h200-suite-source/suite_full.ncu-repz");
     // Nothing on PATH (python3 neither), no CUDA_HOME: only /usr/local/cuda/bin is left,
     // which a GPU host has.
     let o = std::process::Command::new(capture_bin())
