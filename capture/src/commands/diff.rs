@@ -72,7 +72,11 @@ pub(crate) fn launched_in_format(d: &RunDiff, counts: &LaunchCounts, format: Dif
 
 /// A kernel diff whose bands include the run-to-run drift, with its launch counts, in
 /// `format`: the launch-count forms, then the drift's words (JSON: its `drift` key too).
-fn drifted_launched_in_format(d: &Drifted, counts: &LaunchCounts, format: DiffFormat) -> String {
+pub(crate) fn drifted_launched_in_format(
+    d: &Drifted,
+    counts: &LaunchCounts,
+    format: DiffFormat,
+) -> String {
     match format {
         DiffFormat::Table => {
             let mut out = launched_in_format(&d.diff, counts, format);
@@ -88,19 +92,26 @@ fn drifted_launched_in_format(d: &Drifted, counts: &LaunchCounts, format: DiffFo
             out
         }
         DiffFormat::Json => {
-            let l = launches::Launched {
-                diff: &d.diff,
-                launch_counts: counts,
-            };
-            let mut v = serde_json::to_value(l).unwrap_or_default();
-            if let (Some(map), Ok(drift)) = (v.as_object_mut(), serde_json::to_value(&d.drift)) {
-                map.insert("drift".into(), drift);
-            }
-            let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+            let mut s = serde_json::to_string_pretty(&drifted_launched_value(d, counts))
+                .unwrap_or_default();
             s.push('\n');
             s
         }
     }
+}
+
+/// The JSON of a diff with its drift and launch counts: the diff's fields, `launch_counts` and
+/// `drift`.
+pub(crate) fn drifted_launched_value(d: &Drifted, counts: &LaunchCounts) -> serde_json::Value {
+    let l = launches::Launched {
+        diff: &d.diff,
+        launch_counts: counts,
+    };
+    let mut v = serde_json::to_value(l).unwrap_or_default();
+    if let (Some(map), Ok(drift)) = (v.as_object_mut(), serde_json::to_value(&d.drift)) {
+        map.insert("drift".into(), drift);
+    }
+    v
 }
 
 /// Writes the certificate of `d` (`--certificate`) to `path`, never over an input.
@@ -397,6 +408,9 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             .with_work(work_diff(&before, &after, pct, tolerance.as_ref()))
             .with_flagged_times_refused();
     }
+    // The certificate holds the diff as `capture verify` recomputes it from the two runs: the
+    // within-run bands, before any widening by the drift.
+    let unwidened = args.certificate.is_some().then(|| d.clone());
     let d = widen_by_drift(d, args)?;
     check_fair(
         (&d.diff.before, &d.diff.after),
@@ -405,8 +419,8 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         args.force,
         args.gate_work.is_some(),
     )?;
-    if let Some(path) = &args.certificate {
-        write_certificate(path, args, &d.diff, (&before, &after))?;
+    if let (Some(path), Some(u)) = (&args.certificate, &unwidened) {
+        write_certificate(path, args, u, (&before, &after))?;
     }
     let code = gate_code(&d.diff);
     report_gates(&d.diff);

@@ -758,26 +758,30 @@ impl Server {
             (&after, &after_warnings),
             GateOptions::default(),
         );
-        let mut d = d.named(&before_name, &after_name);
+        let d = d.named(&before_name, &after_name);
         refuse(&d.comparability)?;
+        // The bands as `capture diff` gives them with one run per side (within-run, floored
+        // at the measured run-to-run drift).
+        let mut d = shared::analysis::diff::drift::widen(
+            d,
+            shared::analysis::diff::drift::Drift::within_run_only(),
+        );
         let mut notes = notes;
-        if let Some(n) = count_arg(args, "top")?.filter(|n| *n < d.kernels.len()) {
+        if let Some(n) = count_arg(args, "top")?.filter(|n| *n < d.diff.kernels.len()) {
             notes.push(format!(
                 "the {n} of {} matched kernels with the largest change shown (top)",
-                d.kernels.len()
+                d.diff.kernels.len()
             ));
-            d.kernels.truncate(n);
+            d.diff.kernels.truncate(n);
             counts.kernels.truncate(n);
         }
         let text = match format {
             DiffFormat::Json => {
-                let l = shared::analysis::diff::launches::Launched {
-                    diff: &d,
-                    launch_counts: &counts,
-                };
-                serde_json::to_string(&l).context("the diff's own JSON")? + "\n"
+                serde_json::to_string(&super::diff::drifted_launched_value(&d, &counts))
+                    .context("the diff's own JSON")?
+                    + "\n"
             }
-            _ => super::diff::launched_in_format(&d, &counts, format),
+            _ => super::diff::drifted_launched_in_format(&d, &counts, format),
         };
         Ok(Output {
             notes,
