@@ -28,9 +28,9 @@ use crate::model::trace::{CounterSeries, Trace};
 use crate::text::table::{Column, Table};
 
 /// How far (in intervals, each way) the clock offset search goes around its first guess.
-const OFFSET_SEARCH_INTERVALS: i64 = 400;
+pub const OFFSET_SEARCH_INTERVALS: i64 = 400;
 /// How many samples the offset search scores (the first ones with activity).
-const OFFSET_SEARCH_SAMPLES: usize = 4000;
+pub const OFFSET_SEARCH_SAMPLES: usize = 4000;
 
 /// One launch's one-pass figures.
 #[derive(Clone, Debug, PartialEq)]
