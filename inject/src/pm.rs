@@ -473,7 +473,7 @@ pub struct Request {
 }
 
 impl Request {
-    /// `ROOFLINE_PM_METRICS` (required), `ROOFLINE_PM_INTERVAL_NS` (20,000),
+    /// `ROOFLINE_PM_METRICS` (required), `ROOFLINE_PM_INTERVAL_NS` (1,000,000),
     /// `ROOFLINE_PM_BUFFER_MB` (512), `ROOFLINE_PM_DECODE_MS` (10), `ROOFLINE_PM_MAX_SAMPLES` (512,
     /// the intervals one counter data image holds: evaluating an interval costs in proportion
     /// to the image's size).
@@ -495,7 +495,7 @@ impl Request {
         };
         Some(Request {
             metrics,
-            interval_ns: num("ROOFLINE_PM_INTERVAL_NS", 20_000).max(1),
+            interval_ns: num("ROOFLINE_PM_INTERVAL_NS", 1_000_000).max(1),
             buffer_bytes: usize::try_from(num("ROOFLINE_PM_BUFFER_MB", 512) << 20)
                 .unwrap_or(512 << 20),
             decode_every: Duration::from_millis(num("ROOFLINE_PM_DECODE_MS", 10).max(1)),
