@@ -68,12 +68,7 @@ pub fn next(
 
 /// `capture explain`.
 pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
-    let input = Input::new(args.inputs.clone())?;
-    let artifact = super::in_range(
-        input.read_warned()?.artifact,
-        args.range.as_deref(),
-        &input.name(),
-    )?;
+    let (input, artifact) = super::read_in_range(&args.inputs, args.range.as_deref())?;
     if args.next {
         let steps = next(&input, &artifact, args.kernel.as_deref(), args.top)?;
         let text = match args.format {

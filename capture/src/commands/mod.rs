@@ -24,6 +24,17 @@ use shared::model::artifact::CacheControl;
 use crate::cli::CacheArg;
 use crate::exit::{Code, Fault};
 
+/// The run `paths` name, read as every read-only command reads it (warnings printed), narrowed
+/// to `range` ([`in_range`]); with its input, for naming it.
+pub(crate) fn read_in_range(
+    paths: &[std::path::PathBuf],
+    range: Option<&str>,
+) -> anyhow::Result<(crate::files::input::Input, shared::Artifact)> {
+    let input = crate::files::input::Input::new(paths.to_vec())?;
+    let artifact = in_range(input.read_warned()?.artifact, range, &input.name())?;
+    Ok((input, artifact))
+}
+
 /// `artifact` narrowed to the launches under the NVTX range path `range` (`measure/step`:
 /// ranges joined by `/`, outermost first; `(no range)` for launches in none), as the
 /// viewer's range tree narrows it ([`shared::analysis::ranges::within`]); `None` keeps

@@ -14,7 +14,6 @@ use shared::text::table::Format;
 use shared::Artifact;
 
 use crate::cli::{TableArgs, TableBy, TableFormat, TableSort};
-use crate::files::input::Input;
 use crate::files::stage_times::Stages;
 use crate::out;
 
@@ -123,12 +122,7 @@ pub fn table(args: &TableArgs) -> Result<ExitCode> {
         .checked_depth(args.depth)
         .map_err(anyhow::Error::msg)?;
     let mut stages = Stages::from_env();
-    let input = Input::new(args.inputs.clone())?;
-    let artifact = super::in_range(
-        input.read_warned()?.artifact,
-        args.range.as_deref(),
-        &input.name(),
-    )?;
+    let (_, artifact) = super::read_in_range(&args.inputs, args.range.as_deref())?;
     if let Some(trace) = artifact.trace.as_deref() {
         // A trace has no counters: its table is the kernel summary, the copies and the
         // timeline (Nsight Systems' view), by range with `--by range`.
