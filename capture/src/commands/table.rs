@@ -1,5 +1,5 @@
 //! `capture table`: the asked-for vs measured bytes table of a run (an artifact or an export,
-//! read as every read-only command reads its input: [`Input`]), formatted by the
+//! read as every read-only command reads its input: [`Input`](crate::files::input::Input)), formatted by the
 //! shared table code (so the viewer shows the same numbers); with `--by range`, the
 //! launches by NVTX range ([`shared::analysis::ranges`]).
 
